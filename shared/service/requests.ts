@@ -1,0 +1,135 @@
+import type { CreateCertificateRequest } from "../schemas/createRequest.js";
+import type {
+  CertificateRef,
+  CertificateRequest,
+  RenewRequest,
+  ResourceRequest,
+} from "../schemas/records.js";
+
+/**
+ * Request building for every operation of the interface, as pure functions to read next to
+ * the spec (section 4). Path parameters are always encoded: no value can change the path.
+ * Secrets pass through here only into headers and bodies, never into URLs.
+ */
+export interface BuiltRequest {
+  readonly url: string;
+  readonly headers: Record<string, string>;
+  readonly body: string;
+}
+
+export interface CloudTokenPair {
+  /** For {management_resource}; sent as accessToken. */
+  readonly management: string;
+  /** For {vault_resource}; sent as accessTokenKeyVault. */
+  readonly vault: string;
+}
+
+const seg = encodeURIComponent;
+
+function headersFor(bearer: string): Record<string, string> {
+  return {
+    "content-type": "application/json",
+    accept: "text/plain, application/json",
+    authorization: `Bearer ${bearer}`,
+  };
+}
+
+function v3Url(baseUrl: string, subscription: string, action: "create" | "renew"): string {
+  return `${baseUrl}/prod/v3/ssl/certificate/subscription/${seg(subscription)}/schedule/${action}`;
+}
+
+function publicUrl(publicBaseUrl: string, subscriptionId: string, rest: string): string {
+  return `${publicBaseUrl}/v1/subscription/${seg(subscriptionId)}/public/certificate/${rest}`;
+}
+
+/** 4.1: POST {base_url}/prod/v3/ssl/certificate/subscription/{subscription}/schedule/create */
+export function buildCreateRequest(
+  baseUrl: string,
+  subscription: string,
+  apiKey: string,
+  body: CreateCertificateRequest,
+): BuiltRequest {
+  return {
+    url: v3Url(baseUrl, subscription, "create"),
+    headers: headersFor(apiKey),
+    body: JSON.stringify(body),
+  };
+}
+
+/** 4.2: POST {base_url}/prod/v3/ssl/certificate/subscription/{subscription}/schedule/renew */
+export function buildRenewRequest(
+  baseUrl: string,
+  subscription: string,
+  apiKey: string,
+  certificateName: string,
+  managementToken: string,
+): BuiltRequest {
+  const body: RenewRequest = { certificateName, accessToken: managementToken };
+  return {
+    url: v3Url(baseUrl, subscription, "renew"),
+    headers: headersFor(apiKey),
+    body: JSON.stringify(body),
+  };
+}
+
+function resourceRequest(tokens: CloudTokenPair): ResourceRequest {
+  return { accessToken: tokens.management, accessTokenKeyVault: tokens.vault };
+}
+
+/*
+ * Public operations carry both tokens in the body (2.4). Whether they also take an
+ * Authorization header is not shown (5.7); the service's own reference client sends the
+ * management token as Bearer, so we do too.
+ */
+
+/** 4.3: POST {public_base_url}/v1/subscription/{subscriptionid}/public/certificate/renew/getlist */
+export function buildListRequest(
+  publicBaseUrl: string,
+  subscriptionId: string,
+  tokens: CloudTokenPair,
+): BuiltRequest {
+  const body = resourceRequest(tokens);
+  return {
+    url: publicUrl(publicBaseUrl, subscriptionId, "renew/getlist"),
+    headers: headersFor(tokens.management),
+    body: JSON.stringify(body),
+  };
+}
+
+/** 4.4: POST {public_base_url}/v1/subscription/{subscriptionid}/public/certificate/renew */
+export function buildPublicRenewRequest(
+  publicBaseUrl: string,
+  subscriptionId: string,
+  tokens: CloudTokenPair,
+  certificate: CertificateRef,
+): BuiltRequest {
+  const body: CertificateRequest = {
+    ...resourceRequest(tokens),
+    certificate: {
+      certificateName: certificate.certificateName,
+      target: certificate.target,
+      renewal: certificate.renewal,
+      id: certificate.id,
+      subscriptionId: certificate.subscriptionId,
+    },
+  };
+  return {
+    url: publicUrl(publicBaseUrl, subscriptionId, "renew"),
+    headers: headersFor(tokens.management),
+    body: JSON.stringify(body),
+  };
+}
+
+/** 4.5: POST {public_base_url}/v1/subscription/{subscriptionid}/public/certificate/test */
+export function buildTestRequest(
+  publicBaseUrl: string,
+  subscriptionId: string,
+  tokens: CloudTokenPair,
+): BuiltRequest {
+  const body = resourceRequest(tokens);
+  return {
+    url: publicUrl(publicBaseUrl, subscriptionId, "test"),
+    headers: headersFor(tokens.management),
+    body: JSON.stringify(body),
+  };
+}

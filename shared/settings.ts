@@ -1,0 +1,244 @@
+import { z } from "zod";
+import { parseDuration } from "./duration.js";
+import { ConfigError, type Problem } from "./errors.js";
+
+/**
+ * Every setting certsched reads, parsed once from the environment (the function app's
+ * settings). Names are the product's public contract. AZURE_CLIENT_ID and friends are not read:
+ * @azure/identity uses those for the app's own identity (managed identity, Key Vault access).
+ */
+export interface Settings {
+  /** {base_url} of the service, no trailing slash. */
+  baseUrl: string;
+  /** {public_base_url}: {base_url}/public unless set. */
+  publicBaseUrl: string;
+  /** Subscription value in the v3 paths; needed by create and renew. */
+  subscription: string | undefined;
+  /** Subscription id in the public paths; defaults to `subscription`. */
+  subscriptionId: string | undefined;
+  /** Service API key given directly; otherwise read from Key Vault. Secret. */
+  apiKey: string | undefined;
+  tenantId: string | undefined;
+  clientId: string | undefined;
+  /** Client secret given directly; otherwise read from Key Vault. Secret. */
+  clientSecret: string | undefined;
+  /** How cloud tokens are obtained: the spec's client-credentials flow, or the app's identity. */
+  cloudCredential: "client-secret" | "managed-identity";
+  /** {token_url}, no trailing slash. */
+  tokenUrl: string;
+  managementResource: string;
+  vaultResource: string;
+  /** Key Vault holding the API key and client secret; unset means direct values only. */
+  keyVaultUrl: string | undefined;
+  apiKeySecretName: string;
+  clientSecretSecretName: string;
+  /** How long a secret read from Key Vault is trusted, in ms (default 10 min). */
+  secretCacheTtlMs: number;
+  /** Renewals in flight at once during a sweep (default 8, 1..64). */
+  renewalConcurrency: number;
+  /** A certificate whose renewal was requested this recently is skipped, in ms (default 2 h). */
+  renewalGraceMs: number;
+  /** List and decide, renew nothing. */
+  dryRun: boolean;
+  /** Timeout of each outbound HTTP call, in ms (default 30 s). */
+  httpTimeoutMs: number;
+  /** Connection string of the app's storage account (AzureWebJobsStorage); the ledger lives there. */
+  storageConnectionString: string | undefined;
+}
+
+export type Env = Readonly<Record<string, string | undefined>>;
+
+const LOOPBACK_HOSTS = new Set(["localhost", "[::1]", "::1"]);
+
+export function isLoopbackHost(hostname: string): boolean {
+  return LOOPBACK_HOSTS.has(hostname) || /^127(\.\d{1,3}){3}$/.test(hostname);
+}
+
+/** https anywhere; plain http only on loopback, so the simulator works and nothing else leaks. */
+function upstreamUrl() {
+  return z
+    .string()
+    .transform((text, ctx) => {
+      let url: URL;
+      try {
+        url = new URL(text);
+      } catch {
+        ctx.addIssue({ code: "custom", message: "must be an absolute URL" });
+        return z.NEVER;
+      }
+      if (url.protocol !== "https:" && !(url.protocol === "http:" && isLoopbackHost(url.hostname))) {
+        ctx.addIssue({
+          code: "custom",
+          message: "must use https (plain http is accepted only for loopback hosts)",
+        });
+        return z.NEVER;
+      }
+      if (url.username || url.password) {
+        ctx.addIssue({ code: "custom", message: "must not carry credentials" });
+        return z.NEVER;
+      }
+      if (url.search || url.hash) {
+        ctx.addIssue({ code: "custom", message: "must not have a query or fragment" });
+        return z.NEVER;
+      }
+      return url.href.replace(/\/+$/, "");
+    });
+}
+
+function duration(defaultText: string, min: number, max: number) {
+  return z
+    .string()
+    .default(defaultText)
+    .transform((text, ctx) => {
+      const ms = parseDuration(text);
+      if (ms === undefined) {
+        ctx.addIssue({ code: "custom", message: "must be a duration like 2h, 90m, 30s or PT2H" });
+        return z.NEVER;
+      }
+      if (ms < min || ms > max) {
+        ctx.addIssue({
+          code: "custom",
+          message: `must be between ${min / 1000}s and ${max / 1000}s`,
+        });
+        return z.NEVER;
+      }
+      return ms;
+    });
+}
+
+const flag = z
+  .string()
+  .default("false")
+  .transform((text, ctx) => {
+    const value = text.trim().toLowerCase();
+    if (["true", "1", "yes"].includes(value)) return true;
+    if (["false", "0", "no"].includes(value)) return false;
+    ctx.addIssue({ code: "custom", message: "must be true or false" });
+    return z.NEVER;
+  });
+
+const text = z.string().trim().min(1);
+
+const schema = z.object({
+  CERTSCHED_BASE_URL: upstreamUrl(),
+  CERTSCHED_PUBLIC_BASE_URL: upstreamUrl().optional(),
+  CERTSCHED_SUBSCRIPTION: text.optional(),
+  CERTSCHED_SUBSCRIPTION_ID: text.optional(),
+  CERTSCHED_API_KEY: z.string().optional(),
+  CERTSCHED_TENANT_ID: text.optional(),
+  CERTSCHED_CLIENT_ID: text.optional(),
+  CERTSCHED_CLIENT_SECRET: z.string().optional(),
+  CERTSCHED_CLOUD_CREDENTIAL: z
+    .enum(["client-secret", "managed-identity"], {
+      error: 'must be "client-secret" or "managed-identity"',
+    })
+    .default("client-secret"),
+  CERTSCHED_TOKEN_URL: upstreamUrl().default("https://login.microsoftonline.com"),
+  CERTSCHED_MANAGEMENT_RESOURCE: text.default("https://management.core.windows.net/"),
+  CERTSCHED_VAULT_RESOURCE: text.default("https://vault.azure.net"),
+  CERTSCHED_KEY_VAULT_URL: upstreamUrl().optional(),
+  CERTSCHED_API_KEY_SECRET_NAME: text.default("certsched-api-key"),
+  CERTSCHED_CLIENT_SECRET_SECRET_NAME: text.default("certsched-client-secret"),
+  CERTSCHED_SECRET_CACHE_TTL: duration("10m", 0, 86_400_000),
+  CERTSCHED_RENEWAL_CONCURRENCY: z
+    .string()
+    .default("8")
+    .transform((value, ctx) => {
+      const n = Number(value);
+      if (!Number.isInteger(n) || n < 1 || n > 64) {
+        ctx.addIssue({ code: "custom", message: "must be a whole number from 1 to 64" });
+        return z.NEVER;
+      }
+      return n;
+    }),
+  CERTSCHED_RENEWAL_GRACE: duration("2h", 0, 7 * 86_400_000),
+  CERTSCHED_DRY_RUN: flag,
+  CERTSCHED_HTTP_TIMEOUT: duration("30s", 100, 600_000),
+  AzureWebJobsStorage: z.string().optional(),
+});
+
+/** Blank app settings are common in the portal; treat them as unset so defaults apply. */
+function withoutBlanks(env: Env): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [key, value] of Object.entries(env)) {
+    if (value !== undefined && value.trim() !== "") out[key] = value;
+  }
+  return out;
+}
+
+/**
+ * Parses and checks every setting at once; throws a ConfigError listing every problem, each
+ * naming its setting. Values are never echoed: several are secrets.
+ */
+export function loadSettings(env: Env = process.env): Settings {
+  const result = schema.safeParse(withoutBlanks(env));
+  const problems: Problem[] = result.success
+    ? []
+    : result.error.issues.map((issue) => ({
+        name: String(issue.path[0] ?? "(settings)"),
+        message:
+          issue.code === "invalid_type" && issue.message.includes("undefined")
+            ? "is required"
+            : issue.message,
+      }));
+  if (!result.success) throw new ConfigError(problems);
+  const s = result.data;
+  const managedIdentity = s.CERTSCHED_CLOUD_CREDENTIAL === "managed-identity";
+  if (!managedIdentity) {
+    if (!s.CERTSCHED_TENANT_ID) problems.push(required("CERTSCHED_TENANT_ID"));
+    if (!s.CERTSCHED_CLIENT_ID) problems.push(required("CERTSCHED_CLIENT_ID"));
+    if (!s.CERTSCHED_CLIENT_SECRET && !s.CERTSCHED_KEY_VAULT_URL) {
+      problems.push({
+        name: "CERTSCHED_CLIENT_SECRET",
+        message: "is required unless CERTSCHED_KEY_VAULT_URL names the vault that holds it",
+      });
+    }
+  }
+  if (problems.length > 0) throw new ConfigError(problems);
+  return {
+    baseUrl: s.CERTSCHED_BASE_URL,
+    publicBaseUrl: s.CERTSCHED_PUBLIC_BASE_URL ?? `${s.CERTSCHED_BASE_URL}/public`,
+    subscription: s.CERTSCHED_SUBSCRIPTION,
+    subscriptionId: s.CERTSCHED_SUBSCRIPTION_ID ?? s.CERTSCHED_SUBSCRIPTION,
+    apiKey: s.CERTSCHED_API_KEY,
+    tenantId: s.CERTSCHED_TENANT_ID,
+    clientId: s.CERTSCHED_CLIENT_ID,
+    clientSecret: s.CERTSCHED_CLIENT_SECRET,
+    cloudCredential: s.CERTSCHED_CLOUD_CREDENTIAL,
+    tokenUrl: s.CERTSCHED_TOKEN_URL,
+    managementResource: s.CERTSCHED_MANAGEMENT_RESOURCE,
+    vaultResource: s.CERTSCHED_VAULT_RESOURCE,
+    keyVaultUrl: s.CERTSCHED_KEY_VAULT_URL,
+    apiKeySecretName: s.CERTSCHED_API_KEY_SECRET_NAME,
+    clientSecretSecretName: s.CERTSCHED_CLIENT_SECRET_SECRET_NAME,
+    secretCacheTtlMs: s.CERTSCHED_SECRET_CACHE_TTL,
+    renewalConcurrency: s.CERTSCHED_RENEWAL_CONCURRENCY,
+    renewalGraceMs: s.CERTSCHED_RENEWAL_GRACE,
+    dryRun: s.CERTSCHED_DRY_RUN,
+    httpTimeoutMs: s.CERTSCHED_HTTP_TIMEOUT,
+    storageConnectionString: s.AzureWebJobsStorage,
+  };
+}
+
+function required(name: string): Problem {
+  return { name, message: "is required" };
+}
+
+/** The subscription value for v3 paths, or a ConfigError naming the setting. */
+export function requireSubscription(settings: Pick<Settings, "subscription">): string {
+  if (settings.subscription) return settings.subscription;
+  throw new ConfigError([
+    { name: "CERTSCHED_SUBSCRIPTION", message: "is required for create and renew (v3)" },
+  ]);
+}
+
+/** The subscription id for public paths, or a ConfigError naming the setting. */
+export function requireSubscriptionId(settings: Pick<Settings, "subscriptionId">): string {
+  if (settings.subscriptionId) return settings.subscriptionId;
+  throw new ConfigError([
+    {
+      name: "CERTSCHED_SUBSCRIPTION_ID",
+      message: "is required for list, renew and test (or set CERTSCHED_SUBSCRIPTION)",
+    },
+  ]);
+}

@@ -1,0 +1,49 @@
+import { TokenError } from "../errors.js";
+import { registerSecret } from "../redact.js";
+import type { TokenSource } from "./tokenSource.js";
+
+/** The part of @azure/identity's TokenCredential we use. */
+export interface CredentialLike {
+  getToken(scopes: string): Promise<{ token: string; expiresOnTimestamp: number } | null>;
+}
+
+/** A v1 resource id as a v2 scope: `https://vault.azure.net` → `https://vault.azure.net/.default`. */
+export function scopeFor(resource: string): string {
+  return `${resource.replace(/\/+$/, "")}/.default`;
+}
+
+/**
+ * Cloud tokens from the app's own identity (CERTSCHED_CLOUD_CREDENTIAL=managed-identity), for
+ * customers who grant it access instead of handing certsched a client secret. @azure/identity is
+ * imported on first use, keeping it off the cold-start path.
+ */
+export function managedIdentitySource(credential?: CredentialLike): TokenSource {
+  let resolved: Promise<CredentialLike> | undefined = credential
+    ? Promise.resolve(credential)
+    : undefined;
+  return {
+    kind: "managed-identity",
+    async getToken(resource) {
+      resolved ??= import("@azure/identity").then((m) => new m.DefaultAzureCredential());
+      let result: Awaited<ReturnType<CredentialLike["getToken"]>>;
+      try {
+        result = await (await resolved).getToken(scopeFor(resource));
+      } catch (error) {
+        throw new TokenError(
+          "TOKEN_UNAVAILABLE",
+          `Managed identity could not get a token for ${resource}: ${
+            error instanceof Error ? error.message.split("\n")[0] : String(error)
+          }`,
+          { resource, cause: error },
+        );
+      }
+      if (!result) {
+        throw new TokenError("TOKEN_UNAVAILABLE", `Managed identity returned no token for ${resource}`, {
+          resource,
+        });
+      }
+      registerSecret(result.token);
+      return { token: result.token, expiresOnMs: result.expiresOnTimestamp };
+    },
+  };
+}
