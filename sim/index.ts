@@ -1,0 +1,19 @@
+/**
+ * Contract simulator of the Certificate Scheduling Service (shared/spec) and of the identity
+ * provider's token endpoint, for tests, the benchmark and the operator sandbox.
+ */
+export type {
+  CertificateTarget,
+  ChallengeType,
+  SeedCertificate,
+  SimCertificate,
+} from "./certificate.js";
+export type { Fault, RandomFaults } from "./faults.js";
+export { type CertificateRecord, formatServiceDate, toCertificateRecord } from "./format.js";
+export type { SimOperation } from "./operation.js";
+export type { ResolvedSimulatorOptions, SimulatorOptions } from "./options.js";
+export { SAMPLE_REFUSAL, sampleCertificates } from "./sampleCertificates.js";
+export { sandboxSettings } from "./sandbox.js";
+export { startSimulator } from "./server.js";
+export type { RecordedRequest, Simulator } from "./simulator.js";
+export { type CreateValidation, validateCreateRequest } from "./validateCreate.js";

@@ -1,0 +1,14 @@
+/**
+ * mulberry32: a tiny seeded PRNG returning floats in [0, 1). Soak tests need failures that are
+ * random-looking yet identical on every run with the same seed.
+ */
+export function mulberry32(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}

@@ -1,0 +1,49 @@
+import type { SeedCertificate } from "./certificate.js";
+
+const DAY_MS = 24 * 3600 * 1000;
+const CLOUD_SUBSCRIPTION = "00000000-0000-4000-8000-00000000c0de";
+
+/** The refusal text of the sample certificate whose renewal always fails. */
+export const SAMPLE_REFUSAL =
+  "Renewal refused: DNS zone 'contoso-dns' not found in resource group 'rg-dns'";
+
+/**
+ * A dozen certificates for the operator sandbox: both targets, both challenge types, seven due
+ * within the 20-day window (one expired yesterday, one whose renewal is refused) and five not.
+ */
+export function sampleCertificates(now: Date): SeedCertificate[] {
+  const inDays = (days: number) => new Date(now.getTime() + days * DAY_MS);
+  const appService = (name: string, domain: string, days: number): SeedCertificate => ({
+    certificateName: name,
+    rootDomain: domain,
+    target: "Cloud App Service",
+    challengeType: "http",
+    expiryDate: inDays(days),
+    cloudSubscriptionId: CLOUD_SUBSCRIPTION,
+    email: `admin@${domain}`,
+  });
+  const withDns = (seed: SeedCertificate): SeedCertificate => ({
+    ...seed,
+    challengeType: "dns",
+    dnsZoneResourceGroup: "rg-dns",
+  });
+  const keyVault = (name: string, domain: string, days: number): SeedCertificate => ({
+    ...withDns(appService(name, domain, days)),
+    target: "Cloud Key Vault + DNS",
+    keyVaultName: "kv-certsched",
+  });
+  return [
+    appService("www-contoso-com", "contoso.com", 5),
+    withDns(appService("shop-contoso-com", "contoso.com", 12)),
+    keyVault("api-contoso-com", "contoso.com", 19),
+    appService("legacy-fabrikam-com", "fabrikam.com", -1),
+    keyVault("vault-fabrikam-com", "fabrikam.com", 2),
+    { ...keyVault("intranet-contoso-com", "contoso.com", 8), refuseRenewal: SAMPLE_REFUSAL },
+    appService("staging-contoso-com", "contoso.com", 15),
+    appService("blog-contoso-com", "contoso.com", 45),
+    keyVault("mail-fabrikam-com", "fabrikam.com", 60),
+    withDns(appService("static-contoso-com", "contoso.com", 85)),
+    appService("partners-fabrikam-com", "fabrikam.com", 21),
+    keyVault("docs-fabrikam-com", "fabrikam.com", 30),
+  ];
+}

@@ -1,0 +1,166 @@
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import type { SimCertificate } from "./certificate.js";
+import { Delays } from "./delays.js";
+import { type Fault, FaultPlan, faultResponds } from "./faults.js";
+import { IdentityProvider } from "./identity.js";
+import { resolveOptions, type SimulatorOptions } from "./options.js";
+import { handleList, handlePublicRenew, handleTest } from "./publicHandlers.js";
+import { readBody, recordHeaders } from "./readBody.js";
+import { type SimResponse, text, withDefaultContentType, writeResponse } from "./response.js";
+import { matchRoute, type RouteMatch } from "./routes.js";
+import type { ServiceCall, ServiceContext } from "./serviceContext.js";
+import type { RecordedRequest, Simulator } from "./simulator.js";
+import { CertificateStore } from "./state.js";
+import { handleCreate, handleRenew } from "./v3Handlers.js";
+
+const SERVICE_HANDLERS = {
+  create: handleCreate,
+  renew: handleRenew,
+  list: handleList,
+  publicRenew: handlePublicRenew,
+  test: handleTest,
+} as const;
+
+/** Starts the simulator on a real HTTP server (default 127.0.0.1, a free port). */
+export async function startSimulator(options: SimulatorOptions = {}): Promise<Simulator> {
+  const settings = resolveOptions(options);
+  const now = options.now ?? (() => new Date());
+  const store = new CertificateStore(
+    subscriptionNumber(settings.subscriptionId),
+    settings.completionDelayMs,
+  );
+  for (const seed of options.certificates ?? []) store.add(seed);
+  const identity = new IdentityProvider(settings);
+  const faults = new FaultPlan();
+  const delays = new Delays();
+  const requests: RecordedRequest[] = [];
+  let closed = false;
+
+  function dispatch(route: RouteMatch, req: IncomingMessage, body: string): SimResponse {
+    const at = now();
+    if (route.operation === "token") {
+      return identity.token(route.pathValue, req.headers["content-type"], body, at);
+    }
+    store.settle(at);
+    const ctx: ServiceContext = { options: settings, store, identity, now: at };
+    const call: ServiceCall = { pathValue: route.pathValue, headers: req.headers, body };
+    return SERVICE_HANDLERS[route.operation](ctx, call);
+  }
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const url = req.url ?? "/";
+    const queryAt = url.indexOf("?");
+    const path = queryAt < 0 ? url : url.slice(0, queryAt);
+    const route = matchRoute(path);
+    const body = await readBody(req);
+    requests.push({
+      operation: route?.operation ?? "unknown",
+      method: req.method ?? "",
+      path,
+      query: queryAt < 0 ? "" : url.slice(queryAt + 1),
+      headers: recordHeaders(req.headers),
+      body: body ?? "",
+      at: now(),
+    });
+    if (body === undefined) return writeResponse(res, text(413, "Request body too large"));
+    if (!route) return writeResponse(res, text(404, "Not found"));
+    if (req.method !== "POST") {
+      const refused = text(405, "Method not allowed");
+      return writeResponse(res, { ...refused, headers: { ...refused.headers, allow: "POST" } });
+    }
+    const fault = faults.next(route.operation);
+    if (fault?.delayMs) await delays.wait(fault.delayMs);
+    if (closed) return;
+    if (fault?.reset) {
+      req.socket.destroy();
+      return;
+    }
+    const response =
+      fault && faultResponds(fault) ? faultResponse(fault) : dispatch(route, req, body);
+    if (route.operation !== "token" && settings.latencyMs > 0)
+      await delays.wait(settings.latencyMs);
+    if (closed) return;
+    writeResponse(res, response);
+  }
+
+  const server = createServer((req, res) => {
+    handle(req, res).catch((error: unknown) => {
+      // A bug in the simulator must be loud in the response, not a hang.
+      if (res.headersSent) res.destroy();
+      else writeResponse(res, text(500, `Simulator error: ${String(error)}`));
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    // A deep backlog so bursts of a thousand concurrent connections are not throttled by SYN retries.
+    server.listen({ host: settings.host, port: settings.port, backlog: 4096 }, () => {
+      server.off("error", reject);
+      resolve();
+    });
+  });
+  const { port } = server.address() as AddressInfo;
+  const host = settings.host.includes(":") ? `[${settings.host}]` : settings.host;
+  const baseUrl = `http://${host}:${port}`;
+  let closing: Promise<void> | undefined;
+
+  return {
+    baseUrl,
+    publicBaseUrl: `${baseUrl}/public`,
+    tokenUrl: `${baseUrl}/identity`,
+    get options() {
+      return { ...settings, port, clientSecret: identity.clientSecret };
+    },
+    requests,
+    requestsFor: (op) => requests.filter((r) => r.operation === op),
+    issuedTokens: () => identity.issuedTokens(),
+    inject: (op, fault) => faults.inject(op, fault),
+    clearFaults: () => faults.clear(),
+    setRandomFaults: (opts) => faults.setRandom(opts),
+    certificates: () => {
+      store.settle(now());
+      return store.all().map(copyCertificate);
+    },
+    addCertificate: (seed) => copyCertificate(store.add(seed)),
+    renewCallsFor: (name) => store.byName(name)?.renewals ?? 0,
+    expireClientSecret: () => identity.expireClientSecret(),
+    setClientSecret: (secret) => identity.setClientSecret(secret),
+    reset: () => {
+      requests.length = 0;
+      faults.clear();
+    },
+    close: () => {
+      closing ??= new Promise<void>((resolve, reject) => {
+        closed = true;
+        server.close((error) => (error ? reject(error) : resolve()));
+        server.closeAllConnections();
+        delays.cancelAll();
+      });
+      return closing;
+    },
+  };
+}
+
+function faultResponse(fault: Fault): SimResponse {
+  return {
+    status: fault.status ?? 500,
+    headers: withDefaultContentType(fault.headers ?? {}),
+    body: fault.body ?? "",
+  };
+}
+
+/** The record's numeric subscriptionId (spec 2.3); 1001 when the path value is not a number. */
+function subscriptionNumber(subscriptionId: string): number {
+  const n = Number(subscriptionId);
+  return Number.isSafeInteger(n) && subscriptionId.trim() !== "" ? n : 1001;
+}
+
+function copyCertificate(cert: SimCertificate): SimCertificate {
+  const copy = {
+    ...cert,
+    issueDate: new Date(cert.issueDate),
+    expiryDate: new Date(cert.expiryDate),
+  };
+  if (cert.pendingUntil) copy.pendingUntil = new Date(cert.pendingUntil);
+  return copy;
+}

@@ -1,0 +1,54 @@
+import type { SeedCertificate, SimCertificate } from "./certificate.js";
+import type { Fault, RandomFaults } from "./faults.js";
+import type { SimOperation } from "./operation.js";
+import type { ResolvedSimulatorOptions } from "./options.js";
+
+/** One request as it arrived, recorded before any handling or fault. */
+export interface RecordedRequest {
+  operation: SimOperation | "unknown";
+  method: string;
+  /** The raw (still percent-encoded) path. */
+  path: string;
+  /** The query string without its "?"; "" when none. */
+  query: string;
+  /** Lower-case header names; repeated headers joined with ", ". */
+  headers: Record<string, string>;
+  body: string;
+  /** Arrival time on the sim clock. */
+  at: Date;
+}
+
+/** A running simulator of the Certificate Scheduling Service and the identity provider. */
+export interface Simulator {
+  /** {base_url}, e.g. "http://127.0.0.1:PORT". */
+  readonly baseUrl: string;
+  /** {public_base_url}: baseUrl + "/public". */
+  readonly publicBaseUrl: string;
+  /** {token_url}: the token endpoint is {tokenUrl}/{tenant}/oauth2/token. */
+  readonly tokenUrl: string;
+  /** The effective settings; clientSecret follows setClientSecret. */
+  readonly options: Readonly<ResolvedSimulatorOptions>;
+  /** Every request, in arrival order (the live array; reset() empties it). */
+  readonly requests: RecordedRequest[];
+  requestsFor(op: SimOperation): RecordedRequest[];
+  /** Every access_token ever issued, so tests can scan logs for leaks. */
+  issuedTokens(): string[];
+  /** Queues a fault for an operation; several may be queued and apply in order. */
+  inject(op: SimOperation, fault: Fault): void;
+  clearFaults(): void;
+  /** Seeded random failures of service calls (never token calls); undefined turns them off. */
+  setRandomFaults(opts: RandomFaults | undefined): void;
+  /** Copies of the certificates, after completing what is due at now(). */
+  certificates(): SimCertificate[];
+  addCertificate(seed: SeedCertificate): SimCertificate;
+  /** Accepted renew calls (v3 and public) for the certificate; 0 when unknown. */
+  renewCallsFor(certificateName: string): number;
+  /** From now on token requests of the known client fail with 401 AADSTS7000222. */
+  expireClientSecret(): void;
+  /** Rotates the client secret the token endpoint expects (and un-expires it). */
+  setClientSecret(secret: string): void;
+  /** Clears recorded requests and faults; certificates, tokens and call counters stay. */
+  reset(): void;
+  /** Stops listening, drops open connections and ends pending delays. */
+  close(): Promise<void>;
+}
