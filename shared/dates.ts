@@ -20,7 +20,11 @@ export function parseServiceDate(text: string): Date | undefined {
   }
   const date = new Date(epoch);
   // Date.UTC rolls 2026-02-31 over into March; a date that does not round-trip is invalid.
-  if (Number.isNaN(epoch) || date.getUTCDate() !== Number(d) || date.getUTCMonth() !== Number(mo) - 1)
+  if (
+    Number.isNaN(epoch) ||
+    date.getUTCDate() !== Number(d) ||
+    date.getUTCMonth() !== Number(mo) - 1
+  )
     return undefined;
   return date;
 }

@@ -123,7 +123,13 @@ export class TokenError extends CertschedError {
   constructor(
     code: "TOKEN_REFUSED" | "TOKEN_UNAVAILABLE",
     message: string,
-    init: { resource: string; aadsts?: number; status?: number; retriable?: boolean; cause?: unknown },
+    init: {
+      resource: string;
+      aadsts?: number;
+      status?: number;
+      retriable?: boolean;
+      cause?: unknown;
+    },
   ) {
     super(code, message, { retriable: init.retriable ?? false, cause: init.cause });
     this.name = "TokenError";

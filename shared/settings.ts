@@ -56,33 +56,31 @@ export function isLoopbackHost(hostname: string): boolean {
 
 /** https anywhere; plain http only on loopback, so the simulator works and nothing else leaks. */
 function upstreamUrl() {
-  return z
-    .string()
-    .transform((text, ctx) => {
-      let url: URL;
-      try {
-        url = new URL(text);
-      } catch {
-        ctx.addIssue({ code: "custom", message: "must be an absolute URL" });
-        return z.NEVER;
-      }
-      if (url.protocol !== "https:" && !(url.protocol === "http:" && isLoopbackHost(url.hostname))) {
-        ctx.addIssue({
-          code: "custom",
-          message: "must use https (plain http is accepted only for loopback hosts)",
-        });
-        return z.NEVER;
-      }
-      if (url.username || url.password) {
-        ctx.addIssue({ code: "custom", message: "must not carry credentials" });
-        return z.NEVER;
-      }
-      if (url.search || url.hash) {
-        ctx.addIssue({ code: "custom", message: "must not have a query or fragment" });
-        return z.NEVER;
-      }
-      return url.href.replace(/\/+$/, "");
-    });
+  return z.string().transform((text, ctx) => {
+    let url: URL;
+    try {
+      url = new URL(text);
+    } catch {
+      ctx.addIssue({ code: "custom", message: "must be an absolute URL" });
+      return z.NEVER;
+    }
+    if (url.protocol !== "https:" && !(url.protocol === "http:" && isLoopbackHost(url.hostname))) {
+      ctx.addIssue({
+        code: "custom",
+        message: "must use https (plain http is accepted only for loopback hosts)",
+      });
+      return z.NEVER;
+    }
+    if (url.username || url.password) {
+      ctx.addIssue({ code: "custom", message: "must not carry credentials" });
+      return z.NEVER;
+    }
+    if (url.search || url.hash) {
+      ctx.addIssue({ code: "custom", message: "must not have a query or fragment" });
+      return z.NEVER;
+    }
+    return url.href.replace(/\/+$/, "");
+  });
 }
 
 function duration(defaultText: string, min: number, max: number) {

@@ -1,5 +1,5 @@
 import { Agent, type Dispatcher, RetryAgent, request } from "undici";
-import { type UpstreamName, UpstreamError } from "../errors.js";
+import { UpstreamError, type UpstreamName } from "../errors.js";
 import { type RetryPolicy, retryDelayMs } from "./retryPolicy.js";
 
 /** An outbound POST, fully built (see shared/service/requests.ts). */
@@ -26,7 +26,11 @@ export interface HttpClientOptions {
   /** Wall-clock milliseconds, for Retry-After dates. */
   readonly now?: () => number;
   /** Observer for each finished call (telemetry, benchmarks). */
-  readonly onCall?: (upstream: UpstreamName, durationMs: number, status: number | undefined) => void;
+  readonly onCall?: (
+    upstream: UpstreamName,
+    durationMs: number,
+    status: number | undefined,
+  ) => void;
 }
 
 /** Response bodies larger than this are refused: a list of 10,000 records is well under it. */
@@ -122,7 +126,8 @@ async function readCapped(body: AsyncIterable<Buffer | string>): Promise<string>
   for await (const chunk of body) {
     const buf = typeof chunk === "string" ? Buffer.from(chunk) : chunk;
     size += buf.length;
-    if (size > MAX_RESPONSE_BYTES) throw Object.assign(new Error("response too large"), { code: "CERTSCHED_TOO_LARGE" });
+    if (size > MAX_RESPONSE_BYTES)
+      throw Object.assign(new Error("response too large"), { code: "CERTSCHED_TOO_LARGE" });
     chunks.push(buf);
   }
   return Buffer.concat(chunks).toString("utf8");
@@ -141,17 +146,31 @@ function networkError(upstream: UpstreamName, error: unknown): UpstreamError {
   if (error instanceof UpstreamError) return error;
   const code = (error as { code?: string } | null)?.code ?? "UNKNOWN";
   if (TIMEOUT_CODES.has(code)) {
-    return new UpstreamError("UPSTREAM_TIMEOUT", upstream, `${upstream}: no answer within the timeout (${code})`, {
-      retriable: true,
-      cause: error,
-    });
+    return new UpstreamError(
+      "UPSTREAM_TIMEOUT",
+      upstream,
+      `${upstream}: no answer within the timeout (${code})`,
+      {
+        retriable: true,
+        cause: error,
+      },
+    );
   }
   if (code === "CERTSCHED_TOO_LARGE") {
-    return new UpstreamError("UPSTREAM_BAD_RESPONSE", upstream, `${upstream}: response larger than ${MAX_RESPONSE_BYTES} bytes`);
+    return new UpstreamError(
+      "UPSTREAM_BAD_RESPONSE",
+      upstream,
+      `${upstream}: response larger than ${MAX_RESPONSE_BYTES} bytes`,
+    );
   }
   const reason = code === "UND_ERR_SOCKET" ? "connection closed by the other side" : code;
-  return new UpstreamError("UPSTREAM_UNREACHABLE", upstream, `${upstream}: cannot reach the service (${reason})`, {
-    retriable: true,
-    cause: error,
-  });
+  return new UpstreamError(
+    "UPSTREAM_UNREACHABLE",
+    upstream,
+    `${upstream}: cannot reach the service (${reason})`,
+    {
+      retriable: true,
+      cause: error,
+    },
+  );
 }

@@ -27,7 +27,7 @@ export function requiredText() {
 /** A required string field that may be empty (the slot name: "" when there is no slot). */
 export function requiredMaybeEmptyText() {
   return z
-    .string({ error: missingOr("must be a string (use \"\" for none)") })
+    .string({ error: missingOr('must be a string (use "" for none)') })
     .max(MAX_FIELD_LENGTH, { error: `must be at most ${MAX_FIELD_LENGTH} characters` });
 }
 

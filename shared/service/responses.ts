@@ -1,4 +1,4 @@
-import { type ErrorCode, type Problem, type UpstreamName, UpstreamError } from "../errors.js";
+import { type ErrorCode, type Problem, UpstreamError, type UpstreamName } from "../errors.js";
 import type { InboundResponse } from "../http/httpClient.js";
 import { responseDetail } from "../http/responseDetail.js";
 import { toProblems } from "../schemas/problems.js";

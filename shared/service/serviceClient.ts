@@ -1,6 +1,6 @@
-import type { HttpClient } from "../http/httpClient.js";
-import { CREATE_ONLY_WHEN_REFUSED, type RetryPolicy, REPEATABLE } from "../http/retryPolicy.js";
 import type { UpstreamName } from "../errors.js";
+import type { HttpClient } from "../http/httpClient.js";
+import { CREATE_ONLY_WHEN_REFUSED, REPEATABLE, type RetryPolicy } from "../http/retryPolicy.js";
 import type { CreateCertificateInput, CreateCertificateRequest } from "../schemas/createRequest.js";
 import type { CertificateRef } from "../schemas/records.js";
 import { requireSubscription, requireSubscriptionId, type Settings } from "../settings.js";

@@ -4,7 +4,8 @@ const MEANINGS: Readonly<Record<number, string>> = {
     "the client secret has expired: create a new one and update CERTSCHED_CLIENT_SECRET or its Key Vault secret",
   7000215:
     "invalid client secret: check CERTSCHED_CLIENT_SECRET or its Key Vault secret (the value, not the secret id)",
-  700016: "unknown application: check CERTSCHED_CLIENT_ID and that the app is registered in the tenant",
+  700016:
+    "unknown application: check CERTSCHED_CLIENT_ID and that the app is registered in the tenant",
   90002: "unknown tenant: check CERTSCHED_TENANT_ID",
   7000218: "the request carried no client secret",
   500011: "unknown resource: check CERTSCHED_MANAGEMENT_RESOURCE / CERTSCHED_VAULT_RESOURCE",

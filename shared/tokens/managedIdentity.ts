@@ -38,9 +38,13 @@ export function managedIdentitySource(credential?: CredentialLike): TokenSource 
         );
       }
       if (!result) {
-        throw new TokenError("TOKEN_UNAVAILABLE", `Managed identity returned no token for ${resource}`, {
-          resource,
-        });
+        throw new TokenError(
+          "TOKEN_UNAVAILABLE",
+          `Managed identity returned no token for ${resource}`,
+          {
+            resource,
+          },
+        );
       }
       registerSecret(result.token);
       return { token: result.token, expiresOnMs: result.expiresOnTimestamp };

@@ -1,0 +1,35 @@
+import {
+  app,
+  type HttpRequest,
+  type HttpResponseInit,
+  type InvocationContext,
+} from "@azure/functions";
+import { handle } from "../shared/api/handle.js";
+import { json } from "../shared/api/problem.js";
+import { readJsonBody } from "../shared/api/readBody.js";
+import { getRuntime } from "../shared/runtime.js";
+import { createCertificateInput, parseOrThrow } from "../shared/schemas/index.js";
+
+/** POST /api/certificates: schedules creation (spec 4.1); certsched injects the tokens. */
+export async function createCertificate(
+  request: HttpRequest,
+  context: InvocationContext,
+): Promise<HttpResponseInit> {
+  return handle(context, async () => {
+    const input = parseOrThrow(
+      createCertificateInput,
+      await readJsonBody(request),
+      "create request",
+    );
+    const message = await getRuntime().client.create(input);
+    context.log(`certsched create scheduled: ${input.certificateName} (${input.target})`);
+    return json(202, { status: "scheduled", certificateName: input.certificateName, message });
+  });
+}
+
+app.http("createCertificate", {
+  methods: ["POST"],
+  authLevel: "function",
+  route: "certificates",
+  handler: createCertificate,
+});

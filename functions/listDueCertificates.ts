@@ -1,0 +1,33 @@
+import {
+  app,
+  type HttpRequest,
+  type HttpResponseInit,
+  type InvocationContext,
+} from "@azure/functions";
+import { handle } from "../shared/api/handle.js";
+import { json } from "../shared/api/problem.js";
+import { certificateView } from "../shared/api/views.js";
+import { getRuntime } from "../shared/runtime.js";
+
+/** GET /api/certificates/due: certificates expiring within 20 days (spec 4.3). */
+export async function listDueCertificates(
+  _request: HttpRequest,
+  context: InvocationContext,
+): Promise<HttpResponseInit> {
+  return handle(context, async () => {
+    const runtime = getRuntime();
+    const { certificates, rejected } = await runtime.client.listDue();
+    const now = runtime.now();
+    return json(200, {
+      certificates: certificates.map((c) => certificateView(c, now)),
+      ...(rejected.length > 0 ? { rejected } : {}),
+    });
+  });
+}
+
+app.http("listDueCertificates", {
+  methods: ["GET"],
+  authLevel: "function",
+  route: "certificates/due",
+  handler: listDueCertificates,
+});

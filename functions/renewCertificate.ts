@@ -1,0 +1,33 @@
+import {
+  app,
+  type HttpRequest,
+  type HttpResponseInit,
+  type InvocationContext,
+} from "@azure/functions";
+import { z } from "zod";
+import { handle } from "../shared/api/handle.js";
+import { json } from "../shared/api/problem.js";
+import { getRuntime } from "../shared/runtime.js";
+import { parseOrThrow, requiredText } from "../shared/schemas/index.js";
+
+const params = z.object({ name: requiredText() });
+
+/** POST /api/certificates/{name}/renew: schedules renewal by name (spec 4.2, v3). */
+export async function renewCertificate(
+  request: HttpRequest,
+  context: InvocationContext,
+): Promise<HttpResponseInit> {
+  return handle(context, async () => {
+    const { name } = parseOrThrow(params, { name: request.params.name }, "route");
+    const message = await getRuntime().client.renew(name);
+    context.log(`certsched renewal scheduled (v3): ${name}`);
+    return json(202, { status: "scheduled", certificateName: name, message });
+  });
+}
+
+app.http("renewCertificate", {
+  methods: ["POST"],
+  authLevel: "function",
+  route: "certificates/{name}/renew",
+  handler: renewCertificate,
+});

@@ -1,0 +1,43 @@
+import {
+  app,
+  type HttpRequest,
+  type HttpResponseInit,
+  type InvocationContext,
+} from "@azure/functions";
+import { z } from "zod";
+import { contextLogger } from "../shared/api/contextLogger.js";
+import { handle } from "../shared/api/handle.js";
+import { json } from "../shared/api/problem.js";
+import { sweepWith } from "../shared/api/scheduleSweep.js";
+import { getRuntime } from "../shared/runtime.js";
+import { parseOrThrow } from "../shared/schemas/index.js";
+
+const query = z.object({
+  dryRun: z
+    .enum(["true", "false"], { error: 'must be "true" or "false"' })
+    .optional()
+    .transform((v) => (v === undefined ? undefined : v === "true")),
+});
+
+/** POST /api/renewals[?dryRun=true]: the renewal sweep, now; answers with its summary. */
+export async function runRenewals(
+  request: HttpRequest,
+  context: InvocationContext,
+): Promise<HttpResponseInit> {
+  return handle(context, async () => {
+    const { dryRun } = parseOrThrow(
+      query,
+      { dryRun: request.query.get("dryRun") ?? undefined },
+      "query",
+    );
+    const summary = await sweepWith(getRuntime(), contextLogger(context), { dryRun });
+    return json(200, summary);
+  });
+}
+
+app.http("runRenewals", {
+  methods: ["POST"],
+  authLevel: "function",
+  route: "renewals",
+  handler: runRenewals,
+});

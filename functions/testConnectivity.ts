@@ -1,0 +1,27 @@
+import {
+  app,
+  type HttpRequest,
+  type HttpResponseInit,
+  type InvocationContext,
+} from "@azure/functions";
+import { handle } from "../shared/api/handle.js";
+import { json } from "../shared/api/problem.js";
+import { getRuntime } from "../shared/runtime.js";
+
+/** GET /api/connectivity: the public test operation (spec 4.5), with certsched's credentials. */
+export async function testConnectivity(
+  _request: HttpRequest,
+  context: InvocationContext,
+): Promise<HttpResponseInit> {
+  return handle(context, async () => {
+    const message = await getRuntime().client.test();
+    return json(200, { ok: true, message });
+  });
+}
+
+app.http("testConnectivity", {
+  methods: ["GET"],
+  authLevel: "function",
+  route: "connectivity",
+  handler: testConnectivity,
+});

@@ -1,0 +1,69 @@
+import type { HttpResponseInit } from "@azure/functions";
+import {
+  ConfigError,
+  ensureError,
+  isCertschedError,
+  UpstreamError,
+  ValidationError,
+} from "../errors.js";
+import { redact } from "../redact.js";
+import { problem } from "./problem.js";
+import { BodyTooLargeError, UnsupportedMediaTypeError } from "./readBody.js";
+
+/**
+ * Maps any failure to a problem response. Our callers' mistakes are 4xx naming the field;
+ * upstream refusals of *our* credentials are 502 (not the caller's fault); an unreachable or
+ * slow upstream is 503/504. Messages are ours, redacted, and never carry a stack trace.
+ */
+export function errorResponse(error: unknown, invocationId: string): HttpResponseInit {
+  const e = ensureError(error);
+  if (e instanceof BodyTooLargeError) {
+    return problem(413, "PAYLOAD_TOO_LARGE", "Request body too large", e.message);
+  }
+  if (e instanceof UnsupportedMediaTypeError) {
+    return problem(415, "UNSUPPORTED_MEDIA_TYPE", "Unsupported media type", e.message);
+  }
+  if (e instanceof ValidationError) {
+    return problem(400, e.code, "Invalid request", redact(e.message), { errors: e.issues });
+  }
+  if (e instanceof ConfigError) {
+    return problem(503, e.code, "certsched is not configured", e.message, { errors: e.problems });
+  }
+  if (!isCertschedError(e)) {
+    return problem(
+      500,
+      "INTERNAL",
+      "Internal error",
+      `certsched failed unexpectedly; see the function logs for invocation ${invocationId}`,
+    );
+  }
+  const detail = redact(e.message);
+  switch (e.code) {
+    case "UPSTREAM_REJECTED":
+      return problem(422, e.code, "The service refused the request", detail);
+    case "UPSTREAM_UNAUTHORIZED":
+      return problem(502, e.code, "The service refused certsched's credentials", detail);
+    case "TOKEN_REFUSED":
+      return problem(502, e.code, "The identity provider refused certsched's credentials", detail);
+    case "UPSTREAM_TIMEOUT":
+      return problem(504, e.code, "The service did not answer in time", detail);
+    case "UPSTREAM_UNREACHABLE":
+    case "TOKEN_UNAVAILABLE":
+    case "SECRET_UNAVAILABLE":
+    case "LEDGER_UNAVAILABLE":
+      return problem(503, e.code, "A dependency is unavailable", detail, {
+        headers: { "retry-after": "60" },
+      });
+    default: {
+      const status = e instanceof UpstreamError ? e.status : undefined;
+      const busy = status === 429 || status === 503;
+      return problem(
+        busy ? 503 : 502,
+        e.code,
+        "The service failed",
+        detail,
+        busy ? { headers: { "retry-after": "60" } } : {},
+      );
+    }
+  }
+}

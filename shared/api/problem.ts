@@ -1,0 +1,48 @@
+import type { HttpResponseInit } from "@azure/functions";
+import type { Problem } from "../errors.js";
+
+/**
+ * An RFC 9457 problem document. `errors` (one entry per invalid field, naming the field and
+ * the rule) is our extension member; `code` is the stable error code from shared/errors.ts.
+ */
+export interface ProblemDocument {
+  type: string;
+  title: string;
+  status: number;
+  detail: string;
+  code: string;
+  errors?: readonly Problem[];
+  instance?: string;
+}
+
+const TYPE_BASE = "https://github.com/certsched/certsched/blob/main/docs/errors.md#";
+
+export function problem(
+  status: number,
+  code: string,
+  title: string,
+  detail: string,
+  extra: { errors?: readonly Problem[]; headers?: Record<string, string> } = {},
+): HttpResponseInit {
+  const body: ProblemDocument = {
+    type: `${TYPE_BASE}${code.toLowerCase().replaceAll("_", "-")}`,
+    title,
+    status,
+    detail,
+    code,
+    ...(extra.errors ? { errors: extra.errors } : {}),
+  };
+  return {
+    status,
+    headers: { "content-type": "application/problem+json", ...extra.headers },
+    body: JSON.stringify(body),
+  };
+}
+
+export function json(status: number, body: unknown): HttpResponseInit {
+  return {
+    status,
+    headers: { "content-type": "application/json; charset=utf-8" },
+    body: JSON.stringify(body),
+  };
+}
