@@ -44,6 +44,14 @@ export interface Settings {
   httpTimeoutMs: number;
   /** Connection string of the app's storage account (AzureWebJobsStorage); the ledger lives there. */
   storageConnectionString: string | undefined;
+  /** Where sweep notifications are posted; unset means no notifications. */
+  webhookUrl: string | undefined;
+  /** Message format; "auto" picks from the URL (Teams workflow, Slack, else generic JSON). */
+  webhookFormat: "auto" | "teams" | "slack" | "json";
+  /** Also notify after sweeps that went well, so silence never has to mean "fine". */
+  notifySuccess: boolean;
+  /** Application Insights; telemetry is on when set. */
+  appInsightsConnectionString: string | undefined;
 }
 
 export type Env = Readonly<Record<string, string | undefined>>;
@@ -153,6 +161,14 @@ const schema = z.object({
   CERTSCHED_DRY_RUN: flag,
   CERTSCHED_HTTP_TIMEOUT: duration("30s", 100, 600_000),
   AzureWebJobsStorage: z.string().optional(),
+  CERTSCHED_WEBHOOK_URL: upstreamUrl().optional(),
+  CERTSCHED_WEBHOOK_FORMAT: z
+    .enum(["auto", "teams", "slack", "json"], {
+      error: 'must be "auto", "teams", "slack" or "json"',
+    })
+    .default("auto"),
+  CERTSCHED_NOTIFY_SUCCESS: flag,
+  APPLICATIONINSIGHTS_CONNECTION_STRING: z.string().optional(),
 });
 
 /** Blank app settings are common in the portal; treat them as unset so defaults apply. */
@@ -215,6 +231,10 @@ export function loadSettings(env: Env = process.env): Settings {
     dryRun: s.CERTSCHED_DRY_RUN,
     httpTimeoutMs: s.CERTSCHED_HTTP_TIMEOUT,
     storageConnectionString: s.AzureWebJobsStorage,
+    webhookUrl: s.CERTSCHED_WEBHOOK_URL,
+    webhookFormat: s.CERTSCHED_WEBHOOK_FORMAT,
+    notifySuccess: s.CERTSCHED_NOTIFY_SUCCESS,
+    appInsightsConnectionString: s.APPLICATIONINSIGHTS_CONNECTION_STRING,
   };
 }
 
