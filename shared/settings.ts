@@ -63,7 +63,7 @@ export function isLoopbackHost(hostname: string): boolean {
 }
 
 /** https anywhere; plain http only on loopback, so the simulator works and nothing else leaks. */
-function upstreamUrl() {
+function upstreamUrl(options: { allowQuery?: boolean } = {}) {
   return z.string().transform((text, ctx) => {
     let url: URL;
     try {
@@ -161,7 +161,8 @@ const schema = z.object({
   CERTSCHED_DRY_RUN: flag,
   CERTSCHED_HTTP_TIMEOUT: duration("30s", 100, 600_000),
   AzureWebJobsStorage: z.string().optional(),
-  CERTSCHED_WEBHOOK_URL: upstreamUrl().optional(),
+  // Webhook URLs carry their signature in the query (Teams workflows, Slack): keep it.
+  CERTSCHED_WEBHOOK_URL: upstreamUrl({ allowQuery: true }).optional(),
   CERTSCHED_WEBHOOK_FORMAT: z
     .enum(["auto", "teams", "slack", "json"], {
       error: 'must be "auto", "teams", "slack" or "json"',
