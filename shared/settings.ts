@@ -125,13 +125,21 @@ const flag = z
 
 const text = z.string().trim().min(1);
 
+/**
+ * A value that becomes one URL path segment. Encoding cannot protect "." and "..": URL parsers
+ * (undici's included) resolve them, and their %2E forms, as dot segments, changing the path.
+ */
+const pathSegment = text.refine((value) => value !== "." && value !== "..", {
+  message: 'must not be "." or "..": it would change the request path',
+});
+
 const schema = z.object({
   CERTSCHED_BASE_URL: upstreamUrl(),
   CERTSCHED_PUBLIC_BASE_URL: upstreamUrl().optional(),
-  CERTSCHED_SUBSCRIPTION: text.optional(),
-  CERTSCHED_SUBSCRIPTION_ID: text.optional(),
+  CERTSCHED_SUBSCRIPTION: pathSegment.optional(),
+  CERTSCHED_SUBSCRIPTION_ID: pathSegment.optional(),
   CERTSCHED_API_KEY: z.string().optional(),
-  CERTSCHED_TENANT_ID: text.optional(),
+  CERTSCHED_TENANT_ID: pathSegment.optional(),
   CERTSCHED_CLIENT_ID: text.optional(),
   CERTSCHED_CLIENT_SECRET: z.string().optional(),
   CERTSCHED_CLOUD_CREDENTIAL: z
@@ -186,7 +194,8 @@ function withoutBlanks(env: Env): Record<string, string> {
  * naming its setting. Values are never echoed: several are secrets.
  */
 export function loadSettings(env: Env = process.env): Settings {
-  const result = schema.safeParse(withoutBlanks(env));
+  const raw = withoutBlanks(env);
+  const result = schema.safeParse(raw);
   const problems: Problem[] = result.success
     ? []
     : result.error.issues.map((issue) => ({
@@ -196,20 +205,10 @@ export function loadSettings(env: Env = process.env): Settings {
             ? "is required"
             : issue.message,
       }));
-  if (!result.success) throw new ConfigError(problems);
+  // Read from the raw values, so these are reported together with any other problem.
+  problems.push(...credentialProblems(raw));
+  if (!result.success || problems.length > 0) throw new ConfigError(problems);
   const s = result.data;
-  const managedIdentity = s.CERTSCHED_CLOUD_CREDENTIAL === "managed-identity";
-  if (!managedIdentity) {
-    if (!s.CERTSCHED_TENANT_ID) problems.push(required("CERTSCHED_TENANT_ID"));
-    if (!s.CERTSCHED_CLIENT_ID) problems.push(required("CERTSCHED_CLIENT_ID"));
-    if (!s.CERTSCHED_CLIENT_SECRET && !s.CERTSCHED_KEY_VAULT_URL) {
-      problems.push({
-        name: "CERTSCHED_CLIENT_SECRET",
-        message: "is required unless CERTSCHED_KEY_VAULT_URL names the vault that holds it",
-      });
-    }
-  }
-  if (problems.length > 0) throw new ConfigError(problems);
   return {
     baseUrl: s.CERTSCHED_BASE_URL,
     publicBaseUrl: s.CERTSCHED_PUBLIC_BASE_URL ?? `${s.CERTSCHED_BASE_URL}/public`,
@@ -241,6 +240,22 @@ export function loadSettings(env: Env = process.env): Settings {
 
 function required(name: string): Problem {
   return { name, message: "is required" };
+}
+
+/** The client-secret flow (the default) needs tenant, client id and a secret (direct or vault). */
+function credentialProblems(raw: Record<string, string>): Problem[] {
+  // Another value is either managed-identity or invalid, which the schema reports by name.
+  if ((raw.CERTSCHED_CLOUD_CREDENTIAL ?? "client-secret") !== "client-secret") return [];
+  const problems: Problem[] = [];
+  if (!raw.CERTSCHED_TENANT_ID) problems.push(required("CERTSCHED_TENANT_ID"));
+  if (!raw.CERTSCHED_CLIENT_ID) problems.push(required("CERTSCHED_CLIENT_ID"));
+  if (!raw.CERTSCHED_CLIENT_SECRET && !raw.CERTSCHED_KEY_VAULT_URL) {
+    problems.push({
+      name: "CERTSCHED_CLIENT_SECRET",
+      message: "is required unless CERTSCHED_KEY_VAULT_URL names the vault that holds it",
+    });
+  }
+  return problems;
 }
 
 /** The subscription value for v3 paths, or a ConfigError naming the setting. */

@@ -15,7 +15,8 @@ export interface ProblemDocument {
   instance?: string;
 }
 
-const TYPE_BASE = "https://github.com/certsched/certsched/blob/main/docs/errors.md#";
+/** Problem types are URNs (RFC 9457 3.1.1 allows any URI); README lists the codes. */
+const TYPE_BASE = "urn:certsched:problem:";
 
 export function problem(
   status: number,
