@@ -12,21 +12,26 @@ export function parseServiceDate(text: string): Date | undefined {
   if (!m) return undefined;
   const [, y, mo, d, h, mi, s, frac = "", zone] = m;
   const ms = Number(frac.padEnd(3, "0").slice(0, 3));
-  let epoch = Date.UTC(Number(y), Number(mo) - 1, Number(d), Number(h), Number(mi), Number(s), ms);
+  const fields = [Number(y), Number(mo) - 1, Number(d), Number(h), Number(mi), Number(s)] as const;
+  const local = new Date(Date.UTC(...fields, ms));
+  // Date.UTC rolls 2026-02-31 over into March and 10:60 into 11:00; such text is not a date.
+  // Checked before the zone offset is applied, which may rightly move the day.
+  const roundTrip = [
+    local.getUTCFullYear(),
+    local.getUTCMonth(),
+    local.getUTCDate(),
+    local.getUTCHours(),
+    local.getUTCMinutes(),
+    local.getUTCSeconds(),
+  ];
+  if (roundTrip.some((value, i) => value !== fields[i])) return undefined;
+  let epoch = local.getTime();
   if (zone && zone !== "Z") {
     const sign = zone.startsWith("-") ? -1 : 1;
     const [zh, zm] = zone.slice(1).split(":").map(Number);
     epoch -= sign * ((zh ?? 0) * 60 + (zm ?? 0)) * 60_000;
   }
-  const date = new Date(epoch);
-  // Date.UTC rolls 2026-02-31 over into March; a date that does not round-trip is invalid.
-  if (
-    Number.isNaN(epoch) ||
-    date.getUTCDate() !== Number(d) ||
-    date.getUTCMonth() !== Number(mo) - 1
-  )
-    return undefined;
-  return date;
+  return new Date(epoch);
 }
 
 const DAY_MS = 86_400_000;
