@@ -1,0 +1,20 @@
+import type { Io } from "./io.js";
+import type { OptionSpec, ParsedArgs } from "./usage.js";
+
+/** One subcommand: its flags, its help, and what it does. */
+export interface Command {
+  readonly name: string;
+  /** One line for `certsched --help`. */
+  readonly summary: string;
+  /** The full `certsched <name> --help` text. */
+  readonly help: string;
+  /** Flags besides --help, which every command has. */
+  readonly options: OptionSpec;
+  /** How many positional arguments it takes. */
+  readonly maxPositionals: number;
+  /** Returns the exit code; throws for failures reportFailure maps (usage, config, upstream). */
+  run(args: ParsedArgs, io: Io): Promise<number>;
+}
+
+/** The --json flag, shared so it reads the same everywhere. */
+export const JSON_OPTION = { json: { type: "boolean" } } as const satisfies OptionSpec;

@@ -1,0 +1,112 @@
+import { readFile } from "node:fs/promises";
+import { resolve } from "node:path";
+import { ConfigError, ensureError, ValidationError } from "../../shared/errors.js";
+import type { Runtime } from "../../shared/runtime.js";
+import {
+  type CreateCertificateInput,
+  createCertificateInput,
+  parseOrThrow,
+} from "../../shared/schemas/index.js";
+import { type Command, JSON_OPTION } from "../command.js";
+import { EXIT, InputError } from "../failure.js";
+import { withRuntime } from "../runtime.js";
+import { UsageError } from "../usage.js";
+
+const HELP = `Usage: certsched create --file request.json [--json]
+
+Schedules the creation of a certificate (v3 create). The file holds the create request of the
+service's spec (2.1) without accessToken and accessTokenKeyVault: certsched obtains the cloud
+access tokens itself and adds them. The file is checked first: every problem is named and
+nothing is sent when it is invalid.
+
+Three field sets are valid:
+  target "Cloud App Service", challengeType "http": certificateName, rootDomain, email,
+    password, isSAN, cloudSubscriptionId, cloudAppServicePlanName,
+    cloudAppServicePlanResourceGroup, cloudAppServiceResourceGroup, cloudAppServiceName,
+    cloudAppServiceSlotName ("" for none)
+  target "Cloud App Service", challengeType "dns": the same plus dnsZoneResourceGroup
+  target "Cloud Key Vault + DNS" (challengeType "dns"): certificateName, rootDomain, email,
+    password, isSAN, cloudSubscriptionId, dnsZoneResourceGroup, keyVaultName
+
+Options:
+  --file PATH   The request file (JSON). Required.
+  --json        Print one JSON document: { "status", "certificateName", "target", "message" }.
+  -h, --help    Show this help.
+
+Exit codes: 0 creation scheduled; 1 the service or the identity provider refused or failed;
+2 usage, configuration or an invalid file (nothing sent).
+`;
+
+/** Reads and checks the request file; an InputError names the file and every problem. */
+export async function readCreateFile(path: string): Promise<CreateCertificateInput> {
+  let text: string;
+  try {
+    text = await readFile(path, "utf8");
+  } catch (error) {
+    const reason =
+      (error as NodeJS.ErrnoException).code === "ENOENT" ? "not found" : ensureError(error).message;
+    throw new InputError(`cannot read the request file ${path}: ${reason}`);
+  }
+  let document: unknown;
+  try {
+    document = JSON.parse(text);
+  } catch (error) {
+    throw new InputError(
+      `the request file ${path} is not valid JSON: ${ensureError(error).message}`,
+    );
+  }
+  try {
+    return parseOrThrow(createCertificateInput, document, "create request");
+  } catch (error) {
+    if (error instanceof ValidationError) {
+      throw new InputError(`the request file ${path} is invalid; nothing was sent`, error.issues);
+    }
+    throw error;
+  }
+}
+
+/** A missing API key is a configuration problem, not a failed call: say so before any call. */
+export function requireApiKey(runtime: Runtime): void {
+  if (runtime.secrets.describe().apiKey === "missing") {
+    throw new ConfigError([
+      {
+        name: "CERTSCHED_API_KEY",
+        message:
+          "is required for create and renew unless CERTSCHED_KEY_VAULT_URL names the vault that holds it",
+      },
+    ]);
+  }
+}
+
+export const createCommand: Command = {
+  name: "create",
+  summary: "Schedule the creation of a certificate from a request file",
+  help: HELP,
+  options: { ...JSON_OPTION, file: { type: "string", short: "f" } },
+  maxPositionals: 0,
+  run: async (args, io) => {
+    const file = args.values.file;
+    if (typeof file !== "string" || file === "") {
+      throw new UsageError(
+        "--file is required: the JSON file that holds the create request",
+        "create",
+      );
+    }
+    // Checked before the configuration is even read: an invalid file never costs a call.
+    const input = await readCreateFile(resolve(io.cwd, file));
+    return withRuntime(io, async (runtime) => {
+      requireApiKey(runtime);
+      const message = await runtime.client.create(input);
+      const { certificateName, target } = input;
+      if (args.values.json === true) {
+        const document = { status: "scheduled", certificateName, target, message };
+        io.stdout.write(`${JSON.stringify(document, null, 2)}\n`);
+      } else {
+        io.stdout.write(
+          `Creation of ${certificateName} (${target}) scheduled: ${message.trim()}\n`,
+        );
+      }
+      return EXIT.ok;
+    });
+  },
+};

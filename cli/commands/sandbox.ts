@@ -1,0 +1,54 @@
+import type { Command } from "../command.js";
+import { EXIT } from "../failure.js";
+import { palette } from "../output/color.js";
+import { startSandbox } from "../sandbox.js";
+import { integerFlag } from "../usage.js";
+
+const HELP = `Usage: certsched sandbox [--port N]
+
+Starts the built-in simulator of the Certificate Scheduling Service (and of the identity
+provider's token endpoint), seeded with a dozen sample certificates, and prints the settings
+that point certsched at it, one NAME=value per line on stdout. Runs until interrupted
+(Ctrl+C, SIGINT or SIGTERM).
+
+The printed credentials are the simulator's own throwaway values, not secrets of any account.
+Use them from another shell, for example:
+  env CERTSCHED_BASE_URL=... CERTSCHED_...=... certsched due
+or put them in the "Values" of local.settings.json to run the function app against it.
+
+Options:
+  --port N     Port to listen on (default: a free one).
+  -h, --help   Show this help.
+
+Exit codes: 0 stopped by a signal; 1 the simulator could not start (port in use, say);
+2 usage error.
+`;
+
+export const sandboxCommand: Command = {
+  name: "sandbox",
+  summary: "Start the simulator with sample certificates and print the settings for it",
+  help: HELP,
+  options: { port: { type: "string" } },
+  maxPositionals: 0,
+  run: async (args, io) => {
+    const port = integerFlag("sandbox", "--port", args.values.port, 0, 65535);
+    const sandbox = await startSandbox(port === undefined ? {} : { port });
+    const paint = palette(io.stderr, io.env);
+    io.stderr.write(
+      [
+        paint.bold("=== certsched SANDBOX ==="),
+        `A simulator of the Certificate Scheduling Service is listening on ${sandbox.sim.baseUrl}`,
+        `with ${sandbox.sim.certificates().length} sample certificates. No real account is involved.`,
+        "These settings point certsched at it (the simulator's own throwaway credentials):",
+        "",
+      ].join("\n"),
+    );
+    const settings = Object.entries(sandbox.settings).map(([name, value]) => `${name}=${value}`);
+    io.stdout.write(`${settings.join("\n")}\n`);
+    io.stderr.write("\nPress Ctrl+C to stop.\n");
+    const signal = await io.untilInterrupted();
+    await sandbox.close();
+    io.stderr.write(`certsched sandbox stopped (${signal}).\n`);
+    return EXIT.ok;
+  },
+};

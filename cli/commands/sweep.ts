@@ -1,0 +1,161 @@
+import { sweepWith } from "../../shared/api/scheduleSweep.js";
+import type { Ledger } from "../../shared/ledger/ledger.js";
+import { memoryLedger, noLedger } from "../../shared/ledger/ledger.js";
+import { createRuntime, type Runtime } from "../../shared/runtime.js";
+import { loadSettings, type Settings } from "../../shared/settings.js";
+import type { SweepSummary } from "../../shared/sweep/summary.js";
+import { cliLogger } from "../cliLogger.js";
+import { type Command, JSON_OPTION } from "../command.js";
+import { cliSettings } from "../config.js";
+import { EXIT } from "../failure.js";
+import type { Io } from "../io.js";
+import { palette } from "../output/color.js";
+import { progressLine } from "../output/progress.js";
+import { renderSweep } from "../output/sweepReport.js";
+import { onlyStagedFailures, sandboxBanner, stagedFailures, startSandbox } from "../sandbox.js";
+import { integerFlag, type ParsedArgs } from "../usage.js";
+
+const HELP = `Usage: certsched sweep [--dry-run] [--json] [--concurrency N] [--sandbox] [--verbose]
+
+Runs the timer's job once: lists the certificates due for renewal, decides for each one,
+schedules the renewals and prints what happened.
+
+Options:
+  --dry-run          List and decide, renew nothing (also: CERTSCHED_DRY_RUN=true).
+  --concurrency N    Renewals in flight at once, 1 to 64 (default CERTSCHED_RENEWAL_CONCURRENCY, 8).
+  --json             Print one JSON document: { dryRun, results, counts, ... }.
+  --sandbox          Sweep the built-in simulator seeded with sample certificates instead of
+                     the configured service (what "npm start" does without CERTSCHED_BASE_URL).
+  --verbose          Also print the log lines the function app writes for a sweep.
+  -h, --help         Show this help.
+
+Renewal ledger: a full AzureWebJobsStorage connection string makes the sweep use the function
+app's ledger (Azure Table storage). UseDevelopmentStorage=true, or no setting, sweeps without
+one: the CLI does not assume a local storage emulator is running.
+
+Exit codes: 0 the sweep succeeded (also when nothing is due); 1 the list failed, a renewal
+failed or a certificate is stuck; 2 usage or configuration error. In the sandbox the staged
+refusal does not count: exit 0 unless something else failed.
+`;
+
+/** The CLI runs one-off: it uses the ledger only when it names real storage, not the emulator. */
+export function cliLedger(settings: Settings): { ledger?: Ledger; note?: string } {
+  const connection = settings.storageConnectionString;
+  if (connection && /UseDevelopmentStorage=true/i.test(connection)) {
+    return {
+      ledger: noLedger,
+      note: "certsched: AzureWebJobsStorage is UseDevelopmentStorage=true; the CLI does not use the storage emulator (give a full connection string to use a ledger)",
+    };
+  }
+  return {};
+}
+
+interface SweepFlags {
+  readonly dryRun: boolean | undefined;
+  readonly concurrency: number | undefined;
+  readonly json: boolean;
+  readonly verbose: boolean;
+}
+
+/** The timer's sweep (sweepWith: telemetry, webhook), plus a progress line on a terminal. */
+async function sweepOnce(runtime: Runtime, io: Io, flags: SweepFlags): Promise<SweepSummary> {
+  const progress = progressLine(io.stderr);
+  const log = cliLogger(io, { verbose: flags.verbose, progress });
+  progress.update("certsched: listing the certificates due...");
+  try {
+    return await sweepWith(runtime, log, {
+      ...(flags.dryRun === undefined ? {} : { dryRun: flags.dryRun }),
+      ...(flags.concurrency === undefined ? {} : { concurrency: flags.concurrency }),
+      onResult: (result, done, total) =>
+        progress.update(
+          `certsched: [${done}/${total}] ${result.certificateName}: ${result.outcome}`,
+        ),
+    });
+  } finally {
+    progress.clear();
+  }
+}
+
+function flagsOf(args: ParsedArgs): SweepFlags {
+  return {
+    dryRun: args.values["dry-run"] === true ? true : undefined,
+    concurrency: integerFlag("sweep", "--concurrency", args.values.concurrency, 1, 64),
+    json: args.values.json === true,
+    verbose: args.values.verbose === true,
+  };
+}
+
+async function sweepConfigured(io: Io, flags: SweepFlags): Promise<number> {
+  const settings = await cliSettings(io);
+  const { ledger, note } = cliLedger(settings);
+  if (note) io.stderr.write(`${palette(io.stderr, io.env).yellow(note)}\n`);
+  const runtime = createRuntime(settings, ledger ? { ledger } : {});
+  let summary: SweepSummary;
+  try {
+    summary = await sweepOnce(runtime, io, flags);
+  } finally {
+    await runtime.close();
+  }
+  if (flags.json) {
+    io.stdout.write(`${JSON.stringify({ service: settings.baseUrl, ...summary }, null, 2)}\n`);
+  } else {
+    const paint = palette(io.stdout, io.env);
+    io.stdout.write(`${renderSweep(summary, paint, io.stdout.columns).join("\n")}\n`);
+  }
+  return summary.failed ? EXIT.failed : EXIT.ok;
+}
+
+async function sweepSandbox(io: Io, flags: SweepFlags): Promise<number> {
+  const sandbox = await startSandbox();
+  let summary: SweepSummary;
+  try {
+    // The sandbox's own settings, whatever the environment says: it must never reach a real account.
+    const runtime = createRuntime(loadSettings(sandbox.settings), { ledger: memoryLedger() });
+    try {
+      const paint = palette(flags.json ? io.stderr : io.stdout, io.env);
+      (flags.json ? io.stderr : io.stdout).write(`${sandboxBanner(sandbox, paint).join("\n")}\n`);
+      summary = await sweepOnce(runtime, io, flags);
+    } finally {
+      await runtime.close();
+    }
+  } finally {
+    await sandbox.close();
+  }
+  const staged = stagedFailures(summary);
+  const passes = !summary.failed || onlyStagedFailures(summary);
+  if (flags.json) {
+    const document = { sandbox: true, stagedFailures: staged, ...summary };
+    io.stdout.write(`${JSON.stringify(document, null, 2)}\n`);
+  } else {
+    const paint = palette(io.stdout, io.env);
+    const lines = renderSweep(summary, paint, io.stdout.columns);
+    if (staged.length > 0) {
+      lines.push(
+        "",
+        `${paint.bold("Expected in the sandbox:")} the simulator refuses the renewal of ${staged.join(", ")}`,
+        "on purpose, to show what a failure looks like. Against a real service that failure makes",
+        `the sweep exit with code 1; here it is part of the demo${passes ? ", so the exit code is 0" : ""}.`,
+      );
+    }
+    io.stdout.write(`${lines.join("\n")}\n`);
+  }
+  return passes ? EXIT.ok : EXIT.failed;
+}
+
+export const sweepCommand: Command = {
+  name: "sweep",
+  summary: "Run the renewal sweep once (the timer's job); --sandbox for the built-in simulator",
+  help: HELP,
+  options: {
+    ...JSON_OPTION,
+    "dry-run": { type: "boolean" },
+    concurrency: { type: "string" },
+    sandbox: { type: "boolean" },
+    verbose: { type: "boolean" },
+  },
+  maxPositionals: 0,
+  run: (args, io) => {
+    const flags = flagsOf(args);
+    return args.values.sandbox === true ? sweepSandbox(io, flags) : sweepConfigured(io, flags);
+  },
+};

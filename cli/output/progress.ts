@@ -1,0 +1,26 @@
+import type { OutputStream } from "../io.js";
+
+/** A single self-overwriting status line on a terminal; silent anywhere else. */
+export interface Progress {
+  update(text: string): void;
+  /** Erases the line, so what follows starts on a clean one. */
+  clear(): void;
+}
+
+const ERASE_LINE = "\r\u001b[2K";
+
+export function progressLine(stream: OutputStream): Progress {
+  if (!stream.isTTY) return { update() {}, clear() {} };
+  let shown = false;
+  return {
+    update(text) {
+      const room = (stream.columns ?? 80) - 1;
+      stream.write(`${ERASE_LINE}${text.length > room ? `${text.slice(0, room - 1)}…` : text}`);
+      shown = true;
+    },
+    clear() {
+      if (shown) stream.write(ERASE_LINE);
+      shown = false;
+    },
+  };
+}

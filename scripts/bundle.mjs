@@ -1,0 +1,111 @@
+#!/usr/bin/env node
+/**
+ * Bundles the function app for deployment: dist/bundle/index.js registers every function in
+ * functions/*.ts, with @azure/functions, zod and undici inside the bundle.
+ *
+ * Why: a cold start on a consumption plan is paid by a caller, and Node's ESM loader spends
+ * most of the start resolving and reading hundreds of small files in node_modules. One file
+ * (plus chunks loaded on first use) starts several times faster (docs/performance.md).
+ *
+ * - Code splitting keeps dynamic imports dynamic: undici and the Azure SDKs stay out of the
+ *   load path until the first call needs them.
+ * - @azure/functions-core is provided by the Functions host at run time: never bundled.
+ * - The Azure SDKs and OpenTelemetry are only ever imported lazily, are large and resolve
+ *   optional pieces at run time: they stay external and ship in node_modules.
+ *
+ * Usage: node scripts/bundle.mjs [outdir]   (default dist/bundle)
+ */
+import { readdir, rm } from "node:fs/promises";
+import path from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { build } from "esbuild";
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+
+/** Modules resolved from node_modules at run time, never bundled. */
+export const EXTERNAL = [
+  "@azure/functions-core",
+  "@azure/identity",
+  "@azure/keyvault-secrets",
+  "@azure/data-tables",
+  "@azure/monitor-opentelemetry",
+  "@opentelemetry/*",
+];
+
+// Bundled CommonJS (undici, @azure/functions) calls require() for Node built-ins: give the
+// ES module output a real one.
+export const BANNER =
+  'import { createRequire as __certschedCreateRequire } from "node:module";\n' +
+  "const require = __certschedCreateRequire(import.meta.url);";
+
+/**
+ * zod re-exports every translation of its error messages (`z.locales`, ~300 KiB, two fifths of
+ * what the app loads at start). certsched writes its own messages and never switches locale:
+ * the bundle keeps English only (zod registers it by itself, from locales/en.js), so
+ * `z.locales.en` still exists and any other `z.locales.xx` is undefined.
+ * @type {import("esbuild").Plugin}
+ */
+const zodEnglishOnly = {
+  name: "zod-english-only",
+  setup(build) {
+    build.onResolve({ filter: /^\.\.\/locales\/index\.js$/ }, (args) => {
+      if (!/[\\/]node_modules[\\/]zod[\\/]/.test(args.importer)) return undefined;
+      return {
+        path: path.join(path.dirname(args.importer), "..", "locales", "en.js"),
+        namespace: "zod-locales",
+      };
+    });
+    build.onLoad({ filter: /.*/, namespace: "zod-locales" }, (args) => ({
+      contents: `export { default as en } from ${JSON.stringify(args.path)};`,
+      resolveDir: path.dirname(args.path),
+      loader: "js",
+    }));
+  },
+};
+
+/**
+ * Builds the bundle; returns the entry file's path and esbuild's metafile (what went in).
+ * @param {{ root?: string, outdir?: string }} [options]
+ */
+export async function bundleFunctionApp(options = {}) {
+  const root = options.root ?? ROOT;
+  const outdir = path.resolve(root, options.outdir ?? "dist/bundle");
+  const functions = (await readdir(path.join(root, "functions")))
+    .filter((name) => name.endsWith(".ts") && !name.endsWith(".d.ts"))
+    .sort();
+  if (functions.length === 0) throw new Error(`no functions/*.ts under ${root}`);
+  // One entry loading every registration module, as the worker's "main" glob would; it also
+  // re-exports the handlers, so the bundle itself can be tested (test/bench/bundle.test.ts).
+  const entry = functions.map((name) => `export * from "./functions/${name}";`).join("\n");
+
+  await rm(outdir, { recursive: true, force: true });
+  const result = await build({
+    stdin: { contents: entry, resolveDir: root, sourcefile: "index.ts", loader: "ts" },
+    bundle: true,
+    splitting: true,
+    format: "esm",
+    platform: "node",
+    target: "node20",
+    outdir,
+    entryNames: "index",
+    chunkNames: "chunks/[name]-[hash]",
+    external: EXTERNAL,
+    plugins: [zodEnglishOnly],
+    banner: { js: BANNER },
+    // Whitespace and syntax only: names stay readable in stack traces.
+    minifyWhitespace: true,
+    minifySyntax: true,
+    sourcemap: "linked",
+    metafile: true,
+    logLevel: "warning",
+  });
+  return { entry: path.join(outdir, "index.js"), functions, metafile: result.metafile };
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(path.resolve(process.argv[1])).href) {
+  const { entry, functions, metafile } = await bundleFunctionApp({ outdir: process.argv[2] });
+  const bytes = Object.values(metafile.outputs).reduce((sum, o) => sum + o.bytes, 0);
+  console.log(
+    `bundled ${functions.length} functions into ${path.relative(ROOT, entry)} (${Math.round(bytes / 1024)} KiB with chunks and maps)`,
+  );
+}

@@ -1,0 +1,63 @@
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { expect } from "vitest";
+import { type SeedCertificate, type Simulator, sandboxSettings } from "../../sim/index.js";
+import { type ChildOptions, type ChildResult, runCli } from "./build.js";
+
+export const DAY_MS = 86_400_000;
+
+/** A date `days` from now: the children read the real clock, so seeds do too. */
+export const inDays = (days: number) => new Date(Date.now() + days * DAY_MS);
+
+/** Every value that must never be printed: the sim's credentials and every token it issued. */
+export function secretsOf(sim: Simulator): string[] {
+  return [sim.options.apiKey, sim.options.clientSecret, ...sim.issuedTokens()];
+}
+
+export function expectNoSecret(result: ChildResult, sim: Simulator): void {
+  const output = result.stdout + result.stderr;
+  for (const secret of secretsOf(sim)) expect(output).not.toContain(secret);
+}
+
+/**
+ * `certsched <args>` configured for the simulator through the environment, like an operator
+ * would; every run is also scanned for secrets.
+ */
+export async function cliAgainst(
+  sim: Simulator,
+  args: readonly string[],
+  options: ChildOptions = {},
+): Promise<ChildResult> {
+  const result = await runCli(args, {
+    ...options,
+    env: { ...sandboxSettings(sim), ...options.env },
+  });
+  expectNoSecret(result, sim);
+  return result;
+}
+
+/** stdout must be exactly one JSON document: JSON.parse fails on anything else there. */
+export function jsonOf<T = Record<string, unknown>>(result: ChildResult): T {
+  return JSON.parse(result.stdout) as T;
+}
+
+/** A throwaway working directory (for local.settings.json and request files). */
+export async function tempDir(): Promise<{ path: string; remove(): Promise<void> }> {
+  const path = await mkdtemp(join(tmpdir(), "certsched-cli-"));
+  return { path, remove: () => rm(path, { recursive: true, force: true }) };
+}
+
+export async function writeJson(path: string, value: unknown): Promise<void> {
+  await writeFile(path, `${JSON.stringify(value, null, 2)}\n`);
+}
+
+/** Certificates with ids no other test file uses, so a shared Azurite table never collides. */
+export function seeds(base: number, days: readonly number[]): SeedCertificate[] {
+  return days.map((d, i) => ({
+    certificateName: `cert-${base + i}`,
+    id: base + i,
+    expiryDate: inDays(d),
+    rootDomain: "contoso.com",
+  }));
+}
