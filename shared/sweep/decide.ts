@@ -73,13 +73,18 @@ const withinGrace: Check = ({ record, now, graceMs }) => {
     : undefined;
 };
 
-const stuck: Check = ({ record, now }) => {
+const stuck: Check = ({ record, now, graceMs }) => {
   const first = record?.firstRequestedAt;
   const last = record?.lastRequestedAt;
   if (!first || !last) return undefined;
   const since = now.getTime() - first.getTime();
   if (since < STUCK_AFTER_MS) return undefined;
-  const again = now.getTime() - last.getTime() >= STUCK_RETRY_EVERY_MS;
+  const sinceLast = now.getTime() - last.getTime();
+  // The first sweep to find it stuck asks once more (a request from before it was stuck does not
+  // count, unless it was within the grace); after that, at most once a day.
+  const again =
+    sinceLast >= STUCK_RETRY_EVERY_MS ||
+    (last.getTime() < first.getTime() + STUCK_AFTER_MS && sinceLast >= graceMs);
   return {
     action: "stuck",
     renew: again,
@@ -96,12 +101,15 @@ const graceElapsed: Check = ({ record, now }) => ({
   message: `still due ${hours(now.getTime() - (record?.lastRequestedAt?.getTime() ?? 0))} after the last request; requesting again`,
 });
 
-/** The checks, in order; the first verdict wins. */
+/**
+ * The checks, in order; the first verdict wins. Stuck comes before WithinGrace: a stuck
+ * certificate asked for again an hour ago is still stuck, and the run must still fail.
+ */
 export const CHECKS: readonly Check[] = [
   newRenewal,
   previousAttemptFailed,
-  withinGrace,
   stuck,
+  withinGrace,
   graceElapsed,
 ];
 

@@ -1,0 +1,89 @@
+import { readdir } from "node:fs/promises";
+import type { HttpFunctionOptions, TimerFunctionOptions } from "@azure/functions";
+import { beforeAll, describe, expect, it, vi } from "vitest";
+
+/**
+ * What the host would register: the functions library's `app` is replaced by a recorder (the
+ * only mock in this suite; our own HTTP layer is never mocked). Everything else stays real.
+ */
+const registered = vi.hoisted(() => ({
+  http: new Map<string, unknown>(),
+  timer: new Map<string, unknown>(),
+}));
+
+vi.mock("@azure/functions", async (importOriginal) => {
+  const actual = await importOriginal<typeof import("@azure/functions")>();
+  return {
+    ...actual,
+    app: {
+      ...actual.app,
+      http: (name: string, options: unknown) => registered.http.set(name, options),
+      timer: (name: string, options: unknown) => registered.timer.set(name, options),
+    },
+  };
+});
+
+const MODULES: Record<string, () => Promise<Record<string, unknown>>> = {
+  createCertificate: () => import("../../functions/createCertificate.js"),
+  renewCertificate: () => import("../../functions/renewCertificate.js"),
+  listDueCertificates: () => import("../../functions/listDueCertificates.js"),
+  runRenewals: () => import("../../functions/runRenewals.js"),
+  testConnectivity: () => import("../../functions/testConnectivity.js"),
+  renewDueCertificates: () => import("../../functions/renewDueCertificates.js"),
+};
+
+const exported = new Map<string, unknown>();
+
+beforeAll(async () => {
+  for (const [name, load] of Object.entries(MODULES)) exported.set(name, (await load())[name]);
+});
+
+const http = (name: string) => registered.http.get(name) as HttpFunctionOptions | undefined;
+
+describe("function registrations", () => {
+  it("covers every module in functions/", async () => {
+    const files = await readdir(new URL("../../functions/", import.meta.url));
+    expect(files.map((f) => f.replace(/\.ts$/, "")).sort()).toEqual(Object.keys(MODULES).sort());
+  });
+
+  it("registers exactly the five HTTP functions and the one timer", () => {
+    expect([...registered.http.keys()].sort()).toEqual([
+      "createCertificate",
+      "listDueCertificates",
+      "renewCertificate",
+      "runRenewals",
+      "testConnectivity",
+    ]);
+    expect([...registered.timer.keys()]).toEqual(["renewDueCertificates"]);
+  });
+
+  it.each([
+    ["createCertificate", "certificates", ["POST"]],
+    ["renewCertificate", "certificates/{name}/renew", ["POST"]],
+    ["listDueCertificates", "certificates/due", ["GET"]],
+    ["runRenewals", "renewals", ["POST"]],
+    ["testConnectivity", "connectivity", ["GET"]],
+  ])("%s: route %s, methods %j, function key required", (name, route, methods) => {
+    const options = http(name);
+
+    expect(options).toMatchObject({ route, methods, authLevel: "function" });
+    // The registered handler is the exported one the other tests call.
+    expect(options?.handler).toBe(exported.get(name));
+  });
+
+  it("the timer runs on %CERTSCHED_RENEWAL_SCHEDULE%, never on startup", () => {
+    const options = registered.timer.get("renewDueCertificates") as TimerFunctionOptions;
+
+    expect(options.schedule).toBe("%CERTSCHED_RENEWAL_SCHEDULE%");
+    expect(options.runOnStartup).not.toBe(true);
+    expect(options.handler).toBe(exported.get("renewDueCertificates"));
+  });
+
+  it("no two HTTP functions share a route and method", () => {
+    const pairs = [...registered.http.values()].flatMap((o) => {
+      const { route, methods } = o as HttpFunctionOptions;
+      return (methods ?? []).map((m) => `${m} ${route}`);
+    });
+    expect(new Set(pairs).size).toBe(pairs.length);
+  });
+});

@@ -1,0 +1,208 @@
+import { afterEach, beforeEach, describe, expect, inject, it } from "vitest";
+import { renewCertificate } from "../../functions/renewCertificate.js";
+import { renewDueCertificates, SweepFailedError } from "../../functions/renewDueCertificates.js";
+import type { Ledger } from "../../shared/ledger/ledger.js";
+import { tableLedger } from "../../shared/ledger/tableLedger.js";
+import type { SeedCertificate } from "../../sim/index.js";
+import {
+  type AppHarness,
+  DAY_MS,
+  HOUR_MS,
+  httpRequest,
+  startHarness,
+  timer,
+  uniqueTableName,
+} from "./harness.js";
+
+const inDays = (days: number) => new Date(Date.now() + (days + 0.5) * DAY_MS);
+const REFUSAL = "Renewal refused: DNS zone 'contoso-dns' not found in resource group 'rg-dns'";
+
+let app: AppHarness;
+let ledger: Ledger;
+
+async function start(certificates: SeedCertificate[], settings: Record<string, string> = {}) {
+  app = await startHarness({ completionDelayMs: 30 * 60_000, certificates });
+  ledger = tableLedger({
+    connectionString: inject("azuriteTableConnectionString"),
+    tableName: uniqueTableName("timer"),
+  });
+  await ledger.open();
+  await app.configure(settings, { ledger });
+}
+
+afterEach(async () => {
+  expect(app.leaks()).toEqual([]);
+  await app.close();
+});
+
+function sweep(isPastDue = false): Promise<void> {
+  return renewDueCertificates(timer(isPastDue), app.context("renewDueCertificates"));
+}
+
+/** The one summary line of the last sweep, parsed. */
+function summaryLine() {
+  const line = app.logs.findLast((l) => l.message.startsWith("certsched sweep summary "));
+  if (!line) throw new Error("no summary line was logged");
+  return {
+    level: line.level,
+    ...(JSON.parse(line.message.slice("certsched sweep summary ".length)) as {
+      failed: boolean;
+      ledger: string;
+      counts: Record<string, number>;
+      certificates: { name: string; outcome: string }[];
+    }),
+  };
+}
+
+describe("renewDueCertificates (timer)", () => {
+  describe("with due, not-due, refused and already-pending certificates", () => {
+    beforeEach(async () => {
+      await start([
+        { certificateName: "www-contoso-com", expiryDate: inDays(5) },
+        { certificateName: "intranet-contoso-com", expiryDate: inDays(8), refuseRenewal: REFUSAL },
+        {
+          certificateName: "vault-fabrikam-com",
+          target: "Cloud Key Vault + DNS",
+          keyVaultName: "kv-fabrikam",
+          expiryDate: inDays(2),
+        },
+        { certificateName: "shop-contoso-com", expiryDate: inDays(12) },
+        { certificateName: "blog-contoso-com", expiryDate: inDays(45) },
+      ]);
+      // shop was renewed half an hour ago (v3, by an operator) and the ledger says so.
+      const renewed = await app.call(
+        renewCertificate,
+        httpRequest({
+          path: "certificates/shop-contoso-com/renew",
+          params: { name: "shop-contoso-com" },
+        }),
+      );
+      expect(renewed.status).toBe(202);
+      const shop = app.sim.certificates().find((c) => c.certificateName === "shop-contoso-com");
+      if (!shop?.pendingUntil) throw new Error("shop's renewal is not pending");
+      const halfAnHourAgo = new Date(Date.now() - 30 * 60_000);
+      await ledger.write(
+        {
+          id: shop.id,
+          certificateName: shop.certificateName,
+          expiryAtRequest: shop.expiryDate,
+          firstRequestedAt: halfAnHourAgo,
+          lastRequestedAt: halfAnHourAgo,
+          outcome: "renewal-scheduled",
+          attempts: 1,
+          detail: undefined,
+        },
+        undefined,
+      );
+      app.sim.reset();
+    });
+
+    it("renews the others, skips the pending one, and fails the run naming the refusal", async () => {
+      const error = await sweep().catch((e: unknown) => e);
+
+      expect(error).toBeInstanceOf(SweepFailedError);
+      expect((error as Error).message).toBe("certsched renewal sweep failed: 1 renewal(s) failed");
+      expect(app.sim.renewCallsFor("www-contoso-com")).toBe(1);
+      expect(app.sim.renewCallsFor("vault-fabrikam-com")).toBe(1);
+      expect(app.sim.renewCallsFor("shop-contoso-com")).toBe(1); // the operator's, no more
+      expect(app.sim.renewCallsFor("blog-contoso-com")).toBe(0);
+      const summary = summaryLine();
+      expect(summary.level).toBe("error");
+      expect(summary.certificates).toEqual([
+        { name: "www-contoso-com", daysLeft: 5, outcome: "renewal-scheduled" },
+        { name: "intranet-contoso-com", daysLeft: 8, outcome: "failed" },
+        { name: "vault-fabrikam-com", daysLeft: 2, outcome: "renewal-scheduled" },
+        { name: "shop-contoso-com", daysLeft: 12, outcome: "skipped" },
+      ]);
+      const refusal = app.logs.find((l) => l.message.includes("certificate failed: intranet"));
+      expect(refusal?.level).toBe("error");
+      expect(refusal?.message).toContain("DNS zone 'contoso-dns' not found");
+    });
+
+    it("one failing certificate never stops the others, even one at a time", async () => {
+      await app.configure({ CERTSCHED_RENEWAL_CONCURRENCY: "1" }, { ledger });
+      // The first renewal on the wire fails in a second way: our credentials refused.
+      app.sim.inject("publicRenew", { status: 401, body: "Authorization failed", onCall: 1 });
+
+      await expect(sweep()).rejects.toThrow("2 renewal(s) failed");
+
+      const outcomes = summaryLine().certificates.map((c) => c.outcome);
+      expect(outcomes).toEqual(["failed", "failed", "renewal-scheduled", "skipped"]);
+      expect(app.sim.requestsFor("publicRenew")).toHaveLength(3);
+      expect(app.sim.renewCallsFor("vault-fabrikam-com")).toBe(1);
+    });
+
+    it("warns when the run is late", async () => {
+      const from = app.logs.length;
+
+      await sweep(true).catch(() => undefined);
+
+      expect(app.logs[from]).toMatchObject({
+        level: "warning",
+        functionName: "renewDueCertificates",
+        message: expect.stringMatching(/past due/),
+      });
+    });
+  });
+
+  it("resolves when every due certificate was scheduled", async () => {
+    await start([
+      { certificateName: "www-contoso-com", expiryDate: inDays(5) },
+      { certificateName: "api-contoso-com", expiryDate: inDays(19) },
+    ]);
+
+    await expect(sweep()).resolves.toBeUndefined();
+
+    expect(summaryLine()).toMatchObject({ level: "information", failed: false, ledger: "table" });
+    expect(app.sim.renewCallsFor("www-contoso-com")).toBe(1);
+    expect(app.sim.renewCallsFor("api-contoso-com")).toBe(1);
+  });
+
+  it("resolves when nothing is due (the list's 404)", async () => {
+    await start([{ certificateName: "blog-contoso-com", expiryDate: inDays(45) }]);
+
+    await expect(sweep()).resolves.toBeUndefined();
+
+    expect(summaryLine().counts.due).toBe(0);
+  });
+
+  it("rejects when the list itself fails, naming the list and its status", async () => {
+    await start([{ certificateName: "www-contoso-com", expiryDate: inDays(5) }]);
+    app.sim.inject("list", { status: 401, body: "Authorization failed: subscription suspended" });
+
+    const error = await sweep().catch((e: unknown) => e);
+
+    expect(error).toBeInstanceOf(SweepFailedError);
+    expect((error as Error).message).toMatch(
+      /list certificates due for renewal failed: the service answered 401.*subscription suspended/,
+    );
+    expect(app.sim.requestsFor("publicRenew")).toEqual([]);
+  });
+
+  it("rejects when a certificate is stuck, after asking for it again", async () => {
+    await start([{ certificateName: "www-contoso-com", expiryDate: inDays(5) }]);
+    const [cert] = app.sim.certificates();
+    if (!cert) throw new Error("no certificate");
+    const dayAndAnHourAgo = new Date(Date.now() - DAY_MS - HOUR_MS);
+    await ledger.write(
+      {
+        id: cert.id,
+        certificateName: cert.certificateName,
+        expiryAtRequest: cert.expiryDate,
+        firstRequestedAt: dayAndAnHourAgo,
+        lastRequestedAt: dayAndAnHourAgo,
+        outcome: "renewal-scheduled",
+        attempts: 1,
+        detail: undefined,
+      },
+      undefined,
+    );
+
+    await expect(sweep()).rejects.toThrow("certsched renewal sweep failed: 1 certificate(s) stuck");
+
+    expect(app.sim.renewCallsFor("www-contoso-com")).toBe(1);
+    const stuck = app.logs.find((l) => l.message.startsWith("certsched certificate stuck:"));
+    expect(stuck?.level).toBe("error");
+    expect(stuck?.message).toMatch(/still due 25\.0 h after renewal was first requested/);
+  });
+});

@@ -1,0 +1,273 @@
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { createCertificate } from "../../functions/createCertificate.js";
+import { listDueCertificates } from "../../functions/listDueCertificates.js";
+import { renewDueCertificates } from "../../functions/renewDueCertificates.js";
+import { testConnectivity } from "../../functions/testConnectivity.js";
+import {
+  type AppHarness,
+  closedPort,
+  httpRequest,
+  type Reply,
+  STACK_FRAME,
+  startHarness,
+  timer,
+} from "./harness.js";
+
+const INPUT = {
+  certificateName: "app-http",
+  rootDomain: "contoso.com",
+  email: "admin@contoso.com",
+  password: "pfx-password-0001",
+  isSAN: false,
+  cloudSubscriptionId: "00000000-0000-4000-8000-000000000001",
+  target: "Cloud App Service",
+  challengeType: "http",
+  cloudAppServicePlanName: "plan",
+  cloudAppServicePlanResourceGroup: "rg-plan",
+  cloudAppServiceResourceGroup: "rg-app",
+  cloudAppServiceName: "contoso-web",
+  cloudAppServiceSlotName: "",
+};
+
+// Retry-After: 0 lets the client retry at once, so "after retries" costs no waiting.
+const AT_ONCE = { "retry-after": "0" };
+
+let app: AppHarness;
+
+beforeAll(async () => {
+  // No certificates: the public list answers 404.
+  app = await startHarness();
+});
+beforeEach(async () => {
+  app.sim.reset();
+  await app.configure();
+});
+afterEach(() => {
+  for (const body of app.bodies) expect(body).not.toMatch(STACK_FRAME);
+  expect(app.leaks()).toEqual([]);
+});
+afterAll(() => app.close());
+
+const create = (): Promise<Reply> =>
+  app.call(createCertificate, httpRequest({ path: "certificates", json: INPUT }));
+const list = (): Promise<Reply> =>
+  app.call(listDueCertificates, httpRequest({ method: "GET", path: "certificates/due" }));
+
+function problemOf(reply: Reply, status: number) {
+  expect(reply.status).toBe(status);
+  expect(reply.headers["content-type"]).toBe("application/problem+json");
+  return reply.body as { code: string; title: string; detail: string; errors?: unknown[] };
+}
+
+describe("upstream answers mapped for the caller", () => {
+  it("a 400 from the service becomes 422 with the service's detail", async () => {
+    app.sim.inject("create", { status: 400, body: "Certificate name is not defined" });
+
+    const problem = problemOf(await create(), 422);
+
+    expect(problem.code).toBe("UPSTREAM_REJECTED");
+    expect(problem.detail).toContain("Certificate name is not defined");
+    expect(app.sim.requestsFor("create")).toHaveLength(1);
+  });
+
+  it("a 401 for our API key becomes 502 saying certsched's credentials were refused", async () => {
+    await app.configure({ CERTSCHED_API_KEY: "a-wrong-api-key-value" });
+    app.addSecrets("a-wrong-api-key-value");
+
+    const problem = problemOf(await create(), 502);
+
+    expect(problem).toMatchObject({
+      code: "UPSTREAM_UNAUTHORIZED",
+      title: "The service refused certsched's credentials",
+    });
+    expect(problem.detail).toContain("invalid API key");
+    expect(app.sim.requestsFor("create")).toHaveLength(1);
+  });
+
+  it("an upstream error that echoes our API key and a token is redacted", async () => {
+    await create();
+    const [token] = app.sim.issuedTokens();
+    app.sim.inject("create", {
+      status: 400,
+      body: `Bad request: key ${app.sim.options.apiKey} with token ${token} refused`,
+    });
+
+    const problem = problemOf(await create(), 422);
+
+    expect(problem.detail).toContain("[REDACTED]");
+    expect(problem.detail).toContain("refused");
+  });
+
+  it("an HTML gateway page is reduced to its title", async () => {
+    app.sim.inject("create", {
+      status: 502,
+      headers: { "content-type": "text/html" },
+      body: "<html><head><title>502 Bad Gateway</title></head><body><pre>at Object.<anonymous> (/srv/app.js:1:1)</pre></body></html>",
+    });
+
+    const problem = problemOf(await create(), 502);
+
+    expect(problem.code).toBe("UPSTREAM_FAILED");
+    expect(problem.detail).toContain('HTML page "502 Bad Gateway"');
+    expect(problem.detail).not.toContain("<pre>");
+  });
+
+  it("the list's 404 is an empty list, not an error", async () => {
+    const reply = await list();
+
+    expect(reply.status).toBe(200);
+    expect(reply.body).toEqual({ certificates: [] });
+    expect(app.sim.requestsFor("list")).toHaveLength(1);
+  });
+
+  it("a list that keeps failing with 500 becomes 502 after three retries", async () => {
+    app.sim.inject("list", { status: 500, headers: AT_ONCE, body: "boom", times: Infinity });
+
+    const problem = problemOf(await list(), 502);
+
+    expect(problem.code).toBe("UPSTREAM_FAILED");
+    expect(problem.detail).toContain("500");
+    expect(app.sim.requestsFor("list")).toHaveLength(4);
+  });
+
+  it("a list that recovers on a retry answers 200", async () => {
+    app.sim.inject("list", { status: 503, headers: AT_ONCE, times: 2 });
+
+    const reply = await list();
+
+    expect(reply.status).toBe(200);
+    expect(app.sim.requestsFor("list")).toHaveLength(3);
+  });
+
+  it("a create the service keeps refusing with 503 becomes 503 with Retry-After", async () => {
+    app.sim.inject("create", { status: 503, headers: AT_ONCE, times: Infinity });
+
+    const reply = await create();
+
+    expect(problemOf(reply, 503).code).toBe("UPSTREAM_FAILED");
+    expect(reply.headers["retry-after"]).toBe("60");
+    expect(app.sim.requestsFor("create")).toHaveLength(4);
+  });
+
+  it("a create that fails with 500 is not repeated (it may have been scheduled): 502", async () => {
+    app.sim.inject("create", { status: 500, headers: AT_ONCE, times: Infinity });
+
+    const problem = problemOf(await create(), 502);
+
+    expect(problem.code).toBe("UPSTREAM_FAILED");
+    expect(app.sim.requestsFor("create")).toHaveLength(1);
+  });
+
+  it("an unreachable service becomes 503", async () => {
+    await app.configure({ CERTSCHED_BASE_URL: `http://127.0.0.1:${await closedPort()}` });
+
+    const reply = await create();
+
+    expect(problemOf(reply, 503).code).toBe("UPSTREAM_UNREACHABLE");
+    expect(reply.headers["retry-after"]).toBe("60");
+    // The token came from the identity provider (still the simulator); the create went nowhere.
+    expect(app.sim.requestsFor("token")).toHaveLength(1);
+    expect(app.sim.requestsFor("create")).toEqual([]);
+  });
+
+  it("a service that hangs past CERTSCHED_HTTP_TIMEOUT becomes 504", async () => {
+    await app.configure({ CERTSCHED_HTTP_TIMEOUT: "300ms" });
+    app.sim.inject("create", { delayMs: 60_000 });
+
+    const problem = problemOf(await create(), 504);
+
+    expect(problem.code).toBe("UPSTREAM_TIMEOUT");
+    expect(app.sim.requestsFor("create")).toHaveLength(1);
+  });
+
+  it("a 500 error line is logged for the operator, a 4xx only warned", async () => {
+    const from = app.logs.length;
+    app.sim.inject("create", { status: 500 });
+    await create();
+    app.sim.inject("create", { status: 400, body: "nope" });
+    await create();
+
+    const levels = app.logs
+      .slice(from)
+      .filter((l) => l.message.startsWith("createCertificate "))
+      .map((l) => l.level);
+    expect(levels).toEqual(["error", "warning"]);
+  });
+});
+
+describe("missing or invalid settings", () => {
+  it("answer 503 naming every setting", async () => {
+    await app.configure({
+      CERTSCHED_BASE_URL: undefined,
+      CERTSCHED_TENANT_ID: undefined,
+      CERTSCHED_RENEWAL_CONCURRENCY: "0",
+    });
+
+    const problem = problemOf(await list(), 503);
+
+    expect(problem.code).toBe("CONFIG_INVALID");
+    const names = (problem.errors as { name: string }[]).map((e) => e.name);
+    expect(names).toEqual(
+      expect.arrayContaining(["CERTSCHED_BASE_URL", "CERTSCHED_RENEWAL_CONCURRENCY"]),
+    );
+    expect(app.sim.requests).toEqual([]);
+  });
+
+  it("name the client secret when neither it nor a vault is set", async () => {
+    await app.configure({ CERTSCHED_CLIENT_SECRET: undefined, CERTSCHED_TENANT_ID: undefined });
+
+    const problem = problemOf(await create(), 503);
+
+    const names = (problem.errors as { name: string }[]).map((e) => e.name);
+    expect(names.sort()).toEqual(["CERTSCHED_CLIENT_SECRET", "CERTSCHED_TENANT_ID"]);
+  });
+
+  it("refuse plain http to a remote host without echoing the other settings", async () => {
+    await app.configure({ CERTSCHED_BASE_URL: "http://certs.example.com" });
+
+    const reply = await create();
+
+    const problem = problemOf(reply, 503);
+    expect(problem.errors).toEqual([
+      { name: "CERTSCHED_BASE_URL", message: expect.stringContaining("https") },
+    ]);
+  });
+
+  it("name the missing subscription when create needs it", async () => {
+    await app.configure({ CERTSCHED_SUBSCRIPTION: undefined });
+
+    const problem = problemOf(await create(), 503);
+
+    expect(problem.errors).toEqual([
+      { name: "CERTSCHED_SUBSCRIPTION", message: expect.any(String) },
+    ]);
+  });
+
+  it("make the timer fail with the settings named", async () => {
+    await app.configure({ CERTSCHED_BASE_URL: undefined });
+
+    await expect(
+      renewDueCertificates(timer(), app.context("renewDueCertificates")),
+    ).rejects.toThrow(/CERTSCHED_BASE_URL/);
+  });
+});
+
+describe("an identity provider that is down", () => {
+  it("makes the app answer 503 without a stack trace", async () => {
+    const down = await startHarness();
+    try {
+      await down.sim.close();
+
+      const reply = await down.call(
+        testConnectivity,
+        httpRequest({ method: "GET", path: "connectivity" }),
+      );
+
+      expect(problemOf(reply, 503).code).toBe("TOKEN_UNAVAILABLE");
+      expect(reply.text).not.toMatch(STACK_FRAME);
+      expect(down.leaks()).toEqual([]);
+    } finally {
+      await down.close();
+    }
+  });
+});

@@ -1,0 +1,117 @@
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { renewDueCertificates } from "../../functions/renewDueCertificates.js";
+import { runRenewals } from "../../functions/runRenewals.js";
+import type { SweepSummary } from "../../shared/sweep/summary.js";
+import { type AppHarness, DAY_MS, httpRequest, startHarness, timer } from "../functions/harness.js";
+import { type AzuriteHandle, startAzurite } from "../support/azurite.js";
+
+const DUE = ["www-contoso-com", "api-contoso-com", "vault-fabrikam-com"];
+
+let app: AppHarness;
+// A private Azurite: the default ledger table (AzureWebJobsStorage) must not be shared with
+// other test files running at the same time.
+let azurite: AzuriteHandle;
+
+beforeAll(async () => {
+  azurite = await startAzurite();
+});
+afterAll(() => azurite.stop());
+
+beforeEach(async () => {
+  app = await startHarness({
+    completionDelayMs: 30 * 60_000,
+    certificates: [
+      ...DUE.map((certificateName, i) => ({
+        certificateName,
+        expiryDate: new Date(Date.now() + (2 + i) * DAY_MS),
+      })),
+      { certificateName: "blog-contoso-com", expiryDate: new Date(Date.now() + 45 * DAY_MS) },
+    ],
+  });
+});
+afterEach(async () => {
+  expect(app.leaks()).toEqual([]);
+  await app.close();
+});
+
+async function runNow(): Promise<SweepSummary> {
+  const reply = await app.call(runRenewals, httpRequest({ path: "renewals" }));
+  expect(reply.status).toBe(200);
+  return reply.body as SweepSummary;
+}
+
+describe("the ledger from AzureWebJobsStorage", () => {
+  it("guards against a second renewal when storage is there", async () => {
+    await app.configure({ AzureWebJobsStorage: azurite.connectionString });
+
+    const first = await runNow();
+    const second = await runNow();
+
+    expect(first).toMatchObject({ ledger: "table", failed: false });
+    expect(first.counts["renewal-scheduled"]).toBe(3);
+    expect(second.counts.skipped).toBe(3);
+    for (const name of DUE) expect(app.sim.renewCallsFor(name)).toBe(1);
+  });
+});
+
+describe("storage that is down", () => {
+  beforeAll(async () => {
+    // The Azurite the test above used, now gone.
+    await azurite.stop();
+  });
+
+  it("still renews every due certificate, and fails the run with one line saying why", async () => {
+    await app.configure({ AzureWebJobsStorage: azurite.connectionString });
+
+    const summary = await runNow();
+
+    expect(summary.ledger).toBe("unavailable");
+    expect(summary.failed).toBe(true);
+    expect(summary.counts["renewal-scheduled"]).toBe(3);
+    for (const name of DUE) expect(app.sim.renewCallsFor(name)).toBe(1);
+    expect(summary.problems).toHaveLength(1);
+    const [problem] = summary.problems;
+    expect(problem).not.toContain("\n");
+    expect(problem).toMatch(
+      /^renewal ledger unavailable, continuing without duplicate protection: renewal ledger: cannot open table certschedrenewals \(ECONNREFUSED\)$/,
+    );
+    expect(app.logs).toContainEqual(
+      expect.objectContaining({ level: "error", message: `certsched ${problem}` }),
+    );
+  });
+
+  it("makes the timer fail after renewing, naming the ledger", async () => {
+    await app.configure({ AzureWebJobsStorage: azurite.connectionString });
+
+    await expect(
+      renewDueCertificates(timer(), app.context("renewDueCertificates")),
+    ).rejects.toThrow(/^certsched renewal sweep failed: renewal ledger unavailable/);
+
+    for (const name of DUE) expect(app.sim.renewCallsFor(name)).toBe(1);
+  });
+});
+
+describe("no storage configured", () => {
+  it("sweeps without a ledger and warns that it does", async () => {
+    await app.configure({ AzureWebJobsStorage: undefined });
+
+    const summary = await runNow();
+
+    expect(summary).toMatchObject({ ledger: "none", failed: false, problems: [] });
+    expect(summary.counts["renewal-scheduled"]).toBe(3);
+    expect(app.logs).toContainEqual(
+      expect.objectContaining({
+        level: "warning",
+        message: expect.stringMatching(/no storage configured \(AzureWebJobsStorage\)/),
+      }),
+    );
+  });
+
+  it("lets the timer succeed", async () => {
+    await app.configure();
+
+    await expect(
+      renewDueCertificates(timer(), app.context("renewDueCertificates")),
+    ).resolves.toBeUndefined();
+  });
+});

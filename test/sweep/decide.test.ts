@@ -1,0 +1,167 @@
+import { fc, test } from "@fast-check/vitest";
+import { describe, expect, it } from "vitest";
+import type { LedgerOutcome, LedgerRecord } from "../../shared/ledger/ledger.js";
+import { decide, STUCK_AFTER_MS, type Verdict } from "../../shared/sweep/decide.js";
+
+const H = 3_600_000;
+const NOW = new Date("2026-03-01T03:00:00.000Z");
+const EXPIRY = new Date("2026-03-06T00:00:00.000Z");
+const GRACE = 2 * H;
+
+const hoursAgo = (h: number) => new Date(NOW.getTime() - h * H);
+
+/** A ledger record of the current episode: first and last request `h` hours ago. */
+function record(
+  first: number | undefined,
+  last: number | undefined,
+  outcome: LedgerOutcome = "renewal-scheduled",
+  extra: Partial<LedgerRecord> = {},
+): LedgerRecord {
+  return {
+    id: 7,
+    certificateName: "www-contoso-com",
+    expiryAtRequest: EXPIRY,
+    firstRequestedAt: first === undefined ? undefined : hoursAgo(first),
+    lastRequestedAt: last === undefined ? undefined : hoursAgo(last),
+    outcome,
+    attempts: 2,
+    detail: undefined,
+    ...extra,
+  };
+}
+
+type Expected = Pick<Verdict, "action" | "reason"> & { renew?: boolean };
+
+const CASES: [string, LedgerRecord | undefined, Expected][] = [
+  ["no record: renew", undefined, { action: "renew", reason: "NewRenewal" }],
+  [
+    "a record of the previous certificate (expiry changed): renew",
+    record(30, 30, "stuck", { expiryAtRequest: new Date("2025-12-06T00:00:00.000Z") }),
+    { action: "renew", reason: "NewRenewal" },
+  ],
+  [
+    "the first attempt failed (nothing accepted yet): renew",
+    record(undefined, undefined, "failed"),
+    { action: "renew", reason: "PreviousAttemptFailed" },
+  ],
+  [
+    "the last attempt failed after an accepted one: renew",
+    record(5, 0.5, "failed"),
+    { action: "renew", reason: "PreviousAttemptFailed" },
+  ],
+  ["requested 1 h ago: skip", record(1, 1), { action: "skip", reason: "WithinGrace" }],
+  [
+    "another sweep is requesting it right now: skip",
+    record(0, 0, "requesting"),
+    { action: "skip", reason: "WithinGrace" },
+  ],
+  ["requested 3 h ago: renew", record(3, 3), { action: "renew", reason: "GraceElapsed" }],
+  ["exactly the grace ago: renew", record(2, 2), { action: "renew", reason: "GraceElapsed" }],
+  [
+    "first 23 h ago, last 3 h ago: renew, not stuck yet",
+    record(23, 3),
+    { action: "renew", reason: "GraceElapsed" },
+  ],
+  [
+    "first exactly 24 h ago, never since: stuck, ask again",
+    record(24, 24),
+    { action: "stuck", reason: "Stuck", renew: true },
+  ],
+  [
+    "first 25 h ago, last 22 h ago (before it was stuck): stuck, ask again",
+    record(25, 22),
+    { action: "stuck", reason: "Stuck", renew: true },
+  ],
+  [
+    "first 24 h ago, last 1 h ago (within the grace): stuck, not again",
+    record(24, 1),
+    { action: "stuck", reason: "Stuck", renew: false },
+  ],
+  [
+    "first 26 h ago, last 1 h ago (asked again when stuck): stuck, not again",
+    record(26, 1),
+    { action: "stuck", reason: "Stuck", renew: false },
+  ],
+  [
+    "first 48 h ago, last 23 h ago: stuck, not again",
+    record(48, 23),
+    { action: "stuck", reason: "Stuck", renew: false },
+  ],
+  [
+    "first 49 h ago, last 24 h ago: stuck, ask again (once a day)",
+    record(49, 24),
+    { action: "stuck", reason: "Stuck", renew: true },
+  ],
+  [
+    "stuck and the last re-request failed: retry now",
+    record(49, 24, "failed"),
+    { action: "renew", reason: "PreviousAttemptFailed" },
+  ],
+];
+
+describe("decide", () => {
+  it.each(CASES)("%s", (_, rec, expected) => {
+    const verdict = decide({ expiryDate: EXPIRY, record: rec, now: NOW, graceMs: GRACE });
+
+    expect(verdict).toMatchObject(expected);
+    expect(verdict.message).not.toBe("");
+  });
+
+  it("says how long ago, in minutes below an hour", () => {
+    const verdict = decide({
+      expiryDate: EXPIRY,
+      record: record(0.5, 0.5),
+      now: NOW,
+      graceMs: GRACE,
+    });
+    expect(verdict.message).toBe(
+      "renewal requested 30 min ago; the service completes within an hour",
+    );
+  });
+
+  it("says how long and how many attempts when stuck", () => {
+    const verdict = decide({
+      expiryDate: EXPIRY,
+      record: record(25, 22),
+      now: NOW,
+      graceMs: GRACE,
+    });
+    expect(verdict.message).toBe(
+      "still due 25.0 h after renewal was first requested (2 attempt(s)); requesting again",
+    );
+  });
+
+  it("with a grace of 0 asks again on every sweep until stuck", () => {
+    const verdict = decide({ expiryDate: EXPIRY, record: record(1, 0), now: NOW, graceMs: 0 });
+    expect(verdict).toMatchObject({ action: "renew", reason: "GraceElapsed" });
+  });
+
+  it("honours a longer grace (CERTSCHED_RENEWAL_GRACE=6h)", () => {
+    const verdict = decide({ expiryDate: EXPIRY, record: record(5, 5), now: NOW, graceMs: 6 * H });
+    expect(verdict).toMatchObject({ action: "skip", reason: "WithinGrace" });
+  });
+
+  const episode = fc
+    .record({
+      first: fc.integer({ min: 0, max: 96 * 60 }),
+      lastOffset: fc.integer({ min: 0, max: 96 * 60 }),
+      graceMinutes: fc.integer({ min: 0, max: 6 * 60 }),
+    })
+    .map(({ first, lastOffset, graceMinutes }) => ({
+      // Minutes ago; the last request is never before the first.
+      first,
+      last: Math.max(0, first - lastOffset),
+      graceMs: graceMinutes * 60_000,
+    }));
+
+  test.prop([episode])(
+    "never asks again within the grace of an accepted request, and reports stuck after a day",
+    ({ first, last, graceMs }) => {
+      const rec = record(first / 60, last / 60);
+      const verdict = decide({ expiryDate: EXPIRY, record: rec, now: NOW, graceMs });
+      const asks = verdict.action === "renew" || (verdict.action === "stuck" && verdict.renew);
+      if (asks) expect(last * 60_000).toBeGreaterThanOrEqual(graceMs);
+      expect(verdict.action === "stuck").toBe(first * 60_000 >= STUCK_AFTER_MS);
+    },
+  );
+});
