@@ -1,0 +1,274 @@
+// certsched on Azure: a Flex Consumption function app with its storage, Key Vault, identity and
+// telemetry, in one resource group. `azd up` deploys it with main.parameters.json; so does
+// `az deployment group create` (docs/deploy.md).
+targetScope = 'resourceGroup'
+
+// ---- Environment --------------------------------------------------------------------------
+
+@description('Name of the azd environment (AZURE_ENV_NAME); part of every resource name.')
+@minLength(1)
+@maxLength(40)
+param environmentName string
+
+@description('Azure region of every resource; it must offer Flex Consumption.')
+param location string = resourceGroup().location
+
+@description('Tags applied to every resource.')
+param tags object = {}
+
+@description('Object id of the person or pipeline deploying (azd fills in AZURE_PRINCIPAL_ID). Gets Key Vault Secrets Officer on the vault so it can set the two secrets. Empty: no assignment.')
+param deployerPrincipalId string = ''
+
+// ---- Hosting ------------------------------------------------------------------------------
+
+@description('Node.js major version of the Functions worker: 20 (what CI tests) or 22 (the current Azure default, also supported).')
+@allowed([
+  '20'
+  '22'
+])
+param nodeVersion string = '20'
+
+@description('Most instances the app may scale out to.')
+@minValue(1)
+@maxValue(1000)
+param maximumInstanceCount int = 100
+
+@description('Memory of each instance in MB.')
+@allowed([
+  512
+  2048
+  4096
+])
+param instanceMemoryMB int = 2048
+
+@description('Accept only Entra-authenticated telemetry in Application Insights. Leave false unless certsched\'s OpenTelemetry exporter is given a credential too.')
+param appInsightsDisableLocalAuth bool = false
+
+@description('Turn on Key Vault purge protection (irreversible).')
+param keyVaultPurgeProtection bool = false
+
+// ---- The service (CERTSCHED_* settings; README "Settings") --------------------------------
+
+@description('CERTSCHED_BASE_URL: {base_url} of the Certificate Scheduling Service, https.')
+@minLength(1)
+param baseUrl string
+
+@description('CERTSCHED_PUBLIC_BASE_URL: {public_base_url}. Empty: {base_url}/public.')
+param publicBaseUrl string = ''
+
+@description('CERTSCHED_SUBSCRIPTION: subscription value in the v3 paths (portal: Subscription > Details). Needed by create and renew.')
+param subscriptionValue string = ''
+
+@description('CERTSCHED_SUBSCRIPTION_ID: subscription id in the public paths. Empty: CERTSCHED_SUBSCRIPTION.')
+param subscriptionIdValue string = ''
+
+@description('CERTSCHED_TENANT_ID: directory (tenant) id of the app registration that obtains the cloud tokens. Required in client-secret mode.')
+param tenantId string = ''
+
+@description('CERTSCHED_CLIENT_ID: application (client) id of that app registration. Required in client-secret mode.')
+param clientId string = ''
+
+@description('CERTSCHED_CLOUD_CREDENTIAL: client-secret (spec 4.6, the app registration) or managed-identity (this app\'s identity obtains the cloud tokens; grant it access instead).')
+@allowed([
+  'client-secret'
+  'managed-identity'
+])
+param cloudCredential string = 'client-secret'
+
+@description('CERTSCHED_TOKEN_URL: {token_url} of the identity provider. Empty: https://login.microsoftonline.com.')
+param tokenUrl string = ''
+
+@description('CERTSCHED_MANAGEMENT_RESOURCE: resource of the management token. Empty: https://management.core.windows.net/.')
+param managementResource string = ''
+
+@description('CERTSCHED_VAULT_RESOURCE: resource of the vault token. Empty: https://vault.azure.net.')
+param vaultResource string = ''
+
+@description('CERTSCHED_API_KEY_SECRET_NAME: Key Vault secret holding the service API key.')
+param apiKeySecretName string = 'certsched-api-key'
+
+@description('CERTSCHED_CLIENT_SECRET_SECRET_NAME: Key Vault secret holding the client secret.')
+param clientSecretSecretName string = 'certsched-client-secret'
+
+@description('Service API key, stored as the secret apiKeySecretName. Leave empty and set it after deployment with `az keyvault secret set` (docs/deploy.md); never an app setting.')
+@secure()
+param apiKey string = ''
+
+@description('Client secret of the app registration, stored as the secret clientSecretSecretName. Leave empty and set it after deployment with `az keyvault secret set` (docs/deploy.md); never an app setting.')
+@secure()
+param clientSecret string = ''
+
+@description('CERTSCHED_SECRET_CACHE_TTL: how long a secret read from Key Vault is reused, e.g. 10m. Empty: 10m.')
+param secretCacheTtl string = ''
+
+@description('CERTSCHED_RENEWAL_SCHEDULE: six-field NCRONTAB schedule of the renewal timer, UTC.')
+param renewalSchedule string = '0 0 3 * * *'
+
+@description('CERTSCHED_RENEWAL_CONCURRENCY: renewals in flight at once, 1..64.')
+param renewalConcurrency string = '8'
+
+@description('CERTSCHED_RENEWAL_GRACE: a certificate whose renewal was requested this recently is skipped, e.g. 2h.')
+param renewalGrace string = '2h'
+
+@description('CERTSCHED_DRY_RUN: list and decide, renew nothing.')
+@allowed([
+  'true'
+  'false'
+])
+param dryRun string = 'false'
+
+@description('CERTSCHED_HTTP_TIMEOUT: timeout of each outbound HTTP attempt, e.g. 30s. Empty: 30s.')
+param httpTimeout string = ''
+
+@description('CERTSCHED_WEBHOOK_URL: where sweep notifications are posted (Teams workflow, Slack or JSON). Secure: the URL carries its signature. Empty: no notifications.')
+@secure()
+param webhookUrl string = ''
+
+@description('CERTSCHED_WEBHOOK_FORMAT: auto (from the URL), teams, slack or json.')
+@allowed([
+  'auto'
+  'teams'
+  'slack'
+  'json'
+])
+param webhookFormat string = 'auto'
+
+@description('CERTSCHED_NOTIFY_SUCCESS: also notify after sweeps that went well.')
+@allowed([
+  'true'
+  'false'
+])
+param notifySuccess string = 'false'
+
+// ---- Names --------------------------------------------------------------------------------
+
+var resourceToken = toLower(uniqueString(subscription().id, resourceGroup().id, environmentName))
+var allTags = union(tags, { 'azd-env-name': environmentName })
+var serviceName = 'certsched'
+// Must match LEDGER_TABLE in shared/ledger/tableLedger.ts (test/infra checks it).
+var ledgerTableName = 'certschedrenewals'
+var deploymentContainerName = 'app-package'
+
+// ---- Resources ----------------------------------------------------------------------------
+
+module identity 'modules/identity.bicep' = {
+  name: 'identity'
+  params: {
+    name: 'id-certsched-${resourceToken}'
+    location: location
+    tags: allTags
+  }
+}
+
+module monitoring 'modules/monitoring.bicep' = {
+  name: 'monitoring'
+  params: {
+    logAnalyticsName: 'log-certsched-${resourceToken}'
+    appInsightsName: 'appi-certsched-${resourceToken}'
+    location: location
+    tags: allTags
+    disableLocalAuth: appInsightsDisableLocalAuth
+  }
+}
+
+module storage 'modules/storage.bicep' = {
+  name: 'storage'
+  params: {
+    name: 'stcert${resourceToken}'
+    location: location
+    tags: allTags
+    deploymentContainerName: deploymentContainerName
+    ledgerTableName: ledgerTableName
+  }
+}
+
+module keyVault 'modules/keyVault.bicep' = {
+  name: 'keyVault'
+  params: {
+    name: 'kv-cert-${resourceToken}'
+    location: location
+    tags: allTags
+    enablePurgeProtection: keyVaultPurgeProtection
+    apiKeySecretName: apiKeySecretName
+    clientSecretSecretName: clientSecretSecretName
+    apiKey: apiKey
+    clientSecret: clientSecret
+  }
+}
+
+module access 'modules/access.bicep' = {
+  name: 'access'
+  params: {
+    principalId: identity.outputs.principalId
+    keyVaultName: keyVault.outputs.name
+    storageAccountName: storage.outputs.name
+    appInsightsName: monitoring.outputs.appInsightsName
+    deployerPrincipalId: deployerPrincipalId
+  }
+}
+
+// Every setting shared/settings.ts reads, plus the timer schedule the host reads. Blank values
+// count as unset there, so an empty parameter means "the code's default". Left out on purpose:
+// CERTSCHED_API_KEY and CERTSCHED_CLIENT_SECRET (read from Key Vault, never plain settings) and
+// the plain AzureWebJobsStorage connection string (identity-based form in functionApp.bicep).
+var certschedSettings = [
+  { name: 'CERTSCHED_BASE_URL', value: baseUrl }
+  { name: 'CERTSCHED_PUBLIC_BASE_URL', value: publicBaseUrl }
+  { name: 'CERTSCHED_SUBSCRIPTION', value: subscriptionValue }
+  { name: 'CERTSCHED_SUBSCRIPTION_ID', value: subscriptionIdValue }
+  { name: 'CERTSCHED_TENANT_ID', value: tenantId }
+  { name: 'CERTSCHED_CLIENT_ID', value: clientId }
+  { name: 'CERTSCHED_CLOUD_CREDENTIAL', value: cloudCredential }
+  { name: 'CERTSCHED_TOKEN_URL', value: tokenUrl }
+  { name: 'CERTSCHED_MANAGEMENT_RESOURCE', value: managementResource }
+  { name: 'CERTSCHED_VAULT_RESOURCE', value: vaultResource }
+  { name: 'CERTSCHED_KEY_VAULT_URL', value: keyVault.outputs.uri }
+  { name: 'CERTSCHED_API_KEY_SECRET_NAME', value: apiKeySecretName }
+  { name: 'CERTSCHED_CLIENT_SECRET_SECRET_NAME', value: clientSecretSecretName }
+  { name: 'CERTSCHED_SECRET_CACHE_TTL', value: secretCacheTtl }
+  { name: 'CERTSCHED_RENEWAL_SCHEDULE', value: renewalSchedule }
+  { name: 'CERTSCHED_RENEWAL_CONCURRENCY', value: renewalConcurrency }
+  { name: 'CERTSCHED_RENEWAL_GRACE', value: renewalGrace }
+  { name: 'CERTSCHED_DRY_RUN', value: dryRun }
+  { name: 'CERTSCHED_HTTP_TIMEOUT', value: httpTimeout }
+  { name: 'CERTSCHED_WEBHOOK_FORMAT', value: webhookFormat }
+  { name: 'CERTSCHED_NOTIFY_SUCCESS', value: notifySuccess }
+  // The ledger table through the identity (the plain AzureWebJobsStorage connection string is
+  // not set: shared keys are off on the account).
+  { name: 'CERTSCHED_LEDGER_TABLE_URI', value: storage.outputs.tableEndpoint }
+]
+
+module functionApp 'modules/functionApp.bicep' = {
+  name: 'functionApp'
+  params: {
+    name: 'func-certsched-${resourceToken}'
+    planName: 'plan-certsched-${resourceToken}'
+    location: location
+    tags: allTags
+    serviceName: serviceName
+    nodeVersion: nodeVersion
+    maximumInstanceCount: maximumInstanceCount
+    instanceMemoryMB: instanceMemoryMB
+    identityId: identity.outputs.id
+    identityClientId: identity.outputs.clientId
+    storageAccountName: storage.outputs.name
+    deploymentContainerName: storage.outputs.deploymentContainerName
+    appInsightsName: monitoring.outputs.appInsightsName
+    appSettings: certschedSettings
+    webhookUrl: webhookUrl
+  }
+  // The app starts reading its storage and vault at once: let the roles land first.
+  dependsOn: [
+    access
+  ]
+}
+
+// azd stores these in the environment (.azure/<env>/.env); docs/deploy.md uses them.
+output AZURE_FUNCTION_APP_NAME string = functionApp.outputs.name
+output AZURE_FUNCTION_APP_URL string = 'https://${functionApp.outputs.defaultHostName}'
+output AZURE_KEY_VAULT_NAME string = keyVault.outputs.name
+output AZURE_KEY_VAULT_ENDPOINT string = keyVault.outputs.uri
+output AZURE_STORAGE_ACCOUNT_NAME string = storage.outputs.name
+output APPLICATIONINSIGHTS_NAME string = monitoring.outputs.appInsightsName
+output AZURE_FUNCTION_APP_IDENTITY_CLIENT_ID string = identity.outputs.clientId
+output AZURE_FUNCTION_APP_IDENTITY_PRINCIPAL_ID string = identity.outputs.principalId

@@ -1,0 +1,142 @@
+// The function app on a Flex Consumption plan (FC1, Linux, Node). Everything it reaches (host
+// storage, deployment package, Key Vault, Application Insights) is reached with the user-assigned
+// identity: no connection string or key is stored in its settings.
+
+@description('Name of the function app (also its host name: <name>.azurewebsites.net).')
+param name string
+
+@description('Name of the Flex Consumption plan.')
+param planName string
+
+@description('Azure region of the plan and the app (must offer Flex Consumption).')
+param location string
+
+@description('Tags applied to the plan and the app.')
+param tags object = {}
+
+@description('azd service name from azure.yaml; `azd deploy` finds the app by this tag.')
+param serviceName string
+
+@description('Node.js major version of the worker. 20 is what CI tests; 22 is the current Azure default and is supported by the code.')
+@allowed([
+  '20'
+  '22'
+])
+param nodeVersion string = '20'
+
+@description('Most instances the app may scale out to (Flex Consumption allows up to 1000).')
+@minValue(1)
+@maxValue(1000)
+param maximumInstanceCount int = 100
+
+@description('Memory of each instance in MB.')
+@allowed([
+  512
+  2048
+  4096
+])
+param instanceMemoryMB int = 2048
+
+@description('Resource id of the user-assigned identity the app runs as.')
+param identityId string
+
+@description('Client id of that identity (AZURE_CLIENT_ID, AzureWebJobsStorage__clientId).')
+param identityClientId string
+
+@description('Name of the app\'s storage account (AzureWebJobsStorage).')
+param storageAccountName string
+
+@description('Blob container in that account holding the deployment package.')
+param deploymentContainerName string
+
+@description('Name of the Application Insights component the app reports to.')
+param appInsightsName string
+
+@description('certsched\'s own app settings as { name, value } pairs (main.bicep builds them). Secret values never travel here.')
+param appSettings array
+
+@description('CERTSCHED_WEBHOOK_URL: Teams workflow / Slack / JSON webhook for sweep notifications. Secure because the URL carries its signature. Empty: no notifications.')
+@secure()
+param webhookUrl string = ''
+
+resource storage 'Microsoft.Storage/storageAccounts@2023-05-01' existing = {
+  name: storageAccountName
+}
+
+resource appInsights 'Microsoft.Insights/components@2020-02-02' existing = {
+  name: appInsightsName
+}
+
+resource plan 'Microsoft.Web/serverfarms@2024-04-01' = {
+  name: planName
+  location: location
+  tags: tags
+  kind: 'functionapp'
+  sku: {
+    name: 'FC1'
+    tier: 'FlexConsumption'
+  }
+  properties: {
+    reserved: true
+  }
+}
+
+// Host settings. Flex Consumption rejects FUNCTIONS_WORKER_RUNTIME, FUNCTIONS_EXTENSION_VERSION,
+// WEBSITE_RUN_FROM_PACKAGE and friends: the runtime and the package come from functionAppConfig.
+var platformSettings = [
+  { name: 'AzureWebJobsStorage__accountName', value: storage.name }
+  { name: 'AzureWebJobsStorage__credential', value: 'managedidentity' }
+  { name: 'AzureWebJobsStorage__clientId', value: identityClientId }
+  // DefaultAzureCredential (Key Vault, ledger, managed-identity mode) picks this identity.
+  { name: 'AZURE_CLIENT_ID', value: identityClientId }
+  { name: 'APPLICATIONINSIGHTS_CONNECTION_STRING', value: appInsights.properties.ConnectionString }
+  { name: 'APPLICATIONINSIGHTS_AUTHENTICATION_STRING', value: 'ClientId=${identityClientId};Authorization=AAD' }
+]
+
+var secureSettings = [
+  { name: 'CERTSCHED_WEBHOOK_URL', value: webhookUrl }
+]
+
+resource app 'Microsoft.Web/sites@2024-04-01' = {
+  name: name
+  location: location
+  tags: union(tags, { 'azd-service-name': serviceName })
+  kind: 'functionapp,linux'
+  identity: {
+    type: 'UserAssigned'
+    userAssignedIdentities: {
+      '${identityId}': {}
+    }
+  }
+  properties: {
+    serverFarmId: plan.id
+    httpsOnly: true
+    siteConfig: {
+      minTlsVersion: '1.2'
+      appSettings: concat(platformSettings, appSettings, secureSettings)
+    }
+    functionAppConfig: {
+      deployment: {
+        storage: {
+          type: 'blobContainer'
+          value: '${storage.properties.primaryEndpoints.blob}${deploymentContainerName}'
+          authentication: {
+            type: 'UserAssignedIdentity'
+            userAssignedIdentityResourceId: identityId
+          }
+        }
+      }
+      scaleAndConcurrency: {
+        maximumInstanceCount: maximumInstanceCount
+        instanceMemoryMB: instanceMemoryMB
+      }
+      runtime: {
+        name: 'node'
+        version: nodeVersion
+      }
+    }
+  }
+}
+
+output name string = app.name
+output defaultHostName string = app.properties.defaultHostName

@@ -1,0 +1,72 @@
+// The function app's own storage account: host state (timer schedule status, locks), the
+// deployment package container and the renewal ledger table. Shared keys are off: everything
+// reaches it through the managed identity.
+
+@description('Name of the storage account (3-24 lowercase letters and digits, globally unique).')
+@minLength(3)
+@maxLength(24)
+param name string
+
+@description('Azure region of the storage account.')
+param location string
+
+@description('Tags applied to the storage account.')
+param tags object = {}
+
+@description('Blob container that holds the deployment package of the Flex Consumption app.')
+param deploymentContainerName string
+
+@description('Table of the renewal ledger; must match LEDGER_TABLE in shared/ledger/tableLedger.ts.')
+param ledgerTableName string
+
+resource storage 'Microsoft.Storage/storageAccounts@2023-05-01' = {
+  name: name
+  location: location
+  tags: tags
+  kind: 'StorageV2'
+  sku: {
+    name: 'Standard_LRS'
+  }
+  properties: {
+    accessTier: 'Hot'
+    minimumTlsVersion: 'TLS1_2'
+    supportsHttpsTrafficOnly: true
+    allowBlobPublicAccess: false
+    allowSharedKeyAccess: false
+    defaultToOAuthAuthentication: true
+    publicNetworkAccess: 'Enabled'
+    networkAcls: {
+      bypass: 'AzureServices'
+      defaultAction: 'Allow'
+    }
+  }
+}
+
+resource blobService 'Microsoft.Storage/storageAccounts/blobServices@2023-05-01' = {
+  parent: storage
+  name: 'default'
+}
+
+resource deploymentContainer 'Microsoft.Storage/storageAccounts/blobServices/containers@2023-05-01' = {
+  parent: blobService
+  name: deploymentContainerName
+  properties: {
+    publicAccess: 'None'
+  }
+}
+
+resource tableService 'Microsoft.Storage/storageAccounts/tableServices@2023-05-01' = {
+  parent: storage
+  name: 'default'
+}
+
+// Created here so the app's identity needs no table-create right on first run.
+resource ledgerTable 'Microsoft.Storage/storageAccounts/tableServices/tables@2023-05-01' = {
+  parent: tableService
+  name: ledgerTableName
+}
+
+output name string = storage.name
+output blobEndpoint string = storage.properties.primaryEndpoints.blob
+output tableEndpoint string = storage.properties.primaryEndpoints.table
+output deploymentContainerName string = deploymentContainer.name
