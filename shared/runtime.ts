@@ -2,11 +2,15 @@ import { HttpClient } from "./http/httpClient.js";
 import type { Ledger } from "./ledger/ledger.js";
 import { noLedger } from "./ledger/ledger.js";
 import { tableLedger } from "./ledger/tableLedger.js";
+import { createNotifier, type Notifier, noNotifier } from "./notify/notifier.js";
+import { webhookSecrets } from "./notify/webhookFormat.js";
 import { registerSecret } from "./redact.js";
 import { createSecretStore, type SecretReader, type SecretStore } from "./secrets/secretStore.js";
 import { withClientSecretRetry } from "./secrets/withFreshClientSecret.js";
 import { ServiceClient } from "./service/serviceClient.js";
 import { type Env, loadSettings, type Settings } from "./settings.js";
+import { noTelemetry, type Telemetry } from "./telemetry/telemetry.js";
+import { timedTokenSource } from "./telemetry/timedTokenSource.js";
 import { clientCredentialsSource } from "./tokens/clientCredentials.js";
 import { type CredentialLike, managedIdentitySource } from "./tokens/managedIdentity.js";
 import { TokenCache } from "./tokens/tokenCache.js";
@@ -20,6 +24,14 @@ export interface Runtime {
   readonly client: ServiceClient;
   readonly ledger: Ledger;
   readonly now: () => Date;
+  /**
+   * The telemetry, built on first call: OpenTelemetry to Application Insights when
+   * APPLICATIONINSIGHTS_CONNECTION_STRING is set (imported only then), else a no-op. Rejects
+   * when it cannot start; the next call tries again.
+   */
+  telemetry(): Promise<Telemetry>;
+  /** Posts sweep messages to CERTSCHED_WEBHOOK_URL; does nothing when it is unset. */
+  readonly notifier: Notifier;
   close(): Promise<void>;
 }
 
@@ -30,10 +42,12 @@ export interface RuntimeOverrides {
   readonly createSecretReader?: (vaultUrl: string) => SecretReader | Promise<SecretReader>;
   /** The app's identity for managed-identity tokens. */
   readonly credential?: CredentialLike;
-  /** Replaces the ledger chosen from AzureWebJobsStorage. */
+  /** Replaces the ledger chosen from CERTSCHED_LEDGER_TABLE_URI / AzureWebJobsStorage. */
   readonly ledger?: Ledger;
-  /** Observer of every outbound call (telemetry, benchmark). */
+  /** Observer of every outbound call (benchmark); telemetry observes them too when on. */
   readonly onCall?: ConstructorParameters<typeof HttpClient>[0]["onCall"];
+  /** Replaces the telemetry chosen from the settings (tests: in-memory OpenTelemetry). */
+  readonly telemetry?: Telemetry;
 }
 
 function registered(store: SecretStore): SecretStore {
@@ -52,14 +66,54 @@ function registered(store: SecretStore): SecretStore {
   };
 }
 
+/** Loads the telemetry the settings ask for; the SDK is imported here, never at module load. */
+async function loadTelemetry(
+  settings: Settings,
+  overrides: RuntimeOverrides,
+  now: () => Date,
+): Promise<Telemetry> {
+  if (overrides.telemetry) return overrides.telemetry;
+  const connectionString = settings.appInsightsConnectionString;
+  if (!connectionString) return noTelemetry;
+  const { startAzureMonitor } = await import("./telemetry/azureMonitor.js");
+  return startAzureMonitor(connectionString, now);
+}
+
 export function createRuntime(settings: Settings, overrides: RuntimeOverrides = {}): Runtime {
   const now = overrides.now ?? (() => new Date());
   registerSecret(settings.apiKey);
   registerSecret(settings.clientSecret);
+  for (const secret of webhookSecrets(settings.webhookUrl)) registerSecret(secret);
+
+  let telemetryLoad: Promise<Telemetry> | undefined;
+  const telemetry = (): Promise<Telemetry> => {
+    telemetryLoad ??= loadTelemetry(settings, overrides, now).catch((error: unknown) => {
+      telemetryLoad = undefined;
+      throw error;
+    });
+    return telemetryLoad;
+  };
+  const telemetryOn =
+    overrides.telemetry !== undefined || settings.appInsightsConnectionString !== undefined;
+  type OnCall = NonNullable<RuntimeOverrides["onCall"]>;
+  // The first recorded call loads the telemetry; a call that cannot be recorded is dropped.
+  const recordCall: OnCall = (upstream, durationMs, status) => {
+    telemetry()
+      .then((t) => t.recordCall(upstream, durationMs, status))
+      .catch(() => {});
+  };
+  const onCall: OnCall | undefined =
+    telemetryOn || overrides.onCall
+      ? (upstream, durationMs, status) => {
+          overrides.onCall?.(upstream, durationMs, status);
+          if (telemetryOn) recordCall(upstream, durationMs, status);
+        }
+      : undefined;
+
   const http = new HttpClient({
     timeoutMs: settings.httpTimeoutMs,
     now: () => now().getTime(),
-    ...(overrides.onCall ? { onCall: overrides.onCall } : {}),
+    ...(onCall ? { onCall } : {}),
   });
   const secrets = registered(
     createSecretStore({
@@ -68,13 +122,17 @@ export function createRuntime(settings: Settings, overrides: RuntimeOverrides = 
       clientSecretSecretName: settings.clientSecretSecretName,
       direct: { apiKey: settings.apiKey, clientSecret: settings.clientSecret },
       ttlMs: settings.secretCacheTtlMs,
+      timeoutMs: settings.httpTimeoutMs,
       now,
       ...(overrides.createSecretReader ? { createReader: overrides.createSecretReader } : {}),
     }),
   );
+  // Managed-identity tokens bypass our HttpClient (@azure/identity calls): time them here.
   const source =
     settings.cloudCredential === "managed-identity"
-      ? managedIdentitySource(overrides.credential)
+      ? onCall
+        ? timedTokenSource(managedIdentitySource(overrides.credential), onCall)
+        : managedIdentitySource(overrides.credential)
       : clientCredentialsSource({
           tokenUrl: settings.tokenUrl,
           tenantId: settings.tenantId ?? "",
@@ -86,10 +144,35 @@ export function createRuntime(settings: Settings, overrides: RuntimeOverrides = 
   const client = new ServiceClient({ settings, http, tokens, apiKey: () => secrets.apiKey() });
   const ledger =
     overrides.ledger ??
-    (settings.storageConnectionString
-      ? tableLedger({ connectionString: settings.storageConnectionString })
+    (settings.ledgerTableUri || settings.storageConnectionString
+      ? tableLedger({
+          tableUri: settings.ledgerTableUri,
+          connectionString: settings.storageConnectionString,
+          timeoutMs: settings.httpTimeoutMs,
+        })
       : noLedger);
-  return { settings, http, tokens, secrets, client, ledger, now, close: () => http.close() };
+  const notifier = settings.webhookUrl
+    ? createNotifier({
+        url: settings.webhookUrl,
+        format: settings.webhookFormat,
+        notifySuccess: settings.notifySuccess,
+        ...(onCall ? { onCall } : {}),
+      })
+    : noNotifier;
+  return {
+    settings,
+    http,
+    tokens,
+    secrets,
+    client,
+    ledger,
+    now,
+    telemetry,
+    notifier,
+    close: async () => {
+      await Promise.all([http.close(), notifier.close()]);
+    },
+  };
 }
 
 let current: Runtime | undefined;

@@ -44,6 +44,11 @@ export interface Settings {
   httpTimeoutMs: number;
   /** Connection string of the app's storage account (AzureWebJobsStorage); the ledger lives there. */
   storageConnectionString: string | undefined;
+  /**
+   * Table endpoint of the app's storage account, reached with the app's identity; preferred
+   * over the connection string (identity-based AzureWebJobsStorage has no connection string).
+   */
+  ledgerTableUri: string | undefined;
   /** Where sweep notifications are posted; unset means no notifications. */
   webhookUrl: string | undefined;
   /** Message format; "auto" picks from the URL (Teams workflow, Slack, else generic JSON). */
@@ -83,8 +88,13 @@ function upstreamUrl(options: { allowQuery?: boolean } = {}) {
       ctx.addIssue({ code: "custom", message: "must not carry credentials" });
       return z.NEVER;
     }
-    if (url.search || url.hash) {
-      ctx.addIssue({ code: "custom", message: "must not have a query or fragment" });
+    if ((url.search && !options.allowQuery) || url.hash) {
+      ctx.addIssue({
+        code: "custom",
+        message: options.allowQuery
+          ? "must not have a fragment"
+          : "must not have a query or fragment",
+      });
       return z.NEVER;
     }
     return url.href.replace(/\/+$/, "");
@@ -169,6 +179,7 @@ const schema = z.object({
   CERTSCHED_DRY_RUN: flag,
   CERTSCHED_HTTP_TIMEOUT: duration("30s", 100, 600_000),
   AzureWebJobsStorage: z.string().optional(),
+  CERTSCHED_LEDGER_TABLE_URI: upstreamUrl().optional(),
   // Webhook URLs carry their signature in the query (Teams workflows, Slack): keep it.
   CERTSCHED_WEBHOOK_URL: upstreamUrl({ allowQuery: true }).optional(),
   CERTSCHED_WEBHOOK_FORMAT: z
@@ -231,6 +242,7 @@ export function loadSettings(env: Env = process.env): Settings {
     dryRun: s.CERTSCHED_DRY_RUN,
     httpTimeoutMs: s.CERTSCHED_HTTP_TIMEOUT,
     storageConnectionString: s.AzureWebJobsStorage,
+    ledgerTableUri: s.CERTSCHED_LEDGER_TABLE_URI,
     webhookUrl: s.CERTSCHED_WEBHOOK_URL,
     webhookFormat: s.CERTSCHED_WEBHOOK_FORMAT,
     notifySuccess: s.CERTSCHED_NOTIFY_SUCCESS,

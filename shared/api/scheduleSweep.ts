@@ -1,21 +1,62 @@
+import { ensureError } from "../errors.js";
 import type { Logger } from "../log.js";
+import { redact } from "../redact.js";
 import type { Runtime } from "../runtime.js";
-import { runSweep } from "../sweep/runSweep.js";
+import { runSweep, type SweepOptions } from "../sweep/runSweep.js";
 import type { SweepSummary } from "../sweep/summary.js";
+import { guardedTelemetry } from "../telemetry/guardedTelemetry.js";
+import { noTelemetry, type Telemetry } from "../telemetry/telemetry.js";
 
-/** The sweep with the runtime's settings; `dryRun` overrides CERTSCHED_DRY_RUN when given. */
-export function sweepWith(
+export interface SweepWithOptions {
+  /** Overrides CERTSCHED_DRY_RUN when given. */
+  readonly dryRun?: boolean;
+  /** Overrides CERTSCHED_RENEWAL_CONCURRENCY when given. */
+  readonly concurrency?: number;
+  /** Called as each certificate finishes (the CLI's progress line). */
+  readonly onResult?: SweepOptions["onResult"];
+}
+
+/** The runtime's telemetry, or none (with a warning) when it cannot start: never a failed sweep. */
+async function telemetryOf(runtime: Runtime, log: Logger): Promise<Telemetry> {
+  try {
+    return await runtime.telemetry();
+  } catch (error) {
+    log.warn(
+      `certsched telemetry could not start, sweeping without it: ${redact(ensureError(error).message)}`,
+    );
+    return noTelemetry;
+  }
+}
+
+/**
+ * The sweep with the runtime's settings, inside its telemetry span; then the summary is
+ * recorded and, when the settings ask, posted to the webhook. Telemetry and notification
+ * failures are logged and never change the summary.
+ */
+export async function sweepWith(
   runtime: Runtime,
   log: Logger,
-  options: { dryRun?: boolean; concurrency?: number } = {},
+  options: SweepWithOptions = {},
 ): Promise<SweepSummary> {
-  return runSweep({
-    client: runtime.client,
-    ledger: runtime.ledger,
-    log,
-    now: runtime.now,
-    concurrency: options.concurrency ?? runtime.settings.renewalConcurrency,
-    graceMs: runtime.settings.renewalGraceMs,
-    dryRun: options.dryRun ?? runtime.settings.dryRun,
-  });
+  const telemetry = guardedTelemetry(await telemetryOf(runtime, log), (m) => log.warn(m));
+  const summary = await telemetry.inSweepSpan(() =>
+    runSweep({
+      client: runtime.client,
+      ledger: runtime.ledger,
+      log,
+      now: runtime.now,
+      concurrency: options.concurrency ?? runtime.settings.renewalConcurrency,
+      graceMs: runtime.settings.renewalGraceMs,
+      dryRun: options.dryRun ?? runtime.settings.dryRun,
+      ...(options.onResult ? { onResult: options.onResult } : {}),
+    }),
+  );
+  telemetry.recordSweep(summary);
+  await Promise.all([
+    runtime.notifier.notify(summary, log).catch((error: unknown) => {
+      log.warn(`certsched webhook notification failed: ${redact(ensureError(error).message)}`);
+    }),
+    telemetry.flush(),
+  ]);
+  return summary;
 }

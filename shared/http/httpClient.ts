@@ -1,4 +1,4 @@
-import { Agent, type Dispatcher, RetryAgent, request } from "undici";
+import type { Agent, Dispatcher } from "undici";
 import { UpstreamError, type UpstreamName } from "../errors.js";
 import { type RetryPolicy, retryDelayMs } from "./retryPolicy.js";
 
@@ -36,36 +36,45 @@ export interface HttpClientOptions {
 /** Response bodies larger than this are refused: a list of 10,000 records is well under it. */
 const MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
 
+type Undici = typeof import("undici");
+let undici: Promise<Undici> | undefined;
+
+/**
+ * undici is loaded on the first call, not at import: it is the largest module on the function
+ * app's load path, and a cold start should not pay for it before anything is sent
+ * (docs/performance.md).
+ */
+function loadUndici(): Promise<Undici> {
+  undici ??= import("undici");
+  return undici;
+}
+
 /**
  * Keep-alive connections plus undici's own retry machinery, driven by our pure retry policy.
  * One RetryAgent per policy, because undici binds retry options to the dispatcher.
  */
 export class HttpClient {
-  readonly #agent: Agent;
+  #agent: Agent | undefined;
+  #closed = false;
   readonly #retrying = new Map<RetryPolicy, Dispatcher>();
   readonly #options: HttpClientOptions;
 
   constructor(options: HttpClientOptions) {
     this.#options = options;
-    this.#agent = new Agent({
-      headersTimeout: options.timeoutMs,
-      bodyTimeout: options.timeoutMs,
-      connectTimeout: Math.min(options.timeoutMs, 10_000),
-      connections: 64,
-    });
   }
 
   async send(req: OutboundRequest): Promise<InboundResponse> {
     const started = performance.now();
     let status: number | undefined;
     try {
-      const res = await request(req.url, {
+      const lib = await loadUndici();
+      const res = await lib.request(req.url, {
         method: "POST",
         headers: req.headers,
         body: req.body,
         // No redirect interceptor: a 3xx is returned as it is, never followed, since
         // following it could hand our tokens to another host.
-        dispatcher: this.#dispatcherFor(req.policy),
+        dispatcher: this.#dispatcherFor(lib, req.policy),
       });
       status = res.statusCode;
       const text = await readCapped(res.body);
@@ -83,15 +92,25 @@ export class HttpClient {
   }
 
   async close(): Promise<void> {
-    await this.#agent.close();
+    this.#closed = true;
+    await this.#agent?.close();
   }
 
-  #dispatcherFor(policy: RetryPolicy): Dispatcher {
+  #dispatcherFor(lib: Undici, policy: RetryPolicy): Dispatcher {
     let dispatcher = this.#retrying.get(policy);
     if (!dispatcher) {
+      // A call after close() fails as it did when the agent was built up front.
+      if (this.#closed && !this.#agent) throw new lib.errors.ClientClosedError();
+      const timeoutMs = this.#options.timeoutMs;
+      this.#agent ??= new lib.Agent({
+        headersTimeout: timeoutMs,
+        bodyTimeout: timeoutMs,
+        connectTimeout: Math.min(timeoutMs, 10_000),
+        connections: 64,
+      });
       const random = this.#options.random ?? Math.random;
       const now = this.#options.now ?? Date.now;
-      dispatcher = new RetryAgent(this.#agent, {
+      dispatcher = new lib.RetryAgent(this.#agent, {
         throwOnError: false,
         methods: ["POST"],
         retry: (err, { state }, callback) => {

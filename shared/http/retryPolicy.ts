@@ -10,6 +10,11 @@ export interface RetryPolicy {
   readonly statuses: readonly number[];
   /** Whether resets, refused connections and timeouts may be retried. */
   readonly networkErrors: boolean;
+  /**
+   * Whether a timeout waiting for the answer to a request already sent may be retried (default
+   * true). The upstream may have acted on that request: a retry can make it act twice.
+   */
+  readonly retrySentTimeouts?: boolean;
   /** Retries after the first attempt. */
   readonly maxRetries: number;
   /** First backoff delay, ms; doubles each retry. */
@@ -43,6 +48,19 @@ export const REPEATABLE: RetryPolicy = {
   ...TIMING,
 };
 
+/**
+ * Both renews: as REPEATABLE, except a renew that timed out after it was sent. The service may
+ * have scheduled that renewal and merely answered late; repeating it would order a second
+ * certificate. It is reported as failed instead (the sweep keeps it within its grace window).
+ */
+export const RENEW: RetryPolicy = { ...REPEATABLE, retrySentTimeouts: false };
+
+/** Timeouts that fire after the request was sent, while waiting for (the rest of) the answer. */
+export const SENT_TIMEOUT_CODES: readonly string[] = [
+  "UND_ERR_HEADERS_TIMEOUT",
+  "UND_ERR_BODY_TIMEOUT",
+];
+
 /** create: only "not now" answers, which mean nothing was scheduled. */
 export const CREATE_ONLY_WHEN_REFUSED: RetryPolicy = {
   statuses: [429, 503],
@@ -71,6 +89,11 @@ export function retryDelayMs(
     if (!policy.statuses.includes(failure.status)) return undefined;
   } else if (!policy.networkErrors || !RETRIABLE_NETWORK_CODES.includes(failure.errorCode ?? "")) {
     return undefined;
+  } else if (
+    policy.retrySentTimeouts === false &&
+    SENT_TIMEOUT_CODES.includes(failure.errorCode ?? "")
+  ) {
+    return undefined;
   }
   const hinted = retryAfterMs(failure.retryAfter, now);
   if (hinted !== undefined) return hinted <= policy.maxRetryAfterMs ? hinted : undefined;
@@ -84,6 +107,8 @@ export function retryAfterMs(header: string | undefined, now: number): number | 
   if (header === undefined) return undefined;
   const text = header.trim();
   if (/^\d+$/.test(text)) return Number(text) * 1000;
+  // Every HTTP-date form starts with a day name; Date.parse alone reads "-1" or "1.5" as dates.
+  if (!/^[a-z]{3,9},?\s/i.test(text)) return undefined;
   const at = Date.parse(text);
   if (Number.isNaN(at)) return undefined;
   return Math.max(0, at - now);

@@ -53,57 +53,78 @@ function statusOf(error: unknown): number | undefined {
   return (error as { statusCode?: number } | null)?.statusCode;
 }
 
-function unavailable(action: string, error: unknown): CertschedError {
+function unavailable(action: string, table: string, error: unknown): CertschedError {
   const status = statusOf(error);
   const code = (error as { code?: string } | null)?.code;
+  const timedOut = error instanceof Error && error.name === "AbortError";
   return new CertschedError(
     "LEDGER_UNAVAILABLE",
-    `renewal ledger: cannot ${action} table ${LEDGER_TABLE} (${status ?? code ?? "unknown error"})`,
+    `renewal ledger: cannot ${action} table ${table} (${
+      status ?? code ?? (timedOut ? "no answer within the timeout" : "unknown error")
+    })`,
     { retriable: true, cause: error },
   );
 }
 
 export interface TableLedgerOptions {
-  /** AzureWebJobsStorage connection string. */
-  readonly connectionString: string;
+  /** AzureWebJobsStorage connection string (local development, Azurite). */
+  readonly connectionString?: string | undefined;
+  /**
+   * Table endpoint (CERTSCHED_LEDGER_TABLE_URI), reached with DefaultAzureCredential (the app's
+   * managed identity); wins over the connection string.
+   */
+  readonly tableUri?: string | undefined;
   readonly tableName?: string;
+  /**
+   * Longest wait for one ledger call, in ms (CERTSCHED_HTTP_TIMEOUT), SDK retries included: a
+   * storage account that never answers must not hang the sweep. Unset: no limit.
+   */
+  readonly timeoutMs?: number | undefined;
 }
 
 /** The ledger in Azure Table storage; @azure/data-tables is imported on first use. */
 export function tableLedger(options: TableLedgerOptions): Ledger {
+  const tableName = options.tableName ?? LEDGER_TABLE;
   let client: Promise<TableClient> | undefined;
   const getClient = () => {
-    client ??= import("@azure/data-tables").then(({ TableClient: Client }) => {
+    client ??= import("@azure/data-tables").then(async ({ TableClient: Client }) => {
+      const retryOptions = { maxRetries: 2, retryDelayInMs: 200, maxRetryDelayInMs: 2_000 };
+      if (options.tableUri) {
+        const { DefaultAzureCredential } = await import("@azure/identity");
+        return new Client(options.tableUri, tableName, new DefaultAzureCredential(), {
+          retryOptions,
+        });
+      }
+      const connectionString = options.connectionString ?? "";
       const local = /UseDevelopmentStorage=true|https?:\/\/(127\.|localhost)/i.test(
-        options.connectionString,
+        connectionString,
       );
-      return Client.fromConnectionString(
-        options.connectionString,
-        options.tableName ?? LEDGER_TABLE,
-        {
-          allowInsecureConnection: local,
-          retryOptions: { maxRetries: 2, retryDelayInMs: 200, maxRetryDelayInMs: 2_000 },
-        },
-      );
+      return Client.fromConnectionString(connectionString, tableName, {
+        allowInsecureConnection: local,
+        retryOptions,
+      });
     });
     return client;
   };
+  // A fresh signal per call: AbortSignal.timeout starts counting when it is made.
+  const limit = () =>
+    options.timeoutMs === undefined ? {} : { abortSignal: AbortSignal.timeout(options.timeoutMs) };
   return {
     kind: "table",
     async open() {
       try {
-        await (await getClient()).createTable();
+        await (await getClient()).createTable(limit());
       } catch (error) {
-        if (statusOf(error) !== 409) throw unavailable("open", error);
+        if (statusOf(error) !== 409) throw unavailable("open", tableName, error);
       }
     },
     async read(id) {
       try {
-        const row = await (await getClient()).getEntity<Row>(PARTITION, String(id));
+        const row = await (await getClient()).getEntity<Row>(PARTITION, String(id), limit());
         return { record: fromRow(row as unknown as Record<string, unknown>), etag: row.etag };
       } catch (error) {
         if (statusOf(error) === 404) return undefined;
-        throw unavailable("read", error);
+        throw unavailable("read", tableName, error);
       }
     },
     async write(record, etag): Promise<LedgerEntry | "conflict"> {
@@ -111,13 +132,13 @@ export function tableLedger(options: TableLedgerOptions): Ledger {
       try {
         const result =
           etag === undefined
-            ? await table.createEntity(toRow(record))
-            : await table.updateEntity(toRow(record), "Replace", { etag });
+            ? await table.createEntity(toRow(record), limit())
+            : await table.updateEntity(toRow(record), "Replace", { etag, ...limit() });
         return { record, etag: result.etag ?? "" };
       } catch (error) {
         const status = statusOf(error);
         if (status === 409 || status === 412) return "conflict";
-        throw unavailable("write", error);
+        throw unavailable("write", tableName, error);
       }
     },
   };

@@ -5,7 +5,10 @@ import { vaultClientError, vaultHost, vaultReadError } from "./vaultReadError.js
 
 /** What the store needs from a vault client; `SecretClient` satisfies it. */
 export interface SecretReader {
-  getSecret(name: string): Promise<{
+  getSecret(
+    name: string,
+    options?: { abortSignal?: AbortSignal },
+  ): Promise<{
     value?: string | undefined;
     properties?: { enabled?: boolean | undefined } | undefined;
   }>;
@@ -26,6 +29,11 @@ export interface SecretStoreOptions {
   /** How long (ms) a value read from the vault is reused, so a rotation is picked up without a restart. */
   ttlMs: number;
   now: () => Date;
+  /**
+   * Longest wait for one read, in ms (CERTSCHED_HTTP_TIMEOUT), SDK retries included: a vault
+   * that never answers must fail the call, not hang it. Unset: no limit.
+   */
+  timeoutMs?: number | undefined;
   /**
    * Builds the vault reader, once, on first use. Default: a SecretClient with
    * DefaultAzureCredential, loaded lazily.
@@ -85,7 +93,12 @@ export function createSecretStore(options: SecretStoreOptions): SecretStore {
     const client = await getReader(url);
     let secret: Awaited<ReturnType<SecretReader["getSecret"]>>;
     try {
-      secret = await client.getSecret(name);
+      secret = await client.getSecret(
+        name,
+        options.timeoutMs === undefined
+          ? undefined
+          : { abortSignal: AbortSignal.timeout(options.timeoutMs) },
+      );
     } catch (error) {
       throw vaultReadError(url, name, error);
     }

@@ -53,7 +53,15 @@ export function vaultReadError(
       },
     );
   }
-  // No status: no answer at all (refused, reset, DNS, TLS, timeout). Worth another try later.
+  if (name === "AbortError" || name === "TimeoutError") {
+    return new UpstreamError(
+      "SECRET_UNAVAILABLE",
+      "keyVault",
+      `${where}: no answer within the timeout (CERTSCHED_HTTP_TIMEOUT)`,
+      { retriable: true, cause: error },
+    );
+  }
+  // No status: no answer at all (refused, reset, DNS, TLS). Worth another try later.
   return new UpstreamError(
     "SECRET_UNAVAILABLE",
     "keyVault",

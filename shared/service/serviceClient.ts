@@ -1,6 +1,12 @@
 import type { UpstreamName } from "../errors.js";
-import type { HttpClient } from "../http/httpClient.js";
-import { CREATE_ONLY_WHEN_REFUSED, REPEATABLE, type RetryPolicy } from "../http/retryPolicy.js";
+import type { HttpClient, InboundResponse } from "../http/httpClient.js";
+import {
+  CREATE_ONLY_WHEN_REFUSED,
+  RENEW,
+  REPEATABLE,
+  type RetryPolicy,
+} from "../http/retryPolicy.js";
+import { REDACTED } from "../redact.js";
 import type { CreateCertificateInput, CreateCertificateRequest } from "../schemas/createRequest.js";
 import type { CertificateRef } from "../schemas/records.js";
 import { requireSubscription, requireSubscriptionId, type Settings } from "../settings.js";
@@ -57,7 +63,10 @@ export class ServiceClient {
           }
         : { ...input, accessToken: management };
     const req = buildCreateRequest(settings.baseUrl, subscription, await this.#deps.apiKey(), body);
-    return plainText("create", await this.#send("create", req, CREATE_ONLY_WHEN_REFUSED));
+    const res = await this.#send("create", req, CREATE_ONLY_WHEN_REFUSED);
+    // The certificate password is the caller's secret, never registered with redact(): an
+    // error text that echoes it back must not carry it into a log line or a response.
+    return plainText("create", withoutValue(res, input.password));
   }
 
   /** 4.2: schedules renewal by name (v3); returns the service's plain-text message. */
@@ -72,7 +81,7 @@ export class ServiceClient {
       certificateName,
       management,
     );
-    return plainText("renew", await this.#send("renew", req, REPEATABLE));
+    return plainText("renew", await this.#send("renew", req, RENEW));
   }
 
   /** 4.3: certificates expiring within 20 days; empty when the service answers 404. */
@@ -91,7 +100,7 @@ export class ServiceClient {
       await this.#tokenPair(),
       certificate,
     );
-    return plainText("publicRenew", await this.#send("publicRenew", req, REPEATABLE));
+    return plainText("publicRenew", await this.#send("publicRenew", req, RENEW));
   }
 
   /** 4.5: checks that an authorised connection to the public API works. */
@@ -113,4 +122,10 @@ export class ServiceClient {
   #send(upstream: UpstreamName, req: BuiltRequest, policy: RetryPolicy) {
     return this.#deps.http.send({ upstream, ...req, policy });
   }
+}
+
+function withoutValue(res: InboundResponse, value: string): InboundResponse {
+  return value !== "" && res.text.includes(value)
+    ? { ...res, text: res.text.split(value).join(REDACTED) }
+    : res;
 }

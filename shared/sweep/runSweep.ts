@@ -195,14 +195,20 @@ export async function runSweep(options: SweepOptions): Promise<SweepSummary> {
         : { ...base, outcome: "renewal-scheduled", detail: message.trim() || "renewal scheduled" };
     } catch (error) {
       const failure = describe(error);
+      // No answer in time: the service may have scheduled it all the same. Keep the request
+      // on record ("requesting": sent, answer unknown) so the next sweeps wait out the grace
+      // window instead of ordering a second renewal; the run still fails and names the cause.
+      const unanswered = isCertschedError(error) && error.code === "UPSTREAM_TIMEOUT";
       await write(
-        {
-          ...claim,
-          firstRequestedAt: previous?.firstRequestedAt,
-          lastRequestedAt: previous?.lastRequestedAt,
-          outcome: "failed",
-          detail: failure.detail,
-        },
+        unanswered
+          ? { ...claim, detail: failure.detail }
+          : {
+              ...claim,
+              firstRequestedAt: previous?.firstRequestedAt,
+              lastRequestedAt: previous?.lastRequestedAt,
+              outcome: "failed",
+              detail: failure.detail,
+            },
         claimed?.etag,
       );
       return { ...base, outcome: "failed", ...failure };

@@ -45,7 +45,7 @@ const SECRET_SETTINGS = ["CERTSCHED_API_KEY", "CERTSCHED_CLIENT_SECRET"];
  * identity (shared keys are off on the storage account). Remove a name from here once the code
  * reads it; the last test of "app settings" says when.
  */
-const AWAITING_CODE = ["CERTSCHED_LEDGER_TABLE_URI"];
+const AWAITING_CODE: string[] = [];
 
 /** Host settings for the timer and telemetry, required besides the CERTSCHED_* ones. */
 const HOST_SETTINGS = ["CERTSCHED_RENEWAL_SCHEDULE", "APPLICATIONINSIGHTS_CONNECTION_STRING"];

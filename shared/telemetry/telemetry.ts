@@ -1,0 +1,30 @@
+import type { SweepSummary } from "../sweep/summary.js";
+
+/**
+ * What certsched reports to a monitoring backend. The default does nothing; with
+ * APPLICATIONINSIGHTS_CONNECTION_STRING set the runtime loads the OpenTelemetry implementation
+ * (see azureMonitor.ts) on first use, so a cold start without telemetry never pays for it.
+ */
+export interface Telemetry {
+  /** Runs one sweep inside the "certsched.sweep" span, which gets the summary's counts. */
+  inSweepSpan(run: () => Promise<SweepSummary>): Promise<SweepSummary>;
+  /** Days left per certificate and the count of each outcome. */
+  recordSweep(summary: SweepSummary): void;
+  /**
+   * One finished outbound call (HttpClient's onCall). `upstream` "token" goes to the token
+   * histogram, every other upstream to the upstream histogram.
+   * @param durationMs wall time of the call including retries, in ms
+   * @param status the HTTP status, or undefined when no answer came (timeout, reset)
+   */
+  recordCall(upstream: string, durationMs: number, status: number | undefined): void;
+  /** Exports what was recorded now: a timer's instance may be frozen right after the sweep. */
+  flush(): Promise<void>;
+}
+
+/** Telemetry off: every method does nothing. */
+export const noTelemetry: Telemetry = {
+  inSweepSpan: (run) => run(),
+  recordSweep() {},
+  recordCall() {},
+  flush: async () => {},
+};
