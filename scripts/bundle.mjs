@@ -15,7 +15,8 @@
  *
  * Usage: node scripts/bundle.mjs [outdir]   (default dist/bundle)
  */
-import { readdir, rm } from "node:fs/promises";
+import { readdir, rm, writeFile } from "node:fs/promises";
+import { createRequire } from "node:module";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { build } from "esbuild";
@@ -64,6 +65,39 @@ const zodEnglishOnly = {
 };
 
 /**
+ * undici is CommonJS and certsched imports it dynamically (shared/http/httpClient.ts). Node's own
+ * ES module view of it has named exports (`request`, `Agent`, ...); esbuild's split chunk would
+ * offer only `default`, and every call would fail. This shim gives the chunk the same named
+ * exports Node gives, read from undici itself at bundle time.
+ * @param {string} root
+ * @returns {import("esbuild").Plugin}
+ */
+function undiciNamedExports(root) {
+  const requireFromRoot = createRequire(path.join(root, "package.json"));
+  return {
+    name: "undici-named-exports",
+    setup(build) {
+      build.onResolve({ filter: /^undici$/ }, () => ({ path: "undici", namespace: "undici-esm" }));
+      build.onLoad({ filter: /.*/, namespace: "undici-esm" }, () => {
+        const real = requireFromRoot.resolve("undici");
+        const names = Object.keys(requireFromRoot("undici")).filter(
+          (name) => name !== "default" && /^[A-Za-z_$][\w$]*$/.test(name),
+        );
+        return {
+          contents: [
+            `import undici from ${JSON.stringify(real)};`,
+            "export default undici;",
+            `export const { ${names.join(", ")} } = undici;`,
+          ].join("\n"),
+          resolveDir: root,
+          loader: "js",
+        };
+      });
+    },
+  };
+}
+
+/**
  * Builds the bundle; returns the entry file's path and esbuild's metafile (what went in).
  * @param {{ root?: string, outdir?: string }} [options]
  */
@@ -90,7 +124,7 @@ export async function bundleFunctionApp(options = {}) {
     entryNames: "index",
     chunkNames: "chunks/[name]-[hash]",
     external: EXTERNAL,
-    plugins: [zodEnglishOnly],
+    plugins: [zodEnglishOnly, undiciNamedExports(root)],
     banner: { js: BANNER },
     // Whitespace and syntax only: names stay readable in stack traces.
     minifyWhitespace: true,
@@ -99,6 +133,8 @@ export async function bundleFunctionApp(options = {}) {
     metafile: true,
     logLevel: "warning",
   });
+  // The output is ES modules wherever it is copied, whatever package.json is above it.
+  await writeFile(path.join(outdir, "package.json"), `${JSON.stringify({ type: "module" })}\n`);
   return { entry: path.join(outdir, "index.js"), functions, metafile: result.metafile };
 }
 

@@ -1,0 +1,139 @@
+import { writeFile } from "node:fs/promises";
+import path from "node:path";
+import { coldStartBench, type LoadVariant } from "./coldStart.js";
+import { httpOverheadBench } from "./httpOverhead.js";
+import { describeMachine } from "./machine.js";
+import { memoryBench } from "./memoryBench.js";
+import { type Gate, renderReport, type Section, sectionTable } from "./report.js";
+import { sweepBench } from "./sweepBench.js";
+
+/** What bench/run.mjs prepared: the built artefacts and the compiled child script. */
+export interface BenchInput {
+  readonly root: string;
+  /** The compiled bench/memoryChild.ts. */
+  readonly memoryChild: string;
+  /** `npm run build` output: dist/functions/<name>.js for each functions/<name>.ts. */
+  readonly tscEntries: readonly string[];
+  /** scripts/bundle.mjs output. */
+  readonly bundleEntry: string;
+  /** @azure/functions alone, bundled the same way (a reference line, no goal). */
+  readonly bareBundle: string;
+  /** Which of the two package.json "main" points at. */
+  readonly deployed: "tsc" | "bundle";
+  /** What the bundle's entry chunk holds and what is left for first use. */
+  readonly loadPath: readonly string[];
+  /** Fewer rounds: a smoke run, not numbers to publish. */
+  readonly quick: boolean;
+  /** Where the report goes (docs/performance.md; elsewhere for a quick run). */
+  readonly reportPath: string;
+}
+
+function progress(line: string): void {
+  console.error(`[bench] ${line}`);
+}
+
+/** Runs the four benchmarks, prints and writes the report; returns the process exit code. */
+export async function runBench(input: BenchInput): Promise<number> {
+  const machine = describeMachine(input.root);
+  const started = performance.now();
+  const sections: Section[] = [];
+  const gates: Gate[] = [];
+
+  // Child-process measurements first, while this process is still small and quiet.
+  const bare: LoadVariant = {
+    key: "bare",
+    label: "bare @azure/functions",
+    modules: ["@azure/functions"],
+  };
+  const cold = await coldStartBench({
+    root: input.root,
+    bare,
+    variants: [
+      {
+        key: "tsc",
+        label: `tsc output (dist/functions/*.js, ${input.tscEntries.length} files)`,
+        modules: input.tscEntries,
+      },
+      {
+        key: "bundle",
+        label: `esbuild bundle (${path.relative(input.root, input.bundleEntry)})`,
+        modules: [input.bundleEntry],
+      },
+    ],
+    references: [
+      {
+        key: "bareBundle",
+        label: "reference: @azure/functions alone, bundled the same way",
+        modules: [input.bareBundle],
+      },
+    ],
+    deployed: input.deployed,
+    rounds: input.quick ? 5 : 15,
+    warmupRounds: input.quick ? 1 : 2,
+    loadPath: input.loadPath,
+    progress,
+  });
+  sections.push(cold);
+
+  sections.push(
+    await memoryBench({
+      childScript: input.memoryChild,
+      certificates: 10_000,
+      runs: input.quick ? 1 : 3,
+      progress,
+    }),
+  );
+
+  sections.push(
+    await httpOverheadBench({
+      iterations: input.quick ? 200 : 2000,
+      warmup: input.quick ? 50 : 300,
+      progress,
+    }),
+  );
+
+  const sweep = await sweepBench({
+    sizes: [120, 1000],
+    rounds: input.quick ? 1 : 3,
+    latencyMs: 100,
+    baselineSample: 120,
+    progress,
+  });
+  // The sweep is the headline: it goes first in the report.
+  sections.unshift(sweep.section);
+  gates.push(...sweep.gates);
+
+  const report = renderReport({
+    machine,
+    sections,
+    gates,
+    durationMs: performance.now() - started,
+    appendix: appendix(input),
+  });
+  for (const section of sections) console.log(`\n## ${section.title}\n\n${sectionTable(section)}`);
+  const failed = gates.filter((g) => !g.ok);
+  console.log(
+    failed.length === 0
+      ? "\nAll exit gates passed."
+      : `\nFAILED gates:\n${failed.map((g) => `- ${g.name}: ${g.detail}`).join("\n")}`,
+  );
+  await writeFile(input.reportPath, report);
+  console.log(`\nWritten to ${path.relative(input.root, input.reportPath)}.`);
+  return failed.length === 0 ? 0 : 1;
+}
+
+function appendix(input: BenchInput): string {
+  const deployment =
+    input.deployed === "bundle"
+      ? '- Deployment: package.json "main" points at dist/bundle/index.js, so the bundle is what the host loads; the cold-start goal is judged on it.'
+      : '- Deployment: package.json "main" still points at the tsc output (dist/functions/*.js), so that is what the host loads and what the cold-start goal is judged on. To deploy the bundle: "main": "dist/bundle/index.js" and "build": "tsc -p tsconfig.build.json && node scripts/bundle.mjs" (node_modules still ships, for the SDKs left external).';
+  return [
+    "## Notes",
+    "",
+    "- Run it with `npm run bench` (two to three minutes on 2 cores; `npm run bench -- --quick` is a smoke run that writes its report to node_modules/.cache/certsched-bench/performance.quick.md instead). It exits non-zero when a sweep makes more than 2 token requests or its speed-up falls below 0.8 x the concurrency.",
+    "- The bench builds what it measures first: `tsc -p tsconfig.build.json` (what `npm run build` does, into dist/) and `node scripts/bundle.mjs` (into dist/bundle/).",
+    "- What keeps the load path short: undici is imported on the first outbound call (shared/http/httpClient.ts); the Azure SDKs (identity, Key Vault, Tables) and OpenTelemetry on first use. zod and @azure/functions are needed to register and validate, so they load with the app.",
+    "- The bundle (scripts/bundle.mjs, esbuild): one entry registering every functions/*.ts, code splitting so dynamic imports stay lazy chunks, zod's message translations left out (English only: certsched writes its own messages), undici given the named exports Node's own loader gives it. It saves Node's per-file resolution and CommonJS translation, which is most of the tsc output's start-up; test/bench/bundle.test.ts holds that the bundle answers like the sources.",
+    deployment,
+  ].join("\n");
+}
