@@ -15,6 +15,16 @@ export function registerSecret(value: string | undefined): void {
 
 export const REDACTED = "[REDACTED]";
 
+/**
+ * Replaces `value` in `text` as if it were registered, without registering it: a caller's
+ * secret (a certificate password) held for one request only. Same length rule as registered ones.
+ */
+export function redactValue(text: string, value: string): string {
+  return value.length >= MIN_SECRET_LENGTH && text.includes(value)
+    ? text.split(value).join(REDACTED)
+    : text;
+}
+
 /** Replaces every registered secret, and anything shaped like a bearer token, in `text`. */
 export function redact(text: string): string {
   let out = text;

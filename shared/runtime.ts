@@ -127,12 +127,14 @@ export function createRuntime(settings: Settings, overrides: RuntimeOverrides = 
       ...(overrides.createSecretReader ? { createReader: overrides.createSecretReader } : {}),
     }),
   );
-  // Managed-identity tokens bypass our HttpClient (@azure/identity calls): time them here.
+  // Managed-identity tokens bypass our HttpClient (@azure/identity calls): time them here,
+  // and give up after the same timeout as every other outbound call.
+  const tokenTimeout = { timeoutMs: settings.httpTimeoutMs };
   const source =
     settings.cloudCredential === "managed-identity"
       ? onCall
-        ? timedTokenSource(managedIdentitySource(overrides.credential), onCall)
-        : managedIdentitySource(overrides.credential)
+        ? timedTokenSource(managedIdentitySource(overrides.credential, tokenTimeout), onCall)
+        : managedIdentitySource(overrides.credential, tokenTimeout)
       : clientCredentialsSource({
           tokenUrl: settings.tokenUrl,
           tenantId: settings.tenantId ?? "",

@@ -1,12 +1,12 @@
 import type { UpstreamName } from "../errors.js";
-import type { HttpClient, InboundResponse } from "../http/httpClient.js";
+import type { HttpClient } from "../http/httpClient.js";
 import {
   CREATE_ONLY_WHEN_REFUSED,
   RENEW,
   REPEATABLE,
   type RetryPolicy,
 } from "../http/retryPolicy.js";
-import { REDACTED } from "../redact.js";
+import { redactValue } from "../redact.js";
 import type { CreateCertificateInput, CreateCertificateRequest } from "../schemas/createRequest.js";
 import type { CertificateRef } from "../schemas/records.js";
 import { requireSubscription, requireSubscriptionId, type Settings } from "../settings.js";
@@ -66,7 +66,12 @@ export class ServiceClient {
     const res = await this.#send("create", req, CREATE_ONLY_WHEN_REFUSED);
     // The certificate password is the caller's secret, never registered with redact(): an
     // error text that echoes it back must not carry it into a log line or a response.
-    return plainText("create", withoutValue(res, input.password));
+    return plainText(
+      "create",
+      res.status >= 200 && res.status < 300
+        ? res
+        : { ...res, text: redactValue(res.text, input.password) },
+    );
   }
 
   /** 4.2: schedules renewal by name (v3); returns the service's plain-text message. */
@@ -122,10 +127,4 @@ export class ServiceClient {
   #send(upstream: UpstreamName, req: BuiltRequest, policy: RetryPolicy) {
     return this.#deps.http.send({ upstream, ...req, policy });
   }
-}
-
-function withoutValue(res: InboundResponse, value: string): InboundResponse {
-  return value !== "" && res.text.includes(value)
-    ? { ...res, text: res.text.split(value).join(REDACTED) }
-    : res;
 }

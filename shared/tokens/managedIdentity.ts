@@ -4,7 +4,10 @@ import type { TokenSource } from "./tokenSource.js";
 
 /** The part of @azure/identity's TokenCredential we use. */
 export interface CredentialLike {
-  getToken(scopes: string): Promise<{ token: string; expiresOnTimestamp: number } | null>;
+  getToken(
+    scopes: string,
+    options?: { abortSignal?: AbortSignal },
+  ): Promise<{ token: string; expiresOnTimestamp: number } | null>;
 }
 
 /** A v1 resource id as a v2 scope: `https://vault.azure.net` → `https://vault.azure.net/.default`. */
@@ -17,7 +20,11 @@ export function scopeFor(resource: string): string {
  * customers who grant it access instead of handing certsched a client secret. @azure/identity is
  * imported on first use, keeping it off the cold-start path.
  */
-export function managedIdentitySource(credential?: CredentialLike): TokenSource {
+export function managedIdentitySource(
+  credential?: CredentialLike,
+  /** Longest wait for one token, in ms (CERTSCHED_HTTP_TIMEOUT); unset: no limit. */
+  options: { timeoutMs?: number | undefined } = {},
+): TokenSource {
   let resolved: Promise<CredentialLike> | undefined = credential
     ? Promise.resolve(credential)
     : undefined;
@@ -25,9 +32,13 @@ export function managedIdentitySource(credential?: CredentialLike): TokenSource 
     kind: "managed-identity",
     async getToken(resource) {
       resolved ??= import("@azure/identity").then((m) => new m.DefaultAzureCredential());
+      const identity = resolved;
       let result: Awaited<ReturnType<CredentialLike["getToken"]>>;
       try {
-        result = await (await resolved).getToken(scopeFor(resource));
+        result = await withTimeout(
+          (signal) => identity.then((c) => c.getToken(scopeFor(resource), { abortSignal: signal })),
+          options.timeoutMs,
+        );
       } catch (error) {
         throw new TokenError(
           "TOKEN_UNAVAILABLE",
@@ -50,4 +61,28 @@ export function managedIdentitySource(credential?: CredentialLike): TokenSource 
       return { token: result.token, expiresOnMs: result.expiresOnTimestamp };
     },
   };
+}
+
+/**
+ * Runs `call` with a signal that aborts after `timeoutMs`, and gives up then even if the
+ * credential ignores the signal: a token endpoint that never answers must not hang a sweep.
+ */
+async function withTimeout<T>(
+  call: (signal: AbortSignal | undefined) => Promise<T>,
+  timeoutMs: number | undefined,
+): Promise<T> {
+  if (timeoutMs === undefined) return call(undefined);
+  const signal = AbortSignal.timeout(timeoutMs);
+  let stopWatching = () => {};
+  const timedOut = new Promise<never>((_, reject) => {
+    const onAbort = () =>
+      reject(new Error("no answer within the timeout (CERTSCHED_HTTP_TIMEOUT)"));
+    signal.addEventListener("abort", onAbort, { once: true });
+    stopWatching = () => signal.removeEventListener("abort", onAbort);
+  });
+  try {
+    return await Promise.race([call(signal), timedOut]);
+  } finally {
+    stopWatching();
+  }
 }
