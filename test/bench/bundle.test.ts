@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdir, mkdtemp, rm } from "node:fs/promises";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import {
@@ -78,7 +78,10 @@ function bundledHandler(name: string): Handler {
 
 beforeAll(async () => {
   // Inside the project, so the modules the bundle leaves external resolve as in production.
-  outdir = await mkdtemp(path.join(ROOT, "node_modules", ".cache", "bundle-test-"));
+  // A clean clone has no node_modules/.cache yet.
+  const cache = path.join(ROOT, "node_modules", ".cache");
+  await mkdir(cache, { recursive: true });
+  outdir = await mkdtemp(path.join(cache, "bundle-test-"));
   built = await bundleFunctionApp({ root: ROOT, outdir });
   sim = await startSimulator({ ...secrets, certificates: sampleCertificates(new Date()) });
   for (const key of Object.keys(process.env)) {
