@@ -19,6 +19,7 @@ import {
   sandboxSettings,
   startSimulator,
 } from "../../sim/index.js";
+import { validCreateInputs } from "../support/createBodies.js";
 
 /*
  * The deployment bundle (scripts/bundle.mjs) is what the cold-start figures in
@@ -40,19 +41,9 @@ const savedEnv = { ...process.env };
 const logs: string[] = [];
 
 const VALID = {
+  ...validCreateInputs().appServiceHttp,
   certificateName: "bundle-check",
-  rootDomain: "contoso.com",
-  email: "admin@contoso.com",
   password: `pfx-${tag}`,
-  isSAN: false,
-  cloudSubscriptionId: "00000000-0000-4000-8000-000000000001",
-  target: "Cloud App Service",
-  challengeType: "http",
-  cloudAppServicePlanName: "plan",
-  cloudAppServicePlanResourceGroup: "rg-plan",
-  cloudAppServiceResourceGroup: "rg-app",
-  cloudAppServiceName: "contoso-web",
-  cloudAppServiceSlotName: "",
 };
 
 function context(functionName: string): InvocationContext {

@@ -10,6 +10,7 @@ import {
   sandboxSettings,
   startSimulator,
 } from "../../sim/index.js";
+import { validCreateInputs } from "../support/createBodies.js";
 
 /*
  * Shared by the core suites: a simulator plus a runtime built from real settings, and a leak
@@ -94,49 +95,7 @@ export async function heldTokens(runtime: Runtime): Promise<{ management: string
 }
 
 /** Valid create inputs for the cases of spec 2.1, as a caller of certsched sends them. */
-export function createInputs() {
-  const common = {
-    rootDomain: "contoso.com",
-    email: "admin@contoso.com",
-    password: "pfx-Pa55word!",
-    isSAN: false,
-    cloudSubscriptionId: "00000000-0000-4000-8000-000000000001",
-  };
-  const appService = {
-    ...common,
-    target: "Cloud App Service",
-    cloudAppServicePlanName: "plan",
-    cloudAppServicePlanResourceGroup: "rg-plan",
-    cloudAppServiceResourceGroup: "rg-app",
-    cloudAppServiceName: "contoso-web",
-    cloudAppServiceSlotName: "",
-  };
-  const raw = {
-    appServiceHttp: { ...appService, certificateName: "app-http", challengeType: "http" },
-    appServiceDns: {
-      ...appService,
-      certificateName: "app-dns",
-      challengeType: "dns",
-      dnsZoneResourceGroup: "rg-dns",
-    },
-    appServiceSlot: {
-      ...appService,
-      certificateName: "app-slot",
-      challengeType: "http",
-      cloudAppServiceName: "contoso-web/staging",
-      cloudAppServiceSlotName: "staging",
-    },
-    keyVault: {
-      ...common,
-      certificateName: "kv-dns",
-      target: "Cloud Key Vault + DNS",
-      challengeType: "dns",
-      dnsZoneResourceGroup: "rg-dns",
-      keyVaultName: "kv-contoso",
-    },
-  };
-  return raw;
-}
+export const createInputs = validCreateInputs;
 
 export type CreateInputCase = keyof ReturnType<typeof createInputs>;
 

@@ -1,6 +1,7 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createCertificate } from "../../functions/createCertificate.js";
 import { MAX_BODY_BYTES } from "../../shared/api/readBody.js";
+import { validCreateInputs } from "../support/createBodies.js";
 import {
   type AppHarness,
   httpRequest,
@@ -13,46 +14,7 @@ import {
 type Body = Record<string, unknown>;
 
 /** Valid caller bodies for the three field sets of spec 2.1 (no tokens: certsched adds them). */
-const common = {
-  rootDomain: "contoso.com",
-  email: "admin@contoso.com",
-  password: "pfx-password-0001",
-  isSAN: false,
-  cloudSubscriptionId: "00000000-0000-4000-8000-000000000001",
-};
-const appService = {
-  ...common,
-  target: "Cloud App Service",
-  cloudAppServicePlanName: "plan",
-  cloudAppServicePlanResourceGroup: "rg-plan",
-  cloudAppServiceResourceGroup: "rg-app",
-  cloudAppServiceName: "contoso-web",
-  cloudAppServiceSlotName: "",
-};
-const VALID = {
-  appServiceHttp: { ...appService, certificateName: "app-http", challengeType: "http" },
-  appServiceDns: {
-    ...appService,
-    certificateName: "app-dns",
-    challengeType: "dns",
-    dnsZoneResourceGroup: "rg-dns",
-  },
-  appServiceSlot: {
-    ...appService,
-    certificateName: "app-slot",
-    challengeType: "http",
-    cloudAppServiceName: "contoso-web/staging",
-    cloudAppServiceSlotName: "staging",
-  },
-  keyVault: {
-    ...common,
-    certificateName: "kv-dns",
-    target: "Cloud Key Vault + DNS",
-    challengeType: "dns",
-    dnsZoneResourceGroup: "rg-dns",
-    keyVaultName: "kv-contoso",
-  },
-} as const satisfies Record<string, Body>;
+const VALID = validCreateInputs() satisfies Record<string, Body>;
 type Case = keyof typeof VALID;
 
 let app: AppHarness;

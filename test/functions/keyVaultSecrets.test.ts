@@ -4,6 +4,7 @@ import { createCertificate } from "../../functions/createCertificate.js";
 import { testConnectivity } from "../../functions/testConnectivity.js";
 import type { RuntimeOverrides } from "../../shared/runtime.js";
 import { createSecretClientReader } from "../../shared/secrets/secretClientReader.js";
+import { validCreateInputs } from "../support/createBodies.js";
 import { type FakeKeyVault, startFakeKeyVault, stubCredential } from "../support/fakeKeyVault.js";
 import {
   type AppHarness,
@@ -18,21 +19,7 @@ import {
 const API_KEY_NAME = "certsched-api-key";
 const CLIENT_SECRET_NAME = "certsched-client-secret";
 
-const INPUT = {
-  certificateName: "app-http",
-  rootDomain: "contoso.com",
-  email: "admin@contoso.com",
-  password: "pfx-password-0001",
-  isSAN: false,
-  cloudSubscriptionId: "00000000-0000-4000-8000-000000000001",
-  target: "Cloud App Service",
-  challengeType: "http",
-  cloudAppServicePlanName: "plan",
-  cloudAppServicePlanResourceGroup: "rg-plan",
-  cloudAppServiceResourceGroup: "rg-app",
-  cloudAppServiceName: "contoso-web",
-  cloudAppServiceSlotName: "",
-};
+const INPUT = validCreateInputs().appServiceHttp;
 
 const clock = fakeClock();
 let app: AppHarness;

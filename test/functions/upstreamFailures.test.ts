@@ -3,6 +3,7 @@ import { createCertificate } from "../../functions/createCertificate.js";
 import { listDueCertificates } from "../../functions/listDueCertificates.js";
 import { renewDueCertificates } from "../../functions/renewDueCertificates.js";
 import { testConnectivity } from "../../functions/testConnectivity.js";
+import { validCreateInputs } from "../support/createBodies.js";
 import {
   type AppHarness,
   closedPort,
@@ -13,21 +14,7 @@ import {
   timer,
 } from "./harness.js";
 
-const INPUT = {
-  certificateName: "app-http",
-  rootDomain: "contoso.com",
-  email: "admin@contoso.com",
-  password: "pfx-password-0001",
-  isSAN: false,
-  cloudSubscriptionId: "00000000-0000-4000-8000-000000000001",
-  target: "Cloud App Service",
-  challengeType: "http",
-  cloudAppServicePlanName: "plan",
-  cloudAppServicePlanResourceGroup: "rg-plan",
-  cloudAppServiceResourceGroup: "rg-app",
-  cloudAppServiceName: "contoso-web",
-  cloudAppServiceSlotName: "",
-};
+const INPUT = validCreateInputs().appServiceHttp;
 
 // Retry-After: 0 lets the client retry at once, so "after retries" costs no waiting.
 const AT_ONCE = { "retry-after": "0" };

@@ -1,46 +1,13 @@
+import { validCreateInputs } from "../support/createBodies.js";
+
 /** Valid create bodies for each case of spec 2.1, given the two tokens. */
 export function createBodies(management: string, vault: string) {
-  const common = {
-    rootDomain: "contoso.com",
-    email: "admin@contoso.com",
-    password: "pfx-password",
-    isSAN: false,
-    cloudSubscriptionId: "00000000-0000-4000-8000-000000000001",
-    accessToken: management,
-  };
-  const appService = {
-    ...common,
-    target: "Cloud App Service",
-    cloudAppServicePlanName: "plan",
-    cloudAppServicePlanResourceGroup: "rg-plan",
-    cloudAppServiceResourceGroup: "rg-app",
-    cloudAppServiceName: "contoso-web",
-    cloudAppServiceSlotName: "",
-  };
+  const inputs = validCreateInputs();
   return {
-    appServiceHttp: { ...appService, certificateName: "app-http", challengeType: "http" },
-    appServiceDns: {
-      ...appService,
-      certificateName: "app-dns",
-      challengeType: "dns",
-      dnsZoneResourceGroup: "rg-dns",
-    },
-    appServiceSlot: {
-      ...appService,
-      certificateName: "app-slot",
-      challengeType: "http",
-      cloudAppServiceName: "contoso-web/staging",
-      cloudAppServiceSlotName: "staging",
-    },
-    keyVault: {
-      ...common,
-      certificateName: "kv-dns",
-      target: "Cloud Key Vault + DNS",
-      challengeType: "dns",
-      dnsZoneResourceGroup: "rg-dns",
-      accessTokenKeyVault: vault,
-      keyVaultName: "kv-contoso",
-    },
+    appServiceHttp: { ...inputs.appServiceHttp, accessToken: management },
+    appServiceDns: { ...inputs.appServiceDns, accessToken: management },
+    appServiceSlot: { ...inputs.appServiceSlot, accessToken: management },
+    keyVault: { ...inputs.keyVault, accessToken: management, accessTokenKeyVault: vault },
   };
 }
 
