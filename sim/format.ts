@@ -1,28 +1,10 @@
-import type { CertificateTarget, SimCertificate } from "./certificate.js";
+import type { SimCertificate } from "./certificate.js";
 
-/** A certificate record exactly as the public list returns it (spec 2.3). */
-export interface CertificateRecord {
-  certificateName: string;
-  rootDomain: string | null;
-  email: string | null;
-  challengeType: string | null;
-  orderUri: string | null;
-  csrInfo: null;
-  issueDate: string;
-  expiryDate: string;
-  target: CertificateTarget;
-  renewal: "Automatic";
-  id: number;
-  subscriptionId: number;
-  password: null;
-  pfxString: null;
-  certificateDownloadUrl: null;
-  cloudSubscriptionId: string | null;
-  dnsZoneResourceGroup: string | null;
-  keyVaultName: string | null;
-  keyVaultCertificateName: string | null;
-  siteId: number;
-}
+/** A certificate record exactly as the public list returns it (spec 2.3): dates as text. */
+export type CertificateRecord = Omit<
+  SimCertificate,
+  "issueDate" | "expiryDate" | "pendingUntil" | "renewals" | "refuseRenewal"
+> & { issueDate: string; expiryDate: string };
 
 /**
  * The service's date-time format (spec 2.3): UTC, no zone designator, seven fractional digits,
