@@ -16,13 +16,14 @@ export function registerSecret(value: string | undefined): void {
 export const REDACTED = "[REDACTED]";
 
 /**
- * Replaces `value` in `text` as if it were registered, without registering it: a caller's
- * secret (a certificate password) held for one request only. Same length rule as registered ones.
+ * Replaces `value` in `text` without registering it: a caller's secret (a certificate password)
+ * held for one request only. A value too short to replace safely withholds the whole text.
  */
 export function redactValue(text: string, value: string): string {
-  return value.length >= MIN_SECRET_LENGTH && text.includes(value)
+  if (value === "" || !text.includes(value)) return text;
+  return value.length >= MIN_SECRET_LENGTH
     ? text.split(value).join(REDACTED)
-    : text;
+    : "[detail withheld: it contains a secret of the request]";
 }
 
 /** Replaces every registered secret, and anything shaped like a bearer token, in `text`. */

@@ -58,10 +58,12 @@ export async function readJsonBody(request: HttpRequest, limit = MAX_BODY_BYTES)
   try {
     return JSON.parse(text);
   } catch (error) {
+    // V8's message quotes the text around the error, which may be a password: keep the position.
+    const position = /position (\d+)/.exec(error instanceof Error ? error.message : "")?.[1];
     throw new ValidationError("request", [
       {
         name: "(body)",
-        message: `is not valid JSON (${error instanceof Error ? error.message : "parse error"})`,
+        message: `is not valid JSON${position === undefined ? "" : ` (error at position ${position})`}`,
       },
     ]);
   }

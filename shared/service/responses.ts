@@ -46,6 +46,10 @@ export function plainText(upstream: UpstreamName, res: InboundResponse): string 
   throw statusError(upstream, res);
 }
 
+function isHtml(res: InboundResponse): boolean {
+  return /html/i.test(res.contentType ?? "") || /^\s*<(!doctype|html)/i.test(res.text);
+}
+
 /** A record the service sent that we could not use; reported, never dropped silently. */
 export interface RejectedRecord {
   readonly index: number;
@@ -64,7 +68,9 @@ export interface DueList {
  * Records are validated one by one, so one malformed record does not hide the others.
  */
 export function dueList(res: InboundResponse): DueList {
-  if (res.status === 404) return { certificates: [], rejected: [] };
+  // A gateway's HTML 404 means we reached the wrong place, not that nothing is due: an
+  // address mistake must not pass for an empty list forever.
+  if (res.status === 404 && !isHtml(res)) return { certificates: [], rejected: [] };
   if (res.status < 200 || res.status >= 300) throw statusError("list", res);
   let body: unknown;
   try {

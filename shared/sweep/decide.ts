@@ -36,6 +36,12 @@ export interface DecisionInput {
 export const STUCK_AFTER_MS = 24 * 3_600_000;
 /** A stuck certificate is requested again at most this often (once a day). */
 export const STUCK_RETRY_EVERY_MS = 24 * 3_600_000;
+/**
+ * Daily sweeps are not exactly 24 h apart (each reaches a certificate after a list of varying
+ * latency): a day that is a few seconds short must still count as a day, or detection and the
+ * daily re-request would slip to every other day.
+ */
+export const DAY_TOLERANCE_MS = 30 * 60_000;
 
 type Check = (input: DecisionInput) => Verdict | undefined;
 
@@ -78,13 +84,15 @@ const stuck: Check = ({ record, now, graceMs }) => {
   const last = record?.lastRequestedAt;
   if (!first || !last) return undefined;
   const since = now.getTime() - first.getTime();
-  if (since < STUCK_AFTER_MS) return undefined;
+  if (since < STUCK_AFTER_MS - DAY_TOLERANCE_MS) return undefined;
   const sinceLast = now.getTime() - last.getTime();
   // The first sweep to find it stuck asks once more (a request from before it was stuck does not
-  // count, unless it was within the grace); after that, at most once a day.
+  // count, unless it was within the grace); after that, at most once a day. A failed attempt
+  // ordered nothing, so it is asked again at once.
   const again =
-    sinceLast >= STUCK_RETRY_EVERY_MS ||
-    (last.getTime() < first.getTime() + STUCK_AFTER_MS && sinceLast >= graceMs);
+    record.outcome === "failed" ||
+    sinceLast >= STUCK_RETRY_EVERY_MS - DAY_TOLERANCE_MS ||
+    (last.getTime() < first.getTime() + STUCK_AFTER_MS - DAY_TOLERANCE_MS && sinceLast >= graceMs);
   return {
     action: "stuck",
     renew: again,
@@ -107,8 +115,9 @@ const graceElapsed: Check = ({ record, now }) => ({
  */
 export const CHECKS: readonly Check[] = [
   newRenewal,
-  previousAttemptFailed,
+  // Before PreviousAttemptFailed: a stuck certificate whose re-request failed is still stuck.
   stuck,
+  previousAttemptFailed,
   withinGrace,
   graceElapsed,
 ];

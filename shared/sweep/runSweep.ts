@@ -90,9 +90,16 @@ export async function runSweep(options: SweepOptions): Promise<SweepSummary> {
       );
     }
     const counts = countOutcomes(results, rejected.length);
-    if (counts.failed - rejected.length > 0)
-      problems.push(`${counts.failed - rejected.length} renewal(s) failed`);
-    if (counts.stuck > 0) problems.push(`${counts.stuck} certificate(s) stuck`);
+    // Names, so the failed run's message says which certificates to look at.
+    const named = (outcome: CertificateResult["outcome"]) =>
+      results
+        .filter((r) => r.outcome === outcome)
+        .map((r) => r.certificateName)
+        .join(", ");
+    if (counts.failed - rejected.length > 0) {
+      problems.push(`${counts.failed - rejected.length} renewal(s) failed: ${named("failed")}`);
+    }
+    if (counts.stuck > 0) problems.push(`${counts.stuck} certificate(s) stuck: ${named("stuck")}`);
     const summary: SweepSummary = {
       dryRun: options.dryRun,
       startedAt: startedAt.toISOString(),

@@ -101,7 +101,9 @@ describe("renewDueCertificates (timer)", () => {
       const error = await sweep().catch((e: unknown) => e);
 
       expect(error).toBeInstanceOf(SweepFailedError);
-      expect((error as Error).message).toBe("certsched renewal sweep failed: 1 renewal(s) failed");
+      expect((error as Error).message).toBe(
+        "certsched renewal sweep failed: 1 renewal(s) failed: intranet-contoso-com",
+      );
       expect(app.sim.renewCallsFor("www-contoso-com")).toBe(1);
       expect(app.sim.renewCallsFor("vault-fabrikam-com")).toBe(1);
       expect(app.sim.renewCallsFor("shop-contoso-com")).toBe(1); // the operator's, no more
@@ -198,7 +200,9 @@ describe("renewDueCertificates (timer)", () => {
       undefined,
     );
 
-    await expect(sweep()).rejects.toThrow("certsched renewal sweep failed: 1 certificate(s) stuck");
+    await expect(sweep()).rejects.toThrow(
+      "certsched renewal sweep failed: 1 certificate(s) stuck: www-contoso-com",
+    );
 
     expect(app.sim.renewCallsFor("www-contoso-com")).toBe(1);
     const stuck = app.logs.find((l) => l.message.startsWith("certsched certificate stuck:"));

@@ -131,7 +131,7 @@ describe("runRenewals", () => {
     expect(reply.status).toBe(200);
     const summary = reply.body as SweepSummary;
     expect(summary.failed).toBe(true);
-    expect(summary.problems).toEqual(["1 renewal(s) failed"]);
+    expect(summary.problems).toEqual(["1 renewal(s) failed: www-contoso-com"]);
     expect(summary.results.find((r) => r.outcome === "failed")).toMatchObject({
       status: 400,
       error: "UPSTREAM_REJECTED",

@@ -242,7 +242,10 @@ describe("sweep notifications to a webhook", () => {
         status: 400,
       }),
     ]);
-    expect(message.problems).toEqual(["1 renewal(s) failed", "1 certificate(s) stuck"]);
+    expect(message.problems).toEqual([
+      "1 renewal(s) failed: intranet-contoso-com",
+      "1 certificate(s) stuck: stuck-fabrikam-com",
+    ]);
     expectNoLeaks(log);
   });
 

@@ -93,10 +93,27 @@ const CASES: [string, LedgerRecord | undefined, Expected][] = [
     { action: "stuck", reason: "Stuck", renew: true },
   ],
   [
-    "stuck and the last re-request failed: retry now",
-    record(49, 24, "failed"),
+    "stuck and the last re-request failed: still stuck, and asked again now",
+    record(49, 3, "failed"),
+    { action: "stuck", reason: "Stuck", renew: true },
+  ],
+  [
+    "failed, not yet a day: retry now",
+    record(20, 3, "failed"),
     { action: "renew", reason: "PreviousAttemptFailed" },
   ],
+  // Daily sweeps are not exactly 24 h apart: a day a few seconds short is still a day.
+  [
+    "first 23 h 59 m 59 s ago (daily sweep a second early): stuck, ask again",
+    record(24 - 1 / 3600, 24 - 1 / 3600),
+    { action: "stuck", reason: "Stuck", renew: true },
+  ],
+  [
+    "first 47 h 59 m ago, last 23 h 59 m ago: stuck, ask again (once a day)",
+    record(48 - 1 / 60, 24 - 1 / 60),
+    { action: "stuck", reason: "Stuck", renew: true },
+  ],
+  ["first 23 h ago: not yet stuck", record(23, 23), { action: "renew", reason: "GraceElapsed" }],
 ];
 
 describe("decide", () => {

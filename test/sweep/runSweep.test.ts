@@ -107,7 +107,7 @@ describe("runSweep against the simulator", () => {
       stuck: 0,
     });
     expect(summary.failed).toBe(true);
-    expect(summary.problems).toEqual(["1 renewal(s) failed"]);
+    expect(summary.problems).toEqual(["1 renewal(s) failed: refused"]);
     expect(summary.results.find((r) => r.certificateName === "refused")).toMatchObject({
       status: 400,
       error: "UPSTREAM_REJECTED",
@@ -152,7 +152,7 @@ describe("runSweep against the simulator", () => {
       "renewal-scheduled",
     ]);
     expect(summary.results[1]).toMatchObject({ status: 401, error: "UPSTREAM_UNAUTHORIZED" });
-    expect(summary.problems).toEqual(["2 renewal(s) failed"]);
+    expect(summary.problems).toEqual(["2 renewal(s) failed: c1, c3"]);
   });
 
   it("a failed list fails the run, renews nothing, and says why in one line", async () => {
@@ -261,7 +261,7 @@ describe("runSweep against the simulator", () => {
     expect(summary.counts["renewal-scheduled"]).toBe(3);
     expect(summary.problems).toEqual([
       expect.stringMatching(/^renewal ledger unavailable, continuing without duplicate protection/),
-      "1 renewal(s) failed",
+      "1 renewal(s) failed: refused",
     ]);
   });
 });

@@ -90,7 +90,7 @@ describe("a renewal that never completes", () => {
     });
     expect(renewCalls).toBe(3);
     expect(summary.failed).toBe(true);
-    expect(summary.problems).toEqual(["1 certificate(s) stuck"]);
+    expect(summary.problems).toEqual(["1 certificate(s) stuck: never-renews-contoso-com"]);
   });
 
   it("T+26h: still stuck, not requested again (at most once a day)", async () => {
