@@ -8,7 +8,7 @@
  * Plain JavaScript on purpose: it must run before anything is compiled.
  */
 import { spawnSync } from "node:child_process";
-import { existsSync, readdirSync, statSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -44,14 +44,21 @@ function needsBuild() {
 function build() {
   const tsc = join(root, "node_modules", "typescript", "bin", "tsc");
   if (!existsSync(tsc)) {
-    console.error("certsched: TypeScript is not installed; run `npm install` first.");
+    console.error(
+      "certsched: TypeScript (a devDependency) is not installed; run `npm install` (with dev dependencies) first.",
+    );
     return false;
   }
   console.error("certsched: building (tsc -p tsconfig.build.json)...");
-  const result = spawnSync(process.execPath, [tsc, "-p", join(root, "tsconfig.build.json")], {
-    cwd: root,
-    stdio: ["ignore", "inherit", "inherit"],
-  });
+  // --noEmitOnError: a failed build must not leave a fresh-looking dist/ that the next start runs.
+  const result = spawnSync(
+    process.execPath,
+    [tsc, "-p", join(root, "tsconfig.build.json"), "--noEmitOnError"],
+    {
+      cwd: root,
+      stdio: ["ignore", "inherit", "inherit"],
+    },
+  );
   if (result.status !== 0) {
     console.error("certsched: the build failed (see above); nothing was run.");
     return false;
@@ -59,18 +66,32 @@ function build() {
   return true;
 }
 
+/**
+ * CERTSCHED_BASE_URL as the CLI will see it: the environment first, then the "Values" of
+ * local.settings.json in the working directory (one file serves `func start` and the CLI).
+ */
+function configuredBaseUrl() {
+  const fromEnv = (process.env.CERTSCHED_BASE_URL ?? "").trim();
+  if (fromEnv !== "") return fromEnv;
+  try {
+    const file = JSON.parse(readFileSync(join(process.cwd(), "local.settings.json"), "utf8"));
+    const value = file?.Values?.CERTSCHED_BASE_URL;
+    return typeof value === "string" && value.trim() !== "" ? value.trim() : undefined;
+  } catch {
+    // No file, or not JSON: the CLI itself reports a broken file when it reads it.
+    return undefined;
+  }
+}
+
 function main() {
   const args = process.argv.slice(2);
   const buildOnly = args.includes("--build-only");
   if (needsBuild() && !build()) return 1;
   if (buildOnly) return 0;
-  const real = (process.env.CERTSCHED_BASE_URL ?? "").trim() !== "";
+  const baseUrl = configuredBaseUrl();
+  const real = baseUrl !== undefined;
   const sweep = real ? ["sweep", ...args] : ["sweep", "--sandbox", ...args];
-  if (real) {
-    console.error(
-      `certsched: sweeping ${process.env.CERTSCHED_BASE_URL} (CERTSCHED_BASE_URL is set)`,
-    );
-  }
+  if (real) console.error(`certsched: sweeping ${baseUrl} (CERTSCHED_BASE_URL is set)`);
   const result = spawnSync(process.execPath, [entry, ...sweep], { stdio: "inherit" });
   if (result.error) {
     console.error(`certsched: could not run the CLI: ${result.error.message}`);

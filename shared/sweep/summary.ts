@@ -39,7 +39,10 @@ export interface SweepSummary {
   /** Records the list returned that failed validation; counted as failed. */
   readonly rejected: RejectedRecord[];
   readonly counts: Readonly<Record<Outcome, number>> & { readonly due: number };
-  /** True when the run must be reported failed: list failed, a renewal failed, or one is stuck. */
+  /**
+   * True when the run must be reported failed: the list failed, a renewal failed, a certificate
+   * is stuck, or the ledger was unavailable.
+   */
   readonly failed: boolean;
   /** Problems that made the run fail, one line each. */
   readonly problems: string[];

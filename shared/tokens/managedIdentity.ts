@@ -10,9 +10,14 @@ export interface CredentialLike {
   ): Promise<{ token: string; expiresOnTimestamp: number } | null>;
 }
 
-/** A v1 resource id as a v2 scope: `https://vault.azure.net` → `https://vault.azure.net/.default`. */
+/**
+ * A v1 resource id as a v2 scope: `<resource>/.default`, kept exactly. The management resource
+ * ends in "/", so its scope is `https://management.core.windows.net//.default`: the identity
+ * platform takes the audience from everything before the last "/", and that gives the same
+ * audience (with its slash) as the spec's client-credentials flow.
+ */
 export function scopeFor(resource: string): string {
-  return `${resource.replace(/\/+$/, "")}/.default`;
+  return `${resource}/.default`;
 }
 
 /**

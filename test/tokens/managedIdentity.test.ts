@@ -125,7 +125,7 @@ describe("managed-identity cloud tokens", () => {
     expect(summary.counts).toMatchObject({ due: 30, "renewal-scheduled": 30 });
     expect(sim.requestsFor("publicRenew")).toHaveLength(30);
     expect(identity.scopes.sort()).toEqual([
-      "https://management.core.windows.net/.default",
+      "https://management.core.windows.net//.default",
       "https://vault.azure.net/.default",
     ]);
     // Only the identity talked to the token endpoint: certsched sent no client secret of its own.
