@@ -1,6 +1,7 @@
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { ConfigError, ensureError } from "../shared/errors.js";
+import { jsonSyntaxProblem } from "../shared/jsonSyntax.js";
 import { type Env, loadSettings, type Settings } from "../shared/settings.js";
 import type { Io } from "./io.js";
 
@@ -31,7 +32,7 @@ async function readLocalValues(path: string): Promise<Record<string, string> | u
   try {
     document = JSON.parse(text);
   } catch (error) {
-    throw fileProblem(`is not valid JSON (${ensureError(error).message})`);
+    throw fileProblem(jsonSyntaxProblem(error));
   }
   const values = (document as { Values?: unknown } | null)?.Values;
   if (values === undefined) return {};

@@ -1,6 +1,7 @@
 import { readFile } from "node:fs/promises";
 import { resolve } from "node:path";
 import { ConfigError, ensureError, ValidationError } from "../../shared/errors.js";
+import { jsonSyntaxProblem } from "../../shared/jsonSyntax.js";
 import type { Runtime } from "../../shared/runtime.js";
 import {
   type CreateCertificateInput,
@@ -51,9 +52,7 @@ export async function readCreateFile(path: string): Promise<CreateCertificateInp
   try {
     document = JSON.parse(text);
   } catch (error) {
-    throw new InputError(
-      `the request file ${path} is not valid JSON: ${ensureError(error).message}`,
-    );
+    throw new InputError(`the request file ${path} ${jsonSyntaxProblem(error)}`);
   }
   try {
     return parseOrThrow(createCertificateInput, document, "create request");

@@ -1,5 +1,6 @@
 import type { HttpRequest } from "@azure/functions";
 import { ValidationError } from "../errors.js";
+import { jsonSyntaxProblem } from "../jsonSyntax.js";
 
 /** Largest request body we read (64 KiB): a create request is well under 4 KiB. */
 export const MAX_BODY_BYTES = 64 * 1024;
@@ -58,13 +59,6 @@ export async function readJsonBody(request: HttpRequest, limit = MAX_BODY_BYTES)
   try {
     return JSON.parse(text);
   } catch (error) {
-    // V8's message quotes the text around the error, which may be a password: keep the position.
-    const position = /position (\d+)/.exec(error instanceof Error ? error.message : "")?.[1];
-    throw new ValidationError("request", [
-      {
-        name: "(body)",
-        message: `is not valid JSON${position === undefined ? "" : ` (error at position ${position})`}`,
-      },
-    ]);
+    throw new ValidationError("request", [{ name: "(body)", message: jsonSyntaxProblem(error) }]);
   }
 }
