@@ -8,7 +8,7 @@ import {
   toCertificateRecord,
 } from "../../sim/index.js";
 import { ensureBuilt, runCli } from "./build.js";
-import { cliAgainst, inDays, jsonOf, tempDir, writeJson } from "./helpers.js";
+import { cliAgainst, expectNoSecret, inDays, jsonOf, tempDir, writeJson } from "./helpers.js";
 
 const ISO_UTC = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 
@@ -437,6 +437,9 @@ describe("configuration", () => {
     expect(overridden.stderr).toContain("cannot reach the service");
     expect(overridden.stderr).toContain("Check CERTSCHED_BASE_URL");
     expect(s.requestsFor("test")).toEqual([]);
+    // Read from a file rather than the environment, the secrets stay as unprinted.
+    expectNoSecret(fromFile, s);
+    expectNoSecret(overridden, s);
   });
 
   it("an invalid local.settings.json is a configuration error naming the file (exit 2)", async () => {

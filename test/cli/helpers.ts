@@ -20,6 +20,32 @@ export function expectNoSecret(result: ChildResult, sim: Simulator): void {
   for (const secret of secretsOf(sim)) expect(output).not.toContain(secret);
 }
 
+/** An access token the simulator issued, as it issues them (sim/identity.ts). */
+const SIM_TOKEN = /simtok-[0-9a-f]{48}/;
+
+/** The built-in sandbox's own credentials (the simulator's defaults). */
+const SANDBOX_CREDENTIALS = {
+  CERTSCHED_API_KEY: "sim-api-key",
+  CERTSCHED_CLIENT_SECRET: "sim-client-secret",
+};
+
+/**
+ * For a run against a simulator the test holds no handle on (the sandbox, inside the child):
+ * neither its credentials, as given in `settings`, nor anything shaped like one of its tokens.
+ */
+export function expectNoSandboxSecret(
+  result: ChildResult,
+  settings: Readonly<Record<string, string | undefined>> = SANDBOX_CREDENTIALS,
+): void {
+  const output = result.stdout + result.stderr;
+  for (const name of ["CERTSCHED_API_KEY", "CERTSCHED_CLIENT_SECRET"] as const) {
+    const secret = settings[name];
+    expect(secret, name).toBeTruthy();
+    expect(output).not.toContain(secret);
+  }
+  expect(output).not.toMatch(SIM_TOKEN);
+}
+
 /**
  * `certsched <args>` configured for the simulator through the environment, like an operator
  * would; every run is also scanned for secrets.

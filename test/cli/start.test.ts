@@ -8,7 +8,7 @@ import {
   startSimulator,
 } from "../../sim/index.js";
 import { CLI, ensureBuilt, ROOT, runCli, runNode, START } from "./build.js";
-import { expectNoSecret, inDays, jsonOf, tempDir } from "./helpers.js";
+import { expectNoSandboxSecret, expectNoSecret, inDays, jsonOf, tempDir } from "./helpers.js";
 
 let sim: Simulator | undefined;
 const dirs: (() => Promise<void>)[] = [];
@@ -56,8 +56,9 @@ describe("npm start (scripts/start.mjs)", () => {
     expect(out).toContain("Expected in the sandbox");
     expect(out).toContain("so the exit code is 0");
     expect(out).not.toMatch(/blog-contoso-com|partners-fabrikam-com/);
-    // The sandbox's own credentials are not printed by a sweep either.
+    // The sandbox's own credentials and tokens are not printed by a sweep either.
     expect(out + result.stderr).not.toMatch(/sim-api-key|sim-client-secret/);
+    expectNoSandboxSecret(result);
   });
 
   it("passes extra arguments to the sweep: --json gives one document with the staged failure", async () => {
@@ -78,6 +79,7 @@ describe("npm start (scripts/start.mjs)", () => {
     );
     // The banner still says where this came from, on stderr.
     expect(result.stderr).toContain("=== certsched SANDBOX ===");
+    expectNoSandboxSecret(result);
   });
 
   it("with CERTSCHED_BASE_URL set sweeps that service instead: exit 1 when a renewal fails", async () => {
@@ -151,6 +153,7 @@ describe("certsched sandbox", () => {
         (c) => c.certificateName,
       );
       expect(names.sort()).toEqual([...SANDBOX_NAMES].sort());
+      expectNoSandboxSecret(due, settings);
       expect(stderr).toContain("=== certsched SANDBOX ===");
     } finally {
       child.kill("SIGTERM");

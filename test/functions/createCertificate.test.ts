@@ -330,6 +330,23 @@ describe("createCertificate: the field-set rules of spec 2.1", () => {
   });
 });
 
+describe("createCertificate: a short password echoed by the service", () => {
+  it("withholds the service's detail rather than quote a password too short to redact", async () => {
+    const password = "abc12";
+    app.sim.inject("create", { status: 400, body: `password ${password} is too weak` });
+
+    const reply = await create({ ...VALID.appServiceHttp, password });
+
+    const problem = expectProblem(reply, 422);
+    expect(problem.code).toBe("UPSTREAM_REJECTED");
+    expect(problem.detail).toContain("400");
+    expect(reply.text).not.toContain(password);
+    expect(app.logs.map((l) => l.message).join("\n")).not.toContain(password);
+    // It did reach the service (the refusal is the service's, not a validation of ours).
+    expect(app.sim.requestsFor("create")).toHaveLength(1);
+  });
+});
+
 describe("createCertificate: bodies that are not a create request", () => {
   const raw = (body: string | undefined, headers: Record<string, string> = {}) =>
     app.call(
@@ -351,6 +368,26 @@ describe("createCertificate: bodies that are not a create request", () => {
 
     const problem = expectProblem(reply, 400);
     expect(problem.errors).toContainEqual({ name: "(body)", message: expect.any(String) });
+    expect(app.sim.requests).toEqual([]);
+  });
+
+  it("refuses a body whose password is not quoted, without quoting any of it back", async () => {
+    // V8's parse error quotes the text around the mistake: here, the password itself.
+    const password = "Hunter2SecretPw";
+    const { password: _, ...rest } = VALID.appServiceHttp;
+    const body = `{"certificateName":"www","password": ${password}, ${JSON.stringify(rest).slice(1)}`;
+
+    const reply = await raw(body);
+
+    const problem = expectProblem(reply, 400);
+    expect(problem.errors).toEqual([
+      { name: "(body)", message: expect.stringMatching(/^is not valid JSON/) },
+    ]);
+    const logged = app.logs.map((l) => l.message).join("\n");
+    for (const text of [reply.text, logged]) {
+      expect(text).not.toContain(password.slice(0, 6));
+      expect(text).not.toContain(password);
+    }
     expect(app.sim.requests).toEqual([]);
   });
 

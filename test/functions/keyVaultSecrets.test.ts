@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createCertificate } from "../../functions/createCertificate.js";
+import { renewCertificate } from "../../functions/renewCertificate.js";
 import { testConnectivity } from "../../functions/testConnectivity.js";
 import type { RuntimeOverrides } from "../../shared/runtime.js";
 import { createSecretClientReader } from "../../shared/secrets/secretClientReader.js";
@@ -8,6 +9,7 @@ import { validCreateInputs } from "../support/createBodies.js";
 import { type FakeKeyVault, startFakeKeyVault, stubCredential } from "../support/fakeKeyVault.js";
 import {
   type AppHarness,
+  DAY_MS,
   fakeClock,
   HOUR_MS,
   httpRequest,
@@ -179,5 +181,57 @@ describe("secrets from Key Vault at runtime", () => {
       detail: expect.stringMatching(/certsched-api-key.*404/),
     });
     expect(app.sim.requestsFor("create")).toEqual([]);
+  });
+});
+
+describe("CERTSCHED_SECRET_CACHE_TTL", () => {
+  const MINUTE_MS = 60_000;
+  const NAME = "ttl-contoso-com";
+
+  const renew = (): Promise<Reply> =>
+    app.call(
+      renewCertificate,
+      httpRequest({ path: `certificates/${NAME}/renew`, params: { name: NAME } }),
+    );
+  /** The API key the last v3 renew request carried. */
+  const keySent = () => app.sim.requestsFor("renew").at(-1)?.headers.authorization;
+
+  it("keeps a rotated API key's old value for 10m, then reads the vault once more", async () => {
+    if (!app.sim.certificates().some((c) => c.certificateName === NAME)) {
+      app.sim.addCertificate({
+        certificateName: NAME,
+        expiryDate: new Date(clock.now().getTime() + 5 * DAY_MS),
+      });
+    }
+    await app.configure(fromVault({ CERTSCHED_SECRET_CACHE_TTL: "10m" }), overrides);
+    const oldKey = app.sim.options.apiKey;
+    const rotated = `rotated-api-key-${randomBytes(12).toString("hex")}`;
+    app.addSecrets(rotated);
+
+    expect((await renew()).status).toBe(202);
+    expect(keySent()).toBe(`Bearer ${oldKey}`);
+    vault.setSecret(API_KEY_NAME, rotated);
+
+    clock.advance(9 * MINUTE_MS);
+    const withinTtl = await renew();
+
+    expect(withinTtl.status).toBe(202);
+    expect(keySent()).toBe(`Bearer ${oldKey}`);
+    expect(vault.reads(API_KEY_NAME)).toBe(1);
+
+    clock.advance(MINUTE_MS + 1_000);
+    const pastTtl = await renew();
+
+    // The rotated value reached the wire; this simulator still expects the old key, so it refuses.
+    expect(keySent()).toBe(`Bearer ${rotated}`);
+    expect(pastTtl.status).toBe(502);
+    expect(pastTtl.body).toMatchObject({ code: "UPSTREAM_UNAUTHORIZED" });
+    expect(vault.reads(API_KEY_NAME)).toBe(2);
+
+    // The new value is cached in turn: no third read.
+    await renew();
+    expect(keySent()).toBe(`Bearer ${rotated}`);
+    expect(vault.reads(API_KEY_NAME)).toBe(2);
+    expect(app.sim.requestsFor("renew")).toHaveLength(4);
   });
 });

@@ -1,8 +1,11 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createCertificate } from "../../functions/createCertificate.js";
 import { listDueCertificates } from "../../functions/listDueCertificates.js";
-import { renewDueCertificates } from "../../functions/renewDueCertificates.js";
+import { renewCertificate } from "../../functions/renewCertificate.js";
+import { renewDueCertificates, SweepFailedError } from "../../functions/renewDueCertificates.js";
+import { runRenewals } from "../../functions/runRenewals.js";
 import { testConnectivity } from "../../functions/testConnectivity.js";
+import type { SweepSummary } from "../../shared/sweep/summary.js";
 import { validCreateInputs } from "../support/createBodies.js";
 import {
   type AppHarness,
@@ -179,6 +182,103 @@ describe("upstream answers mapped for the caller", () => {
       .filter((l) => l.message.startsWith("createCertificate "))
       .map((l) => l.level);
     expect(levels).toEqual(["error", "warning"]);
+  });
+});
+
+describe("a 404 from the service for one certificate's operation", () => {
+  const NOT_FOUND = { status: 404, body: "Not Found" };
+
+  it.each([
+    ["createCertificate", "create", create],
+    [
+      "renewCertificate",
+      "renew",
+      () =>
+        app.call(
+          renewCertificate,
+          httpRequest({ path: "certificates/www/renew", params: { name: "www" } }),
+        ),
+    ],
+    [
+      "testConnectivity",
+      "test",
+      () => app.call(testConnectivity, httpRequest({ method: "GET", path: "connectivity" })),
+    ],
+  ] as const)("%s answers 502 naming the 404, asked once", async (_, op, call) => {
+    app.sim.inject(op, NOT_FOUND);
+
+    const problem = problemOf(await call(), 502);
+
+    expect(problem.code).toBe("UPSTREAM_FAILED");
+    expect(problem.detail).toMatch(/answered 404: Not Found/);
+    // A 404 is an answer, not an accident: not repeated.
+    expect(app.sim.requestsFor(op)).toHaveLength(1);
+  });
+});
+
+describe("a gateway's HTML 404 on the list (a wrong address, not an empty list)", () => {
+  const TITLE = "404 Not Found";
+  const PAGE = `<html><head><title>${TITLE}</title></head><body><center>nginx</center></body></html>`;
+  const htmlNotFound = () =>
+    app.sim.inject("list", {
+      status: 404,
+      headers: { "content-type": "text/html" },
+      body: PAGE,
+      times: Number.POSITIVE_INFINITY,
+    });
+
+  it("fails the sweep run through runRenewals, naming the 404 and the page's title", async () => {
+    htmlNotFound();
+
+    const reply = await app.call(runRenewals, httpRequest({ path: "renewals" }));
+
+    expect(reply.status).toBe(200);
+    const summary = reply.body as SweepSummary;
+    expect(summary.failed).toBe(true);
+    expect(summary.listError).toMatch(/404/);
+    expect(summary.listError).toContain(`HTML page "${TITLE}"`);
+    expect(summary.listError).not.toMatch(/<html|<body|nginx/);
+    expect(summary.counts.due).toBe(0);
+  });
+
+  it("makes the timer run fail", async () => {
+    htmlNotFound();
+    const from = app.logs.length;
+
+    const run = renewDueCertificates(timer(), app.context("renewDueCertificates"));
+
+    await expect(run).rejects.toBeInstanceOf(SweepFailedError);
+    await expect(run).rejects.toThrow(/404/);
+    const logged = app.logs.slice(from).map((l) => l.message);
+    expect(logged.join("\n")).toContain(TITLE);
+    expect(logged.join("\n")).not.toContain("<html");
+  });
+
+  it("makes listDueCertificates answer 502", async () => {
+    htmlNotFound();
+
+    const reply = await list();
+
+    const problem = problemOf(reply, 502);
+    expect(problem.code).toBe("UPSTREAM_FAILED");
+    expect(problem.detail).toMatch(/answered 404/);
+    expect(problem.detail).toContain(TITLE);
+    expect(reply.text).not.toContain("<html");
+  });
+
+  it("an HTML page told only by its first tag counts too", async () => {
+    app.sim.inject("list", { status: 404, body: `<!DOCTYPE html>\n${PAGE}` });
+
+    expect(problemOf(await list(), 502).detail).toContain(TITLE);
+  });
+
+  it("an empty 404 still means nothing is due", async () => {
+    app.sim.inject("list", { status: 404, body: "" });
+
+    const reply = await list();
+
+    expect(reply.status).toBe(200);
+    expect(reply.body).toEqual({ certificates: [] });
   });
 });
 

@@ -194,6 +194,7 @@ describe("upstream URLs are https, loopback excepted", () => {
     "CERTSCHED_TOKEN_URL",
     "CERTSCHED_KEY_VAULT_URL",
     "CERTSCHED_WEBHOOK_URL",
+    "CERTSCHED_LEDGER_TABLE_URI",
   ])("%s refuses http://example.com, naming the setting", (setting) => {
     const problems = problemsFor({ ...base, [setting]: "http://example.com" });
     expect(problems).toEqual([{ name: setting, message: expect.stringMatching(/https/) }]);

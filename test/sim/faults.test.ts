@@ -1,7 +1,7 @@
 import { errors } from "undici";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { type Simulator, startSimulator } from "../../sim/index.js";
-import { DAY_MS, post, publicUrl, tokenEndpoint, tokenForm, tokens } from "./helpers.js";
+import { DAY_MS, post, publicUrl, tokenEndpoint, tokenForm, tokens, waitFor } from "./helpers.js";
 
 let sim: Simulator;
 let resourceRequest: { accessToken: string; accessTokenKeyVault: string };
@@ -77,13 +77,24 @@ describe("fault injection", () => {
   });
 
   it("delays, then runs the real handler", async () => {
-    sim.inject("test", { delayMs: 150 });
-    const started = Date.now();
+    sim.inject("publicRenew", { delayMs: 500 });
+    const renewalsBefore = sim.renewCallsFor("due");
+    const settled: string[] = [];
+    const delayed = renew().then((reply) => {
+      settled.push("delayed");
+      return reply;
+    });
+    await waitFor(() => sim.requestsFor("publicRenew").length === 1);
 
-    const reply = await test();
+    // Asked after the delayed call, answered before it: and the delayed one has not run yet.
+    expect((await test()).status).toBe(200);
+    settled.push("undelayed");
+    expect(sim.renewCallsFor("due")).toBe(renewalsBefore);
+    const reply = await delayed;
 
+    expect(settled).toEqual(["undelayed", "delayed"]);
     expect(reply.status).toBe(200);
-    expect(Date.now() - started).toBeGreaterThanOrEqual(140);
+    expect(sim.renewCallsFor("due")).toBe(renewalsBefore + 1);
   });
 
   it("faults the token endpoint too", async () => {

@@ -94,3 +94,8 @@ export function fakeClock(start: string) {
     },
   };
 }
+
+/** Polls until `condition` holds (a request has arrived, say); the test's timeout bounds it. */
+export async function waitFor(condition: () => boolean): Promise<void> {
+  while (!condition()) await new Promise((resolve) => setTimeout(resolve, 5));
+}

@@ -5,7 +5,7 @@ import {
   sandboxSettings,
   startSimulator,
 } from "../../sim/index.js";
-import { apiKeyHeader, DAY_MS, post, publicUrl, tokens } from "./helpers.js";
+import { apiKeyHeader, DAY_MS, post, publicUrl, tokens, waitFor } from "./helpers.js";
 
 let sim: Simulator;
 let resourceRequest: { accessToken: string; accessTokenKeyVault: string };
@@ -71,56 +71,73 @@ describe("request recording", () => {
 });
 
 describe("scale", () => {
-  it("lists 10,000 due certificates quickly", async () => {
+  it("lists 10,000 due certificates, every one of them", async () => {
     const big = await startSimulator();
     try {
       const due = new Date(Date.now() + DAY_MS);
       for (let i = 0; i < 10_000; i++)
         big.addCertificate({ certificateName: `c${i}`, expiryDate: due });
       const tok = await tokens(big);
-      const started = Date.now();
 
       const reply = await post(publicUrl(big, "renew/getlist"), {
         json: { accessToken: tok.management, accessTokenKeyVault: tok.vault },
       });
 
-      expect(JSON.parse(reply.text)).toHaveLength(10_000);
-      expect(Date.now() - started).toBeLessThan(2000);
+      expect(reply.status).toBe(200);
+      const names = (JSON.parse(reply.text) as { certificateName: string }[]).map(
+        (c) => c.certificateName,
+      );
+      expect(new Set(names)).toEqual(new Set(Array.from({ length: 10_000 }, (_, i) => `c${i}`)));
     } finally {
       await big.close();
     }
   });
 
-  it("serves 1,000 concurrent calls, each delayed by the latency", async () => {
-    const slow = await startSimulator({ latencyMs: 100 });
+  it("serves 1,000 concurrent calls, each held back by the latency", async () => {
+    const slow = await startSimulator({ latencyMs: 1000 });
+    const fast = await startSimulator();
     try {
       const tok = await tokens(slow);
       const body = { accessToken: tok.management, accessTokenKeyVault: tok.vault };
-      const started = Date.now();
+      const fastTok = await tokens(fast);
+      const settled: string[] = [];
+      let arrivedBeforeFirstReply: number | undefined;
 
-      const replies = await Promise.all(
-        Array.from({ length: 1000 }, () => post(publicUrl(slow, "test"), { json: body })),
+      const replies = Array.from({ length: 1000 }, () =>
+        post(publicUrl(slow, "test"), { json: body }).then((reply) => {
+          arrivedBeforeFirstReply ??= slow.requestsFor("test").length;
+          settled.push("slow");
+          return reply;
+        }),
       );
+      // Asked after all of them, answered before any: the latency holds each slow one back.
+      const undelayed = post(publicUrl(fast, "test"), {
+        json: { accessToken: fastTok.management, accessTokenKeyVault: fastTok.vault },
+      }).then((reply) => {
+        settled.push("fast");
+        return reply;
+      });
 
-      expect(replies.every((r) => r.status === 200)).toBe(true);
-      const elapsed = Date.now() - started;
-      expect(elapsed).toBeGreaterThanOrEqual(100);
-      expect(elapsed).toBeLessThan(5000);
+      expect((await undelayed).status).toBe(200);
+      expect((await Promise.all(replies)).every((r) => r.status === 200)).toBe(true);
+      expect(settled[0]).toBe("fast");
+      // Served side by side, not one after another: all had arrived when the first was answered.
+      expect(arrivedBeforeFirstReply).toBe(1000);
     } finally {
       await slow.close();
+      await fast.close();
     }
   });
 
-  it("closes promptly while a response hangs", async () => {
+  it("closes while a response hangs, failing the hung call", async () => {
     const hanging = await startSimulator();
+    // Held until close(): if close() waited for it, this test would never end.
     hanging.inject("test", { delayMs: Number.POSITIVE_INFINITY });
     const pending = post(publicUrl(hanging, "test"), { json: {} }).catch((error: unknown) => error);
     await waitFor(() => hanging.requests.length === 1);
-    const started = Date.now();
 
     await hanging.close();
 
-    expect(Date.now() - started).toBeLessThan(1000);
     expect(await pending).toBeInstanceOf(Error);
   });
 });
@@ -155,7 +172,3 @@ describe("sandbox", () => {
     });
   });
 });
-
-async function waitFor(condition: () => boolean): Promise<void> {
-  while (!condition()) await new Promise((resolve) => setTimeout(resolve, 5));
-}

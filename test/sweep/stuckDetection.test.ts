@@ -132,3 +132,76 @@ describe("a renewal that never completes", () => {
     });
   });
 });
+
+/**
+ * The timer fires daily, but each sweep reaches the certificate a little earlier or later than
+ * the day before (the list's latency varies): a day a few seconds short is still a day.
+ */
+describe("daily sweeps that drift a few seconds early, a renewal that never completes", () => {
+  const D0 = new Date("2026-04-01T03:00:07.000Z");
+  const driftClock = fakeClock(D0.toISOString());
+  const DRIFT_NAME = "drifting-contoso-com";
+  const SECOND_MS = 1_000;
+  let driftSim: Simulator;
+  let driftRuntime: Runtime;
+  const driftLogs: string[] = [];
+
+  beforeAll(async () => {
+    driftSim = await startSimulator({
+      now: driftClock.now,
+      completionDelayMs: 365 * DAY_MS,
+      certificates: [
+        { certificateName: DRIFT_NAME, expiryDate: new Date(D0.getTime() + 6 * DAY_MS) },
+      ],
+    });
+    driftRuntime = runtimeFor(
+      driftSim,
+      {},
+      {
+        now: driftClock.now,
+        ledger: tableLedger({
+          connectionString: inject("azuriteTableConnectionString"),
+          tableName: uniqueTableName("drift"),
+        }),
+      },
+    );
+  });
+  afterAll(async () => {
+    expect(leaksIn(driftSim, driftLogs)).toEqual([]);
+    await driftRuntime.close();
+    await driftSim.close();
+  });
+
+  async function dailySweep(at: number) {
+    driftClock.set(new Date(D0.getTime() + at));
+    const { log, lines } = collectingLogger();
+    const summary = await sweepWith(driftRuntime, log);
+    driftLogs.push(...lines.map((l) => l.message));
+    const [result, ...others] = summary.results;
+    expect(others).toEqual([]);
+    return { summary, result, renewCalls: driftSim.renewCallsFor(DRIFT_NAME) };
+  }
+
+  // Sequential on purpose: each sweep builds on the ledger the previous one left.
+  it("day 0: renewal requested", async () => {
+    const { result, renewCalls } = await dailySweep(0);
+    expect(result?.outcome).toBe("renewal-scheduled");
+    expect(renewCalls).toBe(1);
+  });
+
+  it.each([
+    // [day, sweep time after day 0, renew calls after it]
+    [1, DAY_MS - 2 * SECOND_MS, 2],
+    [2, 2 * DAY_MS - 5 * SECOND_MS, 3],
+    [3, 3 * DAY_MS - 3 * SECOND_MS, 4],
+  ])("day %i (a few seconds short): stuck, and requested again", async (_, at, calls) => {
+    const { summary, result, renewCalls } = await dailySweep(at);
+    expect(result).toMatchObject({
+      outcome: "stuck",
+      detail: expect.stringMatching(/after renewal was first requested.*; requesting again$/),
+    });
+    expect(renewCalls).toBe(calls);
+    expect(summary.failed).toBe(true);
+    expect(summary.problems).toEqual([`1 certificate(s) stuck: ${DRIFT_NAME}`]);
+  });
+});
