@@ -1,6 +1,6 @@
 import { app, type InvocationContext, type Timer } from "@azure/functions";
 import { contextLogger } from "../shared/api/contextLogger.js";
-import { sweepWith } from "../shared/api/scheduleSweep.js";
+import { sweepWith } from "../shared/api/sweepWith.js";
 import { getRuntime } from "../shared/runtime.js";
 
 /** Thrown after a sweep that must be recorded as failed, so the platform's alerts fire. */

@@ -8,7 +8,7 @@ import { z } from "zod";
 import { contextLogger } from "../shared/api/contextLogger.js";
 import { handle } from "../shared/api/handle.js";
 import { json } from "../shared/api/problem.js";
-import { sweepWith } from "../shared/api/scheduleSweep.js";
+import { sweepWith } from "../shared/api/sweepWith.js";
 import { getRuntime } from "../shared/runtime.js";
 import { parseOrThrow } from "../shared/schemas/index.js";
 

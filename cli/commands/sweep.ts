@@ -1,4 +1,4 @@
-import { sweepWith } from "../../shared/api/scheduleSweep.js";
+import { sweepWith } from "../../shared/api/sweepWith.js";
 import type { Ledger } from "../../shared/ledger/ledger.js";
 import { memoryLedger, noLedger } from "../../shared/ledger/ledger.js";
 import { createRuntime, type Runtime } from "../../shared/runtime.js";

@@ -22,6 +22,9 @@ import {
   sandboxSettings,
   startSimulator,
 } from "../../sim/index.js";
+import { type Reply, toReply } from "../support/reply.js";
+
+export type { Reply };
 
 /**
  * Runs the function app's exported handlers the way the host would, minus the host: real
@@ -35,16 +38,6 @@ export interface LogLine {
   readonly level: LogLevel;
   readonly functionName: string;
   readonly message: string;
-}
-
-/** A handler's answer, as the host would send it. */
-export interface Reply {
-  readonly status: number;
-  /** Lower-case header names. */
-  readonly headers: Record<string, string>;
-  readonly text: string;
-  /** The parsed body; undefined when it is not JSON. */
-  readonly body: unknown;
 }
 
 export type Settings = Readonly<Record<string, string | undefined>>;
@@ -162,21 +155,6 @@ class EnvSnapshot {
     if (value === undefined) delete process.env[key];
     else process.env[key] = value;
   }
-}
-
-function toReply(response: HttpResponseInit): Reply {
-  const headers: Record<string, string> = {};
-  for (const [name, value] of Object.entries((response.headers ?? {}) as Record<string, string>)) {
-    headers[name.toLowerCase()] = value;
-  }
-  const text = typeof response.body === "string" ? response.body : "";
-  let body: unknown;
-  try {
-    body = JSON.parse(text);
-  } catch {
-    body = undefined;
-  }
-  return { status: response.status ?? 200, headers, text, body };
 }
 
 const BASE = "http://localhost:7071/api/";

@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { sweepWith } from "../../shared/api/scheduleSweep.js";
+import { sweepWith } from "../../shared/api/sweepWith.js";
 import { type Ledger, memoryLedger } from "../../shared/ledger/ledger.js";
 import type { Logger } from "../../shared/log.js";
 import { createRuntime, type Runtime } from "../../shared/runtime.js";

@@ -5,7 +5,7 @@ import { listDueCertificates } from "../../functions/listDueCertificates.js";
 import { renewCertificate } from "../../functions/renewCertificate.js";
 import { renewDueCertificates, SweepFailedError } from "../../functions/renewDueCertificates.js";
 import { testConnectivity } from "../../functions/testConnectivity.js";
-import { sweepWith } from "../../shared/api/scheduleSweep.js";
+import { sweepWith } from "../../shared/api/sweepWith.js";
 import { type Ledger, memoryLedger } from "../../shared/ledger/ledger.js";
 import { createRuntime, type RuntimeOverrides } from "../../shared/runtime.js";
 import { createSecretClientReader } from "../../shared/secrets/secretClientReader.js";

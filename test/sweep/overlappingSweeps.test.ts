@@ -1,5 +1,5 @@
 import { describe, expect, inject, it } from "vitest";
-import { sweepWith } from "../../shared/api/scheduleSweep.js";
+import { sweepWith } from "../../shared/api/sweepWith.js";
 import type { Ledger, LedgerRecord } from "../../shared/ledger/ledger.js";
 import { tableLedger } from "../../shared/ledger/tableLedger.js";
 import { startSimulator } from "../../sim/index.js";

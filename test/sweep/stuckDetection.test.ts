@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { sweepWith } from "../../shared/api/scheduleSweep.js";
+import { sweepWith } from "../../shared/api/sweepWith.js";
 import type { Ledger } from "../../shared/ledger/ledger.js";
 import { tableLedger } from "../../shared/ledger/tableLedger.js";
 import type { Runtime } from "../../shared/runtime.js";

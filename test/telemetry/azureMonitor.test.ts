@@ -3,7 +3,7 @@ import type { AddressInfo } from "node:net";
 import { gunzipSync } from "node:zlib";
 import { shutdownAzureMonitor } from "@azure/monitor-opentelemetry";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { sweepWith } from "../../shared/api/scheduleSweep.js";
+import { sweepWith } from "../../shared/api/sweepWith.js";
 import { memoryLedger } from "../../shared/ledger/ledger.js";
 import type { Logger } from "../../shared/log.js";
 import { createRuntime, type Runtime } from "../../shared/runtime.js";

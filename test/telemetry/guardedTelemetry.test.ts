@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { sweepWith } from "../../shared/api/scheduleSweep.js";
+import { sweepWith } from "../../shared/api/sweepWith.js";
 import { memoryLedger } from "../../shared/ledger/ledger.js";
 import { createRuntime, type Runtime } from "../../shared/runtime.js";
 import { loadSettings } from "../../shared/settings.js";

@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { request } from "undici";
 import { afterEach, describe, expect, it } from "vitest";
-import { sweepWith } from "../../shared/api/scheduleSweep.js";
+import { sweepWith } from "../../shared/api/sweepWith.js";
 import { memoryLedger } from "../../shared/ledger/ledger.js";
 import type { Logger } from "../../shared/log.js";
 import { createRuntime, type Runtime } from "../../shared/runtime.js";

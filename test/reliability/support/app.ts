@@ -1,11 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { createServer } from "node:net";
-import {
-  HttpRequest,
-  type HttpRequestInit,
-  type HttpResponseInit,
-  type Timer,
-} from "@azure/functions";
+import { HttpRequest, type HttpRequestInit, type Timer } from "@azure/functions";
 import { type RuntimeOverrides, resetRuntime } from "../../../shared/runtime.js";
 import {
   type SeedCertificate,
@@ -14,6 +9,10 @@ import {
   sandboxSettings,
   startSimulator,
 } from "../../../sim/index.js";
+import { type Reply, toReply } from "../../support/reply.js";
+
+export type { Reply };
+export { toReply };
 
 export const MINUTE_MS = 60_000;
 export const HOUR_MS = 60 * MINUTE_MS;
@@ -117,31 +116,6 @@ export async function releaseApp(): Promise<void> {
   }
   saved.clear();
   await resetRuntime();
-}
-
-/** A handler's answer as the host would send it. */
-export interface Reply {
-  readonly status: number;
-  /** Lower-case header names. */
-  readonly headers: Record<string, string>;
-  readonly text: string;
-  /** Parsed JSON body, or undefined. */
-  readonly body: unknown;
-}
-
-export function toReply(response: HttpResponseInit): Reply {
-  const headers: Record<string, string> = {};
-  for (const [name, value] of Object.entries((response.headers ?? {}) as Record<string, string>)) {
-    headers[name.toLowerCase()] = String(value);
-  }
-  const text = typeof response.body === "string" ? response.body : "";
-  let body: unknown;
-  try {
-    body = JSON.parse(text);
-  } catch {
-    body = undefined;
-  }
-  return { status: response.status ?? 200, headers, text, body };
 }
 
 const BASE = "http://localhost:7071/api/";
