@@ -1,7 +1,12 @@
 import { fc, test } from "@fast-check/vitest";
 import { describe, expect, it } from "vitest";
 import type { LedgerOutcome, LedgerRecord } from "../../shared/ledger/ledger.js";
-import { decide, STUCK_AFTER_MS, type Verdict } from "../../shared/sweep/decide.js";
+import {
+  DAY_TOLERANCE_MS,
+  decide,
+  STUCK_AFTER_MS,
+  type Verdict,
+} from "../../shared/sweep/decide.js";
 
 const H = 3_600_000;
 const NOW = new Date("2026-03-01T03:00:00.000Z");
@@ -178,7 +183,40 @@ describe("decide", () => {
       const verdict = decide({ expiryDate: EXPIRY, record: rec, now: NOW, graceMs });
       const asks = verdict.action === "renew" || (verdict.action === "stuck" && verdict.renew);
       if (asks) expect(last * 60_000).toBeGreaterThanOrEqual(graceMs);
-      expect(verdict.action === "stuck").toBe(first * 60_000 >= STUCK_AFTER_MS);
+      // The rule decide.ts keeps: stuck from a day less the tolerance for daily sweeps that
+      // run a little early (23.5 h), not from exactly 24 h.
+      expect(verdict.action === "stuck").toBe(first * 60_000 >= STUCK_AFTER_MS - DAY_TOLERANCE_MS);
+    },
+  );
+
+  it.each([
+    ["just inside the tolerance: stuck", STUCK_AFTER_MS - DAY_TOLERANCE_MS, true],
+    ["a millisecond short of it: not yet", STUCK_AFTER_MS - DAY_TOLERANCE_MS - 1, false],
+  ])("stuck boundary, %s", (_, sinceFirstMs, stuck) => {
+    const rec = record(sinceFirstMs / H, sinceFirstMs / H);
+    const verdict = decide({ expiryDate: EXPIRY, record: rec, now: NOW, graceMs: GRACE });
+    expect(verdict.action === "stuck").toBe(stuck);
+  });
+
+  const failedEpisode = fc.record({
+    first: fc.integer({ min: 0, max: 96 * 60 }),
+    lastOffset: fc.integer({ min: 0, max: 96 * 60 }),
+    graceMinutes: fc.integer({ min: 0, max: 6 * 60 }),
+  });
+
+  test.prop([failedEpisode])(
+    "after a failed attempt always asks again (a failure ordered nothing)",
+    ({ first, lastOffset, graceMinutes }) => {
+      const last = Math.max(0, first - lastOffset);
+      const rec = record(first / 60, last / 60, "failed");
+      const verdict = decide({
+        expiryDate: EXPIRY,
+        record: rec,
+        now: NOW,
+        graceMs: graceMinutes * 60_000,
+      });
+      const asks = verdict.action === "renew" || (verdict.action === "stuck" && verdict.renew);
+      expect(asks).toBe(true);
     },
   );
 });
