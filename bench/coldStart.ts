@@ -24,6 +24,10 @@ export interface ColdStartOptions {
   /** Lines describing what is on the load path (from the bundle's metafile). */
   readonly loadPath: readonly string[];
   readonly progress: (line: string) => void;
+  /** The node binary to measure with (default: this process's); Azure runs Node 22. */
+  readonly nodePath?: string;
+  /** Section title (default "Cold start"). */
+  readonly title?: string;
 }
 
 /** The child: imports each module in turn, as the worker loads "main", and prints the time. */
@@ -41,10 +45,10 @@ function specifier(module: string): string {
 }
 
 /** One fresh process: time to import (inside) and the whole process, spawn to exit (outside). */
-function loadOnce(root: string, variant: LoadVariant): Sample {
+function loadOnce(root: string, variant: LoadVariant, nodePath: string): Sample {
   const started = performance.now();
   const child = spawnSync(
-    process.execPath,
+    nodePath,
     ["--input-type=module", "-e", PROBE, ...variant.modules.map(specifier)],
     // Outside the Functions host @azure/functions warns that it runs in test mode: expected.
     { cwd: root, encoding: "utf8", env: { PATH: process.env.PATH ?? "" } },
@@ -62,12 +66,13 @@ export async function coldStartBench(options: ColdStartOptions): Promise<Section
   const all = [options.bare, ...options.references, ...options.variants];
   const byKey = new Map(all.map((v) => [v.key, v]));
   const keys = all.map((v) => v.key);
+  const nodePath = options.nodePath ?? process.execPath;
   for (let i = 0; i < options.warmupRounds; i++) {
-    for (const v of all) loadOnce(options.root, v);
+    for (const v of all) loadOnce(options.root, v, nodePath);
   }
   const processMs = new Map<string, number[]>(keys.map((k) => [k, []]));
   const importMs = await interleaved(keys, options.rounds, (key, round) => {
-    const sample = loadOnce(options.root, byKey.get(key) as LoadVariant);
+    const sample = loadOnce(options.root, byKey.get(key) as LoadVariant, nodePath);
     processMs.get(key)?.push(sample.processMs);
     if (key === keys[keys.length - 1] && (round + 1) % 5 === 0) {
       options.progress(`cold start: ${round + 1}/${options.rounds} interleaved rounds`);
@@ -114,5 +119,5 @@ export async function coldStartBench(options: ColdStartOptions): Promise<Section
     'Outside the Functions host @azure/functions switches to "test mode" (a warning; registrations are skipped), so the host-side registration is not in these figures.',
     ...options.loadPath,
   ];
-  return { title: "Cold start", rows, notes };
+  return { title: options.title ?? "Cold start", rows, notes };
 }

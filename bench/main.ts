@@ -1,3 +1,4 @@
+import { spawnSync } from "node:child_process";
 import { writeFile } from "node:fs/promises";
 import path from "node:path";
 import { coldStartBench, type LoadVariant } from "./coldStart.js";
@@ -26,6 +27,8 @@ export interface BenchInput {
   readonly quick: boolean;
   /** Where the report goes (docs/performance.md; elsewhere for a quick run). */
   readonly reportPath: string;
+  /** A Node 22 binary for the second cold-start section (scripts/node22.mjs), if found. */
+  readonly node22?: string | undefined;
 }
 
 function progress(line: string): void {
@@ -45,7 +48,7 @@ export async function runBench(input: BenchInput): Promise<number> {
     label: "bare @azure/functions",
     modules: ["@azure/functions"],
   };
-  const cold = await coldStartBench({
+  const coldOptions = {
     root: input.root,
     bare,
     variants: [
@@ -72,8 +75,22 @@ export async function runBench(input: BenchInput): Promise<number> {
     warmupRounds: input.quick ? 1 : 2,
     loadPath: input.loadPath,
     progress,
-  });
-  sections.push(cold);
+  } as const;
+  const versionOf = (node: string) =>
+    spawnSync(node, ["--version"], { encoding: "utf8" }).stdout.trim();
+  sections.push(
+    await coldStartBench({ ...coldOptions, title: `Cold start (Node ${process.version})` }),
+  );
+  // Azure runs the app on Node 22: the goal must hold there too (scripts/node22.mjs).
+  if (input.node22) {
+    sections.push(
+      await coldStartBench({
+        ...coldOptions,
+        nodePath: input.node22,
+        title: `Cold start (Node ${versionOf(input.node22)})`,
+      }),
+    );
+  }
 
   sections.push(
     await memoryBench({

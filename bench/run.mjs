@@ -104,6 +104,21 @@ function describeLoadPath(metafile, entry) {
   ];
 }
 
+/** Node 22 for the second cold-start section (Azure's runtime); undefined when unavailable. */
+function findNode22() {
+  step("node scripts/node22.mjs (Node 22 from the npm registry, cached)");
+  const result = spawnSync(process.execPath, [path.join(ROOT, "scripts", "node22.mjs")], {
+    encoding: "utf8",
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  const node22 = result.stdout.trim();
+  if (result.status !== 0 || node22 === "") {
+    step("Node 22 unavailable: the cold start is measured on this Node only");
+    return undefined;
+  }
+  return node22;
+}
+
 async function main() {
   const quick = process.argv.includes("--quick");
   const functions = (await import("node:fs"))
@@ -163,6 +178,7 @@ async function main() {
     deployed,
     loadPath: describeLoadPath(bundle.metafile, bundle.entry),
     quick,
+    node22: findNode22(),
     reportPath: quick
       ? path.join(CACHE, "performance.quick.md")
       : path.join(ROOT, "docs", "performance.md"),
