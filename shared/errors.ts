@@ -1,3 +1,5 @@
+import { types } from "node:util";
+
 /**
  * One error family for everything certsched does. Callers branch on `code`, never on messages
  * or classes from other libraries. Messages are written for the person reading a log at 2 a.m.
@@ -145,7 +147,22 @@ export class TokenError extends CertschedError {
  */
 export function ensureError(value: unknown): Error {
   if (value instanceof Error) return value;
+  // An Error from another realm (a vm context, a worker's copy of a library) fails instanceof
+  // but is one all the same: the Azure SDK's RestError reached us that way under the host.
+  if (types.isNativeError(value)) return value;
+  if (isErrorLike(value)) {
+    const error = new Error(value.message.trimEnd(), { cause: value });
+    error.name = value.name;
+    return error;
+  }
   return new Error(typeof value === "string" ? value : `Non-error thrown: ${String(value)}`);
+}
+
+/** Shaped like an Error (a name and a message), whatever its prototype says. */
+function isErrorLike(value: unknown): value is { name: string; message: string } {
+  if (typeof value !== "object" || value === null) return false;
+  const { name, message } = value as Record<string, unknown>;
+  return typeof name === "string" && typeof message === "string";
 }
 
 export function isCertschedError(value: unknown): value is CertschedError {
