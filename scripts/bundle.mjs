@@ -29,6 +29,8 @@ export const EXTERNAL = [
   "@azure/identity",
   "@azure/keyvault-secrets",
   "@azure/data-tables",
+  // One instance with the SDKs above: shared/azureSdkLog.ts filters the SDKs' own logger.
+  "@azure/logger",
   "@azure/monitor-opentelemetry",
   "@opentelemetry/*",
 ];

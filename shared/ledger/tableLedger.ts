@@ -1,4 +1,5 @@
 import type { TableClient } from "@azure/data-tables";
+import { quietKnownSdkWarnings } from "../azureSdkLog.js";
 import { CertschedError } from "../errors.js";
 import type { Ledger, LedgerEntry, LedgerOutcome, LedgerRecord } from "./ledger.js";
 
@@ -88,6 +89,7 @@ export function tableLedger(options: TableLedgerOptions): Ledger {
   let client: Promise<TableClient> | undefined;
   const getClient = () => {
     client ??= import("@azure/data-tables").then(async ({ TableClient: Client }) => {
+      await quietKnownSdkWarnings();
       const retryOptions = { maxRetries: 2, retryDelayInMs: 200, maxRetryDelayInMs: 2_000 };
       if (options.tableUri) {
         const { DefaultAzureCredential } = await import("@azure/identity");
