@@ -22,7 +22,7 @@ export async function renewDueCertificates(
 ): Promise<void> {
   const log = contextLogger(context);
   if (timer?.isPastDue) log.warn("certsched sweep is running late (timer past due)");
-  const summary = await sweepWith(getRuntime(), log);
+  const summary = await sweepWith(getRuntime(), log, { traceContext: context.traceContext });
   if (summary.failed) throw new SweepFailedError(summary.problems);
 }
 

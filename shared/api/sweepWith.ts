@@ -5,7 +5,7 @@ import type { Runtime } from "../runtime.js";
 import { runSweep, type SweepOptions } from "../sweep/runSweep.js";
 import type { SweepSummary } from "../sweep/summary.js";
 import { guardedTelemetry } from "../telemetry/guardedTelemetry.js";
-import { noTelemetry, type Telemetry } from "../telemetry/telemetry.js";
+import { noTelemetry, type Telemetry, type TraceParent } from "../telemetry/telemetry.js";
 
 export interface SweepWithOptions {
   /** Overrides CERTSCHED_DRY_RUN when given. */
@@ -14,6 +14,8 @@ export interface SweepWithOptions {
   readonly concurrency?: number;
   /** Called as each certificate finishes (the CLI's progress line). */
   readonly onResult?: SweepOptions["onResult"];
+  /** The invocation's trace context (InvocationContext.traceContext): the span's parent. */
+  readonly traceContext?: TraceParent | undefined;
 }
 
 /** The runtime's telemetry, or none (with a warning) when it cannot start: never a failed sweep. */
@@ -39,17 +41,19 @@ export async function sweepWith(
   options: SweepWithOptions = {},
 ): Promise<SweepSummary> {
   const telemetry = guardedTelemetry(await telemetryOf(runtime, log), (m) => log.warn(m));
-  const summary = await telemetry.inSweepSpan(() =>
-    runSweep({
-      client: runtime.client,
-      ledger: runtime.ledger,
-      log,
-      now: runtime.now,
-      concurrency: options.concurrency ?? runtime.settings.renewalConcurrency,
-      graceMs: runtime.settings.renewalGraceMs,
-      dryRun: options.dryRun ?? runtime.settings.dryRun,
-      ...(options.onResult ? { onResult: options.onResult } : {}),
-    }),
+  const summary = await telemetry.inSweepSpan(
+    () =>
+      runSweep({
+        client: runtime.client,
+        ledger: runtime.ledger,
+        log,
+        now: runtime.now,
+        concurrency: options.concurrency ?? runtime.settings.renewalConcurrency,
+        graceMs: runtime.settings.renewalGraceMs,
+        dryRun: options.dryRun ?? runtime.settings.dryRun,
+        ...(options.onResult ? { onResult: options.onResult } : {}),
+      }),
+    options.traceContext,
   );
   telemetry.recordSweep(summary);
   await Promise.all([

@@ -17,13 +17,13 @@ export function guardedTelemetry(
   const report = (what: string, error: unknown) =>
     warn(`certsched telemetry ${what} failed, continuing: ${redact(ensureError(error).message)}`);
   return {
-    async inSweepSpan(run) {
+    async inSweepSpan(run, parent) {
       let ran: ReturnType<typeof run> | undefined;
       try {
         return await telemetry.inSweepSpan(() => {
           ran = run();
           return ran;
-        });
+        }, parent);
       } catch (error) {
         if (ran === undefined) {
           report("span", error);

@@ -1,15 +1,20 @@
 import {
   type Attributes,
+  type Context,
+  context,
+  defaultTextMapGetter,
   type Meter,
+  ROOT_CONTEXT,
   SpanKind,
   SpanStatusCode,
   type Tracer,
 } from "@opentelemetry/api";
+import { W3CTraceContextPropagator } from "@opentelemetry/core";
 import { daysLeft } from "../dates.js";
 import { ensureError } from "../errors.js";
 import { redact } from "../redact.js";
 import { OUTCOMES, type Outcome, type SweepSummary } from "../sweep/summary.js";
-import type { Telemetry } from "./telemetry.js";
+import type { Telemetry, TraceParent } from "./telemetry.js";
 
 /** Names of what certsched emits; docs/operations.md shows how to query each. */
 export const INSTRUMENTS = {
@@ -60,6 +65,19 @@ function sweepAttributes(summary: SweepSummary): Attributes {
   return attributes;
 }
 
+const w3c = new W3CTraceContextPropagator();
+
+/**
+ * The context to start the sweep span in: the invocation's trace when the host passed one (an
+ * invalid traceparent is ignored by the propagator: the span becomes a root), else the active.
+ */
+function parentContext(parent: TraceParent | undefined): Context {
+  if (!parent?.traceParent) return context.active();
+  const carrier: Record<string, string> = { traceparent: parent.traceParent };
+  if (parent.traceState) carrier.tracestate = parent.traceState;
+  return w3c.extract(ROOT_CONTEXT, carrier, defaultTextMapGetter);
+}
+
 /** The HTTP status as an attribute value; "error" when no answer came. */
 function statusText(status: number | undefined): string {
   return status === undefined ? "error" : String(status);
@@ -99,10 +117,11 @@ export function otelTelemetry(options: OtelTelemetryOptions): Telemetry {
   });
 
   return {
-    inSweepSpan(run) {
+    inSweepSpan(run, parent) {
       return tracer.startActiveSpan(
         INSTRUMENTS.sweepSpan,
         { kind: SpanKind.INTERNAL },
+        parentContext(parent),
         async (span) => {
           try {
             const summary = await run();

@@ -6,8 +6,13 @@ import type { SweepSummary } from "../sweep/summary.js";
  * (see azureMonitor.ts) on first use, so a cold start without telemetry never pays for it.
  */
 export interface Telemetry {
-  /** Runs one sweep inside the "certsched.sweep" span, which gets the summary's counts. */
-  inSweepSpan(run: () => Promise<SweepSummary>): Promise<SweepSummary>;
+  /**
+   * Runs one sweep inside the "certsched.sweep" span, which gets the summary's counts. With the
+   * invocation's W3C trace context (the host's `InvocationContext.traceContext`) the span is a
+   * child of the host's invocation, so Application Insights shows them as one operation, even
+   * for the first sweep of an instance, when telemetry started after the invocation began.
+   */
+  inSweepSpan(run: () => Promise<SweepSummary>, parent?: TraceParent): Promise<SweepSummary>;
   /** Days left per certificate and the count of each outcome. */
   recordSweep(summary: SweepSummary): void;
   /**
@@ -19,6 +24,13 @@ export interface Telemetry {
   recordCall(upstream: string, durationMs: number, status: number | undefined): void;
   /** Exports what was recorded now: a timer's instance may be frozen right after the sweep. */
   flush(): Promise<void>;
+}
+
+/** The W3C trace context an invocation carries (InvocationContext.traceContext's shape). */
+export interface TraceParent {
+  /** `traceparent`: version-traceid-parentid-flags. */
+  readonly traceParent?: string | undefined;
+  readonly traceState?: string | undefined;
 }
 
 /** Telemetry off: every method does nothing. */
