@@ -4,7 +4,7 @@ export default defineConfig({
   test: {
     include: ["test/**/*.test.ts"],
     globalSetup: ["test/support/globalSetup.ts"],
-    setupFiles: ["test/support/fastCheck.ts"],
+    setupFiles: ["test/support/fastCheck.ts", "test/support/quietFunctionsTestMode.ts"],
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: "forks",
