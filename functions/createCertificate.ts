@@ -4,7 +4,9 @@ import {
   type HttpResponseInit,
   type InvocationContext,
 } from "@azure/functions";
+import { contextLogger } from "../shared/api/contextLogger.js";
 import { handle } from "../shared/api/handle.js";
+import { noQuery, parseQuery } from "../shared/api/parseQuery.js";
 import { json } from "../shared/api/problem.js";
 import { readJsonBody } from "../shared/api/readBody.js";
 import { getRuntime } from "../shared/runtime.js";
@@ -16,13 +18,16 @@ export async function createCertificate(
   context: InvocationContext,
 ): Promise<HttpResponseInit> {
   return handle(context, async () => {
+    parseQuery(request, noQuery);
     const input = parseOrThrow(
       createCertificateInput,
       await readJsonBody(request),
       "create request",
     );
     const message = await getRuntime().client.create(input);
-    context.log(`certsched create scheduled: ${input.certificateName} (${input.target})`);
+    contextLogger(context).info(
+      `certsched create scheduled: ${input.certificateName} (${input.target})`,
+    );
     return json(202, { status: "scheduled", certificateName: input.certificateName, message });
   });
 }

@@ -5,16 +5,18 @@ import {
   type InvocationContext,
 } from "@azure/functions";
 import { handle } from "../shared/api/handle.js";
+import { noQuery, parseQuery } from "../shared/api/parseQuery.js";
 import { json } from "../shared/api/problem.js";
 import { certificateView } from "../shared/api/views.js";
 import { getRuntime } from "../shared/runtime.js";
 
 /** GET /api/certificates/due: certificates expiring within 20 days (spec 4.3). */
 export async function listDueCertificates(
-  _request: HttpRequest,
+  request: HttpRequest,
   context: InvocationContext,
 ): Promise<HttpResponseInit> {
   return handle(context, async () => {
+    parseQuery(request, noQuery);
     const runtime = getRuntime();
     const { certificates, rejected } = await runtime.client.listDue();
     const now = runtime.now();

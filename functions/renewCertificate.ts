@@ -5,7 +5,9 @@ import {
   type InvocationContext,
 } from "@azure/functions";
 import { z } from "zod";
+import { contextLogger } from "../shared/api/contextLogger.js";
 import { handle } from "../shared/api/handle.js";
+import { noQuery, parseQuery } from "../shared/api/parseQuery.js";
 import { json } from "../shared/api/problem.js";
 import { getRuntime } from "../shared/runtime.js";
 import { parseOrThrow, requiredText } from "../shared/schemas/index.js";
@@ -18,9 +20,10 @@ export async function renewCertificate(
   context: InvocationContext,
 ): Promise<HttpResponseInit> {
   return handle(context, async () => {
+    parseQuery(request, noQuery);
     const { name } = parseOrThrow(params, { name: request.params.name }, "route");
     const message = await getRuntime().client.renew(name);
-    context.log(`certsched renewal scheduled (v3): ${name}`);
+    contextLogger(context).info(`certsched renewal scheduled (v3): ${name}`);
     return json(202, { status: "scheduled", certificateName: name, message });
   });
 }

@@ -7,10 +7,10 @@ import {
 import { z } from "zod";
 import { contextLogger } from "../shared/api/contextLogger.js";
 import { handle } from "../shared/api/handle.js";
+import { parseQuery } from "../shared/api/parseQuery.js";
 import { json } from "../shared/api/problem.js";
 import { sweepWith } from "../shared/api/sweepWith.js";
 import { getRuntime } from "../shared/runtime.js";
-import { parseOrThrow } from "../shared/schemas/index.js";
 
 const query = z.object({
   dryRun: z
@@ -25,12 +25,11 @@ export async function runRenewals(
   context: InvocationContext,
 ): Promise<HttpResponseInit> {
   return handle(context, async () => {
-    const { dryRun } = parseOrThrow(
-      query,
-      { dryRun: request.query.get("dryRun") ?? undefined },
-      "query",
-    );
-    const summary = await sweepWith(getRuntime(), contextLogger(context), { dryRun });
+    const { dryRun } = parseQuery(request, query);
+    const summary = await sweepWith(getRuntime(), contextLogger(context), {
+      dryRun,
+      traceContext: context.traceContext,
+    });
     return json(200, summary);
   });
 }
