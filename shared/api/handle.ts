@@ -1,11 +1,12 @@
 import type { HttpResponseInit, InvocationContext } from "@azure/functions";
 import { ensureError } from "../errors.js";
-import { redact } from "../redact.js";
+import { contextLogger } from "./contextLogger.js";
 import { errorResponse } from "./errorResponse.js";
 
 /**
  * Runs a handler body and turns any failure into a problem response, logging the cause (never
- * a secret, never a stack in the response).
+ * a secret, never a stack in the response). The cause is logged through contextLogger, which
+ * redacts it and escapes its control characters: messages quote callers and upstreams.
  */
 export async function handle(
   context: InvocationContext,
@@ -15,10 +16,10 @@ export async function handle(
     return await work();
   } catch (error) {
     const response = errorResponse(error, context.invocationId);
-    const message = redact(ensureError(error).message);
-    if ((response.status ?? 500) >= 500)
-      context.error(`${context.functionName} failed: ${message}`);
-    else context.warn(`${context.functionName} refused: ${message}`);
+    const log = contextLogger(context);
+    const message = ensureError(error).message;
+    if ((response.status ?? 500) >= 500) log.error(`${context.functionName} failed: ${message}`);
+    else log.warn(`${context.functionName} refused: ${message}`);
     return response;
   }
 }

@@ -58,6 +58,12 @@ export function countOutcomes(
   return { ...counts, due: results.length + rejected };
 }
 
+/**
+ * Characters JSON.stringify leaves raw that the log escaper would rewrite as `\u{XX}`, which is
+ * not JSON: written as JSON's own `\uXXXX` here, the summary stays one parseable line.
+ */
+const JSON_RAW_CONTROL = /[\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+
 /** The single structured summary line. */
 export function summaryLine(summary: SweepSummary): string {
   return `certsched sweep summary ${JSON.stringify({
@@ -72,7 +78,7 @@ export function summaryLine(summary: SweepSummary): string {
       daysLeft: r.daysLeft,
       outcome: r.outcome,
     })),
-  })}`;
+  }).replace(JSON_RAW_CONTROL, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`)}`;
 }
 
 /** One line per certificate, readable in the portal's log stream. */
