@@ -4,7 +4,7 @@ import { mulberry32 } from "./prng.js";
 /**
  * A misbehaviour to apply to a call instead of, or before, the real handler.
  * A fault "responds" when any of status, headers or body is set (status default 500); it never
- * changes state then. With only delayMs the real handler runs after the delay.
+ * changes state then. With only delayMs (or dripMs) the real handler runs, after the delay.
  */
 export interface Fault {
   /** Status to answer with instead of running the real handler. */
@@ -15,6 +15,12 @@ export interface Fault {
   body?: string;
   /** Milliseconds (real time) to wait before responding, resetting or handling. */
   delayMs?: number;
+  /**
+   * Send the status and headers at once, then the body one byte every `dripMs` milliseconds
+   * (real time): a server that never stalls long enough for a between-chunks timeout to fire.
+   * Drips the fault's response, or the real handler's when the fault does not respond.
+   */
+  dripMs?: number;
   /** Destroy the socket without any response. */
   reset?: boolean;
   /** How many calls the fault applies to. Default 1; Infinity allowed. */
@@ -46,6 +52,9 @@ export class FaultPlan {
   inject(op: SimOperation, fault: Fault): void {
     const remaining = fault.times ?? 1;
     if (!(remaining > 0)) throw new RangeError("Fault.times must be greater than 0");
+    if (fault.dripMs !== undefined && !(fault.dripMs > 0)) {
+      throw new RangeError("Fault.dripMs must be greater than 0");
+    }
     if (fault.onCall !== undefined && !(Number.isInteger(fault.onCall) && fault.onCall >= 1)) {
       throw new RangeError("Fault.onCall must be an integer from 1");
     }

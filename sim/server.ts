@@ -81,7 +81,21 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     if (route.operation !== "token" && settings.latencyMs > 0)
       await delays.wait(settings.latencyMs);
     if (closed) return;
+    if (fault?.dripMs) return drip(res, response, fault.dripMs);
     writeResponse(res, response);
+  }
+
+  /** Headers now, then the body a byte at a time; stops when the client or close() ends it. */
+  async function drip(res: ServerResponse, response: SimResponse, everyMs: number): Promise<void> {
+    const bytes = Buffer.from(response.body);
+    res.writeHead(response.status, { ...response.headers, "content-length": bytes.length });
+    res.flushHeaders();
+    for (let i = 0; i < bytes.length; i++) {
+      await delays.wait(everyMs);
+      if (closed || res.destroyed) return;
+      res.write(bytes.subarray(i, i + 1));
+    }
+    res.end();
   }
 
   const server = createServer((req, res) => {

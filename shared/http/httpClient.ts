@@ -1,4 +1,4 @@
-import type { Agent, Dispatcher } from "undici";
+import type { Agent } from "undici";
 import { UpstreamError, type UpstreamName } from "../errors.js";
 import { type RetryPolicy, retryDelayMs } from "./retryPolicy.js";
 
@@ -19,7 +19,10 @@ export interface InboundResponse {
 }
 
 export interface HttpClientOptions {
-  /** Per attempt: time to the response headers, and between body chunks, in ms. */
+  /**
+   * Per attempt, in ms: the whole exchange, from sending to the last byte of the body. Also the
+   * unit of the call's overall deadline: `(policy.maxRetries + 1) × timeoutMs`.
+   */
   readonly timeoutMs: number;
   /** Source of jitter; tests pin it. */
   readonly random?: () => number;
@@ -34,7 +37,7 @@ export interface HttpClientOptions {
 }
 
 /** Response bodies larger than this are refused: a list of 10,000 records is well under it. */
-const MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
+export const MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
 
 type Undici = typeof import("undici");
 let undici: Promise<Undici> | undefined;
@@ -49,14 +52,21 @@ function loadUndici(): Promise<Undici> {
   return undici;
 }
 
+/** Why an attempt was cut short by its deadline: before the headers came, or during the body. */
+type Cut = "headers" | "body";
+
 /**
- * Keep-alive connections plus undici's own retry machinery, driven by our pure retry policy.
- * One RetryAgent per policy, because undici binds retry options to the dispatcher.
+ * Keep-alive connections, with our own retry loop driven by the pure retry policy.
+ *
+ * Deadlines: each attempt runs under an AbortSignal that fires `timeoutMs` after it starts,
+ * covering the headers and the whole body. undici's own bodyTimeout only measures the gap
+ * between chunks, so a body dripping one byte a second never tripped it. The loop has its own
+ * deadline, `(maxRetries + 1) × timeoutMs` from the first send: backoff and Retry-After waits
+ * come out of that budget, and no attempt or wait starts that would end beyond it.
  */
 export class HttpClient {
   #agent: Agent | undefined;
   #closed = false;
-  readonly #retrying = new Map<RetryPolicy, Dispatcher>();
   readonly #options: HttpClientOptions;
 
   constructor(options: HttpClientOptions) {
@@ -68,24 +78,27 @@ export class HttpClient {
     let status: number | undefined;
     try {
       const lib = await loadUndici();
-      const res = await lib.request(req.url, {
-        method: "POST",
-        headers: req.headers,
-        body: req.body,
-        // No redirect interceptor: a 3xx is returned as it is, never followed, since
-        // following it could hand our tokens to another host.
-        dispatcher: this.#dispatcherFor(lib, req.policy),
-      });
-      status = res.statusCode;
-      const text = await readCapped(res.body);
-      const contentType = res.headers["content-type"];
-      return {
-        status: res.statusCode,
-        contentType: Array.isArray(contentType) ? contentType[0] : contentType,
-        text,
-      };
+      const agent = this.#agentFor(lib);
+      const { timeoutMs } = this.#options;
+      const deadline = started + (req.policy.maxRetries + 1) * timeoutMs;
+      for (let retry = 1; ; retry++) {
+        const outcome = await attempt(
+          lib,
+          agent,
+          req,
+          Math.min(timeoutMs, deadline - performance.now()),
+        );
+        status = outcome.response?.status;
+        const delay = this.#retryDelay(req.policy, retry, outcome);
+        const last = delay === undefined || performance.now() + delay >= deadline;
+        if (last) {
+          if (outcome.response) return outcome.response;
+          throw networkError(req.upstream, outcome.error, timeoutMs);
+        }
+        await new Promise((resolve) => setTimeout(resolve, delay));
+      }
     } catch (error) {
-      throw networkError(req.upstream, error);
+      throw networkError(req.upstream, error, this.#options.timeoutMs);
     } finally {
       this.#options.onCall?.(req.upstream, performance.now() - started, status);
     }
@@ -96,46 +109,87 @@ export class HttpClient {
     await this.#agent?.close();
   }
 
-  #dispatcherFor(lib: Undici, policy: RetryPolicy): Dispatcher {
-    let dispatcher = this.#retrying.get(policy);
-    if (!dispatcher) {
-      // A call after close() fails as it did when the agent was built up front.
-      if (this.#closed && !this.#agent) throw new lib.errors.ClientClosedError();
-      const timeoutMs = this.#options.timeoutMs;
-      this.#agent ??= new lib.Agent({
-        headersTimeout: timeoutMs,
-        bodyTimeout: timeoutMs,
-        connectTimeout: Math.min(timeoutMs, 10_000),
-        connections: 64,
-      });
-      const random = this.#options.random ?? Math.random;
-      const now = this.#options.now ?? Date.now;
-      dispatcher = new lib.RetryAgent(this.#agent, {
-        throwOnError: false,
-        methods: ["POST"],
-        retry: (err, { state }, callback) => {
-          const e = err as Error & { statusCode?: number; code?: string; headers?: Headers };
-          const headers = e.headers as Record<string, string | string[] | undefined> | undefined;
-          const retryAfter = headers?.["retry-after"];
-          const delay = retryDelayMs(
-            policy,
-            state.counter,
-            {
-              status: e.code === "UND_ERR_REQ_RETRY" ? e.statusCode : undefined,
-              errorCode: e.code === "UND_ERR_REQ_RETRY" ? undefined : e.code,
-              retryAfter: Array.isArray(retryAfter) ? retryAfter[0] : retryAfter,
-            },
-            now(),
-            random,
-          );
-          if (delay === undefined) callback(err);
-          else setTimeout(() => callback(null), delay);
-          return null;
-        },
-      });
-      this.#retrying.set(policy, dispatcher);
+  #retryDelay(policy: RetryPolicy, retry: number, outcome: Outcome): number | undefined {
+    const random = this.#options.random ?? Math.random;
+    const now = this.#options.now ?? Date.now;
+    if (outcome.response) {
+      return retryDelayMs(
+        policy,
+        retry,
+        { status: outcome.response.status, retryAfter: outcome.retryAfter },
+        now(),
+        random,
+      );
     }
-    return dispatcher;
+    const code = (outcome.error as { code?: string } | null)?.code;
+    return retryDelayMs(policy, retry, { errorCode: code }, now(), random);
+  }
+
+  #agentFor(lib: Undici): Agent {
+    // A call after close() fails as it did when the agent was built up front.
+    if (this.#closed && !this.#agent) throw new lib.errors.ClientClosedError();
+    const timeoutMs = this.#options.timeoutMs;
+    // undici's own timeouts stay as a second line; the per-attempt signal always fires first.
+    this.#agent ??= new lib.Agent({
+      headersTimeout: timeoutMs,
+      bodyTimeout: timeoutMs,
+      connectTimeout: Math.min(timeoutMs, 10_000),
+      connections: 64,
+    });
+    return this.#agent;
+  }
+}
+
+interface Outcome {
+  readonly response?: InboundResponse;
+  readonly retryAfter?: string | undefined;
+  readonly error?: unknown;
+}
+
+/**
+ * One exchange under its own deadline of `budgetMs` (the smaller of `timeoutMs` and what is
+ * left of the call's). Never throws: a transport failure is returned as `error`, a cut-short attempt as an
+ * error whose code says whether the request was already sent (see SENT_TIMEOUT_CODES).
+ */
+async function attempt(
+  lib: Undici,
+  agent: Agent,
+  req: OutboundRequest,
+  budgetMs: number,
+): Promise<Outcome> {
+  const controller = new AbortController();
+  const timer = setTimeout(() => controller.abort(), Math.max(0, budgetMs));
+  let cut: Cut = "headers";
+  try {
+    const res = await lib.request(req.url, {
+      method: "POST",
+      headers: req.headers,
+      body: req.body,
+      signal: controller.signal,
+      // No redirect interceptor: a 3xx is returned as it is, never followed, since
+      // following it could hand our tokens to another host.
+      dispatcher: agent,
+    });
+    cut = "body";
+    const text = await readCapped(res.body);
+    const contentType = res.headers["content-type"];
+    const retryAfter = res.headers["retry-after"];
+    return {
+      response: {
+        status: res.statusCode,
+        contentType: Array.isArray(contentType) ? contentType[0] : contentType,
+        text,
+      },
+      retryAfter: Array.isArray(retryAfter) ? retryAfter[0] : retryAfter,
+    };
+  } catch (error) {
+    if (!controller.signal.aborted) return { error };
+    // Named as undici names its own timeouts, so the retry policy treats both alike: a cut
+    // before the headers may still have reached the service ("sent, answer unknown").
+    const code = cut === "headers" ? "UND_ERR_HEADERS_TIMEOUT" : "UND_ERR_BODY_TIMEOUT";
+    return { error: Object.assign(new Error(`deadline reached waiting for the ${cut}`), { code }) };
+  } finally {
+    clearTimeout(timer);
   }
 }
 
@@ -160,19 +214,22 @@ const TIMEOUT_CODES = new Set([
   "ABORT_ERR",
 ]);
 
-/** Maps a thrown transport error to our family; the message names the upstream and the cause. */
-function networkError(upstream: UpstreamName, error: unknown): UpstreamError {
+/** Maps a transport failure to our family; the message names the upstream and the cause. */
+function networkError(upstream: UpstreamName, error: unknown, timeoutMs: number): UpstreamError {
   if (error instanceof UpstreamError) return error;
   const code = (error as { code?: string } | null)?.code ?? "UNKNOWN";
   if (TIMEOUT_CODES.has(code)) {
+    const what =
+      code === "UND_ERR_BODY_TIMEOUT"
+        ? "the body did not arrive in full"
+        : code === "UND_ERR_CONNECT_TIMEOUT"
+          ? "no connection"
+          : "no response headers";
     return new UpstreamError(
       "UPSTREAM_TIMEOUT",
       upstream,
-      `${upstream}: no answer within the timeout (${code})`,
-      {
-        retriable: true,
-        cause: error,
-      },
+      `${upstream}: no answer within the timeout (${what} within ${timeoutMs} ms)`,
+      { retriable: true, cause: error },
     );
   }
   if (code === "CERTSCHED_TOO_LARGE") {
@@ -187,9 +244,6 @@ function networkError(upstream: UpstreamName, error: unknown): UpstreamError {
     "UPSTREAM_UNREACHABLE",
     upstream,
     `${upstream}: cannot reach the service (${reason})`,
-    {
-      retriable: true,
-      cause: error,
-    },
+    { retriable: true, cause: error },
   );
 }
