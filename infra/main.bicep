@@ -21,15 +21,15 @@ param deployerPrincipalId string = ''
 
 // ---- Hosting ------------------------------------------------------------------------------
 
-@description('Node.js major version of the Functions worker: 20 (what CI tests) or 22 (the current Azure default, also supported).')
+@description('Node.js major version of the Functions worker: 22 (the Azure default, supported on Flex Consumption to 2027-04-30) or 20 (supported to 2026-04-30). CI tests both.')
 @allowed([
   '20'
   '22'
 ])
-param nodeVersion string = '20'
+param nodeVersion string = '22'
 
-@description('Most instances the app may scale out to.')
-@minValue(1)
+@description('Most instances the app may scale out to. Flex Consumption (FC1) accepts 40 to 1000; Azure\'s default is 100.')
+@minValue(40)
 @maxValue(1000)
 param maximumInstanceCount int = 100
 
@@ -119,6 +119,9 @@ param dryRun string = 'false'
 
 @description('CERTSCHED_HTTP_TIMEOUT: timeout of each outbound HTTP attempt, e.g. 30s. Empty: 30s.')
 param httpTimeout string = ''
+
+@description('CERTSCHED_SWEEP_DEADLINE: how long a sweep may start renewals, from its start, e.g. 9m. Keep it under host.json functionTimeout (10 min). Empty: 9m.')
+param sweepDeadline string = ''
 
 @description('CERTSCHED_WEBHOOK_URL: where sweep notifications are posted (Teams workflow, Slack or JSON). Secure: the URL carries its signature. Empty: no notifications.')
 @secure()
@@ -231,6 +234,7 @@ var certschedSettings = [
   { name: 'CERTSCHED_RENEWAL_GRACE', value: renewalGrace }
   { name: 'CERTSCHED_DRY_RUN', value: dryRun }
   { name: 'CERTSCHED_HTTP_TIMEOUT', value: httpTimeout }
+  { name: 'CERTSCHED_SWEEP_DEADLINE', value: sweepDeadline }
   { name: 'CERTSCHED_WEBHOOK_FORMAT', value: webhookFormat }
   { name: 'CERTSCHED_NOTIFY_SUCCESS', value: notifySuccess }
   // The ledger table through the identity (the plain AzureWebJobsStorage connection string is

@@ -1,5 +1,11 @@
-// Role assignments of the app's identity, each on the one resource it needs and nothing wider.
-// Names are guid(scope, principal, role) so a redeployment finds the same assignment.
+// Role assignments of the app's identity: only roles the app uses today, each on the one
+// resource it needs and nothing wider, each with the reason next to it. Names are
+// guid(scope, principal, role) so a redeployment finds the same assignment.
+//
+// Deliberately absent: Storage Queue Data Contributor. Nothing uses a queue today (no queue
+// trigger or output, no queue client in shared/; the host keeps timer status and locks in
+// blobs, which Storage Blob Data Owner covers). Add it back, with its reason, when runs move to
+// a queue (issue "Know what happened").
 
 @description('Principal (object) id of the app\'s user-assigned identity.')
 param principalId string
@@ -21,7 +27,6 @@ var roles = {
   keyVaultSecretsUser: '4633458b-17de-408a-b874-0445c86b69e6'
   keyVaultSecretsOfficer: 'b86a8fe4-44ce-4948-aee5-eccb2c155cd7'
   storageBlobDataOwner: 'b7e6dc6d-f1e8-4753-8033-0f276bb0955b'
-  storageQueueDataContributor: '974c5e8b-45b9-4653-ba55-5f855dd0fb88'
   storageTableDataContributor: '0a9a7e1f-b9d0-4cc4-a60d-0319b160aaa3'
   monitoringMetricsPublisher: '3913510d-42f4-4e42-8a64-420c390055eb'
 }
@@ -38,7 +43,7 @@ resource appInsights 'Microsoft.Insights/components@2020-02-02' existing = {
   name: appInsightsName
 }
 
-// Reads the API key and client secret (shared/secrets).
+// Reads the API key and client secret at run time (shared/secrets/secretClientReader.ts).
 resource vaultSecretsUser 'Microsoft.Authorization/roleAssignments@2022-04-01' = {
   name: guid(vault.id, principalId, roles.keyVaultSecretsUser)
   scope: vault
@@ -49,7 +54,9 @@ resource vaultSecretsUser 'Microsoft.Authorization/roleAssignments@2022-04-01' =
   }
 }
 
-// Host storage (AzureWebJobsStorage: timer status, locks) and the deployment package.
+// Host storage through the identity (AzureWebJobsStorage__*: timer schedule status, locks,
+// host keys) and the Flex Consumption deployment package (functionAppConfig.deployment, a blob
+// container). Owner, not Contributor: the host creates its containers.
 resource storageBlobDataOwner 'Microsoft.Authorization/roleAssignments@2022-04-01' = {
   name: guid(storage.id, principalId, roles.storageBlobDataOwner)
   scope: storage
@@ -60,18 +67,8 @@ resource storageBlobDataOwner 'Microsoft.Authorization/roleAssignments@2022-04-0
   }
 }
 
-// The host uses queues of AzureWebJobsStorage for its own bookkeeping.
-resource storageQueueDataContributor 'Microsoft.Authorization/roleAssignments@2022-04-01' = {
-  name: guid(storage.id, principalId, roles.storageQueueDataContributor)
-  scope: storage
-  properties: {
-    roleDefinitionId: subscriptionResourceId('Microsoft.Authorization/roleDefinitions', roles.storageQueueDataContributor)
-    principalId: principalId
-    principalType: 'ServicePrincipal'
-  }
-}
-
-// The renewal ledger (shared/ledger/tableLedger.ts).
+// The renewal ledger: reads and writes entities of the ledger table (shared/ledger/tableLedger.ts,
+// CERTSCHED_LEDGER_TABLE_URI). The table itself is created by storage.bicep.
 resource storageTableDataContributor 'Microsoft.Authorization/roleAssignments@2022-04-01' = {
   name: guid(storage.id, principalId, roles.storageTableDataContributor)
   scope: storage
@@ -82,7 +79,8 @@ resource storageTableDataContributor 'Microsoft.Authorization/roleAssignments@20
   }
 }
 
-// Entra-authenticated telemetry (APPLICATIONINSIGHTS_AUTHENTICATION_STRING).
+// Sends telemetry with the identity (APPLICATIONINSIGHTS_AUTHENTICATION_STRING), which keeps
+// working when local (key) authentication is turned off on Application Insights.
 resource metricsPublisher 'Microsoft.Authorization/roleAssignments@2022-04-01' = {
   name: guid(appInsights.id, principalId, roles.monitoringMetricsPublisher)
   scope: appInsights

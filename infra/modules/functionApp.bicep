@@ -17,15 +17,15 @@ param tags object = {}
 @description('azd service name from azure.yaml; `azd deploy` finds the app by this tag.')
 param serviceName string
 
-@description('Node.js major version of the worker. 20 is what CI tests; 22 is the current Azure default and is supported by the code.')
+@description('Node.js major version of the worker: 22 (the Azure default, supported on Flex Consumption to 2027-04-30) or 20 (supported to 2026-04-30). CI tests both.')
 @allowed([
   '20'
   '22'
 ])
-param nodeVersion string = '20'
+param nodeVersion string = '22'
 
-@description('Most instances the app may scale out to (Flex Consumption allows up to 1000).')
-@minValue(1)
+@description('Most instances the app may scale out to. Flex Consumption (FC1) accepts 40 to 1000; Azure\'s default is 100.')
+@minValue(40)
 @maxValue(1000)
 param maximumInstanceCount int = 100
 

@@ -60,17 +60,16 @@ const REFUSED_BY_FLEX = [
   "WEBSITE_CONTENTAZUREFILECONNECTIONSTRING",
 ];
 
+/**
+ * The roles the app's identity needs today, and no other (infra/modules/access.bicep says why
+ * for each). Storage Queue Data Contributor (974c5e8b-...) is not one: nothing uses a queue yet.
+ */
 const ROLES: [string, string, string][] = [
   // [role, definition id, type of the resource it is assigned on]
   ["Key Vault Secrets User", "4633458b-17de-408a-b874-0445c86b69e6", "Microsoft.KeyVault/vaults"],
   [
     "Storage Blob Data Owner",
     "b7e6dc6d-f1e8-4753-8033-0f276bb0955b",
-    "Microsoft.Storage/storageAccounts",
-  ],
-  [
-    "Storage Queue Data Contributor",
-    "974c5e8b-45b9-4653-ba55-5f855dd0fb88",
     "Microsoft.Storage/storageAccounts",
   ],
   [
@@ -310,6 +309,30 @@ describe("identity and roles", () => {
     }
   });
 
+  it("gives the app's identity no role beyond those, none of them without a reason", () => {
+    const toApp = assignments.filter(
+      (a) => property(a.body, "properties", "principalId")?.text === "principalId",
+    );
+    const assigned = toApp.map((a) => {
+      const definition = property(a.body, "properties", "roleDefinitionId");
+      const ids = (definition?.descendantsOfType(["member_expression"]) ?? [])
+        .map((node) => resolveString(a.file, node))
+        .filter((id) => id !== undefined);
+      return ids[0] ?? `unresolved: ${definition?.text}`;
+    });
+    expect(assigned.sort()).toEqual(ROLES.map(([, id]) => id).sort());
+    expect(assigned).not.toContain("974c5e8b-45b9-4653-ba55-5f855dd0fb88");
+    // Each assignment carries a comment saying why the app needs it.
+    for (const a of toApp) {
+      let declaration = a.body?.parent;
+      while (declaration && declaration.type !== "resource_declaration") {
+        declaration = declaration.parent;
+      }
+      const above = declaration?.previousNamedSibling;
+      expect(above?.type, `${a.file.path} ${a.symbol}: comment above`).toBe("comment");
+    }
+  });
+
   it("gives the app its user-assigned identity, whose client id DefaultAzureCredential uses", () => {
     const site = only(deployed("Microsoft.Web/sites"), "function app");
     expect(stringValue(property(site.body, "identity", "type"))).toBe("UserAssigned");
@@ -331,7 +354,7 @@ describe("hosting", () => {
     expect(property(site.body, "properties", "serverFarmId")?.text).toBe(`${plan.symbol}.id`);
   });
 
-  it("runs the Node worker, version 20 by default and 22 as the documented option", () => {
+  it("runs the Node worker, version 22 by default and 20 as the documented option", () => {
     const site = only(deployed("Microsoft.Web/sites"), "function app");
     expect(stringValue(property(site.body, "kind"))).toBe("functionapp,linux");
     const runtime = property(site.body, "properties", "functionAppConfig", "runtime");
@@ -340,10 +363,23 @@ describe("hosting", () => {
     expect(version?.type).toBe("identifier");
     for (const f of [site.file, main]) {
       const param = paramOf(f, "nodeVersion");
-      expect(stringValue(param.defaultValue), f.path).toBe("20");
+      expect(stringValue(param.defaultValue), f.path).toBe("22");
       expect(param.allowed, f.path).toEqual(["20", "22"]);
     }
     expect(moduleArgument(site.file, "nodeVersion")?.text).toBe("nodeVersion");
+  });
+
+  it("scales out within what FC1 accepts: 40 to 1000 instances, 100 by default", () => {
+    const site = only(deployed("Microsoft.Web/sites"), "function app");
+    const scale = property(site.body, "properties", "functionAppConfig", "scaleAndConcurrency");
+    expect(property(scale, "maximumInstanceCount")?.text).toBe("maximumInstanceCount");
+    for (const f of [site.file, main]) {
+      const param = paramOf(f, "maximumInstanceCount");
+      expect(param.decoratorArgs.get("minValue"), f.path).toEqual(["40"]);
+      expect(param.decoratorArgs.get("maxValue"), f.path).toEqual(["1000"]);
+      expect(param.defaultValue?.text, f.path).toBe("100");
+    }
+    expect(moduleArgument(site.file, "maximumInstanceCount")?.text).toBe("maximumInstanceCount");
   });
 
   it("takes its deployment package from a blob container through the identity", () => {

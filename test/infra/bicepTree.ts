@@ -23,6 +23,8 @@ export interface ParamDecl {
   readonly decorators: readonly string[];
   /** The `@allowed([...])` values that are plain strings or numbers, as text. */
   readonly allowed: readonly string[] | undefined;
+  /** Arguments of each decorator as source text, e.g. minValue -> ["40"]. */
+  readonly decoratorArgs: ReadonlyMap<string, readonly string[]>;
   readonly defaultValue: Node | undefined;
 }
 
@@ -153,6 +155,7 @@ export function params(file: BicepFile): ParamDecl[] {
       return {
         name: n.namedChildren[0]?.text ?? "",
         decorators: calls.map((c) => c.name),
+        decoratorArgs: new Map(calls.map((c) => [c.name, c.args.map((a) => a.text)])),
         allowed:
           allowedArg?.type === "array"
             ? allowedArg.namedChildren.map((v) => stringValue(v) ?? v.text)
