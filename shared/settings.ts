@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { parseDuration } from "./duration.js";
 import { ConfigError, type Problem } from "./errors.js";
+import { storageConnection } from "./ledger/storageConnection.js";
 
 /**
  * Every setting certsched reads, parsed once from the environment (the function app's
@@ -42,6 +43,11 @@ export interface Settings {
   dryRun: boolean;
   /** Timeout of each outbound HTTP call, in ms (default 30 s). */
   httpTimeoutMs: number;
+  /**
+   * How long a sweep may start renewals, in ms from its start (default 9 min: under host.json's
+   * 10-min functionTimeout, leaving room for the renewals in flight to end on their own timeout).
+   */
+  sweepDeadlineMs: number;
   /** Connection string of the app's storage account (AzureWebJobsStorage); the ledger lives there. */
   storageConnectionString: string | undefined;
   /**
@@ -67,6 +73,11 @@ export function isLoopbackHost(hostname: string): boolean {
   return LOOPBACK_HOSTS.has(hostname) || /^127(\.\d{1,3}){3}$/.test(hostname);
 }
 
+/** The one rule for every address certsched reaches: https, or plain http to a loopback host. */
+export function isSecureOrLoopback(url: URL): boolean {
+  return url.protocol === "https:" || (url.protocol === "http:" && isLoopbackHost(url.hostname));
+}
+
 /** https anywhere; plain http only on loopback, so the simulator works and nothing else leaks. */
 function upstreamUrl(options: { allowQuery?: boolean } = {}) {
   return z.string().transform((text, ctx) => {
@@ -77,7 +88,7 @@ function upstreamUrl(options: { allowQuery?: boolean } = {}) {
       ctx.addIssue({ code: "custom", message: "must be an absolute URL" });
       return z.NEVER;
     }
-    if (url.protocol !== "https:" && !(url.protocol === "http:" && isLoopbackHost(url.hostname))) {
+    if (!isSecureOrLoopback(url)) {
       ctx.addIssue({
         code: "custom",
         message: "must use https (plain http is accepted only for loopback hosts)",
@@ -100,6 +111,26 @@ function upstreamUrl(options: { allowQuery?: boolean } = {}) {
     return url.href.replace(/\/+$/, "");
   });
 }
+
+/**
+ * AzureWebJobsStorage: every endpoint it names or implies (Blob, Queue, Table, the ones derived
+ * from AccountName and DefaultEndpointsProtocol, the emulator's) under the same https-or-loopback
+ * rule as every other address. The value itself is never quoted: it holds the account key.
+ */
+const storageConnectionString = z.string().superRefine((text, ctx) => {
+  const connection = storageConnection(text);
+  for (const message of connection.problems) ctx.addIssue({ code: "custom", message });
+  for (const { source, url } of connection.endpoints) {
+    if (!url) {
+      ctx.addIssue({ code: "custom", message: `${source} must be an absolute URL` });
+    } else if (!isSecureOrLoopback(url)) {
+      ctx.addIssue({
+        code: "custom",
+        message: `${source} must use https (plain http is accepted only for loopback hosts)`,
+      });
+    }
+  }
+});
 
 function duration(defaultText: string, min: number, max: number) {
   return z
@@ -178,7 +209,9 @@ const schema = z.object({
   CERTSCHED_RENEWAL_GRACE: duration("2h", 0, 7 * 86_400_000),
   CERTSCHED_DRY_RUN: flag,
   CERTSCHED_HTTP_TIMEOUT: duration("30s", 100, 600_000),
-  AzureWebJobsStorage: z.string().optional(),
+  // 1 s .. 24 h; plans with a longer functionTimeout than Consumption's 10 min may raise it.
+  CERTSCHED_SWEEP_DEADLINE: duration("9m", 1_000, 86_400_000),
+  AzureWebJobsStorage: storageConnectionString.optional(),
   CERTSCHED_LEDGER_TABLE_URI: upstreamUrl().optional(),
   // Webhook URLs carry their signature in the query (Teams workflows, Slack): keep it.
   CERTSCHED_WEBHOOK_URL: upstreamUrl({ allowQuery: true }).optional(),
@@ -241,6 +274,7 @@ export function loadSettings(env: Env = process.env): Settings {
     renewalGraceMs: s.CERTSCHED_RENEWAL_GRACE,
     dryRun: s.CERTSCHED_DRY_RUN,
     httpTimeoutMs: s.CERTSCHED_HTTP_TIMEOUT,
+    sweepDeadlineMs: s.CERTSCHED_SWEEP_DEADLINE,
     storageConnectionString: s.AzureWebJobsStorage,
     ledgerTableUri: s.CERTSCHED_LEDGER_TABLE_URI,
     webhookUrl: s.CERTSCHED_WEBHOOK_URL,

@@ -1,7 +1,9 @@
 import type { TableClient } from "@azure/data-tables";
 import { quietKnownSdkWarnings } from "../azureSdkLog.js";
 import { CertschedError } from "../errors.js";
+import { isSecureOrLoopback } from "../settings.js";
 import type { Ledger, LedgerEntry, LedgerOutcome, LedgerRecord } from "./ledger.js";
+import { storageConnection } from "./storageConnection.js";
 
 /** Table in the app's own storage account (AzureWebJobsStorage); no extra infrastructure. */
 export const LEDGER_TABLE = "certschedrenewals";
@@ -83,6 +85,15 @@ export interface TableLedgerOptions {
   readonly timeoutMs?: number | undefined;
 }
 
+/**
+ * Plain http only to a loopback table endpoint (Azurite), by the rule the settings enforce;
+ * anything else goes out over https or not at all (the SDK refuses http without this flag).
+ */
+export function allowsPlainHttp(connectionString: string): boolean {
+  const table = storageConnection(connectionString).table;
+  return table?.protocol === "http:" && isSecureOrLoopback(table);
+}
+
 /** The ledger in Azure Table storage; @azure/data-tables is imported on first use. */
 export function tableLedger(options: TableLedgerOptions): Ledger {
   const tableName = options.tableName ?? LEDGER_TABLE;
@@ -98,11 +109,8 @@ export function tableLedger(options: TableLedgerOptions): Ledger {
         });
       }
       const connectionString = options.connectionString ?? "";
-      const local = /UseDevelopmentStorage=true|https?:\/\/(127\.|localhost)/i.test(
-        connectionString,
-      );
       return Client.fromConnectionString(connectionString, tableName, {
-        allowInsecureConnection: local,
+        allowInsecureConnection: allowsPlainHttp(connectionString),
         retryOptions,
       });
     });

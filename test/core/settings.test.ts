@@ -63,6 +63,7 @@ describe("loadSettings: defaults", () => {
       renewalGraceMs: 2 * 3_600_000,
       dryRun: false,
       httpTimeoutMs: 30_000,
+      sweepDeadlineMs: 9 * 60_000,
       storageConnectionString: undefined,
       webhookUrl: undefined,
       webhookFormat: "auto",

@@ -149,7 +149,7 @@ describe("tableLedger when storage is down", () => {
     // What a stopped Azurite leaves behind: the same account, nobody listening.
     const port = await closedPort();
     down = tableLedger({
-      connectionString: connectionString().replace(/:\d+\//, `:${port}/`),
+      connectionString: connectionString().replace(/:\d+\//g, `:${port}/`),
       tableName: "downledger",
     });
   });

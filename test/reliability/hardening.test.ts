@@ -499,7 +499,7 @@ describe("every outbound call gives up after CERTSCHED_HTTP_TIMEOUT", () => {
       await configureApp(
         settingsFor(sim, {
           CERTSCHED_HTTP_TIMEOUT: TIMEOUT,
-          AzureWebJobsStorage: `DefaultEndpointsProtocol=http;AccountName=devstoreaccount1;AccountKey=${Buffer.from("k").toString("base64")};TableEndpoint=http://127.0.0.1:${port}/devstoreaccount1;`,
+          AzureWebJobsStorage: `DefaultEndpointsProtocol=http;AccountName=devstoreaccount1;AccountKey=${Buffer.from("k").toString("base64")};BlobEndpoint=http://127.0.0.1:${port}/devstoreaccount1;QueueEndpoint=http://127.0.0.1:${port}/devstoreaccount1;TableEndpoint=http://127.0.0.1:${port}/devstoreaccount1;`,
         }),
       );
 

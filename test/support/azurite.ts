@@ -94,7 +94,10 @@ async function startOn(bin: string, port: number): Promise<AzuriteHandle> {
   }
   return {
     port,
-    connectionString: `DefaultEndpointsProtocol=http;AccountName=${DEV_ACCOUNT};AccountKey=${DEV_KEY};TableEndpoint=http://127.0.0.1:${port}/${DEV_ACCOUNT};`,
+    // Azurite's documented form: with DefaultEndpointsProtocol=http, every service needs a
+    // loopback endpoint, or its derived one (http://<account>.blob.core.windows.net) is refused.
+    // Only the table service runs; nothing here reaches the blob or queue ports.
+    connectionString: `DefaultEndpointsProtocol=http;AccountName=${DEV_ACCOUNT};AccountKey=${DEV_KEY};BlobEndpoint=http://127.0.0.1:${port}/${DEV_ACCOUNT};QueueEndpoint=http://127.0.0.1:${port}/${DEV_ACCOUNT};TableEndpoint=http://127.0.0.1:${port}/${DEV_ACCOUNT};`,
     stop,
   };
 }
