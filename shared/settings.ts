@@ -224,6 +224,34 @@ const schema = z.object({
   APPLICATIONINSIGHTS_CONNECTION_STRING: z.string().optional(),
 });
 
+/**
+ * Every setting name certsched reads: the schema's, plus CERTSCHED_RENEWAL_SCHEDULE, which the
+ * Functions host reads (the timer's %CERTSCHED_RENEWAL_SCHEDULE% binding expression). The CLI
+ * warns about names that look like these but are not.
+ */
+export const KNOWN_SETTINGS: readonly string[] = [
+  ...Object.keys(schema.shape),
+  "CERTSCHED_RENEWAL_SCHEDULE",
+];
+
+/**
+ * local.settings.sample.json's placeholders: `<directory (tenant) id>`, and
+ * `https://<your-vault>.vault.azure.net`. A copied sample that was never filled in would
+ * otherwise fail much later, as "identity provider unreachable".
+ */
+const PLACEHOLDER = /<[^<>]*>/;
+
+function placeholderProblems(raw: Record<string, string>): Problem[] {
+  return Object.entries(raw)
+    .filter(([name, value]) => KNOWN_SETTINGS.includes(name) && PLACEHOLDER.test(value))
+    .map(([name]) => ({
+      name,
+      // The value is not quoted: in a secret's setting it could be the secret itself.
+      message:
+        "still holds a placeholder from local.settings.sample.json (<...>): replace it with the real value",
+    }));
+}
+
 /** Blank app settings are common in the portal; treat them as unset so defaults apply. */
 function withoutBlanks(env: Env): Record<string, string> {
   const out: Record<string, string> = {};
@@ -240,15 +268,21 @@ function withoutBlanks(env: Env): Record<string, string> {
 export function loadSettings(env: Env = process.env): Settings {
   const raw = withoutBlanks(env);
   const result = schema.safeParse(raw);
-  const problems: Problem[] = result.success
-    ? []
-    : result.error.issues.map((issue) => ({
+  // A placeholder is the one thing wrong with its setting: say that, not "must be a URL".
+  const placeholders = placeholderProblems(raw);
+  const held = new Set(placeholders.map((p) => p.name));
+  const problems: Problem[] = [
+    ...(result.success ? [] : result.error.issues)
+      .map((issue) => ({
         name: String(issue.path[0] ?? "(settings)"),
         message:
           issue.code === "invalid_type" && issue.message.includes("undefined")
             ? "is required"
             : issue.message,
-      }));
+      }))
+      .filter((p) => !held.has(p.name)),
+    ...placeholders,
+  ];
   // Read from the raw values, so these are reported together with any other problem.
   problems.push(...credentialProblems(raw));
   if (!result.success || problems.length > 0) throw new ConfigError(problems);
