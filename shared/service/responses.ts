@@ -40,14 +40,97 @@ export function statusError(upstream: UpstreamName, res: InboundResponse): Upstr
   );
 }
 
-/** Create, renew and test answer 200 with plain text (spec 4.1-4.5): keep it as text. */
-export function plainText(upstream: UpstreamName, res: InboundResponse): string {
-  if (res.status >= 200 && res.status < 300) return res.text;
-  throw statusError(upstream, res);
+/**
+ * Longest confirmation accepted as the service's own, in UTF-8 bytes. The service answers a
+ * one-line sentence ("Certificate x is scheduled for renewal."); 2 KiB is ten times the longest
+ * such line a 255-character certificate name makes, and shorter than a typical block page.
+ */
+export const MAX_CONFIRMATION_BYTES = 2048;
+
+/** Markup that never occurs in the service's plain-text sentences. */
+const MARKUP = /<\s*(!doctype|html|head|body|title|meta|script|style|div|iframe|form|a\s)/i;
+
+/** C0 controls other than tab, LF and CR, and DEL: binary, or a terminal escape. */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: these are what it looks for
+const CONTROL = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/;
+
+/**
+ * The media type alone, lower-cased ("text/plain; charset=utf-8" -> "text/plain"), shortened
+ * and reduced to printable ASCII: it is quoted in messages, and it is the upstream's text.
+ */
+function mediaType(contentType: string | undefined): string | undefined {
+  const type = contentType
+    ?.split(";")[0]
+    ?.trim()
+    .toLowerCase()
+    .replace(/[^\x21-\x7e]/g, "?")
+    .slice(0, 100);
+  return type === "" ? undefined : type;
 }
 
-function isHtml(res: InboundResponse): boolean {
+/**
+ * Why a 2xx is not the plain-text confirmation the spec promises (4.1, 4.2, 4.4, 4.5), or
+ * undefined when it is: text/plain or no content type, at most MAX_CONFIRMATION_BYTES, no
+ * markup, no control characters. A proxy's or gateway's block page answers 200 too; counting
+ * it as "scheduled" would hide a renewal that never reached the service.
+ */
+export function implausibleConfirmation(res: InboundResponse): string | undefined {
+  const type = mediaType(res.contentType);
+  if (type !== undefined && type !== "text/plain") return `content type ${type}`;
+  const bytes = Buffer.byteLength(res.text);
+  if (bytes > MAX_CONFIRMATION_BYTES) {
+    return `${bytes} bytes of text, more than the ${MAX_CONFIRMATION_BYTES} a confirmation holds`;
+  }
+  if (MARKUP.test(res.text)) return "markup";
+  if (CONTROL.test(res.text)) return "control characters";
+  return undefined;
+}
+
+/**
+ * A 2xx we cannot take for the service's answer: status, content type and, for a page, its
+ * title. Never the body: it is not the service's, and may be anything.
+ */
+function badSuccess(
+  upstream: UpstreamName,
+  res: InboundResponse,
+  why: string,
+  expected: string,
+): UpstreamError {
+  const page = isHtml(res) || MARKUP.test(res.text);
+  const title = page ? responseDetail(res.text, "text/html") : undefined;
+  const type = mediaType(res.contentType);
+  const typed = why.startsWith("content type") ? why : `${why} (content type ${type ?? "none"})`;
+  return new UpstreamError(
+    "UPSTREAM_BAD_RESPONSE",
+    upstream,
+    `${OPERATION_LABEL[upstream]} failed: the service answered ${res.status} with ${typed}${
+      title ? `: ${title}` : ""
+    }, not ${expected}`,
+    { status: res.status, ...(title ? { detail: title } : {}) },
+  );
+}
+
+/** Create, renew and test answer 200 with plain text (spec 4.1-4.5): keep it as text. */
+export function plainText(upstream: UpstreamName, res: InboundResponse): string {
+  if (res.status < 200 || res.status >= 300) throw statusError(upstream, res);
+  const why = implausibleConfirmation(res);
+  if (why !== undefined) {
+    throw badSuccess(upstream, res, why, "the plain-text confirmation the service sends");
+  }
+  return res.text;
+}
+
+/** An HTML page (a gateway's, a proxy's): never an answer of the service's (spec 7). */
+export function isHtml(res: InboundResponse): boolean {
   return /html/i.test(res.contentType ?? "") || /^\s*<(!doctype|html)/i.test(res.text);
+}
+
+/** The list's 200 is JSON (spec 4.3): application/json (any charset), a +json type, or none. */
+function isJsonType(contentType: string | undefined): boolean {
+  const type = mediaType(contentType);
+  return (
+    type === undefined || type === "application/json" || /^application\/[\w.-]+\+json$/.test(type)
+  );
 }
 
 /** A record the service sent that we could not use; reported, never dropped silently. */
@@ -63,15 +146,22 @@ export interface DueList {
   readonly rejected: RejectedRecord[];
 }
 
+/** What a confirmed 404 from the list means (spec 4.3): nothing is due. */
+export function noneDue(): DueList {
+  return { certificates: [], rejected: [] };
+}
+
 /**
- * The list's answer (spec 4.3): 200 with a JSON array of records; 404 means nothing is due.
+ * The list's 200 (spec 4.3): a JSON array of records. Any other status is an error here, 404
+ * included: whether a 404 means "nothing due" is for the caller to confirm (ServiceClient.listDue).
  * Records are validated one by one, so one malformed record does not hide the others.
  */
 export function dueList(res: InboundResponse): DueList {
-  // A gateway's HTML 404 means we reached the wrong place, not that nothing is due: an
-  // address mistake must not pass for an empty list forever.
-  if (res.status === 404 && !isHtml(res)) return { certificates: [], rejected: [] };
   if (res.status < 200 || res.status >= 300) throw statusError("list", res);
+  if (!isJsonType(res.contentType)) {
+    const type = mediaType(res.contentType);
+    throw badSuccess("list", res, `content type ${type}`, "the JSON array the service sends");
+  }
   let body: unknown;
   try {
     body = JSON.parse(res.text);

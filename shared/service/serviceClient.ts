@@ -1,5 +1,5 @@
-import type { UpstreamName } from "../errors.js";
-import type { HttpClient } from "../http/httpClient.js";
+import { ConfigError, UpstreamError, type UpstreamName } from "../errors.js";
+import type { HttpClient, InboundResponse } from "../http/httpClient.js";
 import {
   CREATE_ONLY_WHEN_REFUSED,
   RENEW,
@@ -20,7 +20,15 @@ import {
   buildTestRequest,
   type CloudTokenPair,
 } from "./requests.js";
-import { type DueList, dueList, plainText } from "./responses.js";
+import {
+  type DueList,
+  dueList,
+  isHtml,
+  noneDue,
+  OPERATION_LABEL,
+  plainText,
+  statusError,
+} from "./responses.js";
 
 export interface ServiceClientDeps {
   readonly settings: Pick<
@@ -38,6 +46,9 @@ export interface ServiceClientDeps {
   readonly apiKey: () => Promise<string>;
 }
 
+/** The cloud tokens one call carries: always the management token, the vault token if needed. */
+type CallTokens = { readonly management: string; readonly vault?: string };
+
 /**
  * One method per operation of the interface (spec 4.1-4.5). Callers never hold tokens or the
  * API key: the client obtains and injects them.
@@ -53,17 +64,13 @@ export class ServiceClient {
   async create(input: CreateCertificateInput): Promise<string> {
     const { settings } = this.#deps;
     const subscription = requireSubscription(settings);
-    const management = await this.#deps.tokens.token(settings.managementResource);
-    const body: CreateCertificateRequest =
-      input.target === "Cloud Key Vault + DNS"
-        ? {
-            ...input,
-            accessToken: management,
-            accessTokenKeyVault: await this.#deps.tokens.token(settings.vaultResource),
-          }
-        : { ...input, accessToken: management };
-    const req = buildCreateRequest(settings.baseUrl, subscription, await this.#deps.apiKey(), body);
-    const res = await this.#send("create", req, CREATE_ONLY_WHEN_REFUSED);
+    const keyVault = input.target === "Cloud Key Vault + DNS";
+    const res = await this.#authorized("create", CREATE_ONLY_WHEN_REFUSED, keyVault, async (t) => {
+      const body: CreateCertificateRequest = keyVault
+        ? { ...input, accessToken: t.management, accessTokenKeyVault: t.vault ?? "" }
+        : { ...input, accessToken: t.management };
+      return buildCreateRequest(settings.baseUrl, subscription, await this.#deps.apiKey(), body);
+    });
     // The certificate password is the caller's secret, never registered with redact(): an
     // error text that echoes it back must not carry it into a log line or a response.
     return plainText(
@@ -78,53 +85,124 @@ export class ServiceClient {
   async renew(certificateName: string): Promise<string> {
     const { settings } = this.#deps;
     const subscription = requireSubscription(settings);
-    const management = await this.#deps.tokens.token(settings.managementResource);
-    const req = buildRenewRequest(
-      settings.baseUrl,
-      subscription,
-      await this.#deps.apiKey(),
-      certificateName,
-      management,
+    const res = await this.#authorized("renew", RENEW, false, async (t) =>
+      buildRenewRequest(
+        settings.baseUrl,
+        subscription,
+        await this.#deps.apiKey(),
+        certificateName,
+        t.management,
+      ),
     );
-    return plainText("renew", await this.#send("renew", req, RENEW));
+    return plainText("renew", res);
   }
 
-  /** 4.3: certificates expiring within 20 days; empty when the service answers 404. */
+  /**
+   * 4.3: certificates expiring within 20 days. A 404 means none only once the connectivity test
+   * on the same address answers 200 (one extra call, only then): a mistyped
+   * CERTSCHED_PUBLIC_BASE_URL answers 404 too, and must not pass for "nothing due" forever.
+   */
   async listDue(): Promise<DueList> {
-    const id = requireSubscriptionId(this.#deps.settings);
-    const req = buildListRequest(this.#deps.settings.publicBaseUrl, id, await this.#tokenPair());
-    return dueList(await this.#send("list", req, REPEATABLE));
+    const { settings } = this.#deps;
+    const id = requireSubscriptionId(settings);
+    const res = await this.#authorized("list", REPEATABLE, true, (t) =>
+      buildListRequest(settings.publicBaseUrl, id, pair(t)),
+    );
+    if (res.status !== 404) return dueList(res);
+    await this.#confirmListPath(res);
+    return noneDue();
   }
 
   /** 4.4: schedules renewal of a listed certificate; completes within an hour. */
   async renewListed(certificate: CertificateRef): Promise<string> {
     const id = requireSubscriptionId(this.#deps.settings);
-    const req = buildPublicRenewRequest(
-      this.#deps.settings.publicBaseUrl,
-      id,
-      await this.#tokenPair(),
-      certificate,
+    const res = await this.#authorized("publicRenew", RENEW, true, (t) =>
+      buildPublicRenewRequest(this.#deps.settings.publicBaseUrl, id, pair(t), certificate),
     );
-    return plainText("publicRenew", await this.#send("publicRenew", req, RENEW));
+    return plainText("publicRenew", res);
   }
 
   /** 4.5: checks that an authorised connection to the public API works. */
   async test(): Promise<string> {
     const id = requireSubscriptionId(this.#deps.settings);
-    const req = buildTestRequest(this.#deps.settings.publicBaseUrl, id, await this.#tokenPair());
-    return plainText("test", await this.#send("test", req, REPEATABLE));
+    const res = await this.#authorized("test", REPEATABLE, true, (t) =>
+      buildTestRequest(this.#deps.settings.publicBaseUrl, id, pair(t)),
+    );
+    return plainText("test", res);
   }
 
-  async #tokenPair(): Promise<CloudTokenPair> {
+  /**
+   * The list answered 404: believe "nothing due" only if the connectivity test, under the same
+   * {public_base_url}, answers 200 (it proves the path reaches the public API). A 404 there too
+   * is a wrong address; any other failure leaves the 404 unexplained, and the list fails.
+   */
+  async #confirmListPath(listed: InboundResponse): Promise<void> {
+    const base = this.#deps.settings.publicBaseUrl;
+    try {
+      await this.test();
+    } catch (error) {
+      if (error instanceof UpstreamError && error.upstream === "test" && error.status === 404) {
+        throw new ConfigError([
+          {
+            name: "CERTSCHED_PUBLIC_BASE_URL",
+            message: `${base} is not the service's public API: its list and its connectivity test both answered 404 (check the address; by default it is CERTSCHED_BASE_URL followed by /public)`,
+          },
+        ]);
+      }
+      const cause = error instanceof Error ? error.message : String(error);
+      throw new UpstreamError(
+        error instanceof UpstreamError ? error.code : "UPSTREAM_FAILED",
+        "list",
+        `${OPERATION_LABEL.list} failed: the service answered 404, and the connectivity test that would show the address is right failed: ${cause}`,
+        { status: listed.status, cause: error },
+      );
+    }
+    // The path is right, but an HTML page is no answer of the service's (spec 7: plain text).
+    if (isHtml(listed)) throw statusError("list", listed);
+  }
+
+  /**
+   * Sends a call built with the cloud tokens it needs. On 401 the tokens it carried are reported
+   * refused to the cache (which drops each at most once per sweep span) and the call is sent
+   * once more with what the cache then holds: a token revoked or expired early costs one retry,
+   * not a failed run, and a service that refuses every token costs at most two more token
+   * requests (docs/performance.md).
+   */
+  async #authorized(
+    upstream: UpstreamName,
+    policy: RetryPolicy,
+    vault: boolean,
+    build: (tokens: CallTokens) => BuiltRequest | Promise<BuiltRequest>,
+  ): Promise<InboundResponse> {
+    const used = await this.#tokens(vault);
+    const res = await this.#send(upstream, await build(used), policy);
+    if (res.status !== 401 || !this.#refused(used)) return res;
+    return this.#send(upstream, await build(await this.#tokens(vault)), policy);
+  }
+
+  async #tokens(vault: boolean): Promise<CallTokens> {
     const { tokens, settings } = this.#deps;
-    const [management, vault] = await Promise.all([
+    if (!vault) return { management: await tokens.token(settings.managementResource) };
+    const [management, vaultToken] = await Promise.all([
       tokens.token(settings.managementResource),
       tokens.token(settings.vaultResource),
     ]);
-    return { management, vault };
+    return { management, vault: vaultToken };
+  }
+
+  /** Reports every token the call carried (no short cut: each must be told). */
+  #refused(used: CallTokens): boolean {
+    const { tokens, settings } = this.#deps;
+    const management = tokens.refused(settings.managementResource, used.management);
+    const vault = used.vault !== undefined && tokens.refused(settings.vaultResource, used.vault);
+    return management || vault;
   }
 
   #send(upstream: UpstreamName, req: BuiltRequest, policy: RetryPolicy) {
     return this.#deps.http.send({ upstream, ...req, policy });
   }
+}
+
+function pair(tokens: CallTokens): CloudTokenPair {
+  return { management: tokens.management, vault: tokens.vault ?? "" };
 }

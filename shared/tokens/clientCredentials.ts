@@ -80,7 +80,22 @@ function parseTokenResponse(
       );
     }
     registerSecret(parsed.data.access_token);
-    return { token: parsed.data.access_token, expiresOnMs: parsed.data.expires_on * 1000 };
+    // A token for another audience would be refused by the service on every call; say so
+    // here, naming both. The v1 endpoint echoes the resource with or without its trailing "/".
+    if (withoutSlash(parsed.data.resource) !== withoutSlash(resource)) {
+      throw new TokenError(
+        "TOKEN_UNAVAILABLE",
+        `Identity provider answered 200 with a token for ${JSON.stringify(
+          parsed.data.resource.slice(0, 200),
+        )}, not for ${resource}`,
+        { resource, status },
+      );
+    }
+    return {
+      token: parsed.data.access_token,
+      expiresOnMs: parsed.data.expires_on * 1000,
+      expiresInMs: parsed.data.expires_in * 1000,
+    };
   }
   const code = aadstsCode(json);
   const meaning = aadstsMeaning(code);
@@ -101,4 +116,8 @@ function parseTokenResponse(
     }`,
     { resource, status, retriable: status >= 500 || status === 429 },
   );
+}
+
+function withoutSlash(resource: string): string {
+  return resource.replace(/\/+$/, "");
 }

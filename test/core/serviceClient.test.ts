@@ -152,7 +152,8 @@ describe("create (spec 4.1)", () => {
     expect(error.message).toBe(
       "create certificate failed: the service answered 401 (the service refused certsched's credentials): Unauthorized: invalid API key",
     );
-    expect(sim.requestsFor("create")).toHaveLength(1);
+    // Sent once more with fresh cloud tokens (a 401 may mean a token revoked early), no more.
+    expect(sim.requestsFor("create")).toHaveLength(2);
     expect(sim.requestsFor("create")[0]?.headers.authorization).toBe(`Bearer ${wrongKey}`);
   });
 
@@ -257,7 +258,8 @@ describe("renew, v3 (spec 4.2)", () => {
     const error = await failure(client.renew("www-contoso-com"));
 
     expect(error).toMatchObject({ code: "UPSTREAM_UNAUTHORIZED", upstream: "renew", status: 401 });
-    expect(sim.requestsFor("renew")).toHaveLength(1);
+    // Once more with a fresh management token, no more.
+    expect(sim.requestsFor("renew")).toHaveLength(2);
   });
 });
 
@@ -446,7 +448,7 @@ describe("public operations: documented errors", () => {
     ],
   ];
 
-  it.each(calls)("%s: 401 for an unknown subscription id, sent once", async (_, op, call) => {
+  it.each(calls)("%s: 401 for an unknown subscription id, sent twice", async (_, op, call) => {
     const error = await failure(call(otherRuntime({ CERTSCHED_SUBSCRIPTION_ID: "9999" })));
 
     expect(error).toMatchObject({
@@ -455,7 +457,8 @@ describe("public operations: documented errors", () => {
       status: 401,
       detail: "Authorization failed: unknown subscription id",
     });
-    expect(sim.requestsFor(op)).toHaveLength(1);
+    // The second time with fresh tokens: a 401 may mean tokens revoked early (issue 11, item 8).
+    expect(sim.requestsFor(op)).toHaveLength(2);
     expect(sim.requestsFor(op)[0]?.path).toBe(publicPath(PUBLIC_PATHS[op], "9999"));
   });
 
@@ -499,7 +502,7 @@ describe("plain-text answers are returned as text, never JSON-parsed", () => {
 
   it.each(calls)("%s", async (_, op, call) => {
     const answers: [string, string][] = [
-      ['{"scheduled":true}', "application/json"],
+      ['{"scheduled":true}', "text/plain"],
       ["42", "text/plain"],
       ["", "text/plain"],
     ];
@@ -509,6 +512,25 @@ describe("plain-text answers are returned as text, never JSON-parsed", () => {
       await expect(call(runtime)).resolves.toBe(body);
     }
   });
+
+  // Issue 11, item 7: a 2xx that is not plain text is not the service's confirmation.
+  it.each(calls)(
+    "%s: a 200 typed application/json is UPSTREAM_BAD_RESPONSE",
+    async (_, op, call) => {
+      sim.inject(op, {
+        status: 200,
+        headers: { "content-type": "application/json" },
+        body: '{"scheduled":true}',
+      });
+
+      const error = await failure(call(runtime));
+
+      expect(error).toMatchObject({ code: "UPSTREAM_BAD_RESPONSE", upstream: op, status: 200 });
+      expect(error.message).toMatch(
+        /answered 200 with content type application\/json, not the plain-text confirmation/,
+      );
+    },
+  );
 });
 
 describe("path parameters are encoded: no value changes the path", () => {
