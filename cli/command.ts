@@ -4,8 +4,6 @@ import type { OptionSpec, ParsedArgs } from "./usage.js";
 /** One subcommand: its flags, its help, and what it does. */
 export interface Command {
   readonly name: string;
-  /** One line for `certsched --help`. */
-  readonly summary: string;
   /** The full `certsched <name> --help` text. */
   readonly help: string;
   /** Flags besides --help, which every command has. */

@@ -1,9 +1,12 @@
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
-import { ConfigError, ensureError } from "../shared/errors.js";
-import { jsonSyntaxProblem } from "../shared/jsonSyntax.js";
-import { type Env, loadSettings, type Settings } from "../shared/settings.js";
+import { closest, distance } from "fastest-levenshtein";
+import { ConfigError, ensureError, type Problem } from "../shared/errors.js";
+import { type Env, KNOWN_SETTINGS, loadSettings, type Settings } from "../shared/settings.js";
 import type { Io } from "./io.js";
+import { parseJsonFile } from "./jsonLocation.js";
+import { palette } from "./output/color.js";
+import { oneLine, wrapToWidth } from "./output/text.js";
 
 /** The file `func start` reads; the CLI reads its "Values" too, so one file serves both. */
 export const LOCAL_SETTINGS_FILE = "local.settings.json";
@@ -19,7 +22,7 @@ function fileProblem(message: string): ConfigError {
   return new ConfigError([{ name: LOCAL_SETTINGS_FILE, message }]);
 }
 
-/** The "Values" of local.settings.json as strings; {} when the file does not exist. */
+/** The "Values" of local.settings.json as strings; undefined when the file does not exist. */
 async function readLocalValues(path: string): Promise<Record<string, string> | undefined> {
   let text: string;
   try {
@@ -28,19 +31,24 @@ async function readLocalValues(path: string): Promise<Record<string, string> | u
     if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
     throw fileProblem(`cannot be read (${ensureError(error).message})`);
   }
-  let document: unknown;
-  try {
-    document = JSON.parse(text);
-  } catch (error) {
-    throw fileProblem(jsonSyntaxProblem(error));
+  const parsed = parseJsonFile(text);
+  if (!parsed.ok) throw fileProblem(parsed.problem);
+  const document = parsed.value;
+  if (typeof document !== "object" || document === null || Array.isArray(document)) {
+    throw fileProblem('must be a JSON object with a "Values" object inside');
   }
-  const values = (document as { Values?: unknown } | null)?.Values;
-  if (values === undefined) return {};
+  const values = (document as { Values?: unknown }).Values;
+  // Settings written at the top level would be silently ignored; `func start` ignores them too.
+  if (values === undefined) {
+    throw fileProblem(
+      'has no "Values" object: settings go inside it, as in local.settings.sample.json',
+    );
+  }
   if (typeof values !== "object" || values === null || Array.isArray(values)) {
     throw fileProblem('"Values" must be an object of setting names to strings');
   }
   const out: Record<string, string> = {};
-  const problems: { name: string; message: string }[] = [];
+  const problems: Problem[] = [];
   for (const [name, value] of Object.entries(values)) {
     if (typeof value === "string") out[name] = value;
     else if (typeof value === "number" || typeof value === "boolean") out[name] = String(value);
@@ -52,23 +60,145 @@ async function readLocalValues(path: string): Promise<Record<string, string> | u
   return out;
 }
 
+const KNOWN: ReadonlySet<string> = new Set(KNOWN_SETTINGS);
+const DRY_RUN = "CERTSCHED_DRY_RUN";
+
+/** Upper case, letters and digits only: CERTSCHED_DRYRUN, certsched-dry-run and ...Dry_Run meet. */
+const squeeze = (name: string) => name.toUpperCase().replace(/[^A-Z0-9]/g, "");
+
+/** A name that was meant as one of ours: our prefix, or within two edits of a known name. */
+function looksLikeOurs(name: string): string | undefined {
+  if (KNOWN.has(name)) return undefined;
+  const guess = closest(
+    name.toUpperCase(),
+    KNOWN_SETTINGS.map((k) => k.toUpperCase()),
+  );
+  const suggestion = KNOWN_SETTINGS.find((k) => k.toUpperCase() === guess) ?? guess;
+  if (name.toUpperCase().startsWith("CERTSCHED")) return suggestion;
+  return distance(name.toUpperCase(), suggestion.toUpperCase()) <= 2 ? suggestion : undefined;
+}
+
+/**
+ * A misspelt dry-run switch must not turn a rehearsal into a real sweep: such names refuse to
+ * run instead of warning.
+ */
+function meansDryRun(name: string, suggestion: string): boolean {
+  return (
+    suggestion === DRY_RUN ||
+    squeeze(name).includes("DRYRUN") ||
+    distance(squeeze(name), squeeze(DRY_RUN)) <= 3
+  );
+}
+
+interface Unknown {
+  readonly name: string;
+  readonly source: string;
+  readonly suggestion: string;
+}
+
+function unknownNames(names: Iterable<string>, source: string): Unknown[] {
+  const out: Unknown[] = [];
+  for (const name of names) {
+    const suggestion = looksLikeOurs(name);
+    if (suggestion !== undefined) out.push({ name, source, suggestion });
+  }
+  return out;
+}
+
 /**
  * The settings the CLI runs with: each from the environment if set there (and not blank),
- * else from the "Values" of local.settings.json in the working directory.
+ * else from the "Values" of local.settings.json in the working directory. Every unknown name
+ * that looks like one of ours is a warning on stderr naming the closest known one; a misspelt
+ * dry-run switch is a ConfigError.
  */
-export async function cliEnv(io: Pick<Io, "env" | "cwd">): Promise<CliEnv> {
+export async function cliEnv(io: Pick<Io, "env" | "cwd" | "stderr">): Promise<CliEnv> {
   const path = join(io.cwd, LOCAL_SETTINGS_FILE);
   const fromFile = await readLocalValues(path);
   const env: Record<string, string | undefined> = { ...fromFile };
   for (const [name, value] of Object.entries(io.env)) {
     if (value !== undefined && value.trim() !== "") env[name] = value;
   }
+  const unknown = [
+    ...unknownNames(Object.keys(io.env), "the environment"),
+    ...unknownNames(Object.keys(fromFile ?? {}), LOCAL_SETTINGS_FILE),
+  ];
+  const refused: Problem[] = [];
+  const paint = palette(io.stderr, io.env);
+  for (const u of unknown) {
+    const what = `${oneLine(u.name)} (in ${u.source}) is not a certsched setting: did you mean ${u.suggestion}?`;
+    if (meansDryRun(u.name, u.suggestion)) {
+      refused.push({
+        name: oneLine(u.name),
+        message: `(in ${u.source}) is not a certsched setting: did you mean ${DRY_RUN}? Refusing to run: a misspelt dry-run switch would make a real sweep`,
+      });
+    } else {
+      const line = `certsched: warning: ${what} It is ignored.`;
+      io.stderr.write(`${wrapToWidth(paint.yellow(line), io.stderr.columns).join("\n")}\n`);
+    }
+  }
+  if (refused.length > 0) throw new ConfigError(refused);
   return { env, file: fromFile === undefined ? undefined : path };
 }
 
-/** cliEnv, parsed: a ConfigError names every missing or invalid setting. */
-export async function cliSettings(io: Pick<Io, "env" | "cwd">): Promise<Settings> {
-  return loadSettings((await cliEnv(io)).env);
+/** What a command needs beyond what every command needs (CERTSCHED_BASE_URL, credentials). */
+export type Need = "subscription" | "subscriptionId" | "apiKey";
+
+function needProblems(env: Env, needs: readonly Need[]): Problem[] {
+  const has = (name: string) => (env[name] ?? "").trim() !== "";
+  const problems: Problem[] = [];
+  if (needs.includes("subscription") && !has("CERTSCHED_SUBSCRIPTION")) {
+    problems.push({
+      name: "CERTSCHED_SUBSCRIPTION",
+      message: "is required for create and renew (v3)",
+    });
+  }
+  if (
+    needs.includes("subscriptionId") &&
+    !has("CERTSCHED_SUBSCRIPTION_ID") &&
+    !has("CERTSCHED_SUBSCRIPTION")
+  ) {
+    problems.push({
+      name: "CERTSCHED_SUBSCRIPTION_ID",
+      message: "is required for due, sweep and test (or set CERTSCHED_SUBSCRIPTION)",
+    });
+  }
+  if (needs.includes("apiKey") && !has("CERTSCHED_API_KEY") && !has("CERTSCHED_KEY_VAULT_URL")) {
+    problems.push({
+      name: "CERTSCHED_API_KEY",
+      message:
+        "is required for create and renew unless CERTSCHED_KEY_VAULT_URL names the vault that holds it",
+    });
+  }
+  return problems;
+}
+
+/**
+ * cliEnv, parsed: one ConfigError names every missing or invalid setting the command needs,
+ * in the order of the settings table, so an operator fixes them in one round.
+ */
+export async function cliSettings(
+  io: Pick<Io, "env" | "cwd" | "stderr">,
+  needs: readonly Need[] = [],
+): Promise<Settings> {
+  const { env } = await cliEnv(io);
+  let problems: Problem[] = [];
+  let settings: Settings | undefined;
+  try {
+    settings = loadSettings(env);
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    problems = [...error.problems];
+  }
+  const named = new Set(problems.map((p) => p.name));
+  problems.push(...needProblems(env, needs).filter((p) => !named.has(p.name)));
+  if (problems.length > 0 || settings === undefined) {
+    const order = (p: Problem) => {
+      const i = KNOWN_SETTINGS.indexOf(p.name);
+      return i === -1 ? KNOWN_SETTINGS.length : i;
+    };
+    throw new ConfigError([...problems].sort((a, b) => order(a) - order(b)));
+  }
+  return settings;
 }
 
 /** Where settings come from, for the hint under a configuration error. */

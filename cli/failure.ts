@@ -3,23 +3,20 @@ import {
   ensureError,
   isCertschedError,
   type Problem,
+  TokenError,
+  UpstreamError,
   ValidationError,
 } from "../shared/errors.js";
 import { redact } from "../shared/redact.js";
 import { settingsHint } from "./config.js";
+import { EXIT } from "./exit.js";
 import type { Io } from "./io.js";
+import { type Where, whereToLook } from "./output/cause.js";
 import { palette } from "./output/color.js";
+import { oneLine, wrapToWidth } from "./output/text.js";
 import { UsageError } from "./usage.js";
 
-/** Exit codes: the CLI's contract with scripts and schedulers. */
-export const EXIT = {
-  /** Done, including "nothing is due". */
-  ok: 0,
-  /** An operation failed: the service refused, could not be reached, a renewal failed. */
-  failed: 1,
-  /** The command line, the configuration or an input file is wrong; nothing was sent. */
-  usage: 2,
-} as const;
+export { EXIT };
 
 /** A file named on the command line is missing, unreadable or invalid; nothing was sent. */
 export class InputError extends Error {
@@ -32,13 +29,40 @@ export class InputError extends Error {
   }
 }
 
-/** Where to look when nothing answered: the settings that say where certsched calls. */
-const UNREACHABLE_HINT: Partial<Record<string, string>> = {
-  UPSTREAM_UNREACHABLE: "Check CERTSCHED_BASE_URL (and CERTSCHED_PUBLIC_BASE_URL) and the network.",
-  UPSTREAM_TIMEOUT:
-    "Check CERTSCHED_BASE_URL and the network; CERTSCHED_HTTP_TIMEOUT sets the time allowed.",
-  TOKEN_UNAVAILABLE: "Check CERTSCHED_TOKEN_URL and the network.",
-};
+/**
+ * Something the CLI itself could not do, outside the service (the sandbox's port is taken, say):
+ * its own stable code, and the exit code it means.
+ */
+export class CliFailure extends Error {
+  readonly code: string;
+  readonly exitCode: number;
+
+  constructor(code: string, message: string, exitCode: number = EXIT.failed) {
+    super(message);
+    this.name = "CliFailure";
+    this.code = code;
+    this.exitCode = exitCode;
+  }
+}
+
+// The settings a failed command ran with, so its report can say which URL it tried and which
+// setting to check. Weak: the error owns the entry and nothing outlives the report.
+const WHERE = new WeakMap<object, Where>();
+
+/** Remembers the settings an error happened under; returns the error, to rethrow. */
+export function located(error: unknown, where: Where): unknown {
+  if (typeof error === "object" && error !== null) WHERE.set(error, where);
+  return error;
+}
+
+/** Where to look for a failure of the service or the identity provider. */
+function upstreamHint(e: Error): string | undefined {
+  if (!isCertschedError(e)) return undefined;
+  const upstream =
+    e instanceof UpstreamError ? e.upstream : e instanceof TokenError ? "token" : undefined;
+  const status = e instanceof UpstreamError || e instanceof TokenError ? e.status : undefined;
+  return whereToLook({ upstream, code: e.code, status, text: e.message }, WHERE.get(e));
+}
 
 interface Described {
   readonly exitCode: number;
@@ -74,8 +98,11 @@ function describe(error: unknown, command: string | undefined, cwd: string): Des
   if (e instanceof ValidationError) {
     return { exitCode: EXIT.usage, code: e.code, message: e.message, problems: e.issues };
   }
+  if (e instanceof CliFailure) {
+    return { exitCode: e.exitCode, code: e.code, message: e.message };
+  }
   if (isCertschedError(e)) {
-    const hint = UNREACHABLE_HINT[e.code];
+    const hint = upstreamHint(e);
     return { exitCode: EXIT.failed, code: e.code, message: e.message, ...(hint ? { hint } : {}) };
   }
   return { exitCode: EXIT.failed, code: "INTERNAL", message: `unexpected error: ${e.message}` };
@@ -92,9 +119,16 @@ export function reportFailure(
 ): number {
   const d = describe(error, options.command, io.cwd);
   const paint = palette(io.stderr, io.env);
-  const lines = [`${paint.red("certsched: error:")} ${redact(d.message)}`];
-  for (const p of d.problems ?? []) lines.push(`  - ${p.name}: ${redact(p.message)}`);
-  if (d.hint) lines.push(d.hint);
+  const width = io.stderr.columns;
+  // Messages quote upstream words and names from elsewhere: one line each, escaped.
+  const lines = wrapToWidth(
+    `${paint.red("certsched: error:")} ${oneLine(redact(d.message))}`,
+    width,
+  );
+  for (const p of d.problems ?? []) {
+    lines.push(...wrapToWidth(oneLine(`- ${p.name}: ${redact(p.message)}`), width, "  "));
+  }
+  if (d.hint) lines.push(...wrapToWidth(d.hint, width));
   io.stderr.write(`${lines.join("\n")}\n`);
   if (options.json) {
     const problems = d.problems?.map((p) => ({ name: p.name, message: redact(p.message) }));

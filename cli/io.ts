@@ -1,3 +1,4 @@
+import { escapeControl } from "../shared/escapeControl.js";
 import { redact } from "../shared/redact.js";
 import type { Env } from "../shared/settings.js";
 
@@ -23,15 +24,34 @@ export interface Io {
   untilInterrupted(): Promise<string>;
 }
 
+/**
+ * The CLI's own control sequences: the palette's colours (cli/output/color.ts) and the
+ * progress line's erase (cli/output/progress.ts). Nothing else passes raw.
+ */
+const OURS_OR_CONTROL =
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point.
+  /(\r\u001b\[2K|\u001b\[(?:1|2|22|31|32|33|36|39)m)|([\u0000-\u0009\u000b-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069])/g;
+
+/**
+ * What reaches the terminal: secrets masked, then every control character escaped but newlines
+ * and our own colour and erase sequences. Upstream text is escaped where it is composed (it
+ * cannot even forge a colour); this is the last line of defence for whatever was missed, so an
+ * escape sequence from elsewhere can never set a window title, clear the screen or plant a link.
+ */
+export function terminalSafe(text: string): string {
+  return redact(text).replace(OURS_OR_CONTROL, (match, ours: string | undefined) =>
+    ours === undefined ? escapeControl(match) : ours,
+  );
+}
+
 function stream(target: NodeJS.WriteStream): OutputStream {
   // `certsched due | head` closes the pipe early; that is not an error worth a stack trace.
   target.on("error", (error: NodeJS.ErrnoException) => {
     if (error.code !== "EPIPE") throw error;
   });
   return {
-    // Last line of defence: every registered secret and anything token-shaped is masked.
     write: (text) => {
-      target.write(redact(text));
+      target.write(terminalSafe(text));
     },
     get isTTY() {
       return target.isTTY === true;

@@ -1,70 +1,95 @@
-import type { Command } from "./command.js";
-import { createCommand } from "./commands/create.js";
-import { dueCommand } from "./commands/due.js";
-import { renewCommand } from "./commands/renew.js";
-import { sandboxCommand } from "./commands/sandbox.js";
-import { sweepCommand } from "./commands/sweep.js";
-import { testCommand } from "./commands/test.js";
-import { EXIT, reportFailure } from "./failure.js";
-import type { Io } from "./io.js";
+import { closest, distance } from "fastest-levenshtein";
+import { EXIT } from "./exit.js";
+import type { Io, OutputStream } from "./io.js";
+import { COMMANDS, type CommandEntry } from "./registry.js";
 import { parseCommandArgs, UsageError } from "./usage.js";
-
-export const COMMANDS: readonly Command[] = [
-  sweepCommand,
-  dueCommand,
-  createCommand,
-  renewCommand,
-  testCommand,
-  sandboxCommand,
-];
+import { packageVersion } from "./version.js";
 
 function topHelp(): string {
-  const width = Math.max(...COMMANDS.map((c) => c.name.length));
+  let width = 0;
+  for (const c of COMMANDS) width = Math.max(width, c.name.length);
   return `Usage: certsched <command> [options]
 
-Keeps TLS certificates alive through the Certificate Scheduling Service: the same work as the
-function app, run by hand.
+Keeps TLS certificates alive through the Certificate Scheduling Service: the
+same work as the function app, run by hand.
 
 Commands:
 ${COMMANDS.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`).join("\n")}
 
-Run "certsched <command> --help" for a command's options.
+Options:
+  -h, --help     Show this help; "certsched <command> --help" for a command's.
+  -v, --version  Print certsched's version.
 
-Configuration: each CERTSCHED_* setting is read from the environment, else from the "Values"
-of local.settings.json in the working directory (the file "func start" reads).
+Configuration: each CERTSCHED_* setting is read from the environment, else from
+the "Values" of local.settings.json in the working directory (the file that
+"func start" reads). Unknown CERTSCHED_* names are warned about.
 
-Exit codes: 0 success (also when nothing is due); 1 an operation failed; 2 usage or
-configuration error. Diagnostics go to stderr; with --json, stdout holds one JSON document.
+Exit codes: 0 success (also when nothing is due); 1 an operation failed; 2 usage
+or configuration error. Diagnostics go to stderr; with --json, stdout holds one
+JSON document.
 `;
 }
 
 const HELP_FLAGS = new Set(["--help", "-h", "help"]);
+const VERSION_FLAGS = new Set(["--version", "-v", "-V"]);
+
+/** Help is written for 80 columns; a narrower terminal gets it wrapped, not cut. */
+async function writeHelp(stream: OutputStream, text: string): Promise<void> {
+  if (stream.columns === undefined || stream.columns >= 80) {
+    stream.write(text);
+    return;
+  }
+  const { wrapToWidth } = await import("./output/text.js");
+  stream.write(`${wrapToWidth(text.replace(/\n$/, ""), stream.columns).join("\n")}\n`);
+}
+
+/** The failure report lives with the heavy modules: loaded only when something failed. */
+async function fail(
+  error: unknown,
+  io: Io,
+  options: { readonly json: boolean; readonly command?: string },
+): Promise<number> {
+  const { reportFailure } = await import("./failure.js");
+  return reportFailure(error, io, options);
+}
+
+/** `unknown command "swep": did you mean "sweep"?`, when one is close enough to be meant. */
+function unknownCommand(name: string): UsageError {
+  const names = COMMANDS.map((c) => c.name);
+  const guess = closest(name, names);
+  const near = distance(name, guess) <= Math.max(2, Math.floor(guess.length / 3));
+  const hint = near ? `: did you mean "${guess}"?` : ` (commands: ${names.join(", ")})`;
+  return new UsageError(`unknown command "${name}"${hint}`);
+}
+
+function find(name: string | undefined): CommandEntry | undefined {
+  return COMMANDS.find((c) => c.name === name);
+}
 
 /** Runs one command line and returns its exit code; never throws. */
 export async function run(argv: readonly string[], io: Io): Promise<number> {
   const [first, ...rest] = argv;
   const wantsJson = rest.includes("--json");
   if (first === undefined) {
-    io.stderr.write(topHelp());
+    await writeHelp(io.stderr, topHelp());
     return EXIT.usage;
+  }
+  if (VERSION_FLAGS.has(first)) {
+    io.stdout.write(`certsched ${packageVersion()}\n`);
+    return EXIT.ok;
   }
   if (HELP_FLAGS.has(first)) {
     const topic = first === "help" ? rest[0] : undefined;
-    const command = COMMANDS.find((c) => c.name === topic);
-    if (topic !== undefined && !command) {
-      return reportFailure(new UsageError(`unknown command "${topic}"`), io, { json: false });
-    }
-    io.stdout.write(command ? command.help : topHelp());
+    const entry = find(topic);
+    if (topic !== undefined && !entry) return fail(unknownCommand(topic), io, { json: false });
+    await writeHelp(io.stdout, entry ? (await entry.load()).help : topHelp());
     return EXIT.ok;
   }
-  const command = COMMANDS.find((c) => c.name === first);
-  if (!command) {
-    const known = COMMANDS.map((c) => c.name).join(", ");
-    const error = new UsageError(`unknown command "${first}" (commands: ${known})`);
-    return reportFailure(error, io, { json: wantsJson });
-  }
+  const entry = find(first);
+  if (!entry) return fail(unknownCommand(first), io, { json: wantsJson });
   let json = wantsJson;
   try {
+    const command = await entry.load();
     const args = parseCommandArgs(
       command.name,
       rest,
@@ -72,12 +97,12 @@ export async function run(argv: readonly string[], io: Io): Promise<number> {
       command.maxPositionals,
     );
     if (args.values.help === true) {
-      io.stdout.write(command.help);
+      await writeHelp(io.stdout, command.help);
       return EXIT.ok;
     }
     json = args.values.json === true;
     return await command.run(args, io);
   } catch (error) {
-    return reportFailure(error, io, { json, command: command.name });
+    return fail(error, io, { json, command: entry.name });
   }
 }

@@ -1,16 +1,25 @@
 import { noLedger } from "../shared/ledger/ledger.js";
 import { createRuntime, type Runtime } from "../shared/runtime.js";
-import { cliSettings } from "./config.js";
+import { cliSettings, type Need } from "./config.js";
+import { located } from "./failure.js";
 import type { Io } from "./io.js";
 
 /**
  * The runtime for one command that is not a sweep (no ledger needed), closed after `work`
- * whatever happens, so the process exits without waiting on idle sockets.
+ * whatever happens, so the process exits without waiting on idle sockets. `needs` are the
+ * settings the command needs beyond the common ones, reported with them in one message. A
+ * failure carries the settings it happened under, so its report can say where it looked.
  */
-export async function withRuntime<T>(io: Io, work: (runtime: Runtime) => Promise<T>): Promise<T> {
-  const runtime = createRuntime(await cliSettings(io), { ledger: noLedger });
+export async function withRuntime<T>(
+  io: Io,
+  needs: readonly Need[],
+  work: (runtime: Runtime) => Promise<T>,
+): Promise<T> {
+  const runtime = createRuntime(await cliSettings(io, needs), { ledger: noLedger });
   try {
     return await work(runtime);
+  } catch (error) {
+    throw located(error, runtime.settings);
   } finally {
     await runtime.close();
   }

@@ -24,16 +24,16 @@ export async function startSandbox(options: { port?: number } = {}): Promise<San
   return { sim, settings: sandboxSettings(sim), close: () => sim.close() };
 }
 
-/** The lines that say plainly this is not a real account, and how to reach the real one. */
+/**
+ * The paragraphs that say plainly this is not a real account, and how to reach the real one;
+ * the caller wraps them to the terminal.
+ */
 export function sandboxBanner(sandbox: Sandbox, paint: Palette): string[] {
   const count = sandbox.sim.certificates().length;
   return [
     paint.bold("=== certsched SANDBOX ==="),
-    `This is the sandbox: a built-in simulator of the Certificate Scheduling Service at`,
-    `${sandbox.sim.baseUrl}, seeded with ${count} sample certificates. No real account is touched.`,
-    "To use the real service, set CERTSCHED_BASE_URL, CERTSCHED_SUBSCRIPTION, CERTSCHED_TENANT_ID,",
-    "CERTSCHED_CLIENT_ID and CERTSCHED_CLIENT_SECRET (or CERTSCHED_KEY_VAULT_URL) in the environment",
-    'or in the "Values" of local.settings.json, then run: npx certsched sweep',
+    `This is the sandbox: a built-in simulator of the Certificate Scheduling Service at ${sandbox.sim.baseUrl}, seeded with ${count} sample certificates. No real account is touched.`,
+    'To use the real service, set CERTSCHED_BASE_URL, CERTSCHED_SUBSCRIPTION, CERTSCHED_TENANT_ID, CERTSCHED_CLIENT_ID and CERTSCHED_CLIENT_SECRET (or CERTSCHED_KEY_VAULT_URL) in the environment or in the "Values" of local.settings.json, then run: npx certsched sweep',
     "(npm start sweeps the real service when CERTSCHED_BASE_URL is set.) See docs/cli.md.",
     "",
   ];

@@ -1,4 +1,5 @@
 import { type ParseArgsConfig, parseArgs } from "node:util";
+import { closest, distance } from "fastest-levenshtein";
 
 /** The command line itself is wrong (unknown command or flag, bad value): exit code 2. */
 export class UsageError extends Error {
@@ -40,13 +41,23 @@ export function parseCommandArgs(
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     // Node suggests "use --" for values that start with a dash; that advice fits our flags poorly.
-    throw new UsageError(message.replace(/\s*To specify an option argument.*$/s, ""), command);
+    const text = message.replace(/\s*To specify an option argument.*$/s, "");
+    throw new UsageError(`${text}${flagSuggestion(text, options)}`, command);
   }
   if (parsed.positionals.length > maxPositionals) {
     const extra = parsed.positionals.slice(maxPositionals).join(" ");
     throw new UsageError(`unexpected argument(s): ${extra}`, command);
   }
   return parsed as ParsedArgs;
+}
+
+/** `: did you mean --dry-run?` for Node's "Unknown option '--dryrun'", when one is close. */
+function flagSuggestion(message: string, options: OptionSpec): string {
+  const given = /Unknown option '(-{1,2}[^']*)'/.exec(message)?.[1];
+  if (given === undefined) return "";
+  const flags = Object.keys(options).map((name) => `--${name}`);
+  const guess = closest(given.split("=")[0] ?? given, flags);
+  return distance(given, guess) <= 3 ? `: did you mean ${guess}?` : "";
 }
 
 /** A whole number in [min, max] from a flag's text, or a UsageError naming the flag. */

@@ -1,7 +1,6 @@
 import { readFile } from "node:fs/promises";
 import { resolve } from "node:path";
 import { ConfigError, ensureError, ValidationError } from "../../shared/errors.js";
-import { jsonSyntaxProblem } from "../../shared/jsonSyntax.js";
 import type { Runtime } from "../../shared/runtime.js";
 import {
   type CreateCertificateInput,
@@ -10,32 +9,39 @@ import {
 } from "../../shared/schemas/index.js";
 import { type Command, JSON_OPTION } from "../command.js";
 import { EXIT, InputError } from "../failure.js";
+import { parseJsonFile } from "../jsonLocation.js";
+import { oneLine } from "../output/text.js";
 import { withRuntime } from "../runtime.js";
 import { UsageError } from "../usage.js";
 
 const HELP = `Usage: certsched create --file request.json [--json]
 
-Schedules the creation of a certificate (v3 create). The file holds the create request of the
-service's spec (2.1) without accessToken and accessTokenKeyVault: certsched obtains the cloud
-access tokens itself and adds them. The file is checked first: every problem is named and
-nothing is sent when it is invalid.
+Schedules the creation of a certificate (v3 create). The file holds the create
+request of the service's spec (2.1) without accessToken and
+accessTokenKeyVault: certsched obtains the cloud access tokens itself and adds
+them. The file is checked first: every problem is named (JSON errors by line
+and column) and nothing is sent when it is invalid.
 
 Three field sets are valid:
-  target "Cloud App Service", challengeType "http": certificateName, rootDomain, email,
-    password, isSAN, cloudSubscriptionId, cloudAppServicePlanName,
-    cloudAppServicePlanResourceGroup, cloudAppServiceResourceGroup, cloudAppServiceName,
+  target "Cloud App Service", challengeType "http": certificateName,
+    rootDomain, email, password, isSAN, cloudSubscriptionId,
+    cloudAppServicePlanName, cloudAppServicePlanResourceGroup,
+    cloudAppServiceResourceGroup, cloudAppServiceName,
     cloudAppServiceSlotName ("" for none)
-  target "Cloud App Service", challengeType "dns": the same plus dnsZoneResourceGroup
-  target "Cloud Key Vault + DNS" (challengeType "dns"): certificateName, rootDomain, email,
-    password, isSAN, cloudSubscriptionId, dnsZoneResourceGroup, keyVaultName
+  target "Cloud App Service", challengeType "dns": the same plus
+    dnsZoneResourceGroup
+  target "Cloud Key Vault + DNS" (challengeType "dns"): certificateName,
+    rootDomain, email, password, isSAN, cloudSubscriptionId,
+    dnsZoneResourceGroup, keyVaultName
 
 Options:
-  --file PATH   The request file (JSON). Required.
-  --json        Print one JSON document: { "status", "certificateName", "target", "message" }.
-  -h, --help    Show this help.
+  -f, --file PATH  The request file (JSON). Required.
+  --json           Print one JSON document: { "status", "certificateName",
+                   "target", "message" }.
+  -h, --help       Show this help.
 
-Exit codes: 0 creation scheduled; 1 the service or the identity provider refused or failed;
-2 usage, configuration or an invalid file (nothing sent).
+Exit codes: 0 creation scheduled; 1 the service or the identity provider
+refused or failed; 2 usage, configuration or an invalid file (nothing sent).
 `;
 
 /** Reads and checks the request file; an InputError names the file and every problem. */
@@ -48,12 +54,9 @@ export async function readCreateFile(path: string): Promise<CreateCertificateInp
       (error as NodeJS.ErrnoException).code === "ENOENT" ? "not found" : ensureError(error).message;
     throw new InputError(`cannot read the request file ${path}: ${reason}`);
   }
-  let document: unknown;
-  try {
-    document = JSON.parse(text);
-  } catch (error) {
-    throw new InputError(`the request file ${path} ${jsonSyntaxProblem(error)}`);
-  }
+  const parsed = parseJsonFile(text);
+  if (!parsed.ok) throw new InputError(`the request file ${path} ${parsed.problem}`);
+  const document = parsed.value;
   try {
     return parseOrThrow(createCertificateInput, document, "create request");
   } catch (error) {
@@ -79,11 +82,18 @@ export function requireApiKey(runtime: Runtime): void {
 
 export const createCommand: Command = {
   name: "create",
-  summary: "Schedule the creation of a certificate from a request file",
   help: HELP,
   options: { ...JSON_OPTION, file: { type: "string", short: "f" } },
-  maxPositionals: 0,
+  // One positional, only to say where it goes: "create request.json" is the common slip.
+  maxPositionals: 1,
   run: async (args, io) => {
+    const given = args.positionals[0];
+    if (given !== undefined) {
+      throw new UsageError(
+        `unexpected argument "${oneLine(given)}": the request file goes after --file, as in: certsched create --file ${oneLine(given)}`,
+        "create",
+      );
+    }
     const file = args.values.file;
     if (typeof file !== "string" || file === "") {
       throw new UsageError(
@@ -93,7 +103,7 @@ export const createCommand: Command = {
     }
     // Checked before the configuration is even read: an invalid file never costs a call.
     const input = await readCreateFile(resolve(io.cwd, file));
-    return withRuntime(io, async (runtime) => {
+    return withRuntime(io, ["subscription", "apiKey"], async (runtime) => {
       requireApiKey(runtime);
       const message = await runtime.client.create(input);
       const { certificateName, target } = input;
@@ -102,7 +112,7 @@ export const createCommand: Command = {
         io.stdout.write(`${JSON.stringify(document, null, 2)}\n`);
       } else {
         io.stdout.write(
-          `Creation of ${certificateName} (${target}) scheduled: ${message.trim()}\n`,
+          `Creation of ${oneLine(certificateName)} (${target}) scheduled: ${oneLine(message.trim())}\n`,
         );
       }
       return EXIT.ok;

@@ -5,30 +5,31 @@ import { palette } from "../output/color.js";
 import { formatExpiry } from "../output/expiry.js";
 import { daysPaint } from "../output/sweepReport.js";
 import { renderTable } from "../output/table.js";
+import { oneLine, wrapToWidth } from "../output/text.js";
 import { withRuntime } from "../runtime.js";
 
 const HELP = `Usage: certsched due [--json]
 
-Lists the certificates the service reports as due for renewal (expiring within 20 days),
-soonest first, with the days left. Renews nothing.
+Lists the certificates the service reports as due for renewal (expiring within
+20 days), soonest first, with the days left. Renews nothing.
 
 Options:
-  --json       Print one JSON document: { "certificates": [ records with ISO-8601 UTC
-               issueDate/expiryDate and daysLeft ] } (plus "rejected" for invalid records).
+  --json       Print one JSON document: { "certificates": [ records with
+               ISO-8601 UTC issueDate/expiryDate and daysLeft ] } (plus
+               "rejected" for invalid records).
   -h, --help   Show this help.
 
-Exit codes: 0 listed (also when nothing is due); 1 the list failed or returned invalid
-records; 2 usage or configuration error.
+Exit codes: 0 listed (also when nothing is due); 1 the list failed or returned
+invalid records; 2 usage or configuration error.
 `;
 
 export const dueCommand: Command = {
   name: "due",
-  summary: "List the certificates due for renewal, with days left",
   help: HELP,
   options: { ...JSON_OPTION },
   maxPositionals: 0,
   run: (args, io) =>
-    withRuntime(io, async (runtime) => {
+    withRuntime(io, ["subscriptionId"], async (runtime) => {
       const { certificates, rejected } = await runtime.client.listDue();
       const now = runtime.now();
       const views = certificates
@@ -43,7 +44,13 @@ export const dueCommand: Command = {
           views.length === 0
             ? ["Nothing is due for renewal."]
             : renderTable(
-                ["CERTIFICATE", "TARGET", "CHALLENGE", "EXPIRES (UTC)", "DOMAIN"],
+                [
+                  { heading: "CERTIFICATE", shrink: 1 },
+                  { heading: "TARGET", shrink: 2 },
+                  { heading: "CHALLENGE" },
+                  { heading: "EXPIRES (UTC)" },
+                  { heading: "DOMAIN", shrink: 3 },
+                ],
                 views.map((v) => [
                   v.certificateName,
                   v.target,
@@ -60,9 +67,8 @@ export const dueCommand: Command = {
       }
       for (const r of rejected) {
         const problems = r.problems.map((p) => `${p.name} ${p.message}`).join("; ");
-        io.stderr.write(
-          `certsched: record ${r.index} of the list (${r.certificateName ?? "unnamed"}) is invalid: ${problems}\n`,
-        );
+        const text = `certsched: record ${r.index} of the list (${r.certificateName ?? "unnamed"}) is invalid: ${problems}`;
+        io.stderr.write(`${wrapToWidth(oneLine(text), io.stderr.columns, "").join("\n")}\n`);
       }
       return rejected.length > 0 ? EXIT.failed : EXIT.ok;
     }),

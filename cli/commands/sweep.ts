@@ -12,30 +12,37 @@ import type { Io } from "../io.js";
 import { palette } from "../output/color.js";
 import { progressLine } from "../output/progress.js";
 import { renderSweep } from "../output/sweepReport.js";
+import { wrapToWidth } from "../output/text.js";
 import { onlyStagedFailures, sandboxBanner, stagedFailures, startSandbox } from "../sandbox.js";
 import { integerFlag, type ParsedArgs } from "../usage.js";
 
-const HELP = `Usage: certsched sweep [--dry-run] [--json] [--concurrency N] [--sandbox] [--verbose]
+const HELP = `Usage: certsched sweep [--dry-run] [--json] [--concurrency N] [--sandbox]
+                       [--verbose]
 
-Runs the timer's job once: lists the certificates due for renewal, decides for each one,
-schedules the renewals and prints what happened.
+Runs the timer's job once: lists the certificates due for renewal, decides for
+each one, schedules the renewals and prints what happened: a table that fits
+the terminal, then the cause of every certificate that did not renew, in full.
 
 Options:
-  --dry-run          List and decide, renew nothing (also: CERTSCHED_DRY_RUN=true).
-  --concurrency N    Renewals in flight at once, 1 to 64 (default CERTSCHED_RENEWAL_CONCURRENCY, 8).
-  --json             Print one JSON document: { dryRun, results, counts, ... }.
-  --sandbox          Sweep the built-in simulator seeded with sample certificates instead of
-                     the configured service (what "npm start" does without CERTSCHED_BASE_URL).
-  --verbose          Also print the log lines the function app writes for a sweep.
-  -h, --help         Show this help.
+  --dry-run        List and decide, renew nothing (or CERTSCHED_DRY_RUN=true).
+  --concurrency N  Renewals in flight at once, 1 to 64 (default
+                   CERTSCHED_RENEWAL_CONCURRENCY, 8).
+  --json           Print one JSON document: { dryRun, results, counts, ... }.
+  --sandbox        Sweep the built-in simulator seeded with sample certificates
+                   instead of the configured service (what "npm start" does
+                   without CERTSCHED_BASE_URL).
+  --verbose        Also print the log lines the function app writes for a sweep.
+  -h, --help       Show this help.
 
-Renewal ledger: a full AzureWebJobsStorage connection string makes the sweep use the function
-app's ledger (Azure Table storage). UseDevelopmentStorage=true, or no setting, sweeps without
-one: the CLI does not assume a local storage emulator is running.
+Renewal ledger: a full AzureWebJobsStorage connection string makes the sweep
+use the function app's ledger (Azure Table storage). UseDevelopmentStorage=true,
+or no setting, sweeps without one: the CLI does not assume a local storage
+emulator is running.
 
-Exit codes: 0 the sweep succeeded (also when nothing is due); 1 the list failed, a renewal
-failed or a certificate is stuck; 2 usage or configuration error. In the sandbox the staged
-refusal does not count: exit 0 unless something else failed.
+Exit codes: 0 the sweep succeeded (also when nothing is due); 1 the list failed,
+a renewal failed or a certificate is stuck; 2 usage or configuration error. In
+the sandbox the staged refusal does not count: exit 0 unless something else
+failed.
 `;
 
 /** The CLI runs one-off: it uses the ledger only when it names real storage, not the emulator. */
@@ -86,7 +93,7 @@ function flagsOf(args: ParsedArgs): SweepFlags {
 }
 
 async function sweepConfigured(io: Io, flags: SweepFlags): Promise<number> {
-  const settings = await cliSettings(io);
+  const settings = await cliSettings(io, ["subscriptionId"]);
   const { ledger, note } = cliLedger(settings);
   if (note) io.stderr.write(`${palette(io.stderr, io.env).yellow(note)}\n`);
   const runtime = createRuntime(settings, ledger ? { ledger } : {});
@@ -100,7 +107,8 @@ async function sweepConfigured(io: Io, flags: SweepFlags): Promise<number> {
     io.stdout.write(`${JSON.stringify({ service: settings.baseUrl, ...summary }, null, 2)}\n`);
   } else {
     const paint = palette(io.stdout, io.env);
-    io.stdout.write(`${renderSweep(summary, paint, io.stdout.columns).join("\n")}\n`);
+    const lines = renderSweep(summary, paint, io.stdout.columns, settings);
+    io.stdout.write(`${lines.join("\n")}\n`);
   }
   return summary.failed ? EXIT.failed : EXIT.ok;
 }
@@ -113,7 +121,11 @@ async function sweepSandbox(io: Io, flags: SweepFlags): Promise<number> {
     const runtime = createRuntime(loadSettings(sandbox.settings), { ledger: memoryLedger() });
     try {
       const paint = palette(flags.json ? io.stderr : io.stdout, io.env);
-      (flags.json ? io.stderr : io.stdout).write(`${sandboxBanner(sandbox, paint).join("\n")}\n`);
+      const out = flags.json ? io.stderr : io.stdout;
+      const banner = sandboxBanner(sandbox, paint).flatMap((l) =>
+        wrapToWidth(l, out.columns ?? 80),
+      );
+      out.write(`${banner.join("\n")}\n`);
       summary = await sweepOnce(runtime, io, flags);
     } finally {
       await runtime.close();
@@ -128,14 +140,11 @@ async function sweepSandbox(io: Io, flags: SweepFlags): Promise<number> {
     io.stdout.write(`${JSON.stringify(document, null, 2)}\n`);
   } else {
     const paint = palette(io.stdout, io.env);
-    const lines = renderSweep(summary, paint, io.stdout.columns);
+    const width = io.stdout.columns;
+    const lines = renderSweep(summary, paint, width, loadSettings(sandbox.settings));
     if (staged.length > 0) {
-      lines.push(
-        "",
-        `${paint.bold("Expected in the sandbox:")} the simulator refuses the renewal of ${staged.join(", ")}`,
-        "on purpose, to show what a failure looks like. Against a real service that failure makes",
-        `the sweep exit with code 1; here it is part of the demo${passes ? ", so the exit code is 0" : ""}.`,
-      );
+      const note = `${paint.bold("Expected in the sandbox:")} the simulator refuses the renewal of ${staged.join(", ")} on purpose, to show what a failure looks like. Against a real service that failure makes the sweep exit with code 1; here it is part of the demo${passes ? ", so the exit code is 0" : ""}.`;
+      lines.push("", ...wrapToWidth(note, width ?? 80));
     }
     io.stdout.write(`${lines.join("\n")}\n`);
   }
@@ -144,7 +153,6 @@ async function sweepSandbox(io: Io, flags: SweepFlags): Promise<number> {
 
 export const sweepCommand: Command = {
   name: "sweep",
-  summary: "Run the renewal sweep once (the timer's job); --sandbox for the built-in simulator",
   help: HELP,
   options: {
     ...JSON_OPTION,

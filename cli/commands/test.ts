@@ -1,35 +1,110 @@
+import { setTimeout as sleep } from "node:timers/promises";
+import { parseDuration } from "../../shared/duration.js";
+import { isCertschedError } from "../../shared/errors.js";
+import type { Runtime } from "../../shared/runtime.js";
 import { type Command, JSON_OPTION } from "../command.js";
 import { EXIT } from "../failure.js";
+import type { Io } from "../io.js";
+import { cutToWidth, oneLine } from "../output/text.js";
 import { withRuntime } from "../runtime.js";
+import { UsageError } from "../usage.js";
 
-const HELP = `Usage: certsched test [--json]
+const HELP = `Usage: certsched test [--wait [TIMEOUT]] [--json]
 
-Checks that certsched can reach the service with its configured credentials: obtains the
-cloud access tokens and calls the service's connectivity test.
+Checks that certsched can reach the service with its configured credentials:
+obtains the cloud access tokens and calls the service's connectivity test.
 
 Options:
-  --json       Print one JSON document: { "status": "ok", "service", "message" }.
-  -h, --help   Show this help.
+  --wait [TIMEOUT]  Keep trying until the service answers, for up to TIMEOUT
+                    (default 2m; e.g. 30s, 5m, 90): useful right after a
+                    deployment. Only "no answer" is retried (unreachable, timed
+                    out, 429, 5xx); a refusal ends the wait at once.
+  --json            Print one JSON document: { "status": "ok", "service",
+                    "message" } (with --wait, also "attempts").
+  -h, --help        Show this help.
 
-Exit codes: 0 connected; 1 the identity provider or the service refused or failed;
-2 usage or configuration error.
+Exit codes: 0 connected; 1 the identity provider or the service refused or
+failed (with --wait: never answered within TIMEOUT); 2 usage or configuration
+error.
 `;
+
+/** --wait's defaults and bounds, in ms. */
+const WAIT = { defaultMs: 120_000, minMs: 1_000, maxMs: 3_600_000 } as const;
+/** Pause between attempts, in ms: doubled from the first up to the last. */
+const PAUSE = { firstMs: 1_000, maxMs: 10_000 } as const;
+
+/** The TIMEOUT after --wait: a duration (30s, 5m, PT2M) or whole seconds. */
+function waitTimeout(text: string | undefined): number {
+  if (text === undefined) return WAIT.defaultMs;
+  const ms = /^\d+$/.test(text.trim()) ? Number(text) * 1000 : parseDuration(text);
+  if (ms === undefined || ms < WAIT.minMs || ms > WAIT.maxMs) {
+    throw new UsageError("--wait takes a timeout from 1s to 1h (e.g. 30s, 5m, 90)", "test");
+  }
+  return ms;
+}
+
+/** Calls the connectivity test until it answers or `timeoutMs` passes; the last error if not. */
+async function testUntilAnswered(
+  runtime: Runtime,
+  io: Io,
+  timeoutMs: number,
+): Promise<{ message: string; attempts: number }> {
+  const deadline = runtime.now().getTime() + timeoutMs;
+  let pause: number = PAUSE.firstMs;
+  for (let attempts = 1; ; attempts++) {
+    try {
+      return { message: await runtime.client.test(), attempts };
+    } catch (error) {
+      // Retriable means "no answer yet" (unreachable, timed out, 429, 5xx); anything else is
+      // the service's answer, and waiting longer would not change it.
+      const left = deadline - runtime.now().getTime();
+      if (!isCertschedError(error) || !error.retriable || left <= 0) {
+        if (isCertschedError(error) && error.retriable) {
+          io.stderr.write(
+            `certsched: no answer after ${attempts} attempt(s) in ${Math.round(timeoutMs / 1000)}s; giving up.\n`,
+          );
+        }
+        throw error;
+      }
+      const wait = Math.min(pause, left);
+      const why = cutToWidth(oneLine(error.message), (io.stderr.columns ?? 200) - 40);
+      io.stderr.write(
+        `certsched: no answer yet (${why}); trying again in ${Math.ceil(wait / 1000)}s\n`,
+      );
+      await sleep(wait);
+      pause = Math.min(pause * 2, PAUSE.maxMs);
+    }
+  }
+}
 
 export const testCommand: Command = {
   name: "test",
-  summary: "Check connectivity and credentials against the service",
   help: HELP,
-  options: { ...JSON_OPTION },
-  maxPositionals: 0,
-  run: (args, io) =>
-    withRuntime(io, async (runtime) => {
-      const message = await runtime.client.test();
+  options: { ...JSON_OPTION, wait: { type: "boolean" } },
+  maxPositionals: 1,
+  run: async (args, io) => {
+    const wait = args.values.wait === true;
+    const timeoutText = args.positionals[0];
+    if (timeoutText !== undefined && !wait) {
+      throw new UsageError(
+        `unexpected argument "${timeoutText}" (a timeout goes after --wait)`,
+        "test",
+      );
+    }
+    const timeoutMs = wait ? waitTimeout(timeoutText) : undefined;
+    return withRuntime(io, ["subscriptionId"], async (runtime) => {
+      const { message, attempts } =
+        timeoutMs === undefined
+          ? { message: await runtime.client.test(), attempts: 1 }
+          : await testUntilAnswered(runtime, io, timeoutMs);
       const service = runtime.settings.baseUrl;
       if (args.values.json === true) {
-        io.stdout.write(`${JSON.stringify({ status: "ok", service, message }, null, 2)}\n`);
+        const document = { status: "ok", service, message, ...(wait ? { attempts } : {}) };
+        io.stdout.write(`${JSON.stringify(document, null, 2)}\n`);
       } else {
-        io.stdout.write(`Connected to ${service}: ${message.trim() || "OK"}\n`);
+        io.stdout.write(`Connected to ${service}: ${oneLine(message.trim()) || "OK"}\n`);
       }
       return EXIT.ok;
-    }),
+    });
+  },
 };

@@ -1,4 +1,5 @@
 import type { OutputStream } from "../io.js";
+import { cutToWidth, oneLine } from "./text.js";
 
 /** A single self-overwriting status line on a terminal; silent anywhere else. */
 export interface Progress {
@@ -14,8 +15,8 @@ export function progressLine(stream: OutputStream): Progress {
   let shown = false;
   return {
     update(text) {
-      const room = (stream.columns ?? 80) - 1;
-      stream.write(`${ERASE_LINE}${text.length > room ? `${text.slice(0, room - 1)}…` : text}`);
+      // One line, never wrapped: a wrapped line cannot be erased with one \r.
+      stream.write(`${ERASE_LINE}${cutToWidth(oneLine(text), (stream.columns ?? 80) - 1)}`);
       shown = true;
     },
     clear() {

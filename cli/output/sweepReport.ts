@@ -1,21 +1,23 @@
-import { OUTCOMES, type Outcome, type SweepSummary } from "../../shared/sweep/summary.js";
+import type { CertificateResult, SweepSummary } from "../../shared/sweep/summary.js";
+import { OUTCOMES } from "../../shared/sweep/summary.js";
+import { shortCause, statusOf, type Where, whereToLook } from "./cause.js";
 import type { Paint, Palette } from "./color.js";
 import { formatExpiry } from "./expiry.js";
 import { renderTable } from "./table.js";
+import { oneLine, wrapToWidth } from "./text.js";
 
-function outcomePaint(outcome: Outcome, paint: Palette): Paint {
-  switch (outcome) {
-    case "renewal-scheduled":
-      return paint.green;
-    case "would-renew":
-      return paint.cyan;
-    case "skipped":
-      return paint.dim;
-    case "failed":
-      return paint.red;
-    case "stuck":
-      return paint.yellow;
-  }
+/** Outcomes that need nothing from anyone; every other outcome gets its cause under the table. */
+const FINE: ReadonlySet<string> = new Set(["renewal-scheduled", "would-renew"]);
+
+function outcomePaint(outcome: string, paint: Palette): Paint {
+  const paints: Readonly<Record<string, Paint>> = {
+    "renewal-scheduled": paint.green,
+    "would-renew": paint.cyan,
+    skipped: paint.dim,
+    stuck: paint.yellow,
+  };
+  // Failed, and any outcome added later that this table does not know yet: red, to be read.
+  return paints[outcome] ?? paint.red;
 }
 
 export function daysPaint(daysLeft: number, paint: Palette): Paint | undefined {
@@ -24,21 +26,80 @@ export function daysPaint(daysLeft: number, paint: Palette): Paint | undefined {
   return undefined;
 }
 
-const LEDGER_NOTE: Record<SweepSummary["ledger"], string> = {
+const LEDGER_NOTE: Readonly<Record<string, string>> = {
   table: "Ledger: Azure Table storage (shared with the function app)",
   memory: "Ledger: in memory, for this run only",
   none: "Ledger: none (recent requests and stuck renewals are not tracked between runs)",
   unavailable: "Ledger: unavailable (went on without duplicate protection)",
 };
 
-/** The sweep for people: a table of certificates, then counts and problems. */
-export function renderSweep(summary: SweepSummary, paint: Palette, width?: number): string[] {
+/** Problems first (failed, stuck, ...), then skipped: what needs a person comes first. */
+function needsWords(results: readonly CertificateResult[]): CertificateResult[] {
+  const problems = results.filter((r) => !FINE.has(r.outcome) && r.outcome !== "skipped");
+  const skipped = results.filter((r) => r.outcome === "skipped");
+  return [...problems, ...skipped];
+}
+
+/**
+ * One certificate's cause, in full: its name and outcome, then the cause wrapped to the width
+ * (never cut) and, for a failure, where to look.
+ */
+function causeLines(
+  r: CertificateResult,
+  paint: Palette,
+  width: number | undefined,
+  where: Where | undefined,
+): string[] {
+  const head = `${oneLine(r.certificateName)} ${outcomePaint(r.outcome, paint)(r.outcome)}:`;
+  const lines = wrapToWidth(head, width);
+  lines.push(...wrapToWidth(oneLine(shortCause(r.detail)), width, "  "));
+  if (r.outcome === "failed") {
+    const hint = whereToLook(
+      { upstream: "publicRenew", code: r.error, status: r.status, text: r.detail },
+      where,
+    );
+    if (hint) lines.push(...wrapToWidth(oneLine(hint), width, "  "));
+  }
+  return lines;
+}
+
+/**
+ * The sweep for people: a table of certificates that fits the terminal, then the cause of each
+ * certificate that did not simply renew, then the counts and what failed.
+ */
+export function renderSweep(
+  summary: SweepSummary,
+  paint: Palette,
+  width?: number,
+  where?: Where,
+): string[] {
   const lines: string[] = [];
-  if (summary.listError) {
-    lines.push(paint.red(`Could not list the certificates due: ${summary.listError}`));
+  if (summary.listError !== undefined) {
+    // Nothing was decided: "0 due" would read as "all is well".
+    lines.push(
+      ...wrapToWidth(
+        paint.red("The list of certificates due failed: nothing was decided or renewed."),
+        width,
+      ),
+    );
+    lines.push(...wrapToWidth(oneLine(shortCause(summary.listError)), width, "  "));
+    const hint = whereToLook(
+      {
+        upstream: "list",
+        code: /cannot reach the service/.test(summary.listError)
+          ? "UPSTREAM_UNREACHABLE"
+          : /no answer within the timeout/.test(summary.listError)
+            ? "UPSTREAM_TIMEOUT"
+            : undefined,
+        status: statusOf(summary.listError),
+        text: summary.listError,
+      },
+      where,
+    );
+    if (hint) lines.push(...wrapToWidth(oneLine(hint), width, "  "));
   } else if (summary.results.length === 0 && summary.rejected.length === 0) {
     lines.push("Nothing is due for renewal.");
-  } else {
+  } else if (summary.results.length > 0) {
     // Soonest expiry first: what needs a person's attention comes first.
     const results = [...summary.results].sort((a, b) => a.expiryDate.localeCompare(b.expiryDate));
     const rows = results.map((r) => [
@@ -46,26 +107,46 @@ export function renderSweep(summary: SweepSummary, paint: Palette, width?: numbe
       r.target,
       { text: formatExpiry(r.expiryDate, r.daysLeft), paint: daysPaint(r.daysLeft, paint) },
       { text: r.outcome, paint: outcomePaint(r.outcome, paint) },
-      r.detail,
     ]);
     lines.push(
-      ...renderTable(["CERTIFICATE", "TARGET", "EXPIRES (UTC)", "OUTCOME", "DETAIL"], rows, {
-        header: paint.bold,
-        width,
-      }),
+      ...renderTable(
+        [
+          { heading: "CERTIFICATE", shrink: 1 },
+          { heading: "TARGET", shrink: 2 },
+          { heading: "EXPIRES (UTC)" },
+          { heading: "OUTCOME" },
+        ],
+        rows,
+        { header: paint.bold, width },
+      ),
     );
+    const worded = needsWords(results);
+    if (worded.length > 0) lines.push("");
+    for (const r of worded) lines.push(...causeLines(r, paint, width, where));
+  }
+  for (const r of summary.rejected) {
+    const name = r.certificateName === undefined ? "" : ` (${r.certificateName})`;
+    lines.push(...wrapToWidth(oneLine(`record ${r.index} of the list${name} rejected:`), width));
+    const problems = r.problems.map((p) => `${p.name} ${p.message}`).join("; ");
+    lines.push(...wrapToWidth(oneLine(problems), width, "  "));
   }
   lines.push("");
-  const counts = OUTCOMES.filter((o) => summary.counts[o] > 0).map(
-    (o) => `${summary.counts[o]} ${o}`,
-  );
-  const due = `${summary.counts.due} due${counts.length > 0 ? `: ${counts.join(", ")}` : ""}`;
-  lines.push(
-    `${due}. ${summary.dryRun ? "Dry run: nothing was renewed. " : ""}${LEDGER_NOTE[summary.ledger]}.`,
-  );
+  const ledger = LEDGER_NOTE[summary.ledger] ?? `Ledger: ${summary.ledger}`;
+  const dry = summary.dryRun ? "Dry run: nothing was renewed. " : "";
+  if (summary.listError === undefined) {
+    const counts = OUTCOMES.filter((o) => (summary.counts[o] ?? 0) > 0).map(
+      (o) => `${summary.counts[o]} ${o}`,
+    );
+    const due = `${summary.counts.due} due${counts.length > 0 ? `: ${counts.join(", ")}` : ""}`;
+    lines.push(...wrapToWidth(`${due}. ${dry}${ledger}.`, width));
+  } else {
+    lines.push(...wrapToWidth(`${dry}${ledger}.`, width));
+  }
   if (summary.failed) {
     lines.push(paint.red("The sweep failed:"));
-    for (const problem of summary.problems) lines.push(`  - ${problem}`);
+    for (const problem of summary.problems) {
+      lines.push(...wrapToWidth(oneLine(`- ${problem}`), width, "  "));
+    }
   }
   return lines;
 }

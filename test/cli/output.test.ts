@@ -1,7 +1,8 @@
 import { afterEach, describe, expect, it } from "vitest";
-import type { Io, OutputStream } from "../../cli/io.js";
+import { type Io, type OutputStream, terminalSafe } from "../../cli/io.js";
 import { formatExpiry } from "../../cli/output/expiry.js";
 import { renderTable } from "../../cli/output/table.js";
+import { visibleWidth } from "../../cli/output/text.js";
 import { run } from "../../cli/run.js";
 import { type Simulator, sandboxSettings, startSimulator } from "../../sim/index.js";
 import { inDays } from "./helpers.js";
@@ -90,14 +91,80 @@ describe("on a terminal", () => {
     expect(noColor.stderr.text).toContain(ERASE_LINE);
   });
 
-  it("cuts the last column to the terminal width, never a pipe's output", () => {
-    const rows = [["a", "a long detail that does not fit"]];
-    const cut = renderTable(["NAME", "DETAIL"], rows, { header: (s) => s, width: 20 });
-    const whole = renderTable(["NAME", "DETAIL"], rows, { header: (s) => s, width: undefined });
+  it("fits a terminal by cutting the leading columns, target first; a pipe is never cut", () => {
+    const columns = [
+      { heading: "NAME", shrink: 1 },
+      { heading: "TARGET", shrink: 2 },
+      { heading: "OUTCOME" },
+    ];
+    const rows = [["a-rather-long-certificate-name", "Cloud Key Vault + DNS", "renewal-scheduled"]];
+    const plain = { header: (s: string) => s };
 
-    expect(cut).toEqual(["NAME  DETAIL", "a     a long detail…"]);
-    expect(cut.every((line) => line.length <= 20)).toBe(true);
-    expect(whole[1]).toBe("a     a long detail that does not fit");
+    const fits = renderTable(columns, rows, { ...plain, width: 70 });
+    const cut = renderTable(columns, rows, { ...plain, width: 50 });
+    const whole = renderTable(columns, rows, { ...plain, width: undefined });
+
+    // 30 + 2 + 21 + 2 + 17 = 72: two columns too wide for 70, taken from the target.
+    expect(fits[1]).toBe("a-rather-long-certificate-name  Cloud Key Vault + …  renewal-scheduled");
+    // 22 too wide for 50: the target down to 10, then the name.
+    expect(cut[1]).toBe("a-rather-long-cert…  Cloud Key…  renewal-scheduled");
+    expect(cut.every((line) => visibleWidth(line) <= 50)).toBe(true);
+    expect(whole[1]).toBe(
+      "a-rather-long-certificate-name  Cloud Key Vault + DNS  renewal-scheduled",
+    );
+  });
+
+  it("pins the boundary: a table exactly as wide as the terminal is not cut, one column less is", () => {
+    const columns = [{ heading: "NAME", shrink: 1 }, { heading: "X" }];
+    const rows = [["abcdefghijklmnop", "x"]]; // 16 + 2 + 1 = 19 columns
+
+    expect(renderTable(columns, rows, { header: (s) => s, width: 19 })[1]).toBe(
+      "abcdefghijklmnop  x",
+    );
+    expect(renderTable(columns, rows, { header: (s) => s, width: 18 })[1]).toBe(
+      "abcdefghijklmn…  x",
+    );
+  });
+
+  it("renders 150,000 rows without overflowing the stack, every line within the width", () => {
+    const rows = Array.from({ length: 150_000 }, (_, i) => [
+      `cert-${i}`,
+      "Cloud App Service",
+      "ok",
+    ]);
+    const columns = [
+      { heading: "CERTIFICATE", shrink: 1 },
+      { heading: "TARGET" },
+      { heading: "OUTCOME" },
+    ];
+
+    const lines = renderTable(columns, rows, { header: (s) => s, width: 40 });
+
+    expect(lines).toHaveLength(150_001);
+    expect(lines[150_000]).toBe("cert-149999  Cloud App Service  ok");
+    expect(lines.every((line) => visibleWidth(line) <= 40)).toBe(true);
+  });
+
+  it("escapes control characters in cells: a name cannot start a line or drive the terminal", () => {
+    const name = "evil\n\u001b]0;pwned\u0007\u001b[2Jname";
+    const lines = renderTable([{ heading: "NAME" }], [[name]], { header: (s) => s, width: 200 });
+
+    expect(lines).toHaveLength(2);
+    expect(lines[1]).not.toMatch(/[\u0000-\u001f]/);
+    expect(lines[1]).toContain("\\u{1b}]0;pwned");
+  });
+});
+
+describe("terminalSafe (the last line of defence in cli/io.ts)", () => {
+  it("keeps newlines and our own colours and erase, escapes every other control sequence", () => {
+    const ours = "\u001b[1mbold\u001b[22m \u001b[31mred\u001b[39m\r\u001b[2Kprogress\n";
+    const theirs =
+      "\u001b]8;;https://evil.example\u0007link\u001b]8;;\u0007 \u001b[2J \u009b31m \r";
+
+    expect(terminalSafe(ours)).toBe(ours);
+    const safe = terminalSafe(theirs);
+    expect(safe).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/);
+    expect(safe).toContain("\\u{1b}]8;;https://evil.example");
   });
 });
 
