@@ -1,5 +1,6 @@
+import { isUtf8 } from "node:buffer";
 import { randomInt } from "node:crypto";
-import type { HttpRequest, HttpResponseInit, InvocationContext } from "@azure/functions";
+import { HttpRequest, type HttpResponseInit, type InvocationContext } from "@azure/functions";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createCertificate } from "../../functions/createCertificate.js";
@@ -12,6 +13,7 @@ import { createRuntime } from "../../shared/runtime.js";
 import { createCertificateInput } from "../../shared/schemas/index.js";
 import { loadSettings } from "../../shared/settings.js";
 import type { Simulator } from "../../sim/index.js";
+import { propertyRuns } from "../support/fastCheck.js";
 import {
   configureApp,
   DAY_MS,
@@ -42,8 +44,10 @@ import { reportTally } from "./support/tally.js";
  * Fuzz: at least 10,000 generated inputs per HTTP function, through the exported handlers with
  * the runtime pointed at the simulator. Whatever arrives: never a 5xx; every 4xx is
  * application/problem+json; a create request refused for a field names that field; no
- * certificate name changes the upstream path. And the create schema never accepts what the
- * service would refuse.
+ * certificate name changes the upstream path; a query parameter a function does not take, or
+ * one given twice, is refused naming it before any work; a body that is not UTF-8 is refused
+ * before anything is sent; no log line carries a raw control character. And the create schema
+ * never accepts what the service would refuse.
  *
  * Seeded: the seed is printed; CERTSCHED_FUZZ_SEED=<seed> replays a run.
  */
@@ -72,14 +76,19 @@ process.stdout.write(
 );
 
 function params(numRuns: number): fc.Parameters<unknown> {
-  return { numRuns, seed: SEED, endOnFailure: true };
+  return { numRuns: propertyRuns(numRuns), seed: SEED, endOnFailure: true };
 }
 
 /** Runs a handler as the host would, checks the invariants every answer must keep. */
 async function call(handler: Handler, request: HttpRequest): Promise<Reply> {
   const name = handler.name;
   inputs.set(name, (inputs.get(name) ?? 0) + 1);
+  const logged = capture.seen.length;
   const reply = toReply(await handler(request, capture.context(name)));
+  // Every log line is escaped: nothing a caller or upstream sends can start a line of its own.
+  for (const seen of capture.seen.slice(logged)) {
+    if (seen.where.startsWith("log:")) expect(seen.text).not.toMatch(RAW_CONTROL);
+  }
   capture.add("response", reply.text);
   const byStatus = statuses.get(name) ?? {};
   byStatus[reply.status] = (byStatus[reply.status] ?? 0) + 1;
@@ -98,6 +107,50 @@ async function call(handler: Handler, request: HttpRequest): Promise<Reply> {
     expect(reply.headers["content-type"]).toMatch(/^application\/json/);
   }
   return reply;
+}
+
+/** C0, DEL, C1, line/paragraph separators and bidi controls: never raw in a log line. */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is the point.
+const RAW_CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/;
+
+/** The function key's parameter: every function allows it (the host may leave it in the URL). */
+const FUNCTION_KEY = "code";
+
+/**
+ * The query parameters a strict function must refuse, raw, in the order first given: those it
+ * does not take (besides `code`) and those given more than once. Read from the raw URL, as a
+ * caller wrote it.
+ */
+function refusedParameters(request: HttpRequest, takes: readonly string[]): string[] {
+  const counts = new Map<string, number>();
+  for (const [name] of new URL(request.url).searchParams) {
+    counts.set(name, (counts.get(name) ?? 0) + 1);
+  }
+  return [...counts]
+    .filter(([name, n]) => n > 1 || (name !== FUNCTION_KEY && !takes.includes(name)))
+    .map(([name]) => name);
+}
+
+/**
+ * A 400 naming exactly the refused parameters, one problem each, in order. A plain name (short,
+ * printable, no "=") is quoted as given; any other is quoted shortened or escaped, never with
+ * what follows an "=" (it arrived as %3D: a value, maybe the function key).
+ */
+function expectQueryRefused(reply: Reply, refused: readonly string[]): void {
+  expect(reply.status, reply.text).toBe(400);
+  expectNamedErrors(reply);
+  const names = errorNames(reply);
+  expect(names).toHaveLength(refused.length);
+  refused.forEach((raw, i) => {
+    const name = names[i] ?? "";
+    if (/^[\x21-\x7e]{1,64}$/.test(raw) && !raw.includes("=")) expect(name).toBe(raw);
+    else {
+      expect(name).not.toMatch(RAW_CONTROL);
+      // What follows the "=" never comes back (the name is cut there).
+      const value = raw.slice(raw.indexOf("="));
+      if (raw.includes("=") && value !== "=") expect(name).not.toContain(value);
+    }
+  });
 }
 
 function errorNames(reply: Reply): string[] {
@@ -151,6 +204,63 @@ afterAll(async () => {
   });
   expect(leaks).toEqual([]);
 });
+
+/** JSON content types that declare a charset, UTF-8 or not (JSON is UTF-8: RFC 8259 8.1). */
+const declaredCharset = fc.constantFrom(
+  "application/json; charset=iso-8859-1",
+  "application/json; charset=latin1",
+  "application/json; charset=utf-16",
+  "application/json; charset=us-ascii",
+  'application/json; charset="UTF-8"',
+  "application/json;charset=utf8",
+);
+
+/** The issue's own queries, besides the generated ones. */
+const strictQuery = fc.oneof(
+  rawQuery,
+  fc.constantFrom(
+    "dryrun=true",
+    "DryRun=true",
+    "dry_run=true",
+    "dryRun%3Dtrue",
+    "dryRun=false&dryRun=true",
+    "code=k&code=k",
+    "code%3Dk",
+    "code=k&dryRun=true",
+    "code=k",
+  ),
+);
+
+/** A sequence no UTF-8 decoder may accept, whatever surrounds it (none is a valid prefix). */
+const invalidUtf8 = fc.oneof(
+  fc.constantFrom(
+    [0x80],
+    [0xbf],
+    [0xc0, 0xaf],
+    [0xc1, 0xbf],
+    [0xe0, 0x80, 0xaf],
+    [0xed, 0xa0, 0x80],
+    [0xf4, 0x90, 0x80, 0x80],
+    [0xf8, 0x88, 0x80, 0x80, 0x80],
+    [0xfe],
+    [0xff],
+  ),
+  // A lead byte whose sequence is cut short by an ASCII byte.
+  fc
+    .tuple(fc.integer({ min: 0xc2, max: 0xf4 }), fc.integer({ min: 0x20, max: 0x7e }))
+    .map(([lead, ascii]) => [lead, ascii]),
+);
+
+/** An HttpRequest whose body is these exact bytes, as the host hands them over. */
+function bytesRequest(bytes: Uint8Array, type = "application/json"): HttpRequest {
+  return new HttpRequest({
+    method: "POST",
+    url: "http://localhost:7071/api/certificates",
+    headers: { "content-type": type },
+    params: {},
+    body: { bytes },
+  });
+}
 
 describe("createCertificate", () => {
   const post = (body: string | undefined, type: string | undefined = "application/json") =>
@@ -244,10 +354,13 @@ describe("createCertificate", () => {
 
   it("answers odd content types with 415 and JSON ones as JSON", async () => {
     await fc.assert(
-      fc.asyncProperty(validCreate, contentType, async (body, type) => {
+      fc.asyncProperty(validCreate, fc.oneof(contentType, declaredCharset), async (body, type) => {
         const reply = await post(JSON.stringify(body), type);
+        const charset = /;\s*charset\s*=\s*"?([^";\s]*)/i.exec(type ?? "")?.[1];
         const json =
-          type === undefined || /^application\/([a-z0-9.+-]*\+)?json\s*(;|$)/i.test(type);
+          type === undefined ||
+          (/^application\/([a-z0-9.+-]*\+)?json\s*(;|$)/i.test(type) &&
+            (charset === undefined || /^utf-?8$/i.test(charset)));
         if (json) {
           expect(reply.status, `${type}: ${reply.text}`).toBe(202);
           upstreamCalls += 1;
@@ -274,6 +387,81 @@ describe("createCertificate", () => {
         },
       ),
       params(300),
+    );
+  });
+
+  it("refuses a body that is not UTF-8, sending nothing upstream", LONG, async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        validCreate,
+        invalidUtf8,
+        fc.double({ min: 0, max: 1, noNaN: true }),
+        async (body, bad, at) => {
+          const text = Buffer.from(JSON.stringify(body));
+          const cut = Math.floor(at * text.length);
+          const bytes = Buffer.concat([
+            text.subarray(0, cut),
+            Buffer.from(bad),
+            text.subarray(cut),
+          ]);
+          fc.pre(!isUtf8(bytes));
+          const before = sim.requests.length;
+
+          const reply = await call(createCertificate, bytesRequest(bytes));
+
+          expect(reply.status, reply.text).toBe(400);
+          expect((reply.body as { errors: unknown }).errors).toEqual([
+            { name: "(body)", message: expect.stringMatching(/^is not valid UTF-8 /) },
+          ]);
+          expect(reply.text).not.toContain("\ufffd");
+          expect(sim.requests.length).toBe(before);
+        },
+      ),
+      params(2_000),
+    );
+  });
+
+  it("answers raw bytes by their UTF-8 validity", async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.uint8Array({ maxLength: 300 }), async (bytes) => {
+        const before = sim.requests.length;
+
+        const reply = await call(createCertificate, bytesRequest(bytes));
+
+        // Random bytes are never a valid create request; what differs is the reason.
+        expect(reply.status, reply.text).toBe(400);
+        const utf8Refusal =
+          errorNames(reply).includes("(body)") && reply.text.includes("is not valid UTF-8");
+        expect(utf8Refusal).toBe(!isUtf8(bytes));
+        expect(sim.requests.length).toBe(before);
+      }),
+      params(1_000),
+    );
+  });
+
+  it("refuses any query parameter but code, before reading the body", async () => {
+    await fc.assert(
+      fc.asyncProperty(strictQuery, validCreate, async (query, body) => {
+        const request = httpRequest({
+          path: "certificates",
+          rawQuery: query,
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify(body),
+        });
+        const refused = refusedParameters(request, []);
+        const before = sim.requestsFor("create").length;
+
+        const reply = await call(createCertificate, request);
+
+        if (refused.length > 0) {
+          expectQueryRefused(reply, refused);
+          expect(sim.requestsFor("create").length).toBe(before);
+        } else {
+          expect(reply.status, reply.text).toBe(202);
+          upstreamCalls += 1;
+        }
+      }),
+      params(1_000),
     );
   });
 
@@ -340,6 +528,31 @@ describe("renewCertificate", () => {
     },
   );
 
+  it("refuses any query parameter but code, without calling upstream", async () => {
+    await fc.assert(
+      fc.asyncProperty(strictQuery, async (query) => {
+        sim.reset();
+        const request = httpRequest({
+          path: "certificates/www-contoso-com/renew",
+          rawQuery: query,
+          params: { name: "www-contoso-com" },
+        });
+        const refused = refusedParameters(request, []);
+
+        const reply = await call(renewCertificate, request);
+
+        if (refused.length > 0) {
+          expectQueryRefused(reply, refused);
+          expect(sim.requests).toHaveLength(0);
+        } else {
+          expect(reply.status, reply.text).toBe(202);
+          upstreamCalls += 1;
+        }
+      }),
+      params(1_000),
+    );
+  });
+
   it("refuses a missing route parameter without calling upstream", async () => {
     sim.reset();
     const reply = await call(renewCertificate, httpRequest({ path: "certificates//renew" }));
@@ -350,35 +563,54 @@ describe("renewCertificate", () => {
 });
 
 describe("requests without a body", () => {
-  const requestArb = fc.record({ verb: method, query: rawQuery, headers });
+  const requestArb = fc.record({ verb: method, query: strictQuery, headers });
 
   it.for([
     { handler: listDueCertificates, path: "certificates/due" },
     { handler: testConnectivity, path: "connectivity" },
-  ])("$handler.name ignores odd methods, queries and headers", LONG, async ({ handler, path }) => {
-    await fc.assert(
-      fc.asyncProperty(requestArb, fc.option(fc.string({ maxLength: 200 })), async (r, body) => {
-        const reply = await call(
-          handler,
-          httpRequest({
+  ])(
+    "$handler.name refuses any query parameter but code, whatever the method and headers",
+    LONG,
+    async ({ handler, path }) => {
+      const seen = { accepted: 0, refused: 0 };
+      await fc.assert(
+        fc.asyncProperty(requestArb, fc.option(fc.string({ maxLength: 200 })), async (r, body) => {
+          const request = httpRequest({
             method: r.verb,
             path,
             rawQuery: r.query,
             headers: r.headers,
             ...(body === null || !takesBody(r.verb) ? {} : { body }),
-          }),
-        );
-        expect(reply.status, reply.text).toBe(200);
-        upstreamCalls += 1;
-      }),
-      params(PER_FUNCTION),
-    );
-  });
+          });
+          const refused = refusedParameters(request, []);
+          const calls = sim.requests.length;
+
+          const reply = await call(handler, request);
+
+          if (refused.length > 0) {
+            expectQueryRefused(reply, refused);
+            expect(sim.requests.length).toBe(calls);
+            seen.refused += 1;
+          } else {
+            expect(reply.status, reply.text).toBe(200);
+            upstreamCalls += 1;
+            seen.accepted += 1;
+          }
+          if (sim.requests.length > 1_000) sim.reset();
+        }),
+        params(PER_FUNCTION),
+      );
+      // Both branches ran: the property cannot pass by never reaching one of them.
+      expect(seen.accepted).toBeGreaterThan(0);
+      expect(seen.refused).toBeGreaterThan(0);
+    },
+  );
 
   it(
-    "runRenewals refuses any dryRun but true or false, naming it, before sweeping",
+    "runRenewals refuses unknown or repeated parameters and any dryRun but true or false, before sweeping",
     LONG,
     async () => {
+      const seen = { swept: 0, refusedQuery: 0, refusedValue: 0 };
       await fc.assert(
         fc.asyncProperty(requestArb, async (r) => {
           const request = httpRequest({
@@ -387,21 +619,34 @@ describe("requests without a body", () => {
             rawQuery: r.query,
             headers: r.headers,
           });
-          const dryRun = request.query.get("dryRun");
+          const refused = refusedParameters(request, ["dryRun"]);
+          const dryRun = new URL(request.url).searchParams.get("dryRun");
           const calls = sim.requests.length;
+
           const reply = await call(runRenewals, request);
-          if (dryRun === null || dryRun === "true" || dryRun === "false") {
+
+          if (refused.length > 0) {
+            expectQueryRefused(reply, refused);
+            expect(sim.requests.length).toBe(calls);
+            seen.refusedQuery += 1;
+          } else if (dryRun === null || dryRun === "true" || dryRun === "false") {
             expect(reply.status, reply.text).toBe(200);
+            expect((reply.body as { dryRun: boolean }).dryRun).toBe(dryRun === "true");
             upstreamCalls += sim.requests.length - calls;
+            seen.swept += 1;
           } else {
             expect(reply.status).toBe(400);
             expect(errorNames(reply)).toEqual(["dryRun"]);
             expect(sim.requests.length).toBe(calls);
+            seen.refusedValue += 1;
           }
           if (sim.requests.length > 1_000) sim.reset();
         }),
         params(PER_FUNCTION),
       );
+      expect(seen.swept).toBeGreaterThan(0);
+      expect(seen.refusedQuery).toBeGreaterThan(0);
+      expect(seen.refusedValue).toBeGreaterThan(0);
     },
   );
 });
