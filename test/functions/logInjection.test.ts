@@ -28,6 +28,9 @@ const FORGED = 'certsched sweep summary {"failed":false}';
 /** A name built to forge a summary line and drive a terminal: clear screen, title, colour. */
 const EVIL = `evil\u001b[2J\u001b]0;pwned\u0007\n${FORGED}\r\n\u001b[31mred`;
 
+/** Line breaks only (no C0 but CR and LF): a service's plain-text confirmation may echo them. */
+const SPLITTER = `split\n${FORGED}\r\n\u0085${FORGED}\u2028${FORGED}\u202e`;
+
 /** Every other character that some viewer treats as a line break or a control. */
 const SNEAKY = [
   `nel\u0085${FORGED}`,
@@ -58,6 +61,7 @@ beforeAll(async () => {
   app = await startHarness({
     certificates: [
       { certificateName: EVIL, expiryDate: new Date(Date.now() + 3 * DAY_MS) },
+      { certificateName: SPLITTER, expiryDate: new Date(Date.now() + 3 * DAY_MS) },
       ...[...SNEAKY, ...SWEEP_NAMES].map((certificateName, i) => ({
         certificateName,
         expiryDate: new Date(Date.now() + (4 + (i % 15)) * DAY_MS),
@@ -96,13 +100,23 @@ const messages = () => app.logs.map((l) => l.message);
 
 describe("a hostile route name", () => {
   it("renewed: the success line shows the name escaped, on one line", async () => {
-    const reply = await renew(EVIL);
+    const reply = await renew(SPLITTER);
 
     expect(reply.status, reply.text).toBe(202);
-    expect(app.sim.renewCallsFor(EVIL)).toBe(1);
+    expect(app.sim.renewCallsFor(SPLITTER)).toBe(1);
     expect(messages()).toContain(
-      `certsched renewal scheduled (v3): evil\\u{1b}[2J\\u{1b}]0;pwned\\u{07}\\u{0a}${FORGED}\\u{0d}\\u{0a}\\u{1b}[31mred`,
+      `certsched renewal scheduled (v3): split\\u{0a}${FORGED}\\u{0d}\\u{0a}\\u{85}${FORGED}\\u{2028}${FORGED}\\u{202e}`,
     );
+  });
+
+  // Whether certsched trusts a confirmation that echoes escape sequences is the response
+  // parser's call (it may refuse it); either way the name reached the service, and every line
+  // logged about it is clean (afterEach).
+  it.each([EVIL, ...SNEAKY])("no raw control reaches the log for %j", async (name) => {
+    const reply = await renew(name);
+
+    expect([202, 502], reply.text).toContain(reply.status);
+    expect(app.sim.renewCallsFor(name)).toBe(1);
   });
 
   it("refused upstream: the warning quotes the name escaped", async () => {
@@ -115,15 +129,6 @@ describe("a hostile route name", () => {
     expect(warning?.level).toBe("warning");
     // (The client already folds the upstream's whitespace; the escape sequence is ours to stop.)
     expect(warning?.message).toContain(`nope ${FORGED}\\u{1b}[2J not found`);
-  });
-
-  it.each(SNEAKY)("no raw control reaches the log for %j", async (name) => {
-    const reply = await renew(name);
-
-    expect(reply.status, reply.text).toBe(202);
-    expect(app.logs.some((l) => l.message.startsWith("certsched renewal scheduled (v3): "))).toBe(
-      true,
-    );
   });
 });
 
