@@ -300,7 +300,8 @@ const renewCases: Case[] = [
     expect: {
       renewFails: { count: "all", cause: /answered 401 \(the service refused certsched/ },
     },
-    extraCalls: "none",
+    // A 401 drops the cloud tokens once per sweep and each refused call is sent once more.
+    extraCalls: "some",
   },
 ];
 
@@ -828,13 +829,21 @@ const HANDLER_CASES: HandlerCase[] = [
     cause: TIMED_OUT,
     calls: 1,
   },
+  // A 401 is sent once more with a fresh management token (a token revoked early recovers).
   {
     op: "renew",
-    fault: "401",
+    fault: "401 once",
     inject: { status: 401, body: "Unauthorized" },
+    status: 202,
+    calls: 2,
+  },
+  {
+    op: "renew",
+    fault: "401 persistent",
+    inject: { status: 401, body: "Unauthorized", times: 10 },
     status: 502,
     cause: /answered 401 \(the service refused certsched/,
-    calls: 1,
+    calls: 2,
   },
   // test and list: reads, repeated after any transient fault.
   { op: "test", fault: "502 once", inject: { status: 502 }, status: 200, calls: 2 },
