@@ -258,6 +258,21 @@ resource wrong 'Microsoft.Storage/storageAccounts/tableServices/tables@2023-05-0
     ]);
   });
 
+  it("a read-only resource type deployed instead of referenced", () => {
+    const source = (existing: string) => `
+resource plan 'Microsoft.Web/serverfarms@2024-04-01' existing = {
+  name: 'plan'
+}
+resource limits 'Microsoft.Web/serverfarms/hybridConnectionPlanLimits@2024-04-01' ${existing}= {
+  parent: plan
+  name: 'limit'
+}`;
+    expect(check(source(""))).toEqual([
+      ": Microsoft.Web/serverfarms/hybridConnectionPlanLimits can be read, not deployed: declare it `existing`",
+    ]);
+    expect(check(source("existing "))).toEqual([]);
+  });
+
   it("an existing resource with more than a name", () => {
     expect(
       check(`

@@ -572,7 +572,7 @@ class Checker {
   }
 }
 
-/** Every problem of every resource declared in `files`. */
+/** Every problem of the given resource declarations (declaredResources of each file). */
 export function checkResources(
   resources: readonly DeclaredResource[],
   types: AzureTypes,
@@ -650,7 +650,14 @@ export function checkResources(
       );
       continue;
     }
-    if (!r.body) continue;
+    if (!r.body) {
+      report(r, "no object body found to check");
+      continue;
+    }
+    if (!r.existing && resourceType.writableScopes === 0) {
+      report(r, `${r.type} can be read, not deployed: declare it \`existing\``);
+      continue;
+    }
     if (r.existing) {
       for (const e of entries(r.body)) {
         if (e.key === undefined || !EXISTING_KEYS.has(e.key)) {
