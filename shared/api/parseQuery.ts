@@ -70,7 +70,7 @@ function unknownMessage(name: string, known: readonly string[]): string {
     return rule;
   }
   const near = [...known, FUNCTION_KEY_PARAMETER].find((k) => loose(k) === loose(name));
-  return near ? `${rule}: did you mean ${near}? (names are case-sensitive)` : rule;
+  return near ? `${rule}: did you mean ${near}? (names must match exactly, case included)` : rule;
 }
 
 /** Lower case without separators: `DryRun`, `dry_run` and `dry-run` all become `dryrun`. */
