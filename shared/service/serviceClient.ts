@@ -6,7 +6,7 @@ import {
   REPEATABLE,
   type RetryPolicy,
 } from "../http/retryPolicy.js";
-import { redactValue } from "../redact.js";
+import { redact, redactValue } from "../redact.js";
 import type { CreateCertificateInput, CreateCertificateRequest } from "../schemas/createRequest.js";
 import type { CertificateRef } from "../schemas/records.js";
 import { requireSubscription, requireSubscriptionId, type Settings } from "../settings.js";
@@ -50,6 +50,13 @@ export interface ServiceClientDeps {
 type CallTokens = { readonly management: string; readonly vault?: string };
 
 /**
+ * A 2xx confirmation is upstream text like any other: one that quotes the request (a proxy, a
+ * gateway, a service echoing its input) would carry the API key or a token to callers, the
+ * ledger, webhooks and logs. Cleaned here, where it enters, before anything stores or shows it.
+ */
+const confirmation = (text: string): string => redact(text);
+
+/**
  * One method per operation of the interface (spec 4.1-4.5). Callers never hold tokens or the
  * API key: the client obtains and injects them.
  */
@@ -71,13 +78,10 @@ export class ServiceClient {
         : { ...input, accessToken: t.management };
       return buildCreateRequest(settings.baseUrl, subscription, await this.#deps.apiKey(), body);
     });
-    // The certificate password is the caller's secret, never registered with redact(): an
-    // error text that echoes it back must not carry it into a log line or a response.
-    return plainText(
-      "create",
-      res.status >= 200 && res.status < 300
-        ? res
-        : { ...res, text: redactValue(res.text, input.password) },
+    // The certificate password is the caller's secret, never registered with redact(): a text
+    // that echoes it back, whatever its status, must not carry it any further.
+    return confirmation(
+      plainText("create", { ...res, text: redactValue(res.text, input.password) }),
     );
   }
 
@@ -94,7 +98,7 @@ export class ServiceClient {
         t.management,
       ),
     );
-    return plainText("renew", res);
+    return confirmation(plainText("renew", res));
   }
 
   /**
@@ -119,7 +123,7 @@ export class ServiceClient {
     const res = await this.#authorized("publicRenew", RENEW, true, (t) =>
       buildPublicRenewRequest(this.#deps.settings.publicBaseUrl, id, pair(t), certificate),
     );
-    return plainText("publicRenew", res);
+    return confirmation(plainText("publicRenew", res));
   }
 
   /** 4.5: checks that an authorised connection to the public API works. */
@@ -128,7 +132,7 @@ export class ServiceClient {
     const res = await this.#authorized("test", REPEATABLE, true, (t) =>
       buildTestRequest(this.#deps.settings.publicBaseUrl, id, pair(t)),
     );
-    return plainText("test", res);
+    return confirmation(plainText("test", res));
   }
 
   /**
