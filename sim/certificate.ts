@@ -5,13 +5,36 @@ export type ChallengeType = "http" | "dns";
 export const APP_SERVICE_TARGET: CertificateTarget = "Cloud App Service";
 export const KEY_VAULT_TARGET: CertificateTarget = "Cloud Key Vault + DNS";
 
+/**
+ * What a record's target may hold: the spec's two, or any other the service reports (the
+ * vendor's docs show a DNS-only and a stand-alone certificate, which the spec does not list).
+ */
+export type RecordTarget = CertificateTarget | (string & {});
+
+/** "Automatic" is the spec's (2.3); the vendor's docs also show "Manual". */
+export type Renewal = "Automatic" | "Manual";
+
+/**
+ * certificateDownloadUrl as the real service fills it in: the vendor's client reads an object of
+ * links (pemUrl, crtUrl, fullchainCrtUrl, keyUrl, ...) where the spec documents a string.
+ */
+export type DownloadUrl = string | Readonly<Record<string, string>>;
+
 /** A certificate the simulator starts with (or that a test adds). */
 export interface SeedCertificate {
   certificateName: string;
   /** Default null. */
   rootDomain?: string;
-  /** Default "Cloud App Service". */
-  target?: CertificateTarget;
+  /** Default "Cloud App Service"; any other text is listed and renewed as it is. */
+  target?: RecordTarget;
+  /** Default "Automatic". */
+  renewal?: Renewal;
+  /** Default null. */
+  certificateDownloadUrl?: DownloadUrl;
+  /** Default null. Secret material the service may send; certsched must never show it. */
+  password?: string;
+  /** Default null. The PFX (private key) as text; certsched must never show it. */
+  pfxString?: string;
   /** Default "dns" for the key-vault target, else "http". */
   challengeType?: ChallengeType;
   expiryDate: Date;
@@ -40,13 +63,13 @@ export interface SimCertificate {
   csrInfo: null;
   issueDate: Date;
   expiryDate: Date;
-  target: CertificateTarget;
-  renewal: "Automatic";
+  target: RecordTarget;
+  renewal: Renewal;
   id: number;
   subscriptionId: number;
-  password: null;
-  pfxString: null;
-  certificateDownloadUrl: null;
+  password: string | null;
+  pfxString: string | null;
+  certificateDownloadUrl: DownloadUrl | null;
   cloudSubscriptionId: string | null;
   dnsZoneResourceGroup: string | null;
   keyVaultName: string | null;

@@ -5,6 +5,9 @@
 export type {
   CertificateTarget,
   ChallengeType,
+  DownloadUrl,
+  RecordTarget,
+  Renewal,
   SeedCertificate,
   SimCertificate,
 } from "./certificate.js";

@@ -13,37 +13,50 @@ export const serviceDate = z.string().transform((text, ctx) => {
 });
 
 /**
- * A certificate record (spec 2.3). Unpopulated fields come as null (siteId as 0); fields the
- * spec does not list are tolerated and dropped, so a service that adds fields does not break us.
+ * The fields of a certificate record (spec 2.3) that certsched reads: to renew it (name, id,
+ * subscriptionId, target, renewal, expiry) and to verify it (rootDomain, the vault and the
+ * certificate in it). Only these are validated, and strictly.
  */
-export const certificateRecord = z.object({
+const usedFields = {
   certificateName: z.string().min(1),
-  rootDomain: nullableText(),
-  email: nullableText(),
-  challengeType: nullableText(),
-  orderUri: nullableText(),
-  // Spec 2.3 gap: csrInfo's structure is not shown; keep whatever object comes.
-  csrInfo: z.record(z.string(), z.unknown()).nullable().optional().default(null),
-  issueDate: serviceDate,
-  expiryDate: serviceDate,
-  target: z.string(),
-  renewal: z.string(),
   id: z.number().int(),
   subscriptionId: z.number().int(),
-  password: nullableText(),
-  pfxString: nullableText(),
-  certificateDownloadUrl: nullableText(),
-  cloudSubscriptionId: nullableText(),
-  dnsZoneResourceGroup: nullableText(),
+  // Any text: the vendor's docs show targets and renewal modes the spec does not list (a
+  // DNS-only or stand-alone target, "Manual" renewal); a listed certificate is renewed as listed.
+  target: z.string(),
+  renewal: z.string(),
+  expiryDate: serviceDate,
+  rootDomain: nullableText(),
   keyVaultName: nullableText(),
   keyVaultCertificateName: nullableText(),
-  siteId: z
-    .number()
-    .int()
-    .nullish()
-    .transform((v) => v ?? 0),
-});
-export type CertificateRecord = z.infer<typeof certificateRecord>;
+};
+
+/** The fields of spec 2.3 certsched does not read: kept as sent, whatever their JSON type. */
+export const UNUSED_DOCUMENTED_FIELDS = [
+  "email",
+  "challengeType",
+  "orderUri",
+  "csrInfo",
+  "issueDate",
+  "password",
+  "pfxString",
+  "certificateDownloadUrl",
+  "cloudSubscriptionId",
+  "dnsZoneResourceGroup",
+  "siteId",
+] as const;
+
+/**
+ * A certificate record (spec 2.3): the fields certsched uses, validated; every other field, the
+ * spec's or not, kept as the service sent it and never a reason to reject the record. The
+ * vendor's own client reads certificateDownloadUrl as an object of URLs where the spec says
+ * "string or null": a record must not become unrenewable over a field certsched never reads.
+ * Unpopulated used fields come as null (or are absent) and read as null.
+ */
+export const certificateRecord = z.looseObject(usedFields);
+export type CertificateRecord = z.infer<typeof certificateRecord> & {
+  readonly [K in (typeof UNUSED_DOCUMENTED_FIELDS)[number]]?: unknown;
+};
 
 /** The list operation's 200 body (spec 4.3). */
 export const certificateList = z.array(certificateRecord);

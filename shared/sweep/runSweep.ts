@@ -4,6 +4,7 @@ import { type Ledger, type LedgerEntry, type LedgerRecord, noLedger } from "../l
 import type { Logger } from "../log.js";
 import { redact } from "../redact.js";
 import type { CertificateRecord } from "../schemas/records.js";
+import { recordWarnings } from "../schemas/recordWarnings.js";
 import type { DueList } from "../service/responses.js";
 import { decide } from "./decide.js";
 import { mapWithConcurrency } from "./pool.js";
@@ -131,6 +132,8 @@ export async function runSweep(options: SweepOptions): Promise<SweepSummary> {
     log.error(`certsched sweep could not list certificates: ${message}`);
     return finish([], undefined, message);
   }
+  // Fields certsched keeps but does not read, in a type the spec does not document: once a sweep.
+  for (const warning of recordWarnings(due.certificates)) log.warn(`certsched: ${warning}`);
 
   // The same id twice in one list must not become two renewals.
   const seen = new Set<number>();

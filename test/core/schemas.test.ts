@@ -258,23 +258,24 @@ describe("certificate record (spec 2.3)", () => {
     siteId: 0,
   };
 
-  it("reads a list record with nulls and siteId 0, dates as UTC instants", () => {
+  // Issue 16: only the fields certsched uses are interpreted (expiryDate as a UTC instant);
+  // every other field is kept as sent (test/core/vendorAlignment.test.ts).
+  it("reads a list record with nulls and siteId 0, the expiry as a UTC instant", () => {
     expect(certificateRecord.parse(wire)).toEqual({
       ...wire,
-      issueDate: new Date("2026-09-02T10:00:00.000Z"),
       expiryDate: new Date("2026-12-01T10:00:00.123Z"),
     });
   });
 
-  it("tolerates and drops fields the spec does not list", () => {
+  it("keeps fields the spec does not list, as sent", () => {
     const parsed = certificateRecord.parse({ ...wire, thumbprint: "AB12", tags: { a: 1 } });
 
-    expect(parsed).not.toHaveProperty("thumbprint");
-    expect(parsed).not.toHaveProperty("tags");
+    expect(parsed.thumbprint).toBe("AB12");
+    expect(parsed.tags).toEqual({ a: 1 });
     expect(parsed.certificateName).toBe("www-contoso-com");
   });
 
-  it("fills absent optional fields with null and a null siteId with 0", () => {
+  it("fills absent used fields with null and keeps a null siteId (the view shows 0)", () => {
     const parsed = certificateRecord.parse({
       certificateName: "kv",
       issueDate: wire.issueDate,
@@ -289,7 +290,7 @@ describe("certificate record (spec 2.3)", () => {
 
     expect(parsed.rootDomain).toBeNull();
     expect(parsed.keyVaultName).toBeNull();
-    expect(parsed.siteId).toBe(0);
+    expect(parsed.siteId).toBeNull();
     expect(parsed.csrInfo).toEqual({ commonName: "kv.contoso.com" });
   });
 

@@ -1,0 +1,229 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { certificateView } from "../../shared/api/views.js";
+import { memoryLedger } from "../../shared/ledger/ledger.js";
+import type { Runtime } from "../../shared/runtime.js";
+import { certificateRecord } from "../../shared/schemas/records.js";
+import { recordWarnings } from "../../shared/schemas/recordWarnings.js";
+import { runSweep } from "../../shared/sweep/runSweep.js";
+import { type SeedCertificate, type Simulator, startSimulator } from "../../sim/index.js";
+import { collectingLogger, DAY_MS, leaksIn, runtimeFor } from "../functions/harness.js";
+
+/*
+ * Issue 16, item 1: the vendor's own client reads certificateDownloadUrl as an object of links,
+ * and its docs show targets and renewal modes the spec does not list. Records like that must be
+ * renewed as listed, with one warning per sweep for each field in an undocumented type.
+ */
+
+const inDays = (days: number) => new Date(Date.now() + (days + 0.5) * DAY_MS);
+
+/** The vendor's object of links (V8 client's CertificateDownloadUrl), private-key links included. */
+const LINKS = {
+  pemUrl: "https://files.example/c/pem",
+  pfxUrl: "https://files.example/c/pfx",
+  crtUrl: "https://files.example/c/crt",
+  keyUrl: "https://files.example/c/key",
+  keyTxtUrl: "https://files.example/c/key.txt",
+  fullchainCrtUrl: "https://files.example/c/fullchain.crt",
+  cabundleCrtUrl: "https://files.example/c/cabundle.crt",
+};
+
+const PASSWORD = "pfx-password-7d1c2b";
+const PFX = "MIIKpfx-private-key-material-0f3e";
+
+const SEEDS: SeedCertificate[] = [
+  {
+    certificateName: "links-contoso-com",
+    rootDomain: "contoso.com",
+    expiryDate: inDays(4),
+    certificateDownloadUrl: LINKS,
+    password: PASSWORD,
+    pfxString: PFX,
+  },
+  {
+    certificateName: "more-links-contoso-com",
+    expiryDate: inDays(6),
+    certificateDownloadUrl: { crtUrl: "https://files.example/d/crt" },
+  },
+  { certificateName: "manual-contoso-com", expiryDate: inDays(7), renewal: "Manual" },
+  { certificateName: "dns-only-contoso-com", expiryDate: inDays(9), target: "Cloud DNS" },
+  { certificateName: "standalone-contoso-com", expiryDate: inDays(11), target: "Standalone" },
+  { certificateName: "plain-contoso-com", expiryDate: inDays(12) },
+];
+
+let sim: Simulator;
+let runtime: Runtime;
+
+async function start(certificates: SeedCertificate[]) {
+  sim = await startSimulator({ completionDelayMs: 30 * 60_000, certificates });
+  runtime = runtimeFor(sim);
+}
+
+describe("records the vendor's service sends (issue 16, item 1)", () => {
+  afterEach(async () => {
+    await runtime.close();
+    await sim.close();
+  });
+
+  it("a sweep renews a record with an object certificateDownloadUrl, Manual renewal and other targets", async () => {
+    await start(SEEDS);
+    const { log, lines } = collectingLogger();
+
+    const summary = await runSweep({
+      client: runtime.client,
+      ledger: memoryLedger(),
+      log,
+      now: () => new Date(),
+      concurrency: 2,
+      graceMs: 2 * 3_600_000,
+      dryRun: false,
+    });
+
+    expect(summary.failed).toBe(false);
+    expect(summary.rejected).toEqual([]);
+    expect(summary.results.map((r) => [r.certificateName, r.target, r.outcome]).sort()).toEqual([
+      ["dns-only-contoso-com", "Cloud DNS", "renewal-scheduled"],
+      ["links-contoso-com", "Cloud App Service", "renewal-scheduled"],
+      ["manual-contoso-com", "Cloud App Service", "renewal-scheduled"],
+      ["more-links-contoso-com", "Cloud App Service", "renewal-scheduled"],
+      ["plain-contoso-com", "Cloud App Service", "renewal-scheduled"],
+      ["standalone-contoso-com", "Standalone", "renewal-scheduled"],
+    ]);
+    for (const seed of SEEDS) expect(sim.renewCallsFor(seed.certificateName)).toBe(1);
+
+    // Renewed as listed: the public renew carries the record's own target and renewal.
+    const sent = sim
+      .requestsFor("publicRenew")
+      .map((r) => (JSON.parse(r.body) as { certificate: Record<string, unknown> }).certificate);
+    expect(sent).toContainEqual(
+      expect.objectContaining({ certificateName: "manual-contoso-com", renewal: "Manual" }),
+    );
+    expect(sent).toContainEqual(
+      expect.objectContaining({ certificateName: "dns-only-contoso-com", target: "Cloud DNS" }),
+    );
+
+    // One warning for the field, naming it and the type seen, however many records carry it.
+    const warnings = lines.filter((l) => l.level === "warn").map((l) => l.message);
+    expect(warnings.filter((w) => w.includes("certificateDownloadUrl"))).toEqual([
+      "certsched: the service sent certificateDownloadUrl as an object in 2 record(s), where spec 2.3 documents string or null: kept as sent, not used by certsched",
+    ]);
+    const texts = lines.map((l) => l.message);
+    expect(leaksIn(sim, texts, [PASSWORD, PFX, LINKS.keyUrl])).toEqual([]);
+  });
+
+  it("lists such records and shows them without password, PFX or private-key links", async () => {
+    await start(SEEDS.slice(0, 1));
+
+    const { certificates, rejected } = await runtime.client.listDue();
+
+    expect(rejected).toEqual([]);
+    const [record] = certificates;
+    if (!record) throw new Error("the record was not listed");
+    // Kept as sent, not interpreted.
+    expect(record.certificateDownloadUrl).toEqual(LINKS);
+    const view = certificateView(record, new Date());
+    expect(view.certificateDownloadUrl).toEqual({
+      crtUrl: LINKS.crtUrl,
+      fullchainCrtUrl: LINKS.fullchainCrtUrl,
+      cabundleCrtUrl: LINKS.cabundleCrtUrl,
+    });
+    const shown = JSON.stringify(view);
+    for (const secret of [PASSWORD, PFX, LINKS.keyUrl, LINKS.keyTxtUrl, LINKS.pfxUrl]) {
+      expect(shown).not.toContain(secret);
+    }
+    expect(view).not.toHaveProperty("password");
+    expect(view).not.toHaveProperty("pfxString");
+  });
+});
+
+describe("certificateRecord: strict on what certsched uses, tolerant of the rest", () => {
+  const wire = {
+    certificateName: "www-contoso-com",
+    rootDomain: "contoso.com",
+    issueDate: "2026-09-02T10:00:00.0000000",
+    expiryDate: "2026-12-01T10:00:00.1234567",
+    target: "Cloud App Service",
+    renewal: "Automatic",
+    id: 17,
+    subscriptionId: 1001,
+    keyVaultName: null,
+    keyVaultCertificateName: null,
+  };
+
+  it.each<[string, Record<string, unknown>]>([
+    ["an object certificateDownloadUrl", { certificateDownloadUrl: { crtUrl: "https://x/crt" } }],
+    ["an array certificateDownloadUrl", { certificateDownloadUrl: ["https://x/crt"] }],
+    ["a number where a string is documented", { email: 5, orderUri: 7 }],
+    ["a boolean pfxString", { pfxString: true }],
+    ["a string siteId", { siteId: "12" }],
+    ["a string csrInfo", { csrInfo: "CN=contoso.com" }],
+    ["an issueDate that is not a date", { issueDate: "yesterday" }],
+    ["an issueDate that is a number", { issueDate: 1_790_000_000 }],
+    ["a target the spec does not list", { target: "Cloud DNS" }],
+    ["Manual renewal", { renewal: "Manual" }],
+    ["fields the spec does not list", { thumbprint: "AB12", tags: { a: [1, 2] } }],
+  ])("accepts %s and keeps it as sent", (_, patch) => {
+    const parsed = certificateRecord.parse({ ...wire, ...patch });
+
+    for (const [field, value] of Object.entries(patch)) expect(parsed[field]).toEqual(value);
+    expect(() => certificateView(parsed, new Date())).not.toThrow();
+  });
+
+  it.each<[string, Record<string, unknown>]>([
+    ["certificateName", { certificateName: 5 }],
+    ["id", { id: "17" }],
+    ["subscriptionId", { subscriptionId: 1.5 }],
+    ["target", { target: { name: "Cloud App Service" } }],
+    ["renewal", { renewal: null }],
+    ["expiryDate", { expiryDate: "next week" }],
+    ["rootDomain", { rootDomain: ["contoso.com"] }],
+    ["keyVaultName", { keyVaultName: 3 }],
+    ["keyVaultCertificateName", { keyVaultCertificateName: {} }],
+  ])("still refuses a wrong %s, naming it", (field, patch) => {
+    const parsed = certificateRecord.safeParse({ ...wire, ...patch });
+
+    expect(parsed.success).toBe(false);
+    expect(parsed.error?.issues.map((i) => i.path.join("."))).toEqual([field]);
+  });
+
+  it("the view shows undocumented types as JSON text and keeps documented ones", () => {
+    const parsed = certificateRecord.parse({
+      ...wire,
+      email: 5,
+      challengeType: { type: "dns" },
+      issueDate: "yesterday",
+      siteId: "12",
+    });
+
+    const view = certificateView(parsed, new Date("2026-11-01T00:00:00Z"));
+
+    expect(view).toMatchObject({
+      email: "5",
+      challengeType: '{"type":"dns"}',
+      issueDate: "yesterday",
+      siteId: 0,
+      certificateDownloadUrl: null,
+      daysLeft: 30,
+    });
+    expect(certificateView(certificateRecord.parse(wire), new Date()).issueDate).toBe(
+      "2026-09-02T10:00:00.000Z",
+    );
+  });
+
+  it("warns per field and type seen, never quoting a value", () => {
+    const records = [
+      certificateRecord.parse({ ...wire, password: 1234, email: null }),
+      certificateRecord.parse({ ...wire, id: 18, password: 5678, siteId: "12" }),
+      certificateRecord.parse({ ...wire, id: 19, csrInfo: ["x"], certificateDownloadUrl: null }),
+    ];
+
+    const warnings = recordWarnings(records);
+
+    expect(warnings).toEqual([
+      "the service sent password as a number in 2 record(s), where spec 2.3 documents string or null: kept as sent, not used by certsched",
+      "the service sent siteId as a string in 1 record(s), where spec 2.3 documents number or null: kept as sent, not used by certsched",
+      "the service sent csrInfo as an array in 1 record(s), where spec 2.3 documents object or null: kept as sent, not used by certsched",
+    ]);
+    expect(warnings.join("\n")).not.toMatch(/1234|5678/);
+    expect(recordWarnings([certificateRecord.parse(wire)])).toEqual([]);
+  });
+});
