@@ -2,7 +2,7 @@ import { TokenError } from "../errors.js";
 import type { HttpClient } from "../http/httpClient.js";
 import { responseDetail } from "../http/responseDetail.js";
 import { REPEATABLE } from "../http/retryPolicy.js";
-import { registerSecret } from "../redact.js";
+import { registerToken } from "../redact.js";
 import { tokenResponse } from "../schemas/records.js";
 import { aadstsCode, aadstsMeaning } from "./aadsts.js";
 import type { AccessToken, TokenSource } from "./tokenSource.js";
@@ -79,7 +79,7 @@ function parseTokenResponse(
         { resource, status },
       );
     }
-    registerSecret(parsed.data.access_token);
+    registerToken(parsed.data.access_token);
     // A token for another audience would be refused by the service on every call; say so
     // here, naming both. The v1 endpoint echoes the resource with or without its trailing "/".
     if (withoutSlash(parsed.data.resource) !== withoutSlash(resource)) {

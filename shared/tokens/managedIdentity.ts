@@ -1,5 +1,5 @@
 import { TokenError } from "../errors.js";
-import { registerSecret } from "../redact.js";
+import { registerToken } from "../redact.js";
 import type { TokenSource } from "./tokenSource.js";
 
 /** The part of @azure/identity's TokenCredential we use. */
@@ -62,7 +62,7 @@ export function managedIdentitySource(
           },
         );
       }
-      registerSecret(result.token);
+      registerToken(result.token);
       return { token: result.token, expiresOnMs: result.expiresOnTimestamp };
     },
   };
