@@ -40,6 +40,8 @@ export async function sweepWith(
   log: Logger,
   options: SweepWithOptions = {},
 ): Promise<SweepSummary> {
+  // From the start of the invocation's work: telemetry may take a moment to start.
+  const deadline = AbortSignal.timeout(runtime.settings.sweepDeadlineMs);
   const telemetry = guardedTelemetry(await telemetryOf(runtime, log), (m) => log.warn(m));
   const summary = await telemetry.inSweepSpan(
     () =>
@@ -51,6 +53,7 @@ export async function sweepWith(
         concurrency: options.concurrency ?? runtime.settings.renewalConcurrency,
         graceMs: runtime.settings.renewalGraceMs,
         dryRun: options.dryRun ?? runtime.settings.dryRun,
+        deadline,
         ...(options.onResult ? { onResult: options.onResult } : {}),
       }),
     options.traceContext,

@@ -2,8 +2,34 @@
  * Durable memory of renewal requests, one record per certificate, so a sweep knows what an
  * earlier (or a concurrent) sweep already asked for. Writes are conditional on the version read
  * (ETag): two sweeps that race for one certificate cannot both win.
+ *
+ * A renewal moves through the states below. The two writes before the request is sent
+ * ("claimed", then "sent") are what tell "nothing was sent" from "sent, answer unknown" after a
+ * crash: a sweep sends only after its "sent" write won, so a row left "claimed" proves no
+ * request left, and a row left "sent" means one may have.
  */
-export type LedgerOutcome = "requesting" | "renewal-scheduled" | "failed" | "stuck";
+export type LedgerOutcome =
+  /** A sweep holds the certificate and has not sent the request yet (see `claimedAt`). */
+  | "claimed"
+  /** The request is being sent; a row left here means the sweep stopped before the answer. */
+  | "sent"
+  /** The service accepted the renewal. */
+  | "renewal-scheduled"
+  /** Sent, but no answer in time: the service may have scheduled it. */
+  | "answer-unknown"
+  /** The service refused, or the request failed before it could be acted on: nothing ordered. */
+  | "failed"
+  /** A stuck certificate was asked for again and the service accepted. */
+  | "stuck";
+
+export const LEDGER_OUTCOMES: readonly LedgerOutcome[] = [
+  "claimed",
+  "sent",
+  "renewal-scheduled",
+  "answer-unknown",
+  "failed",
+  "stuck",
+];
 
 export interface LedgerRecord {
   /** The service's certificate record id (spec 2.3). */
@@ -11,15 +37,19 @@ export interface LedgerRecord {
   readonly certificateName: string;
   /** Expiry of the certificate when this renewal episode began; a new expiry ends the episode. */
   readonly expiryAtRequest: Date;
-  /** First accepted renewal request of this episode; 24 h later a still-due certificate is stuck. */
+  /** First request sent in this episode; 24 h later a still-due certificate is stuck. */
   readonly firstRequestedAt: Date | undefined;
-  /** Last renewal request sent (or being sent, while outcome is "requesting"). */
+  /** Last request sent (from the "sent" write on); a claim not yet sent does not move it. */
   readonly lastRequestedAt: Date | undefined;
   readonly outcome: LedgerOutcome;
-  /** Renewal attempts in this episode, successful or not. */
+  /** Requests sent in this episode, accepted or not. */
   readonly attempts: number;
   /** Last error or message, shortened; never a secret. */
   readonly detail: string | undefined;
+  /** When the latest claim was written; with "claimed", the start of its lease. */
+  readonly claimedAt?: Date | undefined;
+  /** The decision's reason constant for the latest request (decide.ts VerdictReason). */
+  readonly reason?: string | undefined;
 }
 
 export interface LedgerEntry {
@@ -33,6 +63,11 @@ export interface Ledger {
   readonly kind: "table" | "memory" | "none";
   /** Makes sure the store is usable (creates the table); throws LEDGER_UNAVAILABLE if not. */
   open(): Promise<void>;
+  /**
+   * The stored record, or undefined when there is none. Throws LEDGER_UNAVAILABLE when the store
+   * cannot be read, and a ValidationError naming the fields when the stored row is not a record
+   * this version can trust.
+   */
   read(id: number): Promise<LedgerEntry | undefined>;
   /**
    * Inserts when `etag` is undefined (fails if a record exists), else replaces only if the
@@ -41,7 +76,7 @@ export interface Ledger {
   write(record: LedgerRecord, etag: string | undefined): Promise<LedgerEntry | "conflict">;
 }
 
-/** A ledger that remembers nothing: for one-off CLI runs without storage. */
+/** A ledger that remembers nothing: for sweeps run without storage on purpose. */
 export const noLedger: Ledger = {
   kind: "none",
   open: async () => {},

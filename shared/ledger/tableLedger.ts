@@ -2,55 +2,12 @@ import type { TableClient } from "@azure/data-tables";
 import { quietKnownSdkWarnings } from "../azureSdkLog.js";
 import { CertschedError } from "../errors.js";
 import { isSecureOrLoopback } from "../settings.js";
-import type { Ledger, LedgerEntry, LedgerOutcome, LedgerRecord } from "./ledger.js";
+import type { Ledger, LedgerEntry } from "./ledger.js";
+import { fromRow, PARTITION, type Row, toRow } from "./ledgerRow.js";
 import { storageConnection } from "./storageConnection.js";
 
 /** Table in the app's own storage account (AzureWebJobsStorage); no extra infrastructure. */
 export const LEDGER_TABLE = "certschedrenewals";
-const PARTITION = "certificate";
-
-interface Row {
-  partitionKey: string;
-  rowKey: string;
-  certificateName: string;
-  expiryAtRequest: string;
-  firstRequestedAt?: string;
-  lastRequestedAt?: string;
-  outcome: string;
-  attempts: number;
-  detail?: string;
-}
-
-function toRow(r: LedgerRecord): Row {
-  return {
-    partitionKey: PARTITION,
-    rowKey: String(r.id),
-    certificateName: r.certificateName,
-    expiryAtRequest: r.expiryAtRequest.toISOString(),
-    ...(r.firstRequestedAt ? { firstRequestedAt: r.firstRequestedAt.toISOString() } : {}),
-    ...(r.lastRequestedAt ? { lastRequestedAt: r.lastRequestedAt.toISOString() } : {}),
-    outcome: r.outcome,
-    attempts: r.attempts,
-    ...(r.detail ? { detail: r.detail.slice(0, 1000) } : {}),
-  };
-}
-
-function date(value: unknown): Date | undefined {
-  return typeof value === "string" ? new Date(value) : undefined;
-}
-
-function fromRow(row: Record<string, unknown>): LedgerRecord {
-  return {
-    id: Number(row.rowKey),
-    certificateName: String(row.certificateName ?? ""),
-    expiryAtRequest: date(row.expiryAtRequest) ?? new Date(0),
-    firstRequestedAt: date(row.firstRequestedAt),
-    lastRequestedAt: date(row.lastRequestedAt),
-    outcome: String(row.outcome) as LedgerOutcome,
-    attempts: Number(row.attempts ?? 0),
-    detail: typeof row.detail === "string" ? row.detail : undefined,
-  };
-}
 
 function statusOf(error: unknown): number | undefined {
   return (error as { statusCode?: number } | null)?.statusCode;
@@ -129,21 +86,23 @@ export function tableLedger(options: TableLedgerOptions): Ledger {
       }
     },
     async read(id) {
+      let row: Record<string, unknown> & { etag: string };
       try {
-        const row = await (await getClient()).getEntity<Row>(PARTITION, String(id), limit());
-        return { record: fromRow(row as unknown as Record<string, unknown>), etag: row.etag };
+        row = await (await getClient()).getEntity(PARTITION, String(id), limit());
       } catch (error) {
         if (statusOf(error) === 404) return undefined;
         throw unavailable("read", tableName, error);
       }
+      // Outside the try: a row that fails validation is not an unavailable ledger.
+      return { record: fromRow(row, tableName), etag: row.etag };
     },
     async write(record, etag): Promise<LedgerEntry | "conflict"> {
       const table = await getClient();
       try {
         const result =
           etag === undefined
-            ? await table.createEntity(toRow(record), limit())
-            : await table.updateEntity(toRow(record), "Replace", { etag, ...limit() });
+            ? await table.createEntity<Row>(toRow(record), limit())
+            : await table.updateEntity<Row>(toRow(record), "Replace", { etag, ...limit() });
         return { record, etag: result.etag ?? "" };
       } catch (error) {
         const status = statusOf(error);

@@ -1,17 +1,19 @@
 import { daysLeft } from "../dates.js";
-import { ensureError, isCertschedError, UpstreamError } from "../errors.js";
-import { type Ledger, type LedgerEntry, type LedgerRecord, noLedger } from "../ledger/ledger.js";
+import { ensureError } from "../errors.js";
+import { type Ledger, noLedger } from "../ledger/ledger.js";
 import type { Logger } from "../log.js";
-import { redact } from "../redact.js";
 import type { CertificateRecord } from "../schemas/records.js";
 import { recordWarnings } from "../schemas/recordWarnings.js";
 import type { DueList } from "../service/responses.js";
-import { decide } from "./decide.js";
+import { listedOnce } from "./listedOnce.js";
 import { mapWithConcurrency } from "./pool.js";
+import { describe, renewOne } from "./renewOne.js";
 import {
   type CertificateResult,
   countOutcomes,
   resultLine,
+  resultProblems,
+  type StopReason,
   type SweepSummary,
   summaryLine,
 } from "./summary.js";
@@ -31,40 +33,42 @@ export interface SweepOptions {
   readonly graceMs: number;
   /** List and decide, renew nothing. */
   readonly dryRun: boolean;
+  /**
+   * Aborted when no new renewal may start (CERTSCHED_SWEEP_DEADLINE): renewals in flight end on
+   * their own timeout; every certificate not started is reported "not-attempted". Unset: none.
+   */
+  readonly deadline?: AbortSignal;
   /** Called as each certificate finishes (the CLI's progress line). */
   readonly onResult?: (result: CertificateResult, done: number, total: number) => void;
-}
-
-function describe(error: unknown): { detail: string; status?: number; error?: string } {
-  const e = ensureError(error);
-  return {
-    detail: redact(e.message),
-    ...(e instanceof UpstreamError && e.status !== undefined ? { status: e.status } : {}),
-    ...(isCertschedError(e) ? { error: e.code } : {}),
-  };
 }
 
 /**
  * The renewal sweep: list what is due, decide for each certificate, renew with bounded
  * concurrency, record each step in the ledger, summarise. Never throws: a failure of the list,
  * the ledger or any renewal is in the summary, and `failed` says whether the run must be
- * reported as failed.
+ * reported as failed. A configured ledger that fails stops the renewals (never renew on
+ * without duplicate protection); only a sweep with no ledger configured runs without one.
  */
 export async function runSweep(options: SweepOptions): Promise<SweepSummary> {
   const { log, now } = options;
   const startedAt = now();
   const started = performance.now();
   const problems: string[] = [];
+  const unresolved: string[] = [];
   let ledger = options.ledger;
   let ledgerState: SweepSummary["ledger"] = ledger.kind;
+  let stop: StopReason | undefined;
 
-  const ledgerProblem = (error: unknown) => {
-    const message = `renewal ledger unavailable, continuing without duplicate protection: ${ensureError(error).message}`;
+  const ledgerFailed = (error: unknown) => {
+    const message = options.dryRun
+      ? `renewal ledger unavailable, dry run decided without it: ${ensureError(error).message}`
+      : `renewal ledger unavailable, so no renewal was started after it failed (without it one could be ordered twice): ${ensureError(error).message}`;
     if (!problems.includes(message)) {
       problems.push(message);
       log.error(`certsched ${message}`);
     }
     ledgerState = "unavailable";
+    if (!options.dryRun) stop ??= "LedgerUnavailable";
   };
 
   if (ledger.kind === "none") {
@@ -75,32 +79,28 @@ export async function runSweep(options: SweepOptions): Promise<SweepSummary> {
     try {
       await ledger.open();
     } catch (error) {
-      ledgerProblem(error);
-      // Every read would fail the same way, slowly: go on without it for this sweep.
+      ledgerFailed(error);
+      // A dry run goes on deciding without it; a real one renews nothing (ledgerFailed stops it).
       ledger = noLedger;
     }
   }
 
+  const onDeadline = () => {
+    stop ??= "DeadlinePassed";
+  };
+  if (options.deadline?.aborted) onDeadline();
+  options.deadline?.addEventListener("abort", onDeadline, { once: true });
+
   const finish = (results: CertificateResult[], due: DueList | undefined, listError?: string) => {
+    options.deadline?.removeEventListener("abort", onDeadline);
     const rejected = due?.rejected ?? [];
-    for (const r of rejected) {
+    problems.push(...resultProblems(results, rejected));
+    if (unresolved.length > 0) {
       problems.push(
-        `record ${r.index} of the list (${r.certificateName ?? "unnamed"}) is invalid: ${r.problems
-          .map((p) => `${p.name} ${p.message}`)
-          .join("; ")}`,
+        `${unresolved.length} renewal claim(s) of this sweep left unresolved in the ledger: ${unresolved.join(", ")}`,
       );
     }
     const counts = countOutcomes(results, rejected.length);
-    // Names, so the failed run's message says which certificates to look at.
-    const named = (outcome: CertificateResult["outcome"]) =>
-      results
-        .filter((r) => r.outcome === outcome)
-        .map((r) => r.certificateName)
-        .join(", ");
-    if (counts.failed - rejected.length > 0) {
-      problems.push(`${counts.failed - rejected.length} renewal(s) failed: ${named("failed")}`);
-    }
-    if (counts.stuck > 0) problems.push(`${counts.stuck} certificate(s) stuck: ${named("stuck")}`);
     const summary: SweepSummary = {
       dryRun: options.dryRun,
       startedAt: startedAt.toISOString(),
@@ -114,7 +114,9 @@ export async function runSweep(options: SweepOptions): Promise<SweepSummary> {
         listError !== undefined ||
         counts.failed > 0 ||
         counts.stuck > 0 ||
-        ledgerState === "unavailable",
+        counts["not-attempted"] > 0 ||
+        ledgerState === "unavailable" ||
+        unresolved.length > 0,
       problems,
     };
     const line = summaryLine(summary);
@@ -125,7 +127,7 @@ export async function runSweep(options: SweepOptions): Promise<SweepSummary> {
 
   let due: DueList;
   try {
-    due = await options.client.listDue();
+    due = listedOnce(await options.client.listDue());
   } catch (error) {
     const message = describe(error).detail;
     problems.push(message);
@@ -135,98 +137,21 @@ export async function runSweep(options: SweepOptions): Promise<SweepSummary> {
   // Fields certsched keeps but does not read, in a type the spec does not document: once a sweep.
   for (const warning of recordWarnings(due.certificates)) log.warn(`certsched: ${warning}`);
 
-  // The same id twice in one list must not become two renewals.
-  const seen = new Set<number>();
-  const certificates = due.certificates.filter((c) => !seen.has(c.id) && seen.add(c.id));
+  const context = {
+    client: options.client,
+    ledger,
+    now,
+    graceMs: options.graceMs,
+    dryRun: options.dryRun,
+    stopped: () => stop,
+    ledgerFailed,
+    unresolved: (name: string) => {
+      unresolved.push(name);
+    },
+  };
   let done = 0;
-
-  const write = async (record: LedgerRecord, etag: string | undefined) => {
-    try {
-      return await ledger.write(record, etag);
-    } catch (error) {
-      ledgerProblem(error);
-      return undefined;
-    }
-  };
-
-  const handle = async (cert: CertificateRecord): Promise<CertificateResult> => {
-    const at = now();
-    const base = {
-      certificateName: cert.certificateName,
-      id: cert.id,
-      target: cert.target,
-      expiryDate: cert.expiryDate.toISOString(),
-      daysLeft: daysLeft(cert.expiryDate, at),
-    };
-    let entry: LedgerEntry | undefined;
-    try {
-      entry = await ledger.read(cert.id);
-    } catch (error) {
-      ledgerProblem(error);
-    }
-    const verdict = decide({
-      expiryDate: cert.expiryDate,
-      record: entry?.record,
-      now: at,
-      graceMs: options.graceMs,
-    });
-    if (verdict.action === "skip") return { ...base, outcome: "skipped", detail: verdict.message };
-    const stuck = verdict.action === "stuck";
-    if (stuck && !verdict.renew) return { ...base, outcome: "stuck", detail: verdict.message };
-    if (options.dryRun) {
-      return { ...base, outcome: stuck ? "stuck" : "would-renew", detail: verdict.message };
-    }
-
-    // Claim the certificate before calling the service: a concurrent sweep that read the same
-    // version loses the conditional write and skips it.
-    const previous = verdict.reason === "NewRenewal" ? undefined : entry?.record;
-    const claim: LedgerRecord = {
-      id: cert.id,
-      certificateName: cert.certificateName,
-      expiryAtRequest: cert.expiryDate,
-      firstRequestedAt: previous?.firstRequestedAt ?? at,
-      lastRequestedAt: at,
-      outcome: "requesting",
-      attempts: (previous?.attempts ?? 0) + 1,
-      detail: undefined,
-    };
-    const claimed = await write(claim, entry?.etag);
-    if (claimed === "conflict") {
-      return { ...base, outcome: "skipped", detail: "another sweep is renewing it right now" };
-    }
-    try {
-      const message = await options.client.renewListed(cert);
-      await write(
-        { ...claim, outcome: stuck ? "stuck" : "renewal-scheduled", detail: message },
-        claimed?.etag,
-      );
-      return stuck
-        ? { ...base, outcome: "stuck", detail: verdict.message }
-        : { ...base, outcome: "renewal-scheduled", detail: message.trim() || "renewal scheduled" };
-    } catch (error) {
-      const failure = describe(error);
-      // No answer in time: the service may have scheduled it all the same. Keep the request
-      // on record ("requesting": sent, answer unknown) so the next sweeps wait out the grace
-      // window instead of ordering a second renewal; the run still fails and names the cause.
-      const unanswered = isCertschedError(error) && error.code === "UPSTREAM_TIMEOUT";
-      await write(
-        unanswered
-          ? { ...claim, detail: failure.detail }
-          : {
-              ...claim,
-              firstRequestedAt: previous?.firstRequestedAt,
-              lastRequestedAt: previous?.lastRequestedAt,
-              outcome: "failed",
-              detail: failure.detail,
-            },
-        claimed?.etag,
-      );
-      return { ...base, outcome: "failed", ...failure };
-    }
-  };
-
-  const results = await mapWithConcurrency(certificates, options.concurrency, async (cert) => {
-    const result = await handle(cert).catch(
+  const results = await mapWithConcurrency(due.certificates, options.concurrency, async (cert) => {
+    const result = await renewOne(cert, context).catch(
       (error: unknown): CertificateResult => ({
         certificateName: cert.certificateName,
         id: cert.id,
@@ -234,14 +159,15 @@ export async function runSweep(options: SweepOptions): Promise<SweepSummary> {
         expiryDate: cert.expiryDate.toISOString(),
         daysLeft: daysLeft(cert.expiryDate, now()),
         outcome: "failed",
+        reason: "SweepError",
         ...describe(error),
       }),
     );
     const line = resultLine(result);
-    if (result.outcome === "failed" || result.outcome === "stuck") log.error(line);
+    if (["failed", "stuck", "not-attempted"].includes(result.outcome)) log.error(line);
     else log.info(line);
     done += 1;
-    options.onResult?.(result, done, certificates.length);
+    options.onResult?.(result, done, due.certificates.length);
     return result;
   });
   return finish(results, due);

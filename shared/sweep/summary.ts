@@ -1,14 +1,42 @@
 import type { RejectedRecord } from "../service/responses.js";
+import type { VerdictReason } from "./decide.js";
 
 /** What happened to one certificate in a sweep (also the CLI's `--json` result shape). */
-export type Outcome = "renewal-scheduled" | "would-renew" | "skipped" | "failed" | "stuck";
+export type Outcome =
+  | "renewal-scheduled"
+  | "would-renew"
+  | "skipped"
+  | "failed"
+  | "stuck"
+  /** The sweep stopped starting renewals (its deadline, or the ledger) before this one. */
+  | "not-attempted";
 export const OUTCOMES: readonly Outcome[] = [
   "renewal-scheduled",
   "would-renew",
   "skipped",
   "failed",
   "stuck",
+  "not-attempted",
 ];
+
+/** Why the sweep stopped starting renewals. */
+export type StopReason =
+  /** CERTSCHED_SWEEP_DEADLINE passed. */
+  | "DeadlinePassed"
+  /** The configured ledger failed: renewing on would risk ordering renewals twice. */
+  | "LedgerUnavailable";
+
+/**
+ * The reason constant behind a result: the decision's, why the sweep stopped, what the ledger
+ * said (another sweep won the claim; the stored row is not one to trust), or a defect in
+ * certsched itself (SweepError).
+ */
+export type ResultReason =
+  | VerdictReason
+  | StopReason
+  | "ClaimLost"
+  | "LedgerRowInvalid"
+  | "SweepError";
 
 export interface CertificateResult {
   readonly certificateName: string;
@@ -18,7 +46,8 @@ export interface CertificateResult {
   readonly expiryDate: string;
   readonly daysLeft: number;
   readonly outcome: Outcome;
-  /** Why: the decision's or the service's words. */
+  readonly reason: ResultReason;
+  /** Why, in words: the decision's or the service's. */
   readonly detail: string;
   /** Upstream HTTP status of a failed renewal. */
   readonly status?: number;
@@ -31,17 +60,18 @@ export interface SweepSummary {
   /** ISO-8601 UTC. */
   readonly startedAt: string;
   readonly durationMs: number;
-  /** Which ledger guarded against duplicates; "unavailable" when it failed and we went on. */
+  /** Which ledger guarded against duplicates; "unavailable" when it failed (renewals stopped). */
   readonly ledger: "table" | "memory" | "none" | "unavailable";
   /** Set when the list itself failed: nothing could be decided. */
   readonly listError?: string;
   readonly results: CertificateResult[];
-  /** Records the list returned that failed validation; counted as failed. */
+  /** Records the list returned that failed validation or reuse an id; counted as failed. */
   readonly rejected: RejectedRecord[];
   readonly counts: Readonly<Record<Outcome, number>> & { readonly due: number };
   /**
    * True when the run must be reported failed: the list failed, a renewal failed, a certificate
-   * is stuck, or the ledger was unavailable.
+   * is stuck or was not attempted, the ledger was unavailable, or a claim of this sweep was left
+   * unresolved.
    */
   readonly failed: boolean;
   /** Problems that made the run fail, one line each. */
@@ -56,6 +86,44 @@ export function countOutcomes(
   for (const r of results) counts[r.outcome] += 1;
   counts.failed += rejected;
   return { ...counts, due: results.length + rejected };
+}
+
+const STOPPED_BECAUSE: Readonly<Record<StopReason, string>> = {
+  DeadlinePassed: "the sweep reached its deadline (CERTSCHED_SWEEP_DEADLINE) first",
+  LedgerUnavailable: "the renewal ledger is unavailable",
+};
+
+/** The run-level problem lines the results call for, one per kind, naming the certificates. */
+export function resultProblems(
+  results: readonly CertificateResult[],
+  rejected: readonly RejectedRecord[],
+): string[] {
+  const problems = rejected.map(
+    (r) =>
+      `record ${r.index} of the list (${r.certificateName ?? "unnamed"}) is invalid: ${r.problems
+        .map((p) => `${p.name} ${p.message}`)
+        .join("; ")}`,
+  );
+  const names = (keep: (r: CertificateResult) => boolean) =>
+    results.filter(keep).map((r) => r.certificateName);
+  const failed = names((r) => r.outcome === "failed");
+  if (failed.length > 0) problems.push(`${failed.length} renewal(s) failed: ${failed.join(", ")}`);
+  const stuck = names((r) => r.outcome === "stuck");
+  if (stuck.length > 0) problems.push(`${stuck.length} certificate(s) stuck: ${stuck.join(", ")}`);
+  for (const reason of Object.keys(STOPPED_BECAUSE) as StopReason[]) {
+    const skipped = names((r) => r.outcome === "not-attempted" && r.reason === reason);
+    if (skipped.length > 0) {
+      problems.push(
+        `${skipped.length} certificate(s) not attempted, ${STOPPED_BECAUSE[reason]}: ${skipped.join(", ")}`,
+      );
+    }
+  }
+  return problems;
+}
+
+/** Detail of a certificate the sweep did not start. */
+export function notAttemptedDetail(reason: StopReason): string {
+  return `not attempted: ${STOPPED_BECAUSE[reason]}; the next sweep will decide it`;
 }
 
 /**
@@ -81,7 +149,7 @@ export function summaryLine(summary: SweepSummary): string {
   }).replace(JSON_RAW_CONTROL, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`)}`;
 }
 
-/** One line per certificate, readable in the portal's log stream. */
+/** One line per certificate, readable in the portal's log stream; the reason constant last. */
 export function resultLine(r: CertificateResult): string {
-  return `certsched certificate ${r.outcome}: ${r.certificateName} (id ${r.id}, ${r.target}) expires ${r.expiryDate} (${r.daysLeft} days left): ${r.detail}`;
+  return `certsched certificate ${r.outcome}: ${r.certificateName} (id ${r.id}, ${r.target}) expires ${r.expiryDate} (${r.daysLeft} days left): ${r.detail} [${r.reason}]`;
 }

@@ -123,14 +123,15 @@ describe("renewDueCertificates (timer)", () => {
 
     it("one failing certificate never stops the others, even one at a time", async () => {
       await app.configure({ CERTSCHED_RENEWAL_CONCURRENCY: "1" }, { ledger });
-      // The first renewal on the wire fails in a second way: our credentials refused.
-      app.sim.inject("publicRenew", { status: 401, body: "Authorization failed", onCall: 1 });
+      // The first renewal on the wire fails in a second way: our credentials refused, and
+      // refused again when retried once with fresh tokens.
+      app.sim.inject("publicRenew", { status: 401, body: "Authorization failed", times: 2 });
 
       await expect(sweep()).rejects.toThrow("2 renewal(s) failed");
 
       const outcomes = summaryLine().certificates.map((c) => c.outcome);
       expect(outcomes).toEqual(["failed", "failed", "renewal-scheduled", "skipped"]);
-      expect(app.sim.requestsFor("publicRenew")).toHaveLength(3);
+      expect(app.sim.requestsFor("publicRenew")).toHaveLength(4);
       expect(app.sim.renewCallsFor("vault-fabrikam-com")).toBe(1);
     });
 
@@ -170,7 +171,12 @@ describe("renewDueCertificates (timer)", () => {
 
   it("rejects when the list itself fails, naming the list and its status", async () => {
     await start([{ certificateName: "www-contoso-com", expiryDate: inDays(5) }]);
-    app.sim.inject("list", { status: 401, body: "Authorization failed: subscription suspended" });
+    // Refused again when retried once with fresh tokens.
+    app.sim.inject("list", {
+      status: 401,
+      body: "Authorization failed: subscription suspended",
+      times: 2,
+    });
 
     const error = await sweep().catch((e: unknown) => e);
 

@@ -60,34 +60,53 @@ describe("storage that is down", () => {
     await azurite.stop();
   });
 
-  it("still renews every due certificate, and fails the run with one line saying why", async () => {
+  it("renews nothing (no duplicate protection), names every certificate, and fails the run", async () => {
     await app.configure({ AzureWebJobsStorage: azurite.connectionString });
 
     const summary = await runNow();
 
     expect(summary.ledger).toBe("unavailable");
     expect(summary.failed).toBe(true);
-    expect(summary.counts["renewal-scheduled"]).toBe(3);
-    for (const name of DUE) expect(app.sim.renewCallsFor(name)).toBe(1);
-    expect(summary.problems).toHaveLength(1);
-    const [problem] = summary.problems;
-    expect(problem).not.toContain("\n");
-    expect(problem).toMatch(
-      /^renewal ledger unavailable, continuing without duplicate protection: renewal ledger: cannot open table certschedrenewals \(ECONNREFUSED\)$/,
+    expect(summary.results.map((r) => [r.certificateName, r.outcome, r.reason])).toEqual(
+      DUE.map((name) => [name, "not-attempted", "LedgerUnavailable"]),
     );
+    expect(app.sim.requestsFor("publicRenew")).toEqual([]);
+    const [problem, ...others] = summary.problems;
+    expect(problem).not.toContain("\n");
+    expect(problem).toBe(
+      "renewal ledger unavailable, so no renewal was started after it failed (without it one could be ordered twice): renewal ledger: cannot open table certschedrenewals (ECONNREFUSED)",
+    );
+    expect(others).toEqual([
+      `3 certificate(s) not attempted, the renewal ledger is unavailable: ${DUE.join(", ")}`,
+    ]);
     expect(app.logs).toContainEqual(
       expect.objectContaining({ level: "error", message: `certsched ${problem}` }),
     );
   });
 
-  it("makes the timer fail after renewing, naming the ledger", async () => {
+  it("makes the timer fail, naming the ledger, after renewing nothing", async () => {
     await app.configure({ AzureWebJobsStorage: azurite.connectionString });
 
     await expect(
       renewDueCertificates(timer(), app.context("renewDueCertificates")),
     ).rejects.toThrow(/^certsched renewal sweep failed: renewal ledger unavailable/);
 
-    for (const name of DUE) expect(app.sim.renewCallsFor(name)).toBe(1);
+    expect(app.sim.requestsFor("publicRenew")).toEqual([]);
+  });
+
+  it("a dry run still decides without it, and fails naming it", async () => {
+    await app.configure({
+      AzureWebJobsStorage: azurite.connectionString,
+      CERTSCHED_DRY_RUN: "true",
+    });
+
+    const summary = await runNow();
+
+    expect(summary).toMatchObject({ ledger: "unavailable", failed: true, dryRun: true });
+    expect(summary.results.map((r) => r.outcome)).toEqual(DUE.map(() => "would-renew"));
+    expect(summary.problems).toEqual([
+      "renewal ledger unavailable, dry run decided without it: renewal ledger: cannot open table certschedrenewals (ECONNREFUSED)",
+    ]);
   });
 });
 

@@ -16,6 +16,7 @@ function result(overrides: Partial<CertificateResult> = {}): CertificateResult {
     expiryDate: "2026-03-06T03:00:00.000Z",
     daysLeft: 5,
     outcome: "failed",
+    reason: "NewRenewal",
     detail: "renew certificate failed: the service answered 400: Renewal refused",
     status: 400,
     error: "UPSTREAM_REJECTED",

@@ -12,7 +12,15 @@ const FAILED: SweepSummary = {
   listError: "list certificates failed: no answer within the timeout (UND_ERR_HEADERS_TIMEOUT)",
   results: [],
   rejected: [],
-  counts: { due: 0, "renewal-scheduled": 0, "would-renew": 0, skipped: 0, failed: 0, stuck: 0 },
+  counts: {
+    due: 0,
+    "renewal-scheduled": 0,
+    "would-renew": 0,
+    skipped: 0,
+    failed: 0,
+    stuck: 0,
+    "not-attempted": 0,
+  },
   failed: true,
   problems: ["list certificates failed: no answer within the timeout (UND_ERR_HEADERS_TIMEOUT)"],
 };

@@ -2,6 +2,8 @@ import { fc, test } from "@fast-check/vitest";
 import { describe, expect, it } from "vitest";
 import type { LedgerOutcome, LedgerRecord } from "../../shared/ledger/ledger.js";
 import {
+  ASK_AGAIN,
+  CLAIM_LEASE_MS,
   DAY_TOLERANCE_MS,
   decide,
   STUCK_AFTER_MS,
@@ -35,7 +37,7 @@ function record(
   };
 }
 
-type Expected = Pick<Verdict, "action" | "reason"> & { renew?: boolean };
+type Expected = Pick<Verdict, "action" | "reason"> & { renew?: boolean; askAgain?: string };
 
 const CASES: [string, LedgerRecord | undefined, Expected][] = [
   ["no record: renew", undefined, { action: "renew", reason: "NewRenewal" }],
@@ -56,9 +58,54 @@ const CASES: [string, LedgerRecord | undefined, Expected][] = [
   ],
   ["requested 1 h ago: skip", record(1, 1), { action: "skip", reason: "WithinGrace" }],
   [
-    "another sweep is requesting it right now: skip",
-    record(0, 0, "requesting"),
-    { action: "skip", reason: "WithinGrace" },
+    "sent moments ago, no answer recorded yet (another sweep is sending it): skip",
+    record(0, 0, "sent"),
+    { action: "skip", reason: "AnswerUnknown" },
+  ],
+  [
+    "sent 1 h ago and no answer in time: skip, the service may have scheduled it",
+    record(1, 1, "answer-unknown"),
+    { action: "skip", reason: "AnswerUnknown" },
+  ],
+  [
+    "sent 3 h ago and no answer in time: ask again, the grace has elapsed",
+    record(3, 3, "answer-unknown"),
+    { action: "renew", reason: "GraceElapsed" },
+  ],
+  [
+    "claimed 30 s ago by another sweep: skip, it is about to send",
+    record(undefined, undefined, "claimed", { claimedAt: new Date(NOW.getTime() - 30_000) }),
+    { action: "skip", reason: "ClaimHeld" },
+  ],
+  [
+    "claimed a lease ago, never sent (the sweep died): renew at once",
+    record(undefined, undefined, "claimed", {
+      claimedAt: new Date(NOW.getTime() - CLAIM_LEASE_MS),
+    }),
+    { action: "renew", reason: "UnsentClaimExpired" },
+  ],
+  [
+    "claimed 5 min ago for a second request an hour after the first, never sent: renew at once",
+    record(1, 1, "claimed", { claimedAt: hoursAgo(5 / 60) }),
+    { action: "renew", reason: "UnsentClaimExpired" },
+  ],
+  [
+    "stuck, the re-request claimed and abandoned: still stuck, asked again at once",
+    record(30, 3, "claimed", { claimedAt: hoursAgo(1) }),
+    { action: "stuck", reason: "Stuck", renew: true, askAgain: "UnsentClaimAbandoned" },
+  ],
+  [
+    "stuck, but another sweep holds a fresh claim on it: skip, that sweep reports it",
+    record(30, 25, "claimed", { claimedAt: new Date(NOW.getTime() - 1_000) }),
+    { action: "skip", reason: "ClaimHeld" },
+  ],
+  [
+    "a fresh claim of the previous certificate (expiry changed): renew",
+    record(undefined, undefined, "claimed", {
+      claimedAt: NOW,
+      expiryAtRequest: new Date("2025-12-06T00:00:00.000Z"),
+    }),
+    { action: "renew", reason: "NewRenewal" },
   ],
   ["requested 3 h ago: renew", record(3, 3), { action: "renew", reason: "GraceElapsed" }],
   ["exactly the grace ago: renew", record(2, 2), { action: "renew", reason: "GraceElapsed" }],
@@ -70,17 +117,17 @@ const CASES: [string, LedgerRecord | undefined, Expected][] = [
   [
     "first exactly 24 h ago, never since: stuck, ask again",
     record(24, 24),
-    { action: "stuck", reason: "Stuck", renew: true },
+    { action: "stuck", reason: "Stuck", renew: true, askAgain: "DailyRetry" },
   ],
   [
     "first 25 h ago, last 22 h ago (before it was stuck): stuck, ask again",
     record(25, 22),
-    { action: "stuck", reason: "Stuck", renew: true },
+    { action: "stuck", reason: "Stuck", renew: true, askAgain: "FirstFoundStuck" },
   ],
   [
     "first 24 h ago, last 1 h ago (within the grace): stuck, not again",
     record(24, 1),
-    { action: "stuck", reason: "Stuck", renew: false },
+    { action: "stuck", reason: "Stuck", renew: false, askAgain: undefined },
   ],
   [
     "first 26 h ago, last 1 h ago (asked again when stuck): stuck, not again",
@@ -95,12 +142,12 @@ const CASES: [string, LedgerRecord | undefined, Expected][] = [
   [
     "first 49 h ago, last 24 h ago: stuck, ask again (once a day)",
     record(49, 24),
-    { action: "stuck", reason: "Stuck", renew: true },
+    { action: "stuck", reason: "Stuck", renew: true, askAgain: "DailyRetry" },
   ],
   [
     "stuck and the last re-request failed: still stuck, and asked again now",
     record(49, 3, "failed"),
-    { action: "stuck", reason: "Stuck", renew: true },
+    { action: "stuck", reason: "Stuck", renew: true, askAgain: "LastAttemptFailed" },
   ],
   [
     "failed, not yet a day: retry now",
@@ -176,10 +223,18 @@ describe("decide", () => {
       graceMs: graceMinutes * 60_000,
     }));
 
-  test.prop([episode])(
-    "never asks again within the grace of an accepted request, and reports stuck after a day",
-    ({ first, last, graceMs }) => {
-      const rec = record(first / 60, last / 60);
+  /** States in which a request was sent and may have been acted on. */
+  const sentOutcome = fc.constantFrom<LedgerOutcome>(
+    "renewal-scheduled",
+    "sent",
+    "answer-unknown",
+    "stuck",
+  );
+
+  test.prop([episode, sentOutcome])(
+    "never asks again within the grace of a sent request, and reports stuck after a day",
+    ({ first, last, graceMs }, outcome) => {
+      const rec = record(first / 60, last / 60, outcome);
       const verdict = decide({ expiryDate: EXPIRY, record: rec, now: NOW, graceMs });
       const asks = verdict.action === "renew" || (verdict.action === "stuck" && verdict.renew);
       if (asks) expect(last * 60_000).toBeGreaterThanOrEqual(graceMs);
@@ -219,4 +274,48 @@ describe("decide", () => {
       expect(asks).toBe(true);
     },
   );
+
+  const claimEpisode = fc.record({
+    first: fc.option(fc.integer({ min: 0, max: 96 * 60 }), { nil: undefined }),
+    lastOffset: fc.integer({ min: 0, max: 96 * 60 }),
+    graceMinutes: fc.integer({ min: 0, max: 6 * 60 }),
+    // Seconds since the claim: up to two leases, across the boundary.
+    claimedSecondsAgo: fc.integer({ min: 0, max: (2 * CLAIM_LEASE_MS) / 1000 }),
+  });
+
+  test.prop([claimEpisode])(
+    "a claim in its lease is left to its sweep; past it, the unsent claim is asked again at once",
+    ({ first, lastOffset, graceMinutes, claimedSecondsAgo }) => {
+      const last = first === undefined ? undefined : Math.max(0, first - lastOffset);
+      const rec = record(
+        first === undefined ? undefined : first / 60,
+        last === undefined ? undefined : last / 60,
+        "claimed",
+        {
+          claimedAt: new Date(NOW.getTime() - claimedSecondsAgo * 1000),
+        },
+      );
+      const verdict = decide({
+        expiryDate: EXPIRY,
+        record: rec,
+        now: NOW,
+        graceMs: graceMinutes * 60_000,
+      });
+      if (claimedSecondsAgo * 1000 < CLAIM_LEASE_MS) {
+        expect(verdict).toMatchObject({ action: "skip", reason: "ClaimHeld" });
+      } else {
+        const asks = verdict.action === "renew" || (verdict.action === "stuck" && verdict.renew);
+        expect(asks).toBe(true);
+      }
+    },
+  );
+
+  it("names every clause that asks a stuck certificate again", () => {
+    expect(ASK_AGAIN.map((c) => c.reason)).toEqual([
+      "LastAttemptFailed",
+      "UnsentClaimAbandoned",
+      "DailyRetry",
+      "FirstFoundStuck",
+    ]);
+  });
 });

@@ -105,6 +105,7 @@ describe("runSweep against the simulator", () => {
       skipped: 1,
       failed: 1,
       stuck: 0,
+      "not-attempted": 0,
     });
     expect(summary.failed).toBe(true);
     expect(summary.problems).toEqual(["1 renewal(s) failed: refused"]);
@@ -138,8 +139,10 @@ describe("runSweep against the simulator", () => {
     await start(
       Array.from({ length: 6 }, (_, i) => ({ certificateName: `c${i}`, expiryDate: inDays(3) })),
     );
+    // A 401 is retried once with fresh tokens: both answers refuse, so c1 fails.
     sim.inject("publicRenew", { status: 401, body: "Authorization failed", onCall: 2 });
-    sim.inject("publicRenew", { status: 400, body: "Certificate busy", onCall: 4 });
+    sim.inject("publicRenew", { status: 401, body: "Authorization failed", onCall: 3 });
+    sim.inject("publicRenew", { status: 400, body: "Certificate busy", onCall: 5 });
 
     const { summary } = await sweep({ concurrency: 1 });
 
@@ -244,25 +247,47 @@ describe("runSweep against the simulator", () => {
     expect(sim.renewCallsFor("flaky")).toBe(1);
   });
 
-  it("a ledger that fails mid-sweep: every certificate still renewed, the run fails once", async () => {
+  it("a ledger that fails mid-sweep: nothing more is renewed, each one named, the run fails", async () => {
     await start(MIXED);
     const inner = memoryLedger();
-    const broken: Ledger = {
+    let reads = 0;
+    // The first certificate's read works; from the second on, storage answers 503.
+    const failing: Ledger = {
       ...inner,
       kind: "table",
-      read: async () => {
-        throw new CertschedError("LEDGER_UNAVAILABLE", "renewal ledger: cannot read table (503)");
+      read: async (id) => {
+        reads += 1;
+        if (reads > 1) {
+          throw new CertschedError("LEDGER_UNAVAILABLE", "renewal ledger: cannot read table (503)");
+        }
+        return inner.read(id);
       },
     };
 
-    const { summary } = await sweep({ ledger: broken });
+    const { summary, lines } = await sweep({ ledger: failing, concurrency: 1 });
 
     expect(summary.ledger).toBe("unavailable");
-    expect(summary.counts["renewal-scheduled"]).toBe(3);
+    expect(outcomes(summary.results)).toEqual({
+      "due-a": "renewal-scheduled",
+      refused: "not-attempted",
+      "due-b": "not-attempted",
+      pending: "not-attempted",
+    });
+    expect(
+      summary.results.filter((r) => r.outcome === "not-attempted").map((r) => r.reason),
+    ).toEqual(["LedgerUnavailable", "LedgerUnavailable", "LedgerUnavailable"]);
+    expect(sim.requestsFor("publicRenew")).toHaveLength(1);
+    expect(summary.failed).toBe(true);
     expect(summary.problems).toEqual([
-      expect.stringMatching(/^renewal ledger unavailable, continuing without duplicate protection/),
-      "1 renewal(s) failed: refused",
+      "renewal ledger unavailable, so no renewal was started after it failed (without it one could be ordered twice): renewal ledger: cannot read table (503)",
+      "3 certificate(s) not attempted, the renewal ledger is unavailable: refused, due-b, pending",
     ]);
+    expect(lines).toContainEqual({
+      level: "error",
+      message: expect.stringMatching(
+        /^certsched certificate not-attempted: due-b .*\[LedgerUnavailable\]$/,
+      ),
+    });
   });
 });
 

@@ -17,7 +17,15 @@ const SUMMARY: SweepSummary = {
   ledger: "none",
   results: [],
   rejected: [],
-  counts: { due: 0, "renewal-scheduled": 0, "would-renew": 0, skipped: 0, failed: 0, stuck: 0 },
+  counts: {
+    due: 0,
+    "renewal-scheduled": 0,
+    "would-renew": 0,
+    skipped: 0,
+    failed: 0,
+    stuck: 0,
+    "not-attempted": 0,
+  },
   failed: false,
   problems: [],
 };
