@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { parseDuration } from "./duration.js";
 import { ConfigError, type Problem } from "./errors.js";
+import { MIN_SECRET_LENGTH, significantLength } from "./secretForms.js";
 import { storageConnection } from "./ledger/storageConnection.js";
 
 /**
@@ -174,15 +175,24 @@ const pathSegment = text.refine((value) => value !== "." && value !== "..", {
   message: 'must not be "." or "..": it would change the request path',
 });
 
+/**
+ * CERTSCHED_API_KEY / CERTSCHED_CLIENT_SECRET given directly. A value with fewer than
+ * MIN_SECRET_LENGTH characters besides whitespace is refused: it cannot be told apart from
+ * ordinary words, so it could not be kept out of logs and responses (README, "Secrets").
+ */
+const directSecret = z.string().refine((value) => significantLength(value) >= MIN_SECRET_LENGTH, {
+  message: `must hold at least ${MIN_SECRET_LENGTH} characters (not counting spaces): a shorter secret cannot be told apart from ordinary text, so certsched could not keep it out of logs and responses`,
+});
+
 const schema = z.object({
   CERTSCHED_BASE_URL: upstreamUrl(),
   CERTSCHED_PUBLIC_BASE_URL: upstreamUrl().optional(),
   CERTSCHED_SUBSCRIPTION: pathSegment.optional(),
   CERTSCHED_SUBSCRIPTION_ID: pathSegment.optional(),
-  CERTSCHED_API_KEY: z.string().optional(),
+  CERTSCHED_API_KEY: directSecret.optional(),
   CERTSCHED_TENANT_ID: pathSegment.optional(),
   CERTSCHED_CLIENT_ID: text.optional(),
-  CERTSCHED_CLIENT_SECRET: z.string().optional(),
+  CERTSCHED_CLIENT_SECRET: directSecret.optional(),
   CERTSCHED_CLOUD_CREDENTIAL: z
     .enum(["client-secret", "managed-identity"], {
       error: 'must be "client-secret" or "managed-identity"',

@@ -1,4 +1,5 @@
 import { CertschedError } from "../errors.js";
+import { MIN_SECRET_LENGTH, significantLength } from "../secretForms.js";
 import { cachedValue } from "./cachedValue.js";
 import { createDefaultSecretReader } from "./secretClientReader.js";
 import { vaultClientError, vaultHost, vaultReadError } from "./vaultReadError.js";
@@ -107,6 +108,14 @@ export function createSecretStore(options: SecretStoreOptions): SecretStore {
       throw new CertschedError("SECRET_UNAVAILABLE", `${where} is disabled`);
     }
     if (!secret.value) throw new CertschedError("SECRET_UNAVAILABLE", `${where} is empty`);
+    // As for the direct settings: too short to tell from ordinary text, so it could not be
+    // redacted. The message names the secret, never its value.
+    if (significantLength(secret.value) < MIN_SECRET_LENGTH) {
+      throw new CertschedError(
+        "SECRET_UNAVAILABLE",
+        `${where} is shorter than ${MIN_SECRET_LENGTH} characters (not counting spaces): certsched refuses secrets it could not keep out of logs`,
+      );
+    }
     return secret.value;
   };
 

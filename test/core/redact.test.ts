@@ -1,6 +1,11 @@
-import { describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { CertschedError, ConfigError } from "../../shared/errors.js";
 import { REDACTED, redactValue, SecretRegistry, WITHHELD } from "../../shared/redact.js";
 import { MIN_HALF_LENGTH, MIN_SECRET_LENGTH, secretForms } from "../../shared/secretForms.js";
+import { createSecretClientReader } from "../../shared/secrets/secretClientReader.js";
+import { createSecretStore } from "../../shared/secrets/secretStore.js";
+import { loadSettings } from "../../shared/settings.js";
+import { type FakeKeyVault, startFakeKeyVault, stubCredential } from "../support/fakeKeyVault.js";
 
 /** Every Azure client secret holds `~` (form-encoded %7E); `.`, `_` and `-` pass through. */
 const SECRET = "Qx8~Vd.eR_4tYk-9Lm~Zp2wN3sBh7";
@@ -183,5 +188,88 @@ describe("texts of any size", () => {
     const out = registry.redact(`${filler}${SECRET.slice(0, 9)}\n${SECRET.slice(9)}!`);
     expect(out.endsWith(`${REDACTED}!`)).toBe(true);
     expect(out.length).toBe(filler.length + REDACTED.length + 1);
+  });
+});
+
+describe("the length policy at start-up: settings and Key Vault refuse short secrets", () => {
+  const BASE = {
+    CERTSCHED_BASE_URL: "https://certs.example.com",
+    CERTSCHED_SUBSCRIPTION: "sub",
+    CERTSCHED_TENANT_ID: "tenant",
+    CERTSCHED_CLIENT_ID: "client",
+  };
+  const settingsError = (env: Record<string, string>): ConfigError => {
+    try {
+      loadSettings({ ...BASE, ...env });
+    } catch (error) {
+      expect(error).toBeInstanceOf(ConfigError);
+      return error as ConfigError;
+    }
+    throw new Error("loadSettings accepted the settings");
+  };
+
+  it.for(["CERTSCHED_API_KEY", "CERTSCHED_CLIENT_SECRET"])(
+    "%s of 7 characters is refused, naming the setting and not the value",
+    (name) => {
+      const other = name === "CERTSCHED_API_KEY" ? "CERTSCHED_CLIENT_SECRET" : "CERTSCHED_API_KEY";
+      const error = settingsError({ [name]: "Sh0rt~7", [other]: "long-enough-value" });
+      expect(error.problems.map((p) => p.name)).toEqual([name]);
+      expect(error.problems[0]?.message).toMatch(/at least 8 characters/);
+      expect(`${error.message} ${JSON.stringify(error.problems)}`).not.toContain("Sh0rt~7");
+    },
+  );
+
+  it("accepts 8 characters, and does not count spaces", () => {
+    const settings = loadSettings({
+      ...BASE,
+      CERTSCHED_API_KEY: "Eight~8c",
+      CERTSCHED_CLIENT_SECRET: "also-8ch",
+    });
+    expect(settings.apiKey).toBe("Eight~8c");
+    const error = settingsError({
+      CERTSCHED_API_KEY: " a b c d e f g ",
+      CERTSCHED_CLIENT_SECRET: "also-8ch",
+    });
+    expect(error.problems.map((p) => p.name)).toEqual(["CERTSCHED_API_KEY"]);
+  });
+
+  describe("a secret read from Key Vault", () => {
+    let vault: FakeKeyVault;
+    beforeAll(async () => {
+      vault = await startFakeKeyVault({
+        secrets: { "certsched-api-key": "Sh0rt~7", "certsched-client-secret": "Eight~8c" },
+      });
+    });
+    afterAll(() => vault.close());
+
+    const store = () =>
+      createSecretStore({
+        vaultUrl: vault.url,
+        apiKeySecretName: "certsched-api-key",
+        clientSecretSecretName: "certsched-client-secret",
+        direct: {},
+        ttlMs: 0,
+        now: () => new Date(),
+        createReader: (url) => createSecretClientReader(url, stubCredential, vault.clientOptions),
+      });
+
+    it("of 7 characters is SECRET_UNAVAILABLE naming the secret, never its value", async () => {
+      const error = await store()
+        .apiKey()
+        .then(
+          () => undefined,
+          (e: unknown) => e,
+        );
+      expect(error).toBeInstanceOf(CertschedError);
+      const e = error as CertschedError;
+      expect(e.code).toBe("SECRET_UNAVAILABLE");
+      expect(e.message).toMatch(/Secret "certsched-api-key" .* shorter than 8 characters/);
+      expect(`${e.message} ${e.stack}`).not.toContain("Sh0rt~7");
+      expect(vault.reads("certsched-api-key")).toBeGreaterThan(0);
+    });
+
+    it("of 8 characters is used", async () => {
+      expect(await store().clientSecret()).toBe("Eight~8c");
+    });
   });
 });
