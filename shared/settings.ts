@@ -1,8 +1,8 @@
 import { z } from "zod";
 import { parseDuration } from "./duration.js";
 import { ConfigError, type Problem } from "./errors.js";
-import { MIN_SECRET_LENGTH, significantLength } from "./secretForms.js";
 import { storageConnection } from "./ledger/storageConnection.js";
+import { MIN_SECRET_LENGTH, significantLength } from "./secretForms.js";
 
 /**
  * Every setting certsched reads, parsed once from the environment (the function app's
