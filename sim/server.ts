@@ -105,6 +105,11 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
       else writeResponse(res, text(500, `Simulator error: ${String(error)}`));
     });
   });
+  // Idle keep-alive connections stay open far longer than any client keeps them (certsched
+  // closes them after 2 s), so the client always closes first: a server closing a socket just as
+  // a request is sent on it would fail that request with ECONNRESET, at random.
+  server.keepAliveTimeout = 65_000;
+  server.headersTimeout = 66_000;
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     // A deep backlog so bursts of a thousand concurrent connections are not throttled by SYN retries.
