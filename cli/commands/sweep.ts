@@ -17,7 +17,7 @@ import { onlyStagedFailures, sandboxBanner, stagedFailures, startSandbox } from 
 import { integerFlag, type ParsedArgs } from "../usage.js";
 
 const HELP = `Usage: certsched sweep [--dry-run] [--json] [--concurrency N] [--sandbox]
-                       [--verbose]
+                       [--no-ledger] [--verbose]
 
 Runs the timer's job once: lists the certificates due for renewal, decides for
 each one, schedules the renewals and prints what happened: a table that fits
@@ -31,37 +31,53 @@ Options:
   --sandbox        Sweep the built-in simulator seeded with sample certificates
                    instead of the configured service (what "npm start" does
                    without CERTSCHED_BASE_URL).
+  --no-ledger      Sweep without the renewal ledger on purpose: nothing guards
+                   against renewing what an earlier sweep just renewed.
   --verbose        Also print the log lines the function app writes for a sweep.
   -h, --help       Show this help.
 
-Renewal ledger: a full AzureWebJobsStorage connection string makes the sweep
-use the function app's ledger (Azure Table storage). UseDevelopmentStorage=true,
-or no setting, sweeps without one: the CLI does not assume a local storage
-emulator is running.
+Renewal ledger: the sweep uses the function app's ledger (Azure Table storage)
+named by CERTSCHED_LEDGER_TABLE_URI or AzureWebJobsStorage, the storage
+emulator (Azurite on 127.0.0.1:10002) for UseDevelopmentStorage=true. When that
+ledger cannot be reached the sweep renews nothing and exits 1: start Azurite,
+or sweep without a ledger on purpose with --no-ledger (or by unsetting
+AzureWebJobsStorage). No setting at all sweeps without one, and says so.
 
 Exit codes: 0 the sweep succeeded (also when nothing is due); 1 the list failed,
-a renewal failed or a certificate is stuck; 2 usage or configuration error. In
+a renewal failed, a certificate is stuck or was not attempted, or the ledger
+was unreachable; 2 usage or configuration error. In
 the sandbox the staged refusal does not count: exit 0 unless something else
 failed.
 `;
 
-/** The CLI runs one-off: it uses the ledger only when it names real storage, not the emulator. */
-export function cliLedger(settings: Settings): { ledger?: Ledger; note?: string } {
-  const connection = settings.storageConnectionString;
-  if (connection && /UseDevelopmentStorage=true/i.test(connection)) {
-    return {
-      ledger: noLedger,
-      note: "certsched: AzureWebJobsStorage is UseDevelopmentStorage=true; the CLI does not use the storage emulator (give a full connection string to use a ledger)",
-    };
-  }
-  return {};
+/**
+ * The ledger the function app would use (the runtime's choice: CERTSCHED_LEDGER_TABLE_URI, then
+ * AzureWebJobsStorage, the emulator included), unless --no-ledger asks to sweep without one.
+ */
+export function cliLedger(
+  settings: Settings,
+  options: { noLedger: boolean },
+): { ledger?: Ledger; note?: string } {
+  if (!options.noLedger) return {};
+  const configured = settings.ledgerTableUri ?? settings.storageConnectionString;
+  return {
+    ledger: noLedger,
+    ...(configured
+      ? { note: "certsched: --no-ledger: sweeping without the configured renewal ledger" }
+      : {}),
+  };
 }
+
+/** What the CLI adds when a configured ledger was unreachable: how to do without it on purpose. */
+export const NO_LEDGER_HINT =
+  "certsched: the renewal ledger could not be reached, so nothing was renewed. Start the storage it names (for UseDevelopmentStorage=true: Azurite), or sweep without a ledger on purpose: certsched sweep --no-ledger (or unset AzureWebJobsStorage).";
 
 interface SweepFlags {
   readonly dryRun: boolean | undefined;
   readonly concurrency: number | undefined;
   readonly json: boolean;
   readonly verbose: boolean;
+  readonly noLedger: boolean;
 }
 
 /** The timer's sweep (sweepWith: telemetry, webhook), plus a progress line on a terminal. */
@@ -89,12 +105,13 @@ function flagsOf(args: ParsedArgs): SweepFlags {
     concurrency: integerFlag("sweep", "--concurrency", args.values.concurrency, 1, 64),
     json: args.values.json === true,
     verbose: args.values.verbose === true,
+    noLedger: args.values["no-ledger"] === true,
   };
 }
 
 async function sweepConfigured(io: Io, flags: SweepFlags): Promise<number> {
   const settings = await cliSettings(io, ["subscriptionId"]);
-  const { ledger, note } = cliLedger(settings);
+  const { ledger, note } = cliLedger(settings, flags);
   if (note) io.stderr.write(`${palette(io.stderr, io.env).yellow(note)}\n`);
   const runtime = createRuntime(settings, ledger ? { ledger } : {});
   let summary: SweepSummary;
@@ -109,6 +126,9 @@ async function sweepConfigured(io: Io, flags: SweepFlags): Promise<number> {
     const paint = palette(io.stdout, io.env);
     const lines = renderSweep(summary, paint, io.stdout.columns, settings);
     io.stdout.write(`${lines.join("\n")}\n`);
+  }
+  if (summary.ledger === "unavailable" && !summary.dryRun) {
+    io.stderr.write(`${palette(io.stderr, io.env).yellow(NO_LEDGER_HINT)}\n`);
   }
   return summary.failed ? EXIT.failed : EXIT.ok;
 }
@@ -159,6 +179,7 @@ export const sweepCommand: Command = {
     "dry-run": { type: "boolean" },
     concurrency: { type: "string" },
     sandbox: { type: "boolean" },
+    "no-ledger": { type: "boolean" },
     verbose: { type: "boolean" },
   },
   maxPositionals: 0,

@@ -54,7 +54,16 @@ describe("certsched sweep", () => {
     ]);
     for (const r of doc.results) {
       expect(Object.keys(r).sort()).toEqual(
-        ["certificateName", "daysLeft", "detail", "expiryDate", "id", "outcome", "target"].sort(),
+        [
+          "certificateName",
+          "daysLeft",
+          "detail",
+          "expiryDate",
+          "id",
+          "outcome",
+          "reason",
+          "target",
+        ].sort(),
       );
       expect(r.outcome).toBe("renewal-scheduled");
       expect(r.target).toBe("Cloud App Service");
@@ -73,6 +82,7 @@ describe("certsched sweep", () => {
       skipped: 0,
       failed: 0,
       stuck: 0,
+      "not-attempted": 0,
       due: 3,
     });
   });
@@ -212,18 +222,6 @@ describe("certsched sweep", () => {
     expect(again?.detail).toContain("renewal requested");
     expect(sim.renewCallsFor(`cert-${base}`)).toBe(1);
     expect(first.stderr).not.toContain("without a ledger");
-  });
-
-  it("treats UseDevelopmentStorage=true as no ledger and says so", async () => {
-    sim = await startSimulator({ certificates: seeds(idBase(), [3]) });
-
-    const result = await cliAgainst(sim, ["sweep", "--json"], {
-      env: { AzureWebJobsStorage: "UseDevelopmentStorage=true" },
-    });
-
-    expect(result.code).toBe(0);
-    expect(jsonOf<SweepDocument>(result).ledger).toBe("none");
-    expect(result.stderr).toContain("UseDevelopmentStorage=true");
   });
 
   it("prints the same UTC dates under a far time zone (Pacific/Kiritimati, UTC+14)", async () => {
