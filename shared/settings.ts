@@ -20,6 +20,11 @@ export interface Settings {
   subscriptionId: string | undefined;
   /** Service API key given directly; otherwise read from Key Vault. Secret. */
   apiKey: string | undefined;
+  /**
+   * Authorization on the public operations (list, public renew, test): "none" (default: the
+   * tokens travel in the body, spec 5.5) or "api-key" (the API key as Bearer, for a gateway).
+   */
+  publicAuth: "none" | "api-key";
   tenantId: string | undefined;
   clientId: string | undefined;
   /** Client secret given directly; otherwise read from Key Vault. Secret. */
@@ -190,6 +195,9 @@ const schema = z.object({
   CERTSCHED_SUBSCRIPTION: pathSegment.optional(),
   CERTSCHED_SUBSCRIPTION_ID: pathSegment.optional(),
   CERTSCHED_API_KEY: directSecret.optional(),
+  CERTSCHED_PUBLIC_AUTH: z
+    .enum(["none", "api-key"], { error: 'must be "none" or "api-key"' })
+    .default("none"),
   CERTSCHED_TENANT_ID: pathSegment.optional(),
   CERTSCHED_CLIENT_ID: text.optional(),
   CERTSCHED_CLIENT_SECRET: directSecret.optional(),
@@ -303,6 +311,7 @@ export function loadSettings(env: Env = process.env): Settings {
     subscription: s.CERTSCHED_SUBSCRIPTION,
     subscriptionId: s.CERTSCHED_SUBSCRIPTION_ID ?? s.CERTSCHED_SUBSCRIPTION,
     apiKey: s.CERTSCHED_API_KEY,
+    publicAuth: s.CERTSCHED_PUBLIC_AUTH,
     tenantId: s.CERTSCHED_TENANT_ID,
     clientId: s.CERTSCHED_CLIENT_ID,
     clientSecret: s.CERTSCHED_CLIENT_SECRET,

@@ -26,11 +26,12 @@ export interface CloudTokenPair {
 
 const seg = encodeURIComponent;
 
-function headersFor(bearer: string): Record<string, string> {
+/** JSON in, text or JSON out; `Authorization: Bearer` only when there is a bearer to send. */
+function headersFor(bearer: string | undefined): Record<string, string> {
   return {
     "content-type": "application/json",
     accept: "text/plain, application/json",
-    authorization: `Bearer ${bearer}`,
+    ...(bearer === undefined ? {} : { authorization: `Bearer ${bearer}` }),
   };
 }
 
@@ -77,9 +78,12 @@ function resourceRequest(tokens: CloudTokenPair): ResourceRequest {
 }
 
 /*
- * Public operations carry both tokens in the body (2.4). Whether they also take an
- * Authorization header is not shown (5.7); the service's own reference client sends the
- * management token as Bearer, so we do too.
+ * Public operations carry both tokens in the body (2.4, 5.5). Whether they also take an
+ * Authorization header is not shown (5.7). The vendor's published 6.0.10 client sends none (its
+ * only header names the calling product), and a later client sends the service API key there,
+ * only when one is configured. So: no Authorization by default, never a cloud token in a header
+ * (proxies log headers), and `gatewayKey` (the API key, CERTSCHED_PUBLIC_AUTH=api-key) as Bearer
+ * for a gateway that wants one.
  */
 
 /** 4.3: POST {public_base_url}/v1/subscription/{subscriptionid}/public/certificate/renew/getlist */
@@ -87,11 +91,12 @@ export function buildListRequest(
   publicBaseUrl: string,
   subscriptionId: string,
   tokens: CloudTokenPair,
+  gatewayKey?: string,
 ): BuiltRequest {
   const body = resourceRequest(tokens);
   return {
     url: publicUrl(publicBaseUrl, subscriptionId, "renew/getlist"),
-    headers: headersFor(tokens.management),
+    headers: headersFor(gatewayKey),
     body: JSON.stringify(body),
   };
 }
@@ -102,6 +107,7 @@ export function buildPublicRenewRequest(
   subscriptionId: string,
   tokens: CloudTokenPair,
   certificate: CertificateRef,
+  gatewayKey?: string,
 ): BuiltRequest {
   const body: CertificateRequest = {
     ...resourceRequest(tokens),
@@ -115,7 +121,7 @@ export function buildPublicRenewRequest(
   };
   return {
     url: publicUrl(publicBaseUrl, subscriptionId, "renew"),
-    headers: headersFor(tokens.management),
+    headers: headersFor(gatewayKey),
     body: JSON.stringify(body),
   };
 }
@@ -125,11 +131,12 @@ export function buildTestRequest(
   publicBaseUrl: string,
   subscriptionId: string,
   tokens: CloudTokenPair,
+  gatewayKey?: string,
 ): BuiltRequest {
   const body = resourceRequest(tokens);
   return {
     url: publicUrl(publicBaseUrl, subscriptionId, "test"),
-    headers: headersFor(tokens.management),
+    headers: headersFor(gatewayKey),
     body: JSON.stringify(body),
   };
 }

@@ -39,7 +39,8 @@ export interface ServiceClientDeps {
     | "subscriptionId"
     | "managementResource"
     | "vaultResource"
-  >;
+  > &
+    Partial<Pick<Settings, "publicAuth">>;
   readonly http: HttpClient;
   readonly tokens: TokenCache;
   /** The service API key, from a direct setting or Key Vault. */
@@ -109,8 +110,8 @@ export class ServiceClient {
   async listDue(): Promise<DueList> {
     const { settings } = this.#deps;
     const id = requireSubscriptionId(settings);
-    const res = await this.#authorized("list", REPEATABLE, true, (t) =>
-      buildListRequest(settings.publicBaseUrl, id, pair(t)),
+    const res = await this.#authorized("list", REPEATABLE, true, async (t) =>
+      buildListRequest(settings.publicBaseUrl, id, pair(t), await this.#gatewayKey()),
     );
     if (res.status !== 404) return dueList(res);
     await this.#confirmListPath(res);
@@ -120,8 +121,14 @@ export class ServiceClient {
   /** 4.4: schedules renewal of a listed certificate; completes within an hour. */
   async renewListed(certificate: CertificateRef): Promise<string> {
     const id = requireSubscriptionId(this.#deps.settings);
-    const res = await this.#authorized("publicRenew", RENEW, true, (t) =>
-      buildPublicRenewRequest(this.#deps.settings.publicBaseUrl, id, pair(t), certificate),
+    const res = await this.#authorized("publicRenew", RENEW, true, async (t) =>
+      buildPublicRenewRequest(
+        this.#deps.settings.publicBaseUrl,
+        id,
+        pair(t),
+        certificate,
+        await this.#gatewayKey(),
+      ),
     );
     return confirmation(plainText("publicRenew", res));
   }
@@ -129,8 +136,8 @@ export class ServiceClient {
   /** 4.5: checks that an authorised connection to the public API works. */
   async test(): Promise<string> {
     const id = requireSubscriptionId(this.#deps.settings);
-    const res = await this.#authorized("test", REPEATABLE, true, (t) =>
-      buildTestRequest(this.#deps.settings.publicBaseUrl, id, pair(t)),
+    const res = await this.#authorized("test", REPEATABLE, true, async (t) =>
+      buildTestRequest(this.#deps.settings.publicBaseUrl, id, pair(t), await this.#gatewayKey()),
     );
     return confirmation(plainText("test", res));
   }
@@ -200,6 +207,11 @@ export class ServiceClient {
     const management = tokens.refused(settings.managementResource, used.management);
     const vault = used.vault !== undefined && tokens.refused(settings.vaultResource, used.vault);
     return management || vault;
+  }
+
+  /** The API key for the public operations' Authorization, only with CERTSCHED_PUBLIC_AUTH=api-key. */
+  async #gatewayKey(): Promise<string | undefined> {
+    return this.#deps.settings.publicAuth === "api-key" ? this.#deps.apiKey() : undefined;
   }
 
   #send(upstream: UpstreamName, req: BuiltRequest, policy: RetryPolicy) {

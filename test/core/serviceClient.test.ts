@@ -64,8 +64,15 @@ afterAll(async () => {
   expectNoSecretLeaks();
 });
 
-/** Headers every service call carries; Bearer is the API key (v3) or management token (public). */
-function expectJsonPost(op: Parameters<Simulator["requestsFor"]>[0], path: string, bearer: string) {
+/**
+ * Headers every service call carries. Bearer is the API key on v3; the public operations send
+ * no Authorization (issue 16: the tokens travel in the body, never in a header).
+ */
+function expectJsonPost(
+  op: Parameters<Simulator["requestsFor"]>[0],
+  path: string,
+  bearer: string | undefined,
+) {
   const requests = sim.requestsFor(op);
   expect(requests).toHaveLength(1);
   const [request] = requests;
@@ -73,7 +80,9 @@ function expectJsonPost(op: Parameters<Simulator["requestsFor"]>[0], path: strin
   expect(request?.path).toBe(path);
   expect(request?.query).toBe("");
   expect(request?.headers["content-type"]).toBe("application/json");
-  expect(request?.headers.authorization).toBe(`Bearer ${bearer}`);
+  expect(request?.headers.authorization).toBe(
+    bearer === undefined ? undefined : `Bearer ${bearer}`,
+  );
   return request;
 }
 
@@ -271,7 +280,7 @@ describe("list due (spec 4.3)", () => {
     const request = expectJsonPost(
       "list",
       `/public/v1/subscription/${sim.options.subscriptionId}/public/certificate/renew/getlist`,
-      management,
+      undefined,
     );
     expect(jsonBody(request)).toStrictEqual({
       accessToken: management,
@@ -379,7 +388,7 @@ describe("renew a listed certificate (spec 4.4)", () => {
 
     expect(answer).toBe("Certificate vault-fabrikam-com is scheduled for renewal.");
     const { management, vault } = await heldTokens(runtime);
-    const request = expectJsonPost("publicRenew", publicPath("renew"), management);
+    const request = expectJsonPost("publicRenew", publicPath("renew"), undefined);
     expect(jsonBody(request)).toStrictEqual({
       accessToken: management,
       accessTokenKeyVault: vault,
@@ -419,7 +428,7 @@ describe("connectivity test (spec 4.5)", () => {
 
     expect(answer).toBe("Connection successful.");
     const { management, vault } = await heldTokens(runtime);
-    const request = expectJsonPost("test", publicPath("test"), management);
+    const request = expectJsonPost("test", publicPath("test"), undefined);
     expect(jsonBody(request)).toStrictEqual({
       accessToken: management,
       accessTokenKeyVault: vault,

@@ -1,9 +1,11 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { certificateView } from "../../shared/api/views.js";
+import { ConfigError } from "../../shared/errors.js";
 import { memoryLedger } from "../../shared/ledger/ledger.js";
 import type { Runtime } from "../../shared/runtime.js";
 import { certificateRecord } from "../../shared/schemas/records.js";
 import { recordWarnings } from "../../shared/schemas/recordWarnings.js";
+import { loadSettings } from "../../shared/settings.js";
 import { runSweep } from "../../shared/sweep/runSweep.js";
 import { type SeedCertificate, type Simulator, startSimulator } from "../../sim/index.js";
 import { collectingLogger, DAY_MS, leaksIn, runtimeFor } from "../functions/harness.js";
@@ -13,6 +15,14 @@ import { collectingLogger, DAY_MS, leaksIn, runtimeFor } from "../functions/harn
  * and its docs show targets and renewal modes the spec does not list. Records like that must be
  * renewed as listed, with one warning per sweep for each field in an undocumented type.
  */
+
+/** The smallest valid environment (the client-secret flow's three settings). */
+const SETTINGS = {
+  CERTSCHED_BASE_URL: "https://certs.example",
+  CERTSCHED_TENANT_ID: "tenant",
+  CERTSCHED_CLIENT_ID: "client",
+  CERTSCHED_CLIENT_SECRET: "client-secret-value",
+};
 
 const inDays = (days: number) => new Date(Date.now() + (days + 0.5) * DAY_MS);
 
@@ -225,5 +235,80 @@ describe("certificateRecord: strict on what certsched uses, tolerant of the rest
     ]);
     expect(warnings.join("\n")).not.toMatch(/1234|5678/);
     expect(recordWarnings([certificateRecord.parse(wire)])).toEqual([]);
+  });
+});
+
+describe("public operations carry no token in any header (issue 16, item 2)", () => {
+  afterEach(async () => {
+    await runtime.close();
+    await sim.close();
+  });
+
+  /** Every header value of every public call, against every token the simulator issued. */
+  function tokensInHeaders(): string[] {
+    const tokens = sim.issuedTokens();
+    expect(tokens.length).toBeGreaterThan(0);
+    return sim.requests
+      .filter((r) => ["list", "publicRenew", "test"].includes(r.operation))
+      .flatMap((r) => Object.values(r.headers))
+      .filter((value) => tokens.some((token) => value.includes(token)));
+  }
+
+  async function everyPublicCall() {
+    await runtime.client.test();
+    const { certificates } = await runtime.client.listDue();
+    const [first] = certificates;
+    if (!first) throw new Error("nothing listed");
+    await runtime.client.renewListed(first);
+    const calls = ["test", "list", "publicRenew"] as const;
+    for (const op of calls) expect(sim.requestsFor(op)).toHaveLength(1);
+    return calls.map((op) => sim.requestsFor(op)[0]?.headers.authorization);
+  }
+
+  it.each<[string, Record<string, string>]>([
+    ["by default", {}],
+    ["with CERTSCHED_PUBLIC_AUTH=none", { CERTSCHED_PUBLIC_AUTH: "none" }],
+  ])("sends no Authorization %s", async (_, env) => {
+    sim = await startSimulator({ certificates: SEEDS.slice(-1) });
+    runtime = runtimeFor(sim, env);
+
+    expect(await everyPublicCall()).toEqual([undefined, undefined, undefined]);
+    expect(tokensInHeaders()).toEqual([]);
+    // The tokens did travel, in the body (spec 2.4).
+    const body = JSON.parse(sim.requestsFor("test")[0]?.body ?? "{}") as Record<string, string>;
+    expect(sim.issuedTokens()).toContain(body.accessToken);
+  });
+
+  it("sends the API key as Bearer with CERTSCHED_PUBLIC_AUTH=api-key, and still no token", async () => {
+    sim = await startSimulator({ certificates: SEEDS.slice(-1) });
+    runtime = runtimeFor(sim, { CERTSCHED_PUBLIC_AUTH: "api-key" });
+
+    const bearer = `Bearer ${sim.options.apiKey}`;
+    expect(await everyPublicCall()).toEqual([bearer, bearer, bearer]);
+    expect(tokensInHeaders()).toEqual([]);
+  });
+});
+
+describe("CERTSCHED_PUBLIC_AUTH", () => {
+  it.each([
+    [undefined, "none"],
+    ["none", "none"],
+    ["api-key", "api-key"],
+  ])("%s reads as %s", (value, expected) => {
+    const env = { ...SETTINGS, CERTSCHED_PUBLIC_AUTH: value };
+    expect(loadSettings(env).publicAuth).toBe(expected);
+  });
+
+  it("refuses another value, naming the setting and what it accepts", () => {
+    let thrown: unknown;
+    try {
+      loadSettings({ ...SETTINGS, CERTSCHED_PUBLIC_AUTH: "management-token" });
+    } catch (error) {
+      thrown = error;
+    }
+    expect(thrown).toBeInstanceOf(ConfigError);
+    expect((thrown as ConfigError).problems).toEqual([
+      { name: "CERTSCHED_PUBLIC_AUTH", message: 'must be "none" or "api-key"' },
+    ]);
   });
 });
