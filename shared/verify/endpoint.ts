@@ -1,0 +1,54 @@
+import { isIP } from "node:net";
+import { escapeControl } from "../escapeControl.js";
+import type { Endpoint } from "./tlsProbe.js";
+
+/** The HTTPS port: what a browser connects to when the address names none. */
+export const DEFAULT_TLS_PORT = 443;
+
+/** One endpoint named by a person: `NAME[:PORT]`, an IPv4 address, or `[IPv6][:PORT]`. */
+export interface NamedEndpoint extends Endpoint {
+  /** As given, lower-cased: the result's `domain`, so it reads back as it was asked. */
+  readonly label: string;
+}
+
+const LABEL = "[a-z0-9_](?:[a-z0-9_-]{0,61}[a-z0-9_])?";
+const HOSTNAME = new RegExp(`^(?=.{1,253}$)${LABEL}(?:\\.${LABEL})*$`, "i");
+
+/**
+ * Parses `text` (a --domain value, a CERTSCHED_WATCH entry); returns the endpoint or the rule
+ * it breaks, for the caller to name its source in the error.
+ */
+export function parseEndpoint(text: string): NamedEndpoint | string {
+  const value = text.trim().toLowerCase();
+  const rule =
+    "must be NAME[:PORT], e.g. www.contoso.com or www.contoso.com:8443 ([::1]:8443 for IPv6)";
+  let host: string;
+  let portText: string | undefined;
+  const bracketed = /^\[([^\]]*)\](?::(.*))?$/.exec(value);
+  if (bracketed) {
+    host = bracketed[1] ?? "";
+    portText = bracketed[2];
+    if (isIP(host) !== 6)
+      return `"${escapeControl(text)}" ${rule}: [${escapeControl(host)}] is not an IPv6 address`;
+  } else {
+    const parts = value.split(":");
+    if (parts.length > 2)
+      return `"${escapeControl(text)}" ${rule}: write IPv6 addresses in brackets`;
+    host = parts[0] ?? "";
+    portText = parts[1];
+    // A trailing dot names the same host (an absolute name); certificates never carry it.
+    host = host.replace(/\.$/, "");
+    if (host.includes("*"))
+      return `"${escapeControl(text)}" ${rule}: a wildcard is not an address to connect to`;
+    if (isIP(host) === 0 && !HOSTNAME.test(host)) return `"${escapeControl(text)}" ${rule}`;
+  }
+  let port = DEFAULT_TLS_PORT;
+  if (portText !== undefined) {
+    const n = Number(portText);
+    if (!/^\d+$/.test(portText) || n < 1 || n > 65_535) {
+      return `"${escapeControl(text)}" has port "${escapeControl(portText)}", which is not a whole number from 1 to 65535`;
+    }
+    port = n;
+  }
+  return { host, port, label: value.replace(/\.(?=:|$)/, "") };
+}

@@ -1,0 +1,207 @@
+import { X509Certificate } from "node:crypto";
+import { isIP } from "node:net";
+import tls from "node:tls";
+import { type ConnectToRule, resolveConnectTo } from "./connectTo.js";
+import { chainAnchored } from "./trustAnchor.js";
+
+/**
+ * One TLS probe: connect with SNI, read the served certificate, close. Nothing is ever written
+ * on the connection (no HTTP request, no byte of application data): the handshake alone says
+ * what a browser would be shown, and a probe must not count as a visit or trigger anything.
+ */
+
+/** What to probe: the name users type, and the port (443 unless given). */
+export interface Endpoint {
+  readonly host: string;
+  readonly port: number;
+}
+
+export interface ProbeOptions {
+  /** CERTSCHED_VERIFY_CONNECT_TO rules: where to connect instead (SNI stays `host`). */
+  readonly connectTo?: readonly ConnectToRule[];
+  /** The whole probe's time (DNS, TCP, handshake), in ms. */
+  readonly timeoutMs: number;
+  /**
+   * Trusted certificates (PEM). Unset: Node's default store, which is its bundled roots plus
+   * NODE_EXTRA_CA_CERTS, read by Node at start, exactly as every HTTPS call of Node sees it.
+   * Tests pass `[...tls.rootCertificates, ...extra]`.
+   */
+  readonly ca?: readonly string[];
+  readonly signal?: AbortSignal;
+}
+
+/** The served leaf certificate, as read from the handshake. */
+export interface ServedCertificate {
+  readonly notBefore: Date;
+  readonly notAfter: Date;
+  /** Issuer's distinguished name, `CN=..., O=...` (as the server sent it: escape to show). */
+  readonly issuer: string;
+  readonly subject: string;
+  /** Serial number, upper-case hex. */
+  readonly serial: string;
+  /** SHA-256 of the DER certificate, upper-case hex without separators. */
+  readonly thumbprint: string;
+  /** subjectAltName entries, e.g. `DNS:www.contoso.com`, `IP Address:127.0.0.1`. */
+  readonly altNames: readonly string[];
+}
+
+/** Why a chain does not verify: OpenSSL's code (e.g. UNABLE_TO_VERIFY_LEAF_SIGNATURE). */
+export interface ChainProblem {
+  readonly code: string;
+}
+
+export type ProbeResult =
+  | {
+      readonly reached: true;
+      /** Where the connection went (after connect-to). */
+      readonly connectedTo: string;
+      readonly certificate: ServedCertificate;
+      /** Undefined when the chain verifies against the trusted store. */
+      readonly chainProblem: ChainProblem | undefined;
+      /** tls.checkServerIdentity's reason when the certificate does not cover the name. */
+      readonly nameProblem: string | undefined;
+    }
+  | {
+      readonly reached: false;
+      readonly connectedTo: string;
+      /** DNS, TCP, TLS or TIMEOUT: which step failed. */
+      readonly step: "DNS" | "TCP" | "TLS" | "TIMEOUT";
+      /** Node's error code, when there is one (ENOTFOUND, ECONNREFUSED, ...). */
+      readonly code: string | undefined;
+      readonly message: string;
+    };
+
+/** OpenSSL verify errors about validity dates: they may hide an untrusted chain (trustAnchor.ts). */
+const TIME_ERRORS: ReadonlySet<string> = new Set(["CERT_HAS_EXPIRED", "CERT_NOT_YET_VALID"]);
+
+const DNS_CODES: ReadonlySet<string> = new Set([
+  "ENOTFOUND",
+  "EAI_AGAIN",
+  "EAI_FAIL",
+  "EAI_NONAME",
+]);
+const TCP_CODES: ReadonlySet<string> = new Set([
+  "ECONNREFUSED",
+  "ECONNRESET",
+  "EHOSTUNREACH",
+  "ENETUNREACH",
+  "EADDRNOTAVAIL",
+  "EPIPE",
+]);
+
+function hostPort(host: string, port: number): string {
+  return `${isIP(host) === 6 ? `[${host}]` : host}:${port}`;
+}
+
+function describeCertificate(peer: tls.DetailedPeerCertificate): ServedCertificate {
+  const x509 = new X509Certificate(peer.raw);
+  return {
+    notBefore: new Date(x509.validFrom),
+    notAfter: new Date(x509.validTo),
+    issuer: x509.issuer.split("\n").join(", "),
+    subject: x509.subject.split("\n").join(", "),
+    serial: x509.serialNumber.toUpperCase(),
+    thumbprint: x509.fingerprint256.replaceAll(":", "").toUpperCase(),
+    altNames: (x509.subjectAltName ?? "").split(", ").filter((n) => n !== ""),
+  };
+}
+
+/**
+ * The chain's verdict. OpenSSL reports one error, the last it met: an expired leaf from an
+ * unknown CA reads CERT_HAS_EXPIRED, as an expired leaf from a trusted CA does. A time error is
+ * therefore checked again: the chain must reach a trusted root with every signature good.
+ */
+function chainVerdict(
+  socket: tls.TLSSocket,
+  peer: tls.DetailedPeerCertificate,
+  ca: readonly string[] | undefined,
+): ChainProblem | undefined {
+  const error = socket.authorizationError;
+  if (socket.authorized || error === null || error === undefined) return undefined;
+  const code =
+    typeof error === "string" ? error : ((error as { code?: string }).code ?? String(error));
+  if (TIME_ERRORS.has(code)) {
+    const anchored = chainAnchored(peer, ca);
+    // The leaf's own dates are judged by the judge, with its clock; any other time error stays.
+    if (anchored.trusted && anchored.onlyLeafOutOfDate) return undefined;
+    if (!anchored.trusted) return { code: anchored.code };
+  }
+  return { code };
+}
+
+/** Probes one endpoint; never throws for anything the network or the server does. */
+export function probeTls(endpoint: Endpoint, options: ProbeOptions): Promise<ProbeResult> {
+  const target = resolveConnectTo(options.connectTo ?? [], endpoint.host, endpoint.port);
+  const connectedTo = hostPort(target.host, target.port);
+  return new Promise((resolve) => {
+    let settled = false;
+    let socket: tls.TLSSocket | undefined;
+    const finish = (result: ProbeResult) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      options.signal?.removeEventListener("abort", onAbort);
+      socket?.destroy();
+      resolve(result);
+    };
+    const failed = (
+      step: "DNS" | "TCP" | "TLS" | "TIMEOUT",
+      code: string | undefined,
+      message: string,
+    ) => finish({ reached: false, connectedTo, step, code, message });
+    const onAbort = () => failed("TIMEOUT", "ABORTED", "the probe was cancelled");
+    const timer = setTimeout(
+      () => failed("TIMEOUT", "ETIMEDOUT", `no TLS handshake within ${options.timeoutMs} ms`),
+      options.timeoutMs,
+    );
+    if (options.signal?.aborted) {
+      onAbort();
+      return;
+    }
+    options.signal?.addEventListener("abort", onAbort, { once: true });
+    let connected = false;
+    socket = tls.connect({
+      host: target.host,
+      port: target.port,
+      // SNI carries names only (RFC 6066 3): an address is checked against the certificate but not sent.
+      ...(isIP(endpoint.host) === 0 ? { servername: endpoint.host } : {}),
+      // The chain and the name are judged below, separately, so each gets its own status;
+      // the connection is closed right after the handshake whatever they say.
+      rejectUnauthorized: false,
+      checkServerIdentity: () => undefined,
+      ...(options.ca ? { ca: [...options.ca] } : {}),
+    });
+    socket.once("connect", () => {
+      connected = true;
+    });
+    socket.once("secureConnect", () => {
+      const s = socket as tls.TLSSocket;
+      const peer = s.getPeerCertificate(true);
+      if (peer.raw === undefined) {
+        failed("TLS", undefined, "the server sent no certificate");
+        return;
+      }
+      const nameError = tls.checkServerIdentity(endpoint.host, peer);
+      finish({
+        reached: true,
+        connectedTo,
+        certificate: describeCertificate(peer),
+        chainProblem: chainVerdict(s, peer, options.ca),
+        nameProblem: nameError?.message,
+      });
+    });
+    socket.once("error", (error: NodeJS.ErrnoException) => {
+      const code = error.code;
+      const step =
+        code && DNS_CODES.has(code)
+          ? "DNS"
+          : !connected && code && TCP_CODES.has(code)
+            ? "TCP"
+            : "TLS";
+      failed(step, code, error.message);
+    });
+    socket.once("close", () =>
+      failed("TLS", undefined, "the connection closed before the handshake completed"),
+    );
+  });
+}

@@ -1,0 +1,113 @@
+import { z } from "zod";
+import { parseDuration } from "../duration.js";
+import { ConfigError, type Problem } from "../errors.js";
+import type { Env } from "../settings.js";
+import { type ConnectToRule, parseConnectTo } from "./connectTo.js";
+
+/**
+ * The settings verification reads, parsed on their own: `certsched verify --domain` needs no
+ * service settings (CERTSCHED_BASE_URL, credentials) and no storage, so it must not go through
+ * loadSettings, which requires them. Same sources, same rules: blanks count as unset, every
+ * problem is reported at once, each naming its setting.
+ */
+export interface VerifySettings {
+  /** CERTSCHED_VERIFY_CONNECT_TO, parsed; empty when unset. */
+  readonly connectTo: readonly ConnectToRule[];
+  /** CERTSCHED_VERIFY_WARN_DAYS: `expiring` below this many whole days left. Default 14. */
+  readonly warnDays: number;
+  /** CERTSCHED_VERIFY_WINDOW, ms: how long an accepted renewal may take to land. Default 2 h. */
+  readonly windowMs: number;
+  /** CERTSCHED_VERIFY_UNREACHABLE_AFTER, ms: unreachable is an error after this. Default 24 h. */
+  readonly unreachableAfterMs: number;
+  /** CERTSCHED_HTTP_TIMEOUT, ms: one probe's whole time (DNS, TCP, handshake). Default 30 s. */
+  readonly timeoutMs: number;
+}
+
+/** The names, for KNOWN_SETTINGS and the docs. */
+export const VERIFY_SETTINGS = [
+  "CERTSCHED_VERIFY_CONNECT_TO",
+  "CERTSCHED_VERIFY_WARN_DAYS",
+  "CERTSCHED_VERIFY_WINDOW",
+  "CERTSCHED_VERIFY_UNREACHABLE_AFTER",
+] as const;
+
+const DAY_MS = 86_400_000;
+
+function duration(defaultText: string, minMs: number, maxMs: number) {
+  return z
+    .string()
+    .default(defaultText)
+    .transform((text, ctx) => {
+      const ms = parseDuration(text);
+      if (ms === undefined) {
+        ctx.addIssue({ code: "custom", message: "must be a duration like 2h, 90m, 30s or PT2H" });
+        return z.NEVER;
+      }
+      if (ms < minMs || ms > maxMs) {
+        ctx.addIssue({
+          code: "custom",
+          message: `must be between ${minMs / 1000}s and ${maxMs / 1000}s`,
+        });
+        return z.NEVER;
+      }
+      return ms;
+    });
+}
+
+const schema = z.object({
+  CERTSCHED_VERIFY_CONNECT_TO: z
+    .string()
+    .optional()
+    .transform((text, ctx) => {
+      try {
+        return parseConnectTo(text);
+      } catch (error) {
+        if (!(error instanceof ConfigError)) throw error;
+        for (const p of error.problems) ctx.addIssue({ code: "custom", message: p.message });
+        return z.NEVER;
+      }
+    }),
+  // Whole days, as daysLeft is; 365 covers any certificate a public CA issues today.
+  CERTSCHED_VERIFY_WARN_DAYS: z
+    .string()
+    .default("14")
+    .transform((text, ctx) => {
+      const n = Number(text);
+      if (!/^\s*\d+\s*$/.test(text) || n < 1 || n > 365) {
+        ctx.addIssue({ code: "custom", message: "must be a whole number of days from 1 to 365" });
+        return z.NEVER;
+      }
+      return n;
+    }),
+  // 1 min .. 7 d: the service usually completes a renewal within minutes to an hour.
+  CERTSCHED_VERIFY_WINDOW: duration("2h", 60_000, 7 * DAY_MS),
+  // 0 (no grace) .. 30 d.
+  CERTSCHED_VERIFY_UNREACHABLE_AFTER: duration("24h", 0, 30 * DAY_MS),
+  // The same rule as loadSettings applies to it (shared/settings.ts).
+  CERTSCHED_HTTP_TIMEOUT: duration("30s", 100, 600_000),
+});
+
+/** Parses the verification settings from `env`; throws one ConfigError naming every problem. */
+export function loadVerifySettings(env: Env): VerifySettings {
+  const raw: Record<string, string> = {};
+  for (const name of [...VERIFY_SETTINGS, "CERTSCHED_HTTP_TIMEOUT"]) {
+    const value = env[name];
+    if (value !== undefined && value.trim() !== "") raw[name] = value;
+  }
+  const result = schema.safeParse(raw);
+  if (!result.success) {
+    const problems: Problem[] = result.error.issues.map((issue) => ({
+      name: String(issue.path[0] ?? "(settings)"),
+      message: issue.message,
+    }));
+    throw new ConfigError(problems);
+  }
+  const s = result.data;
+  return {
+    connectTo: s.CERTSCHED_VERIFY_CONNECT_TO,
+    warnDays: s.CERTSCHED_VERIFY_WARN_DAYS,
+    windowMs: s.CERTSCHED_VERIFY_WINDOW,
+    unreachableAfterMs: s.CERTSCHED_VERIFY_UNREACHABLE_AFTER,
+    timeoutMs: s.CERTSCHED_HTTP_TIMEOUT,
+  };
+}
