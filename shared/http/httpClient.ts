@@ -2,9 +2,11 @@ import type { Agent } from "undici";
 import { UpstreamError, type UpstreamName } from "../errors.js";
 import { type RetryPolicy, retryDelayMs } from "./retryPolicy.js";
 
-/** An outbound POST, fully built (see shared/service/requests.ts). */
+/** An outbound request, fully built (see shared/service/requests.ts). */
 export interface OutboundRequest {
   readonly upstream: UpstreamName;
+  /** Default POST; Get Certificate is the one GET (it has no body). */
+  readonly method?: "GET" | "POST";
   readonly url: string;
   readonly headers: Readonly<Record<string, string>>;
   readonly body: string;
@@ -36,8 +38,16 @@ export interface HttpClientOptions {
   ) => void;
 }
 
-/** Response bodies larger than this are refused: a list of 10,000 records is well under it. */
-export const MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
+/**
+ * Response bodies larger than this are refused (UPSTREAM_BAD_RESPONSE), so the list's size and
+ * the memory it takes agree. At 16 MiB of the smallest records the schema accepts (about 85,000;
+ * some 30,000 records of the shape the service sends, nulls included) listing peaks near 210 MB
+ * of RSS, under half of the smallest instance infra allows (instanceMemoryMB 512): see
+ * docs/performance.md, "Peak RSS at the list's size cap". The former 64 MiB let a 336,000-record
+ * list take 784 MB of heap. Parsing record by record would not help enough on its own: the
+ * validated records themselves take most of that memory.
+ */
+export const MAX_RESPONSE_BYTES = 16 * 1024 * 1024;
 
 type Undici = typeof import("undici");
 let undici: Promise<Undici> | undefined;
@@ -135,6 +145,11 @@ export class HttpClient {
       bodyTimeout: timeoutMs,
       connectTimeout: Math.min(timeoutMs, 10_000),
       connections: 64,
+      // An idle connection is closed by us long before a server would close it (Node's default
+      // is 5 s, front ends often minutes): a request sent on a socket the server is closing at
+      // that moment fails with ECONNRESET, and a create is never retried.
+      keepAliveTimeout: 2_000,
+      keepAliveMaxTimeout: 2_000,
     });
     return this.#agent;
   }
@@ -162,9 +177,9 @@ async function attempt(
   let cut: Cut = "headers";
   try {
     const res = await lib.request(req.url, {
-      method: "POST",
+      method: req.method ?? "POST",
       headers: req.headers,
-      body: req.body,
+      body: req.method === "GET" ? null : req.body,
       signal: controller.signal,
       // No redirect interceptor: a 3xx is returned as it is, never followed, since
       // following it could hand our tokens to another host.
@@ -236,7 +251,7 @@ function networkError(upstream: UpstreamName, error: unknown, timeoutMs: number)
     return new UpstreamError(
       "UPSTREAM_BAD_RESPONSE",
       upstream,
-      `${upstream}: response larger than ${MAX_RESPONSE_BYTES} bytes`,
+      `${upstream}: response larger than ${MAX_RESPONSE_BYTES} bytes (${MAX_RESPONSE_BYTES / 1048576} MiB), the most certsched reads`,
     );
   }
   const reason = code === "UND_ERR_SOCKET" ? "connection closed by the other side" : code;

@@ -11,6 +11,7 @@ export const OPERATION_LABEL: Readonly<Record<UpstreamName, string>> = {
   list: "list certificates due for renewal",
   publicRenew: "renew certificate",
   test: "connectivity test",
+  get: "get certificate",
   token: "get cloud token",
   keyVault: "read Key Vault secret",
   ledger: "renewal ledger",
@@ -183,11 +184,16 @@ export function dueList(res: InboundResponse): DueList {
   }
   const certificates: CertificateRecord[] = [];
   const rejected: RejectedRecord[] = [];
-  body.forEach((item: unknown, index) => {
+  const items: unknown[] = body;
+  for (let index = 0; index < items.length; index++) {
+    const item = items[index];
+    // Each raw record is let go once validated, so the collector can reclaim it while the list
+    // is still being read: raw and validated copies of every record are never all alive at once.
+    items[index] = undefined;
     const parsed = certificateRecord.safeParse(item);
     if (parsed.success) {
       certificates.push(parsed.data);
-      return;
+      continue;
     }
     const raw = (typeof item === "object" && item !== null ? item : {}) as Record<string, unknown>;
     rejected.push({
@@ -196,6 +202,6 @@ export function dueList(res: InboundResponse): DueList {
       id: typeof raw.id === "number" ? raw.id : undefined,
       problems: toProblems(parsed.error, item),
     });
-  });
+  }
   return { certificates, rejected };
 }
