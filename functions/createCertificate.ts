@@ -9,6 +9,8 @@ import { handle } from "../shared/api/handle.js";
 import { noQuery, parseQuery } from "../shared/api/parseQuery.js";
 import { json } from "../shared/api/problem.js";
 import { readJsonBody } from "../shared/api/readBody.js";
+import { authorize } from "../shared/auth/authorize.js";
+import { OPERATOR } from "../shared/auth/roles.js";
 import { getRuntime } from "../shared/runtime.js";
 import { createCertificateInput, parseOrThrow } from "../shared/schemas/index.js";
 
@@ -18,6 +20,7 @@ export async function createCertificate(
   context: InvocationContext,
 ): Promise<HttpResponseInit> {
   return handle(context, async () => {
+    authorize(request, OPERATOR);
     parseQuery(request, noQuery);
     const input = parseOrThrow(
       createCertificateInput,

@@ -8,6 +8,8 @@ import { handle } from "../shared/api/handle.js";
 import { noQuery, parseQuery } from "../shared/api/parseQuery.js";
 import { json } from "../shared/api/problem.js";
 import { certificateView } from "../shared/api/views.js";
+import { authorize } from "../shared/auth/authorize.js";
+import { READER } from "../shared/auth/roles.js";
 import { getRuntime } from "../shared/runtime.js";
 
 /** GET /api/certificates/due: certificates expiring within 20 days (spec 4.3). */
@@ -16,6 +18,7 @@ export async function listDueCertificates(
   context: InvocationContext,
 ): Promise<HttpResponseInit> {
   return handle(context, async () => {
+    authorize(request, READER);
     parseQuery(request, noQuery);
     const runtime = getRuntime();
     const { certificates, rejected } = await runtime.client.listDue();

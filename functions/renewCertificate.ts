@@ -9,6 +9,8 @@ import { contextLogger } from "../shared/api/contextLogger.js";
 import { handle } from "../shared/api/handle.js";
 import { noQuery, parseQuery } from "../shared/api/parseQuery.js";
 import { json } from "../shared/api/problem.js";
+import { authorize } from "../shared/auth/authorize.js";
+import { OPERATOR } from "../shared/auth/roles.js";
 import { getRuntime } from "../shared/runtime.js";
 import { parseOrThrow, requiredText } from "../shared/schemas/index.js";
 
@@ -20,6 +22,7 @@ export async function renewCertificate(
   context: InvocationContext,
 ): Promise<HttpResponseInit> {
   return handle(context, async () => {
+    authorize(request, OPERATOR);
     parseQuery(request, noQuery);
     const { name } = parseOrThrow(params, { name: request.params.name }, "route");
     const message = await getRuntime().client.renew(name);

@@ -10,6 +10,8 @@ import { handle } from "../shared/api/handle.js";
 import { parseQuery } from "../shared/api/parseQuery.js";
 import { json } from "../shared/api/problem.js";
 import { sweepWith } from "../shared/api/sweepWith.js";
+import { authorize } from "../shared/auth/authorize.js";
+import { OPERATOR } from "../shared/auth/roles.js";
 import { getRuntime } from "../shared/runtime.js";
 
 const query = z.object({
@@ -25,6 +27,7 @@ export async function runRenewals(
   context: InvocationContext,
 ): Promise<HttpResponseInit> {
   return handle(context, async () => {
+    authorize(request, OPERATOR);
     const { dryRun } = parseQuery(request, query);
     const summary = await sweepWith(getRuntime(), contextLogger(context), {
       dryRun,

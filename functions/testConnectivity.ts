@@ -7,6 +7,8 @@ import {
 import { handle } from "../shared/api/handle.js";
 import { noQuery, parseQuery } from "../shared/api/parseQuery.js";
 import { json } from "../shared/api/problem.js";
+import { authorize } from "../shared/auth/authorize.js";
+import { READER } from "../shared/auth/roles.js";
 import { getRuntime } from "../shared/runtime.js";
 
 /** GET /api/connectivity: the public test operation (spec 4.5), with certsched's credentials. */
@@ -15,6 +17,7 @@ export async function testConnectivity(
   context: InvocationContext,
 ): Promise<HttpResponseInit> {
   return handle(context, async () => {
+    authorize(request, READER);
     parseQuery(request, noQuery);
     const message = await getRuntime().client.test();
     return json(200, { ok: true, message });

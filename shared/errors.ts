@@ -29,7 +29,9 @@ export type ErrorCode =
   /** A secret could not be read from Key Vault. */
   | "SECRET_UNAVAILABLE"
   /** The renewal ledger (Table storage) could not be read or written. */
-  | "LEDGER_UNAVAILABLE";
+  | "LEDGER_UNAVAILABLE"
+  /** An Entra ID caller lacks the app role the operation needs (shared/auth). */
+  | "FORBIDDEN";
 
 export interface CertschedErrorOptions {
   /** Whether repeating the same call may succeed. */

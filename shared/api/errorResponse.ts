@@ -1,4 +1,5 @@
 import type { HttpResponseInit } from "@azure/functions";
+import { ForbiddenError } from "../auth/authorize.js";
 import {
   ConfigError,
   ensureError,
@@ -25,6 +26,11 @@ export function errorResponse(error: unknown, invocationId: string): HttpRespons
   }
   if (e instanceof ValidationError) {
     return problem(400, e.code, "Invalid request", redact(e.message), { errors: e.issues });
+  }
+  if (e instanceof ForbiddenError) {
+    return problem(403, e.code, "Forbidden", e.message, {
+      errors: [{ name: "role", message: `${e.requiredRole} required` }],
+    });
   }
   if (e instanceof ConfigError) {
     return problem(503, e.code, "certsched is not configured", e.message, { errors: e.problems });
