@@ -211,6 +211,68 @@ describe("runSweep against the simulator", () => {
     expect(sim.renewCallsFor("twice")).toBe(1);
   });
 
+  it("two names sharing one id: the first is renewed, the second rejected by name, the run fails", async () => {
+    await start([
+      { certificateName: "www-contoso-com", expiryDate: inDays(4) },
+      { certificateName: "api-contoso-com", expiryDate: inDays(6) },
+    ]);
+    const [www, api] = sim.certificates().map(toCertificateRecord);
+    if (!www || !api) throw new Error("no certificates");
+    const impostor = { ...api, id: www.id };
+    sim.inject("list", {
+      status: 200,
+      headers: { "content-type": "application/json" },
+      // The same record twice is one renewal; a different name under that id is not.
+      body: JSON.stringify([www, impostor, www]),
+    });
+
+    const { summary } = await sweep();
+
+    expect(outcomes(summary.results)).toEqual({ "www-contoso-com": "renewal-scheduled" });
+    expect(sim.renewCallsFor("www-contoso-com")).toBe(1);
+    expect(sim.renewCallsFor("api-contoso-com")).toBe(0);
+    expect(summary.rejected).toEqual([
+      {
+        index: 1,
+        certificateName: "api-contoso-com",
+        id: www.id,
+        problems: [
+          {
+            name: "id",
+            message: `${www.id} is also the id of record 0 (www-contoso-com): duplicate id, different name; not renewed`,
+          },
+        ],
+      },
+    ]);
+    expect(summary.counts).toMatchObject({ due: 2, failed: 1, "renewal-scheduled": 1 });
+    expect(summary.failed).toBe(true);
+    expect(summary.problems).toEqual([
+      `record 1 of the list (api-contoso-com) is invalid: id ${www.id} is also the id of record 0 (www-contoso-com): duplicate id, different name; not renewed`,
+    ]);
+  });
+
+  it("counts list positions past invalid records when naming a duplicate", async () => {
+    await start([
+      { certificateName: "www-contoso-com", expiryDate: inDays(4) },
+      { certificateName: "api-contoso-com", expiryDate: inDays(6) },
+    ]);
+    const [www, api] = sim.certificates().map(toCertificateRecord);
+    if (!www || !api) throw new Error("no certificates");
+    sim.inject("list", {
+      status: 200,
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify([{ ...www, id: "x" }, www, { ...api, id: www.id }]),
+    });
+
+    const { summary } = await sweep();
+
+    expect(summary.rejected.map((r) => [r.index, r.certificateName])).toEqual([
+      [0, "www-contoso-com"],
+      [2, "api-contoso-com"],
+    ]);
+    expect(summary.problems[1]).toContain("is also the id of record 1 (www-contoso-com)");
+  });
+
   it("a dry run decides, renews nothing, and writes nothing to the ledger", async () => {
     await start(MIXED);
     const ledger = memoryLedger();
