@@ -1,6 +1,7 @@
 import { spawnSync } from "node:child_process";
 import { writeFile } from "node:fs/promises";
 import path from "node:path";
+import { cliStartBench } from "./cliStart.js";
 import { coldStartBench, type LoadVariant } from "./coldStart.js";
 import { httpOverheadBench } from "./httpOverhead.js";
 import { describeMachine } from "./machine.js";
@@ -91,6 +92,15 @@ export async function runBench(input: BenchInput): Promise<number> {
       }),
     );
   }
+
+  sections.push(
+    await cliStartBench({
+      root: input.root,
+      rounds: input.quick ? 5 : 20,
+      warmupRounds: input.quick ? 1 : 2,
+      progress,
+    }),
+  );
 
   sections.push(
     await memoryBench({
