@@ -114,7 +114,7 @@ export function whereToLook(facts: FailureFacts, where: Where | undefined): stri
       code === "UPSTREAM_TIMEOUT" ? "; CERTSCHED_HTTP_TIMEOUT sets the time allowed" : "";
     return `${url ? `Tried ${url}. ` : ""}Check ${setting} and the network${timeout}.`;
   }
-  if (code === "TOKEN_UNAVAILABLE" && /unreachable/i.test(text)) {
+  if (code === "TOKEN_UNAVAILABLE" && /unreachable|no answer within the timeout/i.test(text)) {
     const url = where ? urlTried("token", where) : undefined;
     return `${url ? `Tried ${url}. ` : ""}Check CERTSCHED_TOKEN_URL and the network.`;
   }

@@ -1,6 +1,6 @@
 import type { CertificateResult, SweepSummary } from "../../shared/sweep/summary.js";
 import { OUTCOMES } from "../../shared/sweep/summary.js";
-import { shortCause, statusOf, type Where, whereToLook } from "./cause.js";
+import { type FailureFacts, shortCause, statusOf, type Where, whereToLook } from "./cause.js";
 import type { Paint, Palette } from "./color.js";
 import { formatExpiry } from "./expiry.js";
 import { renderTable } from "./table.js";
@@ -64,6 +64,24 @@ function causeLines(
 }
 
 /**
+ * What the list's failure was, read back from its message (the summary keeps text only): the
+ * identity provider's or the service's, unreachable, timed out or answered with a status.
+ */
+function listFailureFacts(text: string): FailureFacts {
+  const token = /^Identity provider/.test(text);
+  const code = /unreachable|cannot reach the service/.test(text)
+    ? token
+      ? "TOKEN_UNAVAILABLE"
+      : "UPSTREAM_UNREACHABLE"
+    : /no answer within the timeout/.test(text)
+      ? token
+        ? "TOKEN_UNAVAILABLE"
+        : "UPSTREAM_TIMEOUT"
+      : undefined;
+  return { upstream: token ? "token" : "list", code, status: statusOf(text), text };
+}
+
+/**
  * The sweep for people: a table of certificates that fits the terminal, then the cause of each
  * certificate that did not simply renew, then the counts and what failed.
  */
@@ -83,19 +101,7 @@ export function renderSweep(
       ),
     );
     lines.push(...wrapToWidth(oneLine(shortCause(summary.listError)), width, "  "));
-    const hint = whereToLook(
-      {
-        upstream: "list",
-        code: /cannot reach the service/.test(summary.listError)
-          ? "UPSTREAM_UNREACHABLE"
-          : /no answer within the timeout/.test(summary.listError)
-            ? "UPSTREAM_TIMEOUT"
-            : undefined,
-        status: statusOf(summary.listError),
-        text: summary.listError,
-      },
-      where,
-    );
+    const hint = whereToLook(listFailureFacts(summary.listError), where);
     if (hint) lines.push(...wrapToWidth(oneLine(hint), width, "  "));
   } else if (summary.results.length === 0 && summary.rejected.length === 0) {
     lines.push("Nothing is due for renewal.");
