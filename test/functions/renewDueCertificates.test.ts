@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, inject, it } from "vitest";
 import { renewCertificate } from "../../functions/renewCertificate.js";
 import { renewDueCertificates, SweepFailedError } from "../../functions/renewDueCertificates.js";
+import { CertschedError } from "../../shared/errors.js";
 import type { Ledger } from "../../shared/ledger/ledger.js";
 import { tableLedger } from "../../shared/ledger/tableLedger.js";
 import type { SeedCertificate } from "../../sim/index.js";
@@ -101,6 +102,11 @@ describe("renewDueCertificates (timer)", () => {
       const error = await sweep().catch((e: unknown) => e);
 
       expect(error).toBeInstanceOf(SweepFailedError);
+      expect(error).toBeInstanceOf(CertschedError);
+      expect(error).toMatchObject({
+        code: "SWEEP_FAILED",
+        problems: ["1 renewal(s) failed: intranet-contoso-com"],
+      });
       expect((error as Error).message).toBe(
         "certsched renewal sweep failed: 1 renewal(s) failed: intranet-contoso-com",
       );
