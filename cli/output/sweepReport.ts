@@ -30,7 +30,7 @@ const LEDGER_NOTE: Readonly<Record<string, string>> = {
   table: "Ledger: Azure Table storage (shared with the function app)",
   memory: "Ledger: in memory, for this run only",
   none: "Ledger: none (recent requests and stuck renewals are not tracked between runs)",
-  unavailable: "Ledger: unavailable (went on without duplicate protection)",
+  unavailable: "Ledger: unavailable (no renewal was started without it)",
 };
 
 /** Problems first (failed, stuck, ...), then skipped: what needs a person comes first. */
