@@ -40,14 +40,15 @@ export interface HttpClientOptions {
 
 /**
  * Response bodies larger than this are refused (UPSTREAM_BAD_RESPONSE), so the list's size and
- * the memory it takes agree. At 16 MiB of the smallest records the schema accepts (about 85,000;
- * some 30,000 records of the shape the service sends, nulls included) listing peaks near 210 MB
- * of RSS, under half of the smallest instance infra allows (instanceMemoryMB 512): see
- * docs/performance.md, "Peak RSS at the list's size cap". The former 64 MiB let a 336,000-record
- * list take 784 MB of heap. Parsing record by record would not help enough on its own: the
- * validated records themselves take most of that memory.
+ * the memory it takes agree. 12 MiB holds about 63,000 of the smallest records the schema accepts,
+ * or some 23,000 of the shape the service sends (nulls included). Listing that many peaks near
+ * 165 MiB of RSS, well under half of the smallest instance infra allows (instanceMemoryMB 512):
+ * docs/performance.md, "Peak RSS at the list's size cap". At 16 MiB the peak already reached
+ * 241 MiB in some runs (garbage collection timing), too close to that line; the former 64 MiB
+ * let a 336,000-record list take 784 MB of heap. Parsing record by record would not be enough on
+ * its own: the validated records hold most of that memory.
  */
-export const MAX_RESPONSE_BYTES = 16 * 1024 * 1024;
+export const MAX_RESPONSE_BYTES = 12 * 1024 * 1024;
 
 type Undici = typeof import("undici");
 let undici: Promise<Undici> | undefined;

@@ -34,8 +34,8 @@ afterAll(async () => {
 });
 
 describe(`the list's size cap (${MAX_RESPONSE_BYTES} bytes)`, () => {
-  it("is below the 64 MiB that ran a 512 MB instance out of memory", () => {
-    expect(MAX_RESPONSE_BYTES).toBeLessThanOrEqual(16 * 1024 * 1024);
+  it("is 12 MiB, not the 64 MiB that ran a 512 MB instance out of memory", () => {
+    expect(MAX_RESPONSE_BYTES).toBe(12 * 1024 * 1024);
   });
 
   it("reads a list of exactly the cap", { timeout: 30_000 }, async () => {
@@ -57,7 +57,7 @@ describe(`the list's size cap (${MAX_RESPONSE_BYTES} bytes)`, () => {
 
     expect(error).toMatchObject({ code: "UPSTREAM_BAD_RESPONSE", upstream: "list" });
     expect(error.message).toBe(
-      `list: response larger than ${MAX_RESPONSE_BYTES} bytes (16 MiB), the most certsched reads`,
+      `list: response larger than ${MAX_RESPONSE_BYTES} bytes (12 MiB), the most certsched reads`,
     );
   });
 });
