@@ -60,6 +60,7 @@ export type UpstreamName =
   | "list"
   | "publicRenew"
   | "test"
+  | "get"
   | "token"
   | "keyVault"
   | "ledger"

@@ -1,2 +1,2 @@
 /** The operations the simulator tells apart, for recording, counting and fault injection. */
-export type SimOperation = "create" | "renew" | "list" | "publicRenew" | "test" | "token";
+export type SimOperation = "create" | "renew" | "list" | "publicRenew" | "test" | "get" | "token";

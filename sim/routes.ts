@@ -1,24 +1,46 @@
 import type { SimOperation } from "./operation.js";
 
-/** A matched route: the operation and its one path parameter (subscription, id or tenant). */
+/**
+ * A matched route: the operation, the method it answers, its path parameter (subscription, id
+ * or tenant) and, for Get Certificate, the certificate name.
+ */
 export interface RouteMatch {
   operation: SimOperation;
+  method: "GET" | "POST";
   pathValue: string;
+  name?: string;
 }
 
 const PARAM = Symbol("param");
-type Pattern = readonly (string | typeof PARAM)[];
+const NAME = Symbol("name");
+type Pattern = readonly (string | typeof PARAM | typeof NAME)[];
 
 const V3 = ["prod", "v3", "ssl", "certificate", "subscription", PARAM, "schedule"] as const;
 const PUBLIC = ["public", "v1", "subscription", PARAM, "public", "certificate"] as const;
 
-const ROUTES: readonly { operation: SimOperation; pattern: Pattern }[] = [
+const ROUTES: readonly { operation: SimOperation; pattern: Pattern; method?: "GET" }[] = [
   { operation: "create", pattern: [...V3, "create"] },
   { operation: "renew", pattern: [...V3, "renew"] },
   { operation: "list", pattern: [...PUBLIC, "renew", "getlist"] },
   { operation: "publicRenew", pattern: [...PUBLIC, "renew"] },
   { operation: "test", pattern: [...PUBLIC, "test"] },
   { operation: "token", pattern: ["identity", PARAM, "oauth2", "token"] },
+  // Get Certificate: not shown by the spec; path and method from the vendor's 8.0 client.
+  {
+    operation: "get",
+    pattern: [
+      "prod",
+      "v3",
+      "ssl",
+      "certificate",
+      "subscription",
+      PARAM,
+      "get",
+      "certificatename",
+      NAME,
+    ],
+    method: "GET",
+  },
 ];
 
 /**
@@ -30,22 +52,29 @@ export function matchRoute(rawPath: string): RouteMatch | undefined {
   if (!rawPath.startsWith("/")) return undefined;
   const segments = decodeSegments(rawPath.slice(1).split("/"));
   if (!segments) return undefined;
-  for (const { operation, pattern } of ROUTES) {
-    const pathValue = matchPattern(pattern, segments);
-    if (pathValue !== undefined) return { operation, pathValue };
+  for (const { operation, pattern, method = "POST" } of ROUTES) {
+    const values = matchPattern(pattern, segments);
+    if (values?.pathValue !== undefined) {
+      const { pathValue, name } = values;
+      return { operation, method, pathValue, ...(name === undefined ? {} : { name }) };
+    }
   }
   return undefined;
 }
 
-function matchPattern(pattern: Pattern, segments: string[]): string | undefined {
+function matchPattern(
+  pattern: Pattern,
+  segments: string[],
+): { pathValue?: string; name?: string } | undefined {
   if (pattern.length !== segments.length) return undefined;
-  let value: string | undefined;
+  const values: { pathValue?: string; name?: string } = {};
   for (const [i, expected] of pattern.entries()) {
     const actual = segments[i] ?? "";
-    if (expected === PARAM) value = actual;
+    if (expected === PARAM) values.pathValue = actual;
+    else if (expected === NAME) values.name = actual;
     else if (expected !== actual) return undefined;
   }
-  return value;
+  return values;
 }
 
 function decodeSegments(raw: string[]): string[] | undefined {

@@ -12,7 +12,7 @@ import { matchRoute, type RouteMatch } from "./routes.js";
 import type { ServiceCall, ServiceContext } from "./serviceContext.js";
 import type { RecordedRequest, Simulator } from "./simulator.js";
 import { CertificateStore } from "./state.js";
-import { handleCreate, handleRenew } from "./v3Handlers.js";
+import { handleCreate, handleGet, handleRenew } from "./v3Handlers.js";
 
 const SERVICE_HANDLERS = {
   create: handleCreate,
@@ -20,6 +20,7 @@ const SERVICE_HANDLERS = {
   list: handleList,
   publicRenew: handlePublicRenew,
   test: handleTest,
+  get: handleGet,
 } as const;
 
 /** Starts the simulator on a real HTTP server (default 127.0.0.1, a free port). */
@@ -45,6 +46,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     store.settle(at);
     const ctx: ServiceContext = { options: settings, store, identity, now: at };
     const call: ServiceCall = { pathValue: route.pathValue, headers: req.headers, body };
+    if (route.name !== undefined) call.name = route.name;
     return SERVICE_HANDLERS[route.operation](ctx, call);
   }
 
@@ -65,9 +67,11 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     });
     if (body === undefined) return writeResponse(res, text(413, "Request body too large"));
     if (!route) return writeResponse(res, text(404, "Not found"));
-    if (req.method !== "POST") {
+    // Every operation is a POST but Get Certificate, a GET (vendor's 8.0 client).
+    if (req.method !== route.method) {
       const refused = text(405, "Method not allowed");
-      return writeResponse(res, { ...refused, headers: { ...refused.headers, allow: "POST" } });
+      const allow = route.method;
+      return writeResponse(res, { ...refused, headers: { ...refused.headers, allow } });
     }
     const fault = faults.next(route.operation);
     if (fault?.delayMs) await delays.wait(fault.delayMs);

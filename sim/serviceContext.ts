@@ -15,6 +15,8 @@ export interface ServiceContext {
 /** One call as the handlers see it; pathValue is the decoded subscription (or id) segment. */
 export interface ServiceCall {
   pathValue: string;
+  /** Get Certificate's decoded {certificateName} segment. */
+  name?: string;
   headers: IncomingHttpHeaders;
   body: string;
 }

@@ -1,5 +1,6 @@
 import { KEY_VAULT_TARGET } from "./certificate.js";
-import { type SimResponse, text } from "./response.js";
+import { toCertificateRecord } from "./format.js";
+import { json, type SimResponse, text } from "./response.js";
 import {
   checkToken,
   type Parsed,
@@ -43,7 +44,7 @@ export function handleCreate(ctx: ServiceContext, call: ServiceCall): SimRespons
 export function handleRenew(ctx: ServiceContext, call: ServiceCall): SimResponse {
   const parsed = authorizeAndParse(ctx, call);
   if (!parsed.ok) return parsed.response;
-  const { certificateName: name, accessToken } = parsed.value;
+  const { certificateName: name, accessToken, accessTokenKeyVault } = parsed.value;
   if (typeof name !== "string" || name === "") return text(400, NAME_NOT_DEFINED);
   if (accessToken === undefined || accessToken === null) {
     return text(400, "accessToken is required");
@@ -52,9 +53,30 @@ export function handleRenew(ctx: ServiceContext, call: ServiceCall): SimResponse
   if (refused) return refused;
   const cert = ctx.store.byName(name);
   if (!cert) return text(400, `Certificate ${name} not found`);
+  // The vendor's renewal function sends the vault token with a key-vault certificate's renewal
+  // (spec 2.2 shows two fields, so its absence is accepted). When sent for such a certificate it
+  // must be a valid vault token: installing into the vault would fail with a bad one.
+  if (accessTokenKeyVault !== undefined && cert.target === KEY_VAULT_TARGET) {
+    const refusedVault = checkToken(ctx, "accessTokenKeyVault", accessTokenKeyVault, "vault");
+    if (refusedVault) return refusedVault;
+  }
   if (cert.refuseRenewal !== undefined) return text(400, cert.refuseRenewal);
   ctx.store.scheduleRenewal(cert, ctx.now);
   return text(200, `Certificate ${name} is scheduled for update.`);
+}
+
+/**
+ * GET .../get/certificatename/{certificateName}: Get Certificate. Not shown by the spec; as the
+ * vendor's 8.0 client calls it: the API key as Bearer, no body, the record as JSON, and an
+ * unknown name a 4xx in plain text.
+ */
+export function handleGet(ctx: ServiceContext, call: ServiceCall): SimResponse {
+  const refused = authorize(ctx, call);
+  if (refused) return refused;
+  const name = call.name ?? "";
+  const cert = ctx.store.byName(name);
+  if (!cert) return text(404, `Certificate ${name} not found`);
+  return json(200, toCertificateRecord(cert));
 }
 
 // Spec 5.1: the API key as a Bearer token. The spec lists 401 for public operations only; we
@@ -63,11 +85,16 @@ function authorizeAndParse(
   ctx: ServiceContext,
   call: ServiceCall,
 ): Parsed<Record<string, unknown>> {
+  const refused = authorize(ctx, call);
+  return refused ? refuse(refused) : parseJsonObject(call);
+}
+
+function authorize(ctx: ServiceContext, call: ServiceCall): SimResponse | undefined {
   if (call.headers.authorization !== `Bearer ${ctx.options.apiKey}`) {
-    return refuse(text(401, "Unauthorized: invalid API key"));
+    return text(401, "Unauthorized: invalid API key");
   }
   if (call.pathValue !== ctx.options.subscription) {
-    return refuse(text(401, "Unauthorized: unknown subscription"));
+    return text(401, "Unauthorized: unknown subscription");
   }
-  return parseJsonObject(call);
+  return undefined;
 }

@@ -61,10 +61,14 @@ export type CertificateRecord = z.infer<typeof certificateRecord> & {
 /** The list operation's 200 body (spec 4.3). */
 export const certificateList = z.array(certificateRecord);
 
-/** Renew request, v3 (spec 2.2). */
+/**
+ * Renew request, v3 (spec 2.2), plus the vault token the vendor's renewal function sends for a
+ * certificate whose target is the key vault.
+ */
 export const renewRequest = z.strictObject({
   certificateName: z.string().min(1),
   accessToken: z.string().min(1),
+  accessTokenKeyVault: z.string().min(1).optional(),
 });
 export type RenewRequest = z.infer<typeof renewRequest>;
 

@@ -12,6 +12,8 @@ import type {
  * Secrets pass through here only into headers and bodies, never into URLs.
  */
 export interface BuiltRequest {
+  /** Default POST: every operation but Get Certificate. */
+  readonly method?: "GET" | "POST";
   readonly url: string;
   readonly headers: Record<string, string>;
   readonly body: string;
@@ -57,19 +59,49 @@ export function buildCreateRequest(
   };
 }
 
-/** 4.2: POST {base_url}/prod/v3/ssl/certificate/subscription/{subscription}/schedule/renew */
+/**
+ * 4.2: POST {base_url}/prod/v3/ssl/certificate/subscription/{subscription}/schedule/renew.
+ * The spec's body has two fields (2.2). The vendor's renewal function and 8.0 docs also send
+ * accessTokenKeyVault when the certificate's target is the key vault: `vaultToken` is given
+ * exactly then, when the caller knows the target.
+ */
 export function buildRenewRequest(
   baseUrl: string,
   subscription: string,
   apiKey: string,
   certificateName: string,
   managementToken: string,
+  vaultToken?: string,
 ): BuiltRequest {
-  const body: RenewRequest = { certificateName, accessToken: managementToken };
+  const body: RenewRequest = {
+    certificateName,
+    accessToken: managementToken,
+    ...(vaultToken === undefined ? {} : { accessTokenKeyVault: vaultToken }),
+  };
   return {
     url: v3Url(baseUrl, subscription, "renew"),
     headers: headersFor(apiKey),
     body: JSON.stringify(body),
+  };
+}
+
+/**
+ * Get Certificate: GET {base_url}/prod/v3/ssl/certificate/subscription/{subscription}/get/
+ * certificatename/{certificateName}, the API key as Bearer, no body. Spec 1 and 4 name the
+ * operation without showing it; method, path and authentication are those of the vendor's
+ * published 8.0 client and docs. The answer is one certificate record (spec 2.3).
+ */
+export function buildGetRequest(
+  baseUrl: string,
+  subscription: string,
+  apiKey: string,
+  certificateName: string,
+): BuiltRequest {
+  return {
+    method: "GET",
+    url: `${baseUrl}/prod/v3/ssl/certificate/subscription/${seg(subscription)}/get/certificatename/${seg(certificateName)}`,
+    headers: { accept: "application/json, text/plain", authorization: `Bearer ${apiKey}` },
+    body: "",
   };
 }
 

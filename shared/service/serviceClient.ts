@@ -8,12 +8,15 @@ import {
 } from "../http/retryPolicy.js";
 import { redact, redactValue } from "../redact.js";
 import type { CreateCertificateInput, CreateCertificateRequest } from "../schemas/createRequest.js";
-import type { CertificateRef } from "../schemas/records.js";
+import { KEY_VAULT } from "../schemas/fields.js";
+import type { CertificateRecord, CertificateRef } from "../schemas/records.js";
 import { requireSubscription, requireSubscriptionId, type Settings } from "../settings.js";
 import type { TokenCache } from "../tokens/tokenCache.js";
+import { certificateFound } from "./getCertificate.js";
 import {
   type BuiltRequest,
   buildCreateRequest,
+  buildGetRequest,
   buildListRequest,
   buildPublicRenewRequest,
   buildRenewRequest,
@@ -45,6 +48,16 @@ export interface ServiceClientDeps {
   readonly tokens: TokenCache;
   /** The service API key, from a direct setting or Key Vault. */
   readonly apiKey: () => Promise<string>;
+}
+
+/** Options of ServiceClient.renew. */
+export interface RenewOptions {
+  /**
+   * The certificate's target, when known (due list, Get Certificate). The key-vault target's
+   * renewal also carries the vault token, as the vendor's renewal function sends it; unknown or
+   * another target: the spec's two fields (2.2).
+   */
+  readonly target?: string | undefined;
 }
 
 /** The cloud tokens one call carries: always the management token, the vault token if needed. */
@@ -87,19 +100,34 @@ export class ServiceClient {
   }
 
   /** 4.2: schedules renewal by name (v3); returns the service's plain-text message. */
-  async renew(certificateName: string): Promise<string> {
+  async renew(certificateName: string, options: RenewOptions = {}): Promise<string> {
     const { settings } = this.#deps;
     const subscription = requireSubscription(settings);
-    const res = await this.#authorized("renew", RENEW, false, async (t) =>
+    const keyVault = options.target === KEY_VAULT;
+    const res = await this.#authorized("renew", RENEW, keyVault, async (t) =>
       buildRenewRequest(
         settings.baseUrl,
         subscription,
         await this.#deps.apiKey(),
         certificateName,
         t.management,
+        keyVault ? t.vault : undefined,
       ),
     );
     return confirmation(plainText("renew", res));
+  }
+
+  /**
+   * Get Certificate: the record of one certificate, by name. The spec names the operation (1, 4)
+   * without showing it; the vendor's 8.0 client shows it (see buildGetRequest). It takes the API
+   * key only: no cloud token is obtained or sent.
+   */
+  async get(certificateName: string): Promise<CertificateRecord> {
+    const { settings } = this.#deps;
+    const subscription = requireSubscription(settings);
+    const apiKey = await this.#deps.apiKey();
+    const req = buildGetRequest(settings.baseUrl, subscription, apiKey, certificateName);
+    return certificateFound(certificateName, await this.#send("get", req, REPEATABLE));
   }
 
   /**

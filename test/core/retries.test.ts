@@ -36,6 +36,7 @@ type ServiceOp = Exclude<SimOperation, "token">;
 const CALLS: Record<ServiceOp, (r: Runtime) => Promise<unknown>> = {
   create: (r) => r.client.create(createInput("appServiceHttp")),
   renew: (r) => r.client.renew("www-contoso-com"),
+  get: (r) => r.client.get("www-contoso-com"),
   list: (r) => r.client.listDue(),
   publicRenew: (r) =>
     r.client.renewListed({

@@ -312,3 +312,174 @@ describe("CERTSCHED_PUBLIC_AUTH", () => {
     ]);
   });
 });
+
+describe("Get Certificate (issue 16, item 3) and the key-vault v3 renew (item 4), client side", () => {
+  const KV = "kv-contoso-com";
+
+  afterEach(async () => {
+    await runtime.close();
+    await sim.close();
+  });
+
+  async function startWithKeyVault() {
+    await start([
+      ...SEEDS.slice(0, 1),
+      {
+        certificateName: KV,
+        target: "Cloud Key Vault + DNS",
+        keyVaultName: "kv-certsched",
+        expiryDate: inDays(40),
+      },
+    ]);
+  }
+
+  it("gets a record by name: GET, API key as Bearer, no body, no cloud token", async () => {
+    await startWithKeyVault();
+
+    const record = await runtime.client.get("links-contoso-com");
+
+    expect(record).toMatchObject({
+      certificateName: "links-contoso-com",
+      target: "Cloud App Service",
+      rootDomain: "contoso.com",
+      certificateDownloadUrl: LINKS,
+    });
+    expect(record.expiryDate).toBeInstanceOf(Date);
+    const [sent, ...more] = sim.requestsFor("get");
+    expect(more).toEqual([]);
+    expect(sent).toMatchObject({
+      method: "GET",
+      path: `/prod/v3/ssl/certificate/subscription/${sim.options.subscription}/get/certificatename/links-contoso-com`,
+      query: "",
+      body: "",
+    });
+    expect(sent?.headers.authorization).toBe(`Bearer ${sim.options.apiKey}`);
+    expect(sent?.headers["content-type"]).toBeUndefined();
+    expect(sim.requestsFor("token")).toEqual([]);
+  });
+
+  it("encodes the name as one path segment", async () => {
+    await start([{ certificateName: "a/b?c d", expiryDate: inDays(3) }]);
+
+    const record = await runtime.client.get("a/b?c d");
+
+    expect(record.certificateName).toBe("a/b?c d");
+    expect(sim.requestsFor("get")[0]?.path).toMatch(/\/get\/certificatename\/a%2Fb%3Fc%20d$/);
+  });
+
+  it("an unknown name is UPSTREAM_REJECTED with the service's words, never retried", async () => {
+    await startWithKeyVault();
+
+    const error = await runtime.client.get("nope").then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+
+    expect(error).toMatchObject({
+      code: "UPSTREAM_REJECTED",
+      upstream: "get",
+      status: 404,
+      detail: "Certificate nope not found",
+    });
+    expect((error as Error).message).toBe(
+      "get certificate failed: the service answered 404 (no certificate named nope): Certificate nope not found",
+    );
+    expect(sim.requestsFor("get")).toHaveLength(1);
+  });
+
+  it.each<[string, { status: number; body: string; headers?: Record<string, string> }, RegExp]>([
+    [
+      "HTML",
+      {
+        status: 200,
+        body: "<html><title>Sign in</title></html>",
+        headers: { "content-type": "text/html" },
+      },
+      /with an HTML page/,
+    ],
+    [
+      "not JSON",
+      { status: 200, body: "scheduled", headers: { "content-type": "text/plain" } },
+      /with text that is not JSON/,
+    ],
+    [
+      "a record without expiryDate",
+      {
+        status: 200,
+        body: JSON.stringify({
+          certificateName: "links-contoso-com",
+          id: 1,
+          subscriptionId: 1,
+          target: "x",
+          renewal: "y",
+        }),
+        headers: { "content-type": "application/json" },
+      },
+      /a record certsched cannot use \(expiryDate is required|a record certsched cannot use \(expiryDate/,
+    ],
+    [
+      "another certificate's record",
+      {
+        status: 200,
+        body: JSON.stringify({
+          certificateName: "other",
+          id: 1,
+          subscriptionId: 1,
+          target: "x",
+          renewal: "y",
+          expiryDate: "2026-12-01T10:00:00.0000000",
+        }),
+        headers: { "content-type": "application/json" },
+      },
+      /the record of another certificate/,
+    ],
+  ])("a 200 that is %s is UPSTREAM_BAD_RESPONSE", async (_, fault, message) => {
+    await startWithKeyVault();
+    sim.inject("get", fault);
+
+    const error = await runtime.client.get("links-contoso-com").then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+
+    expect(error).toMatchObject({ code: "UPSTREAM_BAD_RESPONSE", upstream: "get", status: 200 });
+    expect((error as Error).message).toMatch(message);
+  });
+
+  it("renews a key-vault certificate with accessTokenKeyVault when the target is known", async () => {
+    await startWithKeyVault();
+
+    await runtime.client.renew(KV, { target: "Cloud Key Vault + DNS" });
+
+    const body = JSON.parse(sim.requestsFor("renew")[0]?.body ?? "{}") as Record<string, string>;
+    expect(Object.keys(body).sort()).toEqual([
+      "accessToken",
+      "accessTokenKeyVault",
+      "certificateName",
+    ]);
+    const vault = await runtime.tokens.token(runtime.settings.vaultResource);
+    const management = await runtime.tokens.token(runtime.settings.managementResource);
+    expect(body).toEqual({
+      certificateName: KV,
+      accessToken: management,
+      accessTokenKeyVault: vault,
+    });
+    expect(vault).not.toBe(management);
+    expect(sim.renewCallsFor(KV)).toBe(1);
+  });
+
+  it.each<[string, string | undefined]>([
+    ["the target is unknown", undefined],
+    ["the target is the app service", "Cloud App Service"],
+    ["the target is another", "Standalone"],
+  ])("sends the spec's two fields when %s", async (_, target) => {
+    await startWithKeyVault();
+
+    await runtime.client.renew(KV, { target });
+
+    const body = JSON.parse(sim.requestsFor("renew")[0]?.body ?? "{}") as Record<string, string>;
+    expect(Object.keys(body).sort()).toEqual(["accessToken", "certificateName"]);
+    // Only the management token was needed, so only it was requested.
+    expect(sim.requestsFor("token")).toHaveLength(1);
+  });
+});

@@ -476,6 +476,7 @@ const HEALTHY_CALLS: Record<SimOperation, number> = {
   create: 0,
   renew: 0,
   test: 0,
+  get: 0,
 };
 
 async function sweep(world: World, capture: Capture): Promise<SweepSummary> {
