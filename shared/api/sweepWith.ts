@@ -43,6 +43,8 @@ export async function sweepWith(
   // From the start of the invocation's work: telemetry may take a moment to start.
   const deadline = AbortSignal.timeout(runtime.settings.sweepDeadlineMs);
   const telemetry = guardedTelemetry(await telemetryOf(runtime, log), (m) => log.warn(m));
+  // A token that arrives already expiring is used for the sweep anyway; this sweep's log says so.
+  const stopTokenWarnings = runtime.tokens.onWarning((m) => log.warn(m));
   const summary = await telemetry.inSweepSpan(
     () =>
       runSweep({
@@ -58,6 +60,7 @@ export async function sweepWith(
       }),
     options.traceContext,
   );
+  stopTokenWarnings(); // runSweep never throws, and the guarded span never does either.
   telemetry.recordSweep(summary);
   await Promise.all([
     runtime.notifier.notify(summary, log).catch((error: unknown) => {

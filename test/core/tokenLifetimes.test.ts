@@ -1,4 +1,5 @@
 import { afterAll, afterEach, beforeEach, describe, expect, it } from "vitest";
+import { sweepWith } from "../../shared/api/sweepWith.js";
 import { TokenError } from "../../shared/errors.js";
 import { HttpClient } from "../../shared/http/httpClient.js";
 import { memoryLedger } from "../../shared/ledger/ledger.js";
@@ -13,6 +14,7 @@ import {
   TokenCache,
 } from "../../shared/tokens/tokenCache.js";
 import type { Fault, Simulator } from "../../sim/index.js";
+import { collectingLogger } from "../functions/harness.js";
 import {
   DAY_MS,
   expectNoSecretLeaks,
@@ -242,6 +244,41 @@ describe("a token that arrives inside the 5-minute margin", () => {
       ),
     );
     expect(warnings[0]).toMatch(/using it for up to 10 minutes without asking again$/);
+  });
+
+  it("the sweep's own log carries the warning (sweepWith), and only that sweep's", async () => {
+    const genuine = await genuineTokens();
+    const r = runtime();
+    // The vault token is a healthy one already held: during the sweep only the management
+    // token is asked for, and it meets the answer injected for it.
+    await r.tokens.token(VAULT);
+    const shortLived = () =>
+      tokenAnswer({
+        resource: MANAGEMENT,
+        access_token: genuine.management,
+        expires_in: 30,
+        expires_on: Math.floor(Date.now() / 1000) + 30,
+      });
+    sim.inject("token", shortLived());
+    const { log, lines } = collectingLogger();
+
+    const summary = await sweepWith(r, log, { concurrency: 4 });
+
+    expect(summary.failed).toBe(false);
+    const warned = () => lines.filter((l) => /arrived with/.test(l.message));
+    expect(warned()).toEqual([
+      {
+        level: "warn",
+        message: expect.stringMatching(
+          new RegExp(`^certsched: the token for ${MANAGEMENT} arrived with \\d+ s left`),
+        ),
+      },
+    ]);
+    // After the sweep, nobody listens on its behalf.
+    r.tokens.invalidate(MANAGEMENT);
+    sim.inject("token", shortLived());
+    await r.tokens.token(MANAGEMENT);
+    expect(warned()).toHaveLength(1);
   });
 
   it("is asked for again once the sweep span has passed", async () => {
