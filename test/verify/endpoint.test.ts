@@ -1,0 +1,36 @@
+import { describe, expect, it } from "vitest";
+import { parseEndpoint } from "../../shared/verify/endpoint.js";
+
+describe("an endpoint named by a person (--domain, NAME[:PORT])", () => {
+  it.each([
+    ["www.contoso.com", { host: "www.contoso.com", port: 443, label: "www.contoso.com" }],
+    [
+      "WWW.Contoso.com:8443",
+      { host: "www.contoso.com", port: 8443, label: "www.contoso.com:8443" },
+    ],
+    ["www.contoso.com.", { host: "www.contoso.com", port: 443, label: "www.contoso.com" }],
+    ["127.0.0.1:1", { host: "127.0.0.1", port: 1, label: "127.0.0.1:1" }],
+    ["[::1]:65535", { host: "::1", port: 65535, label: "[::1]:65535" }],
+    ["[::1]", { host: "::1", port: 443, label: "[::1]" }],
+    ["localhost", { host: "localhost", port: 443, label: "localhost" }],
+  ])("%s", (text, endpoint) => {
+    expect(parseEndpoint(text)).toEqual(endpoint);
+  });
+
+  it.each([
+    ["", "must be NAME[:PORT]"],
+    ["::1", "write IPv6 addresses in brackets"],
+    ["[a.test]:443", "is not an IPv6 address"],
+    ["*.contoso.com", "a wildcard is not an address to connect to"],
+    ["a.test:0", 'has port "0"'],
+    ["a.test:65536", 'has port "65536"'],
+    ["a.test:", 'has port ""'],
+    ["a b.test", "must be NAME[:PORT]"],
+    ["https://a.test", "the host name, not a URL"],
+    ["a.test/path", "the host name, not a URL"],
+  ])("refuses %j", (text, rule) => {
+    const parsed = parseEndpoint(text);
+    expect(typeof parsed).toBe("string");
+    expect(parsed).toContain(rule);
+  });
+});
