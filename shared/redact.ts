@@ -140,9 +140,11 @@ export class SecretRegistry {
   register(value: string | undefined, kind: SecretKind = "configured"): void {
     if (!value || significantLength(value) < MIN_SECRET_LENGTH) return;
     const values = this.#values[kind];
-    const forms = values.get(value) ?? secretForms(value);
+    const known = values.get(value);
     values.delete(value);
-    values.set(value, forms);
+    values.set(value, known ?? secretForms(value));
+    // Used again (the API key, on every call): only its age changed, the matcher still holds.
+    if (known) return;
     for (const oldest of values.keys()) {
       if (values.size <= this.#limits[kind]) break;
       values.delete(oldest);
