@@ -45,7 +45,7 @@ describe("npm start (scripts/start.mjs)", () => {
     expect(out).toContain("=== certsched SANDBOX ===");
     expect(out).toContain("This is the sandbox");
     expect(out).toContain("To use the real service, set CERTSCHED_BASE_URL");
-    expect(out).toMatch(/^CERTIFICATE\s+TARGET\s+EXPIRES \(UTC\)\s+OUTCOME\s+DETAIL$/m);
+    expect(out).toMatch(/^CERTIFICATE\s+TARGET\s+EXPIRES \(UTC\)\s+OUTCOME$/m);
     for (const name of SANDBOX_NAMES) expect(out).toMatch(new RegExp(`^${name}\\s`, "m"));
     // Both targets, the staged refusal, and the summary with the explanation.
     expect(out).toMatch(/Cloud App Service/);
@@ -95,7 +95,9 @@ describe("npm start (scripts/start.mjs)", () => {
     expect(result.code).toBe(1);
     expect(result.stdout).not.toContain("SANDBOX");
     expect(result.stdout).toMatch(/^real-one\s.*renewal-scheduled/m);
-    expect(result.stdout).toMatch(/^real-refused\s.*failed\s.*quota exceeded/m);
+    expect(result.stdout).toMatch(/^real-refused\s.*failed$/m);
+    // The cause in full on its own line below the table, without the redundant prefix.
+    expect(result.stdout).toMatch(/^real-refused failed:\n {2}400: quota exceeded$/m);
     expect(sim.renewCallsFor("real-one")).toBe(1);
     expectNoSecret(result, sim);
   });
