@@ -143,6 +143,26 @@ param webhookFormat string = 'auto'
 ])
 param notifySuccess string = 'false'
 
+// ---- Alerts (docs/operations.md "Alerts") -----------------------------------------------------
+
+@description('E-mail address the alerts are sent to. Empty (and no alertWebhookUrl): no action group; the alert rules are deployed but notify nobody, as the output AZURE_ALERTS says.')
+param alertEmail string = ''
+
+@description('https URL the alerts are posted to, in the Azure Monitor common alert schema (a Logic App, an incident tool). Secure: such URLs carry their signature. Empty: no webhook receiver.')
+@secure()
+param alertWebhookUrl string = ''
+
+// ---- Entra ID on the HTTP API (docs/deploy.md "Entra ID"; optional, off by default) ----------
+
+@description('Application (client) id of the Entra ID app registration with the app roles certsched.Reader and certsched.Operator. Empty: App Service Authentication stays off; function keys alone guard the API.')
+param entraClientId string = ''
+
+@description('Directory (tenant) id of that app registration. Empty: the tenant of this deployment.')
+param entraTenantId string = ''
+
+@description('Comma-separated paths left to function keys alone when Entra ID is on, for service callers that cannot obtain a token, e.g. /api/renewals. Empty: every path needs a token.')
+param entraKeyOnlyPaths string = ''
+
 // ---- Names --------------------------------------------------------------------------------
 
 var resourceToken = toLower(uniqueString(subscription().id, resourceGroup().id, environmentName))
@@ -260,11 +280,26 @@ module functionApp 'modules/functionApp.bicep' = {
     appInsightsName: monitoring.outputs.appInsightsName
     appSettings: certschedSettings
     webhookUrl: webhookUrl
+    entraClientId: entraClientId
+    entraTenantId: entraTenantId
+    entraKeyOnlyPaths: map(filter(split(entraKeyOnlyPaths, ','), p => !empty(trim(p))), p => trim(p))
   }
   // The app starts reading its storage and vault at once: let the roles land first.
   dependsOn: [
     access
   ]
+}
+
+module alerts 'modules/alerts.bicep' = {
+  name: 'alerts'
+  params: {
+    appInsightsName: monitoring.outputs.appInsightsName
+    location: location
+    tags: allTags
+    nameSuffix: 'certsched-${resourceToken}'
+    alertEmail: alertEmail
+    alertWebhookUrl: alertWebhookUrl
+  }
 }
 
 // azd stores these in the environment (.azure/<env>/.env); docs/deploy.md uses them.
@@ -276,3 +311,8 @@ output AZURE_STORAGE_ACCOUNT_NAME string = storage.outputs.name
 output APPLICATIONINSIGHTS_NAME string = monitoring.outputs.appInsightsName
 output AZURE_FUNCTION_APP_IDENTITY_CLIENT_ID string = identity.outputs.clientId
 output AZURE_FUNCTION_APP_IDENTITY_PRINCIPAL_ID string = identity.outputs.principalId
+// Said plainly, so a deployment without receivers does not pass for one that pages someone.
+output AZURE_ALERTS string = alerts.outputs.notice
+output AZURE_ENTRA_AUTH string = empty(entraClientId)
+  ? 'off: function keys alone guard the HTTP API (set AZURE_ENTRA_CLIENT_ID to turn Entra ID on; docs/deploy.md)'
+  : 'on: the HTTP API requires an Entra ID token for api://${entraClientId} with an app role, plus a function key${empty(entraKeyOnlyPaths) ? '' : '; key alone on ${entraKeyOnlyPaths}'}'

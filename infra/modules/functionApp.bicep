@@ -59,6 +59,15 @@ param appSettings array
 @secure()
 param webhookUrl string = ''
 
+@description('Application (client) id of the Entra ID app registration that protects the HTTP API (docs/deploy.md "Entra ID"). Empty: App Service Authentication stays off and function keys alone guard the API.')
+param entraClientId string = ''
+
+@description('Directory (tenant) id of that app registration. Empty: the tenant of this deployment.')
+param entraTenantId string = ''
+
+@description('Paths left to function keys alone when Entra ID is on, for service callers that cannot obtain a token, e.g. ["/api/renewals"]. Every other path requires a token.')
+param entraKeyOnlyPaths array = []
+
 resource storage 'Microsoft.Storage/storageAccounts@2023-05-01' existing = {
   name: storageAccountName
 }
@@ -134,6 +143,57 @@ resource app 'Microsoft.Web/sites@2024-04-01' = {
         name: 'node'
         version: nodeVersion
       }
+    }
+  }
+}
+
+var entraTenant = empty(entraTenantId) ? tenant().tenantId : entraTenantId
+
+// App Service Authentication (Easy Auth) in front of the API, only with an app registration.
+// The platform validates the bearer token (issuer, signature, lifetime, audience), answers 401
+// itself when there is none, strips any x-ms-client-principal a client sends and writes its own;
+// it also sets WEBSITE_AUTH_ENABLED=True, which is how shared/auth knows the header is the
+// platform's. The app then checks the app role (certsched.Reader / certsched.Operator). The
+// functions keep authLevel "function": the host still wants a key on every call, so a path
+// excluded here is guarded by its key alone, never left open. docs/deploy.md "Entra ID" explains
+// the design.
+resource auth 'Microsoft.Web/sites/config@2024-04-01' = if (!empty(entraClientId)) {
+  parent: app
+  name: 'authsettingsV2'
+  properties: {
+    platform: {
+      enabled: true
+    }
+    globalValidation: {
+      requireAuthentication: true
+      // An API: no redirect to a sign-in page, a 401 the caller can act on.
+      unauthenticatedClientAction: 'Return401'
+      excludedPaths: entraKeyOnlyPaths
+    }
+    identityProviders: {
+      azureActiveDirectory: {
+        enabled: true
+        registration: {
+          clientId: entraClientId
+          openIdIssuer: '${environment().authentication.loginEndpoint}${entraTenant}/v2.0'
+        }
+        validation: {
+          // v2 tokens carry the client id, v1 tokens the application id URI.
+          allowedAudiences: [
+            entraClientId
+            'api://${entraClientId}'
+          ]
+        }
+      }
+    }
+    login: {
+      // Bearer tokens only: no sessions or stored tokens to protect.
+      tokenStore: {
+        enabled: false
+      }
+    }
+    httpSettings: {
+      requireHttps: true
     }
   }
 }

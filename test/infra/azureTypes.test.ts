@@ -26,7 +26,9 @@ describe("infra against Azure's resource types", () => {
     expect(new Set(declared.map((r) => `${r.type}@${r.apiVersion}`))).toEqual(
       new Set([
         "Microsoft.Authorization/roleAssignments@2022-04-01",
+        "Microsoft.Insights/actionGroups@2023-01-01",
         "Microsoft.Insights/components@2020-02-02",
+        "Microsoft.Insights/scheduledQueryRules@2023-12-01",
         "Microsoft.KeyVault/vaults@2023-07-01",
         "Microsoft.KeyVault/vaults/secrets@2023-07-01",
         "Microsoft.ManagedIdentity/userAssignedIdentities@2023-01-31",
@@ -38,6 +40,7 @@ describe("infra against Azure's resource types", () => {
         "Microsoft.Storage/storageAccounts/tableServices/tables@2023-05-01",
         "Microsoft.Web/serverfarms@2024-04-01",
         "Microsoft.Web/sites@2024-04-01",
+        "Microsoft.Web/sites/config@2024-04-01",
       ]),
     );
   });

@@ -1,0 +1,252 @@
+// certsched's alerts: four log search alert rules over the app's Application Insights and, when
+// an e-mail address or a webhook is given, the action group that delivers them. Each rule's
+// query is a file in infra/alerts/, loaded here and nowhere else copied: docs/operations.md
+// explains them and test/infra/alerts.test.ts checks them against the log lines the code writes.
+
+@description('Name of the Application Insights component the rules query.')
+param appInsightsName string
+
+@description('Azure region of the alert rules (that of Application Insights).')
+param location string
+
+@description('Tags applied to the rules and the action group.')
+param tags object = {}
+
+@description('Suffix of every alert resource name, e.g. certsched-<token>.')
+param nameSuffix string
+
+@description('E-mail address the alerts are sent to. Empty: no e-mail receiver.')
+param alertEmail string = ''
+
+@description('https URL the alerts are posted to (Azure Monitor common alert schema). Secure: such URLs often carry their signature. Empty: no webhook receiver.')
+@secure()
+param alertWebhookUrl string = ''
+
+var hasEmail = !empty(alertEmail)
+var hasWebhook = !empty(alertWebhookUrl)
+var hasActionGroup = hasEmail || hasWebhook
+
+resource appInsights 'Microsoft.Insights/components@2020-02-02' existing = {
+  name: appInsightsName
+}
+
+// Created only with a receiver: an action group without one would notify nobody and look as if
+// it did.
+resource actionGroup 'Microsoft.Insights/actionGroups@2023-01-01' = if (hasActionGroup) {
+  name: 'ag-${nameSuffix}'
+  // Action groups are global resources.
+  location: 'global'
+  tags: tags
+  properties: {
+    // At most 12 characters; shown as the sender of e-mails.
+    groupShortName: 'certsched'
+    enabled: true
+    emailReceivers: hasEmail
+      ? [
+          {
+            name: 'email'
+            emailAddress: alertEmail
+            useCommonAlertSchema: true
+          }
+        ]
+      : []
+    webhookReceivers: hasWebhook
+      ? [
+          {
+            name: 'webhook'
+            serviceUri: alertWebhookUrl
+            useCommonAlertSchema: true
+          }
+        ]
+      : []
+  }
+}
+
+var actionGroups = hasActionGroup ? [actionGroup.id] : []
+
+// Event alerts (a failed sweep, a stuck certificate) notify on every hour that saw one and do
+// not resolve; state alerts (silence, a certificate close to expiry) notify once and resolve when
+// the state ends.
+
+resource sweepFailed 'Microsoft.Insights/scheduledQueryRules@2023-12-01' = {
+  name: 'alert-sweep-failed-${nameSuffix}'
+  location: location
+  tags: tags
+  kind: 'LogAlert'
+  properties: {
+    displayName: 'certsched: a sweep failed'
+    description: 'A renewal sweep failed: a renewal failed, a certificate is stuck or was not attempted, the list or the ledger failed, or the timer run itself failed. docs/operations.md "Alerts".'
+    severity: 1
+    enabled: true
+    scopes: [
+      appInsights.id
+    ]
+    evaluationFrequency: 'PT1H'
+    windowSize: 'PT1H'
+    criteria: {
+      allOf: [
+        {
+          query: loadTextContent('../alerts/sweep-failed.kql')
+          timeAggregation: 'Count'
+          operator: 'GreaterThan'
+          threshold: 0
+          failingPeriods: {
+            numberOfEvaluationPeriods: 1
+            minFailingPeriodsToAlert: 1
+          }
+        }
+      ]
+    }
+    autoMitigate: false
+    actions: {
+      actionGroups: actionGroups
+    }
+  }
+}
+
+resource sweepSilent 'Microsoft.Insights/scheduledQueryRules@2023-12-01' = {
+  name: 'alert-sweep-silent-${nameSuffix}'
+  location: location
+  tags: tags
+  kind: 'LogAlert'
+  properties: {
+    displayName: 'certsched: no successful sweep for 26 hours'
+    description: 'The dead-man alert: no sweep summary with failed=false in 26 hours. The timer stopped, the app is broken, or every sweep fails. docs/operations.md "Alerts".'
+    severity: 1
+    enabled: true
+    scopes: [
+      appInsights.id
+    ]
+    evaluationFrequency: 'PT1H'
+    windowSize: 'PT1H'
+    // The query looks back 26 hours itself (ago(26h)); the time range must include that.
+    overrideQueryTimeRange: 'P2D'
+    criteria: {
+      allOf: [
+        {
+          query: loadTextContent('../alerts/sweep-silent.kql')
+          timeAggregation: 'Total'
+          metricMeasureColumn: 'successes'
+          operator: 'LessThan'
+          threshold: 1
+          failingPeriods: {
+            numberOfEvaluationPeriods: 1
+            minFailingPeriodsToAlert: 1
+          }
+        }
+      ]
+    }
+    autoMitigate: true
+    actions: {
+      actionGroups: actionGroups
+    }
+  }
+}
+
+resource certificateStuck 'Microsoft.Insights/scheduledQueryRules@2023-12-01' = {
+  name: 'alert-certificate-stuck-${nameSuffix}'
+  location: location
+  tags: tags
+  kind: 'LogAlert'
+  properties: {
+    displayName: 'certsched: a certificate is stuck'
+    description: 'The service accepted a renewal 24 hours ago and the certificate is still due: renewing again will not help; look at the service and the target. docs/operations.md "Alerts".'
+    severity: 2
+    enabled: true
+    scopes: [
+      appInsights.id
+    ]
+    evaluationFrequency: 'PT1H'
+    windowSize: 'PT1H'
+    criteria: {
+      allOf: [
+        {
+          query: loadTextContent('../alerts/certificate-stuck.kql')
+          timeAggregation: 'Count'
+          operator: 'GreaterThan'
+          threshold: 0
+          dimensions: [
+            {
+              name: 'certificate'
+              operator: 'Include'
+              values: [
+                '*'
+              ]
+            }
+          ]
+          failingPeriods: {
+            numberOfEvaluationPeriods: 1
+            minFailingPeriodsToAlert: 1
+          }
+        }
+      ]
+    }
+    autoMitigate: false
+    actions: {
+      actionGroups: actionGroups
+    }
+  }
+}
+
+resource certificateExpiring 'Microsoft.Insights/scheduledQueryRules@2023-12-01' = {
+  name: 'alert-certificate-expiring-${nameSuffix}'
+  location: location
+  tags: tags
+  kind: 'LogAlert'
+  properties: {
+    displayName: 'certsched: a certificate expires within 7 days'
+    description: 'The latest sweep lists a certificate with less than 7 days left: it has failed to renew for about two weeks, or was added late. docs/operations.md "Alerts".'
+    severity: 1
+    enabled: true
+    scopes: [
+      appInsights.id
+    ]
+    evaluationFrequency: 'PT1H'
+    windowSize: 'PT1H'
+    // The query looks back 26 hours itself (ago(26h)) for the latest sweep.
+    overrideQueryTimeRange: 'P2D'
+    criteria: {
+      allOf: [
+        {
+          query: loadTextContent('../alerts/certificate-expiring.kql')
+          timeAggregation: 'Count'
+          operator: 'GreaterThan'
+          threshold: 0
+          dimensions: [
+            {
+              name: 'certificate'
+              operator: 'Include'
+              values: [
+                '*'
+              ]
+            }
+          ]
+          failingPeriods: {
+            numberOfEvaluationPeriods: 1
+            minFailingPeriodsToAlert: 1
+          }
+        }
+      ]
+    }
+    autoMitigate: true
+    actions: {
+      actionGroups: actionGroups
+    }
+  }
+}
+
+// Receivers are listed by kind only: the webhook URL is a secret.
+var receivers = join(concat(hasEmail ? ['e-mail ${alertEmail}'] : [], hasWebhook ? ['a webhook'] : []), ' and ')
+
+@description('What happens when an alert fires, in words; main.bicep passes it on as an azd output.')
+output notice string = hasActionGroup
+  ? 'The 4 certsched alert rules notify ${receivers} through action group ${actionGroup.name}.'
+  : 'NO ACTION GROUP: the 4 certsched alert rules are deployed but notify nobody (they show in the Azure portal only). Set AZURE_ALERT_EMAIL and/or AZURE_ALERT_WEBHOOK_URL (azd env set ...) and run azd provision again.'
+
+output actionGroupId string = hasActionGroup ? actionGroup.id : ''
+output ruleNames array = [
+  sweepFailed.name
+  sweepSilent.name
+  certificateStuck.name
+  certificateExpiring.name
+]
