@@ -23,7 +23,7 @@ export interface InboundResponse {
 export interface HttpClientOptions {
   /**
    * Per attempt, in ms: the whole exchange, from sending to the last byte of the body. Also the
-   * unit of the call's overall deadline: `(policy.maxRetries + 1) × timeoutMs`.
+   * unit of the call's overall deadline (see callDeadlineMs).
    */
   readonly timeoutMs: number;
   /** Source of jitter; tests pin it. */
@@ -63,6 +63,14 @@ function loadUndici(): Promise<Undici> {
   return undici;
 }
 
+/**
+ * The longest a call may take, in ms: every attempt at its full timeout, with the longest
+ * backoff between each (30 s timeout, REPEATABLE: 4 x 30 s + 3 x 5 s = 135 s).
+ */
+export function callDeadlineMs(policy: RetryPolicy, timeoutMs: number): number {
+  return (policy.maxRetries + 1) * timeoutMs + policy.maxRetries * policy.maxDelayMs;
+}
+
 /** Why an attempt was cut short by its deadline: before the headers came, or during the body. */
 type Cut = "headers" | "body";
 
@@ -72,8 +80,8 @@ type Cut = "headers" | "body";
  * Deadlines: each attempt runs under an AbortSignal that fires `timeoutMs` after it starts,
  * covering the headers and the whole body. undici's own bodyTimeout only measures the gap
  * between chunks, so a body dripping one byte a second never tripped it. The loop has its own
- * deadline, `(maxRetries + 1) × timeoutMs` from the first send: backoff and Retry-After waits
- * come out of that budget, and no attempt or wait starts that would end beyond it.
+ * deadline (callDeadlineMs): a retry starts only if its wait and a whole attempt still fit
+ * before it, so Retry-After waits cannot stretch a call, and no attempt is ever cut short.
  */
 export class HttpClient {
   #agent: Agent | undefined;
@@ -91,17 +99,12 @@ export class HttpClient {
       const lib = await loadUndici();
       const agent = this.#agentFor(lib);
       const { timeoutMs } = this.#options;
-      const deadline = started + (req.policy.maxRetries + 1) * timeoutMs;
+      const deadline = started + callDeadlineMs(req.policy, timeoutMs);
       for (let retry = 1; ; retry++) {
-        const outcome = await attempt(
-          lib,
-          agent,
-          req,
-          Math.min(timeoutMs, deadline - performance.now()),
-        );
+        const outcome = await attempt(lib, agent, req, timeoutMs);
         status = outcome.response?.status;
         const delay = this.#retryDelay(req.policy, retry, outcome);
-        const last = delay === undefined || performance.now() + delay >= deadline;
+        const last = delay === undefined || performance.now() + delay + timeoutMs > deadline;
         if (last) {
           if (outcome.response) return outcome.response;
           throw networkError(req.upstream, outcome.error, timeoutMs);
@@ -163,18 +166,18 @@ interface Outcome {
 }
 
 /**
- * One exchange under its own deadline of `budgetMs` (the smaller of `timeoutMs` and what is
- * left of the call's). Never throws: a transport failure is returned as `error`, a cut-short attempt as an
- * error whose code says whether the request was already sent (see SENT_TIMEOUT_CODES).
+ * One exchange, cut at `timeoutMs`. Never throws: a transport failure is returned as `error`, a
+ * cut-short attempt as an error whose code says whether the request may have been sent (see
+ * SENT_TIMEOUT_CODES in retryPolicy.ts).
  */
 async function attempt(
   lib: Undici,
   agent: Agent,
   req: OutboundRequest,
-  budgetMs: number,
+  timeoutMs: number,
 ): Promise<Outcome> {
   const controller = new AbortController();
-  const timer = setTimeout(() => controller.abort(), Math.max(0, budgetMs));
+  const timer = setTimeout(() => controller.abort(), timeoutMs);
   let cut: Cut = "headers";
   try {
     const res = await lib.request(req.url, {

@@ -1,6 +1,10 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { HttpClient } from "../../shared/http/httpClient.js";
-import type { RetryPolicy } from "../../shared/http/retryPolicy.js";
+import { callDeadlineMs, HttpClient } from "../../shared/http/httpClient.js";
+import {
+  CREATE_ONLY_WHEN_REFUSED,
+  REPEATABLE,
+  type RetryPolicy,
+} from "../../shared/http/retryPolicy.js";
 import { memoryLedger } from "../../shared/ledger/ledger.js";
 import { silentLogger } from "../../shared/log.js";
 import type { Runtime } from "../../shared/runtime.js";
@@ -147,7 +151,7 @@ describe("a body dripping one byte a second, CERTSCHED_HTTP_TIMEOUT=2s", () => {
   });
 });
 
-describe("the retry loop's own deadline: (maxRetries + 1) x the timeout", () => {
+describe("the retry loop's own deadline (callDeadlineMs)", () => {
   const PATIENT: RetryPolicy = {
     statuses: [429],
     networkErrors: true,
@@ -163,6 +167,14 @@ describe("the retry loop's own deadline: (maxRetries + 1) x the timeout", () => 
   });
   afterEach(() => http.close());
 
+  it.each([
+    ["REPEATABLE, 30 s", REPEATABLE, 30_000, 4 * 30_000 + 3 * 5_000],
+    ["CREATE_ONLY_WHEN_REFUSED, 2 s", CREATE_ONLY_WHEN_REFUSED, 2_000, 4 * 2_000 + 3 * 5_000],
+    ["PATIENT, 200 ms", PATIENT, 200, 4 * 200 + 3 * 1],
+  ] as const)("%s: every attempt in full, the longest backoff between", (_, policy, t, ms) => {
+    expect(callDeadlineMs(policy, t)).toBe(ms);
+  });
+
   async function sendTest(runtime: Runtime) {
     const request = buildTestRequest(sim.publicBaseUrl, sim.options.subscriptionId, {
       management: await runtime.tokens.token(runtime.settings.managementResource),
@@ -173,7 +185,8 @@ describe("the retry loop's own deadline: (maxRetries + 1) x the timeout", () => 
 
   it("does not start a Retry-After wait that would end past it: the 429 is the answer", async () => {
     const runtime = await runtimeWithTimeout("30s");
-    // 2 s is within the policy's maxRetryAfterMs, but beyond the call's 4 x 200 ms.
+    // 2 s is within the policy's maxRetryAfterMs, but with an attempt after it, beyond the
+    // call's 4 x 200 ms + 3 x 1 ms.
     sim.inject("test", { status: 429, headers: { "retry-after": "2" }, body: "Slow down" });
 
     const res = await sendTest(runtime);
