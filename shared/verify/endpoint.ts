@@ -24,6 +24,7 @@ export function parseEndpoint(text: string): NamedEndpoint | string {
     "must be NAME[:PORT], e.g. www.contoso.com or www.contoso.com:8443 ([::1]:8443 for IPv6)";
   let host: string;
   let portText: string | undefined;
+  if (value.includes("/")) return `"${escapeControl(text)}" ${rule}: the host name, not a URL`;
   const bracketed = /^\[([^\]]*)\](?::(.*))?$/.exec(value);
   if (bracketed) {
     host = bracketed[1] ?? "";

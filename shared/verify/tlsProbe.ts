@@ -71,6 +71,9 @@ export type ProbeResult =
       readonly message: string;
     };
 
+/** How long a clean close may take before the socket is destroyed, in ms. */
+const CLOSE_GRACE_MS = 1_000;
+
 /** OpenSSL verify errors about validity dates: they may hide an untrusted chain (trustAnchor.ts). */
 const TIME_ERRORS: ReadonlySet<string> = new Set(["CERT_HAS_EXPIRED", "CERT_NOT_YET_VALID"]);
 
@@ -141,7 +144,16 @@ export function probeTls(endpoint: Endpoint, options: ProbeOptions): Promise<Pro
       settled = true;
       clearTimeout(timer);
       options.signal?.removeEventListener("abort", onAbort);
-      socket?.destroy();
+      if (result.reached && socket) {
+        // A clean close (close_notify, then FIN) flushes our last handshake message, so the
+        // server sees a completed handshake, not a reset; a server that never closes its side
+        // is cut off shortly after.
+        const s = socket;
+        s.end();
+        setTimeout(() => s.destroy(), CLOSE_GRACE_MS).unref();
+      } else {
+        socket?.destroy();
+      }
       resolve(result);
     };
     const failed = (
