@@ -252,3 +252,50 @@ describe("rows written by someone else", () => {
     expect(w.sim.renewCallsFor(NAME)).toBe(1);
   });
 });
+
+describe("a claim taken over after its lease while its sweep was still on the way to send", () => {
+  const NAME = "slow-claimer-contoso-com";
+  let w: World;
+  beforeAll(async () => {
+    w = await world(NAME);
+  });
+  afterAll(() => w.close());
+
+  it("the slow sweep's 'sent' write loses, so it never sends: one renewal in all", async () => {
+    // Sweep A's "sent" write waits at a gate the test opens, as a write stalled in the network.
+    let reachedGate = () => {};
+    const atGate = new Promise<void>((resolve) => {
+      reachedGate = resolve;
+    });
+    let openGate = () => {};
+    const gate = new Promise<void>((resolve) => {
+      openGate = resolve;
+    });
+    const slow: Ledger = {
+      ...w.ledger,
+      kind: w.ledger.kind,
+      write: async (record, etag) => {
+        if (record.outcome === "sent") {
+          reachedGate();
+          await gate;
+        }
+        return w.ledger.write(record, etag);
+      },
+    };
+
+    const a = w.sweep(0, slow);
+    await atGate;
+    // A's claim is past its lease: sweep B takes it over and renews.
+    const b = await w.sweep(CLAIM_LEASE_MS + 1_000);
+    openGate();
+    const aSummary = await a;
+
+    expect(b.results[0]).toMatchObject({
+      outcome: "renewal-scheduled",
+      reason: "UnsentClaimExpired",
+    });
+    expect(aSummary.results[0]).toMatchObject({ outcome: "skipped", reason: "ClaimLost" });
+    expect(aSummary.failed).toBe(false);
+    expect(w.sim.renewCallsFor(NAME)).toBe(1);
+  });
+});
