@@ -194,10 +194,17 @@ export const WITHHELD = "[detail withheld: it contains a secret of the request]"
 /**
  * Replaces `value`, in every form, in `text` without registering it: a caller's secret (a
  * certificate password) held for one request only. A value too short to replace safely
- * withholds the whole text when the text contains it.
+ * withholds the whole text when the text contains it, or with `tooShort: "keep"` leaves the text
+ * as it is (a confirmation: "Certificate a is scheduled" holds a one-letter password by chance).
  */
-export function redactValue(text: string, value: string): string {
+export function redactValue(
+  text: string,
+  value: string,
+  tooShort: "withhold" | "keep" = "withhold",
+): string {
   if (value === "") return text;
-  if (significantLength(value) < MIN_SECRET_LENGTH) return text.includes(value) ? WITHHELD : text;
+  if (significantLength(value) < MIN_SECRET_LENGTH) {
+    return tooShort === "withhold" && text.includes(value) ? WITHHELD : text;
+  }
   return new FormMatcher(secretForms(value)).replace(text, REDACTED);
 }

@@ -93,10 +93,11 @@ export class ServiceClient {
       return buildCreateRequest(settings.baseUrl, subscription, await this.#deps.apiKey(), body);
     });
     // The certificate password is the caller's secret, never registered with redact(): a text
-    // that echoes it back, whatever its status, must not carry it any further.
-    return confirmation(
-      plainText("create", { ...res, text: redactValue(res.text, input.password) }),
-    );
+    // that echoes it back, whatever its status, must not carry it any further. One too short
+    // to cut out withholds an error text, but not the confirmation (it may hold it by chance).
+    const ok = res.status >= 200 && res.status < 300;
+    const text = redactValue(res.text, input.password, ok ? "keep" : "withhold");
+    return confirmation(plainText("create", { ...res, text }));
   }
 
   /** 4.2: schedules renewal by name (v3); returns the service's plain-text message. */
