@@ -71,7 +71,15 @@ function base64Core(bytes: Buffer, offset: 0 | 1 | 2): string {
 function encodings(value: string): string[] {
   const forms = [value];
   const json = JSON.stringify(value).slice(1, -1);
-  forms.push(json, json.replaceAll("/", "\\/"));
+  // Some serializers also escape "/" and everything beyond ASCII (`\u00e9`, in either case).
+  const escaped = (hex: (code: number) => string) =>
+    json.replace(/[\u007f-\uffff]/g, (c) => `\\u${hex(c.charCodeAt(0))}`);
+  forms.push(
+    json,
+    json.replaceAll("/", "\\/"),
+    escaped((code) => code.toString(16).padStart(4, "0")),
+    escaped((code) => code.toString(16).padStart(4, "0").toUpperCase()),
+  );
   forms.push(new URLSearchParams({ v: value }).toString().slice("v=".length));
   try {
     forms.push(encodeURIComponent(value));

@@ -156,6 +156,13 @@ describe("the length policy: secrets shorter than 8 characters are refused, not 
     expect(redactValue(text, password)).toBe(`got ${REDACTED} and ${REDACTED}`);
     expect(new SecretRegistry().redact(text)).toBe(text);
   });
+
+  it("finds a value JSON-escaped beyond ASCII, in either case", () => {
+    const password = "Pässwörd-2026";
+    for (const escaped of ["P\\u00e4ssw\\u00f6rd-2026", "P\\u00E4ssw\\u00F6rd-2026"]) {
+      expect(redactValue(`{"password":"${escaped}"}`, password)).toBe(`{"password":"${REDACTED}"}`);
+    }
+  });
 });
 
 describe("the registry is bounded", () => {
