@@ -34,6 +34,11 @@ export const COMMANDS: readonly CommandEntry[] = [
     load: async () => (await import("./commands/renew.js")).renewCommand,
   },
   {
+    name: "get",
+    summary: "Show one certificate by name, as the service holds it",
+    load: async () => (await import("./commands/get.js")).getCommand,
+  },
+  {
     name: "test",
     summary: "Check connectivity and credentials (--wait: until it answers)",
     load: async () => (await import("./commands/test.js")).testCommand,

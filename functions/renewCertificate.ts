@@ -13,6 +13,7 @@ import { authorize } from "../shared/auth/authorize.js";
 import { OPERATOR } from "../shared/auth/roles.js";
 import { getRuntime } from "../shared/runtime.js";
 import { parseOrThrow, requiredText } from "../shared/schemas/index.js";
+import { renewByName } from "../shared/service/renewByName.js";
 
 const params = z.object({ name: requiredText() });
 
@@ -25,7 +26,8 @@ export async function renewCertificate(
     authorize(request, OPERATOR);
     parseQuery(request, noQuery);
     const { name } = parseOrThrow(params, { name: request.params.name }, "route");
-    const message = await getRuntime().client.renew(name);
+    // Get Certificate first: a key-vault certificate's renewal then carries the vault token.
+    const { message } = await renewByName(getRuntime().client, name, contextLogger(context));
     contextLogger(context).info(`certsched renewal scheduled (v3): ${name}`);
     return json(202, { status: "scheduled", certificateName: name, message });
   });

@@ -1,3 +1,5 @@
+import { renewByName } from "../../shared/service/renewByName.js";
+import { cliLogger } from "../cliLogger.js";
 import { type Command, JSON_OPTION } from "../command.js";
 import { EXIT } from "../failure.js";
 import { oneLine } from "../output/text.js";
@@ -29,7 +31,9 @@ export const renewCommand: Command = {
     if (!name?.trim()) throw new UsageError("the certificate name is required", "renew");
     return withRuntime(io, ["subscription", "apiKey"], async (runtime) => {
       requireApiKey(runtime);
-      const message = await runtime.client.renew(name);
+      // Get Certificate first: a key-vault certificate's renewal then carries the vault token.
+      const log = cliLogger(io, { verbose: false });
+      const { message } = await renewByName(runtime.client, name, log);
       if (args.values.json === true) {
         const document = { status: "scheduled", certificateName: name, message };
         io.stdout.write(`${JSON.stringify(document, null, 2)}\n`);

@@ -44,6 +44,10 @@ export function errorResponse(error: unknown, invocationId: string): HttpRespons
     );
   }
   const detail = redact(e.message);
+  // Get Certificate's 404 is the service's word that it holds no certificate by that name.
+  if (e instanceof UpstreamError && e.upstream === "get" && e.status === 404) {
+    return problem(404, e.code, "No such certificate", detail);
+  }
   switch (e.code) {
     case "UPSTREAM_REJECTED":
       return problem(422, e.code, "The service refused the request", detail);
