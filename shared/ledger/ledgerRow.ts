@@ -95,11 +95,9 @@ const rowSchema = z
         }
       }
     }
-    if (
-      row.firstRequestedAt &&
-      row.lastRequestedAt &&
-      row.lastRequestedAt.getTime() < row.firstRequestedAt.getTime()
-    ) {
+    // Zod runs this even when a field failed (its raw value is then here): compare dates only.
+    const { firstRequestedAt: first, lastRequestedAt: last } = row as Record<string, unknown>;
+    if (first instanceof Date && last instanceof Date && last.getTime() < first.getTime()) {
       ctx.addIssue({
         code: "custom",
         path: ["lastRequestedAt"],

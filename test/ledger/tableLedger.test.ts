@@ -1,6 +1,6 @@
 import { TableClient } from "@azure/data-tables";
 import { beforeAll, beforeEach, describe, expect, inject, it } from "vitest";
-import { CertschedError } from "../../shared/errors.js";
+import { CertschedError, ValidationError } from "../../shared/errors.js";
 import type { Ledger, LedgerEntry, LedgerRecord } from "../../shared/ledger/ledger.js";
 import { tableLedger } from "../../shared/ledger/tableLedger.js";
 import { closedPort, uniqueTableName } from "../functions/harness.js";
@@ -64,6 +64,41 @@ describe("tableLedger on Azurite", () => {
     await ledger.write(failed, undefined);
 
     expect((await ledger.read(RECORD.id))?.record).toEqual(failed);
+  });
+
+  it("reads back a claim: its time and the decision's reason", async () => {
+    const claim: LedgerRecord = {
+      ...RECORD,
+      outcome: "claimed",
+      claimedAt: new Date("2026-03-02T03:00:00.250Z"),
+      reason: "GraceElapsed",
+      detail: undefined,
+    };
+    await ledger.write(claim, undefined);
+
+    expect((await ledger.read(RECORD.id))?.record).toEqual(claim);
+  });
+
+  it("reports a row it cannot trust by field, and never as an unavailable ledger", async () => {
+    const client = TableClient.fromConnectionString(connectionString(), tableName, {
+      allowInsecureConnection: true,
+    });
+    await client.createEntity({
+      partitionKey: "certificate",
+      rowKey: String(RECORD.id),
+      certificateName: RECORD.certificateName,
+      expiryAtRequest: "not a date",
+      outcome: "scheduled",
+      attempts: 1,
+    });
+
+    const error = await ledger.read(RECORD.id).catch((e: unknown) => e);
+
+    expect(error).toBeInstanceOf(ValidationError);
+    expect((error as ValidationError).issues.map((i) => i.name)).toEqual([
+      "expiryAtRequest",
+      "outcome",
+    ]);
   });
 
   it("insert-if-absent: a second insert of the same certificate is a conflict", async () => {
