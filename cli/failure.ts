@@ -13,7 +13,7 @@ import { EXIT } from "./exit.js";
 import type { Io } from "./io.js";
 import { type Where, whereToLook } from "./output/cause.js";
 import { palette } from "./output/color.js";
-import { oneLine, wrapToWidth } from "./output/text.js";
+import { append, oneLine, wrapToWidth } from "./output/text.js";
 import { UsageError } from "./usage.js";
 
 export { EXIT };
@@ -126,9 +126,9 @@ export function reportFailure(
     width,
   );
   for (const p of d.problems ?? []) {
-    lines.push(...wrapToWidth(oneLine(`- ${p.name}: ${redact(p.message)}`), width, "  "));
+    append(lines, wrapToWidth(oneLine(`- ${p.name}: ${redact(p.message)}`), width, "  "));
   }
-  if (d.hint) lines.push(...wrapToWidth(d.hint, width));
+  if (d.hint) append(lines, wrapToWidth(d.hint, width));
   io.stderr.write(`${lines.join("\n")}\n`);
   if (options.json) {
     const problems = d.problems?.map((p) => ({ name: p.name, message: redact(p.message) }));

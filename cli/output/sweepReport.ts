@@ -4,7 +4,7 @@ import { type FailureFacts, shortCause, statusOf, type Where, whereToLook } from
 import type { Paint, Palette } from "./color.js";
 import { formatExpiry } from "./expiry.js";
 import { renderTable } from "./table.js";
-import { oneLine, wrapToWidth } from "./text.js";
+import { append, oneLine, wrapToWidth } from "./text.js";
 
 /** Outcomes that need nothing from anyone; every other outcome gets its cause under the table. */
 const FINE: ReadonlySet<string> = new Set(["renewal-scheduled", "would-renew"]);
@@ -52,13 +52,13 @@ function causeLines(
 ): string[] {
   const head = `${oneLine(r.certificateName)} ${outcomePaint(r.outcome, paint)(r.outcome)}:`;
   const lines = wrapToWidth(head, width);
-  lines.push(...wrapToWidth(oneLine(shortCause(r.detail)), width, "  "));
+  append(lines, wrapToWidth(oneLine(shortCause(r.detail)), width, "  "));
   if (r.outcome === "failed") {
     const hint = whereToLook(
       { upstream: "publicRenew", code: r.error, status: r.status, text: r.detail },
       where,
     );
-    if (hint) lines.push(...wrapToWidth(oneLine(hint), width, "  "));
+    if (hint) append(lines, wrapToWidth(oneLine(hint), width, "  "));
   }
   return lines;
 }
@@ -94,15 +94,16 @@ export function renderSweep(
   const lines: string[] = [];
   if (summary.listError !== undefined) {
     // Nothing was decided: "0 due" would read as "all is well".
-    lines.push(
-      ...wrapToWidth(
+    append(
+      lines,
+      wrapToWidth(
         paint.red("The list of certificates due failed: nothing was decided or renewed."),
         width,
       ),
     );
-    lines.push(...wrapToWidth(oneLine(shortCause(summary.listError)), width, "  "));
+    append(lines, wrapToWidth(oneLine(shortCause(summary.listError)), width, "  "));
     const hint = whereToLook(listFailureFacts(summary.listError), where);
-    if (hint) lines.push(...wrapToWidth(oneLine(hint), width, "  "));
+    if (hint) append(lines, wrapToWidth(oneLine(hint), width, "  "));
   } else if (summary.results.length === 0 && summary.rejected.length === 0) {
     lines.push("Nothing is due for renewal.");
   } else if (summary.results.length > 0) {
@@ -114,8 +115,9 @@ export function renderSweep(
       { text: formatExpiry(r.expiryDate, r.daysLeft), paint: daysPaint(r.daysLeft, paint) },
       { text: r.outcome, paint: outcomePaint(r.outcome, paint) },
     ]);
-    lines.push(
-      ...renderTable(
+    append(
+      lines,
+      renderTable(
         [
           { heading: "CERTIFICATE", shrink: 1 },
           { heading: "TARGET", shrink: 2 },
@@ -128,13 +130,13 @@ export function renderSweep(
     );
     const worded = needsWords(results);
     if (worded.length > 0) lines.push("");
-    for (const r of worded) lines.push(...causeLines(r, paint, width, where));
+    for (const r of worded) append(lines, causeLines(r, paint, width, where));
   }
   for (const r of summary.rejected) {
     const name = r.certificateName === undefined ? "" : ` (${r.certificateName})`;
-    lines.push(...wrapToWidth(oneLine(`record ${r.index} of the list${name} rejected:`), width));
+    append(lines, wrapToWidth(oneLine(`record ${r.index} of the list${name} rejected:`), width));
     const problems = r.problems.map((p) => `${p.name} ${p.message}`).join("; ");
-    lines.push(...wrapToWidth(oneLine(problems), width, "  "));
+    append(lines, wrapToWidth(oneLine(problems), width, "  "));
   }
   lines.push("");
   const ledger = LEDGER_NOTE[summary.ledger] ?? `Ledger: ${summary.ledger}`;
@@ -144,14 +146,14 @@ export function renderSweep(
       (o) => `${summary.counts[o]} ${o}`,
     );
     const due = `${summary.counts.due} due${counts.length > 0 ? `: ${counts.join(", ")}` : ""}`;
-    lines.push(...wrapToWidth(`${due}. ${dry}${ledger}.`, width));
+    append(lines, wrapToWidth(`${due}. ${dry}${ledger}.`, width));
   } else {
-    lines.push(...wrapToWidth(`${dry}${ledger}.`, width));
+    append(lines, wrapToWidth(`${dry}${ledger}.`, width));
   }
   if (summary.failed) {
     lines.push(paint.red("The sweep failed:"));
     for (const problem of summary.problems) {
-      lines.push(...wrapToWidth(oneLine(`- ${problem}`), width, "  "));
+      append(lines, wrapToWidth(oneLine(`- ${problem}`), width, "  "));
     }
   }
   return lines;

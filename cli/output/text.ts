@@ -80,3 +80,11 @@ export function fitLine(line: string, width: number | undefined): string {
   }).split("\n")[0];
   return `${first ?? ""}…`;
 }
+
+/**
+ * Appends `more` to `lines` one by one: `lines.push(...more)` passes every element as an
+ * argument and overflows the call stack for a long enough list (150,000 table rows did).
+ */
+export function append(lines: string[], more: readonly string[]): void {
+  for (const line of more) lines.push(line);
+}

@@ -1,9 +1,16 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { type Io, type OutputStream, terminalSafe } from "../../cli/io.js";
+import { palette } from "../../cli/output/color.js";
 import { formatExpiry } from "../../cli/output/expiry.js";
+import { renderSweep } from "../../cli/output/sweepReport.js";
 import { renderTable } from "../../cli/output/table.js";
 import { visibleWidth } from "../../cli/output/text.js";
 import { run } from "../../cli/run.js";
+import {
+  type CertificateResult,
+  countOutcomes,
+  type SweepSummary,
+} from "../../shared/sweep/summary.js";
 import { type Simulator, sandboxSettings, startSimulator } from "../../sim/index.js";
 import { inDays } from "./helpers.js";
 
@@ -14,6 +21,10 @@ import { inDays } from "./helpers.js";
 
 const ESC = "\u001b[";
 const ERASE_LINE = "\r\u001b[2K";
+// biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is the point.
+const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
+// biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is the point.
+const CONTROL_BUT_NEWLINE = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/;
 
 interface Captured extends OutputStream {
   text: string;
@@ -150,8 +161,53 @@ describe("on a terminal", () => {
     const lines = renderTable([{ heading: "NAME" }], [[name]], { header: (s) => s, width: 200 });
 
     expect(lines).toHaveLength(2);
-    expect(lines[1]).not.toMatch(/[\u0000-\u001f]/);
+    expect(lines[1]).not.toMatch(CONTROL);
     expect(lines[1]).toContain("\\u{1b}]0;pwned");
+  });
+});
+
+describe("renderSweep", () => {
+  it("reports a sweep of 150,000 certificates, 1 in 1,000 failed, each cause in full, within 80 columns", () => {
+    const results: CertificateResult[] = Array.from({ length: 150_000 }, (_, i) => ({
+      certificateName: `cert-${String(i).padStart(6, "0")}`,
+      id: i,
+      target: i % 2 === 0 ? "Cloud App Service" : "Cloud Key Vault + DNS",
+      expiryDate: new Date(Date.UTC(2026, 4, 1) + (i % 20) * 86_400_000).toISOString(),
+      daysLeft: i % 20,
+      ...(i % 1000 === 7
+        ? {
+            outcome: "failed" as const,
+            reason: "SweepError" as const,
+            detail: `renew certificate failed: the service answered 400: quota exceeded for ${i}`,
+            status: 400,
+          }
+        : { outcome: "renewal-scheduled" as const, reason: "SweepError" as const, detail: "ok" }),
+    }));
+    const summary: SweepSummary = {
+      dryRun: false,
+      startedAt: new Date(0).toISOString(),
+      durationMs: 1,
+      ledger: "memory",
+      results,
+      rejected: [],
+      counts: countOutcomes(results, 0),
+      failed: true,
+      problems: ["150 renewal(s) failed"],
+    };
+
+    const lines = renderSweep(
+      summary,
+      palette({ isTTY: false, columns: undefined, write() {} }, {}),
+      80,
+    );
+
+    expect(lines.every((line) => visibleWidth(line) <= 80)).toBe(true);
+    expect(lines.filter((line) => /^ {2}400: quota exceeded for \d+$/.test(line))).toHaveLength(
+      150,
+    );
+    expect(lines.join(" ")).toContain(
+      "150000 due: 149850 renewal-scheduled, 150 failed. Ledger: in memory, for this run only.",
+    );
   });
 });
 
@@ -163,7 +219,7 @@ describe("terminalSafe (the last line of defence in cli/io.ts)", () => {
 
     expect(terminalSafe(ours)).toBe(ours);
     const safe = terminalSafe(theirs);
-    expect(safe).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/);
+    expect(safe).not.toMatch(CONTROL_BUT_NEWLINE);
     expect(safe).toContain("\\u{1b}]8;;https://evil.example");
   });
 });
