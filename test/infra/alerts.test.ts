@@ -1,0 +1,491 @@
+import { readdirSync, readFileSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { beforeAll, describe, expect, it } from "vitest";
+import { renewDueCertificates, SweepFailedError } from "../../functions/renewDueCertificates.js";
+import { memoryLedger } from "../../shared/ledger/ledger.js";
+import {
+  type CertificateResult,
+  countOutcomes,
+  resultLine,
+  summaryLine,
+} from "../../shared/sweep/summary.js";
+import { DAY_MS, HOUR_MS, startHarness, timer } from "../functions/harness.js";
+import {
+  type BicepFile,
+  calls,
+  findBicepFiles,
+  type Node,
+  params,
+  parseBicep,
+  property,
+  resources,
+  stringValue,
+} from "./bicepTree.js";
+import { filters, memberAccesses, parsePatterns, passes, type Token, tokenize } from "./kql.js";
+
+// Each alert rule's query lives in infra/alerts/*.kql, loaded by infra/modules/alerts.bicep.
+// These tests hold every literal a query filters on against the lines the code really writes
+// (a sweep against the simulator, through the timer function), so renaming a log line fails
+// here instead of silencing an alert in production.
+
+const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
+const alertsDir = join(repoRoot, "infra/alerts");
+const kqlFiles = readdirSync(alertsDir)
+  .filter((f) => f.endsWith(".kql"))
+  .sort();
+const queries = new Map(kqlFiles.map((f) => [f, readFileSync(join(alertsDir, f), "utf8")]));
+const files = findBicepFiles(join(repoRoot, "infra")).map((f) => parseBicep(f, repoRoot));
+
+function bicep(path: string): BicepFile {
+  const found = files.find((f) => f.path === path);
+  if (!found) throw new Error(`${path} not found`);
+  return found;
+}
+const alertsModule = bicep("infra/modules/alerts.bicep");
+const main = bicep("infra/main.bicep");
+const functionAppModule = bicep("infra/modules/functionApp.bicep");
+
+function query(file: string): string {
+  const text = queries.get(file);
+  if (text === undefined) throw new Error(`infra/alerts/${file} is missing`);
+  return text;
+}
+
+/** Lines one sweep logged through the function's InvocationContext. */
+interface Sweep {
+  readonly lines: string[];
+  readonly summary: string;
+  readonly thrown: unknown;
+}
+
+const inDays = (days: number) => new Date(Date.now() + (days + 0.5) * DAY_MS);
+
+/** Runs the timer function against a simulator with these certificates and a memory ledger. */
+async function sweepOnce(
+  certificates: Parameters<typeof startHarness>[0],
+  prepare: (
+    ledger: ReturnType<typeof memoryLedger>,
+    seeded: Map<string, { id: number; expiryDate: Date }>,
+  ) => Promise<void>,
+): Promise<Sweep> {
+  const app = await startHarness({ completionDelayMs: 30 * 60_000, ...certificates });
+  try {
+    const ledger = memoryLedger();
+    const seeded = new Map(app.sim.certificates().map((c) => [c.certificateName, c]));
+    await prepare(ledger, seeded);
+    await app.configure({}, { ledger });
+    const thrown = await renewDueCertificates(timer(), app.context("renewDueCertificates")).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    const lines = app.logs.map((l) => l.message);
+    const summary = lines.find((l) => l.startsWith("certsched sweep summary "));
+    if (!summary) throw new Error("the sweep logged no summary");
+    return { lines, summary, thrown };
+  } finally {
+    await app.close();
+  }
+}
+
+let good: Sweep;
+let bad: Sweep;
+
+beforeAll(async () => {
+  // A sweep that went well: one certificate due in 5 days, renewed.
+  good = await sweepOnce(
+    { certificates: [{ certificateName: "www-contoso-com", expiryDate: inDays(5) }] },
+    async () => {},
+  );
+  // A sweep that failed: one renewal refused, one certificate stuck (requested 25 h ago).
+  bad = await sweepOnce(
+    {
+      certificates: [
+        {
+          certificateName: "intranet-contoso-com",
+          expiryDate: inDays(8),
+          refuseRenewal: "Renewal refused: DNS zone 'contoso-dns' not found",
+        },
+        { certificateName: "shop-contoso-com", expiryDate: inDays(3) },
+      ],
+    },
+    async (ledger, seeded) => {
+      const shop = seeded.get("shop-contoso-com");
+      if (!shop) throw new Error("shop-contoso-com was not seeded");
+      const requested = new Date(Date.now() - DAY_MS - HOUR_MS);
+      await ledger.write(
+        {
+          id: shop.id,
+          certificateName: "shop-contoso-com",
+          // The expiry the service lists: a different one would start a new episode.
+          expiryAtRequest: shop.expiryDate,
+          firstRequestedAt: requested,
+          lastRequestedAt: requested,
+          outcome: "renewal-scheduled",
+          attempts: 1,
+          detail: undefined,
+        },
+        undefined,
+      );
+    },
+  );
+});
+
+describe("the lines the alerts are checked against", () => {
+  it("come from the real sweep: a clean one, and one with a failure and a stuck certificate", () => {
+    expect(good.thrown).toBeUndefined();
+    expect(good.summary).toContain('"failed":false');
+    // The timer run fails (the host records the request as failed): what sweep-failed reads.
+    expect(bad.thrown).toBeInstanceOf(SweepFailedError);
+    expect(bad.summary).toContain('"failed":true');
+    expect(
+      bad.lines.some((l) => l.startsWith("certsched certificate stuck: shop-contoso-com")),
+    ).toBe(true);
+  });
+
+  it("are the lines summaryLine and resultLine write, whatever the run", () => {
+    // The same functions, on runs the simulator sweep above does not make: a dry run that
+    // failed must not page anyone; a dry run that went well proves the timer is alive.
+    const stuck: CertificateResult = {
+      certificateName: "a (weird) name: with [brackets]",
+      id: 7,
+      target: "Cloud Key Vault + DNS",
+      expiryDate: "2026-03-09T03:00:00.000Z",
+      daysLeft: -2,
+      outcome: "stuck",
+      reason: "Stuck",
+      detail: "still due 25.0 h after renewal was first requested",
+    };
+    const run = (dryRun: boolean, failed: boolean): string =>
+      summaryLine({
+        dryRun,
+        startedAt: "2026-03-01T03:00:00.000Z",
+        durationMs: 5,
+        ledger: "table",
+        results: [stuck],
+        rejected: [],
+        counts: countOutcomes([stuck], 0),
+        failed,
+        problems: [],
+      });
+    const find = (file: string, line: string) =>
+      filters(tokenize(query(file)))
+        .filter((f) => f.column === "message")
+        .every((f) => passes(line, f.operator, f.literal));
+    expect(find("sweep-failed.kql", run(false, true))).toBe(true);
+    expect(find("sweep-failed.kql", run(true, true))).toBe(false);
+    expect(find("sweep-silent.kql", run(true, false))).toBe(true);
+    expect(find("sweep-silent.kql", run(false, true))).toBe(false);
+    const line = resultLine(stuck);
+    expect(find("certificate-stuck.kql", line)).toBe(true);
+    const [pattern] = parsePatterns(tokenize(query("certificate-stuck.kql")));
+    expect(pattern?.regex.exec(line)?.groups).toMatchObject({
+      target: "Cloud Key Vault + DNS",
+      daysLeft: "-2",
+    });
+  });
+});
+
+/** The timer's function name as the host registers it (operation_Name in Application Insights). */
+function registeredTimerName(): string {
+  const source = readFileSync(join(repoRoot, "functions/renewDueCertificates.ts"), "utf8");
+  const name = /app\.timer\(\s*"([^"]+)"/.exec(source)?.[1];
+  if (!name) throw new Error("functions/renewDueCertificates.ts registers no timer");
+  return name;
+}
+
+/** Which real lines each query must find, and which it must not. */
+function cases(): Record<string, { finds: string[]; ignores: string[] }> {
+  return {
+    "sweep-failed.kql": { finds: [bad.summary], ignores: [good.summary] },
+    "sweep-silent.kql": { finds: [good.summary], ignores: [bad.summary] },
+    "certificate-stuck.kql": {
+      finds: bad.lines.filter((l) => l.includes("certificate stuck")),
+      ignores: [...good.lines, ...bad.lines.filter((l) => !l.includes("certificate stuck"))],
+    },
+    "certificate-expiring.kql": {
+      finds: [good.summary, bad.summary],
+      ignores: good.lines.filter((l) => !l.startsWith("certsched sweep summary")),
+    },
+  };
+}
+
+describe.each(kqlFiles)("infra/alerts/%s", (file) => {
+  const tokens = tokenize(query(file));
+  const messageFilters = filters(tokens).filter((f) => f.column === "message");
+
+  it("is checked here (a new query needs its lines in cases())", () => {
+    expect(Object.keys(cases())).toContain(file);
+  });
+
+  it("finds the lines it is meant for, with every message filter it applies", () => {
+    const { finds } = cases()[file] ?? { finds: [] };
+    expect(finds.length).toBeGreaterThan(0);
+    for (const line of finds) {
+      const failing = messageFilters.filter((f) => !passes(line, f.operator, f.literal));
+      expect(
+        failing.map((f) => `${f.operator} ${JSON.stringify(f.literal)}`),
+        line,
+      ).toEqual([]);
+    }
+  });
+
+  it("does not find the lines it is not meant for", () => {
+    const { ignores } = cases()[file] ?? { ignores: [] };
+    for (const line of ignores) {
+      expect(
+        messageFilters.every((f) => passes(line, f.operator, f.literal)),
+        line,
+      ).toBe(false);
+    }
+  });
+
+  it("compares operation_Name only with the timer's registered name", () => {
+    for (const f of filters(tokens).filter((f) => f.column === "operation_Name")) {
+      expect(f.operator).toBe("==");
+      expect(f.literal).toBe(registeredTimerName());
+    }
+  });
+
+  it("parses lines with patterns that match them, column by column", () => {
+    for (const pattern of parsePatterns(tokens)) {
+      expect(pattern.column).toBe("message");
+      const { finds } = cases()[file] ?? { finds: [] };
+      for (const line of finds) {
+        const m = pattern.regex.exec(line);
+        expect(m, `${pattern.regex} on ${line}`).not.toBeNull();
+      }
+    }
+  });
+
+  it("reads only fields the summary line has", () => {
+    const accesses = memberAccesses(tokens, ["s", "c"]);
+    const summary = JSON.parse(good.summary.slice("certsched sweep summary ".length)) as Record<
+      string,
+      unknown
+    >;
+    for (const field of accesses.get("s") ?? []) expect(summary, field).toHaveProperty(field);
+    const certificates = summary.certificates as Record<string, unknown>[];
+    expect(certificates.length).toBeGreaterThan(0);
+    for (const field of accesses.get("c") ?? []) {
+      for (const c of certificates) expect(c, field).toHaveProperty(field);
+    }
+  });
+
+  it("has no string literal these checks do not cover", () => {
+    const covered = new Set<number>();
+    for (const f of filters(tokens)) covered.add(f.token);
+    for (const p of parsePatterns(tokens)) for (const t of p.tokens) covered.add(t);
+    const uncovered = tokens
+      .map((t, i) => ({ t, i }))
+      .filter(({ t, i }) => t.kind === "string" && !covered.has(i))
+      .filter(({ t, i }) => !isLabel(tokens, i) && !isPrefixArgument(tokens, i, t))
+      .map(({ t }) => t.value);
+    expect(uncovered).toEqual([]);
+  });
+});
+
+/** `name = "text"` in project/extend: a label shown in the alert, not a filter. */
+function isLabel(tokens: readonly Token[], i: number): boolean {
+  return tokens[i - 1]?.value === "=" && tokens[i - 2]?.kind === "word";
+}
+
+/** `strlen("prefix")` used to cut a prefix off: the prefix must start the summary line. */
+function isPrefixArgument(tokens: readonly Token[], i: number, t: Token): boolean {
+  if (tokens[i - 2]?.value !== "strlen" || tokens[i - 1]?.value !== "(") return false;
+  expect(good.summary.startsWith(t.value)).toBe(true);
+  expect(() => JSON.parse(good.summary.slice(t.value.length))).not.toThrow();
+  return true;
+}
+
+describe("certificate-stuck.kql", () => {
+  it("parses the stuck line into its certificate, target and days left", () => {
+    const [pattern] = parsePatterns(tokenize(query("certificate-stuck.kql")));
+    const line = bad.lines.find((l) => l.startsWith("certsched certificate stuck: ")) ?? "";
+    const groups = pattern?.regex.exec(line)?.groups;
+    expect(groups).toMatchObject({
+      certificate: "shop-contoso-com",
+      target: "Cloud App Service",
+      daysLeft: "3",
+    });
+    expect(groups?.detail).toMatch(/after renewal was first requested/);
+  });
+});
+
+describe("certificate-expiring.kql", () => {
+  it("names the 7-day threshold its rule's title states", () => {
+    expect(query("certificate-expiring.kql")).toMatch(/\| where daysLeft < 7\b/);
+    const rule = rules().find((r) => r.file === "certificate-expiring.kql");
+    expect(stringValue(property(rule?.body, "properties", "displayName"))).toMatch(/within 7 days/);
+  });
+});
+
+/** Each scheduled query rule of alerts.bicep, with the .kql it loads. */
+function rules() {
+  return resources(alertsModule)
+    .filter((r) => r.type === "Microsoft.Insights/scheduledQueryRules@2023-12-01")
+    .map((r) => {
+      const criterion = property(r.body, "properties", "criteria", "allOf")?.namedChildren[0];
+      const load = calls(criterion, "loadTextContent")[0];
+      const arg = load?.childForFieldName("arguments")?.namedChildren[0];
+      const path = stringValue(arg) ?? "";
+      return { ...r, criterion, path, file: path.replace(/^\.\.\/alerts\//, "") };
+    });
+}
+
+function text(node: Node | undefined): string | undefined {
+  return node?.text;
+}
+
+describe("infra/modules/alerts.bicep", () => {
+  it("loads every .kql file once, from infra/alerts/, and nothing else as a query", () => {
+    const loaded = rules().map((r) => r.path);
+    expect(loaded.sort()).toEqual(kqlFiles.map((f) => `../alerts/${f}`));
+    for (const r of rules()) {
+      expect(property(r.criterion, "query")?.type, r.symbol).toBe("call_expression");
+    }
+  });
+
+  it("puts every rule on the app's Application Insights, sending to the action group", () => {
+    for (const r of rules()) {
+      const props = property(r.body, "properties");
+      expect(
+        property(props, "scopes")?.namedChildren.map((n) => n.text),
+        r.symbol,
+      ).toEqual(["appInsights.id"]);
+      expect(text(property(props, "actions", "actionGroups")), r.symbol).toBe("actionGroups");
+      expect(stringValue(property(r.body, "kind")), r.symbol).toBe("LogAlert");
+      expect(text(property(props, "enabled")), r.symbol).toBe("true");
+      expect(stringValue(property(props, "evaluationFrequency")), r.symbol).toBe("PT1H");
+    }
+    const appInsights = resources(alertsModule).find((r) => r.symbol === "appInsights");
+    expect(appInsights?.existing).toBe(true);
+    expect(text(property(appInsights?.body, "name"))).toBe("appInsightsName");
+  });
+
+  it("gives queries that look back with ago() a time range that covers it", () => {
+    for (const r of rules()) {
+      const lookBack = /ago\((\d+)h\)/.exec(query(r.file))?.[1];
+      if (lookBack === undefined) continue;
+      const range = stringValue(property(r.body, "properties", "overrideQueryTimeRange"));
+      const hours =
+        range === "P2D"
+          ? 48
+          : range === "P1D"
+            ? 24
+            : Number(/^PT(\d+)H$/.exec(range ?? "")?.[1] ?? 0);
+      expect(hours, r.symbol).toBeGreaterThanOrEqual(Number(lookBack));
+    }
+  });
+
+  it("fires the dead-man rule when the query's own count is below 1", () => {
+    const rule = rules().find((r) => r.file === "sweep-silent.kql");
+    const column = stringValue(property(rule?.criterion, "metricMeasureColumn"));
+    expect(column).toBe("successes");
+    expect(query("sweep-silent.kql")).toMatch(new RegExp(`summarize ${column} = count\\(\\)\\s*$`));
+    expect(stringValue(property(rule?.criterion, "timeAggregation"))).toBe("Total");
+    expect(stringValue(property(rule?.criterion, "operator"))).toBe("LessThan");
+    expect(text(property(rule?.criterion, "threshold"))).toBe("1");
+    expect(query("sweep-silent.kql")).toMatch(/ago\(26h\)/);
+  });
+
+  it("fires the other rules on any row, split by a column their query returns", () => {
+    for (const r of rules().filter((r) => r.file !== "sweep-silent.kql")) {
+      expect(stringValue(property(r.criterion, "operator")), r.symbol).toBe("GreaterThan");
+      expect(text(property(r.criterion, "threshold")), r.symbol).toBe("0");
+      for (const d of property(r.criterion, "dimensions")?.namedChildren ?? []) {
+        const name = stringValue(property(d, "name")) ?? "";
+        expect(query(r.file), `${r.symbol} splits by ${name}`).toMatch(
+          new RegExp(`\\bproject\\b[^\\n]*\\b${name}\\b`),
+        );
+      }
+    }
+  });
+
+  it("creates the action group only with an e-mail address or a webhook, the webhook secure", () => {
+    const group = resources(alertsModule).find(
+      (r) => r.type === "Microsoft.Insights/actionGroups@2023-01-01",
+    );
+    expect(group?.condition).toBe("hasActionGroup");
+    const source = readFileSync(alertsModule.absolutePath, "utf8");
+    expect(source).toMatch(/var hasActionGroup = hasEmail \|\| hasWebhook/);
+    expect(source).toMatch(/var hasEmail = !empty\(alertEmail\)/);
+    expect(source).toMatch(/var hasWebhook = !empty\(alertWebhookUrl\)/);
+    expect(source).toMatch(/var actionGroups = hasActionGroup \? \[actionGroup\.id\] : \[\]/);
+    for (const f of [alertsModule, main]) {
+      const webhook = params(f).find((p) => p.name === "alertWebhookUrl");
+      expect(webhook?.decorators, f.path).toContain("secure");
+    }
+  });
+
+  it("says plainly in an azd output when no action group notifies anybody", () => {
+    const source = readFileSync(alertsModule.absolutePath, "utf8");
+    expect(source).toMatch(/output notice string = hasActionGroup\s*\?[^:]+:\s*'NO ACTION GROUP: /);
+    // The webhook URL is a secret: the notice names receivers by kind only.
+    expect(source).not.toMatch(/\$\{alertWebhookUrl\}/);
+    const mainSource = readFileSync(main.absolutePath, "utf8");
+    expect(mainSource).toMatch(/^output AZURE_ALERTS string = alerts\.outputs\.notice$/m);
+  });
+});
+
+describe("docs/operations.md", () => {
+  const docs = readFileSync(join(repoRoot, "docs/operations.md"), "utf8");
+
+  it.each(kqlFiles)("documents %s by its path, not by a copy that could drift", (file) => {
+    expect(docs).toContain(`infra/alerts/${file}`);
+    // No copy of the query's filters outside the file.
+    const literals = filters(tokenize(query(file)))
+      .filter((f) => f.column === "message")
+      .map((f) => f.literal);
+    for (const literal of literals.filter((l) => l.includes('"'))) {
+      expect(docs.includes(`contains '${literal}'`), literal).toBe(false);
+    }
+  });
+});
+
+describe("App Service Authentication (Entra ID)", () => {
+  const auth = resources(functionAppModule).find(
+    (r) => r.type === "Microsoft.Web/sites/config@2024-04-01",
+  );
+  const props = property(auth?.body, "properties");
+
+  it("is on only when an app registration's client id is given", () => {
+    expect(stringValue(property(auth?.body, "name"))).toBe("authsettingsV2");
+    expect(auth?.condition).toBe("!empty(entraClientId)");
+    expect(params(main).find((p) => p.name === "entraClientId")?.defaultValue?.text).toBe("''");
+    expect(text(property(props, "platform", "enabled"))).toBe("true");
+  });
+
+  it("requires a token everywhere but the key-only paths, answering 401 (an API: no redirect)", () => {
+    expect(text(property(props, "globalValidation", "requireAuthentication"))).toBe("true");
+    expect(stringValue(property(props, "globalValidation", "unauthenticatedClientAction"))).toBe(
+      "Return401",
+    );
+    expect(text(property(props, "globalValidation", "excludedPaths"))).toBe("entraKeyOnlyPaths");
+    expect(
+      params(functionAppModule).find((p) => p.name === "entraKeyOnlyPaths")?.defaultValue?.text,
+    ).toBe("[]");
+  });
+
+  it("validates the audience: the app registration's client id and its api:// URI", () => {
+    const aad = property(props, "identityProviders", "azureActiveDirectory");
+    expect(text(property(aad, "enabled"))).toBe("true");
+    expect(text(property(aad, "registration", "clientId"))).toBe("entraClientId");
+    expect(
+      property(aad, "validation", "allowedAudiences")?.namedChildren.map((n) => n.text),
+    ).toEqual(["entraClientId", `'api://\${entraClientId}'`]);
+    expect(property(aad, "registration", "openIdIssuer")?.text).toMatch(
+      /\$\{entraTenant\}\/v2\.0'$/,
+    );
+  });
+
+  it("keeps a function key required by every HTTP function, so a key-only path is never open", () => {
+    const dir = join(repoRoot, "functions");
+    for (const f of readdirSync(dir).filter((n) => n.endsWith(".ts"))) {
+      const source = readFileSync(join(dir, f), "utf8");
+      for (const registration of source.match(/app\.http\([\s\S]*?\}\);/g) ?? []) {
+        expect(registration, f).toMatch(/authLevel: "function"/);
+      }
+    }
+  });
+});
