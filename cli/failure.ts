@@ -126,7 +126,7 @@ export function reportFailure(
     width,
   );
   for (const p of d.problems ?? []) {
-    append(lines, wrapToWidth(oneLine(`- ${p.name}: ${redact(p.message)}`), width, "  "));
+    append(lines, wrapToWidth(oneLine(`- ${p.name}: ${redact(p.message)}`), width, "  ", "    "));
   }
   if (d.hint) append(lines, wrapToWidth(d.hint, width));
   io.stderr.write(`${lines.join("\n")}\n`);

@@ -153,7 +153,7 @@ export function renderSweep(
   if (summary.failed) {
     lines.push(paint.red("The sweep failed:"));
     for (const problem of summary.problems) {
-      append(lines, wrapToWidth(oneLine(`- ${problem}`), width, "  "));
+      append(lines, wrapToWidth(oneLine(`- ${problem}`), width, "  ", "    "));
     }
   }
   return lines;

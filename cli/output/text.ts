@@ -48,21 +48,28 @@ export function padToWidth(text: string, width: number): string {
 }
 
 /**
- * Wraps prose (ANSI colours allowed) to `width` columns, every line prefixed with `indent`;
- * undefined (a pipe) only indents. Long words are broken, never cut: this is for what must be
- * read in full (causes, messages).
+ * Wraps prose (ANSI colours allowed) to `width` columns, the first line prefixed with `indent`,
+ * the others with `hanging` (default: the same); undefined (a pipe) only indents. Long words
+ * are broken, never cut: this is for what must be read in full (causes, messages).
  */
-export function wrapToWidth(text: string, width: number | undefined, indent = ""): string[] {
+export function wrapToWidth(
+  text: string,
+  width: number | undefined,
+  indent = "",
+  hanging = indent,
+): string[] {
   const lines: string[] = [];
   for (const paragraph of text.split("\n")) {
     if (width === undefined) {
       lines.push(`${indent}${paragraph}`);
       continue;
     }
-    const room = Math.max(width - visibleWidth(indent), 10);
-    for (const line of wrapAnsi(paragraph, room, { hard: true }).split("\n")) {
-      lines.push(`${indent}${line}`);
-    }
+    const room = Math.max(width - Math.max(visibleWidth(indent), visibleWidth(hanging)), 10);
+    wrapAnsi(paragraph, room, { hard: true })
+      .split("\n")
+      .forEach((line, i) => {
+        lines.push(`${i === 0 ? indent : hanging}${line}`);
+      });
   }
   return lines;
 }
