@@ -24,6 +24,11 @@ export const COMMANDS: readonly CommandEntry[] = [
     load: async () => (await import("./commands/due.js")).dueCommand,
   },
   {
+    name: "verify",
+    summary: "Check what each domain serves, as a browser would (--domain)",
+    load: async () => (await import("./commands/verify.js")).verifyCommand,
+  },
+  {
     name: "create",
     summary: "Schedule the creation of a certificate from a request file",
     load: async () => (await import("./commands/create.js")).createCommand,

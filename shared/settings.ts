@@ -250,6 +250,11 @@ const schema = z.object({
 export const KNOWN_SETTINGS: readonly string[] = [
   ...Object.keys(schema.shape),
   "CERTSCHED_RENEWAL_SCHEDULE",
+  // Read by shared/verify/verifySettings.ts, on their own: `verify --domain` needs no service.
+  "CERTSCHED_VERIFY_CONNECT_TO",
+  "CERTSCHED_VERIFY_WARN_DAYS",
+  "CERTSCHED_VERIFY_WINDOW",
+  "CERTSCHED_VERIFY_UNREACHABLE_AFTER",
 ];
 
 /**

@@ -43,7 +43,7 @@ export async function startTlsServer(
   });
   server.on("secureConnection", (socket: tls.TLSSocket) => {
     completed += 1;
-    serverNames.push(socket.servername === false ? undefined : socket.servername);
+    serverNames.push(typeof socket.servername === "string" ? socket.servername : undefined);
     socket.on("data", (chunk: Buffer) => {
       received += chunk.length;
     });

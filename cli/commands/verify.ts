@@ -1,0 +1,182 @@
+import { parseDuration } from "../../shared/duration.js";
+import { adviceFor } from "../../shared/verify/advice.js";
+import { type NamedEndpoint, parseEndpoint } from "../../shared/verify/endpoint.js";
+import { STATUSES, type VerifyStatus } from "../../shared/verify/judge.js";
+import {
+  countStatuses,
+  needsAttention,
+  type VerifyResult,
+  verifyTargets,
+} from "../../shared/verify/verifyDomains.js";
+import { loadVerifySettings } from "../../shared/verify/verifySettings.js";
+import { type Command, JSON_OPTION } from "../command.js";
+import { cliEnv } from "../config.js";
+import { EXIT } from "../exit.js";
+import { type Paint, type Palette, palette } from "../output/color.js";
+import { formatExpiry } from "../output/expiry.js";
+import { renderTable } from "../output/table.js";
+import { oneLine, wrapToWidth } from "../output/text.js";
+import { UsageError } from "../usage.js";
+
+const HELP = `Usage: certsched verify [--json] [--domain NAME[:PORT] ...] [--timeout DURATION]
+
+Checks what each domain actually serves, as a browser would: connects with SNI
+(port 443 unless given), reads the certificate, never sends a request. Each
+result is the first that applies of: unreachable, untrusted, mismatch, expired,
+pending, not-landed, expiring (critical below 7 days), ok.
+
+Options:
+  --domain NAME[:PORT]  A domain to check; repeat for more. Needs no service
+                        settings and no storage. [::1]:8443 for IPv6.
+  --timeout DURATION    Time allowed per domain (e.g. 10s); default
+                        CERTSCHED_HTTP_TIMEOUT (30s).
+  --json                Print one JSON document: { "results": [ { domain,
+                        source, servedNotAfter, daysLeft, status, issuer,
+                        detail, ... } ], "counts": { status: n } }.
+  -h, --help            Show this help.
+
+Settings: CERTSCHED_VERIFY_CONNECT_TO (curl's --connect-to:
+HOST1:PORT1:HOST2:PORT2, comma-separated), CERTSCHED_VERIFY_WARN_DAYS (14).
+Trust: Node's CA store plus the PEM file NODE_EXTRA_CA_CERTS names.
+
+Exit codes: 0 every domain ok, pending or expiring (not critically); 1 any
+not-landed, expired, mismatch, untrusted, unreachable or critically expiring;
+2 usage or configuration error.
+`;
+
+const INVENTORY_NOT_BUILT =
+  "certsched verify without --domain checks the inventory and the current due list; that needs the service settings and storage, and is not built yet: name the domains to check with --domain NAME[:PORT]";
+
+/** parseArgs gives a repeatable flag as an array; ParsedArgs' type does not say so. */
+function domainsOf(value: unknown): string[] {
+  if (value === undefined) return [];
+  return Array.isArray(value)
+    ? value.filter((v): v is string => typeof v === "string")
+    : [String(value)];
+}
+
+/** Every --domain parsed, once each (one result per domain), or one UsageError naming them all. */
+function endpointsOf(texts: readonly string[]): NamedEndpoint[] {
+  const problems: string[] = [];
+  const endpoints = new Map<string, NamedEndpoint>();
+  for (const text of texts) {
+    const parsed = parseEndpoint(text);
+    if (typeof parsed === "string") problems.push(`--domain ${parsed}`);
+    else if (!endpoints.has(parsed.label)) endpoints.set(parsed.label, parsed);
+  }
+  if (problems.length > 0) throw new UsageError(problems.join("; "), "verify");
+  return [...endpoints.values()];
+}
+
+function timeoutOf(value: string | boolean | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const ms = typeof value === "string" ? parseDuration(value) : undefined;
+  if (ms === undefined || ms < 100 || ms > 600_000) {
+    throw new UsageError(
+      "--timeout must be a duration from 100ms to 10m, like 10s or 2m",
+      "verify",
+    );
+  }
+  return ms;
+}
+
+function statusPaint(r: VerifyResult, paint: Palette): Paint | undefined {
+  if (r.status === "ok") return paint.green;
+  if (r.status === "pending") return paint.cyan;
+  if (r.status === "expiring" && r.critical !== true) return paint.yellow;
+  return paint.red;
+}
+
+/**
+ * The issuer for a narrow column: its organization (Let's Encrypt, DigiCert Inc), else its
+ * common name; the full name is in --json.
+ */
+function issuerName(issuer: string | undefined): string {
+  if (issuer === undefined) return "-";
+  const field = (key: string) => new RegExp(`(?:^|, )${key}=([^,]+)`).exec(issuer)?.[1];
+  return field("O") ?? field("CN") ?? issuer;
+}
+
+const statusText = (r: VerifyResult) => (r.critical ? `${r.status} (critical)` : r.status);
+
+/** The table for people, then each result that is not ok with its cause and what to do. */
+function renderResults(
+  results: readonly VerifyResult[],
+  paint: Palette,
+  width: number | undefined,
+): string[] {
+  const lines = renderTable(
+    [
+      { heading: "DOMAIN", shrink: 1 },
+      { heading: "STATUS" },
+      { heading: "EXPIRES (UTC)" },
+      { heading: "ISSUER", shrink: 2 },
+    ],
+    results.map((r) => [
+      r.domain,
+      { text: statusText(r), paint: statusPaint(r, paint) },
+      r.servedNotAfter === undefined || r.daysLeft === undefined
+        ? "-"
+        : formatExpiry(r.servedNotAfter, r.daysLeft),
+      issuerName(r.issuer),
+    ]),
+    { header: paint.bold, width },
+  );
+  const worded = results.filter((r) => r.status !== "ok");
+  if (worded.length > 0) lines.push("");
+  for (const r of worded) {
+    lines.push(
+      ...wrapToWidth(
+        `${oneLine(r.domain)} ${statusPaint(r, paint)?.(statusText(r)) ?? statusText(r)}:`,
+        width,
+      ),
+    );
+    lines.push(...wrapToWidth(oneLine(r.detail), width, "  "));
+    const advice = adviceFor(r.status, r.critical === true);
+    if (advice) lines.push(...wrapToWidth(advice, width, "  "));
+  }
+  const counts = countStatuses(results);
+  const parts = STATUSES.filter((s: VerifyStatus) => counts[s] !== undefined).map(
+    (s) => `${counts[s]} ${s}`,
+  );
+  lines.push("", ...wrapToWidth(`${results.length} checked: ${parts.join(", ")}.`, width));
+  return lines;
+}
+
+export const verifyCommand: Command = {
+  name: "verify",
+  help: HELP,
+  options: {
+    ...JSON_OPTION,
+    domain: { type: "string", multiple: true },
+    timeout: { type: "string" },
+  },
+  maxPositionals: 0,
+  run: async (args, io) => {
+    const texts = domainsOf((args.values as Readonly<Record<string, unknown>>).domain);
+    if (texts.length === 0) throw new UsageError(INVENTORY_NOT_BUILT, "verify");
+    const endpoints = endpointsOf(texts);
+    const timeoutMs = timeoutOf(args.values.timeout);
+    const { env } = await cliEnv(io);
+    const settings = loadVerifySettings(env);
+    const results = await verifyTargets(
+      endpoints.map((endpoint) => ({ endpoint })),
+      {
+        settings: timeoutMs === undefined ? settings : { ...settings, timeoutMs },
+        now: () => new Date(),
+      },
+    );
+    if (args.values.json === true) {
+      io.stdout.write(`${JSON.stringify({ results, counts: countStatuses(results) }, null, 2)}\n`);
+    } else {
+      io.stdout.write(
+        `${renderResults(results, palette(io.stdout, io.env), io.stdout.columns).join("\n")}\n`,
+      );
+    }
+    // With --domain there is no record of earlier attempts, so no grace for unreachable.
+    return results.some((r) => needsAttention(r)) ? EXIT.failed : EXIT.ok;
+  },
+};
+
+/** For tests and the docs: the error text for `verify` without --domain. */
+export const VERIFY_INVENTORY_NOT_BUILT = INVENTORY_NOT_BUILT;

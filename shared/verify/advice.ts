@@ -1,0 +1,28 @@
+import type { VerifyStatus } from "./judge.js";
+
+/**
+ * What to do about a status, in one sentence for the person who must act (the CLI's cause
+ * lines; docs/verification.md says the same at length). Undefined when nothing is to be done.
+ */
+export function adviceFor(status: VerifyStatus, critical: boolean): string | undefined {
+  switch (status) {
+    case "unreachable":
+      return "Check DNS, the firewall and that the site listens on this port; CERTSCHED_VERIFY_CONNECT_TO says where to connect instead, CERTSCHED_HTTP_TIMEOUT (or --timeout) how long to wait.";
+    case "untrusted":
+      return "Serve the full chain (the certificate and its intermediates) from a CA browsers trust; a private CA must be in NODE_EXTRA_CA_CERTS where certsched runs.";
+    case "mismatch":
+      return "Bind a certificate that names this host (a SAN entry, or a wildcard one label deep) to this host name.";
+    case "expired":
+      return "Browsers refuse this site now: renew (certsched renew NAME) and make sure the endpoint serves the new certificate.";
+    case "not-landed":
+      return "The service renewed, but the endpoint still serves the old certificate: update the binding (App Service TLS/SSL settings) or the Key Vault reference, then verify again.";
+    case "pending":
+      return "A renewal was accepted: certsched looks again; it is not-landed if the old certificate is still served after CERTSCHED_VERIFY_WINDOW.";
+    case "expiring":
+      return critical
+        ? "Less than a week left: renew now (certsched renew NAME) rather than wait for the sweep, and verify again."
+        : "Renewal is due soon: the sweep renews certificates the service lists as due (certsched due); verify again after it.";
+    default:
+      return undefined;
+  }
+}

@@ -1,0 +1,329 @@
+import { writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { type Issued, makeCa, makeLeaf } from "../support/certificates.js";
+import {
+  closedPort,
+  type RecordingServer,
+  startSilentServer,
+  startTlsServer,
+} from "../verify/support/servers.js";
+import { type ChildResult, ensureBuilt, runCli } from "./build.js";
+import { jsonOf, tempDir, writeJson } from "./helpers.js";
+import { runInTerminal, screenLines } from "./terminal.js";
+
+const HOUR = 3_600_000;
+const DAY = 86_400_000;
+const ISO_UTC = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
+// The children read the real clock: margins of hours keep each status clear of its boundary.
+const now = Date.now();
+const at = (offsetMs: number) => new Date(Math.floor((now + offsetMs) / 1000) * 1000);
+
+/** Values that must never be printed; the children get them as settings verify does not need. */
+const SECRETS = {
+  CERTSCHED_API_KEY: "verify-test-api-key-7f3a9c",
+  CERTSCHED_CLIENT_SECRET: "verify-test-client-secret-19be",
+};
+
+const ca = makeCa("certsched verify test CA");
+const unknown = makeCa("an unknown CA");
+
+interface Result {
+  domain: string;
+  source: string;
+  servedNotAfter?: string;
+  daysLeft?: number;
+  status: string;
+  critical?: boolean;
+  issuer?: string;
+  detail: string;
+}
+interface Document {
+  results: Result[];
+  counts: Record<string, number>;
+}
+
+let dir: { path: string; remove(): Promise<void> };
+let caFile: string;
+const servers: RecordingServer[] = [];
+const closers: (() => Promise<void>)[] = [];
+
+beforeAll(async () => {
+  dir = await tempDir();
+  caFile = join(dir.path, "extra-ca.pem");
+  await writeFile(caFile, ca.cert);
+  await ensureBuilt();
+}, 120_000);
+afterEach(async () => {
+  for (const close of closers.splice(0)) await close();
+});
+afterAll(async () => {
+  for (const s of servers) await s.close();
+  await dir.remove();
+});
+
+async function serve(issued: Issued): Promise<number> {
+  const server = await startTlsServer(issued);
+  servers.push(server);
+  return server.port;
+}
+
+const leaf = (names: string[], notAfter: Date, issuer = ca) =>
+  makeLeaf(issuer, { names, notBefore: at(-30 * DAY), notAfter });
+
+/** Domain -> loopback port, as CERTSCHED_VERIFY_CONNECT_TO. */
+const connectTo = (ports: Record<string, number>) =>
+  Object.entries(ports)
+    .map(([host, port]) => `${host}:443:127.0.0.1:${port}`)
+    .join(",");
+
+/** `certsched verify`, trusting the test CA as Node defines it (NODE_EXTRA_CA_CERTS), no service settings. */
+async function verify(
+  args: readonly string[],
+  env: Record<string, string> = {},
+  cwd?: string,
+): Promise<ChildResult> {
+  const result = await runCli(["verify", ...args], {
+    env: { NODE_EXTRA_CA_CERTS: caFile, ...SECRETS, ...env },
+    ...(cwd ? { cwd } : {}),
+  });
+  const output = result.stdout + result.stderr;
+  for (const secret of Object.values(SECRETS)) expect(output).not.toContain(secret);
+  return result;
+}
+
+const domains = (...names: string[]) => names.flatMap((n) => ["--domain", n]);
+
+describe("certsched verify --domain (a child process, real TLS on loopback)", () => {
+  it("ok: one JSON document with the contract's fields, exit 0, no service settings needed", async () => {
+    const notAfter = at(60 * DAY + HOUR);
+    const port = await serve(leaf(["www.contoso.test"], notAfter));
+    const result = await verify(["--json", ...domains("www.contoso.test")], {
+      CERTSCHED_VERIFY_CONNECT_TO: connectTo({ "www.contoso.test": port }),
+    });
+    expect(result.stderr).toBe("");
+    expect(result.code).toBe(0);
+    const doc = jsonOf<Document>(result);
+    expect(Object.keys(doc).sort()).toEqual(["counts", "results"]);
+    expect(doc.results).toHaveLength(1);
+    const [r] = doc.results;
+    expect(r).toMatchObject({
+      domain: "www.contoso.test",
+      source: "tls",
+      servedNotAfter: notAfter.toISOString(),
+      daysLeft: 60,
+      status: "ok",
+      issuer: "CN=certsched verify test CA",
+    });
+    expect(r?.servedNotAfter).toMatch(ISO_UTC);
+    expect(Number.isInteger(r?.daysLeft)).toBe(true);
+    expect(typeof r?.detail).toBe("string");
+    expect(r).not.toHaveProperty("certificateName");
+    expect(doc.counts).toEqual({ ok: 1 });
+  });
+
+  it("without NODE_EXTRA_CA_CERTS the same site is untrusted: trust is Node's store plus that file", async () => {
+    const port = await serve(leaf(["www.contoso.test"], at(60 * DAY + HOUR)));
+    const result = await runCli(["verify", "--json", ...domains("www.contoso.test")], {
+      env: { CERTSCHED_VERIFY_CONNECT_TO: connectTo({ "www.contoso.test": port }) },
+    });
+    expect(result.code).toBe(1);
+    expect(jsonOf<Document>(result).results[0]?.status).toBe("untrusted");
+  });
+
+  it("ok and non-critically expiring exit 0; counts agree with the results", async () => {
+    const a = await serve(leaf(["a.contoso.test"], at(60 * DAY + HOUR)));
+    const b = await serve(leaf(["*.contoso.test"], at(10 * DAY + HOUR)));
+    const result = await verify(["--json", ...domains("a.contoso.test", "b.contoso.test")], {
+      CERTSCHED_VERIFY_CONNECT_TO: connectTo({ "a.contoso.test": a, "b.contoso.test": b }),
+    });
+    expect(result.code).toBe(0);
+    const doc = jsonOf<Document>(result);
+    expect(doc.results.map((r) => [r.domain, r.status, r.daysLeft])).toEqual([
+      ["a.contoso.test", "ok", 60],
+      ["b.contoso.test", "expiring", 10],
+    ]);
+    expect(doc.results[1]?.critical).toBeUndefined();
+    expect(doc.counts).toEqual({ ok: 1, expiring: 1 });
+  });
+
+  it("critically expiring (below 7 days) exits 1", async () => {
+    const port = await serve(leaf(["www.contoso.test"], at(3 * DAY + HOUR)));
+    const result = await verify(["--json", ...domains("www.contoso.test")], {
+      CERTSCHED_VERIFY_CONNECT_TO: connectTo({ "www.contoso.test": port }),
+    });
+    expect(result.code).toBe(1);
+    expect(jsonOf<Document>(result).results[0]).toMatchObject({
+      status: "expiring",
+      critical: true,
+      daysLeft: 3,
+    });
+  });
+
+  it("follows CERTSCHED_VERIFY_WARN_DAYS from local.settings.json, like every setting", async () => {
+    const port = await serve(leaf(["www.contoso.test"], at(20 * DAY + HOUR)));
+    const cwd = await tempDir();
+    closers.push(cwd.remove);
+    await writeJson(join(cwd.path, "local.settings.json"), {
+      Values: {
+        CERTSCHED_VERIFY_WARN_DAYS: "30",
+        CERTSCHED_VERIFY_CONNECT_TO: connectTo({ "www.contoso.test": port }),
+      },
+    });
+    const result = await verify(["--json", ...domains("www.contoso.test")], {}, cwd.path);
+    expect(result.stderr).toBe("");
+    expect(result.code).toBe(0);
+    expect(jsonOf<Document>(result).results[0]).toMatchObject({ status: "expiring", daysLeft: 20 });
+  });
+
+  it("expired, mismatch, untrusted and unreachable: each exit 1, one result per domain", async () => {
+    const expired = await serve(leaf(["expired.contoso.test"], at(-HOUR)));
+    const mismatch = await serve(leaf(["other.test"], at(60 * DAY + HOUR)));
+    const untrusted = await serve(leaf(["untrusted.contoso.test"], at(60 * DAY + HOUR), unknown));
+    const closed = await closedPort();
+    const ports = {
+      "expired.contoso.test": expired,
+      "mismatch.contoso.test": mismatch,
+      "untrusted.contoso.test": untrusted,
+      "gone.contoso.test": closed,
+    };
+    const all = Object.keys(ports);
+    const result = await verify(["--json", ...domains(...all, "expired.contoso.test")], {
+      CERTSCHED_VERIFY_CONNECT_TO: connectTo(ports),
+    });
+    expect(result.code).toBe(1);
+    const doc = jsonOf<Document>(result);
+    expect(doc.results.map((r) => [r.domain, r.status])).toEqual([
+      ["expired.contoso.test", "expired"],
+      ["mismatch.contoso.test", "mismatch"],
+      ["untrusted.contoso.test", "untrusted"],
+      ["gone.contoso.test", "unreachable"],
+    ]);
+    expect(doc.counts).toEqual({ expired: 1, mismatch: 1, untrusted: 1, unreachable: 1 });
+    const [exp, mis, unt, gone] = doc.results;
+    expect(exp).toMatchObject({ daysLeft: -1, servedNotAfter: at(-HOUR).toISOString() });
+    expect(mis?.daysLeft).toBe(60);
+    expect(unt?.servedNotAfter).toMatch(ISO_UTC);
+    // Nothing was read from an unreachable endpoint.
+    expect(gone).not.toHaveProperty("servedNotAfter");
+    expect(gone).not.toHaveProperty("daysLeft");
+    expect(gone?.detail).toBe(`cannot connect to 127.0.0.1:${closed} (ECONNREFUSED)`);
+    // Each alone decides the exit code too.
+    for (const domain of all) {
+      const alone = await verify(["--json", ...domains(domain)], {
+        CERTSCHED_VERIFY_CONNECT_TO: connectTo(ports),
+      });
+      expect(alone.code, domain).toBe(1);
+    }
+  });
+
+  it("a server that never completes the handshake is unreachable within --timeout (exit 1)", async () => {
+    const silent = await startSilentServer();
+    closers.push(() => silent.close());
+    const result = await verify(["--json", "--timeout", "300ms", ...domains("www.contoso.test")], {
+      CERTSCHED_VERIFY_CONNECT_TO: connectTo({ "www.contoso.test": silent.port }),
+    });
+    expect(result.code).toBe(1);
+    expect(jsonOf<Document>(result).results[0]).toMatchObject({
+      status: "unreachable",
+      detail: `no TLS handshake with 127.0.0.1:${silent.port} in time: no TLS handshake within 300 ms`,
+    });
+  });
+
+  it("a port in --domain is where the name is looked up in CERTSCHED_VERIFY_CONNECT_TO", async () => {
+    const port = await serve(leaf(["www.contoso.test"], at(60 * DAY + HOUR)));
+    const result = await verify(["--json", ...domains("www.contoso.test:8443")], {
+      CERTSCHED_VERIFY_CONNECT_TO: `www.contoso.test:8443:127.0.0.1:${port}`,
+    });
+    expect(result.code).toBe(0);
+    expect(jsonOf<Document>(result).results[0]).toMatchObject({
+      domain: "www.contoso.test:8443",
+      status: "ok",
+    });
+  });
+
+  it("for people: a table, the cause and what to do on lines of their own", async () => {
+    const ok = await serve(leaf(["ok.contoso.test"], at(60 * DAY + HOUR)));
+    const bad = await serve(leaf(["other.test"], at(60 * DAY + HOUR)));
+    const result = await verify(domains("ok.contoso.test", "bad.contoso.test"), {
+      CERTSCHED_VERIFY_CONNECT_TO: connectTo({ "ok.contoso.test": ok, "bad.contoso.test": bad }),
+    });
+    expect(result.code).toBe(1);
+    const lines = result.stdout.split("\n");
+    expect(lines[0]).toMatch(/^DOMAIN\s+STATUS\s+EXPIRES \(UTC\)\s+ISSUER$/);
+    expect(lines[1]).toMatch(
+      /^ok\.contoso\.test\s+ok\s+\d{4}-\d\d-\d\d \(60 days left\)\s+CN=certsched verify test CA$/,
+    );
+    expect(result.stdout).toContain(
+      "\nbad.contoso.test mismatch:\n  the certificate served does not cover bad.contoso.test: it names DNS:other.test\n  Bind a certificate",
+    );
+    expect(result.stdout).toContain("\n2 checked: 1 mismatch, 1 ok.\n");
+  });
+
+  it("fits 80 columns in a terminal", async () => {
+    const long = "a-rather-long-host-name-for-a-terminal-table.subdomain.contoso.test";
+    const port = await serve(leaf([long], at(3 * DAY + HOUR)));
+    const result = await runInTerminal(["verify", ...domains(long)], {
+      columns: 80,
+      env: {
+        NODE_EXTRA_CA_CERTS: caFile,
+        CERTSCHED_VERIFY_CONNECT_TO: connectTo({ [long]: port }),
+      },
+    });
+    expect(result.code).toBe(1);
+    const lines = screenLines(result.raw);
+    for (const line of lines) expect(line.length, line).toBeLessThanOrEqual(80);
+    expect(
+      lines.some((l) => l.includes("expiring (critical)") && l.includes("(3 days left)")),
+    ).toBe(true);
+  });
+});
+
+describe("certsched verify: usage and configuration errors exit 2", () => {
+  it("without --domain: the inventory check is not built yet, and says so", async () => {
+    const result = await verify([]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(
+      "without --domain checks the inventory and the current due list",
+    );
+    expect(result.stderr).toContain("--domain NAME[:PORT]");
+    expect(result.stdout).toBe("");
+  });
+
+  it("a bad --domain names the flag and the rule; --json gets one error document", async () => {
+    const result = await verify(["--json", ...domains("https://www.contoso.test", "a.test:70000")]);
+    expect(result.code).toBe(2);
+    const doc = jsonOf<{ error: { code: string; message: string } }>(result);
+    expect(doc.error.code).toBe("USAGE");
+    expect(doc.error.message).toContain('--domain "https://www.contoso.test" must be NAME[:PORT]');
+    expect(doc.error.message).toContain('--domain "a.test:70000" has port "70000"');
+  });
+
+  it("a bad CERTSCHED_VERIFY_CONNECT_TO names the setting and the entry", async () => {
+    const result = await verify(domains("www.contoso.test"), {
+      CERTSCHED_VERIFY_CONNECT_TO: "www.contoso.test:443",
+    });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(
+      '- CERTSCHED_VERIFY_CONNECT_TO: entry 1 of 1 ("www.contoso.test:443") must have four fields, HOST1:PORT1:HOST2:PORT2',
+    );
+  });
+
+  it("a bad --timeout names the flag", async () => {
+    const result = await verify(["--timeout", "forever", ...domains("www.contoso.test")]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain("--timeout must be a duration");
+  });
+
+  it("does not warn about its own settings", async () => {
+    const port = await serve(leaf(["www.contoso.test"], at(60 * DAY + HOUR)));
+    const result = await verify(domains("www.contoso.test"), {
+      CERTSCHED_VERIFY_CONNECT_TO: connectTo({ "www.contoso.test": port }),
+      CERTSCHED_VERIFY_WARN_DAYS: "14",
+      CERTSCHED_VERIFY_WINDOW: "2h",
+      CERTSCHED_VERIFY_UNREACHABLE_AFTER: "24h",
+    });
+    expect(result.code).toBe(0);
+    expect(result.stderr).toBe("");
+  });
+});
