@@ -56,6 +56,13 @@ param baseUrl string
 @description('CERTSCHED_PUBLIC_BASE_URL: {public_base_url}. Empty: {base_url}/public.')
 param publicBaseUrl string = ''
 
+@description('CERTSCHED_PUBLIC_AUTH: none (the public operations send no Authorization header, as the vendor\'s client does) or api-key (send the API key as Bearer, for a gateway that wants it).')
+@allowed([
+  'none'
+  'api-key'
+])
+param publicAuth string = 'none'
+
 @description('CERTSCHED_SUBSCRIPTION: subscription value in the v3 paths (portal: Subscription > Details). Needed by create and renew.')
 param subscriptionValue string = ''
 
@@ -122,6 +129,18 @@ param httpTimeout string = ''
 
 @description('CERTSCHED_SWEEP_DEADLINE: how long a sweep may start renewals, from its start, e.g. 9m. Keep it under host.json functionTimeout (10 min). Empty: 9m.')
 param sweepDeadline string = ''
+
+@description('CERTSCHED_VERIFY_CONNECT_TO: where verification connects instead of DNS, e.g. www.contoso.com=10.0.0.4 (docs/verification.md). Empty: DNS.')
+param verifyConnectTo string = ''
+
+@description('CERTSCHED_VERIFY_WARN_DAYS: a served certificate with fewer whole days left is expiring, 1..365. Empty: 14.')
+param verifyWarnDays string = ''
+
+@description('CERTSCHED_VERIFY_WINDOW: how long an accepted renewal may take to land before it counts as not landed, e.g. 2h. Empty: 2h.')
+param verifyWindow string = ''
+
+@description('CERTSCHED_VERIFY_UNREACHABLE_AFTER: how long an endpoint may stay unreachable before it is an error, e.g. 24h. Empty: 24h.')
+param verifyUnreachableAfter string = ''
 
 @description('CERTSCHED_WEBHOOK_URL: where sweep notifications are posted (Teams workflow, Slack or JSON). Secure: the URL carries its signature. Empty: no notifications.')
 @secure()
@@ -239,6 +258,7 @@ var certschedSettings = [
   { name: 'CERTSCHED_PUBLIC_BASE_URL', value: publicBaseUrl }
   { name: 'CERTSCHED_SUBSCRIPTION', value: subscriptionValue }
   { name: 'CERTSCHED_SUBSCRIPTION_ID', value: subscriptionIdValue }
+  { name: 'CERTSCHED_PUBLIC_AUTH', value: publicAuth }
   { name: 'CERTSCHED_TENANT_ID', value: tenantId }
   { name: 'CERTSCHED_CLIENT_ID', value: clientId }
   { name: 'CERTSCHED_CLOUD_CREDENTIAL', value: cloudCredential }
@@ -257,6 +277,10 @@ var certschedSettings = [
   { name: 'CERTSCHED_SWEEP_DEADLINE', value: sweepDeadline }
   { name: 'CERTSCHED_WEBHOOK_FORMAT', value: webhookFormat }
   { name: 'CERTSCHED_NOTIFY_SUCCESS', value: notifySuccess }
+  { name: 'CERTSCHED_VERIFY_CONNECT_TO', value: verifyConnectTo }
+  { name: 'CERTSCHED_VERIFY_WARN_DAYS', value: verifyWarnDays }
+  { name: 'CERTSCHED_VERIFY_WINDOW', value: verifyWindow }
+  { name: 'CERTSCHED_VERIFY_UNREACHABLE_AFTER', value: verifyUnreachableAfter }
   // The ledger table through the identity (the plain AzureWebJobsStorage connection string is
   // not set: shared keys are off on the account).
   { name: 'CERTSCHED_LEDGER_TABLE_URI', value: storage.outputs.tableEndpoint }
