@@ -5,7 +5,7 @@ import type { Runtime } from "../../shared/runtime.js";
 import { type Command, JSON_OPTION } from "../command.js";
 import { EXIT } from "../failure.js";
 import type { Io } from "../io.js";
-import { cutToWidth, oneLine } from "../output/text.js";
+import { cutToWidth, oneLine, visibleWidth } from "../output/text.js";
 import { withRuntime } from "../runtime.js";
 import { UsageError } from "../usage.js";
 
@@ -67,9 +67,13 @@ async function testUntilAnswered(
         throw error;
       }
       const wait = Math.min(pause, left);
-      const why = cutToWidth(oneLine(error.message), (io.stderr.columns ?? 200) - 40);
+      // One line per attempt, fitted to the terminal: the final error is printed in full anyway.
+      const after = `; trying again in ${Math.ceil(wait / 1000)}s`;
+      const room =
+        (io.stderr.columns ?? Number.POSITIVE_INFINITY) -
+        visibleWidth(`certsched: no answer yet ()${after}`);
       io.stderr.write(
-        `certsched: no answer yet (${why}); trying again in ${Math.ceil(wait / 1000)}s\n`,
+        `certsched: no answer yet (${cutToWidth(oneLine(error.message), room)})${after}\n`,
       );
       await sleep(wait);
       pause = Math.min(pause * 2, PAUSE.maxMs);
