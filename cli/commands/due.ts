@@ -1,4 +1,5 @@
 import { certificateView } from "../../shared/api/views.js";
+import { recordWarnings } from "../../shared/schemas/recordWarnings.js";
 import { type Command, JSON_OPTION } from "../command.js";
 import { EXIT } from "../failure.js";
 import { palette } from "../output/color.js";
@@ -69,6 +70,12 @@ export const dueCommand: Command = {
         const problems = r.problems.map((p) => `${p.name} ${p.message}`).join("; ");
         const text = `certsched: record ${r.index} of the list (${r.certificateName ?? "unnamed"}) is invalid: ${problems}`;
         io.stderr.write(`${wrapToWidth(oneLine(text), io.stderr.columns, "").join("\n")}\n`);
+      }
+      // Fields kept but not read, in a type spec 2.3 does not document: said, never fatal.
+      for (const warning of recordWarnings(certificates)) {
+        io.stderr.write(
+          `${wrapToWidth(oneLine(`certsched: ${warning}`), io.stderr.columns, "").join("\n")}\n`,
+        );
       }
       return rejected.length > 0 ? EXIT.failed : EXIT.ok;
     }),

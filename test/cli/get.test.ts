@@ -163,3 +163,32 @@ describe("certsched renew looks the target up with Get Certificate", () => {
     );
   });
 });
+
+describe("certsched due and sweep with the vendor's records (issue 16, item 1)", () => {
+  it("lists and renews a record with an object certificateDownloadUrl, warning once", async () => {
+    const s = await simulator();
+    s.addCertificate({
+      certificateName: "more-links",
+      expiryDate: EXPIRY,
+      certificateDownloadUrl: { crtUrl: "https://files.example/more/crt" },
+    });
+
+    const due = await cliAgainst(s, ["due", "--json"]);
+    const sweep = await cliAgainst(s, ["sweep", "--json"]);
+
+    expect(due.code).toBe(0);
+    const listed = jsonOf<{ certificates: { certificateName: string }[] }>(due).certificates;
+    expect(listed.map((c) => c.certificateName).sort()).toEqual([
+      "kv-contoso-com",
+      "more-links",
+      "www contoso/1",
+    ]);
+    const warning =
+      "certsched: the service sent certificateDownloadUrl as an object in 2 record(s), where spec 2.3 documents string or null: kept as sent, not used by certsched";
+    expect(due.stderr.split(warning)).toHaveLength(2);
+    expect(sweep.code).toBe(0);
+    expect(sweep.stderr.split(warning)).toHaveLength(2);
+    expect(s.renewCallsFor("www contoso/1")).toBe(1);
+    expect(s.renewCallsFor("more-links")).toBe(1);
+  });
+});
