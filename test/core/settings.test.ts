@@ -48,6 +48,7 @@ describe("loadSettings: defaults", () => {
       subscription: "portal-subscription",
       subscriptionId: "portal-subscription",
       apiKey: undefined,
+      publicAuth: "none",
       tenantId: "tenant-1",
       clientId: "client-1",
       clientSecret: "client-secret-value-1",
