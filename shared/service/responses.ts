@@ -42,18 +42,18 @@ export function statusError(upstream: UpstreamName, res: InboundResponse): Upstr
 }
 
 /**
- * Longest confirmation accepted as the service's own, in UTF-8 bytes. The service answers a
- * one-line sentence ("Certificate x is scheduled for renewal."); 2 KiB is ten times the longest
- * such line a 255-character certificate name makes, and shorter than a typical block page.
+ * Longest confirmation accepted as the service's own, in UTF-8 bytes. The service answers one
+ * sentence that may quote the certificate name ("Certificate x is scheduled for creation."); the
+ * longest name certsched sends (MAX_FIELD_LENGTH, 1,024 characters of up to 4 bytes each) fits in
+ * 8 KiB with room to spare. Anything longer is not a sentence.
  */
-export const MAX_CONFIRMATION_BYTES = 2048;
+export const MAX_CONFIRMATION_BYTES = 8 * 1024;
 
-/** Markup that never occurs in the service's plain-text sentences. */
-const MARKUP = /<\s*(!doctype|html|head|body|title|meta|script|style|div|iframe|form|a\s)/i;
-
-/** C0 controls other than tab, LF and CR, and DEL: binary, or a terminal escape. */
-// biome-ignore lint/suspicious/noControlCharactersInRegex: these are what it looks for
-const CONTROL = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/;
+/**
+ * A body that begins with a tag is a page (a proxy's or gateway's), whatever its content type.
+ * Only the beginning counts: the service's sentence may quote a name holding "<" anywhere.
+ */
+const PAGE_START = /^\s*</;
 
 /**
  * The media type alone, lower-cased ("text/plain; charset=utf-8" -> "text/plain"), shortened
@@ -71,9 +71,10 @@ function mediaType(contentType: string | undefined): string | undefined {
 
 /**
  * Why a 2xx is not the plain-text confirmation the spec promises (4.1, 4.2, 4.4, 4.5), or
- * undefined when it is: text/plain or no content type, at most MAX_CONFIRMATION_BYTES, no
- * markup, no control characters. A proxy's or gateway's block page answers 200 too; counting
- * it as "scheduled" would hide a renewal that never reached the service.
+ * undefined when it is: text/plain or no content type, at most MAX_CONFIRMATION_BYTES, and not
+ * a page. A proxy's or gateway's block page answers 200 too; counting it as "scheduled" would
+ * hide a renewal that never reached the service. Control characters are not a reason: the
+ * sentence may quote a name the caller chose; whoever prints it escapes them.
  */
 export function implausibleConfirmation(res: InboundResponse): string | undefined {
   const type = mediaType(res.contentType);
@@ -82,8 +83,7 @@ export function implausibleConfirmation(res: InboundResponse): string | undefine
   if (bytes > MAX_CONFIRMATION_BYTES) {
     return `${bytes} bytes of text, more than the ${MAX_CONFIRMATION_BYTES} a confirmation holds`;
   }
-  if (MARKUP.test(res.text)) return "markup";
-  if (CONTROL.test(res.text)) return "control characters";
+  if (PAGE_START.test(res.text)) return "markup";
   return undefined;
 }
 
@@ -97,7 +97,7 @@ function badSuccess(
   why: string,
   expected: string,
 ): UpstreamError {
-  const page = isHtml(res) || MARKUP.test(res.text);
+  const page = isHtml(res) || PAGE_START.test(res.text);
   const title = page ? responseDetail(res.text, "text/html") : undefined;
   const type = mediaType(res.contentType);
   const typed = why.startsWith("content type") ? why : `${why} (content type ${type ?? "none"})`;

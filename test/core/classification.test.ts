@@ -19,7 +19,7 @@ import {
 /*
  * Issue 11, item 7: any 2xx counted as "scheduled", even a 2 KB HTML block page, and the page
  * became the detail. A success is now a 2xx with a text/plain (or absent) content type and a
- * plausible plain-text body: at most MAX_CONFIRMATION_BYTES, no markup, no control characters.
+ * plausible plain-text body: at most MAX_CONFIRMATION_BYTES, and not beginning with a tag.
  * Anything else is UPSTREAM_BAD_RESPONSE with status, content type and page title, never the page.
  */
 
@@ -80,6 +80,11 @@ describe.each(OPS)("%s: a 2xx that is not the service's plain-text confirmation"
       /answered 200 with markup \(content type text\/plain\): HTML page "Access Denied by policy", not/,
     ],
     [
+      "a page without a doctype, typed text/plain",
+      { status: 200, body: "\n  <div class=blocked>Blocked: web filter</div>" },
+      /answered 200 with markup \(content type text\/plain\): HTML page without a title, not/,
+    ],
+    [
       "JSON (application/json)",
       { status: 200, headers: { "content-type": "application/json" }, body: '{"ok":true}' },
       /answered 200 with content type application\/json, not the plain-text confirmation/,
@@ -92,12 +97,7 @@ describe.each(OPS)("%s: a 2xx that is not the service's plain-text confirmation"
     [
       `plain text one byte over ${MAX_CONFIRMATION_BYTES}`,
       { status: 200, body: "a".repeat(MAX_CONFIRMATION_BYTES + 1) },
-      /answered 200 with 2049 bytes of text, more than the 2048 a confirmation holds \(content type text\/plain\), not/,
-    ],
-    [
-      "text with a terminal escape",
-      { status: 200, body: "Scheduled.\u001b]0;pwned\u0007" },
-      /answered 200 with control characters \(content type text\/plain\), not/,
+      /answered 200 with 8193 bytes of text, more than the 8192 a confirmation holds \(content type text\/plain\), not/,
     ],
   ])("%s is UPSTREAM_BAD_RESPONSE, with no part of the body", async (_, fault, message) => {
     sim.inject(op, fault);
@@ -115,7 +115,6 @@ describe.each(OPS)("%s: a 2xx that is not the service's plain-text confirmation"
       expect(text).not.toContain("web filter");
       expect(text).not.toContain("SECRET-LOOKING-REF");
       expect(text).not.toContain("aaaaaaaaaa");
-      expect(text).not.toContain("pwned");
     }
     // Not retried: a 2xx is an answer, whatever it says.
     expect(sim.requestsFor(op)).toHaveLength(1);
@@ -138,7 +137,14 @@ describe.each(OPS)("%s: what still counts as the service's confirmation", (op) =
       { status: 200, body: `a\tb\r\n${"c".repeat(MAX_CONFIRMATION_BYTES - 5)}` },
     ],
     ["an empty body", { status: 200, body: "" }],
-    ["a < that is no markup", { status: 200, body: "Renewal scheduled: 3 < 5 days left" }],
+    [
+      "a sentence quoting a name with markup and control characters",
+      { status: 200, body: "Certificate <html>\u001b[2J is scheduled for creation." },
+    ],
+    [
+      `the longest name (1,024 four-byte characters) quoted`,
+      { status: 200, body: `Certificate ${"𝔠".repeat(1024)} is scheduled for creation.` },
+    ],
   ])("%s", async (_, fault) => {
     sim.inject(op, fault);
 
