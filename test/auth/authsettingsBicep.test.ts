@@ -70,11 +70,15 @@ describe("App Service Authentication (Entra ID)", () => {
 
   it("keeps a function key required by every HTTP function, so a key-only path is never open", () => {
     const dir = join(repoRoot, "functions");
+    let registrations = 0;
     for (const f of readdirSync(dir).filter((n) => n.endsWith(".ts"))) {
       const source = readFileSync(join(dir, f), "utf8");
       for (const registration of source.match(/app\.http\([\s\S]*?\}\);/g) ?? []) {
+        registrations += 1;
+        // The library's default is "anonymous": the level must be written out.
         expect(registration, f).toMatch(/authLevel: "function"/);
       }
     }
+    expect(registrations).toBeGreaterThanOrEqual(5);
   });
 });
