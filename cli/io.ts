@@ -1,4 +1,3 @@
-import { escapeControl } from "../shared/escapeControl.js";
 import { redact } from "../shared/redact.js";
 import type { Env } from "../shared/settings.js";
 
@@ -33,6 +32,14 @@ const OURS_OR_CONTROL =
   /(\r\u001b\[2K|\u001b\[(?:1|2|22|31|32|33|36|39)m)|([\u0000-\u0009\u000b-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069])/g;
 
 /**
+ * `\u0085`: a JSON escape, so a --json document stays valid and means the same text
+ * (JSON.stringify leaves DEL, C1 controls and U+2028/2029 raw), and readable anywhere else.
+ */
+function jsonEscape(ch: string): string {
+  return `\\u${(ch.codePointAt(0) ?? 0).toString(16).padStart(4, "0")}`;
+}
+
+/**
  * What reaches the terminal: secrets masked, then every control character escaped but newlines
  * and our own colour and erase sequences. Upstream text is escaped where it is composed (it
  * cannot even forge a colour); this is the last line of defence for whatever was missed, so an
@@ -40,7 +47,7 @@ const OURS_OR_CONTROL =
  */
 export function terminalSafe(text: string): string {
   return redact(text).replace(OURS_OR_CONTROL, (match, ours: string | undefined) =>
-    ours === undefined ? escapeControl(match) : ours,
+    ours === undefined ? jsonEscape(match) : ours,
   );
 }
 

@@ -11,7 +11,7 @@ import {
   startSimulator,
 } from "../../sim/index.js";
 import { CLI, ensureBuilt, ROOT, runCli } from "./build.js";
-import { cliAgainst, inDays, tempDir } from "./helpers.js";
+import { cliAgainst, inDays, jsonOf, tempDir } from "./helpers.js";
 import { runInTerminal, screenLines, unwrapped } from "./terminal.js";
 
 /*
@@ -134,6 +134,8 @@ describe("terminal injection", () => {
       ],
     });
 
+    // A dry run first: the sweeps after it renew the certificates, and the list no longer has them.
+    const json = await cliAgainst(sim, ["sweep", "--json", "--dry-run"]);
     const tty = await runInTerminal(["sweep"], { columns: 100, env: sandboxSettings(sim) });
     const pipe = await cliAgainst(sim, ["sweep"]);
 
@@ -142,6 +144,15 @@ describe("terminal injection", () => {
     expect(tty.raw).toContain("\\u{1b}]0;pwned");
     expect(pipe.stdout + pipe.stderr).not.toMatch(CONTROL_BUT_NEWLINE);
     expect(pipe.stdout).not.toMatch(/^fake line/m);
+    // --json stays one valid document, the names exactly as the service sent them.
+    expect(json.stdout).not.toMatch(CONTROL_BUT_NEWLINE);
+    // (A name with control characters is a record the sweep rejects: named, never renewed.)
+    const doc = jsonOf<{
+      results: { certificateName: string }[];
+      rejected: { certificateName?: string }[];
+    }>(json);
+    const names = [...doc.results, ...doc.rejected].map((r) => r.certificateName);
+    expect(names).toContain(hostile);
     expect(tty.code).toBe(1);
   });
 });

@@ -212,6 +212,15 @@ describe("renderSweep", () => {
 });
 
 describe("terminalSafe (the last line of defence in cli/io.ts)", () => {
+  it("keeps a --json document valid: what JSON.stringify leaves raw becomes a JSON escape", () => {
+    const name = "a\u0085b\u2028c\u202ed\u007fe\u001bf";
+    const document = terminalSafe(JSON.stringify({ name }, null, 2));
+
+    expect(document).not.toMatch(CONTROL_BUT_NEWLINE);
+    expect(document).not.toMatch(/[\u2028\u2029\u202a-\u202e]/);
+    expect(JSON.parse(document)).toEqual({ name });
+  });
+
   it("keeps newlines and our own colours and erase, escapes every other control sequence", () => {
     const ours = "\u001b[1mbold\u001b[22m \u001b[31mred\u001b[39m\r\u001b[2Kprogress\n";
     const theirs =
@@ -220,7 +229,7 @@ describe("terminalSafe (the last line of defence in cli/io.ts)", () => {
     expect(terminalSafe(ours)).toBe(ours);
     const safe = terminalSafe(theirs);
     expect(safe).not.toMatch(CONTROL_BUT_NEWLINE);
-    expect(safe).toContain("\\u{1b}]8;;https://evil.example");
+    expect(safe).toContain("\\u001b]8;;https://evil.example");
   });
 });
 
