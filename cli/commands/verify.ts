@@ -1,5 +1,6 @@
 import { parseDuration } from "../../shared/duration.js";
 import { adviceFor } from "../../shared/verify/advice.js";
+import { dueListTargets } from "../../shared/verify/dueTargets.js";
 import { type NamedEndpoint, parseEndpoint } from "../../shared/verify/endpoint.js";
 import { STATUSES, type VerifyStatus } from "../../shared/verify/judge.js";
 import {
@@ -8,14 +9,16 @@ import {
   type VerifyResult,
   verifyTargets,
 } from "../../shared/verify/verifyDomains.js";
-import { loadVerifySettings } from "../../shared/verify/verifySettings.js";
+import { loadVerifySettings, type VerifySettings } from "../../shared/verify/verifySettings.js";
 import { type Command, JSON_OPTION } from "../command.js";
 import { cliEnv } from "../config.js";
 import { EXIT } from "../exit.js";
+import type { OutputStream } from "../io.js";
 import { type Paint, type Palette, palette } from "../output/color.js";
 import { formatExpiry } from "../output/expiry.js";
 import { renderTable } from "../output/table.js";
 import { oneLine, wrapToWidth } from "../output/text.js";
+import { withRuntime } from "../runtime.js";
 import { UsageError } from "../usage.js";
 
 const HELP = `Usage: certsched verify [--json] [--domain NAME[:PORT] ...] [--timeout DURATION]
@@ -24,6 +27,9 @@ Checks what each domain actually serves, as a browser would: connects with SNI
 (port 443 unless given), reads the certificate, never sends a request. Each
 result is the first that applies of: unreachable, untrusted, mismatch, expired,
 pending, not-landed, expiring (critical below 7 days), ok.
+
+Without --domain, checks the rootDomain of each App Service certificate in the
+service's current due list (needs the service settings, as "certsched due").
 
 Options:
   --domain NAME[:PORT]  A domain to check; repeat for more. Needs no service
@@ -40,12 +46,15 @@ HOST1:PORT1:HOST2:PORT2, comma-separated), CERTSCHED_VERIFY_WARN_DAYS (14).
 Trust: Node's CA store plus the PEM file NODE_EXTRA_CA_CERTS names.
 
 Exit codes: 0 every domain ok, pending or expiring (not critically); 1 any
-not-landed, expired, mismatch, untrusted, unreachable or critically expiring;
-2 usage or configuration error.
+not-landed, expired, mismatch, untrusted, unreachable or critically expiring,
+or the due list failed; 2 usage or configuration error.
 `;
 
-const INVENTORY_NOT_BUILT =
-  "certsched verify without --domain checks the inventory and the current due list; that needs the service settings and storage, and is not built yet: name the domains to check with --domain NAME[:PORT]";
+const INVENTORY_NOTE =
+  "the inventory (certificates no longer due) is not checked yet: only the current due list is.";
+
+/** Where notes go when they were already written once. */
+const SILENT: OutputStream = { write: () => {}, isTTY: false, columns: undefined };
 
 /** parseArgs gives a repeatable flag as an array; ParsedArgs' type does not say so. */
 function domainsOf(value: unknown): string[] {
@@ -154,29 +163,53 @@ export const verifyCommand: Command = {
   maxPositionals: 0,
   run: async (args, io) => {
     const texts = domainsOf((args.values as Readonly<Record<string, unknown>>).domain);
-    if (texts.length === 0) throw new UsageError(INVENTORY_NOT_BUILT, "verify");
-    const endpoints = endpointsOf(texts);
     const timeoutMs = timeoutOf(args.values.timeout);
-    const { env } = await cliEnv(io);
-    const settings = loadVerifySettings(env);
-    const results = await verifyTargets(
-      endpoints.map((endpoint) => ({ endpoint })),
-      {
-        settings: timeoutMs === undefined ? settings : { ...settings, timeoutMs },
-        now: () => new Date(),
-      },
-    );
+    const withTimeout = (settings: VerifySettings) =>
+      timeoutMs === undefined ? settings : { ...settings, timeoutMs };
+    let results: VerifyResult[];
+    if (texts.length > 0) {
+      const endpoints = endpointsOf(texts);
+      const { env } = await cliEnv(io);
+      results = await verifyTargets(
+        endpoints.map((endpoint) => ({ endpoint })),
+        { settings: withTimeout(loadVerifySettings(env)), now: () => new Date() },
+      );
+    } else {
+      results = await withRuntime(io, ["subscriptionId"], async (runtime) => {
+        // withRuntime already read the settings and warned about unknown names: not twice.
+        const { env } = await cliEnv({ ...io, stderr: SILENT });
+        const settings = withTimeout(loadVerifySettings(env));
+        const { certificates, rejected } = await runtime.client.listDue();
+        const plan = dueListTargets(certificates);
+        const notes = [
+          ...(runtime.settings.storageConnectionString === undefined &&
+          runtime.settings.ledgerTableUri === undefined
+            ? []
+            : [INVENTORY_NOTE]),
+          ...plan.notChecked.map((n) => `${n.certificateName} not checked: ${n.reason}.`),
+          ...rejected.map(
+            (r) =>
+              `record ${r.index} of the list (${r.certificateName ?? "unnamed"}) is invalid and not checked.`,
+          ),
+        ];
+        for (const note of notes) {
+          io.stderr.write(
+            `${wrapToWidth(oneLine(`certsched: ${note}`), io.stderr.columns).join("\n")}\n`,
+          );
+        }
+        return verifyTargets(plan.targets, { settings, now: runtime.now });
+      });
+    }
     if (args.values.json === true) {
       io.stdout.write(`${JSON.stringify({ results, counts: countStatuses(results) }, null, 2)}\n`);
+    } else if (results.length === 0) {
+      io.stdout.write("Nothing to verify: no App Service certificate is due.\n");
     } else {
       io.stdout.write(
         `${renderResults(results, palette(io.stdout, io.env), io.stdout.columns).join("\n")}\n`,
       );
     }
-    // With --domain there is no record of earlier attempts, so no grace for unreachable.
+    // No record of earlier attempts is kept yet, so unreachable has no grace.
     return results.some((r) => needsAttention(r)) ? EXIT.failed : EXIT.ok;
   },
 };
-
-/** For tests and the docs: the error text for `verify` without --domain. */
-export const VERIFY_INVENTORY_NOT_BUILT = INVENTORY_NOT_BUILT;

@@ -1,6 +1,7 @@
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { type Simulator, sandboxSettings, startSimulator } from "../../sim/index.js";
 import { type Issued, makeCa, makeLeaf } from "../support/certificates.js";
 import {
   closedPort,
@@ -9,7 +10,7 @@ import {
   startTlsServer,
 } from "../verify/support/servers.js";
 import { type ChildResult, ensureBuilt, runCli } from "./build.js";
-import { jsonOf, tempDir, writeJson } from "./helpers.js";
+import { cliAgainst, expectNoSecret, inDays, jsonOf, tempDir, writeJson } from "./helpers.js";
 import { runInTerminal, screenLines } from "./terminal.js";
 
 const HOUR = 3_600_000;
@@ -30,6 +31,7 @@ const unknown = makeCa("an unknown CA");
 
 interface Result {
   domain: string;
+  certificateName?: string;
   source: string;
   servedNotAfter?: string;
   daysLeft?: number;
@@ -252,7 +254,7 @@ describe("certsched verify --domain (a child process, real TLS on loopback)", ()
     const lines = result.stdout.split("\n");
     expect(lines[0]).toMatch(/^DOMAIN\s+STATUS\s+EXPIRES \(UTC\)\s+ISSUER$/);
     expect(lines[1]).toMatch(
-      /^ok\.contoso\.test\s+ok\s+\d{4}-\d\d-\d\d \(60 days left\)\s+CN=certsched verify test CA$/,
+      /^ok\.contoso\.test\s+ok\s+\d{4}-\d\d-\d\d \(60 days left\)\s+certsched verify test CA$/,
     );
     expect(result.stdout).toContain(
       "\nbad.contoso.test mismatch:\n  the certificate served does not cover bad.contoso.test: it names DNS:other.test\n  Bind a certificate",
@@ -280,13 +282,10 @@ describe("certsched verify --domain (a child process, real TLS on loopback)", ()
 });
 
 describe("certsched verify: usage and configuration errors exit 2", () => {
-  it("without --domain: the inventory check is not built yet, and says so", async () => {
+  it("without --domain and without the service's settings: names what is missing", async () => {
     const result = await verify([]);
     expect(result.code).toBe(2);
-    expect(result.stderr).toContain(
-      "without --domain checks the inventory and the current due list",
-    );
-    expect(result.stderr).toContain("--domain NAME[:PORT]");
+    expect(result.stderr).toContain("- CERTSCHED_BASE_URL: is required");
     expect(result.stdout).toBe("");
   });
 
@@ -315,6 +314,13 @@ describe("certsched verify: usage and configuration errors exit 2", () => {
     expect(result.stderr).toContain("--timeout must be a duration");
   });
 
+  it("every help text fits 80 columns", async () => {
+    const result = await runCli(["verify", "--help"]);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain("--domain NAME[:PORT]");
+    for (const line of result.stdout.split("\n")) expect(line.length, line).toBeLessThanOrEqual(80);
+  });
+
   it("does not warn about its own settings", async () => {
     const port = await serve(leaf(["www.contoso.test"], at(60 * DAY + HOUR)));
     const result = await verify(domains("www.contoso.test"), {
@@ -325,5 +331,73 @@ describe("certsched verify: usage and configuration errors exit 2", () => {
     });
     expect(result.code).toBe(0);
     expect(result.stderr).toBe("");
+  });
+});
+
+describe("certsched verify without --domain: the service's current due list", () => {
+  let sim: Simulator | undefined;
+  afterEach(async () => {
+    await sim?.close();
+    sim = undefined;
+  });
+
+  it("checks each App Service certificate's rootDomain, names the certificate, notes what it cannot check", async () => {
+    const www = await serve(leaf(["www.fabrikam.test"], at(5 * DAY + HOUR)));
+    const shop = await serve(leaf(["other.test"], at(60 * DAY + HOUR)));
+    sim = await startSimulator({
+      certificates: [
+        { certificateName: "fabrikam-www", rootDomain: "www.fabrikam.test", expiryDate: inDays(5) },
+        {
+          certificateName: "fabrikam-shop",
+          rootDomain: "shop.fabrikam.test",
+          expiryDate: inDays(6),
+        },
+        {
+          certificateName: "fabrikam-vault",
+          rootDomain: "vault.fabrikam.test",
+          target: "Cloud Key Vault + DNS",
+          keyVaultName: "kv-fabrikam",
+          expiryDate: inDays(4),
+        },
+        { certificateName: "no-domain", expiryDate: inDays(3) },
+      ],
+    });
+    const result = await runCli(["verify", "--json"], {
+      env: {
+        ...sandboxSettings(sim),
+        NODE_EXTRA_CA_CERTS: caFile,
+        CERTSCHED_VERIFY_CONNECT_TO: connectTo({
+          "www.fabrikam.test": www,
+          "shop.fabrikam.test": shop,
+        }),
+      },
+    });
+    expectNoSecret(result, sim);
+    expect(result.code).toBe(1);
+    const doc = jsonOf<Document>(result);
+    expect(doc.results.map((r) => [r.certificateName, r.domain, r.status, r.daysLeft])).toEqual([
+      ["fabrikam-www", "www.fabrikam.test", "expiring", 5],
+      ["fabrikam-shop", "shop.fabrikam.test", "mismatch", 60],
+    ]);
+    expect(doc.counts).toEqual({ mismatch: 1, expiring: 1 });
+    expect(result.stderr).toContain("fabrikam-vault not checked: a Key Vault certificate");
+    expect(result.stderr).toContain(
+      "no-domain not checked: the service lists no rootDomain for it.",
+    );
+  });
+
+  it("nothing due: nothing to verify, exit 0", async () => {
+    sim = await startSimulator({ certificates: [] });
+    const result = await cliAgainst(sim, ["verify"]);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toBe("Nothing to verify: no App Service certificate is due.\n");
+  });
+
+  it("the list failing is an operation failure (exit 1), not a verification result", async () => {
+    sim = await startSimulator({ certificates: [] });
+    sim.inject("list", { status: 500, body: "boom", times: Number.POSITIVE_INFINITY });
+    const result = await cliAgainst(sim, ["verify", "--json"]);
+    expect(result.code).toBe(1);
+    expect(jsonOf<{ error: { code: string } }>(result).error.code).toBe("UPSTREAM_FAILED");
   });
 });
