@@ -9,6 +9,8 @@ import { handle } from "../shared/api/handle.js";
 import { noQuery, parseQuery } from "../shared/api/parseQuery.js";
 import { json } from "../shared/api/problem.js";
 import { certificateView } from "../shared/api/views.js";
+import { authorize } from "../shared/auth/authorize.js";
+import { READER } from "../shared/auth/roles.js";
 import { getRuntime } from "../shared/runtime.js";
 import { parseOrThrow, requiredText } from "../shared/schemas/index.js";
 
@@ -25,6 +27,7 @@ export async function getCertificate(
   context: InvocationContext,
 ): Promise<HttpResponseInit> {
   return handle(context, async () => {
+    authorize(request, READER);
     parseQuery(request, noQuery);
     const { name } = parseOrThrow(params, { name: request.params.name }, "route");
     const runtime = getRuntime();

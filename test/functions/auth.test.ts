@@ -1,6 +1,10 @@
+import { readdirSync, readFileSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
 import type { HttpRequest, HttpResponseInit, InvocationContext } from "@azure/functions";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createCertificate } from "../../functions/createCertificate.js";
+import { getCertificate } from "../../functions/getCertificate.js";
 import { listDueCertificates } from "../../functions/listDueCertificates.js";
 import { renewCertificate } from "../../functions/renewCertificate.js";
 import { runRenewals } from "../../functions/runRenewals.js";
@@ -28,6 +32,8 @@ interface Endpoint {
   readonly request: (headers: Record<string, string>) => HttpRequest;
 }
 
+const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
+
 let app: AppHarness;
 let certificateName: string;
 
@@ -37,6 +43,18 @@ const ENDPOINTS: Record<string, Endpoint> = {
     role: READER,
     ok: 200,
     request: (headers) => httpRequest({ method: "GET", path: "certificates/due", headers }),
+  },
+  getCertificate: {
+    handler: getCertificate,
+    role: READER,
+    ok: 200,
+    request: (headers) =>
+      httpRequest({
+        method: "GET",
+        path: `certificates/${certificateName}`,
+        params: { name: certificateName },
+        headers,
+      }),
   },
   testConnectivity: {
     handler: testConnectivity,
@@ -111,6 +129,21 @@ function expectRefused(reply: Reply, status: number): Record<string, unknown> {
   expect(app.sim.requests).toEqual([]);
   return reply.body as Record<string, unknown>;
 }
+
+describe("every HTTP function", () => {
+  it("is guarded and tested here (a new one needs its role and its case in ENDPOINTS)", () => {
+    const dir = join(repoRoot, "functions");
+    const registered: string[] = [];
+    for (const f of readdirSync(dir).filter((n) => n.endsWith(".ts"))) {
+      const source = readFileSync(join(dir, f), "utf8");
+      for (const m of source.matchAll(/app\.http\(\s*"([^"]+)"/g)) {
+        registered.push(m[1] as string);
+        expect(source, f).toMatch(/\n {4}authorize\(request, (READER|OPERATOR)\);\n/);
+      }
+    }
+    expect(registered.sort()).toEqual(Object.keys(ENDPOINTS).sort());
+  });
+});
 
 describe.each(CASES)("%s behind Easy Auth", (_, endpoint) => {
   it("serves a function-key caller (no principal) as before", async () => {
