@@ -143,7 +143,8 @@ export class HttpClient {
     // A call after close() fails as it did when the agent was built up front.
     if (this.#closed && !this.#agent) throw new lib.errors.ClientClosedError();
     const timeoutMs = this.#options.timeoutMs;
-    // undici's own timeouts stay as a second line; the per-attempt signal always fires first.
+    // undici's own timeouts stay as a second line, set to the same time; whichever fires, the
+    // error names the same phase (headers or body), so the retry policy reads it alike.
     this.#agent ??= new lib.Agent({
       headersTimeout: timeoutMs,
       bodyTimeout: timeoutMs,
