@@ -1,8 +1,9 @@
 import { daysLeft } from "../dates.js";
 import { ensureError, isCertschedError, UpstreamError, ValidationError } from "../errors.js";
-import type { Ledger, LedgerEntry, LedgerRecord } from "../ledger/ledger.js";
+import type { Ledger, LedgerEntry } from "../ledger/ledger.js";
 import { redact } from "../redact.js";
 import type { CertificateRecord } from "../schemas/records.js";
+import { claimAndSend } from "./claimAndSend.js";
 import { decide } from "./decide.js";
 import {
   type CertificateResult,
@@ -36,8 +37,6 @@ export function describe(error: unknown): { detail: string; status?: number; err
   };
 }
 
-const LEDGER_FAILED = Symbol("ledger failed");
-
 /**
  * One certificate's turn: read its ledger row, decide, and when renewing, claim it (conditional
  * write), mark it sent (a second conditional write, just before sending), send, record the
@@ -64,15 +63,6 @@ export async function renewOne(
   ): CertificateResult => ({ ...base, outcome, reason, detail, ...extra });
   const notAttempted = (reason: StopReason) =>
     result("not-attempted", reason, notAttemptedDetail(reason));
-  const ledgerCall = async <T>(call: () => Promise<T>): Promise<T | typeof LEDGER_FAILED> => {
-    try {
-      return await call();
-    } catch (error) {
-      ctx.ledgerFailed(error);
-      return LEDGER_FAILED;
-    }
-  };
-
   const stoppedBefore = ctx.stopped();
   if (stoppedBefore) return notAttempted(stoppedBefore);
 
@@ -109,76 +99,39 @@ export async function renewOne(
   const stoppedNow = ctx.stopped();
   if (stoppedNow) return notAttempted(stoppedNow);
 
-  // 1. Claim: a concurrent sweep that read the same version loses this write and skips it.
   const previous = verdict.reason === "NewRenewal" ? undefined : entry?.record;
-  const claim: LedgerRecord = {
-    id: cert.id,
-    certificateName: cert.certificateName,
-    expiryAtRequest: cert.expiryDate,
-    firstRequestedAt: previous?.firstRequestedAt,
-    lastRequestedAt: previous?.lastRequestedAt,
-    outcome: "claimed",
-    attempts: previous?.attempts ?? 0,
-    detail: undefined,
-    claimedAt: at,
+  const sent = await claimAndSend({
+    cert,
+    entry,
+    previous,
     reason: verdict.reason,
-  };
-  const claimed = await ledgerCall(() => ctx.ledger.write(claim, entry?.etag));
-  if (claimed === LEDGER_FAILED) return notAttempted("LedgerUnavailable");
-  if (claimed === "conflict") {
-    return result("skipped", "ClaimLost", "another sweep is renewing it right now");
-  }
-
-  // 2. Sent, just before sending: only a won write lets the request go.
-  const sentAt = ctx.now();
-  const sent: LedgerRecord = {
-    ...claim,
-    outcome: "sent",
-    firstRequestedAt: previous?.firstRequestedAt ?? sentAt,
-    lastRequestedAt: sentAt,
-    attempts: claim.attempts + 1,
-  };
-  const marked = await ledgerCall(() => ctx.ledger.write(sent, claimed.etag));
-  if (marked === LEDGER_FAILED) {
-    // Nothing was sent; the row says "claimed" (the next sweep renews after the lease) or, if
-    // the write landed unseen, "sent" (it waits the grace). Either way the run must fail.
-    ctx.unresolved(cert.certificateName);
-    return notAttempted("LedgerUnavailable");
-  }
-  if (marked === "conflict") {
-    return result("skipped", "ClaimLost", "another sweep took over the claim; it renews it");
-  }
-
-  // 3. Send, then record the answer.
-  const record = async (final: LedgerRecord) => {
-    const written = await ledgerCall(() => ctx.ledger.write(final, marked.etag));
-    if (written === LEDGER_FAILED || written === "conflict") ctx.unresolved(cert.certificateName);
-  };
-  try {
-    const message = await ctx.client.renewListed(cert);
-    await record({ ...sent, outcome: stuck ? "stuck" : "renewal-scheduled", detail: message });
-    return stuck
-      ? result("stuck", verdict.reason, verdict.message)
-      : result("renewal-scheduled", verdict.reason, message.trim() || "renewal scheduled");
-  } catch (error) {
-    const failure = describe(error);
-    // No answer in time: the service may have scheduled it all the same. "answer-unknown"
-    // keeps the request time, so the next sweeps wait out the grace instead of ordering a
-    // second renewal; the run still fails and names the cause.
-    const unanswered = isCertschedError(error) && error.code === "UPSTREAM_TIMEOUT";
-    await record(
-      unanswered
-        ? { ...sent, outcome: "answer-unknown", detail: failure.detail }
-        : {
-            ...sent,
-            // A refused request ordered nothing: the episode's request times stay as they were.
-            firstRequestedAt: previous?.firstRequestedAt,
-            lastRequestedAt: previous?.lastRequestedAt,
-            outcome: "failed",
-            detail: failure.detail,
-          },
-    );
-    const { detail, ...extra } = failure;
-    return result("failed", verdict.reason, detail, extra);
+    stuck,
+    ledger: ctx.ledger,
+    claimedAt: at,
+    now: ctx.now,
+    send: () => ctx.client.renewListed(cert),
+    ledgerFailed: ctx.ledgerFailed,
+    unresolved: () => ctx.unresolved(cert.certificateName),
+    describe,
+  });
+  switch (sent.kind) {
+    case "ledger-failed":
+      return notAttempted("LedgerUnavailable");
+    case "conflict":
+      return result(
+        "skipped",
+        "ClaimLost",
+        sent.step === "claim"
+          ? "another sweep is renewing it right now"
+          : "another sweep took over the claim; it renews it",
+      );
+    case "answered":
+      return stuck
+        ? result("stuck", verdict.reason, verdict.message)
+        : result("renewal-scheduled", verdict.reason, sent.message.trim() || "renewal scheduled");
+    default: {
+      const { detail, ...extra } = describe(sent.error);
+      return result("failed", verdict.reason, detail, extra);
+    }
   }
 }
