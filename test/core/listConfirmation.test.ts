@@ -1,10 +1,12 @@
 import { afterEach, describe, expect, it } from "vitest";
+import { listDueCertificates } from "../../functions/listDueCertificates.js";
 import { ConfigError } from "../../shared/errors.js";
 import { memoryLedger } from "../../shared/ledger/ledger.js";
 import { silentLogger } from "../../shared/log.js";
 import type { Runtime } from "../../shared/runtime.js";
 import { runSweep } from "../../shared/sweep/runSweep.js";
 import type { SeedCertificate, Simulator } from "../../sim/index.js";
+import { httpRequest, startHarness } from "../functions/harness.js";
 import { DAY_MS, expectNoSecretLeaks, failure, runtimeFor, startSandbox } from "./helpers.js";
 
 /*
@@ -80,6 +82,30 @@ describe("a mistyped CERTSCHED_PUBLIC_BASE_URL", () => {
     expect(summary.results).toEqual([]);
     expect(summary.listError).toMatch(/CERTSCHED_PUBLIC_BASE_URL: .* both answered 404/);
     expect(sim.requestsFor("publicRenew")).toHaveLength(0);
+  });
+});
+
+describe("GET /api/certificates/due with a mistyped address", () => {
+  it("answers 503 naming CERTSCHED_PUBLIC_BASE_URL, not an empty list", async () => {
+    const app = await startHarness({ certificates: twelveDue });
+    closers.push(() => app.close());
+    await app.configure(misrouted(app.sim));
+
+    const reply = await app.call(
+      listDueCertificates,
+      httpRequest({ method: "GET", path: "certificates/due" }),
+    );
+
+    expect(reply.status).toBe(503);
+    expect(reply.headers["content-type"]).toBe("application/problem+json");
+    expect(reply.body).toMatchObject({
+      code: "CONFIG_INVALID",
+      title: "certsched is not configured",
+      errors: [
+        { name: "CERTSCHED_PUBLIC_BASE_URL", message: expect.stringMatching(/both answered 404/) },
+      ],
+    });
+    expect(app.leaks()).toEqual([]);
   });
 });
 
