@@ -1,3 +1,4 @@
+import { ValidationError } from "../errors.js";
 import type { CreateCertificateRequest } from "../schemas/createRequest.js";
 import type {
   CertificateRef,
@@ -99,10 +100,28 @@ export function buildGetRequest(
 ): BuiltRequest {
   return {
     method: "GET",
-    url: `${baseUrl}/prod/v3/ssl/certificate/subscription/${seg(subscription)}/get/certificatename/${seg(certificateName)}`,
+    url: `${baseUrl}/prod/v3/ssl/certificate/subscription/${seg(subscription)}/get/certificatename/${nameSegment(certificateName)}`,
     headers: { accept: "application/json, text/plain", authorization: `Bearer ${apiKey}` },
     body: "",
   };
+}
+
+/**
+ * The certificate name as Get Certificate's last path segment: the one operation with a caller's
+ * value in its path. Encoding cannot protect "." and "..": URL parsers resolve them, and their
+ * %2E forms, as dot segments, changing the path. A lone surrogate has no UTF-8 form to encode.
+ */
+function nameSegment(certificateName: string): string {
+  const refuse = (message: string) =>
+    new ValidationError("certificate name", [{ name: "certificateName", message }]);
+  if (certificateName === "." || certificateName === "..") {
+    throw refuse('must not be "." or "..": Get Certificate carries the name in the URL path');
+  }
+  try {
+    return seg(certificateName);
+  } catch {
+    throw refuse("must be valid Unicode text (it holds a lone surrogate)");
+  }
 }
 
 function resourceRequest(tokens: CloudTokenPair): ResourceRequest {

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { certificateView } from "../../shared/api/views.js";
-import { ConfigError } from "../../shared/errors.js";
+import { ConfigError, ValidationError } from "../../shared/errors.js";
 import { memoryLedger } from "../../shared/ledger/ledger.js";
 import type { Runtime } from "../../shared/runtime.js";
 import { certificateRecord } from "../../shared/schemas/records.js";
@@ -365,6 +365,25 @@ describe("Get Certificate (issue 16, item 3) and the key-vault v3 renew (item 4)
 
     expect(record.certificateName).toBe("a/b?c d");
     expect(sim.requestsFor("get")[0]?.path).toMatch(/\/get\/certificatename\/a%2Fb%3Fc%20d$/);
+  });
+
+  it.each([
+    [".", 'must not be "." or ".."'],
+    ["..", 'must not be "." or ".."'],
+    ["bad\ud800name", "must be valid Unicode text"],
+  ])("refuses the name %j, which no URL path can carry, sending nothing", async (name, rule) => {
+    await startWithKeyVault();
+
+    const error = await runtime.client.get(name).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+
+    expect(error).toBeInstanceOf(ValidationError);
+    expect((error as ValidationError).issues).toEqual([
+      { name: "certificateName", message: expect.stringContaining(rule) },
+    ]);
+    expect(sim.requestsFor("get")).toEqual([]);
   });
 
   it("an unknown name is UPSTREAM_REJECTED with the service's words, never retried", async () => {

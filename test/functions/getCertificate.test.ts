@@ -113,6 +113,17 @@ describe("GET /api/certificates/{name}", () => {
     });
   });
 
+  it("refuses a name no URL path can carry (400 naming certificateName), sending nothing", async () => {
+    const reply = await get("..");
+
+    expect(reply.status).toBe(400);
+    expect(reply.body).toMatchObject({
+      code: "VALIDATION_FAILED",
+      errors: [{ name: "certificateName", message: expect.stringContaining('"." or ".."') }],
+    });
+    expect(app.sim.requestsFor("get")).toEqual([]);
+  });
+
   it("refuses a query parameter (400), sending nothing to the service", async () => {
     const reply = await get("www-contoso-com", { verbose: "1" });
 

@@ -477,6 +477,18 @@ describe("createCertificate", () => {
 describe("renewCertificate", () => {
   const v3RenewPath = () =>
     `/prod/v3/ssl/certificate/subscription/${encodeURIComponent(sim.options.subscription)}/schedule/renew`;
+  /** Names Get Certificate refuses to put in a path: dot segments, lone surrogates. */
+  const pathless = (name: string) => {
+    if (name === "." || name === "..") return true;
+    try {
+      encodeURIComponent(name);
+      return false;
+    } catch {
+      return true;
+    }
+  };
+  const v3GetPath = (name: string) =>
+    `/prod/v3/ssl/certificate/subscription/${encodeURIComponent(sim.options.subscription)}/get/certificatename/${encodeURIComponent(name)}`;
   const adversarial = fc
     .array(
       fc.oneof(
@@ -513,8 +525,19 @@ describe("renewCertificate", () => {
           }
           upstreamCalls += sent.length;
           expect([202, 422]).toContain(reply.status);
-          expect(sent.map((r) => r.operation)).toEqual(["renew"]);
-          const [request] = sent;
+          // The target is looked up first (Get Certificate), the name in its one path segment;
+          // a name no URL path can carry is not looked up, and is renewed all the same.
+          const lookups = sent.filter((r) => r.operation === "get");
+          for (const lookup of lookups) {
+            if (lookup.path !== v3GetPath(name) || lookup.query !== "") pathChanges += 1;
+            expect(lookup.path).toBe(v3GetPath(name));
+            expect(lookup.query).toBe("");
+          }
+          expect(lookups).toHaveLength(pathless(name) ? 0 : 1);
+          // Token requests are the identity provider's, not the service's (cached after the first).
+          const renews = sent.filter((r) => r.operation !== "get" && r.operation !== "token");
+          expect(renews.map((r) => r.operation)).toEqual(["renew"]);
+          const [request] = renews;
           if (request?.path !== v3RenewPath() || request.query !== "") pathChanges += 1;
           expect(request?.path).toBe(v3RenewPath());
           expect(request?.query).toBe("");
