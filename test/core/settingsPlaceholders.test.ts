@@ -73,8 +73,8 @@ describe("settings that still hold the sample's placeholders", () => {
   });
 
   it.each([
-    ["CERTSCHED_CLIENT_SECRET", "a<b"],
-    ["CERTSCHED_CLIENT_SECRET", "x>y<z"],
+    ["CERTSCHED_CLIENT_SECRET", "secret-a<b-value"],
+    ["CERTSCHED_CLIENT_SECRET", "secret-x>y<z-value"],
     ["CERTSCHED_SUBSCRIPTION", "sub-1"],
   ])("%s = %s (no <...> pair) is accepted", (name, value) => {
     expect(() => loadSettings({ ...BASE, [name]: value })).not.toThrow();
