@@ -1,6 +1,7 @@
 import { X509Certificate } from "node:crypto";
 import { isIP } from "node:net";
 import tls from "node:tls";
+import { ensureError } from "../errors.js";
 import { type ConnectToRule, resolveConnectTo } from "./connectTo.js";
 import { chainAnchored } from "./trustAnchor.js";
 
@@ -172,7 +173,7 @@ export function probeTls(endpoint: Endpoint, options: ProbeOptions): Promise<Pro
     }
     options.signal?.addEventListener("abort", onAbort, { once: true });
     let connected = false;
-    socket = tls.connect({
+    const connectOptions: tls.ConnectionOptions = {
       host: target.host,
       port: target.port,
       // SNI carries names only (RFC 6066 3): an address is checked against the certificate but not sent.
@@ -182,7 +183,15 @@ export function probeTls(endpoint: Endpoint, options: ProbeOptions): Promise<Pro
       rejectUnauthorized: false,
       checkServerIdentity: () => undefined,
       ...(options.ca ? { ca: [...options.ca] } : {}),
-    });
+    };
+    try {
+      socket = tls.connect(connectOptions);
+    } catch (error) {
+      // Options Node refuses (an unreadable `ca`): a failure of this probe, not a crash.
+      const e = ensureError(error) as NodeJS.ErrnoException;
+      failed("TLS", e.code, e.message);
+      return;
+    }
     socket.once("connect", () => {
       connected = true;
     });
@@ -193,16 +202,26 @@ export function probeTls(endpoint: Endpoint, options: ProbeOptions): Promise<Pro
         failed("TLS", undefined, "the server sent no certificate");
         return;
       }
-      const nameError = tls.checkServerIdentity(endpoint.host, peer);
-      finish({
-        reached: true,
-        connectedTo,
-        certificate: describeCertificate(peer),
-        chainProblem: chainVerdict(s, peer, options.ca),
-        nameProblem: nameError?.message,
-      });
+      try {
+        const nameError = tls.checkServerIdentity(endpoint.host, peer);
+        finish({
+          reached: true,
+          connectedTo,
+          certificate: describeCertificate(peer),
+          chainProblem: chainVerdict(s, peer, options.ca),
+          nameProblem: nameError?.message,
+        });
+      } catch (error) {
+        // A certificate Node's X.509 parser refuses is one no browser would accept either.
+        failed(
+          "TLS",
+          "BAD_CERTIFICATE",
+          `the certificate cannot be read: ${ensureError(error).message}`,
+        );
+      }
     });
-    socket.once("error", (error: NodeJS.ErrnoException) => {
+    // on, not once: a reset may still come while the clean close is under way.
+    socket.on("error", (error: NodeJS.ErrnoException) => {
       const code = error.code;
       const step =
         code && DNS_CODES.has(code)

@@ -1,6 +1,8 @@
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { ConfigError } from "../../shared/errors.js";
 import { parseConnectTo, resolveConnectTo } from "../../shared/verify/connectTo.js";
+import { propertyRuns } from "../support/fastCheck.js";
 
 describe("CERTSCHED_VERIFY_CONNECT_TO parsing (curl's --connect-to)", () => {
   it.each([
@@ -106,5 +108,74 @@ describe("where a probe connects", () => {
       port: 8443,
     });
     expect(resolveConnectTo([], "a.test", 443)).toEqual({ host: "a.test", port: 443 });
+  });
+});
+
+describe("connect-to properties", () => {
+  const label = fc.stringMatching(/^[a-z0-9](?:[a-z0-9-]{0,10}[a-z0-9])?$/);
+  const hostname = fc
+    .array(label, { minLength: 1, maxLength: 4 })
+    .map((labels) => labels.join("."));
+  const ipv4 = fc.ipV4();
+  const ipv6 = fc.ipV6();
+  /** A host as written in the setting, and as the rule holds it. */
+  const host = fc.oneof(
+    fc.constant({ written: "", held: undefined }),
+    hostname.map((h) => ({ written: h, held: h })),
+    ipv4.map((h) => ({ written: h, held: h })),
+    ipv6.map((h) => ({ written: `[${h}]`, held: h.toLowerCase() })),
+  );
+  const port = fc.oneof(
+    fc.constant({ written: "", held: undefined }),
+    fc.integer({ min: 1, max: 65_535 }).map((p) => ({ written: String(p), held: p })),
+  );
+  const entry = fc.record({ fromHost: host, fromPort: port, toHost: host, toPort: port });
+
+  it("every well-formed list of entries parses to exactly its rules", () => {
+    fc.assert(
+      fc.property(fc.array(entry, { minLength: 1, maxLength: 5 }), (entries) => {
+        const text = entries
+          .map((e) => [e.fromHost, e.fromPort, e.toHost, e.toPort].map((f) => f.written).join(":"))
+          .join(",");
+        expect(parseConnectTo(text)).toEqual(
+          entries.map((e) => ({
+            fromHost: e.fromHost.held,
+            fromPort: e.fromPort.held,
+            toHost: e.toHost.held,
+            toPort: e.toPort.held,
+          })),
+        );
+      }),
+      { numRuns: propertyRuns(300) },
+    );
+  });
+
+  it("the first matching rule decides; no match leaves the endpoint as it is", () => {
+    fc.assert(
+      fc.property(
+        fc.array(entry, { maxLength: 5 }),
+        hostname,
+        fc.integer({ min: 1, max: 65_535 }),
+        (entries, h, p) => {
+          const rules = entries.map((e) => ({
+            fromHost: e.fromHost.held,
+            fromPort: e.fromPort.held,
+            toHost: e.toHost.held,
+            toPort: e.toPort.held,
+          }));
+          const first = rules.find(
+            (r) =>
+              (r.fromHost === undefined || r.fromHost === h) &&
+              (r.fromPort === undefined || r.fromPort === p),
+          );
+          expect(resolveConnectTo(rules, h, p)).toEqual(
+            first === undefined
+              ? { host: h, port: p }
+              : { host: first.toHost ?? h, port: first.toPort ?? p },
+          );
+        },
+      ),
+      { numRuns: propertyRuns(300) },
+    );
   });
 });

@@ -218,6 +218,19 @@ describe("the TLS probe, over real sockets on loopback", () => {
       expect(r).toMatchObject({ reached: false, step: "TLS" });
     });
 
+    it("a trust list with nothing readable trusts nothing (and crashes nothing)", async () => {
+      const server = await serve(makeLeaf(trusted, { names: ["www.contoso.test"], ...valid }));
+      const r = await probeTls(
+        { host: "www.contoso.test", port: 443 },
+        {
+          connectTo: parseConnectTo(`::127.0.0.1:${server.port}`),
+          timeoutMs: 5_000,
+          ca: ["-----BEGIN CERTIFICATE-----\nnot base64\n-----END CERTIFICATE-----\n"],
+        },
+      );
+      expect(reached(r).chainProblem).toBeDefined();
+    });
+
     it("a cancelled probe stops at once", async () => {
       const silent = await startSilentServer();
       closers.push(() => silent.close());
