@@ -350,6 +350,19 @@ describe("errors that say where", () => {
     expect(id.stderr).toContain("Check CERTSCHED_SUBSCRIPTION_ID");
   });
 
+  it("a sweep whose list is refused for the subscription id names CERTSCHED_SUBSCRIPTION_ID (exit 1)", async () => {
+    sim = await startSimulator({ certificates: certificates() });
+
+    const result = await cliAgainst(sim, ["sweep"], {
+      env: { CERTSCHED_SUBSCRIPTION_ID: "999999" },
+    });
+
+    expect(result.code).toBe(1);
+    expect(result.stdout).toContain("The list of certificates due failed");
+    expect(result.stdout).toContain("  401: Authorization failed: unknown subscription id");
+    expect(result.stdout).toContain("Check CERTSCHED_SUBSCRIPTION_ID");
+  });
+
   it("sandbox --port in use says the port is in use (exit 1)", async () => {
     const server = createServer();
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
