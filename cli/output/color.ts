@@ -21,9 +21,18 @@ const sgr =
 
 const plain: Paint = (text) => text;
 
-/** Colour only on a terminal, and never when NO_COLOR is set to anything (no-color.org). */
+/** FORCE_COLOR=1 (or any value but 0/false): colour in a pipe too, as `less -R` wants it. */
+function forced(env: Env): boolean {
+  const value = env.FORCE_COLOR;
+  return value !== undefined && !["0", "false"].includes(value.trim().toLowerCase());
+}
+
+/**
+ * Colour on a terminal, or anywhere with FORCE_COLOR; never when NO_COLOR is set to anything
+ * (no-color.org), which wins.
+ */
 export function palette(stream: OutputStream, env: Env): Palette {
-  const enabled = stream.isTTY && !env.NO_COLOR;
+  const enabled = (stream.isTTY || forced(env)) && !env.NO_COLOR;
   if (!enabled) {
     return {
       enabled,

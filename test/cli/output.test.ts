@@ -166,6 +166,24 @@ describe("on a terminal", () => {
   });
 });
 
+describe("palette", () => {
+  const pipe = { isTTY: false, columns: undefined, write() {} };
+  const tty = { isTTY: true, columns: 80, write() {} };
+
+  it.each([
+    [tty, {}, true],
+    [pipe, {}, false],
+    [pipe, { FORCE_COLOR: "1" }, true],
+    [pipe, { FORCE_COLOR: "0" }, false],
+    [pipe, { FORCE_COLOR: "false" }, false],
+    [tty, { NO_COLOR: "1" }, false],
+    [pipe, { FORCE_COLOR: "1", NO_COLOR: "1" }, false],
+  ])("%o with %o: colour %s", (stream, env, enabled) => {
+    expect(palette(stream, env).enabled).toBe(enabled);
+    expect(palette(stream, env).red("x") === "x").toBe(!enabled);
+  });
+});
+
 describe("renderSweep", () => {
   it("reports a sweep of 150,000 certificates, 1 in 1,000 failed, each cause in full, within 80 columns", () => {
     const results: CertificateResult[] = Array.from({ length: 150_000 }, (_, i) => ({
