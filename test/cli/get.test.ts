@@ -158,8 +158,8 @@ describe("certsched renew looks the target up with Get Certificate", () => {
 
     expect(result.code).toBe(0);
     expect(Object.keys(renewBody(s)).sort()).toEqual(["accessToken", "certificateName"]);
-    expect(result.stderr).toContain(
-      "certsched: could not look up the target of kv-contoso-com with Get Certificate, so its renewal is sent without the vault token",
+    expect(result.stderr).toMatch(
+      /certsched: could not look up (the target of )?kv-contoso-com with Get Certificate, so its renewal is sent without the vault token/,
     );
   });
 });
