@@ -99,7 +99,8 @@ export interface FailureFacts {
   readonly text: string;
 }
 
-const V3: ReadonlySet<string> = new Set(["create", "renew"]);
+/** Operations authorised by the API key (the v3 interface, and Get Certificate). */
+const V3: ReadonlySet<string> = new Set(["create", "renew", "get"]);
 
 /** The line that says where to look, or undefined when the message says it all. */
 export function whereToLook(facts: FailureFacts, where: Where | undefined): string | undefined {
@@ -118,7 +119,8 @@ export function whereToLook(facts: FailureFacts, where: Where | undefined): stri
     const url = where ? urlTried("token", where) : undefined;
     return `${url ? `Tried ${url}. ` : ""}Check CERTSCHED_TOKEN_URL and the network.`;
   }
-  if (status === 401 || status === 403) {
+  // The identity provider's refusals carry their AADSTS meaning already.
+  if ((status === 401 || status === 403) && upstream !== "token") {
     if (/unknown subscription id/i.test(text)) {
       return "Check CERTSCHED_SUBSCRIPTION_ID: the service does not know that subscription id (it defaults to CERTSCHED_SUBSCRIPTION).";
     }
