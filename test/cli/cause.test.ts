@@ -107,6 +107,16 @@ describe("whereToLook", () => {
     expect(whereToLook(facts, WHERE)).toBe(hint);
   });
 
+  it("leaves the identity provider's refusal to its AADSTS words: not the service's credentials", () => {
+    const facts = {
+      upstream: "token",
+      code: "TOKEN_REFUSED",
+      status: 401,
+      text: "AADSTS7000215",
+    } as const;
+    expect(whereToLook(facts, WHERE)).toBeUndefined();
+  });
+
   it("names no token URL under managed identity (there is none to try)", () => {
     expect(urlTried("token", { ...WHERE, cloudCredential: "managed-identity" })).toBeUndefined();
   });
