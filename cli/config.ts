@@ -1,12 +1,10 @@
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
-import { closest, distance } from "fastest-levenshtein";
 import { ConfigError, ensureError, type Problem } from "../shared/errors.js";
 import { type Env, KNOWN_SETTINGS, loadSettings, type Settings } from "../shared/settings.js";
 import type { Io } from "./io.js";
 import { parseJsonFile } from "./jsonLocation.js";
-import { palette } from "./output/color.js";
-import { oneLine, wrapToWidth } from "./output/text.js";
+import { checkSettingNames } from "./settingNames.js";
 
 /** The file `func start` reads; the CLI reads its "Values" too, so one file serves both. */
 export const LOCAL_SETTINGS_FILE = "local.settings.json";
@@ -60,51 +58,6 @@ async function readLocalValues(path: string): Promise<Record<string, string> | u
   return out;
 }
 
-const KNOWN: ReadonlySet<string> = new Set(KNOWN_SETTINGS);
-const DRY_RUN = "CERTSCHED_DRY_RUN";
-
-/** Upper case, letters and digits only: CERTSCHED_DRYRUN, certsched-dry-run and ...Dry_Run meet. */
-const squeeze = (name: string) => name.toUpperCase().replace(/[^A-Z0-9]/g, "");
-
-/** A name that was meant as one of ours: our prefix, or within two edits of a known name. */
-function looksLikeOurs(name: string): string | undefined {
-  if (KNOWN.has(name)) return undefined;
-  const guess = closest(
-    name.toUpperCase(),
-    KNOWN_SETTINGS.map((k) => k.toUpperCase()),
-  );
-  const suggestion = KNOWN_SETTINGS.find((k) => k.toUpperCase() === guess) ?? guess;
-  if (name.toUpperCase().startsWith("CERTSCHED")) return suggestion;
-  return distance(name.toUpperCase(), suggestion.toUpperCase()) <= 2 ? suggestion : undefined;
-}
-
-/**
- * A misspelt dry-run switch must not turn a rehearsal into a real sweep: such names refuse to
- * run instead of warning.
- */
-function meansDryRun(name: string, suggestion: string): boolean {
-  return (
-    suggestion === DRY_RUN ||
-    squeeze(name).includes("DRYRUN") ||
-    distance(squeeze(name), squeeze(DRY_RUN)) <= 3
-  );
-}
-
-interface Unknown {
-  readonly name: string;
-  readonly source: string;
-  readonly suggestion: string;
-}
-
-function unknownNames(names: Iterable<string>, source: string): Unknown[] {
-  const out: Unknown[] = [];
-  for (const name of names) {
-    const suggestion = looksLikeOurs(name);
-    if (suggestion !== undefined) out.push({ name, source, suggestion });
-  }
-  return out;
-}
-
 /**
  * The settings the CLI runs with: each from the environment if set there (and not blank),
  * else from the "Values" of local.settings.json in the working directory. Every unknown name
@@ -118,25 +71,10 @@ export async function cliEnv(io: Pick<Io, "env" | "cwd" | "stderr">): Promise<Cl
   for (const [name, value] of Object.entries(io.env)) {
     if (value !== undefined && value.trim() !== "") env[name] = value;
   }
-  const unknown = [
-    ...unknownNames(Object.keys(io.env), "the environment"),
-    ...unknownNames(Object.keys(fromFile ?? {}), LOCAL_SETTINGS_FILE),
-  ];
-  const refused: Problem[] = [];
-  const paint = palette(io.stderr, io.env);
-  for (const u of unknown) {
-    const what = `${oneLine(u.name)} (in ${u.source}) is not a certsched setting: did you mean ${u.suggestion}?`;
-    if (meansDryRun(u.name, u.suggestion)) {
-      refused.push({
-        name: oneLine(u.name),
-        message: `(in ${u.source}) is not a certsched setting: did you mean ${DRY_RUN}? Refusing to run: a misspelt dry-run switch would make a real sweep`,
-      });
-    } else {
-      const line = `certsched: warning: ${what} It is ignored.`;
-      io.stderr.write(`${wrapToWidth(paint.yellow(line), io.stderr.columns).join("\n")}\n`);
-    }
-  }
-  if (refused.length > 0) throw new ConfigError(refused);
+  checkSettingNames(io, [
+    { names: Object.keys(io.env), source: "the environment" },
+    { names: Object.keys(fromFile ?? {}), source: LOCAL_SETTINGS_FILE },
+  ]);
   return { env, file: fromFile === undefined ? undefined : path };
 }
 
