@@ -10,10 +10,11 @@ import { handle } from "../shared/api/handle.js";
 import { noQuery, parseQuery } from "../shared/api/parseQuery.js";
 import { json } from "../shared/api/problem.js";
 import { authorize } from "../shared/auth/authorize.js";
+import { callerOf } from "../shared/auth/callerOf.js";
 import { OPERATOR } from "../shared/auth/roles.js";
 import { getRuntime } from "../shared/runtime.js";
 import { parseOrThrow, requiredText } from "../shared/schemas/index.js";
-import { renewByName } from "../shared/service/renewByName.js";
+import { renewByName, requesterOf } from "../shared/service/renewByName.js";
 
 const params = z.object({ name: requiredText() });
 
@@ -26,10 +27,13 @@ export async function renewCertificate(
     authorize(request, OPERATOR);
     parseQuery(request, noQuery);
     const { name } = parseOrThrow(params, { name: request.params.name }, "route");
-    // Get Certificate first: a key-vault certificate's renewal then carries the vault token.
-    const { message } = await renewByName(getRuntime().client, name, contextLogger(context));
-    contextLogger(context).info(`certsched renewal scheduled (v3): ${name}`);
-    return json(202, { status: "scheduled", certificateName: name, message });
+    const log = contextLogger(context);
+    // Looked up, then claimed and recorded in the ledger and the history like a sweep's renewal.
+    const renewed = await renewByName(getRuntime(), name, requesterOf(callerOf(request)), log);
+    const done = renewed.status === "scheduled" ? "scheduled" : "already in progress";
+    log.info(`certsched renewal ${done} (v3): ${name}`);
+    const { status, message, note } = renewed;
+    return json(202, { status, certificateName: name, message, ...(note ? { note } : {}) });
   });
 }
 

@@ -28,7 +28,10 @@ export async function renewDueCertificates(
 ): Promise<void> {
   const log = contextLogger(context);
   if (timer?.isPastDue) log.warn("certsched sweep is running late (timer past due)");
-  const summary = await sweepWith(getRuntime(), log, { traceContext: context.traceContext });
+  const summary = await sweepWith(getRuntime(), log, {
+    traceContext: context.traceContext,
+    trigger: "timer",
+  });
   if (summary.failed) throw new SweepFailedError(summary.problems);
 }
 

@@ -32,6 +32,7 @@ export async function runRenewals(
     const summary = await sweepWith(getRuntime(), contextLogger(context), {
       dryRun,
       traceContext: context.traceContext,
+      trigger: "http",
     });
     return json(200, summary);
   });

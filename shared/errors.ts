@@ -30,6 +30,8 @@ export type ErrorCode =
   | "SECRET_UNAVAILABLE"
   /** The renewal ledger (Table storage) could not be read or written. */
   | "LEDGER_UNAVAILABLE"
+  /** The run history (Table storage) could not be read or written; never fails a sweep. */
+  | "HISTORY_UNAVAILABLE"
   /** A renewal sweep ran and must be recorded as failed; `problems` says why, one line each. */
   | "SWEEP_FAILED"
   /** An Entra ID caller lacks the app role the operation needs (shared/auth). */

@@ -1,3 +1,5 @@
+import { type History, noHistory } from "./history/history.js";
+import { tableHistory } from "./history/tableHistory.js";
 import { HttpClient } from "./http/httpClient.js";
 import type { Ledger } from "./ledger/ledger.js";
 import { noLedger } from "./ledger/ledger.js";
@@ -23,6 +25,8 @@ export interface Runtime {
   readonly secrets: SecretStore;
   readonly client: ServiceClient;
   readonly ledger: Ledger;
+  /** The run history (issue 13), in the ledger's storage account; records, never decides. */
+  readonly history: History;
   readonly now: () => Date;
   /**
    * The telemetry, built on first call: OpenTelemetry to Application Insights when
@@ -44,6 +48,8 @@ export interface RuntimeOverrides {
   readonly credential?: CredentialLike;
   /** Replaces the ledger chosen from CERTSCHED_LEDGER_TABLE_URI / AzureWebJobsStorage. */
   readonly ledger?: Ledger;
+  /** Replaces the history chosen the same way as the ledger. */
+  readonly history?: History;
   /** Observer of every outbound call (benchmark); telemetry observes them too when on. */
   readonly onCall?: ConstructorParameters<typeof HttpClient>[0]["onCall"];
   /** Replaces the telemetry chosen from the settings (tests: in-memory OpenTelemetry). */
@@ -153,6 +159,15 @@ export function createRuntime(settings: Settings, overrides: RuntimeOverrides = 
           timeoutMs: settings.httpTimeoutMs,
         })
       : noLedger);
+  const history =
+    overrides.history ??
+    (settings.ledgerTableUri || settings.storageConnectionString
+      ? tableHistory({
+          tableUri: settings.ledgerTableUri,
+          connectionString: settings.storageConnectionString,
+          timeoutMs: settings.httpTimeoutMs,
+        })
+      : noHistory);
   const notifier = settings.webhookUrl
     ? createNotifier({
         url: settings.webhookUrl,
@@ -168,6 +183,7 @@ export function createRuntime(settings: Settings, overrides: RuntimeOverrides = 
     secrets,
     client,
     ledger,
+    history,
     now,
     telemetry,
     notifier,

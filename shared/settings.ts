@@ -61,6 +61,8 @@ export interface Settings {
    * over the connection string (identity-based AzureWebJobsStorage has no connection string).
    */
   ledgerTableUri: string | undefined;
+  /** How long the run history keeps a row, in ms (default 400 days, 1 day..10 years). */
+  historyRetentionMs: number;
   /** Where sweep notifications are posted; unset means no notifications. */
   webhookUrl: string | undefined;
   /** Message format; "auto" picks from the URL (Teams workflow, Slack, else generic JSON). */
@@ -231,6 +233,8 @@ const schema = z.object({
   CERTSCHED_SWEEP_DEADLINE: duration("9m", 1_000, 86_400_000),
   AzureWebJobsStorage: storageConnectionString.optional(),
   CERTSCHED_LEDGER_TABLE_URI: upstreamUrl().optional(),
+  // 1 day .. 10 years; a year and a month by default, so last year's renewal is still there.
+  CERTSCHED_HISTORY_RETENTION: duration("400d", 86_400_000, 3_650 * 86_400_000),
   // Webhook URLs carry their signature in the query (Teams workflows, Slack): keep it.
   CERTSCHED_WEBHOOK_URL: upstreamUrl({ allowQuery: true }).optional(),
   CERTSCHED_WEBHOOK_FORMAT: z
@@ -335,6 +339,7 @@ export function loadSettings(env: Env = process.env): Settings {
     sweepDeadlineMs: s.CERTSCHED_SWEEP_DEADLINE,
     storageConnectionString: s.AzureWebJobsStorage,
     ledgerTableUri: s.CERTSCHED_LEDGER_TABLE_URI,
+    historyRetentionMs: s.CERTSCHED_HISTORY_RETENTION,
     webhookUrl: s.CERTSCHED_WEBHOOK_URL,
     webhookFormat: s.CERTSCHED_WEBHOOK_FORMAT,
     notifySuccess: s.CERTSCHED_NOTIFY_SUCCESS,

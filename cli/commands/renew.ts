@@ -1,46 +1,121 @@
-import { renewByName } from "../../shared/service/renewByName.js";
+import { type RenewedByName, renewByName } from "../../shared/service/renewByName.js";
+import { describe } from "../../shared/sweep/renewOne.js";
 import { cliLogger } from "../cliLogger.js";
 import { type Command, JSON_OPTION } from "../command.js";
 import { EXIT } from "../failure.js";
-import { oneLine } from "../output/text.js";
-import { withRuntime } from "../runtime.js";
+import { palette } from "../output/color.js";
+import { oneLine, wrapToWidth } from "../output/text.js";
+import { withRecordingRuntime } from "../recordingRuntime.js";
 import { UsageError } from "../usage.js";
 import { requireApiKey } from "./create.js";
 
-const HELP = `Usage: certsched renew <certificateName> [--json]
+const HELP = `Usage: certsched renew <certificateName>... [--json]
+       certsched renew --all-due [--json]
 
-Schedules the renewal of one certificate by name (v3 renew), whether or not it
-is due. The renewal completes within an hour; "certsched due" shows when it has.
+Schedules the renewal of certificates by name (v3 renew), whether or not they
+are due, one after the other. The renewal completes within an hour; "certsched
+due" shows when it has.
+
+Each renewal is recorded as the function app records its own: in the renewal
+ledger (so the next sweep does not order it again) and in the history, by
+"cli". The ledger and history are the app's (CERTSCHED_LEDGER_TABLE_URI, else
+AzureWebJobsStorage); without either, nothing is recorded and the next sweep
+may ask again.
 
 Options:
-  --json       Print one JSON document: { "status", "certificateName",
-               "message" }.
+  --all-due    Renew every certificate the due list names (certsched due).
+  --json       Print one JSON document: for one name { "status",
+               "certificateName", "message" } (plus "note"); for several
+               { "results": [ those, or { "certificateName", "status":
+               "failed", "error", "message" } ], "failed": N }.
   -h, --help   Show this help.
 
-Exit codes: 0 renewal scheduled; 1 the service refused or failed (an unknown
-name, say); 2 usage or configuration error.
+Exit codes: 0 every renewal scheduled (or already in progress); 1 the service
+refused or failed one (an unknown name, say); 2 usage or configuration error.
 `;
+
+type Outcome =
+  | (Omit<RenewedByName, "target" | "recorded"> & { readonly certificateName: string })
+  | {
+      readonly certificateName: string;
+      readonly status: "failed";
+      readonly error?: string;
+      readonly message: string;
+    };
 
 export const renewCommand: Command = {
   name: "renew",
   help: HELP,
-  options: { ...JSON_OPTION },
-  maxPositionals: 1,
+  options: { ...JSON_OPTION, "all-due": { type: "boolean" } },
+  maxPositionals: 1_000,
   run: async (args, io) => {
-    const name = args.positionals[0];
-    if (!name?.trim()) throw new UsageError("the certificate name is required", "renew");
-    return withRuntime(io, ["subscription", "apiKey"], async (runtime) => {
+    const allDue = args.values["all-due"] === true;
+    const given = args.positionals.filter((n) => n.trim() !== "");
+    if (allDue && args.positionals.length > 0) {
+      throw new UsageError("give certificate names or --all-due, not both", "renew");
+    }
+    if (!allDue && (given.length === 0 || given.length !== args.positionals.length)) {
+      throw new UsageError("the certificate name is required", "renew");
+    }
+    const needs = allDue
+      ? (["subscription", "subscriptionId", "apiKey"] as const)
+      : (["subscription", "apiKey"] as const);
+    return withRecordingRuntime(io, needs, async (runtime) => {
       requireApiKey(runtime);
-      // Get Certificate first: a key-vault certificate's renewal then carries the vault token.
       const log = cliLogger(io, { verbose: false });
-      const { message } = await renewByName(runtime.client, name, log);
-      if (args.values.json === true) {
-        const document = { status: "scheduled", certificateName: name, message };
-        io.stdout.write(`${JSON.stringify(document, null, 2)}\n`);
-      } else {
-        io.stdout.write(`Renewal of ${oneLine(name)} scheduled: ${oneLine(message.trim())}\n`);
+      const names = allDue
+        ? [...new Set((await runtime.client.listDue()).certificates.map((c) => c.certificateName))]
+        : [...new Set(given)];
+      const requester = { trigger: "cli", by: "cli" } as const;
+      const json = args.values.json === true;
+      if (names.length === 1 && !allDue) {
+        // One name: its failure is reported as every command's (exit 1, cause, where to look).
+        const name = names[0] as string;
+        const { status, message, note } = await renewByName(runtime, name, requester, log);
+        write(io, json, { certificateName: name, status, message, ...(note ? { note } : {}) });
+        return EXIT.ok;
       }
-      return EXIT.ok;
+      const results: Outcome[] = [];
+      for (const name of names) {
+        try {
+          const { status, message, note } = await renewByName(runtime, name, requester, log);
+          results.push({ certificateName: name, status, message, ...(note ? { note } : {}) });
+        } catch (error) {
+          const { detail, error: code } = describe(error);
+          results.push({
+            certificateName: name,
+            status: "failed",
+            ...(code ? { error: code } : {}),
+            message: detail,
+          });
+        }
+        if (!json) write(io, false, results.at(-1) as Outcome);
+      }
+      const failed = results.filter((r) => r.status === "failed").length;
+      if (json) io.stdout.write(`${JSON.stringify({ results, failed }, null, 2)}\n`);
+      else if (names.length === 0) io.stdout.write("Nothing is due for renewal.\n");
+      return failed > 0 ? EXIT.failed : EXIT.ok;
     });
   },
 };
+
+function write(io: Parameters<Command["run"]>[1], json: boolean, r: Outcome): void {
+  if (json) {
+    io.stdout.write(`${JSON.stringify(r, null, 2)}\n`);
+    return;
+  }
+  const paint = palette(io.stdout, io.env);
+  const name = oneLine(r.certificateName);
+  const line =
+    r.status === "scheduled"
+      ? `Renewal of ${name} scheduled: ${oneLine(r.message.trim())}`
+      : r.status === "in-progress"
+        ? `Renewal of ${name} already in progress: ${oneLine(r.message)}`
+        : paint.red(`Renewal of ${name} failed: ${oneLine(r.message)}`);
+  io.stdout.write(`${line}\n`);
+  if ("note" in r && r.note) {
+    io.stderr.write(
+      `${wrapToWidth(oneLine(`certsched: ${r.certificateName}: ${r.note}`), io.stderr.columns, "").join("\n")}\n`,
+    );
+  }
+}

@@ -87,6 +87,7 @@ async function sweepOnce(runtime: Runtime, io: Io, flags: SweepFlags): Promise<S
   progress.update("certsched: listing the certificates due...");
   try {
     return await sweepWith(runtime, log, {
+      trigger: "cli",
       ...(flags.dryRun === undefined ? {} : { dryRun: flags.dryRun }),
       ...(flags.concurrency === undefined ? {} : { concurrency: flags.concurrency }),
       onResult: (result, done, total) =>

@@ -1,4 +1,7 @@
+import { randomUUID } from "node:crypto";
 import { ensureError } from "../errors.js";
+import type { Trigger } from "../history/historyEvent.js";
+import { recordHistory, sweepHistory } from "../history/recordRun.js";
 import type { Logger } from "../log.js";
 import { redact } from "../redact.js";
 import type { Runtime } from "../runtime.js";
@@ -16,6 +19,8 @@ export interface SweepWithOptions {
   readonly onResult?: SweepOptions["onResult"];
   /** The invocation's trace context (InvocationContext.traceContext): the span's parent. */
   readonly traceContext?: TraceParent | undefined;
+  /** What started the run, for the history (default "timer"). */
+  readonly trigger?: Trigger;
 }
 
 /** The runtime's telemetry, or none (with a warning) when it cannot start: never a failed sweep. */
@@ -32,8 +37,8 @@ async function telemetryOf(runtime: Runtime, log: Logger): Promise<Telemetry> {
 
 /**
  * The sweep with the runtime's settings, inside its telemetry span; then the summary is
- * recorded and, when the settings ask, posted to the webhook. Telemetry and notification
- * failures are logged and never change the summary.
+ * recorded (telemetry, the run history) and, when the settings ask, posted to the webhook.
+ * Telemetry, history and notification failures are logged and never change the summary.
  */
 export async function sweepWith(
   runtime: Runtime,
@@ -62,7 +67,13 @@ export async function sweepWith(
   );
   stopTokenWarnings(); // runSweep never throws, and the guarded span never does either.
   telemetry.recordSweep(summary);
+  const { events, record } = sweepHistory(summary, {
+    runId: randomUUID(),
+    trigger: options.trigger ?? "timer",
+    finishedAt: runtime.now(),
+  });
   await Promise.all([
+    recordHistory(runtime.history, log, events, record),
     runtime.notifier.notify(summary, log).catch((error: unknown) => {
       log.warn(`certsched webhook notification failed: ${redact(ensureError(error).message)}`);
     }),

@@ -1,7 +1,16 @@
-import { ensureError } from "../errors.js";
+import { randomUUID } from "node:crypto";
+import type { Caller } from "../auth/callerOf.js";
+import { ensureError, ValidationError } from "../errors.js";
+import type { History } from "../history/history.js";
+import type { CertificateEvent, EventKind, Trigger } from "../history/historyEvent.js";
+import { recordHistory } from "../history/recordRun.js";
+import type { Ledger, LedgerEntry } from "../ledger/ledger.js";
 import type { Logger } from "../log.js";
 import { redact } from "../redact.js";
 import type { CertificateRecord } from "../schemas/records.js";
+import { claimAndSend } from "../sweep/claimAndSend.js";
+import { decide } from "../sweep/decide.js";
+import { describe } from "../sweep/renewOne.js";
 import type { RenewOptions } from "./serviceClient.js";
 
 /** What a v3 renewal by name needs of the service client. */
@@ -10,32 +19,211 @@ export interface RenewByNameClient {
   renew(certificateName: string, options?: RenewOptions): Promise<string>;
 }
 
-/** The service's confirmation, and the target the renewal was sent for (undefined: unknown). */
-export interface RenewedByName {
-  readonly message: string;
-  readonly target: string | undefined;
+/** What a recorded renewal by name needs (a Runtime has it all). */
+export interface RenewByNameDeps {
+  readonly client: RenewByNameClient;
+  readonly ledger: Ledger;
+  readonly history: History;
+  readonly now: () => Date;
+  readonly settings: { readonly renewalGraceMs: number };
 }
 
+/** Who asked: the history's `by` ("function-key", "entra:<name> (<oid>)", "cli"). */
+export interface Requester {
+  readonly trigger: Exclude<Trigger, "timer">;
+  readonly by: string;
+}
+
+/** Who a caller of the HTTP API is, as the history records it. */
+export function requesterOf(caller: Caller): Requester {
+  return {
+    trigger: "http",
+    by: caller.kind === "entra" ? `entra:${caller.name} (${caller.id})` : "function-key",
+  };
+}
+
+/** The reason constant a manual renewal's ledger row and history events carry. */
+export const MANUAL_REQUEST = "ManualRequest";
+
+export interface RenewedByName {
+  /** "in-progress": a sweep was sending its own request for it at that moment; none sent. */
+  readonly status: "scheduled" | "in-progress";
+  /** The service's confirmation, or why nothing was sent. */
+  readonly message: string;
+  /** The target the renewal was sent for (undefined: unknown). */
+  readonly target: string | undefined;
+  /** Whether the ledger holds this request, so the next sweep does not order it again. */
+  readonly recorded: boolean;
+  /** Set when a configured ledger could not record it: why, and that a sweep may ask again. */
+  readonly note?: string;
+}
+
+const MAY_ASK_AGAIN = "so the next sweep may ask for it again";
+
 /**
- * A v3 renewal of a certificate known only by its name (the CLI's renew, the HTTP API's): its
- * target is looked up with Get Certificate first (one extra call), so a key-vault certificate's
- * renewal carries the vault token as the vendor's renewal function sends it. A failed look-up
- * does not stop the renewal: it goes out with the spec's two fields (2.2), and a log line says
- * so and why.
+ * A v3 renewal of a certificate known only by its name (the CLI's renew, the HTTP API's),
+ * recorded like a sweep's. Get Certificate comes first: its id keys the ledger, its expiry
+ * starts or continues the renewal episode, and its target lets a key-vault certificate's
+ * renewal carry the vault token. The renewal then takes the sweep's steps (claim, sent, send,
+ * answer: claimAndSend), so the next sweep sees it pending and does not order it again.
+ *
+ * A person asked, so neither a failed look-up nor a failing ledger stops the request: it goes
+ * out as before, and `note` (and a log line) say the next sweep may ask again. A failure of the
+ * request itself is recorded, then thrown as before.
  */
 export async function renewByName(
-  client: RenewByNameClient,
+  deps: RenewByNameDeps,
   certificateName: string,
+  requester: Requester,
   log: Logger,
 ): Promise<RenewedByName> {
-  let target: string | undefined;
+  const runId = randomUUID();
+  const events: CertificateEvent[] = [];
+  const event = (kind: EventKind, more: Partial<CertificateEvent> = {}) => {
+    events.push({
+      at: deps.now(),
+      certificateName,
+      event: kind,
+      trigger: requester.trigger,
+      runId,
+      reason: MANUAL_REQUEST,
+      ...more,
+    });
+  };
+  const record = () => recordHistory(deps.history, log, events);
+
+  let cert: CertificateRecord | undefined;
+  let lookupFailure: string | undefined;
   try {
-    target = (await client.get(certificateName)).target;
+    cert = await deps.client.get(certificateName);
   } catch (error) {
+    lookupFailure = redact(ensureError(error).message);
     log.warn(
-      `certsched: could not look up the target of ${certificateName} with Get Certificate, so its renewal is sent without the vault token (spec 2.2's two fields): ${redact(ensureError(error).message)}`,
+      `certsched: could not look up ${certificateName} with Get Certificate, so its renewal is sent without the vault token (spec 2.2's two fields) and is not in the ledger, ${MAY_ASK_AGAIN}: ${lookupFailure}`,
     );
   }
-  const message = await client.renew(certificateName, { target });
-  return { message, target };
+  const known = cert ? { id: cert.id, expiryDate: cert.expiryDate } : {};
+  event("manual-request", { by: requester.by, ...known });
+
+  /** Sends without the ledger; `why` says what kept it out. */
+  const unrecorded = async (why: string | undefined): Promise<RenewedByName> => {
+    const note = why ? `${why}, ${MAY_ASK_AGAIN}` : undefined;
+    try {
+      const message = await deps.client.renew(certificateName, { target: cert?.target });
+      event("renewal-scheduled", { ...known, detail: redact(message) });
+      return {
+        status: "scheduled",
+        message,
+        target: cert?.target,
+        recorded: false,
+        ...(note ? { note } : {}),
+      };
+    } catch (error) {
+      const { detail, ...extra } = describe(error);
+      event(extra.error === "UPSTREAM_TIMEOUT" ? "answer-unknown" : "failed", {
+        ...known,
+        detail,
+        ...extra,
+      });
+      throw error;
+    } finally {
+      await record();
+    }
+  };
+
+  if (!cert) return unrecorded(`it could not be looked up (${lookupFailure})`);
+  if (deps.ledger.kind === "none") return unrecorded(undefined);
+
+  const ledgerProblem = (error: unknown) => {
+    const why = `the renewal ledger could not record it (${redact(ensureError(error).message)})`;
+    log.warn(`certsched: renewing ${certificateName} all the same: ${why}, ${MAY_ASK_AGAIN}`);
+    return why;
+  };
+  let entry: LedgerEntry | undefined;
+  try {
+    await deps.ledger.open();
+    entry = await deps.ledger.read(cert.id);
+  } catch (error) {
+    if (error instanceof ValidationError) {
+      // The sweep will not touch a row it cannot read (LedgerRowInvalid); a person asked.
+      return unrecorded(
+        `its ledger row is invalid (${redact(error.message)}); correct or delete the row`,
+      );
+    }
+    return unrecorded(ledgerProblem(error));
+  }
+
+  const now = deps.now();
+  const verdict = decide({
+    expiryDate: cert.expiryDate,
+    record: entry?.record,
+    now,
+    graceMs: deps.settings.renewalGraceMs,
+  });
+  let ledgerError: unknown;
+  let unresolved = false;
+  const target = cert.target;
+  const sent = await claimAndSend({
+    cert,
+    entry,
+    // Same expiry: the same episode goes on (its first request, its attempts).
+    previous: verdict.reason === "NewRenewal" ? undefined : entry?.record,
+    reason: MANUAL_REQUEST,
+    stuck: verdict.action === "stuck",
+    ledger: deps.ledger,
+    claimedAt: now,
+    now: deps.now,
+    send: () => deps.client.renew(certificateName, { target }),
+    ledgerFailed: (error) => {
+      ledgerError = error;
+    },
+    unresolved: () => {
+      unresolved = true;
+    },
+    describe,
+  });
+  const outcome = { id: cert.id, expiryDate: cert.expiryDate };
+  switch (sent.kind) {
+    case "ledger-failed":
+      // Nothing was sent: a person asked, so it goes out without the ledger.
+      return unrecorded(ledgerProblem(ledgerError));
+    case "conflict": {
+      const message = `a sweep is renewing ${certificateName} right now; it was not asked for again`;
+      event("skipped", { ...outcome, reason: "ClaimLost", detail: message });
+      await record();
+      return { status: "in-progress", message, target, recorded: true };
+    }
+    case "answered": {
+      event(verdict.action === "stuck" ? "stuck" : "renewal-scheduled", {
+        ...outcome,
+        detail: redact(sent.message),
+      });
+      await record();
+      if (!unresolved)
+        return { status: "scheduled", message: sent.message, target, recorded: true };
+      // Sent and accepted, but the answer's write did not land: the row still says "sent", so
+      // the next sweeps wait out the grace, then ask again.
+      const why =
+        ledgerError === undefined
+          ? "the renewal ledger changed under it before its answer was written"
+          : ledgerProblem(ledgerError);
+      return {
+        status: "scheduled",
+        message: sent.message,
+        target,
+        recorded: false,
+        note: `${why}, ${MAY_ASK_AGAIN} after the grace (CERTSCHED_RENEWAL_GRACE)`,
+      };
+    }
+    default: {
+      const { detail, ...extra } = describe(sent.error);
+      event(sent.kind === "unanswered" ? "answer-unknown" : "failed", {
+        ...outcome,
+        detail,
+        ...extra,
+      });
+      await record();
+      throw sent.error;
+    }
+  }
 }

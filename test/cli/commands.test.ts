@@ -305,16 +305,16 @@ describe("certsched renew", () => {
     expect(unknown.stderr).toContain("Certificate nope not found");
   });
 
-  it("needs exactly one name (exit 2)", async () => {
+  it("needs a name or --all-due, not both (exit 2)", async () => {
     const s = await simulator();
 
     const none = await cliAgainst(s, ["renew"]);
-    const two = await cliAgainst(s, ["renew", "a", "b"]);
+    const both = await cliAgainst(s, ["renew", "a", "--all-due"]);
 
     expect(none.code).toBe(2);
     expect(none.stderr).toContain("the certificate name is required");
-    expect(two.code).toBe(2);
-    expect(two.stderr).toMatch(/Unexpected argument|unexpected argument/);
+    expect(both.code).toBe(2);
+    expect(both.stderr).toContain("give certificate names or --all-due, not both");
     expect(s.requests).toEqual([]);
   });
 });

@@ -66,6 +66,7 @@ describe("loadSettings: defaults", () => {
       httpTimeoutMs: 30_000,
       sweepDeadlineMs: 9 * 60_000,
       storageConnectionString: undefined,
+      historyRetentionMs: 400 * 86_400_000,
       webhookUrl: undefined,
       webhookFormat: "auto",
       notifySuccess: false,
@@ -208,6 +209,19 @@ describe("loadSettings: every problem in one ConfigError", () => {
     ]);
   });
 
+  it.each([
+    ["1d", 86_400_000],
+    ["3650d", 3_650 * 86_400_000],
+    ["P30D", 30 * 86_400_000],
+  ])(
+    "keeps history rows for CERTSCHED_HISTORY_RETENTION=%s (%d ms; 1 day to 10 years)",
+    (value, ms) => {
+      expect(loadSettings({ ...BASE, CERTSCHED_HISTORY_RETENTION: value }).historyRetentionMs).toBe(
+        ms,
+      );
+    },
+  );
+
   it("does not ask for client-secret settings when the credential kind itself is invalid", () => {
     expect(
       problemNames({ CERTSCHED_BASE_URL: "https://x.example", CERTSCHED_CLOUD_CREDENTIAL: "msi" }),
@@ -222,6 +236,8 @@ describe("loadSettings: every problem in one ConfigError", () => {
     ["CERTSCHED_HTTP_TIMEOUT", "11m"],
     ["CERTSCHED_SECRET_CACHE_TTL", "2d"],
     ["CERTSCHED_RENEWAL_GRACE", "soon"],
+    ["CERTSCHED_HISTORY_RETENTION", "23h59m"],
+    ["CERTSCHED_HISTORY_RETENTION", "3651d"],
     ["CERTSCHED_DRY_RUN", "on"],
     ["CERTSCHED_CLOUD_CREDENTIAL", "Managed-Identity"],
   ])("refuses %s=%s naming the setting", (name, value) => {

@@ -31,6 +31,7 @@ const MODULES: Record<string, () => Promise<Record<string, unknown>>> = {
   runRenewals: () => import("../../functions/runRenewals.js"),
   testConnectivity: () => import("../../functions/testConnectivity.js"),
   renewDueCertificates: () => import("../../functions/renewDueCertificates.js"),
+  cleanupHistory: () => import("../../functions/cleanupHistory.js"),
 };
 
 const exported = new Map<string, unknown>();
@@ -47,7 +48,7 @@ describe("function registrations", () => {
     expect(files.map((f) => f.replace(/\.ts$/, "")).sort()).toEqual(Object.keys(MODULES).sort());
   });
 
-  it("registers exactly the six HTTP functions and the one timer", () => {
+  it("registers exactly the six HTTP functions and the two timers", () => {
     expect([...registered.http.keys()].sort()).toEqual([
       "createCertificate",
       "getCertificate",
@@ -56,7 +57,15 @@ describe("function registrations", () => {
       "runRenewals",
       "testConnectivity",
     ]);
-    expect([...registered.timer.keys()]).toEqual(["renewDueCertificates"]);
+    expect([...registered.timer.keys()].sort()).toEqual(["cleanupHistory", "renewDueCertificates"]);
+  });
+
+  it("the history cleanup runs daily at 04:30 UTC, after the default sweep, never on startup", () => {
+    const options = registered.timer.get("cleanupHistory") as TimerFunctionOptions;
+
+    expect(options.schedule).toBe("0 30 4 * * *");
+    expect(options.runOnStartup).not.toBe(true);
+    expect(options.handler).toBe(exported.get("cleanupHistory"));
   });
 
   it.each([

@@ -1,0 +1,170 @@
+import { z } from "zod";
+import { parseOrThrow } from "../schemas/problems.js";
+import {
+  type CertificateEvent,
+  EVENT_KINDS,
+  type EventKind,
+  type RunRecord,
+  TRIGGERS,
+  type Trigger,
+} from "./historyEvent.js";
+
+/**
+ * History rows in Table storage, and the mappers both ways. Keys: a certificate's events share a
+ * partition (its name, URI-encoded: "/", "\", "#", "?" and control characters are not allowed in
+ * keys), runs share the partition "run". The row key starts with the time inverted, so a
+ * partition reads newest first and "older than" is one range (retention).
+ */
+
+export const RUN_PARTITION = "run";
+/** Events' partitions start with this; it sorts after "run" never matters (queries name it). */
+export const EVENT_PARTITION_PREFIX = "cert|";
+/** Longest text kept in one property (a property holds at most 64 KiB). */
+export const MAX_TEXT = 1000;
+/** Problems kept per run row. */
+export const MAX_PROBLEMS = 20;
+
+const LATEST = 9_999_999_999_999;
+
+/** Row-key prefix for an instant: later instants sort first. */
+export function invertedTime(at: Date): string {
+  return String(LATEST - at.getTime()).padStart(13, "0");
+}
+
+export function eventPartition(certificateName: string): string {
+  return `${EVENT_PARTITION_PREFIX}${encodeURIComponent(certificateName)}`;
+}
+
+export interface EventRow {
+  partitionKey: string;
+  rowKey: string;
+  kind: "event";
+  at: string;
+  certificateName: string;
+  certificateId?: number;
+  event: EventKind;
+  trigger: Trigger;
+  runId: string;
+  by?: string;
+  reason?: string;
+  detail?: string;
+  status?: number;
+  error?: string;
+  expiryDate?: string;
+}
+
+export interface RunRow {
+  partitionKey: string;
+  rowKey: string;
+  kind: "run";
+  runId: string;
+  trigger: Trigger;
+  startedAt: string;
+  finishedAt: string;
+  dryRun: boolean;
+  failed: boolean;
+  ledger: string;
+  /** JSON object: outcome to count. */
+  counts: string;
+  /** JSON array of lines. */
+  problems: string;
+}
+
+const cut = (text: string) => (text.length > MAX_TEXT ? `${text.slice(0, MAX_TEXT - 1)}…` : text);
+
+/** `unique` keeps two events of one certificate in one millisecond apart. */
+export function toEventRow(e: CertificateEvent, unique: string): EventRow {
+  return {
+    partitionKey: eventPartition(e.certificateName),
+    rowKey: `${invertedTime(e.at)}-${unique}`,
+    kind: "event",
+    at: e.at.toISOString(),
+    certificateName: e.certificateName,
+    ...(e.id !== undefined ? { certificateId: e.id } : {}),
+    event: e.event,
+    trigger: e.trigger,
+    runId: e.runId,
+    ...(e.by ? { by: cut(e.by) } : {}),
+    ...(e.reason ? { reason: cut(e.reason) } : {}),
+    ...(e.detail ? { detail: cut(e.detail) } : {}),
+    ...(e.status !== undefined ? { status: e.status } : {}),
+    ...(e.error ? { error: e.error } : {}),
+    ...(e.expiryDate ? { expiryDate: e.expiryDate.toISOString() } : {}),
+  };
+}
+
+export function toRunRow(r: RunRecord): RunRow {
+  return {
+    partitionKey: RUN_PARTITION,
+    rowKey: `${invertedTime(r.startedAt)}-${r.runId}`,
+    kind: "run",
+    runId: r.runId,
+    trigger: r.trigger,
+    startedAt: r.startedAt.toISOString(),
+    finishedAt: r.finishedAt.toISOString(),
+    dryRun: r.dryRun,
+    failed: r.failed,
+    ledger: r.ledger,
+    counts: JSON.stringify(r.counts),
+    problems: JSON.stringify(r.problems.slice(0, MAX_PROBLEMS).map(cut)),
+  };
+}
+
+const instant = z.iso
+  .datetime({ message: "must be an ISO-8601 UTC date-time" })
+  .transform((text) => new Date(text));
+const trigger = z.enum(TRIGGERS as [Trigger, ...Trigger[]], {
+  error: `must be one of ${TRIGGERS.join(", ")}`,
+});
+const jsonText = <T extends z.ZodType>(schema: T) =>
+  z.string().transform((text, ctx) => {
+    try {
+      const parsed = schema.safeParse(JSON.parse(text));
+      if (parsed.success) return parsed.data as z.output<T>;
+    } catch {
+      // reported below
+    }
+    ctx.addIssue({ code: "custom", message: "must be JSON of the documented shape" });
+    return z.NEVER;
+  });
+
+const eventSchema = z.object({
+  at: instant,
+  certificateName: z.string().min(1, { message: "must not be empty" }),
+  certificateId: z.number().int().optional(),
+  event: z.enum(EVENT_KINDS as [EventKind, ...EventKind[]], {
+    error: `must be one of ${EVENT_KINDS.join(", ")}`,
+  }),
+  trigger,
+  runId: z.string().min(1),
+  by: z.string().optional(),
+  reason: z.string().optional(),
+  detail: z.string().optional(),
+  status: z.number().int().optional(),
+  error: z.string().optional(),
+  expiryDate: instant.optional(),
+});
+
+const runSchema = z.object({
+  runId: z.string().min(1),
+  trigger,
+  startedAt: instant,
+  finishedAt: instant,
+  dryRun: z.boolean(),
+  failed: z.boolean(),
+  ledger: z.string(),
+  counts: jsonText(z.record(z.string(), z.number())),
+  problems: jsonText(z.array(z.string())),
+});
+
+/** A stored event row; throws a ValidationError naming each field that is not right. */
+export function fromEventRow(row: Record<string, unknown>, table: string): CertificateEvent {
+  const r = parseOrThrow(eventSchema, row, `history row ${String(row.rowKey)} in table ${table}`);
+  const { certificateId, ...rest } = r;
+  return { ...rest, ...(certificateId !== undefined ? { id: certificateId } : {}) };
+}
+
+/** A stored run row; throws a ValidationError naming each field that is not right. */
+export function fromRunRow(row: Record<string, unknown>, table: string): RunRecord {
+  return parseOrThrow(runSchema, row, `history run row ${String(row.rowKey)} in table ${table}`);
+}

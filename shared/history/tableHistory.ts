@@ -1,0 +1,170 @@
+import { randomBytes } from "node:crypto";
+import type { TableClient } from "@azure/data-tables";
+import { CertschedError, ValidationError } from "../errors.js";
+import { mapWithConcurrency } from "../sweep/pool.js";
+import { DEFAULT_EVENT_LIMIT, type History, type Read } from "./history.js";
+import type { CertificateEvent, RunRecord } from "./historyEvent.js";
+import {
+  EVENT_PARTITION_PREFIX,
+  eventPartition,
+  fromEventRow,
+  fromRunRow,
+  invertedTime,
+  RUN_PARTITION,
+  toEventRow,
+  toRunRow,
+} from "./historyRow.js";
+import { failureOf, statusOf, type TableLocation, tableClient } from "./tableClient.js";
+
+/** Next to the ledger's table, in the same account. */
+export const HISTORY_TABLE = "certschedhistory";
+
+export interface TableHistoryOptions extends TableLocation {
+  readonly tableName?: string;
+  /** Longest wait for one storage call, in ms (CERTSCHED_HTTP_TIMEOUT); unset: no limit. */
+  readonly timeoutMs?: number | undefined;
+}
+
+/** Writes in flight at once when a run is recorded. */
+const WRITE_CONCURRENCY = 8;
+/** Deletes in flight at once during a cleanup. */
+const DELETE_CONCURRENCY = 8;
+
+/** OData string literal: quotes doubled. */
+const literal = (text: string) => `'${text.replaceAll("'", "''")}'`;
+
+/** The history in Azure Table storage; the table is created on first write. */
+export function tableHistory(options: TableHistoryOptions): History {
+  const tableName = options.tableName ?? HISTORY_TABLE;
+  let client: Promise<TableClient> | undefined;
+  let created: Promise<void> | undefined;
+  const limit = () =>
+    options.timeoutMs === undefined ? {} : { abortSignal: AbortSignal.timeout(options.timeoutMs) };
+  const unavailable = (action: string, error: unknown) =>
+    new CertschedError(
+      "HISTORY_UNAVAILABLE",
+      `run history: cannot ${action} table ${tableName} (${failureOf(error)})`,
+      { retriable: true, cause: error },
+    );
+  const getClient = () => {
+    client ??= tableClient(options, tableName).catch((error: unknown) => {
+      client = undefined;
+      throw error;
+    });
+    return client;
+  };
+  const ensureTable = async () => {
+    created ??= (async () => {
+      try {
+        await (await getClient()).createTable(limit());
+      } catch (error) {
+        if (statusOf(error) !== 409) throw error;
+      }
+    })().catch((error: unknown) => {
+      created = undefined;
+      throw error;
+    });
+    await created;
+  };
+  /** Reads rows matching `filter`, up to `max`; a missing table reads as empty. */
+  const query = async <T>(
+    filter: string,
+    max: number,
+    parse: (row: Record<string, unknown>) => T,
+  ): Promise<Read<T>> => {
+    const items: T[] = [];
+    const invalid: string[] = [];
+    try {
+      const rows = (await getClient()).listEntities<Record<string, unknown>>({
+        queryOptions: { filter },
+        ...limit(),
+      });
+      for await (const row of rows) {
+        try {
+          items.push(parse(row));
+        } catch (error) {
+          if (!(error instanceof ValidationError)) throw error;
+          invalid.push(error.message);
+        }
+        if (items.length >= max) break;
+      }
+    } catch (error) {
+      if (statusOf(error) === 404) return { items, invalid };
+      throw unavailable("read", error);
+    }
+    return { items, invalid };
+  };
+
+  return {
+    kind: "table",
+    async append(events: readonly CertificateEvent[], run?: RunRecord) {
+      try {
+        await ensureTable();
+        const table = await getClient();
+        // Rows of a run fall in many partitions (a transaction holds one): a few at a time.
+        await mapWithConcurrency(events, WRITE_CONCURRENCY, (event) =>
+          table.createEntity(toEventRow(event, randomBytes(6).toString("hex")), limit()),
+        );
+        if (run) await table.createEntity(toRunRow(run), limit());
+      } catch (error) {
+        throw unavailable("write", error);
+      }
+    },
+    async events({ certificateName, since, limit: max = DEFAULT_EVENT_LIMIT }) {
+      // Row keys hold the inverted time: "at or after since" is "row key up to since's".
+      const upTo = `RowKey lt ${literal(`${invertedTime(since)}.`)}`;
+      const partition =
+        certificateName === undefined
+          ? `PartitionKey gt ${literal(EVENT_PARTITION_PREFIX)} and PartitionKey lt ${literal("cert}")}`
+          : `PartitionKey eq ${literal(eventPartition(certificateName))}`;
+      // Every certificate's: partitions come in name order, so read them all, then sort.
+      const read = await query(
+        `${partition} and ${upTo}`,
+        certificateName === undefined ? Number.MAX_SAFE_INTEGER : max,
+        (row) => fromEventRow(row, tableName),
+      );
+      read.items.sort((a, b) => b.at.getTime() - a.at.getTime());
+      return { items: read.items.slice(0, max), invalid: read.invalid };
+    },
+    async runs(last) {
+      return query(`PartitionKey eq ${literal(RUN_PARTITION)}`, last, (row) =>
+        fromRunRow(row, tableName),
+      );
+    },
+    async removeBefore(cutoff) {
+      // Older rows have larger inverted times: one range across every partition.
+      const filter = `RowKey gt ${literal(`${invertedTime(cutoff)}.`)}`;
+      let removed = 0;
+      try {
+        const table = await getClient();
+        const keys: { partitionKey: string; rowKey: string }[] = [];
+        const rows = table.listEntities<Record<string, unknown>>({
+          queryOptions: { filter, select: ["PartitionKey", "RowKey"] },
+          ...limit(),
+        });
+        for await (const row of rows) {
+          if (typeof row.partitionKey === "string" && typeof row.rowKey === "string") {
+            keys.push({ partitionKey: row.partitionKey, rowKey: row.rowKey });
+          }
+        }
+        for (let i = 0; i < keys.length; i += DELETE_CONCURRENCY) {
+          await Promise.all(
+            keys.slice(i, i + DELETE_CONCURRENCY).map(async (k) => {
+              try {
+                await table.deleteEntity(k.partitionKey, k.rowKey, limit());
+                removed += 1;
+              } catch (error) {
+                // Someone else removed it first: the cleanup's aim is met.
+                if (statusOf(error) !== 404) throw error;
+              }
+            }),
+          );
+        }
+      } catch (error) {
+        if (statusOf(error) === 404 && removed === 0) return 0;
+        throw unavailable("clean up", error);
+      }
+      return removed;
+    },
+  };
+}
