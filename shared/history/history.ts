@@ -47,8 +47,9 @@ export const noHistory: History = {
 export function memoryHistory(): History {
   let events: CertificateEvent[] = [];
   let runs: RunRecord[] = [];
+  // Reversed first: within one instant, the later append comes first, as in the table.
   const newestFirst = <T>(items: T[], at: (item: T) => Date) =>
-    [...items].sort((a, b) => at(b).getTime() - at(a).getTime());
+    [...items].reverse().sort((a, b) => at(b).getTime() - at(a).getTime());
   return {
     kind: "memory",
     append: async (more, run) => {

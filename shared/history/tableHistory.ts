@@ -102,8 +102,15 @@ export function tableHistory(options: TableHistoryOptions): History {
         await ensureTable();
         const table = await getClient();
         // Rows of a run fall in many partitions (a transaction holds one): a few at a time.
-        await mapWithConcurrency(events, WRITE_CONCURRENCY, (event) =>
-          table.createEntity(toEventRow(event, randomBytes(6).toString("hex")), limit()),
+        // Within one instant, a later event of the same append sorts first (newest first).
+        await mapWithConcurrency(events, WRITE_CONCURRENCY, (event, index) =>
+          table.createEntity(
+            toEventRow(
+              event,
+              `${String(999_999 - (index % 1_000_000)).padStart(6, "0")}${randomBytes(4).toString("hex")}`,
+            ),
+            limit(),
+          ),
         );
         if (run) await table.createEntity(toRunRow(run), limit());
       } catch (error) {
