@@ -51,6 +51,10 @@ function causeLines(
   where: Where | undefined,
 ): string[] {
   const head = `${oneLine(r.certificateName)} ${outcomePaint(r.outcome, paint)(r.outcome)}:`;
+  // A skip is routine (requested recently, another sweep has it): one line each, not two.
+  if (r.outcome === "skipped") {
+    return wrapToWidth(`${head} ${oneLine(shortCause(r.detail))}`, width, "", "  ");
+  }
   const lines = wrapToWidth(head, width);
   append(lines, wrapToWidth(oneLine(shortCause(r.detail)), width, "  "));
   if (r.outcome === "failed") {

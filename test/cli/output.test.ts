@@ -229,6 +229,69 @@ describe("renderSweep", () => {
   });
 });
 
+describe("renderSweep causes", () => {
+  const base = {
+    target: "Cloud App Service",
+    expiryDate: "2026-05-06T10:00:00.000Z",
+    daysLeft: 5,
+    reason: "SweepError" as const,
+  };
+
+  it("lists failures first, each cause on its own lines, then skips one line each; no cause for renewals", () => {
+    const results: CertificateResult[] = [
+      {
+        ...base,
+        certificateName: "later-skip",
+        id: 1,
+        outcome: "skipped",
+        detail: "renewal requested 12 min ago",
+      },
+      {
+        ...base,
+        certificateName: "fine",
+        id: 2,
+        outcome: "renewal-scheduled",
+        detail: "Certificate fine is scheduled.",
+      },
+      {
+        ...base,
+        certificateName: "broken",
+        id: 3,
+        outcome: "failed",
+        status: 401,
+        error: "UPSTREAM_UNAUTHORIZED",
+        detail:
+          "renew certificate failed: the service answered 401 (the service refused certsched's credentials): Authorization failed: unknown subscription id",
+      },
+    ];
+    const summary: SweepSummary = {
+      dryRun: false,
+      startedAt: new Date(0).toISOString(),
+      durationMs: 1,
+      ledger: "memory",
+      results,
+      rejected: [],
+      counts: countOutcomes(results, 0),
+      failed: true,
+      problems: ["1 renewal(s) failed: broken"],
+    };
+
+    const lines = renderSweep(
+      summary,
+      palette({ isTTY: false, columns: undefined, write() {} }, {}),
+      undefined,
+    );
+    const below = lines.slice(lines.indexOf("") + 1, lines.indexOf("", lines.indexOf("") + 1));
+
+    expect(below).toEqual([
+      "broken failed:",
+      "  401: Authorization failed: unknown subscription id",
+      "  Check CERTSCHED_SUBSCRIPTION_ID: the service does not know that subscription id (it defaults to CERTSCHED_SUBSCRIPTION).",
+      "later-skip skipped: renewal requested 12 min ago",
+    ]);
+  });
+});
+
 describe("terminalSafe (the last line of defence in cli/io.ts)", () => {
   it("keeps a --json document valid: what JSON.stringify leaves raw becomes a JSON escape", () => {
     const name = "a\u0085b\u2028c\u202ed\u007fe\u001bf";
