@@ -139,12 +139,21 @@ describe("terminal injection", () => {
     const json = await cliAgainst(sim, ["sweep", "--json", "--dry-run"]);
     const tty = await runInTerminal(["sweep"], { columns: 100, env: sandboxSettings(sim) });
     const pipe = await cliAgainst(sim, ["sweep"]);
+    const renew = await runInTerminal(["renew", "refused"], {
+      columns: 80,
+      env: sandboxSettings(sim),
+    });
 
     // Our own colours and the progress line's erase are the only sequences left.
     expect(tty.raw.replace(OUR_SEQUENCES, "")).not.toMatch(CONTROL_BUT_LINE_ENDS);
     expect(tty.raw).toContain("\\u{1b}]0;pwned");
     expect(pipe.stdout + pipe.stderr).not.toMatch(CONTROL_BUT_NEWLINE);
     expect(pipe.stdout).not.toMatch(/^fake line/m);
+    // An error's message quotes the service's words: escaped as well (exit 1 unchanged).
+    expect(renew.code).toBe(1);
+    expect(unwrapped(renew.raw)).toContain("answered 400: no");
+    expect(renew.raw.replace(OUR_SEQUENCES, "")).not.toMatch(CONTROL_BUT_LINE_ENDS);
+    expect(screenLines(renew.raw).some((l) => l.startsWith("fake line"))).toBe(false);
     // --json stays one valid document, the names exactly as the service sent them.
     expect(json.stdout).not.toMatch(CONTROL_BUT_NEWLINE);
     // (A name with control characters is a record the sweep rejects: named, never renewed.)
