@@ -35,13 +35,28 @@ export const COMMANDS: readonly CommandEntry[] = [
   },
   {
     name: "renew",
-    summary: "Schedule the renewal of one certificate by name",
+    summary: "Schedule renewals by name (several, or --all-due), recorded",
     load: async () => (await import("./commands/renew.js")).renewCommand,
   },
   {
     name: "get",
     summary: "Show one certificate by name, as the service holds it",
     load: async () => (await import("./commands/get.js")).getCommand,
+  },
+  {
+    name: "status",
+    summary: "Show the renewal ledger's state of each certificate",
+    load: async () => (await import("./commands/status.js")).statusCommand,
+  },
+  {
+    name: "history",
+    summary: "Show what happened to certificates, newest first (--since)",
+    load: async () => (await import("./commands/history.js")).historyCommand,
+  },
+  {
+    name: "runs",
+    summary: "Show the latest sweeps and why a failed one failed",
+    load: async () => (await import("./commands/runs.js")).runsCommand,
   },
   {
     name: "test",

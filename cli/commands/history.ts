@@ -1,0 +1,111 @@
+import { parseDuration } from "../../shared/duration.js";
+import { type Command, JSON_OPTION } from "../command.js";
+import { EXIT } from "../failure.js";
+import { palette } from "../output/color.js";
+import { renderTable } from "../output/table.js";
+import { oneLine, wrapToWidth } from "../output/text.js";
+import { withStorage } from "../storage.js";
+import { UsageError } from "../usage.js";
+import { minute } from "./status.js";
+
+const HELP = `Usage: certsched history [<certificateName>] [--since 30d] [--json]
+
+Shows what happened, newest first: renewals asked for by hand (and by whom),
+accepted, failed (with status and cause), answered too late, stuck, skipped
+or not attempted, for one certificate or all. Changes nothing.
+
+Reads the function app's storage: CERTSCHED_LEDGER_TABLE_URI (with your own
+Azure identity, DefaultAzureCredential: az login) or AzureWebJobsStorage.
+
+Options:
+  --since D    How far back, as a duration: 30d (default), 12h, P7D.
+  --json       Print one JSON document: { "events": [ { "at",
+               "certificateName", "id", "event", "trigger", "runId", "by",
+               "reason", "detail", "status", "error", "expiryDate" } ],
+               "invalid": [ rows not read ] }.
+  -h, --help   Show this help.
+
+Exit codes: 0 shown; 1 the storage could not be read; 2 usage or
+configuration error.
+`;
+
+/** Events a person has to look at: painted red, their causes in full under the table. */
+const PROBLEMS: ReadonlySet<string> = new Set([
+  "failed",
+  "stuck",
+  "not-attempted",
+  "answer-unknown",
+]);
+
+/** At most this many events are shown; --since narrows the window. */
+const MAX_EVENTS = 1000;
+
+export const historyCommand: Command = {
+  name: "history",
+  help: HELP,
+  options: { ...JSON_OPTION, since: { type: "string" } },
+  maxPositionals: 1,
+  run: async (args, io) => {
+    const sinceText = typeof args.values.since === "string" ? args.values.since : "30d";
+    const sinceMs = parseDuration(sinceText);
+    if (sinceMs === undefined) {
+      throw new UsageError("--since must be a duration like 30d, 12h or P7D", "history");
+    }
+    const name = args.positionals[0];
+    return withStorage(io, async ({ history, now }) => {
+      const since = new Date(now().getTime() - sinceMs);
+      const { items, invalid } = await history.events({
+        certificateName: name,
+        since,
+        limit: MAX_EVENTS,
+      });
+      if (args.values.json === true) {
+        io.stdout.write(`${JSON.stringify({ events: items, invalid }, null, 2)}\n`);
+      } else if (items.length === 0) {
+        io.stdout.write(`No history since ${minute(since.toISOString())} UTC.\n`);
+      } else {
+        const paint = palette(io.stdout, io.env);
+        const lines = renderTable(
+          [
+            { heading: "WHEN (UTC)" },
+            { heading: "CERTIFICATE", shrink: 1 },
+            { heading: "EVENT" },
+            { heading: "BY" },
+            { heading: "DETAIL", shrink: 2 },
+          ],
+          items.map((e) => [
+            minute(e.at.toISOString()),
+            e.certificateName,
+            {
+              text: e.event,
+              paint: PROBLEMS.has(e.event) ? paint.red : undefined,
+            },
+            e.by ?? e.trigger,
+            [e.status, e.detail].filter((x) => x !== undefined).join(" ") || (e.reason ?? ""),
+          ]),
+          { header: paint.bold, width: io.stdout.columns },
+        );
+        // The causes in full, under the table: a cut cause is no use at 2 a.m.
+        const causes = items.filter((e) => PROBLEMS.has(e.event) && e.detail);
+        if (causes.length > 0) lines.push("");
+        for (const e of causes) {
+          const head = `${minute(e.at.toISOString())} ${e.certificateName} ${e.event}`;
+          const cause = [e.status, e.error, e.detail].filter((x) => x !== undefined).join(" ");
+          lines.push(...wrapToWidth(oneLine(`${head}: ${cause}`), io.stdout.columns, "", "  "));
+        }
+        io.stdout.write(`${lines.join("\n")}\n`);
+        if (items.length >= MAX_EVENTS) {
+          io.stderr.write(
+            `certsched: the latest ${MAX_EVENTS} events; narrow --since for older ones\n`,
+          );
+        }
+      }
+      for (const problem of invalid) {
+        io.stderr.write(
+          `${wrapToWidth(oneLine(`certsched: ${problem}`), io.stderr.columns, "").join("\n")}\n`,
+        );
+      }
+      return EXIT.ok;
+    });
+  },
+};

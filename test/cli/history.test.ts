@@ -1,0 +1,249 @@
+import { TableClient } from "@azure/data-tables";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { HISTORY_TABLE } from "../../shared/history/tableHistory.js";
+import { type Simulator, sandboxSettings, startSimulator } from "../../sim/index.js";
+import { type AzuriteHandle, startAzurite } from "../support/azurite.js";
+import { ensureBuilt, runCli } from "./build.js";
+import { cliAgainst, inDays, jsonOf, secretsOf } from "./helpers.js";
+import { runInTerminal, screenLines } from "./terminal.js";
+
+/**
+ * certsched status, history and runs end to end: the built CLI as child processes, the
+ * simulator as the service and an Azurite of this file's own as the app's storage.
+ */
+
+const REFUSAL = "Renewal refused: DNS zone 'contoso-dns' not found in resource group 'rg-dns'";
+
+let azurite: AzuriteHandle;
+let sim: Simulator | undefined;
+
+beforeAll(async () => {
+  await ensureBuilt();
+  azurite = await startAzurite();
+}, 120_000);
+afterAll(() => azurite?.stop());
+afterEach(async () => {
+  // No row the CLI or the app wrote carries a secret of the service's.
+  if (sim) {
+    const rows = await storedRows();
+    for (const secret of secretsOf(sim)) expect(rows).not.toContain(secret);
+  }
+  await sim?.close();
+  sim = undefined;
+});
+
+async function storedRows(): Promise<string> {
+  const client = TableClient.fromConnectionString(azurite.connectionString, HISTORY_TABLE, {
+    allowInsecureConnection: true,
+  });
+  const rows: unknown[] = [];
+  try {
+    for await (const row of client.listEntities()) rows.push(row);
+  } catch (error) {
+    if ((error as { statusCode?: number }).statusCode !== 404) throw error;
+  }
+  return JSON.stringify(rows);
+}
+
+const storage = () => ({ AzureWebJobsStorage: azurite.connectionString });
+const unique = () => `${Math.floor(Math.random() * 1e9)}`;
+
+interface StatusDocument {
+  service: string;
+  certificates: {
+    certificateName: string;
+    state: string;
+    reason: string | null;
+    attempts: number;
+    stuck: boolean;
+    detail: string | null;
+    expiryDate: string | null;
+    daysLeft: number | null;
+  }[];
+  invalid: string[];
+}
+
+describe("certsched renew, sweep, status, history and runs over one storage", () => {
+  it("a renewal by hand is recorded, honoured by the next sweep, and shown by status, history and runs", async () => {
+    const u = unique();
+    const www = `www-${u}`;
+    const intranet = `intranet-${u}`;
+    sim = await startSimulator({
+      completionDelayMs: 30 * 60_000,
+      certificates: [
+        { certificateName: www, expiryDate: inDays(5.5) },
+        { certificateName: intranet, expiryDate: inDays(8.5), refuseRenewal: REFUSAL },
+      ],
+    });
+
+    const renew = await cliAgainst(sim, ["renew", www], { env: storage() });
+    const sweep = await cliAgainst(sim, ["sweep", "--json"], { env: storage() });
+    const status = await cliAgainst(sim, ["status", www, intranet, "--json"], { env: storage() });
+    const history = await cliAgainst(sim, ["history", www, "--json"], { env: storage() });
+    const runs = await cliAgainst(sim, ["runs", "--last", "1", "--json"], { env: storage() });
+
+    expect(renew.code).toBe(0);
+    expect(sweep.code).toBe(1); // the refusal
+    expect(sim.renewCallsFor(www)).toBe(1); // the operator's, no more
+    const results = jsonOf<{
+      results: { certificateName: string; outcome: string; reason: string }[];
+    }>(sweep).results;
+    expect(results.find((r) => r.certificateName === www)).toMatchObject({
+      outcome: "skipped",
+      reason: "WithinGrace",
+    });
+
+    expect(status.code).toBe(0);
+    const doc = jsonOf<StatusDocument>(status);
+    expect(doc.service).toBe("reachable");
+    expect(doc.invalid).toEqual([]);
+    expect(doc.certificates).toEqual([
+      expect.objectContaining({
+        certificateName: intranet,
+        state: "failed",
+        reason: "NewRenewal",
+        attempts: 1,
+        stuck: false,
+        detail: expect.stringContaining("DNS zone 'contoso-dns' not found"),
+        daysLeft: 8,
+      }),
+      expect.objectContaining({
+        certificateName: www,
+        state: "renewal-scheduled",
+        reason: "ManualRequest",
+        attempts: 1,
+        stuck: false,
+        daysLeft: 5,
+      }),
+    ]);
+
+    expect(history.code).toBe(0);
+    const events = jsonOf<{ events: { event: string; trigger: string; by?: string }[] }>(
+      history,
+    ).events;
+    expect(events.map((e) => [e.event, e.trigger, e.by])).toEqual([
+      ["skipped", "cli", undefined],
+      ["renewal-scheduled", "cli", undefined],
+      ["manual-request", "cli", "cli"],
+    ]);
+
+    expect(runs.code).toBe(0);
+    expect(jsonOf<{ runs: unknown[] }>(runs).runs).toEqual([
+      expect.objectContaining({
+        trigger: "cli",
+        failed: true,
+        dryRun: false,
+        counts: expect.objectContaining({ due: 2, failed: 1, skipped: 1 }),
+        problems: [`1 renewal(s) failed: ${intranet}`],
+      }),
+    ]);
+  });
+
+  it("tables fit 80 columns in a terminal, with causes in full under them", async () => {
+    const u = unique();
+    const long = `a-certificate-with-a-rather-long-name-that-will-not-fit-${u}`;
+    sim = await startSimulator({
+      certificates: [{ certificateName: long, expiryDate: inDays(3.5), refuseRenewal: REFUSAL }],
+    });
+    const env = { ...sandboxSettings(sim), ...storage() };
+    await runCli(["sweep"], { env });
+
+    const cases: [string[], string][] = [
+      [["status", long], REFUSAL],
+      [["history", long], REFUSAL],
+      [["runs", "--last", "3"], `1 renewal(s) failed: ${long}`],
+    ];
+    for (const [args, cause] of cases) {
+      const result = await runInTerminal(args, { columns: 80, env });
+      expect(result.code, args.join(" ")).toBe(0);
+      const lines = screenLines(result.raw).filter((l) => l !== "");
+      for (const line of lines) expect(line.length, line).toBeLessThanOrEqual(80);
+      // Wrapped, not cut: the whole cause reads back once the lines are joined.
+      expect(lines.join(" ").replace(/\s+/g, " ")).toContain(cause);
+    }
+  });
+
+  it("status works with only the storage configured, and says where to find production's", async () => {
+    sim = await startSimulator({
+      certificates: [{ certificateName: `x-${unique()}`, expiryDate: inDays(5.5) }],
+    });
+    await cliAgainst(sim, ["renew", sim.certificates()[0]?.certificateName ?? ""], {
+      env: storage(),
+    });
+
+    const only = await runCli(["status", "--json"], { env: storage() });
+    const none = await runCli(["status"], { env: {} });
+    const badSince = await runCli(["history", "--since", "lately"], { env: storage() });
+    const badLast = await runCli(["runs", "--last", "0"], { env: storage() });
+
+    expect(only.code).toBe(0);
+    const doc = jsonOf<StatusDocument>(only);
+    expect(doc.service).toBe("not-configured");
+    expect(doc.certificates.length).toBeGreaterThan(0);
+    expect(doc.certificates.every((c) => c.expiryDate === null)).toBe(true);
+    expect(none.code).toBe(2);
+    expect(none.stderr).toContain("CERTSCHED_LEDGER_TABLE_URI");
+    expect(none.stderr).toContain("DefaultAzureCredential");
+    expect(none.stderr).toContain("az login");
+    expect(badSince.code).toBe(2);
+    expect(badSince.stderr).toContain("--since must be a duration like 30d, 12h or P7D");
+    expect(badLast.code).toBe(2);
+    expect(badLast.stderr).toContain("--last must be a whole number from 1 to 1000");
+  });
+});
+
+describe("certsched renew with several names and --all-due", () => {
+  it("renews each name, reports each, and exits 1 when one failed", async () => {
+    const u = unique();
+    sim = await startSimulator({
+      certificates: [
+        { certificateName: `a-${u}`, expiryDate: inDays(5.5) },
+        { certificateName: `b-${u}`, expiryDate: inDays(40) },
+      ],
+    });
+
+    const result = await cliAgainst(sim, ["renew", `a-${u}`, `b-${u}`, `nope-${u}`, "--json"], {
+      env: storage(),
+    });
+
+    expect(result.code).toBe(1);
+    expect(jsonOf(result)).toEqual({
+      results: [
+        { certificateName: `a-${u}`, status: "scheduled", message: expect.any(String) },
+        { certificateName: `b-${u}`, status: "scheduled", message: expect.any(String) },
+        {
+          certificateName: `nope-${u}`,
+          status: "failed",
+          error: "UPSTREAM_REJECTED",
+          message: expect.stringContaining(`Certificate nope-${u} not found`),
+        },
+      ],
+      failed: 1,
+    });
+    expect(sim.renewCallsFor(`a-${u}`)).toBe(1);
+    expect(sim.renewCallsFor(`b-${u}`)).toBe(1);
+  });
+
+  it("--all-due renews exactly what the due list names, recorded, so a sweep right after orders nothing", async () => {
+    const u = unique();
+    sim = await startSimulator({
+      completionDelayMs: 30 * 60_000,
+      certificates: [
+        { certificateName: `due1-${u}`, expiryDate: inDays(2.5) },
+        { certificateName: `due2-${u}`, expiryDate: inDays(9.5) },
+        { certificateName: `later-${u}`, expiryDate: inDays(60) },
+      ],
+    });
+
+    const result = await cliAgainst(sim, ["renew", "--all-due"], { env: storage() });
+    const sweep = await cliAgainst(sim, ["sweep", "--json"], { env: storage() });
+
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain(`Renewal of due1-${u} scheduled`);
+    expect(result.stdout).toContain(`Renewal of due2-${u} scheduled`);
+    expect(sim.renewCallsFor(`later-${u}`)).toBe(0);
+    expect(sweep.code).toBe(0);
+    expect(sim.requestsFor("publicRenew")).toEqual([]);
+    expect(sim.renewCallsFor(`due1-${u}`)).toBe(1);
+  });
+});
