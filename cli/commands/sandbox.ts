@@ -1,6 +1,7 @@
 import type { Command } from "../command.js";
 import { CliFailure, EXIT } from "../failure.js";
 import { palette } from "../output/color.js";
+import { wrapToWidth } from "../output/text.js";
 import { startSandbox } from "../sandbox.js";
 import { integerFlag } from "../usage.js";
 
@@ -56,15 +57,13 @@ export const sandboxCommand: Command = {
       },
     );
     const paint = palette(io.stderr, io.env);
-    io.stderr.write(
-      [
-        paint.bold("=== certsched SANDBOX ==="),
-        `A simulator of the Certificate Scheduling Service is listening on ${sandbox.sim.baseUrl}`,
-        `with ${sandbox.sim.certificates().length} sample certificates. No real account is involved.`,
-        "These settings point certsched at it (the simulator's own throwaway credentials):",
-        "",
-      ].join("\n"),
-    );
+    const banner = [
+      paint.bold("=== certsched SANDBOX ==="),
+      `A simulator of the Certificate Scheduling Service is listening on ${sandbox.sim.baseUrl} with ${sandbox.sim.certificates().length} sample certificates. No real account is involved.`,
+      "These settings point certsched at it (the simulator's own throwaway credentials):",
+      "",
+    ].flatMap((line) => wrapToWidth(line, io.stderr.columns ?? 80));
+    io.stderr.write(banner.join("\n"));
     const settings = Object.entries(sandbox.settings).map(([name, value]) => `${name}=${value}`);
     io.stdout.write(`${settings.join("\n")}\n`);
     io.stderr.write("\nPress Ctrl+C to stop.\n");

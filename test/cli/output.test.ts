@@ -166,6 +166,23 @@ describe("on a terminal", () => {
   });
 });
 
+describe("certsched sandbox on a terminal", () => {
+  it("wraps its banner to 80 columns; the settings stay one NAME=value per line", async () => {
+    const t = io({}, { stdout: true, stderr: true }, 80);
+    const interrupted: Io = { ...t.io, untilInterrupted: () => Promise.resolve("SIGTERM") };
+
+    const code = await run(["sandbox"], interrupted);
+
+    expect(code).toBe(0);
+    const lines = t.stderr.text.split("\n"); // visibleWidth leaves colour codes out
+    expect(lines.every((line) => visibleWidth(line) <= 80)).toBe(true);
+    expect(lines.join(" ")).toContain(
+      "A simulator of the Certificate Scheduling Service is listening on",
+    );
+    expect(t.stdout.text).toMatch(/^CERTSCHED_BASE_URL=http:\/\/127\.0\.0\.1:\d+$/m);
+  });
+});
+
 describe("palette", () => {
   const pipe = { isTTY: false, columns: undefined, write() {} };
   const tty = { isTTY: true, columns: 80, write() {} };
