@@ -10,7 +10,7 @@ import {
 import { type Command, JSON_OPTION } from "../command.js";
 import { EXIT, InputError } from "../failure.js";
 import { parseJsonFile } from "../jsonLocation.js";
-import { oneLine } from "../output/text.js";
+import { oneLine, wrapToWidth } from "../output/text.js";
 import { withRuntime } from "../runtime.js";
 import { UsageError } from "../usage.js";
 
@@ -111,9 +111,8 @@ export const createCommand: Command = {
         const document = { status: "scheduled", certificateName, target, message };
         io.stdout.write(`${JSON.stringify(document, null, 2)}\n`);
       } else {
-        io.stdout.write(
-          `Creation of ${oneLine(certificateName)} (${target}) scheduled: ${oneLine(message.trim())}\n`,
-        );
+        const line = `Creation of ${oneLine(certificateName)} (${target}) scheduled: ${oneLine(message.trim())}`;
+        io.stdout.write(`${wrapToWidth(line, io.stdout.columns, "", "  ").join("\n")}\n`);
       }
       return EXIT.ok;
     });

@@ -5,7 +5,7 @@ import type { Runtime } from "../../shared/runtime.js";
 import { type Command, JSON_OPTION } from "../command.js";
 import { EXIT } from "../failure.js";
 import type { Io } from "../io.js";
-import { cutToWidth, oneLine, visibleWidth } from "../output/text.js";
+import { cutToWidth, oneLine, visibleWidth, wrapToWidth } from "../output/text.js";
 import { withRuntime } from "../runtime.js";
 import { UsageError } from "../usage.js";
 
@@ -106,7 +106,8 @@ export const testCommand: Command = {
         const document = { status: "ok", service, message, ...(wait ? { attempts } : {}) };
         io.stdout.write(`${JSON.stringify(document, null, 2)}\n`);
       } else {
-        io.stdout.write(`Connected to ${service}: ${oneLine(message.trim()) || "OK"}\n`);
+        const line = `Connected to ${service}: ${oneLine(message.trim()) || "OK"}`;
+        io.stdout.write(`${wrapToWidth(line, io.stdout.columns, "", "  ").join("\n")}\n`);
       }
       return EXIT.ok;
     });
