@@ -205,6 +205,41 @@ describe("manual renewals are recorded (issue 13)", () => {
   });
 });
 
+describe("a renewal by hand racing a sweep", () => {
+  it("sends nothing when a sweep's claim lands first, and answers in-progress", async () => {
+    await start([{ certificateName: "www-contoso-com", expiryDate: inDays(5) }]);
+    const cert = app.sim.certificates()[0];
+    if (!cert) throw new Error("no certificate");
+    // The real table ledger; a sweep's claim is written just before the manual one's.
+    let raced = false;
+    const racing: Ledger = {
+      ...ledger,
+      write: async (record, etag) => {
+        if (!raced && record.outcome === "claimed") {
+          raced = true;
+          await ledger.write({ ...record, reason: "NewRenewal" }, etag);
+        }
+        return ledger.write(record, etag);
+      },
+    };
+    await app.configure({}, { ledger: racing, history, now: () => new Date(clock) });
+
+    const reply = await renewByHand("www-contoso-com");
+
+    expect(reply.status).toBe(202);
+    expect(reply.body).toEqual({
+      status: "in-progress",
+      certificateName: "www-contoso-com",
+      message: "a sweep is renewing www-contoso-com right now; it was not asked for again",
+    });
+    expect(app.sim.requestsFor("renew")).toEqual([]);
+    expect((await eventsOf()).map((e) => [e.event, e.reason])).toEqual([
+      ["skipped", "ClaimLost"],
+      ["manual-request", "ManualRequest"],
+    ]);
+  });
+});
+
 describe("sweep history (issue 13)", () => {
   it("records one event per certificate and outcome, and one run row", async () => {
     await start(
