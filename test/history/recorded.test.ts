@@ -343,6 +343,26 @@ describe("sweep history (issue 13)", () => {
   });
 });
 
+describe("no secret in any history row", () => {
+  it("an upstream that quotes the API key in its refusal leaves no key in events or runs", async () => {
+    await start([]);
+    const quoting = `Renewal refused for key ${app.sim.options.apiKey}: quota exceeded`;
+    app.sim.addCertificate({
+      certificateName: "leaky-contoso-com",
+      expiryDate: inDays(4),
+      refuseRenewal: quoting,
+    });
+
+    expect((await renewByHand("leaky-contoso-com")).status).toBe(422);
+    await sweep();
+
+    const rows = await rawRows();
+    expect(rows.join("\n")).toContain("quota exceeded"); // the cause is kept...
+    expect(app.leaks(rows)).toEqual([]); // ...without the key (afterEach checks again)
+    expect((await eventsOf()).filter((e) => e.event === "failed")).toHaveLength(2);
+  });
+});
+
 describe("history retention (issue 13)", () => {
   it("the daily cleanup removes rows older than CERTSCHED_HISTORY_RETENTION and keeps the boundary", async () => {
     await start([], { CERTSCHED_HISTORY_RETENTION: "30d" });
