@@ -21,6 +21,8 @@ export interface SweepWithOptions {
   readonly traceContext?: TraceParent | undefined;
   /** What started the run, for the history (default "timer"). */
   readonly trigger?: Trigger;
+  /** The run's id in the history (a queued run passes its own); default: a new UUID. */
+  readonly runId?: string;
 }
 
 /** The runtime's telemetry, or none (with a warning) when it cannot start: never a failed sweep. */
@@ -68,7 +70,7 @@ export async function sweepWith(
   stopTokenWarnings(); // runSweep never throws, and the guarded span never does either.
   telemetry.recordSweep(summary);
   const { events, record } = sweepHistory(summary, {
-    runId: randomUUID(),
+    runId: options.runId ?? randomUUID(),
     trigger: options.trigger ?? "timer",
     finishedAt: runtime.now(),
   });
