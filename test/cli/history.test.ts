@@ -1,6 +1,7 @@
 import { TableClient } from "@azure/data-tables";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { HISTORY_TABLE } from "../../shared/history/tableHistory.js";
+import { tableLedger } from "../../shared/ledger/tableLedger.js";
 import { type Simulator, sandboxSettings, startSimulator } from "../../sim/index.js";
 import { type AzuriteHandle, startAzurite } from "../support/azurite.js";
 import { ensureBuilt, runCli } from "./build.js";
@@ -189,6 +190,46 @@ describe("certsched renew, sweep, status, history and runs over one storage", ()
     expect(badSince.stderr).toContain("--since must be a duration like 30d, 12h or P7D");
     expect(badLast.code).toBe(2);
     expect(badLast.stderr).toContain("--last must be a whole number from 1 to 1000");
+  });
+});
+
+describe("certsched status and a stuck certificate", () => {
+  it("flags a certificate still due a day after its first request as stuck, as the next sweep would", async () => {
+    const name = `stuck-${unique()}`;
+    sim = await startSimulator({
+      certificates: [{ certificateName: name, expiryDate: inDays(4.5) }],
+    });
+    const cert = sim.certificates()[0];
+    if (!cert) throw new Error("no certificate");
+    // What a sweep wrote 25 hours ago (the CLI child reads the real clock, so the row is dated).
+    const ledger = tableLedger({ connectionString: azurite.connectionString });
+    await ledger.open();
+    const dayAgo = new Date(Date.now() - 25 * 3_600_000);
+    await ledger.write(
+      {
+        id: cert.id,
+        certificateName: name,
+        expiryAtRequest: cert.expiryDate,
+        firstRequestedAt: dayAgo,
+        lastRequestedAt: dayAgo,
+        outcome: "renewal-scheduled",
+        attempts: 1,
+        detail: "scheduled",
+        reason: "NewRenewal",
+      },
+      undefined,
+    );
+
+    const json = await cliAgainst(sim, ["status", name, "--json"], { env: storage() });
+    const text = await cliAgainst(sim, ["status", name], { env: storage() });
+
+    expect(jsonOf<StatusDocument>(json).certificates).toEqual([
+      expect.objectContaining({ certificateName: name, state: "renewal-scheduled", stuck: true }),
+    ]);
+    expect(text.stdout).toContain("renewal-scheduled, stuck");
+    expect(sim.requests.filter((r) => r.operation !== "list" && r.operation !== "token")).toEqual(
+      [],
+    );
   });
 });
 
