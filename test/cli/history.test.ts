@@ -48,6 +48,12 @@ async function storedRows(): Promise<string> {
 
 const storage = () => ({ AzureWebJobsStorage: azurite.connectionString });
 const unique = () => `${Math.floor(Math.random() * 1e9)}`;
+let nextId = 100_000 + Math.floor(Math.random() * 800_000) * 10;
+/** Ids of their own: the ledger in this file's Azurite is keyed by id and shared by its tests. */
+const id = () => {
+  nextId += 1;
+  return nextId;
+};
 
 interface StatusDocument {
   service: string;
@@ -72,8 +78,8 @@ describe("certsched renew, sweep, status, history and runs over one storage", ()
     sim = await startSimulator({
       completionDelayMs: 30 * 60_000,
       certificates: [
-        { certificateName: www, expiryDate: inDays(5.5) },
-        { certificateName: intranet, expiryDate: inDays(8.5), refuseRenewal: REFUSAL },
+        { id: id(), certificateName: www, expiryDate: inDays(5.5) },
+        { id: id(), certificateName: intranet, expiryDate: inDays(8.5), refuseRenewal: REFUSAL },
       ],
     });
 
@@ -144,7 +150,9 @@ describe("certsched renew, sweep, status, history and runs over one storage", ()
     const u = unique();
     const long = `a-certificate-with-a-rather-long-name-that-will-not-fit-${u}`;
     sim = await startSimulator({
-      certificates: [{ certificateName: long, expiryDate: inDays(3.5), refuseRenewal: REFUSAL }],
+      certificates: [
+        { id: id(), certificateName: long, expiryDate: inDays(3.5), refuseRenewal: REFUSAL },
+      ],
     });
     const env = { ...sandboxSettings(sim), ...storage() };
     await runCli(["sweep"], { env });
@@ -166,7 +174,7 @@ describe("certsched renew, sweep, status, history and runs over one storage", ()
 
   it("status works with only the storage configured, and says where to find production's", async () => {
     sim = await startSimulator({
-      certificates: [{ certificateName: `x-${unique()}`, expiryDate: inDays(5.5) }],
+      certificates: [{ id: id(), certificateName: `x-${unique()}`, expiryDate: inDays(5.5) }],
     });
     await cliAgainst(sim, ["renew", sim.certificates()[0]?.certificateName ?? ""], {
       env: storage(),
@@ -197,7 +205,7 @@ describe("certsched status and a stuck certificate", () => {
   it("flags a certificate still due a day after its first request as stuck, as the next sweep would", async () => {
     const name = `stuck-${unique()}`;
     sim = await startSimulator({
-      certificates: [{ certificateName: name, expiryDate: inDays(4.5) }],
+      certificates: [{ id: id(), certificateName: name, expiryDate: inDays(4.5) }],
     });
     const cert = sim.certificates()[0];
     if (!cert) throw new Error("no certificate");
@@ -238,8 +246,8 @@ describe("certsched renew with several names and --all-due", () => {
     const u = unique();
     sim = await startSimulator({
       certificates: [
-        { certificateName: `a-${u}`, expiryDate: inDays(5.5) },
-        { certificateName: `b-${u}`, expiryDate: inDays(40) },
+        { id: id(), certificateName: `a-${u}`, expiryDate: inDays(5.5) },
+        { id: id(), certificateName: `b-${u}`, expiryDate: inDays(40) },
       ],
     });
 
@@ -270,9 +278,9 @@ describe("certsched renew with several names and --all-due", () => {
     sim = await startSimulator({
       completionDelayMs: 30 * 60_000,
       certificates: [
-        { certificateName: `due1-${u}`, expiryDate: inDays(2.5) },
-        { certificateName: `due2-${u}`, expiryDate: inDays(9.5) },
-        { certificateName: `later-${u}`, expiryDate: inDays(60) },
+        { id: id(), certificateName: `due1-${u}`, expiryDate: inDays(2.5) },
+        { id: id(), certificateName: `due2-${u}`, expiryDate: inDays(9.5) },
+        { id: id(), certificateName: `later-${u}`, expiryDate: inDays(60) },
       ],
     });
 
