@@ -13,7 +13,6 @@ const TEST_MODE_NOTICES = [
 
 // biome-ignore lint/suspicious/noConsole: the library writes these notices with console.warn.
 const warn = console.warn.bind(console);
-// biome-ignore lint/suspicious/noConsole: see above.
 console.warn = (...args: unknown[]) => {
   const first = args[0];
   if (typeof first === "string" && TEST_MODE_NOTICES.some((notice) => notice.test(first))) return;
