@@ -78,6 +78,7 @@ describe("daysLeft", () => {
 const PROBE = `
 import { parseServiceDate, daysLeft } from "./shared/dates.ts";
 import { certificateRecord } from "./shared/schemas/records.ts";
+import { certificateView } from "./shared/api/views.ts";
 import { formatServiceDate } from "./sim/format.ts";
 
 const inputs = ${JSON.stringify([
@@ -100,7 +101,8 @@ const now = new Date(Date.UTC(2026, 10, 30, 23, 0, 0));
 process.stdout.write(JSON.stringify({
   zone: Intl.DateTimeFormat().resolvedOptions().timeZone,
   parsed: inputs.map((text) => parseServiceDate(text)?.toISOString() ?? null),
-  record: { issueDate: record.issueDate.toISOString(), expiryDate: record.expiryDate.toISOString() },
+  // issueDate is not a field certsched uses: the record keeps it as sent, the view reads it.
+  record: { issueDate: certificateView(record, now).issueDate, expiryDate: record.expiryDate.toISOString() },
   daysLeft: daysLeft(record.expiryDate, now),
   formatted: formatServiceDate(record.expiryDate),
   naive: new Date("2026-12-01T10:00:00").toISOString(),
