@@ -266,11 +266,22 @@ export const KNOWN_SETTINGS: readonly string[] = [
  * `https://<your-vault>.vault.azure.net`. A copied sample that was never filled in would
  * otherwise fail much later, as "identity provider unreachable".
  */
-const PLACEHOLDER = /<[^<>]*>/;
+const PLACEHOLDER = /^<.*>$/s;
+/** A URL whose host is (or holds) a placeholder: `https://<your-vault>.vault.azure.net`. */
+const URL_PLACEHOLDER = /^[a-z][a-z0-9+.-]*:\/\/[^/?#]*<[^<>]*>/i;
+
+/**
+ * Only a whole `<...>` value or a placeholder in a URL's host counts: a secret may hold `<` and
+ * `>` (an API key of any printable characters) and must not be refused for it.
+ */
+function isPlaceholder(value: string): boolean {
+  const text = value.trim();
+  return PLACEHOLDER.test(text) || URL_PLACEHOLDER.test(text);
+}
 
 function placeholderProblems(raw: Record<string, string>): Problem[] {
   return Object.entries(raw)
-    .filter(([name, value]) => KNOWN_SETTINGS.includes(name) && PLACEHOLDER.test(value))
+    .filter(([name, value]) => KNOWN_SETTINGS.includes(name) && isPlaceholder(value))
     .map(([name]) => ({
       name,
       // The value is not quoted: in a secret's setting it could be the secret itself.

@@ -75,8 +75,10 @@ describe("settings that still hold the sample's placeholders", () => {
   it.each([
     ["CERTSCHED_CLIENT_SECRET", "secret-a<b-value"],
     ["CERTSCHED_CLIENT_SECRET", "secret-x>y<z-value"],
+    // A secret may hold a <...> pair; only a whole <...> value or one in a URL's host is a placeholder.
+    ["CERTSCHED_API_KEY", 's3cr3t-"quoted"-<html>-tail'],
     ["CERTSCHED_SUBSCRIPTION", "sub-1"],
-  ])("%s = %s (no <...> pair) is accepted", (name, value) => {
+  ])("%s = %s (not a placeholder) is accepted", (name, value) => {
     expect(() => loadSettings({ ...BASE, [name]: value })).not.toThrow();
   });
 
