@@ -130,6 +130,9 @@ param httpTimeout string = ''
 @description('CERTSCHED_SWEEP_DEADLINE: how long a sweep may start renewals, from its start, e.g. 9m. Keep it under host.json functionTimeout (10 min). Empty: 9m.')
 param sweepDeadline string = ''
 
+@description('CERTSCHED_HISTORY_RETENTION: how long run history rows are kept, e.g. 400d. Empty: 400d.')
+param historyRetention string = ''
+
 @description('CERTSCHED_VERIFY_CONNECT_TO: where verification connects instead of DNS, e.g. www.contoso.com=10.0.0.4 (docs/verification.md). Empty: DNS.')
 param verifyConnectTo string = ''
 
@@ -275,6 +278,7 @@ var certschedSettings = [
   { name: 'CERTSCHED_DRY_RUN', value: dryRun }
   { name: 'CERTSCHED_HTTP_TIMEOUT', value: httpTimeout }
   { name: 'CERTSCHED_SWEEP_DEADLINE', value: sweepDeadline }
+  { name: 'CERTSCHED_HISTORY_RETENTION', value: historyRetention }
   { name: 'CERTSCHED_WEBHOOK_FORMAT', value: webhookFormat }
   { name: 'CERTSCHED_NOTIFY_SUCCESS', value: notifySuccess }
   { name: 'CERTSCHED_VERIFY_CONNECT_TO', value: verifyConnectTo }
