@@ -102,10 +102,10 @@ function distinctive(s: string): boolean {
 }
 
 /**
- * Settings refuse a value holding `<...>` as the sample's unfilled placeholder (naming the
- * setting), so such an API key never gets as far as a request.
+ * Settings refuse a value that is a whole `<...>` (or a URL whose host holds one) as the
+ * sample's unfilled placeholder, naming the setting: such an API key never reaches a request.
  */
-const PLACEHOLDER = /<[^<>]*>/;
+const PLACEHOLDER = /^<.*>$|^[a-z][a-z0-9+.-]*:\/\/[^/?#]*<[^<>]*>/is;
 
 const secretOf = (chars: readonly string[], minLength = 12) =>
   fc
@@ -401,7 +401,7 @@ describe("no text leaving certsched holds a secret, when upstreams quote them ba
             capture.add("cli", cli.out());
 
             expect(telemetry.spans().length).toBeGreaterThan(0);
-          for (const text of spanTexts(telemetry)) capture.add("telemetry", text);
+            for (const text of spanTexts(telemetry)) capture.add("telemetry", text);
             for (const metric of (await telemetry.collect()).values()) {
               capture.add("telemetry", JSON.stringify(metric.dataPoints.map((p) => p.attributes)));
             }
