@@ -113,7 +113,11 @@ function flagsOf(args: ParsedArgs): SweepFlags {
 async function sweepConfigured(io: Io, flags: SweepFlags): Promise<number> {
   const settings = await cliSettings(io, ["subscriptionId"]);
   const { ledger, note } = cliLedger(settings, flags);
-  if (note) io.stderr.write(`${palette(io.stderr, io.env).yellow(note)}\n`);
+  if (note) {
+    const paint = palette(io.stderr, io.env);
+    const lines = wrapToWidth(note, io.stderr.columns).map((line) => paint.yellow(line));
+    io.stderr.write(`${lines.join("\n")}\n`);
+  }
   const runtime = createRuntime(settings, ledger ? { ledger } : {});
   let summary: SweepSummary;
   try {
