@@ -2,6 +2,7 @@ import type { SweepSummary } from "../shared/sweep/summary.js";
 import type { Simulator } from "../sim/index.js";
 import {
   SAMPLE_REFUSAL,
+  SANDBOX_CREDENTIALS,
   sampleCertificates,
   sandboxSettings,
   startSimulator,
@@ -18,6 +19,7 @@ export interface Sandbox {
 
 export async function startSandbox(options: { port?: number } = {}): Promise<Sandbox> {
   const sim = await startSimulator({
+    ...SANDBOX_CREDENTIALS,
     certificates: sampleCertificates(new Date()),
     ...(options.port === undefined ? {} : { port: options.port }),
   });

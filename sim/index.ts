@@ -16,7 +16,7 @@ export { type CertificateRecord, formatServiceDate, toCertificateRecord } from "
 export type { SimOperation } from "./operation.js";
 export type { ResolvedSimulatorOptions, SimulatorOptions } from "./options.js";
 export { SAMPLE_REFUSAL, sampleCertificates } from "./sampleCertificates.js";
-export { sandboxSettings } from "./sandbox.js";
+export { SANDBOX_CREDENTIALS, sandboxSettings } from "./sandbox.js";
 export { startSimulator } from "./server.js";
 export type { RecordedRequest, Simulator } from "./simulator.js";
 export { type CreateValidation, validateCreateRequest } from "./validateCreate.js";

@@ -1,3 +1,13 @@
+/**
+ * The sandbox's own throwaway credentials. Not words: certsched redacts every secret it holds,
+ * and halves of a long one, wherever they appear, so a secret like "sim-client-secret" would
+ * blank out the ordinary word "client-secret" in the sandbox's output.
+ */
+export const SANDBOX_CREDENTIALS = {
+  apiKey: "sandbox-key-4f1c9e72a0b3d865",
+  clientSecret: "sandbox-secret-9b27e05d4c1f83a6",
+} as const;
+
 import type { Simulator } from "./simulator.js";
 
 /**

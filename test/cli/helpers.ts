@@ -2,7 +2,12 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { expect } from "vitest";
-import { type SeedCertificate, type Simulator, sandboxSettings } from "../../sim/index.js";
+import {
+  SANDBOX_CREDENTIALS,
+  type SeedCertificate,
+  type Simulator,
+  sandboxSettings,
+} from "../../sim/index.js";
 import { type ChildOptions, type ChildResult, runCli } from "./build.js";
 
 export const DAY_MS = 86_400_000;
@@ -23,10 +28,10 @@ export function expectNoSecret(result: ChildResult, sim: Simulator): void {
 /** An access token the simulator issued, as it issues them (sim/identity.ts). */
 const SIM_TOKEN = /simtok-[0-9a-f]{48}/;
 
-/** The built-in sandbox's own credentials (the simulator's defaults). */
-const SANDBOX_CREDENTIALS = {
-  CERTSCHED_API_KEY: "sim-api-key",
-  CERTSCHED_CLIENT_SECRET: "sim-client-secret",
+/** The built-in sandbox's own credentials. */
+const SANDBOX_SECRETS = {
+  CERTSCHED_API_KEY: SANDBOX_CREDENTIALS.apiKey,
+  CERTSCHED_CLIENT_SECRET: SANDBOX_CREDENTIALS.clientSecret,
 };
 
 /**
@@ -35,7 +40,7 @@ const SANDBOX_CREDENTIALS = {
  */
 export function expectNoSandboxSecret(
   result: ChildResult,
-  settings: Readonly<Record<string, string | undefined>> = SANDBOX_CREDENTIALS,
+  settings: Readonly<Record<string, string | undefined>> = SANDBOX_SECRETS,
 ): void {
   const output = result.stdout + result.stderr;
   for (const name of ["CERTSCHED_API_KEY", "CERTSCHED_CLIENT_SECRET"] as const) {
