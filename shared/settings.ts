@@ -140,7 +140,8 @@ const storageConnectionString = z.string().superRefine((text, ctx) => {
   }
 });
 
-function duration(defaultText: string, min: number, max: number) {
+/** A duration setting (parseDuration), its default, and its range in ms: one rule for all. */
+export function duration(defaultText: string, min: number, max: number) {
   return z
     .string()
     .default(defaultText)

@@ -1,7 +1,6 @@
 import { z } from "zod";
-import { parseDuration } from "../duration.js";
 import { ConfigError, type Problem } from "../errors.js";
-import type { Env } from "../settings.js";
+import { duration, type Env } from "../settings.js";
 import { type ConnectToRule, parseConnectTo } from "./connectTo.js";
 
 /**
@@ -32,27 +31,6 @@ export const VERIFY_SETTINGS = [
 ] as const;
 
 const DAY_MS = 86_400_000;
-
-function duration(defaultText: string, minMs: number, maxMs: number) {
-  return z
-    .string()
-    .default(defaultText)
-    .transform((text, ctx) => {
-      const ms = parseDuration(text);
-      if (ms === undefined) {
-        ctx.addIssue({ code: "custom", message: "must be a duration like 2h, 90m, 30s or PT2H" });
-        return z.NEVER;
-      }
-      if (ms < minMs || ms > maxMs) {
-        ctx.addIssue({
-          code: "custom",
-          message: `must be between ${minMs / 1000}s and ${maxMs / 1000}s`,
-        });
-        return z.NEVER;
-      }
-      return ms;
-    });
-}
 
 const schema = z.object({
   CERTSCHED_VERIFY_CONNECT_TO: z
