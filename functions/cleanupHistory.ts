@@ -1,19 +1,14 @@
 import { app, type InvocationContext, type Timer } from "@azure/functions";
-import { contextLogger } from "../shared/api/contextLogger.js";
-import { cleanupHistory as cleanup } from "../shared/history/cleanup.js";
-import { getRuntime } from "../shared/runtime.js";
 
 /**
  * The daily history cleanup: removes rows older than CERTSCHED_HISTORY_RETENTION (default 400
  * days). A storage failure fails the run (visible in the portal); tomorrow's run catches up.
  */
 export async function cleanupHistory(_timer: Timer, context: InvocationContext): Promise<void> {
-  const runtime = getRuntime();
-  await cleanup(runtime.history, {
-    now: runtime.now,
-    retentionMs: runtime.settings.historyRetentionMs,
-    log: contextLogger(context),
-  });
+  // The work, and everything it needs, loads on the first call: registering the functions at
+  // start-up then costs little more than @azure/functions itself (docs/performance.md).
+  const { cleanupHistory: work } = await import("./handlers/cleanupHistory.js");
+  return work(_timer, context);
 }
 
 app.timer("cleanupHistory", {

@@ -4,17 +4,6 @@ import {
   type HttpResponseInit,
   type InvocationContext,
 } from "@azure/functions";
-import { z } from "zod";
-import { handle } from "../shared/api/handle.js";
-import { noQuery, parseQuery } from "../shared/api/parseQuery.js";
-import { json } from "../shared/api/problem.js";
-import { certificateView } from "../shared/api/views.js";
-import { authorize } from "../shared/auth/authorize.js";
-import { READER } from "../shared/auth/roles.js";
-import { getRuntime } from "../shared/runtime.js";
-import { parseOrThrow, requiredText } from "../shared/schemas/index.js";
-
-const params = z.object({ name: requiredText() });
 
 /**
  * GET /api/certificates/{name}: one certificate as the service holds it (Get Certificate), as
@@ -26,13 +15,10 @@ export async function getCertificate(
   request: HttpRequest,
   context: InvocationContext,
 ): Promise<HttpResponseInit> {
-  return handle(context, async () => {
-    authorize(request, READER);
-    parseQuery(request, noQuery);
-    const { name } = parseOrThrow(params, { name: request.params.name }, "route");
-    const runtime = getRuntime();
-    return json(200, certificateView(await runtime.client.get(name), runtime.now()));
-  });
+  // The work, and everything it needs, loads on the first call: registering the functions at
+  // start-up then costs little more than @azure/functions itself (docs/performance.md).
+  const { getCertificate: work } = await import("./handlers/getCertificate.js");
+  return work(request, context);
 }
 
 app.http("getCertificate", {

@@ -1,20 +1,4 @@
 import { app, type InvocationContext, type Timer } from "@azure/functions";
-import { contextLogger } from "../shared/api/contextLogger.js";
-import { sweepWith } from "../shared/api/sweepWith.js";
-import { CertschedError } from "../shared/errors.js";
-import { getRuntime } from "../shared/runtime.js";
-
-/** Thrown after a sweep that must be recorded as failed, so the platform's alerts fire. */
-export class SweepFailedError extends CertschedError {
-  /** Why, one line each: the summary's problems. */
-  readonly problems: readonly string[];
-
-  constructor(problems: readonly string[]) {
-    super("SWEEP_FAILED", `certsched renewal sweep failed: ${problems.join("; ")}`);
-    this.name = "SweepFailedError";
-    this.problems = problems;
-  }
-}
 
 /**
  * The daily sweep. Unlike a timer that swallows exceptions, this one throws after doing all
@@ -26,13 +10,10 @@ export async function renewDueCertificates(
   timer: Timer,
   context: InvocationContext,
 ): Promise<void> {
-  const log = contextLogger(context);
-  if (timer?.isPastDue) log.warn("certsched sweep is running late (timer past due)");
-  const summary = await sweepWith(getRuntime(), log, {
-    traceContext: context.traceContext,
-    trigger: "timer",
-  });
-  if (summary.failed) throw new SweepFailedError(summary.problems);
+  // The work, and everything it needs, loads on the first call: registering the functions at
+  // start-up then costs little more than @azure/functions itself (docs/performance.md).
+  const { renewDueCertificates: work } = await import("./handlers/renewDueCertificates.js");
+  return work(timer, context);
 }
 
 app.timer("renewDueCertificates", {

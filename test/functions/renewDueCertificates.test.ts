@@ -1,9 +1,10 @@
 import { afterEach, beforeEach, describe, expect, inject, it } from "vitest";
 import { renewCertificate } from "../../functions/renewCertificate.js";
-import { renewDueCertificates, SweepFailedError } from "../../functions/renewDueCertificates.js";
+import { renewDueCertificates } from "../../functions/renewDueCertificates.js";
 import { CertschedError } from "../../shared/errors.js";
 import type { Ledger } from "../../shared/ledger/ledger.js";
 import { tableLedger } from "../../shared/ledger/tableLedger.js";
+import { SweepFailedError } from "../../shared/sweep/sweepFailedError.js";
 import type { SeedCertificate } from "../../sim/index.js";
 import {
   type AppHarness,

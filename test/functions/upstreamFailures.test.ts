@@ -2,10 +2,11 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { createCertificate } from "../../functions/createCertificate.js";
 import { listDueCertificates } from "../../functions/listDueCertificates.js";
 import { renewCertificate } from "../../functions/renewCertificate.js";
-import { renewDueCertificates, SweepFailedError } from "../../functions/renewDueCertificates.js";
+import { renewDueCertificates } from "../../functions/renewDueCertificates.js";
 import { runRenewals } from "../../functions/runRenewals.js";
 import { testConnectivity } from "../../functions/testConnectivity.js";
 import type { SweepSummary } from "../../shared/sweep/summary.js";
+import { SweepFailedError } from "../../shared/sweep/sweepFailedError.js";
 import { validCreateInputs } from "../support/createBodies.js";
 import {
   type AppHarness,

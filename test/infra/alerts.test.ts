@@ -2,7 +2,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { beforeAll, describe, expect, it } from "vitest";
-import { renewDueCertificates, SweepFailedError } from "../../functions/renewDueCertificates.js";
+import { renewDueCertificates } from "../../functions/renewDueCertificates.js";
 import { memoryLedger } from "../../shared/ledger/ledger.js";
 import {
   type CertificateResult,
@@ -10,6 +10,7 @@ import {
   resultLine,
   summaryLine,
 } from "../../shared/sweep/summary.js";
+import { SweepFailedError } from "../../shared/sweep/sweepFailedError.js";
 import { DAY_MS, HOUR_MS, startHarness, timer } from "../functions/harness.js";
 import {
   type BicepFile,

@@ -1,9 +1,10 @@
 import { randomBytes, randomUUID } from "node:crypto";
 import { InvocationContext, type Timer } from "@azure/functions";
 import { afterEach, describe, expect, it } from "vitest";
-import { renewDueCertificates, SweepFailedError } from "../../functions/renewDueCertificates.js";
+import { renewDueCertificates } from "../../functions/renewDueCertificates.js";
 import { memoryLedger } from "../../shared/ledger/ledger.js";
 import { resetRuntime } from "../../shared/runtime.js";
+import { SweepFailedError } from "../../shared/sweep/sweepFailedError.js";
 import {
   type Simulator,
   sampleCertificates,

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createCertificate } from "../../functions/createCertificate.js";
 import { listDueCertificates } from "../../functions/listDueCertificates.js";
 import { renewCertificate } from "../../functions/renewCertificate.js";
-import { renewDueCertificates, SweepFailedError } from "../../functions/renewDueCertificates.js";
+import { renewDueCertificates } from "../../functions/renewDueCertificates.js";
 import { testConnectivity } from "../../functions/testConnectivity.js";
 import { sweepWith } from "../../shared/api/sweepWith.js";
 import { type Ledger, memoryLedger } from "../../shared/ledger/ledger.js";
@@ -11,6 +11,7 @@ import { createRuntime, type RuntimeOverrides } from "../../shared/runtime.js";
 import { createSecretClientReader } from "../../shared/secrets/secretClientReader.js";
 import { loadSettings } from "../../shared/settings.js";
 import { resultLine, type SweepSummary } from "../../shared/sweep/summary.js";
+import { SweepFailedError } from "../../shared/sweep/sweepFailedError.js";
 import {
   type Fault,
   type SimOperation,

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, inject, it } from "vitest";
-import { renewDueCertificates, SweepFailedError } from "../../functions/renewDueCertificates.js";
+import { renewDueCertificates } from "../../functions/renewDueCertificates.js";
 import { ConfigError } from "../../shared/errors.js";
 import { memoryLedger } from "../../shared/ledger/ledger.js";
 import { tableLedger } from "../../shared/ledger/tableLedger.js";
@@ -7,6 +7,7 @@ import type { Runtime } from "../../shared/runtime.js";
 import type { CertificateRecord } from "../../shared/schemas/records.js";
 import { loadSettings } from "../../shared/settings.js";
 import { runSweep, type SweepOptions } from "../../shared/sweep/runSweep.js";
+import { SweepFailedError } from "../../shared/sweep/sweepFailedError.js";
 import { type Simulator, startSimulator } from "../../sim/index.js";
 import {
   type AppHarness,

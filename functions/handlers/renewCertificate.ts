@@ -1,0 +1,33 @@
+import type { HttpRequest, HttpResponseInit, InvocationContext } from "@azure/functions";
+import { z } from "zod";
+import { contextLogger } from "../../shared/api/contextLogger.js";
+import { handle } from "../../shared/api/handle.js";
+import { noQuery, parseQuery } from "../../shared/api/parseQuery.js";
+import { json } from "../../shared/api/problem.js";
+import { authorize } from "../../shared/auth/authorize.js";
+import { callerOf } from "../../shared/auth/callerOf.js";
+import { OPERATOR } from "../../shared/auth/roles.js";
+import { getRuntime } from "../../shared/runtime.js";
+import { parseOrThrow, requiredText } from "../../shared/schemas/index.js";
+import { renewByName, requesterOf } from "../../shared/service/renewByName.js";
+
+const params = z.object({ name: requiredText() });
+
+/** POST /api/certificates/{name}/renew: schedules renewal by name (spec 4.2, v3). */
+export async function renewCertificate(
+  request: HttpRequest,
+  context: InvocationContext,
+): Promise<HttpResponseInit> {
+  return handle(context, async () => {
+    authorize(request, OPERATOR);
+    parseQuery(request, noQuery);
+    const { name } = parseOrThrow(params, { name: request.params.name }, "route");
+    const log = contextLogger(context);
+    // Looked up, then claimed and recorded in the ledger and the history like a sweep's renewal.
+    const renewed = await renewByName(getRuntime(), name, requesterOf(callerOf(request)), log);
+    const done = renewed.status === "scheduled" ? "scheduled" : "already in progress";
+    log.info(`certsched renewal ${done} (v3): ${name}`);
+    const { status, message, note } = renewed;
+    return json(202, { status, certificateName: name, message, ...(note ? { note } : {}) });
+  });
+}

@@ -1,0 +1,24 @@
+import type { InvocationContext, Timer } from "@azure/functions";
+import { contextLogger } from "../../shared/api/contextLogger.js";
+import { sweepWith } from "../../shared/api/sweepWith.js";
+import { getRuntime } from "../../shared/runtime.js";
+import { SweepFailedError } from "../../shared/sweep/sweepFailedError.js";
+
+/**
+ * The daily sweep. Unlike a timer that swallows exceptions, this one throws after doing all
+ * the work it could, whenever the list failed, a certificate failed, is stuck or was not
+ * attempted (deadline, ledger), or the ledger was unavailable: a failed run in the portal is
+ * how a person hears about it.
+ */
+export async function renewDueCertificates(
+  timer: Timer,
+  context: InvocationContext,
+): Promise<void> {
+  const log = contextLogger(context);
+  if (timer?.isPastDue) log.warn("certsched sweep is running late (timer past due)");
+  const summary = await sweepWith(getRuntime(), log, {
+    traceContext: context.traceContext,
+    trigger: "timer",
+  });
+  if (summary.failed) throw new SweepFailedError(summary.problems);
+}
