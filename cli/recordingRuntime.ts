@@ -1,7 +1,7 @@
-import { createRuntime, type Runtime } from "../shared/runtime.js";
-import { cliSettings, type Need } from "./config.js";
-import { located } from "./failure.js";
+import type { Runtime } from "../shared/runtime.js";
+import type { Need } from "./config.js";
 import type { Io } from "./io.js";
+import { runWith } from "./runtime.js";
 
 /**
  * How to point the CLI at production's storage: said wherever the CLI reads or writes the
@@ -15,17 +15,10 @@ export const PRODUCTION_STORAGE_NOTE =
  * (CERTSCHED_LEDGER_TABLE_URI, then AzureWebJobsStorage): a renewal made here is recorded as the
  * app records its own.
  */
-export async function withRecordingRuntime<T>(
+export function withRecordingRuntime<T>(
   io: Io,
   needs: readonly Need[],
   work: (runtime: Runtime) => Promise<T>,
 ): Promise<T> {
-  const runtime = createRuntime(await cliSettings(io, needs));
-  try {
-    return await work(runtime);
-  } catch (error) {
-    throw located(error, runtime.settings);
-  } finally {
-    await runtime.close();
-  }
+  return runWith(io, needs, {}, work);
 }

@@ -1,5 +1,5 @@
 import { noLedger } from "../shared/ledger/ledger.js";
-import { createRuntime, type Runtime } from "../shared/runtime.js";
+import { createRuntime, type Runtime, type RuntimeOverrides } from "../shared/runtime.js";
 import { cliSettings, type Need } from "./config.js";
 import { located } from "./failure.js";
 import type { Io } from "./io.js";
@@ -10,12 +10,22 @@ import type { Io } from "./io.js";
  * settings the command needs beyond the common ones, reported with them in one message. A
  * failure carries the settings it happened under, so its report can say where it looked.
  */
-export async function withRuntime<T>(
+export function withRuntime<T>(
   io: Io,
   needs: readonly Need[],
   work: (runtime: Runtime) => Promise<T>,
 ): Promise<T> {
-  const runtime = createRuntime(await cliSettings(io, needs), { ledger: noLedger });
+  return runWith(io, needs, { ledger: noLedger }, work);
+}
+
+/** Builds the runtime with `overrides`, runs `work`, always closes it, locates failures. */
+export async function runWith<T>(
+  io: Io,
+  needs: readonly Need[],
+  overrides: RuntimeOverrides,
+  work: (runtime: Runtime) => Promise<T>,
+): Promise<T> {
+  const runtime = createRuntime(await cliSettings(io, needs), overrides);
   try {
     return await work(runtime);
   } catch (error) {

@@ -150,24 +150,17 @@ export function createRuntime(settings: Settings, overrides: RuntimeOverrides = 
         });
   const tokens = new TokenCache(source, { now: () => now().getTime() });
   const client = new ServiceClient({ settings, http, tokens, apiKey: () => secrets.apiKey() });
-  const ledger =
-    overrides.ledger ??
-    (settings.ledgerTableUri || settings.storageConnectionString
-      ? tableLedger({
+  // The ledger and the history live side by side in the app's storage, reached the same way.
+  const storage =
+    settings.ledgerTableUri || settings.storageConnectionString
+      ? {
           tableUri: settings.ledgerTableUri,
           connectionString: settings.storageConnectionString,
           timeoutMs: settings.httpTimeoutMs,
-        })
-      : noLedger);
-  const history =
-    overrides.history ??
-    (settings.ledgerTableUri || settings.storageConnectionString
-      ? tableHistory({
-          tableUri: settings.ledgerTableUri,
-          connectionString: settings.storageConnectionString,
-          timeoutMs: settings.httpTimeoutMs,
-        })
-      : noHistory);
+        }
+      : undefined;
+  const ledger = overrides.ledger ?? (storage ? tableLedger(storage) : noLedger);
+  const history = overrides.history ?? (storage ? tableHistory(storage) : noHistory);
   const notifier = settings.webhookUrl
     ? createNotifier({
         url: settings.webhookUrl,

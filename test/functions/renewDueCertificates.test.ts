@@ -5,7 +5,7 @@ import { CertschedError } from "../../shared/errors.js";
 import type { Ledger } from "../../shared/ledger/ledger.js";
 import { tableLedger } from "../../shared/ledger/tableLedger.js";
 import { SweepFailedError } from "../../shared/sweep/sweepFailedError.js";
-import type { SeedCertificate } from "../../sim/index.js";
+import { SAMPLE_REFUSAL, type SeedCertificate } from "../../sim/index.js";
 import {
   type AppHarness,
   DAY_MS,
@@ -17,7 +17,7 @@ import {
 } from "./harness.js";
 
 const inDays = (days: number) => new Date(Date.now() + (days + 0.5) * DAY_MS);
-const REFUSAL = "Renewal refused: DNS zone 'contoso-dns' not found in resource group 'rg-dns'";
+const REFUSAL = SAMPLE_REFUSAL;
 
 let app: AppHarness;
 let ledger: Ledger;

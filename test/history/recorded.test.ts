@@ -10,7 +10,7 @@ import type { CertificateEvent } from "../../shared/history/historyEvent.js";
 import { tableHistory } from "../../shared/history/tableHistory.js";
 import type { Ledger } from "../../shared/ledger/ledger.js";
 import { tableLedger } from "../../shared/ledger/tableLedger.js";
-import type { SeedCertificate } from "../../sim/index.js";
+import { SAMPLE_REFUSAL, type SeedCertificate } from "../../sim/index.js";
 import { EASY_AUTH_ON, principalHeader } from "../auth/principals.js";
 import {
   type AppHarness,
@@ -23,7 +23,7 @@ import {
 } from "../functions/harness.js";
 
 const inDays = (days: number) => new Date(Date.now() + (days + 0.5) * DAY_MS);
-const REFUSAL = "Renewal refused: DNS zone 'contoso-dns' not found in resource group 'rg-dns'";
+const REFUSAL = SAMPLE_REFUSAL;
 
 let app: AppHarness;
 let ledger: Ledger;
