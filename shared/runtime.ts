@@ -1,6 +1,8 @@
 import { type History, noHistory } from "./history/history.js";
 import { tableHistory } from "./history/tableHistory.js";
 import { HttpClient } from "./http/httpClient.js";
+import { type Inventory, noInventory } from "./inventory/inventory.js";
+import { tableInventory } from "./inventory/tableInventory.js";
 import type { Ledger } from "./ledger/ledger.js";
 import { noLedger } from "./ledger/ledger.js";
 import { tableLedger } from "./ledger/tableLedger.js";
@@ -27,6 +29,8 @@ export interface Runtime {
   readonly ledger: Ledger;
   /** The run history (issue 13), in the ledger's storage account; records, never decides. */
   readonly history: History;
+  /** Every certificate certsched knows (issue 12), beside the ledger; says what to verify. */
+  readonly inventory: Inventory;
   readonly now: () => Date;
   /**
    * The telemetry, built on first call: OpenTelemetry to Application Insights when
@@ -50,6 +54,8 @@ export interface RuntimeOverrides {
   readonly ledger?: Ledger;
   /** Replaces the history chosen the same way as the ledger. */
   readonly history?: History;
+  /** Replaces the inventory chosen the same way as the ledger. */
+  readonly inventory?: Inventory;
   /** Observer of every outbound call (benchmark); telemetry observes them too when on. */
   readonly onCall?: ConstructorParameters<typeof HttpClient>[0]["onCall"];
   /** Replaces the telemetry chosen from the settings (tests: in-memory OpenTelemetry). */
@@ -161,6 +167,7 @@ export function createRuntime(settings: Settings, overrides: RuntimeOverrides = 
       : undefined;
   const ledger = overrides.ledger ?? (storage ? tableLedger(storage) : noLedger);
   const history = overrides.history ?? (storage ? tableHistory(storage) : noHistory);
+  const inventory = overrides.inventory ?? (storage ? tableInventory(storage) : noInventory);
   const notifier = settings.webhookUrl
     ? createNotifier({
         url: settings.webhookUrl,
@@ -177,6 +184,7 @@ export function createRuntime(settings: Settings, overrides: RuntimeOverrides = 
     client,
     ledger,
     history,
+    inventory,
     now,
     telemetry,
     notifier,

@@ -4,8 +4,8 @@
  */
 
 /** What started a run or a request. */
-export type Trigger = "timer" | "http" | "cli";
-export const TRIGGERS: readonly Trigger[] = ["timer", "http", "cli"];
+export type Trigger = "timer" | "http" | "cli" | "queue";
+export const TRIGGERS: readonly Trigger[] = ["timer", "http", "cli", "queue"];
 
 export type EventKind =
   /** A person asked for the renewal by name (`by` says who). */
@@ -21,7 +21,13 @@ export type EventKind =
   /** Left alone this run (recently requested, another sweep holds it): `reason` says why. */
   | "skipped"
   /** The run stopped starting renewals (deadline, ledger) before this certificate. */
-  | "not-attempted";
+  | "not-attempted"
+  /** Left for a later run because the service's request budget (CERTSCHED_SERVICE_QUOTA) ran out. */
+  | "deferred"
+  /** A verification read the certificate where users look (`reason`: its status). */
+  | "verified"
+  /** A verification found the renewal has not landed after the window. */
+  | "not-landed";
 export const EVENT_KINDS: readonly EventKind[] = [
   "manual-request",
   "renewal-scheduled",
@@ -30,6 +36,9 @@ export const EVENT_KINDS: readonly EventKind[] = [
   "stuck",
   "skipped",
   "not-attempted",
+  "deferred",
+  "verified",
+  "not-landed",
 ];
 
 export interface CertificateEvent {
