@@ -1,4 +1,12 @@
-import type { CertificateEvent, RunRecord } from "./historyEvent.js";
+import type { CertificateEvent, RunRecord, Trigger } from "./historyEvent.js";
+
+/** One request certsched sent to the service, retries included (issue 16: the request budget). */
+export interface ServiceRequest {
+  readonly at: Date;
+  /** The operation: "list", "renew", "test", "create", "renew-v3", "get". */
+  readonly operation: string;
+  readonly trigger: Trigger;
+}
 
 /** Rows read back, and the ones that could not be (named by their problems). */
 export interface Read<T> {
@@ -31,6 +39,10 @@ export interface History {
   runs(last: number): Promise<Read<RunRecord>>;
   /** Removes every row from before `cutoff`; resolves with how many. */
   removeBefore(cutoff: Date): Promise<number>;
+  /** Counts requests sent to the service (the request budget). */
+  recordRequests(requests: readonly ServiceRequest[]): Promise<void>;
+  /** How many requests were sent at or after `since` (a rolling window). */
+  requestsSince(since: Date): Promise<number>;
 }
 
 export const DEFAULT_EVENT_LIMIT = 1000;
@@ -41,12 +53,15 @@ export const noHistory: History = {
   events: async () => ({ items: [], invalid: [] }),
   runs: async () => ({ items: [], invalid: [] }),
   removeBefore: async () => 0,
+  recordRequests: async () => {},
+  requestsSince: async () => 0,
 };
 
 /** In-process history (the sandbox, tests of callers). */
 export function memoryHistory(): History {
   let events: CertificateEvent[] = [];
   let runs: RunRecord[] = [];
+  let requests: ServiceRequest[] = [];
   // Reversed first: within one instant, the later append comes first, as in the table.
   const newestFirst = <T>(items: T[], at: (item: T) => Date) =>
     [...items].reverse().sort((a, b) => at(b).getTime() - at(a).getTime());
@@ -75,7 +90,13 @@ export function memoryHistory(): History {
       const before = events.length + runs.length;
       events = events.filter((e) => e.at.getTime() >= cutoff.getTime());
       runs = runs.filter((r) => r.startedAt.getTime() >= cutoff.getTime());
+      requests = requests.filter((r) => r.at.getTime() >= cutoff.getTime());
       return before - events.length - runs.length;
     },
+    recordRequests: async (more) => {
+      requests.push(...more);
+    },
+    requestsSince: async (since) =>
+      requests.filter((r) => r.at.getTime() >= since.getTime()).length,
   };
 }
