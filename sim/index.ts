@@ -19,4 +19,5 @@ export { SAMPLE_REFUSAL, sampleCertificates } from "./sampleCertificates.js";
 export { SANDBOX_CREDENTIALS, sandboxSettings } from "./sandbox.js";
 export { startSimulator } from "./server.js";
 export type { RecordedRequest, Simulator } from "./simulator.js";
+export type { CertificateRenewed, RenewedListener } from "./state.js";
 export { type CreateValidation, validateCreateRequest } from "./validateCreate.js";

@@ -145,6 +145,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
       return store.all().map(copyCertificate);
     },
     addCertificate: (seed) => copyCertificate(store.add(seed)),
+    onCertificateRenewed: (listener) => store.onRenewed(listener),
     renewCallsFor: (name) => store.byName(name)?.renewals ?? 0,
     expireClientSecret: () => identity.expireClientSecret(),
     setClientSecret: (secret) => identity.setClientSecret(secret),

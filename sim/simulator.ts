@@ -2,6 +2,7 @@ import type { SeedCertificate, SimCertificate } from "./certificate.js";
 import type { Fault, RandomFaults } from "./faults.js";
 import type { SimOperation } from "./operation.js";
 import type { ResolvedSimulatorOptions } from "./options.js";
+import type { RenewedListener } from "./state.js";
 
 /** One request as it arrived, recorded before any handling or fault. */
 export interface RecordedRequest {
@@ -41,6 +42,13 @@ export interface Simulator {
   /** Copies of the certificates, after completing what is due at now(). */
   certificates(): SimCertificate[];
   addCertificate(seed: SeedCertificate): SimCertificate;
+  /**
+   * Calls `listener` for each renewal the service completes from now on (the record has its new
+   * dates); returns the function that stops it. Completion is lazy: it happens at the first read
+   * (any service call, certificates(), a TLS handshake on the hosting endpoint) at or after the
+   * completion time on the sim clock. The fake Key Vault installs new versions with it.
+   */
+  onCertificateRenewed(listener: RenewedListener): () => void;
   /** Accepted renew calls (v3 and public) for the certificate; 0 when unknown. */
   renewCallsFor(certificateName: string): number;
   /** From now on token requests of the known client fail with 401 AADSTS7000222. */

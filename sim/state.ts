@@ -3,6 +3,7 @@ import {
   type CertificateTarget,
   type ChallengeType,
   KEY_VAULT_TARGET,
+  type RecordTarget,
   type SeedCertificate,
   type SimCertificate,
 } from "./certificate.js";
@@ -19,6 +20,26 @@ export interface NewCertificate {
   keyVaultName: string | null;
 }
 
+/**
+ * A renewal the service completed (the certificate record now carries the new dates). The
+ * hosting side and the fake Key Vault install the new certificate from it, unless a fault says
+ * the installation did not happen.
+ */
+export interface CertificateRenewed {
+  readonly certificateName: string;
+  readonly id: number;
+  readonly target: RecordTarget;
+  readonly rootDomain: string | null;
+  readonly keyVaultName: string | null;
+  readonly keyVaultCertificateName: string | null;
+  /** The new certificate's notBefore (the completion time on the sim clock). */
+  readonly issueDate: Date;
+  /** The new certificate's notAfter. */
+  readonly expiryDate: Date;
+}
+
+export type RenewedListener = (event: CertificateRenewed) => void;
+
 interface PendingCreate {
   dueAt: Date;
   certificate: NewCertificate;
@@ -33,6 +54,7 @@ export class CertificateStore {
   readonly #byName = new Map<string, SimCertificate>();
   readonly #byId = new Map<number, SimCertificate>();
   readonly #pendingRenewals = new Set<SimCertificate>();
+  readonly #renewedListeners = new Set<RenewedListener>();
   #pendingCreates: PendingCreate[] = [];
   #nextId = 1;
 
@@ -76,23 +98,41 @@ export class CertificateStore {
     return cert;
   }
 
+  /**
+   * Calls `listener` for every renewal completed from now on, in completion order; returns the
+   * function that stops it. Completion is lazy (see `settle`): a listener hears of a renewal at
+   * the first read at or after its completion time on the sim clock.
+   */
+  onRenewed(listener: RenewedListener): () => void {
+    this.#renewedListeners.add(listener);
+    return () => this.#renewedListeners.delete(listener);
+  }
+
   /** Completes every scheduled create and renewal that is due at `now`. */
   settle(now: Date): void {
     const t = now.getTime();
+    const renewed: CertificateRenewed[] = [];
     for (const cert of this.#pendingRenewals) {
       if (cert.pendingUntil && cert.pendingUntil.getTime() <= t) {
         this.#issue(cert, cert.pendingUntil);
         delete cert.pendingUntil;
         this.#pendingRenewals.delete(cert);
+        renewed.push(renewedEvent(cert));
       }
     }
-    if (this.#pendingCreates.length === 0) return;
-    const waiting: PendingCreate[] = [];
-    for (const pending of this.#pendingCreates) {
-      if (pending.dueAt.getTime() <= t) this.#completeCreate(pending);
-      else waiting.push(pending);
+    if (this.#pendingCreates.length > 0) {
+      const waiting: PendingCreate[] = [];
+      for (const pending of this.#pendingCreates) {
+        if (pending.dueAt.getTime() <= t) this.#completeCreate(pending);
+        else waiting.push(pending);
+      }
+      this.#pendingCreates = waiting;
     }
-    this.#pendingCreates = waiting;
+    // Listeners run once the store is consistent: one that throws (a bug in a test's wiring)
+    // surfaces as the simulator's 500, and leaves no renewal half-completed.
+    for (const event of renewed) {
+      for (const listener of [...this.#renewedListeners]) listener(event);
+    }
   }
 
   scheduleCreate(certificate: NewCertificate, now: Date): void {
@@ -166,4 +206,17 @@ export class CertificateStore {
     this.#byId.set(cert.id, cert);
     this.#nextId = Math.max(this.#nextId, cert.id + 1);
   }
+}
+
+function renewedEvent(cert: SimCertificate): CertificateRenewed {
+  return {
+    certificateName: cert.certificateName,
+    id: cert.id,
+    target: cert.target,
+    rootDomain: cert.rootDomain,
+    keyVaultName: cert.keyVaultName,
+    keyVaultCertificateName: cert.keyVaultCertificateName,
+    issueDate: new Date(cert.issueDate),
+    expiryDate: new Date(cert.expiryDate),
+  };
 }
