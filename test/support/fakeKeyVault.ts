@@ -1,8 +1,9 @@
-import { randomBytes } from "node:crypto";
+import { createHash, randomBytes, X509Certificate } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { createServer } from "node:https";
 import type { AddressInfo } from "node:net";
 import type { TokenCredential } from "@azure/identity";
+import type { CertificateClientOptions } from "@azure/keyvault-certificates";
 import type { SecretClientOptions } from "@azure/keyvault-secrets";
 import { makeSelfSignedCert } from "./tls.js";
 
@@ -18,6 +19,8 @@ export interface FakeVaultRequest {
   path: string;
   /** Whether it carried `Authorization: Bearer ...`. */
   authorized: boolean;
+  /** The bearer token it carried (tests check which token reached the vault). */
+  bearer: string | undefined;
 }
 
 /**
@@ -33,7 +36,23 @@ export interface FakeVaultFault {
   reset?: boolean;
   /** Wait this long (ms) before answering, failing or resetting. */
   delayMs?: number;
+  /** Never answer: the request waits until the client gives up or the fake closes. */
+  hang?: boolean;
+  /**
+   * Only requests carrying a token count (the SDK's unauthenticated challenge request passes
+   * untouched): how a vault that knows the caller but refuses it (403) behaves.
+   */
+  authorizedOnly?: boolean;
   times?: number;
+}
+
+/** What the vault holds for one certificate version, as the test installed it. */
+export interface FakeCertificateVersion {
+  version: string;
+  /** The DER certificate (the vault's `cer`). */
+  der: Buffer;
+  /** Unix seconds, as Key Vault reports them. */
+  created: number;
 }
 
 /** A local HTTPS stand-in for Azure Key Vault, good enough for the real SecretClient. */
@@ -47,12 +66,31 @@ export interface FakeKeyVault {
    * and no SDK retries (so a fault test sees the fault, quickly).
    */
   clientOptions: SecretClientOptions;
+  /**
+   * CertificateClient options for this fake: trust its certificate and accept its challenge
+   * resource. No retry options: the code under test keeps its own.
+   */
+  certificateClientOptions: CertificateClientOptions;
   /** Adds a new version of `name`; a disabled version answers 403 like the real vault. */
   setSecret(name: string, value: string, options?: { enabled?: boolean }): void;
   deleteSecret(name: string): void;
+  /**
+   * Installs a new version of certificate `name` (PEM or DER); the latest version is the
+   * current one, as `GET /certificates/<name>/` answers it. Returns the version id.
+   */
+  setCertificate(name: string, certificate: string | Uint8Array): string;
+  deleteCertificate(name: string): void;
+  /** Every version of `name`, oldest first. */
+  certificateVersions(name: string): readonly FakeCertificateVersion[];
+  /** Requests carrying this token answer 401 with a challenge, as the vault does for an expired token. */
+  refuseToken(token: string): void;
   readonly requests: readonly FakeVaultRequest[];
   /** How many authorized GETs of `name` arrived (any version, faults included). */
   reads(name: string): number;
+  /** The same, for certificate `name`. */
+  certificateReads(name: string): number;
+  /** Every distinct bearer token the vault received, in order of first arrival. */
+  tokensSeen(): string[];
   inject(fault: FakeVaultFault): void;
   close(): Promise<void>;
 }
@@ -67,18 +105,46 @@ interface SecretVersion {
 
 // Any tenant works: the SDK only needs a well-formed challenge to ask its credential for a token.
 const TENANT = "72f988bf-86f1-41af-91ab-2d7cd011db47";
-const CHALLENGE = `Bearer authorization="https://login.microsoftonline.com/${TENANT}", resource="https://vault.azure.net"`;
+const challenge = (resource: string) =>
+  `Bearer authorization="https://login.microsoftonline.com/${TENANT}", resource="${resource}"`;
+
+/** Key Vault's answer to a certificate name it does not hold (the real service's wording). */
+function certificateNotFound(name: string) {
+  return {
+    error: {
+      code: "CertificateNotFound",
+      message: `A certificate with (name/id) ${name} was not found in this key vault. If you recently deleted this certificate you may be able to recover it using the correct recovery command. For help resolving this issue, please see https://go.microsoft.com/fwlink/?linkid=2125182`,
+    },
+  };
+}
+
+/** The DER bytes of a PEM or DER certificate. */
+function toDer(certificate: string | Uint8Array): Buffer {
+  return new X509Certificate(
+    typeof certificate === "string" ? certificate : Buffer.from(certificate),
+  ).raw;
+}
 
 /**
  * Starts the fake on 127.0.0.1 and a free port. Behaviour follows what the real SecretClient
- * needs (see AZURE-NOTES): 401 challenge without a token, `GET /secrets/<name>/[<version>]`
- * with one, 404 `SecretNotFound` for unknown names.
+ * and CertificateClient need (see AZURE-NOTES): 401 challenge without a token,
+ * `GET /secrets/<name>/[<version>]` and `GET /certificates/<name>/[<version>]` with one, 404
+ * `SecretNotFound` / `CertificateNotFound` for unknown names. `challengeResource` is the
+ * resource its challenge names (default https://vault.azure.net): a test sets another to play a
+ * vault that asks for a token it must not get.
  */
 export async function startFakeKeyVault(
-  init: { secrets?: Record<string, string> } = {},
+  init: {
+    secrets?: Record<string, string>;
+    certificates?: Record<string, string | Uint8Array>;
+    challengeResource?: string;
+  } = {},
 ): Promise<FakeKeyVault> {
   const { key, cert } = await makeSelfSignedCert();
   const secrets = new Map<string, SecretVersion[]>();
+  const certificates = new Map<string, FakeCertificateVersion[]>();
+  const refused = new Set<string>();
+  const CHALLENGE = challenge(init.challengeResource ?? "https://vault.azure.net");
   const requests: FakeVaultRequest[] = [];
   const faults: Array<FakeVaultFault & { left: number }> = [];
   let url = "";
@@ -94,15 +160,89 @@ export async function startFakeKeyVault(
     secrets.set(name, versions);
   };
 
-  const serve = (req: IncomingMessage, res: ServerResponse, authorized: boolean): void => {
-    if (!authorized) {
+  const setCertificate = (name: string, certificate: string | Uint8Array): string => {
+    const versions = certificates.get(name) ?? [];
+    const version = randomBytes(16).toString("hex");
+    versions.push({ version, der: toDer(certificate), created: Math.floor(Date.now() / 1000) });
+    certificates.set(name, versions);
+    return version;
+  };
+
+  /** The certificate bundle as Key Vault answers it (fields the real service sends). */
+  const certificateBundle = (name: string, found: FakeCertificateVersion) => {
+    const x509 = new X509Certificate(found.der);
+    const seconds = (date: string) => Math.floor(new Date(date).getTime() / 1000);
+    const base = `${url}/certificates/${encodeURIComponent(name)}`;
+    const attributes = {
+      enabled: true,
+      nbf: seconds(x509.validFrom),
+      exp: seconds(x509.validTo),
+      created: found.created,
+      updated: found.created,
+      recoveryLevel: "Recoverable+Purgeable",
+      recoverableDays: 90,
+    };
+    return {
+      id: `${base}/${found.version}`,
+      kid: `${url}/keys/${encodeURIComponent(name)}/${found.version}`,
+      sid: `${url}/secrets/${encodeURIComponent(name)}/${found.version}`,
+      // x5t is the SHA-1 thumbprint, base64url; cer is the DER certificate, base64.
+      x5t: createHash("sha1").update(found.der).digest("base64url"),
+      cer: found.der.toString("base64"),
+      attributes,
+      tags: {},
+      policy: {
+        id: `${base}/policy`,
+        key_props: { exportable: true, kty: "RSA", key_size: 2048, reuse_key: false },
+        secret_props: { contentType: "application/x-pkcs12" },
+        x509_props: {
+          subject: x509.subject.split("\n").join(", "),
+          ekus: ["1.3.6.1.5.5.7.3.1"],
+          key_usage: ["digitalSignature", "keyEncipherment"],
+          validity_months: 12,
+          basic_constraints: { ca: false },
+        },
+        lifetime_actions: [
+          { trigger: { lifetime_percentage: 80 }, action: { action_type: "EmailContacts" } },
+        ],
+        issuer: { name: "Unknown" },
+        attributes: { enabled: true, created: found.created, updated: found.created },
+      },
+    };
+  };
+
+  const serveCertificate = (
+    res: ServerResponse,
+    rawName: string,
+    rawVersion: string | undefined,
+  ) => {
+    const name = decodeURIComponent(rawName);
+    const versions = certificates.get(name) ?? [];
+    const found = rawVersion ? versions.find((v) => v.version === rawVersion) : versions.at(-1);
+    if (!found) {
+      send(res, 404, certificateNotFound(name));
+      return;
+    }
+    send(res, 200, certificateBundle(name, found));
+  };
+
+  const serve = (
+    req: IncomingMessage,
+    res: ServerResponse,
+    authorized: boolean,
+    bearer: string | undefined,
+  ): void => {
+    if (!authorized || (bearer !== undefined && refused.has(bearer))) {
       send(
         res,
         401,
         {
           error: {
             code: "Unauthorized",
-            message: "AKV10000: Request is missing a Bearer or PoP token.",
+            // What the vault says to a request without a token, and to an expired one.
+            message: authorized
+              ? "AKV10032: Invalid issuer. Expected one of https://sts.windows.net/..., found https://sts.windows.net/..."
+              : "AKV10000: Request is missing a Bearer or PoP token.",
           },
         },
         {
@@ -115,9 +255,16 @@ export async function startFakeKeyVault(
       req.url ?? "/",
       "https://fake",
     ).pathname.split("/");
+    if (req.method === "GET" && collection === "certificates" && rawName) {
+      serveCertificate(res, rawName, rawVersion || undefined);
+      return;
+    }
     if (req.method !== "GET" || collection !== "secrets" || !rawName) {
       send(res, 405, {
-        error: { code: "BadParameter", message: "The fake vault only serves GET /secrets/<name>." },
+        error: {
+          code: "BadParameter",
+          message: "The fake vault only serves GET /secrets/<name> and GET /certificates/<name>.",
+        },
       });
       return;
     }
@@ -157,14 +304,17 @@ export async function startFakeKeyVault(
 
   const server = createServer({ key, cert }, (req, res) => {
     req.resume();
-    const authorized = /^Bearer\s+\S/i.test(req.headers.authorization ?? "");
+    const bearer = /^Bearer\s+(\S+)/i.exec(req.headers.authorization ?? "")?.[1];
+    const authorized = bearer !== undefined;
     const path = (req.url ?? "/").split("?")[0] ?? "/";
-    requests.push({ method: req.method ?? "GET", path, authorized });
+    requests.push({ method: req.method ?? "GET", path, authorized, bearer });
 
-    const fault = faults.find((f) => f.left > 0);
+    const fault = faults.find((f) => f.left > 0 && (authorized || !f.authorizedOnly));
     if (fault) fault.left -= 1;
     const act = (): void => {
-      if (fault?.reset) {
+      if (fault?.hang) {
+        // Nothing is sent; close() drops the connection.
+      } else if (fault?.reset) {
         req.socket.destroy();
       } else if (fault?.status !== undefined) {
         res.writeHead(fault.status, { "content-type": "application/json" });
@@ -173,7 +323,7 @@ export async function startFakeKeyVault(
             JSON.stringify({ error: { code: "InternalError", message: "Injected fault." } }),
         );
       } else {
-        serve(req, res, authorized);
+        serve(req, res, authorized, bearer);
       }
     };
     if (fault?.delayMs) setTimeout(act, fault.delayMs);
@@ -187,6 +337,17 @@ export async function startFakeKeyVault(
   url = `https://127.0.0.1:${(server.address() as AddressInfo).port}`;
 
   for (const [name, value] of Object.entries(init.secrets ?? {})) setSecret(name, value);
+  for (const [name, value] of Object.entries(init.certificates ?? {})) setCertificate(name, value);
+
+  const authorizedReads = (collection: string, name: string) => {
+    const prefix = `/${collection}/${encodeURIComponent(name)}`;
+    return requests.filter(
+      (r) =>
+        r.authorized &&
+        r.method === "GET" &&
+        (r.path === prefix || r.path.startsWith(`${prefix}/`)),
+    ).length;
+  };
 
   return {
     url,
@@ -196,20 +357,28 @@ export async function startFakeKeyVault(
       tlsOptions: { ca: cert },
       retryOptions: { maxRetries: 0 },
     },
+    certificateClientOptions: {
+      disableChallengeResourceVerification: true,
+      tlsOptions: { ca: cert },
+    },
     setSecret,
     deleteSecret: (name) => {
       secrets.delete(name);
     },
-    requests,
-    reads: (name) => {
-      const prefix = `/secrets/${encodeURIComponent(name)}`;
-      return requests.filter(
-        (r) =>
-          r.authorized &&
-          r.method === "GET" &&
-          (r.path === prefix || r.path.startsWith(`${prefix}/`)),
-      ).length;
+    setCertificate,
+    deleteCertificate: (name) => {
+      certificates.delete(name);
     },
+    certificateVersions: (name) => certificates.get(name) ?? [],
+    refuseToken: (token) => {
+      refused.add(token);
+    },
+    requests,
+    reads: (name) => authorizedReads("secrets", name),
+    certificateReads: (name) => authorizedReads("certificates", name),
+    tokensSeen: () => [
+      ...new Set(requests.flatMap((r) => (r.bearer === undefined ? [] : [r.bearer]))),
+    ],
     inject: (fault) => {
       faults.push({ ...fault, left: fault.times ?? 1 });
     },
