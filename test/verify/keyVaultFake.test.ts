@@ -78,7 +78,7 @@ describe("fake Key Vault certificates", () => {
     vault.setCertificate("c", leaf(30, "04"));
     const client = new CertificateClient(vault.url, stubCredential, vault.certificateClientOptions);
     await client.getCertificate("c");
-    expect(vault.requests.map((r) => [r.path, r.bearer])).toEqual([
+    expect(vault.requests.map((r, i) => [r.path, vault.bearers[i]])).toEqual([
       ["/certificates/c/", undefined],
       ["/certificates/c/", "t"],
     ]);
