@@ -1,4 +1,5 @@
 import type { SeedCertificate } from "./certificate.js";
+import type { HostingOptions } from "./hosting/hosting.js";
 
 /** Options of {@link startSimulator}. Every field is optional; defaults are listed per field. */
 export interface SimulatorOptions {
@@ -32,6 +33,11 @@ export interface SimulatorOptions {
   host?: string;
   /** Port to listen on; 0 picks a free one. Default 0. */
   port?: number;
+  /**
+   * Starts the hosting side too: a TLS endpoint on `host` serving each App Service
+   * certificate for its rootDomain (sim/hosting/hosting.ts). Default off.
+   */
+  hosting?: HostingOptions;
 }
 
 /** The options after defaults, minus the clock and the seed certificates. */

@@ -3,6 +3,7 @@ import type { AddressInfo } from "node:net";
 import type { SimCertificate } from "./certificate.js";
 import { Delays } from "./delays.js";
 import { type Fault, FaultPlan, faultResponds } from "./faults.js";
+import { type HostingEndpoint, startHosting } from "./hosting/hostingEndpoint.js";
 import { IdentityProvider } from "./identity.js";
 import { resolveOptions, type SimulatorOptions } from "./options.js";
 import { handleList, handlePublicRenew, handleTest } from "./publicHandlers.js";
@@ -126,11 +127,29 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
   const host = settings.host.includes(":") ? `[${settings.host}]` : settings.host;
   const baseUrl = `http://${host}:${port}`;
   let closing: Promise<void> | undefined;
+  let hosting: HostingEndpoint | undefined;
+  if (options.hosting) {
+    const source = {
+      certificates: () => {
+        store.settle(now());
+        return store.all();
+      },
+      onRenewed: store.onRenewed.bind(store),
+      now,
+    };
+    try {
+      hosting = await startHosting(source, settings.host, options.hosting);
+    } catch (error) {
+      server.close();
+      throw error;
+    }
+  }
 
   return {
     baseUrl,
     publicBaseUrl: `${baseUrl}/public`,
     tokenUrl: `${baseUrl}/identity`,
+    hosting,
     get options() {
       return { ...settings, port, clientSecret: identity.clientSecret };
     },
@@ -156,9 +175,12 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     close: () => {
       closing ??= new Promise<void>((resolve, reject) => {
         closed = true;
-        server.close((error) => (error ? reject(error) : resolve()));
+        const stopped = new Promise<void>((done, failed) =>
+          server.close((error) => (error ? failed(error) : done())),
+        );
         server.closeAllConnections();
         delays.cancelAll();
+        Promise.all([stopped, hosting?.close()]).then(() => resolve(), reject);
       });
       return closing;
     },

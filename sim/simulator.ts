@@ -1,5 +1,6 @@
 import type { SeedCertificate, SimCertificate } from "./certificate.js";
 import type { Fault, RandomFaults } from "./faults.js";
+import type { Hosting } from "./hosting/hosting.js";
 import type { SimOperation } from "./operation.js";
 import type { ResolvedSimulatorOptions } from "./options.js";
 import type { RenewedListener } from "./state.js";
@@ -27,6 +28,8 @@ export interface Simulator {
   readonly publicBaseUrl: string;
   /** {token_url}: the token endpoint is {tokenUrl}/{tenant}/oauth2/token. */
   readonly tokenUrl: string;
+  /** The hosting side's TLS endpoint; undefined unless SimulatorOptions.hosting was given. */
+  readonly hosting: Hosting | undefined;
   /** The effective settings; clientSecret follows setClientSecret. */
   readonly options: Readonly<ResolvedSimulatorOptions>;
   /** Every request, in arrival order (the live array; reset() empties it). */

@@ -1,0 +1,98 @@
+import { generateKeyPair } from "node:crypto";
+import { promisify } from "node:util";
+import forge from "node-forge";
+
+const YEAR_MS = 365 * 86_400_000;
+
+/** A PEM certificate and its PEM (PKCS#8) key, ready for `tls.createSecureContext`. */
+export interface IssuedLeaf {
+  readonly cert: string;
+  readonly key: string;
+}
+
+/** The subject of the throwaway CA: `O` is what `certsched verify` shows as the issuer. */
+export const HOSTING_CA_NAME = {
+  commonName: "certsched simulator throwaway CA",
+  organizationName: "certsched simulator",
+} as const;
+
+const CA_SUBJECT = [
+  { name: "commonName", value: HOSTING_CA_NAME.commonName },
+  { name: "organizationName", value: HOSTING_CA_NAME.organizationName },
+];
+
+/**
+ * The simulator's throwaway certificate authority, made at start with node-forge (a well-kept
+ * library, not hand-written DER). Its certificate is the only thing a verifier must trust.
+ *
+ * One RSA key serves the CA and every leaf: generating RSA keys is slow on small machines, and
+ * a shared key changes nothing a chain check looks at (OpenSSL finds an issuer by name, then
+ * checks the signature). Nothing here protects anything: it lives as long as the simulator.
+ */
+export class HostingCa {
+  /** PEM of the CA certificate: what tests pass as `ca` and the sandbox trusts. */
+  readonly certPem: string;
+  readonly #keyPem: string;
+  readonly #privateKey: forge.pki.rsa.PrivateKey;
+  readonly #publicKey: forge.pki.rsa.PublicKey;
+  #serial = 1;
+
+  private constructor(keyPem: string, publicPem: string, validity: Validity) {
+    this.#keyPem = keyPem;
+    this.#privateKey = forge.pki.privateKeyFromPem(keyPem);
+    this.#publicKey = forge.pki.publicKeyFromPem(publicPem);
+    this.certPem = this.#sign(CA_SUBJECT, validity, [
+      { name: "basicConstraints", cA: true, critical: true },
+      { name: "keyUsage", keyCertSign: true, cRLSign: true, critical: true },
+    ]);
+  }
+
+  /**
+   * A CA valid a year before and ten years after both the sim clock and the real clock: OpenSSL
+   * checks the chain by the real clock, the simulator's certificates follow the sim clock.
+   */
+  static async create(simNow: Date): Promise<HostingCa> {
+    const pair = await promisify(generateKeyPair)("rsa", {
+      modulusLength: 2048,
+      publicKeyEncoding: { type: "spki", format: "pem" },
+      privateKeyEncoding: { type: "pkcs8", format: "pem" },
+    });
+    const times = [simNow.getTime(), Date.now()];
+    return new HostingCa(pair.privateKey, pair.publicKey, {
+      notBefore: new Date(Math.min(...times) - YEAR_MS),
+      notAfter: new Date(Math.max(...times) + 10 * YEAR_MS),
+    });
+  }
+
+  /** A server certificate for exactly `names` (subjectAltName DNS entries) and these dates. */
+  issue(names: readonly string[], validity: Validity): IssuedLeaf {
+    const cert = this.#sign([{ name: "commonName", value: names[0] ?? "leaf" }], validity, [
+      { name: "basicConstraints", cA: false },
+      { name: "keyUsage", digitalSignature: true, keyEncipherment: true, critical: true },
+      { name: "extKeyUsage", serverAuth: true },
+      // GeneralName type 2: dNSName.
+      { name: "subjectAltName", altNames: names.map((value) => ({ type: 2, value })) },
+    ]);
+    return { cert, key: this.#keyPem };
+  }
+
+  #sign(subject: forge.pki.CertificateField[], validity: Validity, extensions: object[]): string {
+    const cert = forge.pki.createCertificate();
+    cert.publicKey = this.#publicKey;
+    // A leading 1 keeps the DER integer positive and every serial distinct.
+    cert.serialNumber = `1${(this.#serial++).toString(16).padStart(7, "0")}`;
+    cert.validity.notBefore = validity.notBefore;
+    cert.validity.notAfter = validity.notAfter;
+    cert.setSubject(subject);
+    cert.setIssuer(CA_SUBJECT);
+    cert.setExtensions([...extensions, { name: "subjectKeyIdentifier" }]);
+    cert.sign(this.#privateKey, forge.md.sha256.create());
+    return forge.pki.certificateToPem(cert);
+  }
+}
+
+/** X.509 validity; both ends keep whole seconds. */
+export interface Validity {
+  readonly notBefore: Date;
+  readonly notAfter: Date;
+}

@@ -1,0 +1,160 @@
+import type { AddressInfo, Socket } from "node:net";
+import tls from "node:tls";
+import { APP_SERVICE_TARGET, type SimCertificate } from "../certificate.js";
+import type { CertificateRenewed, RenewedListener } from "../state.js";
+import type { Hosting, HostingOptions } from "./hosting.js";
+import { HostingCa, type Validity } from "./hostingCa.js";
+import { type HostingFault, HostingFaultPlan, WRONG_NAME } from "./hostingFaults.js";
+
+/** What the hosting side reads of the service: its certificates, and completed renewals. */
+export interface HostingSource {
+  /** The simulator's certificates after completing what is due on the sim clock (live, read-only). */
+  certificates(): readonly SimCertificate[];
+  onRenewed(listener: RenewedListener): () => void;
+  /** The sim clock. */
+  now(): Date;
+}
+
+/** A certificate bound on the endpoint; its bytes are made on first use, then kept. */
+interface Binding {
+  readonly name: string;
+  readonly validity: Validity;
+  context?: tls.SecureContext;
+  wrongNameContext?: tls.SecureContext;
+}
+
+/** The running endpoint: the public surface plus close(), which the simulator calls. */
+export interface HostingEndpoint extends Hosting {
+  close(): Promise<void>;
+}
+
+const normalize = (name: string) => name.toLowerCase().replace(/\.$/, "");
+
+function servesName(cert: SimCertificate): cert is SimCertificate & { rootDomain: string } {
+  return cert.target === APP_SERVICE_TARGET && cert.rootDomain !== null;
+}
+
+/** Starts the TLS endpoint on `host` (the simulator's), a free port unless options say one. */
+export async function startHosting(
+  source: HostingSource,
+  host: string,
+  options: HostingOptions,
+): Promise<HostingEndpoint> {
+  const port = options.port ?? 0;
+  if (!Number.isInteger(port) || port < 0 || port > 65535) {
+    throw new RangeError(`Simulator option hosting.port must be a number in 0..65535, got ${port}`);
+  }
+  const ca = await HostingCa.create(source.now());
+  const faults = new HostingFaultPlan();
+  for (const [name, value] of Object.entries(options.faults ?? {})) {
+    const list: readonly HostingFault[] = typeof value === "string" ? [value] : value;
+    for (const fault of list) faults.inject(name, fault);
+  }
+  const bindings = new Map<string, Binding>();
+
+  const bind = (cert: { certificateName: string; rootDomain: string } & DatesOf) => {
+    bindings.set(cert.certificateName, {
+      name: normalize(cert.rootDomain),
+      validity: { notBefore: new Date(cert.issueDate), notAfter: new Date(cert.expiryDate) },
+    });
+  };
+  // Bound at start: each App Service certificate as the service holds it now.
+  for (const cert of source.certificates()) if (servesName(cert)) bind(cert);
+
+  const stopListening = source.onRenewed((event: CertificateRenewed) => {
+    if (event.target !== APP_SERVICE_TARGET || event.rootDomain === null) return;
+    if (faults.has(event.certificateName, "keep-old-certificate")) return;
+    bind({ ...event, rootDomain: event.rootDomain });
+  });
+
+  const contextFor = (binding: Binding, wrongName: boolean): tls.SecureContext => {
+    if (wrongName) {
+      binding.wrongNameContext ??= tls.createSecureContext(
+        ca.issue([WRONG_NAME], binding.validity),
+      );
+      return binding.wrongNameContext;
+    }
+    binding.context ??= tls.createSecureContext(ca.issue([binding.name], binding.validity));
+    return binding.context;
+  };
+
+  /** The context for an SNI name; undefined fails the handshake; an Error resets the socket. */
+  const select = (servername: string): tls.SecureContext | Error | undefined => {
+    const name = normalize(servername);
+    // Reading the certificates completes what is due on the sim clock (and fires onRenewed).
+    const cert = source
+      .certificates()
+      .filter(servesName)
+      .find((c) => normalize(c.rootDomain) === name);
+    if (cert === undefined) return undefined;
+    if (faults.has(cert.certificateName, "unreachable")) {
+      return new Error(`hosting fault: ${cert.certificateName} is unreachable`);
+    }
+    // Created (or added) since start: bound as the service issued it.
+    if (!bindings.has(cert.certificateName)) bind(cert);
+    const binding = bindings.get(cert.certificateName) as Binding;
+    return contextFor(binding, faults.has(cert.certificateName, "wrong-name"));
+  };
+
+  // No default certificate: a handshake without SNI, or for a name nobody hosts, fails.
+  const server = tls.createServer({
+    SNICallback: (servername, callback) => {
+      try {
+        const selected = select(servername);
+        // An error makes Node drop the connection before the handshake: the client sees a reset.
+        if (selected instanceof Error) callback(selected, undefined);
+        else callback(null, selected);
+      } catch (error) {
+        callback(error instanceof Error ? error : new Error(String(error)), undefined);
+      }
+    },
+  });
+  // A failed handshake is what a fault or an unknown name asks for: nothing to report.
+  server.on("tlsClientError", () => {});
+  const sockets = new Set<Socket>();
+  server.on("connection", (socket) => {
+    sockets.add(socket);
+    socket.once("close", () => sockets.delete(socket));
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen({ host, port }, () => {
+      server.off("error", reject);
+      resolve();
+    });
+  });
+  const bound = (server.address() as AddressInfo).port;
+  const connectHost = host.includes(":") ? `[${host}]` : host;
+  let closing: Promise<void> | undefined;
+
+  return {
+    host,
+    port: bound,
+    caPem: ca.certPem,
+    connectTo: `::${connectHost}:${bound}`,
+    inject: (certificateName, fault) => faults.inject(certificateName, fault),
+    clearFaults: (certificateName) => {
+      const cleared = faults.clear(certificateName);
+      // The binding is fixed: what the service holds now is served from now on.
+      const current = source.certificates();
+      for (const name of cleared) {
+        const cert = current.find((c) => c.certificateName === name);
+        if (cert && servesName(cert)) {
+          const bound = bindings.get(name);
+          if (bound?.validity.notAfter.getTime() !== cert.expiryDate.getTime()) bind(cert);
+        }
+      }
+    },
+    close: () => {
+      closing ??= new Promise<void>((resolve, reject) => {
+        stopListening();
+        server.close((error) => (error ? reject(error) : resolve()));
+        // tls.Server has no closeAllConnections: end the sockets it still holds.
+        for (const socket of sockets) socket.destroy();
+      });
+      return closing;
+    },
+  };
+}
+
+type DatesOf = { issueDate: Date; expiryDate: Date };
