@@ -25,7 +25,10 @@ export async function runWith<T>(
   overrides: RuntimeOverrides,
   work: (runtime: Runtime) => Promise<T>,
 ): Promise<T> {
-  const runtime = createRuntime(await cliSettings(io, needs), overrides);
+  const runtime = createRuntime(await cliSettings(io, needs), {
+    requestTrigger: "cli",
+    ...overrides,
+  });
   try {
     return await work(runtime);
   } catch (error) {

@@ -39,7 +39,7 @@ export async function withStorage<T>(
   let storage: { tableUri?: string; connectionString?: string; timeoutMs: number };
   try {
     const settings = await cliSettings(io, []);
-    service = createRuntime(settings);
+    service = createRuntime(settings, { requestTrigger: "cli" });
     storage = {
       tableUri: settings.ledgerTableUri,
       connectionString: settings.storageConnectionString,

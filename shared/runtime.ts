@@ -1,4 +1,5 @@
 import { type History, noHistory } from "./history/history.js";
+import type { Trigger } from "./history/historyEvent.js";
 import { tableHistory } from "./history/tableHistory.js";
 import { HttpClient } from "./http/httpClient.js";
 import { type Inventory, noInventory } from "./inventory/inventory.js";
@@ -8,6 +9,7 @@ import { noLedger } from "./ledger/ledger.js";
 import { tableLedger } from "./ledger/tableLedger.js";
 import { createNotifier, type Notifier, noNotifier } from "./notify/notifier.js";
 import { webhookSecrets } from "./notify/webhookFormat.js";
+import { type RequestLog, requestLog } from "./quota/requestLog.js";
 import { registerSecret } from "./redact.js";
 import { createSecretStore, type SecretReader, type SecretStore } from "./secrets/secretStore.js";
 import { withClientSecretRetry } from "./secrets/withFreshClientSecret.js";
@@ -31,6 +33,8 @@ export interface Runtime {
   readonly history: History;
   /** Every certificate certsched knows (issue 12), beside the ledger; says what to verify. */
   readonly inventory: Inventory;
+  /** Every request sent to the service, counted into the history (the request budget). */
+  readonly requests: RequestLog;
   readonly now: () => Date;
   /**
    * The telemetry, built on first call: OpenTelemetry to Application Insights when
@@ -60,6 +64,11 @@ export interface RuntimeOverrides {
   readonly onCall?: ConstructorParameters<typeof HttpClient>[0]["onCall"];
   /** Replaces the telemetry chosen from the settings (tests: in-memory OpenTelemetry). */
   readonly telemetry?: Telemetry;
+  /**
+   * The trigger of service requests sent outside a sweep or a renewal by name, for the request
+   * count: "http" (the function app's default), "cli" for the CLI.
+   */
+  readonly requestTrigger?: Trigger;
 }
 
 function registered(store: SecretStore): SecretStore {
@@ -155,7 +164,6 @@ export function createRuntime(settings: Settings, overrides: RuntimeOverrides = 
           http,
         });
   const tokens = new TokenCache(source, { now: () => now().getTime() });
-  const client = new ServiceClient({ settings, http, tokens, apiKey: () => secrets.apiKey() });
   // The ledger and the history live side by side in the app's storage, reached the same way.
   const storage =
     settings.ledgerTableUri || settings.storageConnectionString
@@ -168,6 +176,18 @@ export function createRuntime(settings: Settings, overrides: RuntimeOverrides = 
   const ledger = overrides.ledger ?? (storage ? tableLedger(storage) : noLedger);
   const history = overrides.history ?? (storage ? tableHistory(storage) : noHistory);
   const inventory = overrides.inventory ?? (storage ? tableInventory(storage) : noInventory);
+  const requests = requestLog({
+    history,
+    now,
+    defaultTrigger: overrides.requestTrigger ?? "http",
+  });
+  const client = new ServiceClient({
+    settings,
+    http,
+    tokens,
+    apiKey: () => secrets.apiKey(),
+    requests,
+  });
   const notifier = settings.webhookUrl
     ? createNotifier({
         url: settings.webhookUrl,
@@ -185,10 +205,13 @@ export function createRuntime(settings: Settings, overrides: RuntimeOverrides = 
     ledger,
     history,
     inventory,
+    requests,
     now,
     telemetry,
     notifier,
     close: async () => {
+      // Requests counted in the last moments are written before the process may end.
+      await requests.settled();
       await Promise.all([http.close(), notifier.close()]);
     },
   };

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { parseDuration } from "./duration.js";
 import { ConfigError, type Problem } from "./errors.js";
 import { storageConnection } from "./ledger/storageConnection.js";
+import { parseServiceQuota, type ServiceQuota } from "./quota/serviceQuota.js";
 import { MIN_SECRET_LENGTH, significantLength } from "./secretForms.js";
 
 /**
@@ -49,6 +50,18 @@ export interface Settings {
   dryRun: boolean;
   /** Timeout of each outbound HTTP call, in ms (default 30 s). */
   httpTimeoutMs: number;
+  /**
+   * Timeout of each attempt of a v3 create or v3 renew, in ms (default 120 s, at most
+   * SCHEDULE_TIMEOUT_MAX_MS). The vendor's 8.0 client waits up to 10 min for them; certsched stays
+   * under the 230 s front end of the HTTP functions that call them. No answer in time is
+   * "unknown", confirmed with Get Certificate (shared/service/scheduleConfirmed.ts).
+   */
+  scheduleTimeoutMs: number;
+  /**
+   * The service's request budget (CERTSCHED_SERVICE_QUOTA, e.g. "100/7d"): at most `requests`
+   * requests in any rolling `windowMs`; unset: no budget is enforced (requests are still counted).
+   */
+  serviceQuota: ServiceQuota | undefined;
   /**
    * How long a sweep may start renewals, in ms from its start (default 9 min: under host.json's
    * 10-min functionTimeout, leaving room for the renewals in flight to end on their own timeout).
@@ -176,6 +189,13 @@ const flag = z
 const text = z.string().trim().min(1);
 
 /**
+ * Longest CERTSCHED_SCHEDULE_TIMEOUT, in ms: the HTTP functions that create and renew answer
+ * behind a front end that drops a request after 230 s; 200 s leaves room for the Get Certificate
+ * that confirms a call which timed out, and for the rest of the invocation.
+ */
+export const SCHEDULE_TIMEOUT_MAX_MS = 200_000;
+
+/**
  * A value that becomes one URL path segment. Encoding cannot protect "." and "..": URL parsers
  * (undici's included) resolve them, and their %2E forms, as dot segments, changing the path.
  */
@@ -230,6 +250,18 @@ const schema = z.object({
   CERTSCHED_RENEWAL_GRACE: duration("2h", 0, 7 * 86_400_000),
   CERTSCHED_DRY_RUN: flag,
   CERTSCHED_HTTP_TIMEOUT: duration("30s", 100, 600_000),
+  CERTSCHED_SCHEDULE_TIMEOUT: duration("120s", 100, SCHEDULE_TIMEOUT_MAX_MS),
+  CERTSCHED_SERVICE_QUOTA: z
+    .string()
+    .transform((text, ctx) => {
+      const parsed = parseServiceQuota(text);
+      if (typeof parsed === "string") {
+        ctx.addIssue({ code: "custom", message: parsed });
+        return z.NEVER;
+      }
+      return parsed;
+    })
+    .optional(),
   // 1 s .. 24 h; plans with a longer functionTimeout than Consumption's 10 min may raise it.
   CERTSCHED_SWEEP_DEADLINE: duration("9m", 1_000, 86_400_000),
   AzureWebJobsStorage: storageConnectionString.optional(),
@@ -324,6 +356,7 @@ export function loadSettings(env: Env = process.env): Settings {
   ];
   // Read from the raw values, so these are reported together with any other problem.
   problems.push(...credentialProblems(raw));
+  if (result.success) problems.push(...quotaWindowProblems(result.data));
   if (!result.success || problems.length > 0) throw new ConfigError(problems);
   const s = result.data;
   return {
@@ -348,6 +381,8 @@ export function loadSettings(env: Env = process.env): Settings {
     renewalGraceMs: s.CERTSCHED_RENEWAL_GRACE,
     dryRun: s.CERTSCHED_DRY_RUN,
     httpTimeoutMs: s.CERTSCHED_HTTP_TIMEOUT,
+    scheduleTimeoutMs: s.CERTSCHED_SCHEDULE_TIMEOUT,
+    serviceQuota: s.CERTSCHED_SERVICE_QUOTA,
     sweepDeadlineMs: s.CERTSCHED_SWEEP_DEADLINE,
     storageConnectionString: s.AzureWebJobsStorage,
     ledgerTableUri: s.CERTSCHED_LEDGER_TABLE_URI,
@@ -357,6 +392,24 @@ export function loadSettings(env: Env = process.env): Settings {
     notifySuccess: s.CERTSCHED_NOTIFY_SUCCESS,
     appInsightsConnectionString: s.APPLICATIONINSIGHTS_CONNECTION_STRING,
   };
+}
+
+/**
+ * Requests older than the history's retention are removed with it: a quota window longer than
+ * that would count too few, and let certsched send more than the budget allows.
+ */
+function quotaWindowProblems(s: {
+  CERTSCHED_SERVICE_QUOTA?: ServiceQuota | undefined;
+  CERTSCHED_HISTORY_RETENTION: number;
+}): Problem[] {
+  const quota = s.CERTSCHED_SERVICE_QUOTA;
+  if (quota === undefined || quota.windowMs <= s.CERTSCHED_HISTORY_RETENTION) return [];
+  return [
+    {
+      name: "CERTSCHED_SERVICE_QUOTA",
+      message: `its window (${quota.text}) must not be longer than CERTSCHED_HISTORY_RETENTION: requests older than the retention are no longer counted`,
+    },
+  ];
 }
 
 function required(name: string): Problem {

@@ -87,11 +87,12 @@ export function memoryHistory(): History {
       invalid: [],
     }),
     removeBefore: async (cutoff) => {
-      const before = events.length + runs.length;
+      const before = events.length + runs.length + requests.length;
       events = events.filter((e) => e.at.getTime() >= cutoff.getTime());
       runs = runs.filter((r) => r.startedAt.getTime() >= cutoff.getTime());
       requests = requests.filter((r) => r.at.getTime() >= cutoff.getTime());
-      return before - events.length - runs.length;
+      // Every row counts, as in the table (request rows are rows of the history too).
+      return before - events.length - runs.length - requests.length;
     },
     recordRequests: async (more) => {
       requests.push(...more);

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { parseOrThrow } from "../schemas/problems.js";
+import type { ServiceRequest } from "./history.js";
 import {
   type CertificateEvent,
   EVENT_KINDS,
@@ -17,6 +18,8 @@ import {
  */
 
 export const RUN_PARTITION = "run";
+/** Requests sent to the service (the request budget) share this partition. */
+export const REQUEST_PARTITION = "request";
 /** Events' partitions start with this; it sorts after "run" never matters (queries name it). */
 export const EVENT_PARTITION_PREFIX = "cert|";
 /** Longest text kept in one property (a property holds at most 64 KiB). */
@@ -70,6 +73,16 @@ export interface RunRow {
   problems: string;
 }
 
+/** One request sent to the service, as stored (the request budget, issue 16). */
+export interface RequestRow {
+  partitionKey: string;
+  rowKey: string;
+  kind: "request";
+  at: string;
+  operation: string;
+  trigger: Trigger;
+}
+
 const cut = (text: string) => (text.length > MAX_TEXT ? `${text.slice(0, MAX_TEXT - 1)}…` : text);
 
 /** `unique` keeps two events of one certificate in one millisecond apart. */
@@ -107,6 +120,18 @@ export function toRunRow(r: RunRecord): RunRow {
     ledger: r.ledger,
     counts: JSON.stringify(r.counts),
     problems: JSON.stringify(r.problems.slice(0, MAX_PROBLEMS).map(cut)),
+  };
+}
+
+/** `unique` keeps two requests of one millisecond apart. */
+export function toRequestRow(r: ServiceRequest, unique: string): RequestRow {
+  return {
+    partitionKey: REQUEST_PARTITION,
+    rowKey: `${invertedTime(r.at)}-${unique}`,
+    kind: "request",
+    at: r.at.toISOString(),
+    operation: r.operation,
+    trigger: r.trigger,
   };
 }
 
@@ -156,6 +181,23 @@ const runSchema = z.object({
   counts: jsonText(z.record(z.string(), z.number())),
   problems: jsonText(z.array(z.string())),
 });
+
+const requestSchema = z.object({
+  kind: z.literal("request", { error: 'must be "request"' }),
+  at: instant,
+  operation: z.string().min(1, { message: "must not be empty" }),
+  trigger,
+});
+
+/** A stored request row; throws a ValidationError naming each field that is not right. */
+export function fromRequestRow(row: Record<string, unknown>, table: string): ServiceRequest {
+  const { kind: _kind, ...request } = parseOrThrow(
+    requestSchema,
+    row,
+    `history request row ${String(row.rowKey)} in table ${table}`,
+  );
+  return request;
+}
 
 /** A stored event row; throws a ValidationError naming each field that is not right. */
 export function fromEventRow(row: Record<string, unknown>, table: string): CertificateEvent {

@@ -11,6 +11,18 @@ export interface OutboundRequest {
   readonly headers: Readonly<Record<string, string>>;
   readonly body: string;
   readonly policy: RetryPolicy;
+  /**
+   * Per attempt, in ms, for this request only (v3 create and renew: CERTSCHED_SCHEDULE_TIMEOUT);
+   * default the client's timeoutMs.
+   */
+  readonly timeoutMs?: number;
+  /** Longest the whole call may take, in ms, retries included; default callDeadlineMs. */
+  readonly deadlineMs?: number;
+  /**
+   * Called once per attempt that may have reached the upstream (the request budget counts them):
+   * every attempt but one whose connection could not be made (NOT_SENT_CODES).
+   */
+  readonly onSent?: () => void;
 }
 
 /** What came back, after any retries. Non-2xx statuses are returned, not thrown. */
@@ -98,10 +110,11 @@ export class HttpClient {
     try {
       const lib = await loadUndici();
       const agent = this.#agentFor(lib);
-      const { timeoutMs } = this.#options;
-      const deadline = started + callDeadlineMs(req.policy, timeoutMs);
+      const timeoutMs = req.timeoutMs ?? this.#options.timeoutMs;
+      const deadline = started + (req.deadlineMs ?? callDeadlineMs(req.policy, timeoutMs));
       for (let retry = 1; ; retry++) {
         const outcome = await attempt(lib, agent, req, timeoutMs);
+        if (outcome.response || !NOT_SENT_CODES.has(codeOf(outcome.error))) req.onSent?.();
         status = outcome.response?.status;
         const delay = this.#retryDelay(req.policy, retry, outcome);
         const last = delay === undefined || performance.now() + delay + timeoutMs > deadline;
@@ -112,7 +125,7 @@ export class HttpClient {
         await new Promise((resolve) => setTimeout(resolve, delay));
       }
     } catch (error) {
-      throw networkError(req.upstream, error, this.#options.timeoutMs);
+      throw networkError(req.upstream, error, req.timeoutMs ?? this.#options.timeoutMs);
     } finally {
       this.#options.onCall?.(req.upstream, performance.now() - started, status);
     }
@@ -186,6 +199,10 @@ async function attempt(
       headers: req.headers,
       body: req.method === "GET" ? null : req.body,
       signal: controller.signal,
+      // The agent's own timeouts are the client's; a request with a longer one of its own
+      // (create, renew) must not be cut by them first.
+      headersTimeout: timeoutMs,
+      bodyTimeout: timeoutMs,
       // No redirect interceptor: a 3xx is returned as it is, never followed, since
       // following it could hand our tokens to another host.
       dispatcher: agent,
@@ -224,6 +241,23 @@ async function readCapped(body: AsyncIterable<Buffer | string>): Promise<string>
     chunks.push(buf);
   }
   return Buffer.concat(chunks).toString("utf8");
+}
+
+/**
+ * Failures that happen before a request is written: no connection was made, so the upstream
+ * never saw it (not counted against its request budget).
+ */
+const NOT_SENT_CODES: ReadonlySet<string> = new Set([
+  "ECONNREFUSED",
+  "ENOTFOUND",
+  "EAI_AGAIN",
+  "ENETUNREACH",
+  "EHOSTUNREACH",
+  "UND_ERR_CONNECT_TIMEOUT",
+]);
+
+function codeOf(error: unknown): string {
+  return (error as { code?: string } | null)?.code ?? "UNKNOWN";
 }
 
 const TIMEOUT_CODES = new Set([

@@ -6,11 +6,17 @@ import {
   REPEATABLE,
   type RetryPolicy,
 } from "../http/retryPolicy.js";
+import type { RequestLog, RequestOperation } from "../quota/requestLog.js";
 import { redact, redactValue } from "../redact.js";
 import type { CreateCertificateInput, CreateCertificateRequest } from "../schemas/createRequest.js";
 import { KEY_VAULT } from "../schemas/fields.js";
 import type { CertificateRecord, CertificateRef } from "../schemas/records.js";
-import { requireSubscription, requireSubscriptionId, type Settings } from "../settings.js";
+import {
+  requireSubscription,
+  requireSubscriptionId,
+  SCHEDULE_TIMEOUT_MAX_MS,
+  type Settings,
+} from "../settings.js";
 import type { TokenCache } from "../tokens/tokenCache.js";
 import { certificateFound } from "./getCertificate.js";
 import {
@@ -43,12 +49,36 @@ export interface ServiceClientDeps {
     | "managementResource"
     | "vaultResource"
   > &
-    Partial<Pick<Settings, "publicAuth">>;
+    Partial<Pick<Settings, "publicAuth" | "scheduleTimeoutMs">>;
   readonly http: HttpClient;
   readonly tokens: TokenCache;
   /** The service API key, from a direct setting or Key Vault. */
   readonly apiKey: () => Promise<string>;
+  /** Where each request sent to the service is counted (the request budget); default none. */
+  readonly requests?: RequestLog;
 }
+
+/** The request budget's name of each operation (ServiceRequest.operation). */
+const COUNTED_AS: Readonly<Record<UpstreamName, RequestOperation | undefined>> = {
+  list: "list",
+  publicRenew: "renew",
+  test: "test",
+  create: "create",
+  renew: "renew-v3",
+  get: "get",
+  token: undefined,
+  keyVault: undefined,
+  ledger: undefined,
+  webhook: undefined,
+};
+
+/**
+ * The schedule operations (v3 create and renew) get their own timeout per attempt
+ * (CERTSCHED_SCHEDULE_TIMEOUT) and, retries included, at most SCHEDULE_TIMEOUT_MAX_MS in all: a
+ * retry after a 429 starts only if a whole attempt still fits, so the HTTP functions that call
+ * them stay under their 230 s front end.
+ */
+const SCHEDULE_DEADLINE_MS = SCHEDULE_TIMEOUT_MAX_MS;
 
 /** Options of ServiceClient.renew. */
 export interface RenewOptions {
@@ -244,7 +274,18 @@ export class ServiceClient {
   }
 
   #send(upstream: UpstreamName, req: BuiltRequest, policy: RetryPolicy) {
-    return this.#deps.http.send({ upstream, ...req, policy });
+    const { requests, settings } = this.#deps;
+    const operation = COUNTED_AS[upstream];
+    const schedule = upstream === "create" || upstream === "renew";
+    return this.#deps.http.send({
+      upstream,
+      ...req,
+      policy,
+      ...(schedule && settings.scheduleTimeoutMs !== undefined
+        ? { timeoutMs: settings.scheduleTimeoutMs, deadlineMs: SCHEDULE_DEADLINE_MS }
+        : {}),
+      ...(requests && operation ? { onSent: () => requests.count(operation) } : {}),
+    });
   }
 }
 

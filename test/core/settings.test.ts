@@ -64,6 +64,7 @@ describe("loadSettings: defaults", () => {
       renewalGraceMs: 2 * 3_600_000,
       dryRun: false,
       httpTimeoutMs: 30_000,
+      scheduleTimeoutMs: 120_000,
       sweepDeadlineMs: 9 * 60_000,
       storageConnectionString: undefined,
       historyRetentionMs: 400 * 86_400_000,
