@@ -5,7 +5,11 @@ import {
   type InvocationContext,
 } from "@azure/functions";
 
-/** POST /api/renewals[?dryRun=true]: the renewal sweep, now; answers with its summary. */
+/**
+ * POST /api/renewals[?dryRun=true][&wait=N]: queues a renewal sweep and answers 202 with the run
+ * and its Location (GET /api/renewals/{runId}); the queue trigger runQueuedRenewals sweeps, off
+ * the request, so the platform's 230 s cut of HTTP requests never cuts a sweep (docs/runs.md).
+ */
 export async function runRenewals(
   request: HttpRequest,
   context: InvocationContext,

@@ -74,6 +74,12 @@ export interface Settings {
    * over the connection string (identity-based AzureWebJobsStorage has no connection string).
    */
   ledgerTableUri: string | undefined;
+  /**
+   * Queue endpoint of the app's storage account (CERTSCHED_QUEUE_URI), reached with the app's
+   * identity; where POST /api/renewals queues its runs (docs/runs.md). Preferred over the
+   * connection string's QueueEndpoint, as CERTSCHED_LEDGER_TABLE_URI is for tables.
+   */
+  queueUri: string | undefined;
   /** How long the run history keeps a row, in ms (default 400 days, 1 day..10 years). */
   historyRetentionMs: number;
   /** Where sweep notifications are posted; unset means no notifications. */
@@ -266,6 +272,7 @@ const schema = z.object({
   CERTSCHED_SWEEP_DEADLINE: duration("9m", 1_000, 86_400_000),
   AzureWebJobsStorage: storageConnectionString.optional(),
   CERTSCHED_LEDGER_TABLE_URI: upstreamUrl().optional(),
+  CERTSCHED_QUEUE_URI: upstreamUrl().optional(),
   // 1 day .. 10 years; a year and a month by default, so last year's renewal is still there.
   CERTSCHED_HISTORY_RETENTION: duration("400d", 86_400_000, 3_650 * 86_400_000),
   // Webhook URLs carry their signature in the query (Teams workflows, Slack): keep it.
@@ -386,6 +393,7 @@ export function loadSettings(env: Env = process.env): Settings {
     sweepDeadlineMs: s.CERTSCHED_SWEEP_DEADLINE,
     storageConnectionString: s.AzureWebJobsStorage,
     ledgerTableUri: s.CERTSCHED_LEDGER_TABLE_URI,
+    queueUri: s.CERTSCHED_QUEUE_URI,
     historyRetentionMs: s.CERTSCHED_HISTORY_RETENTION,
     webhookUrl: s.CERTSCHED_WEBHOOK_URL,
     webhookFormat: s.CERTSCHED_WEBHOOK_FORMAT,

@@ -3,32 +3,81 @@ import { z } from "zod";
 import { contextLogger } from "../../shared/api/contextLogger.js";
 import { handle } from "../../shared/api/handle.js";
 import { parseQuery } from "../../shared/api/parseQuery.js";
-import { json } from "../../shared/api/problem.js";
-import { sweepWith } from "../../shared/api/sweepWith.js";
+import { json, problem } from "../../shared/api/problem.js";
 import { authorize } from "../../shared/auth/authorize.js";
 import { OPERATOR } from "../../shared/auth/roles.js";
+import { IDEMPOTENCY_HEADER, idempotencyKeyOf } from "../../shared/runs/idempotencyKey.js";
+import { isFinished } from "../../shared/runs/run.js";
+import { runsOf } from "../../shared/runs/runs.js";
+import { runLocation, runView } from "../../shared/runs/runView.js";
+import { startRun } from "../../shared/runs/startRun.js";
+import { MAX_WAIT_SECONDS, waitForRun } from "../../shared/runs/waitForRun.js";
 import { getRuntime } from "../../shared/runtime.js";
+import { requesterOf } from "../../shared/service/renewByName.js";
 
 const query = z.object({
   dryRun: z
     .enum(["true", "false"], { error: 'must be "true" or "false"' })
     .optional()
     .transform((v) => (v === undefined ? undefined : v === "true")),
+  wait: z
+    .string()
+    .regex(/^\d{1,3}$/, {
+      message: `must be a whole number of seconds from 0 to ${MAX_WAIT_SECONDS}`,
+    })
+    .transform(Number)
+    .refine((n) => n <= MAX_WAIT_SECONDS, {
+      message: `must be a whole number of seconds from 0 to ${MAX_WAIT_SECONDS} (the platform cuts a request at 230 s)`,
+    })
+    .optional(),
 });
 
-/** POST /api/renewals[?dryRun=true]: the renewal sweep, now; answers with its summary. */
+/**
+ * POST /api/renewals[?dryRun=true][&wait=N]: queues a renewal sweep (docs/runs.md) and answers
+ * 202 with the run and `Location: /api/renewals/{runId}`; the queue trigger (runQueuedRenewals)
+ * sweeps. With `wait`, answers 200 with the finished run when it ends within N seconds. An
+ * Idempotency-Key repeats the run its first request started (24 h).
+ */
 export async function runRenewals(
   request: HttpRequest,
   context: InvocationContext,
 ): Promise<HttpResponseInit> {
   return handle(context, async () => {
-    authorize(request, OPERATOR);
-    const { dryRun } = parseQuery(request, query);
-    const summary = await sweepWith(getRuntime(), contextLogger(context), {
-      dryRun,
-      traceContext: context.traceContext,
-      trigger: "http",
+    const caller = authorize(request, OPERATOR);
+    const { dryRun, wait } = parseQuery(request, query);
+    const keyHash = idempotencyKeyOf(request);
+    const runtime = getRuntime();
+    const { store, queue } = runsOf(runtime);
+    const result = await startRun(store, queue, contextLogger(context), {
+      dryRun: dryRun ?? runtime.settings.dryRun,
+      requestedBy: requesterOf(caller).by,
+      keyHash,
+      now: runtime.now(),
     });
-    return json(200, summary);
+    if (result.kind === "key-reused") {
+      return problem(
+        422,
+        "IDEMPOTENCY_KEY_REUSED",
+        "Idempotency-Key already used",
+        `this ${IDEMPOTENCY_HEADER} started run ${result.runId} for another request (dryRun differs); use a new key`,
+        {
+          errors: [
+            { name: IDEMPOTENCY_HEADER, message: "was used for a different request within 24 h" },
+          ],
+        },
+      );
+    }
+    if (result.kind === "key-in-flight") {
+      return problem(
+        409,
+        "IDEMPOTENCY_KEY_IN_FLIGHT",
+        "Request with this Idempotency-Key in progress",
+        `the first request with this ${IDEMPOTENCY_HEADER} (run ${result.runId}) is still being accepted; retry in a moment`,
+        { headers: { "retry-after": "1" } },
+      );
+    }
+    const run = wait ? await waitForRun(store, result.run, wait) : result.run;
+    const response = json(isFinished(run.state) ? 200 : 202, runView(run));
+    return { ...response, headers: { ...response.headers, location: runLocation(run.runId) } };
   });
 }

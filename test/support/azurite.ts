@@ -6,12 +6,24 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 
-/** A running Azurite table service owned by the caller. */
+/** A running Azurite table service, and its queue service beside it, owned by the caller. */
 export interface AzuriteHandle {
-  /** Connection string for the well-known development account. */
+  /**
+   * Connection string for the well-known development account: TableEndpoint and QueueEndpoint
+   * lead to the two services (BlobEndpoint to the table port: no blob service runs).
+   */
   connectionString: string;
+  /** The table service's port. */
   port: number;
-  /** Kills the process and resolves once it has exited; safe to call twice. */
+  /** The queue service's port. */
+  queuePort: number;
+  /** Kills both processes and resolves once they have exited; safe to call twice. */
+  stop(): Promise<void>;
+}
+
+/** One Azurite service process. */
+interface Service {
+  readonly port: number;
   stop(): Promise<void>;
 }
 
@@ -28,16 +40,42 @@ const DEV_KEY =
   "Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw==";
 
 /**
- * Starts `azurite-table` in memory on 127.0.0.1 and a free port, and waits until it accepts
- * connections. Rejects with Azurite's stderr if it exits before that.
+ * Starts `azurite-table` and `azurite-queue` in memory on 127.0.0.1 and free ports, and waits
+ * until both accept connections. Rejects with Azurite's stderr if one exits before that.
  */
 export async function startAzurite(): Promise<AzuriteHandle> {
-  const bin = await azuriteTableBin();
+  const table = await startService("azurite-table", "table");
+  let queue: Service;
+  try {
+    queue = await startService("azurite-queue", "queue");
+  } catch (error) {
+    await table.stop();
+    throw error;
+  }
+  let stopping: Promise<void> | undefined;
+  const base = (port: number) => `http://127.0.0.1:${port}/${DEV_ACCOUNT}`;
+  return {
+    port: table.port,
+    queuePort: queue.port,
+    // Azurite's documented form: with DefaultEndpointsProtocol=http, every service needs a
+    // loopback endpoint, or its derived one (http://<account>.blob.core.windows.net) is refused.
+    // No blob service runs; nothing here reaches the blob endpoint.
+    connectionString: `DefaultEndpointsProtocol=http;AccountName=${DEV_ACCOUNT};AccountKey=${DEV_KEY};BlobEndpoint=${base(table.port)};QueueEndpoint=${base(queue.port)};TableEndpoint=${base(table.port)};`,
+    stop: () => {
+      stopping ??= Promise.all([table.stop(), queue.stop()]).then(() => undefined);
+      return stopping;
+    },
+  };
+}
+
+/** One service on a free port, tried on another when the port is taken meanwhile. */
+async function startService(name: string, service: "table" | "queue"): Promise<Service> {
+  const bin = await azuriteBin(name);
   let lastError: unknown;
   for (let attempt = 1; attempt <= PORT_ATTEMPTS; attempt++) {
     const port = await freePort();
     try {
-      return await startOn(bin, port);
+      return await startOn(bin, service, port);
     } catch (error) {
       lastError = error;
       if (!(error instanceof Error && error.message.includes("EADDRINUSE"))) throw error;
@@ -46,7 +84,7 @@ export async function startAzurite(): Promise<AzuriteHandle> {
   throw lastError;
 }
 
-async function startOn(bin: string, port: number): Promise<AzuriteHandle> {
+async function startOn(bin: string, service: "table" | "queue", port: number): Promise<Service> {
   // Azurite refuses --location with --inMemoryPersistence; run it in a scratch directory so any
   // file it still writes stays out of the working tree.
   const scratch = await mkdtemp(join(tmpdir(), "certsched-azurite-"));
@@ -58,9 +96,9 @@ async function startOn(bin: string, port: number): Promise<AzuriteHandle> {
       "--silent",
       "--skipApiVersionCheck",
       "--disableTelemetry",
-      "--tableHost",
+      `--${service}Host`,
       "127.0.0.1",
-      "--tablePort",
+      `--${service}Port`,
       String(port),
     ],
     { cwd: scratch, stdio: ["ignore", "ignore", "pipe"] },
@@ -92,25 +130,18 @@ async function startOn(bin: string, port: number): Promise<AzuriteHandle> {
     await stop();
     throw error;
   }
-  return {
-    port,
-    // Azurite's documented form: with DefaultEndpointsProtocol=http, every service needs a
-    // loopback endpoint, or its derived one (http://<account>.blob.core.windows.net) is refused.
-    // Only the table service runs; nothing here reaches the blob or queue ports.
-    connectionString: `DefaultEndpointsProtocol=http;AccountName=${DEV_ACCOUNT};AccountKey=${DEV_KEY};BlobEndpoint=http://127.0.0.1:${port}/${DEV_ACCOUNT};QueueEndpoint=http://127.0.0.1:${port}/${DEV_ACCOUNT};TableEndpoint=http://127.0.0.1:${port}/${DEV_ACCOUNT};`,
-    stop,
-  };
+  return { port, stop };
 }
 
-/** The JS file behind azurite's `azurite-table` bin, run with our own node (no shell). */
-async function azuriteTableBin(): Promise<string> {
+/** The JS file behind one of azurite's bins, run with our own node (no shell). */
+async function azuriteBin(name: string): Promise<string> {
   const require = createRequire(import.meta.url);
   const manifestPath = require.resolve("azurite/package.json");
   const manifest = JSON.parse(await readFile(manifestPath, "utf8")) as {
     bin?: Record<string, string>;
   };
-  const relative = manifest.bin?.["azurite-table"];
-  if (!relative) throw new Error(`azurite at ${manifestPath} declares no azurite-table bin`);
+  const relative = manifest.bin?.[name];
+  if (!relative) throw new Error(`azurite at ${manifestPath} declares no ${name} bin`);
   return join(dirname(manifestPath), relative);
 }
 

@@ -1,0 +1,22 @@
+import type { InvocationContext } from "@azure/functions";
+import { contextLogger } from "../../shared/api/contextLogger.js";
+import { poisonRun } from "../../shared/runs/poisonRun.js";
+import { runsOf } from "../../shared/runs/runs.js";
+import { getRuntime } from "../../shared/runtime.js";
+
+/**
+ * A run message the host gave up on (certsched-runs-poison): logs the alert's line and marks the
+ * run failed (see poisonRun). The runtime is built after the line is logged: a broken
+ * configuration is a likely reason for the poisoning itself, and must not silence the alert.
+ */
+export async function poisonedRenewals(
+  message: unknown,
+  context: InvocationContext,
+): Promise<void> {
+  await poisonRun(
+    () => runsOf(getRuntime()).store,
+    contextLogger(context),
+    message,
+    () => getRuntime().now(),
+  );
+}

@@ -1,0 +1,28 @@
+import type { InvocationContext } from "@azure/functions";
+import { contextLogger } from "../../shared/api/contextLogger.js";
+import { processRun } from "../../shared/runs/processRun.js";
+import { runsOf } from "../../shared/runs/runs.js";
+import { getRuntime } from "../../shared/runtime.js";
+
+/** The host's dequeueCount (1 on the first delivery); 1 when the metadata lacks it. */
+export function dequeueCountOf(context: InvocationContext): number {
+  const value = context.triggerMetadata?.dequeueCount;
+  const count = typeof value === "string" ? Number(value) : value;
+  return typeof count === "number" && Number.isInteger(count) && count >= 1 ? count : 1;
+}
+
+/**
+ * The queue trigger on certsched-runs: sweeps the run its message names and records it (see
+ * processRun). Throws when the run could not be swept or recorded, so the host delivers the
+ * message again, up to host.json's maxDequeueCount, then poisons it.
+ */
+export async function runQueuedRenewals(
+  message: unknown,
+  context: InvocationContext,
+): Promise<void> {
+  const runtime = getRuntime();
+  await processRun(runtime, runsOf(runtime).store, contextLogger(context), message, {
+    dequeueCount: dequeueCountOf(context),
+    traceContext: context.traceContext,
+  });
+}

@@ -1,0 +1,59 @@
+import type { SweepSummary } from "../sweep/summary.js";
+
+/**
+ * A run of the renewal sweep that POST /api/renewals queued (issue 13, docs/runs.md): what the
+ * caller polls at GET /api/renewals/{runId}. The run store keeps one per runId; the queue carries
+ * only the runId and the dry-run flag.
+ */
+
+/** Where a run is: waiting on the queue, being swept, or finished either way. */
+export type RunState = "queued" | "running" | "succeeded" | "failed";
+export const RUN_STATES: readonly RunState[] = ["queued", "running", "succeeded", "failed"];
+
+/** Finished states never change again: a late or repeated message leaves them as they are. */
+export function isFinished(state: RunState): state is "succeeded" | "failed" {
+  return state === "succeeded" || state === "failed";
+}
+
+/** The queue the HTTP function sends to and the queue trigger listens on (host.json, Bicep). */
+export const RUN_QUEUE = "certsched-runs";
+/** Where the host moves a message that failed maxDequeueCount times (its own naming rule). */
+export const POISON_QUEUE = `${RUN_QUEUE}-poison`;
+
+export interface Run {
+  /** A UUID; also the sweep's runId in the history. */
+  readonly runId: string;
+  readonly state: RunState;
+  readonly dryRun: boolean;
+  /** When POST /api/renewals accepted it. */
+  readonly requestedAt: Date;
+  /** Who asked: "function-key" or "entra:<name> (<object id>)", as the history's `by`. */
+  readonly requestedBy: string;
+  /** When the latest attempt started (the queue trigger picked the message up). */
+  readonly startedAt?: Date | undefined;
+  readonly finishedAt?: Date | undefined;
+  /** Deliveries of its message so far (the host's dequeueCount); 0 while queued. */
+  readonly attempts: number;
+  /**
+   * Why it failed without a sweep summary (the message was poisoned, could not be queued), or
+   * the error of the latest failed attempt; redacted, one line.
+   */
+  readonly problem?: string | undefined;
+  /** The sweep's summary, once finished (a poisoned run has none). */
+  readonly summary?: SweepSummary | undefined;
+  /** Results left out of `summary` because the run store could not hold them all. */
+  readonly resultsOmitted?: number | undefined;
+}
+
+/**
+ * host.json extensions.queues.maxDequeueCount: deliveries before the host moves a message to the
+ * poison queue. The in-process queue (no storage configured) follows it too; a test holds the
+ * two equal.
+ */
+export const MAX_DEQUEUE_COUNT = 5;
+
+/** What travels on the queue: nothing secret, nothing the run store does not hold too. */
+export interface RunMessage {
+  readonly runId: string;
+  readonly dryRun: boolean;
+}

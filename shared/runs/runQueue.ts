@@ -1,0 +1,112 @@
+import type { QueueClient } from "@azure/storage-queue";
+import { CertschedError, ensureError } from "../errors.js";
+import { failureOf } from "../history/tableClient.js";
+import type { Logger } from "../log.js";
+import { redact } from "../redact.js";
+import { RUN_QUEUE, type RunMessage } from "./run.js";
+import { runMessageText } from "./runMessage.js";
+
+/** Where a run's message goes: the Storage Queue the trigger listens on, or this process. */
+export interface RunQueue {
+  readonly kind: "storage" | "inline";
+  /** Queues the run; throws RUNS_UNAVAILABLE when the message could not be sent. */
+  send(message: RunMessage, log: Logger): Promise<void>;
+}
+
+export interface StorageRunQueueOptions {
+  /** AzureWebJobsStorage connection string (local development, Azurite): its QueueEndpoint. */
+  readonly connectionString?: string | undefined;
+  /** Queue endpoint (CERTSCHED_QUEUE_URI), reached with DefaultAzureCredential; wins. */
+  readonly queueUri?: string | undefined;
+  /** Default certsched-runs; tests use their own. */
+  readonly queueName?: string;
+  /** Longest wait for one storage call, in ms (CERTSCHED_HTTP_TIMEOUT); unset: no limit. */
+  readonly timeoutMs?: number | undefined;
+}
+
+/** A QueueClient for `queueName`; @azure/storage-queue is imported here, on first use. */
+export async function queueClient(
+  where: Pick<StorageRunQueueOptions, "connectionString" | "queueUri">,
+  queueName: string,
+): Promise<QueueClient> {
+  const { QueueServiceClient } = await import("@azure/storage-queue");
+  const retryOptions = { maxTries: 3, retryDelayInMs: 200, maxRetryDelayInMs: 2_000 };
+  if (where.queueUri) {
+    const { DefaultAzureCredential } = await import("@azure/identity");
+    return new QueueServiceClient(where.queueUri, new DefaultAzureCredential(), {
+      retryOptions,
+    }).getQueueClient(queueName);
+  }
+  return QueueServiceClient.fromConnectionString(where.connectionString ?? "", {
+    retryOptions,
+  }).getQueueClient(queueName);
+}
+
+/**
+ * The Storage Queue. Messages are plain JSON text: host.json sets messageEncoding "none", so the
+ * trigger reads them as sent (the SDK does not base64-encode either). The queue is created on
+ * first send (Bicep creates it in Azure; Azurite starts empty).
+ */
+export function storageRunQueue(options: StorageRunQueueOptions): RunQueue {
+  const queueName = options.queueName ?? RUN_QUEUE;
+  let client: Promise<QueueClient> | undefined;
+  let created: Promise<void> | undefined;
+  const limit = () =>
+    options.timeoutMs === undefined ? {} : { abortSignal: AbortSignal.timeout(options.timeoutMs) };
+  const getClient = () => {
+    client ??= queueClient(options, queueName).catch((error: unknown) => {
+      client = undefined;
+      throw error;
+    });
+    return client;
+  };
+  return {
+    kind: "storage",
+    async send(message) {
+      try {
+        const queue = await getClient();
+        created ??= queue
+          .createIfNotExists(limit())
+          .then(() => undefined)
+          .catch((error: unknown) => {
+            created = undefined;
+            throw error;
+          });
+        await created;
+        await queue.sendMessage(runMessageText(message), limit());
+      } catch (error) {
+        throw new CertschedError(
+          "RUNS_UNAVAILABLE",
+          `run queue: cannot send to queue ${queueName} (${failureOf(error)})`,
+          { retriable: true, cause: error },
+        );
+      }
+    },
+  };
+}
+
+/**
+ * No storage configured (tests, the sandbox): the "queue" is this process. A message is handed
+ * to `deliver` on the next turn, like a host that picked it up at once; nothing survives a
+ * restart. `deliver` does the retries and the poison handling itself (shared/runs/runs.ts).
+ */
+export function inlineRunQueue(
+  deliver: (message: RunMessage, log: Logger) => Promise<void>,
+): RunQueue & { settled(): Promise<void> } {
+  const pending = new Set<Promise<void>>();
+  return {
+    kind: "inline",
+    async send(message, log) {
+      const delivery = new Promise<void>((resolve) => setImmediate(resolve))
+        .then(() => deliver(message, log))
+        .catch((error: unknown) => {
+          log.error(`certsched run ${message.runId}: ${redact(ensureError(error).message)}`);
+        })
+        .finally(() => pending.delete(delivery));
+      pending.add(delivery);
+    },
+    async settled() {
+      while (pending.size > 0) await Promise.all([...pending]);
+    },
+  };
+}

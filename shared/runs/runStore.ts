@@ -1,0 +1,63 @@
+import type { Run } from "./run.js";
+import { fromRunRow, toRunRow } from "./runRow.js";
+
+/** Who holds an idempotency key: the run it was first used for, and for which request. */
+export interface KeyEntry {
+  readonly runId: string;
+  readonly dryRun: boolean;
+  /** When the key was first used; it names its run for IDEMPOTENCY_WINDOW_MS from then. */
+  readonly at: Date;
+}
+
+/** Either this request now holds the key, or another one did within the window. */
+export type KeyClaim =
+  | { readonly claimed: true }
+  | { readonly claimed: false; readonly entry: KeyEntry };
+
+/**
+ * Where runs live (issue 13): one record per runId, and the idempotency keys. Every method throws
+ * RUNS_UNAVAILABLE (a CertschedError, retriable) when the storage fails.
+ */
+export interface RunStore {
+  readonly kind: "table" | "memory";
+  /** The run, or undefined when no run has that id. */
+  get(runId: string): Promise<Run | undefined>;
+  /** Writes the whole run (created or replaced). */
+  save(run: Run): Promise<void>;
+  /**
+   * Files `entry` under `keyHash` unless a live entry (younger than `windowMs` at `now`) is
+   * there already; an expired entry is replaced. Atomic: of two requests with one key, one wins.
+   */
+  claimKey(keyHash: string, entry: KeyEntry, now: Date, windowMs: number): Promise<KeyClaim>;
+  /** Drops the key's entry if it still names `runId` (its run could not be queued). */
+  releaseKey(keyHash: string, runId: string): Promise<void>;
+}
+
+/**
+ * In-process runs (no storage configured: tests, the sandbox). Runs go through the same row
+ * mappers as the table's, so what one stores and reads back the other does too.
+ */
+export function memoryRunStore(): RunStore {
+  const runs = new Map<string, ReturnType<typeof toRunRow>>();
+  const keys = new Map<string, KeyEntry>();
+  return {
+    kind: "memory",
+    get: async (runId) => {
+      const row = runs.get(runId);
+      return row ? fromRunRow({ ...row }, "(memory)") : undefined;
+    },
+    save: async (run) => {
+      runs.set(run.runId, toRunRow(run));
+    },
+    claimKey: async (keyHash, entry, now, windowMs) => {
+      const held = keys.get(keyHash);
+      if (held && now.getTime() - held.at.getTime() < windowMs)
+        return { claimed: false, entry: held };
+      keys.set(keyHash, entry);
+      return { claimed: true };
+    },
+    releaseKey: async (keyHash, runId) => {
+      if (keys.get(keyHash)?.runId === runId) keys.delete(keyHash);
+    },
+  };
+}

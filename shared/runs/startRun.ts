@@ -1,0 +1,83 @@
+import { randomUUID } from "node:crypto";
+import { ensureError } from "../errors.js";
+import type { Logger } from "../log.js";
+import { redact } from "../redact.js";
+import { IDEMPOTENCY_WINDOW_MS } from "./idempotencyKey.js";
+import type { Run } from "./run.js";
+import type { RunQueue } from "./runQueue.js";
+import type { RunStore } from "./runStore.js";
+
+export interface StartRunRequest {
+  readonly dryRun: boolean;
+  /** "function-key" or "entra:<name> (<object id>)". */
+  readonly requestedBy: string;
+  /** The Idempotency-Key's hash (idempotencyKeyOf), when the client sent one. */
+  readonly keyHash?: string | undefined;
+  readonly now: Date;
+}
+
+/** What POST /api/renewals answers with. */
+export type StartRunResult =
+  /** A new run, queued; or the run an earlier request with the same key started. */
+  | { readonly kind: "accepted"; readonly run: Run; readonly repeated: boolean }
+  /** The key names a run of another request (dry run vs not): 422, nothing queued. */
+  | { readonly kind: "key-reused"; readonly runId: string }
+  /** The key's first request is still being accepted (its run is not stored yet): 409. */
+  | { readonly kind: "key-in-flight"; readonly runId: string };
+
+/** Reads of a just-claimed key's run before answering 409 (the first request is mid-way). */
+const IN_FLIGHT_READS = 5;
+const IN_FLIGHT_PAUSE_MS = 100;
+
+/**
+ * Accepts a run: with an Idempotency-Key, first files the key (of two requests with one key,
+ * one wins and the other gets its run); then stores the run as queued and sends its message.
+ * The run is stored before the message goes out, so the trigger always finds it. When the
+ * message cannot be sent, the run is marked failed, the key released (a retry with it starts
+ * afresh) and RUNS_UNAVAILABLE thrown (503).
+ */
+export async function startRun(
+  store: RunStore,
+  queue: RunQueue,
+  log: Logger,
+  request: StartRunRequest,
+): Promise<StartRunResult> {
+  const runId = randomUUID();
+  if (request.keyHash) {
+    const claim = await store.claimKey(
+      request.keyHash,
+      { runId, dryRun: request.dryRun, at: request.now },
+      request.now,
+      IDEMPOTENCY_WINDOW_MS,
+    );
+    if (!claim.claimed) {
+      const { entry } = claim;
+      if (entry.dryRun !== request.dryRun) return { kind: "key-reused", runId: entry.runId };
+      for (let read = 0; read < IN_FLIGHT_READS; read++) {
+        const run = await store.get(entry.runId);
+        if (run) return { kind: "accepted", run, repeated: true };
+        await new Promise((resolve) => setTimeout(resolve, IN_FLIGHT_PAUSE_MS));
+      }
+      return { kind: "key-in-flight", runId: entry.runId };
+    }
+  }
+  const run: Run = {
+    runId,
+    state: "queued",
+    dryRun: request.dryRun,
+    requestedAt: request.now,
+    requestedBy: request.requestedBy,
+    attempts: 0,
+  };
+  await store.save(run);
+  try {
+    await queue.send({ runId, dryRun: request.dryRun }, log);
+  } catch (error) {
+    const problem = `the run could not be queued: ${redact(ensureError(error).message)}`;
+    await store.save({ ...run, state: "failed", finishedAt: request.now, problem }).catch(() => {});
+    if (request.keyHash) await store.releaseKey(request.keyHash, runId).catch(() => {});
+    throw error;
+  }
+  log.info(`certsched run ${runId} queued${request.dryRun ? " (dry run)" : ""}`);
+  return { kind: "accepted", run, repeated: false };
+}

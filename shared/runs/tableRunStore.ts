@@ -1,0 +1,157 @@
+import type { TableClient } from "@azure/data-tables";
+import { CertschedError } from "../errors.js";
+import { failureOf, statusOf, type TableLocation, tableClient } from "../history/tableClient.js";
+import { fromRunRow, RUN_PARTITION, toRunRow } from "./runRow.js";
+import type { KeyClaim, KeyEntry, RunStore } from "./runStore.js";
+
+/** Next to the ledger's and the history's tables, in the same account. */
+export const RUNS_TABLE = "certschedruns";
+/** Idempotency keys share the runs' table, in their own partition. */
+export const KEY_PARTITION = "key";
+
+export interface TableRunStoreOptions extends TableLocation {
+  readonly tableName?: string;
+  /** Longest wait for one storage call, in ms (CERTSCHED_HTTP_TIMEOUT); unset: no limit. */
+  readonly timeoutMs?: number | undefined;
+}
+
+interface KeyRow {
+  partitionKey: string;
+  rowKey: string;
+  runId: string;
+  dryRun: boolean;
+  at: string;
+}
+
+/** A key row as stored; a row that is not one reads as expired, so the key is filed anew. */
+function entryOf(row: Record<string, unknown>): KeyEntry | undefined {
+  const { runId, dryRun, at } = row;
+  if (typeof runId !== "string" || typeof dryRun !== "boolean" || typeof at !== "string") {
+    return undefined;
+  }
+  const when = new Date(at);
+  return Number.isNaN(when.getTime()) ? undefined : { runId, dryRun, at: when };
+}
+
+/** Runs in Azure Table storage; the table is created on first write. */
+export function tableRunStore(options: TableRunStoreOptions): RunStore {
+  const tableName = options.tableName ?? RUNS_TABLE;
+  let client: Promise<TableClient> | undefined;
+  let created: Promise<void> | undefined;
+  const limit = () =>
+    options.timeoutMs === undefined ? {} : { abortSignal: AbortSignal.timeout(options.timeoutMs) };
+  const unavailable = (action: string, error: unknown) =>
+    new CertschedError(
+      "RUNS_UNAVAILABLE",
+      `run store: cannot ${action} table ${tableName} (${failureOf(error)})`,
+      { retriable: true, cause: error },
+    );
+  const getClient = () => {
+    client ??= tableClient(options, tableName).catch((error: unknown) => {
+      client = undefined;
+      throw error;
+    });
+    return client;
+  };
+  const ensureTable = async () => {
+    created ??= (async () => {
+      try {
+        await (await getClient()).createTable(limit());
+      } catch (error) {
+        if (statusOf(error) !== 409) throw error;
+      }
+    })().catch((error: unknown) => {
+      created = undefined;
+      throw error;
+    });
+    await created;
+  };
+  const readKey = async (table: TableClient, keyHash: string) => {
+    const row = await table.getEntity<Record<string, unknown>>(KEY_PARTITION, keyHash, limit());
+    return { entry: entryOf(row), etag: row.etag };
+  };
+
+  return {
+    kind: "table",
+    async get(runId) {
+      let row: Record<string, unknown>;
+      try {
+        row = await (await getClient()).getEntity<Record<string, unknown>>(
+          RUN_PARTITION,
+          runId,
+          limit(),
+        );
+      } catch (error) {
+        // 404: no such run, or no table yet (nothing was ever queued).
+        if (statusOf(error) === 404) return undefined;
+        throw unavailable("read", error);
+      }
+      return fromRunRow(row, tableName);
+    },
+    async save(run) {
+      try {
+        await ensureTable();
+        // Replace, not merge: a shorter summary must not keep the old one's trailing chunks.
+        await (await getClient()).upsertEntity(toRunRow(run), "Replace", limit());
+      } catch (error) {
+        throw unavailable("write", error);
+      }
+    },
+    async claimKey(keyHash, entry, now, windowMs): Promise<KeyClaim> {
+      const row: KeyRow = {
+        partitionKey: KEY_PARTITION,
+        rowKey: keyHash,
+        runId: entry.runId,
+        dryRun: entry.dryRun,
+        at: entry.at.toISOString(),
+      };
+      try {
+        await ensureTable();
+        const table = await getClient();
+        // Two rounds at most: insert; else read, and replace an expired entry unless someone
+        // else replaced it first (the etag), in which case theirs is the live one.
+        for (let round = 0; round < 3; round++) {
+          try {
+            await table.createEntity(row, limit());
+            return { claimed: true };
+          } catch (error) {
+            if (statusOf(error) !== 409) throw error;
+          }
+          let held: Awaited<ReturnType<typeof readKey>>;
+          try {
+            held = await readKey(table, keyHash);
+          } catch (error) {
+            if (statusOf(error) === 404) continue; // removed meanwhile: insert again
+            throw error;
+          }
+          if (held.entry && now.getTime() - held.entry.at.getTime() < windowMs) {
+            return { claimed: false, entry: held.entry };
+          }
+          try {
+            await table.updateEntity(row, "Replace", { etag: held.etag, ...limit() });
+            return { claimed: true };
+          } catch (error) {
+            if (statusOf(error) !== 412 && statusOf(error) !== 404) throw error;
+          }
+        }
+        const final = await readKey(table, keyHash);
+        if (final.entry) return { claimed: false, entry: final.entry };
+        throw new Error("the idempotency key changed hands repeatedly");
+      } catch (error) {
+        throw unavailable("write", error);
+      }
+    },
+    async releaseKey(keyHash, runId) {
+      try {
+        const table = await getClient();
+        const held = await readKey(table, keyHash);
+        if (held.entry?.runId !== runId) return;
+        await table.deleteEntity(KEY_PARTITION, keyHash, { etag: held.etag, ...limit() });
+      } catch (error) {
+        const status = statusOf(error);
+        if (status === 404 || status === 412) return;
+        throw unavailable("write", error);
+      }
+    },
+  };
+}

@@ -1,0 +1,29 @@
+import { setTimeout as sleep } from "node:timers/promises";
+import { isFinished, type Run } from "./run.js";
+import type { RunStore } from "./runStore.js";
+
+/** Longest ?wait, in seconds: under the platform's 230 s cut of every HTTP request. */
+export const MAX_WAIT_SECONDS = 200;
+/** First pause between two reads of the run, in ms; each next one is 1.5 times longer ... */
+const FIRST_POLL_MS = 200;
+/** ... up to this, in ms. */
+const MAX_POLL_MS = 2_000;
+
+/**
+ * Reads the run until it has finished or `seconds` have passed (on the wall clock: the platform
+ * cuts the request by the wall clock, whatever the runtime's clock says). Resolves with the last
+ * read, finished or not.
+ */
+export async function waitForRun(store: RunStore, run: Run, seconds: number): Promise<Run> {
+  const until = Date.now() + seconds * 1000;
+  let latest = run;
+  let pause = FIRST_POLL_MS;
+  while (!isFinished(latest.state)) {
+    const left = until - Date.now();
+    if (left <= 0) break;
+    await sleep(Math.min(pause, left));
+    pause = Math.min(pause * 1.5, MAX_POLL_MS);
+    latest = (await store.get(run.runId)) ?? latest;
+  }
+  return latest;
+}
