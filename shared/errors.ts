@@ -32,8 +32,14 @@ export type ErrorCode =
   | "LEDGER_UNAVAILABLE"
   /** The run history (Table storage) could not be read or written; never fails a sweep. */
   | "HISTORY_UNAVAILABLE"
+  /** The inventory (Table storage) could not be read or written; never fails a sweep. */
+  | "INVENTORY_UNAVAILABLE"
+  /** The run store or the run queue (Storage tables, queues) could not be used (issue 13). */
+  | "RUNS_UNAVAILABLE"
   /** A renewal sweep ran and must be recorded as failed; `problems` says why, one line each. */
   | "SWEEP_FAILED"
+  /** A verification run found certificates that need a person; `problems` names each one. */
+  | "VERIFICATION_FAILED"
   /** An Entra ID caller lacks the app role the operation needs (shared/auth). */
   | "FORBIDDEN";
 
