@@ -1,0 +1,342 @@
+import { X509Certificate } from "node:crypto";
+import type { CertificateClientOptions } from "@azure/keyvault-certificates";
+import { ensureError, isCertschedError } from "../errors.js";
+import { escapeControl } from "../escapeControl.js";
+import { redact } from "../redact.js";
+import type { TokenCache } from "../tokens/tokenCache.js";
+import { tokenCredential, untilAborted } from "../tokens/tokenCredential.js";
+import { type AcceptedRenewal, judge } from "./judge.js";
+import type { ProbeResult, ServedCertificate } from "./tlsProbe.js";
+import type { InventoryResult } from "./verifyInventory.js";
+import type { VerifySettings } from "./verifySettings.js";
+
+/**
+ * The Key Vault check (issue 12): read the current version of a certificate from the customer's
+ * vault, through the real CertificateClient and certsched's own vault token, and judge it like a
+ * served certificate. There is no handshake, so no chain or name check: what matters is that the
+ * vault's current version is the renewed one, and how long it has left.
+ */
+
+/** A certificate to look up, as the inventory knows it. */
+export interface KeyVaultTarget {
+  readonly keyVaultName: string;
+  /** The certificate's name in the vault; `certificateName` when unset. */
+  readonly keyVaultCertificateName?: string | undefined;
+  /** certsched's (the service's) name for the certificate. */
+  readonly certificateName: string;
+  readonly renewal?: AcceptedRenewal | undefined;
+}
+
+/** Where the tests' fake vault is; production passes nothing. */
+export interface KeyVaultSeam {
+  /** The URL of vault `keyVaultName`; default `https://{keyVaultName}.vault.azure.net`. */
+  readonly vaultUrl?: (keyVaultName: string) => string;
+  /** CertificateClient options laid over ours (a fake's `tlsOptions: { ca }`, challenge check off). */
+  readonly clientOptions?: CertificateClientOptions;
+}
+
+export interface KeyVaultProbeOptions {
+  /** certsched's token cache (runtime.tokens): the vault token comes from it. */
+  readonly tokens: Pick<TokenCache, "token" | "refused">;
+  /** CERTSCHED_VAULT_RESOURCE (settings.vaultResource), e.g. https://vault.azure.net. */
+  readonly vaultResource: string;
+  /** timeoutMs bounds the whole read: token, connection, SDK retries. */
+  readonly settings: Pick<VerifySettings, "warnDays" | "windowMs" | "timeoutMs">;
+  readonly now: () => Date;
+  readonly signal?: AbortSignal;
+  readonly seam?: KeyVaultSeam;
+}
+
+/** What went wrong when no certificate could be read. */
+export type KeyVaultFailure =
+  | "forbidden"
+  | "not-found"
+  | "unauthorized"
+  | "token"
+  | "timeout"
+  | "cancelled"
+  | "network"
+  | "http"
+  | "no-certificate"
+  | "bad-certificate";
+
+/** One read of the vault: the certificate in tlsProbe's shapes, or why there is none. */
+export type KeyVaultRead =
+  | (Extract<ProbeResult, { reached: true }> & { readonly version: string | undefined })
+  | {
+      readonly reached: false;
+      readonly failure: KeyVaultFailure;
+      /** HTTP status, when the vault answered. */
+      readonly status?: number | undefined;
+      /** One line for people, redacted and escaped. */
+      readonly detail: string;
+    };
+
+/** Within the whole read's timeout: a 5xx or a dropped connection is tried again, briefly. */
+const RETRY_OPTIONS = { maxRetries: 2, retryDelayInMs: 500, maxRetryDelayInMs: 4_000 } as const;
+
+/** Azure's rule for vault names: 3-24 letters, digits and single hyphens, from a letter. */
+const VAULT_NAME = /^(?!.*--)[a-z][a-z0-9-]{1,22}[a-z0-9]$/i;
+
+/** Longest piece of the vault's own message kept in a detail. */
+const MAX_MESSAGE = 300;
+
+const DAY_MS = 86_400_000;
+
+/** `https://{name}.vault.azure.net`, the suffix taken from the vault resource (sovereign clouds). */
+export function defaultVaultUrl(keyVaultName: string, vaultResource: string): string {
+  let suffix = "vault.azure.net";
+  try {
+    suffix = new URL(vaultResource).hostname || suffix;
+  } catch {
+    // An unreadable CERTSCHED_VAULT_RESOURCE: the public cloud's suffix.
+  }
+  return `https://${keyVaultName.toLowerCase()}.${suffix}`;
+}
+
+function describe(der: Uint8Array): ServedCertificate {
+  const x509 = new X509Certificate(der);
+  return {
+    notBefore: new Date(x509.validFrom),
+    notAfter: new Date(x509.validTo),
+    issuer: x509.issuer.split("\n").join(", "),
+    subject: x509.subject.split("\n").join(", "),
+    serial: x509.serialNumber.toUpperCase(),
+    thumbprint: x509.fingerprint256.replaceAll(":", "").toUpperCase(),
+    altNames: (x509.subjectAltName ?? "").split(", ").filter((n) => n !== ""),
+  };
+}
+
+/** The fields of the SDK's RestError we branch on (it may come from another realm). */
+interface RestErrorLike {
+  readonly statusCode?: number;
+  readonly code?: string;
+  readonly details?: {
+    error?: { code?: string; message?: string; innerError?: { code?: string } };
+  };
+}
+
+/** The vault's own words, first line only, shortened, redacted and escaped. */
+function vaultMessage(error: RestErrorLike, fallback: string): string {
+  const text = error.details?.error?.message ?? fallback;
+  const line = (text.split(/\r?\n/)[0] ?? "").trim().slice(0, MAX_MESSAGE);
+  return escapeControl(redact(line));
+}
+
+/** ` ForbiddenByRbac` and the like: the vault's error code, inner code first. */
+function vaultCode(error: RestErrorLike): string {
+  const codes = [error.details?.error?.code ?? error.code, error.details?.error?.innerError?.code]
+    .filter((c): c is string => typeof c === "string" && c !== "")
+    .map((c) => escapeControl(c.slice(0, 64)));
+  return codes.length > 0 ? ` ${codes.join(", ")}` : "";
+}
+
+const DNS_CODES: ReadonlySet<string> = new Set([
+  "ENOTFOUND",
+  "EAI_AGAIN",
+  "EAI_FAIL",
+  "EAI_NONAME",
+]);
+
+type Failed = Extract<KeyVaultRead, { reached: false }>;
+
+/** Maps whatever the read threw to a failure the caller can show. Never quotes a token. */
+function failure(
+  thrown: unknown,
+  where: { vault: string; certificate: string; host: string; timeoutMs: number },
+  aborted: { timedOut: boolean; cancelled: boolean },
+): Failed {
+  const { vault, certificate, host } = where;
+  if (aborted.cancelled) {
+    return { reached: false, failure: "cancelled", detail: "the verification was cancelled" };
+  }
+  if (aborted.timedOut) {
+    return {
+      reached: false,
+      failure: "timeout",
+      detail: `no answer from vault ${vault} within ${where.timeoutMs} ms (CERTSCHED_HTTP_TIMEOUT)`,
+    };
+  }
+  if (isCertschedError(thrown)) {
+    // Our token source: an AADSTS refusal, no identity, or a challenge for another audience.
+    return {
+      reached: false,
+      failure: "token",
+      detail: `no vault token for vault ${vault}: ${escapeControl(redact(thrown.message))}`,
+    };
+  }
+  const error = thrown as RestErrorLike;
+  const err = ensureError(thrown);
+  const status = typeof error.statusCode === "number" ? error.statusCode : undefined;
+  const code = vaultCode(error);
+  switch (status) {
+    case 403:
+      return {
+        reached: false,
+        failure: "forbidden",
+        status,
+        detail: `vault ${vault} refused to read certificate ${certificate} (403${code}): the app's identity may not read certificates in vault ${vault}: grant Key Vault Certificate User on the vault (or, with access policies, the certificate Get permission)`,
+      };
+    case 404:
+      return {
+        reached: false,
+        failure: "not-found",
+        status,
+        detail: `vault ${vault} holds no certificate named ${certificate} (404${code}): check keyVaultCertificateName, and whether the certificate was deleted`,
+      };
+    case 401:
+      return {
+        reached: false,
+        failure: "unauthorized",
+        status,
+        detail: `vault ${vault} refused certsched's vault token (401${code}): ${vaultMessage(error, err.message)}`,
+      };
+    case undefined:
+      break;
+    default:
+      return {
+        reached: false,
+        failure: "http",
+        status,
+        detail: `vault ${vault} answered ${status}${code} for certificate ${certificate}: ${vaultMessage(error, err.message)}`,
+      };
+  }
+  const netCode = typeof error.code === "string" ? escapeControl(error.code.slice(0, 64)) : "";
+  if (DNS_CODES.has(netCode)) {
+    return {
+      reached: false,
+      failure: "network",
+      detail: `cannot resolve ${host} (${netCode}): check keyVaultName`,
+    };
+  }
+  const first = escapeControl(redact((err.message.split(/\r?\n/)[0] ?? "").slice(0, MAX_MESSAGE)));
+  return {
+    reached: false,
+    failure: "network",
+    detail: `cannot read from vault ${vault} at ${host}${netCode ? ` (${netCode})` : ""}: ${first}`,
+  };
+}
+
+/**
+ * Reads the current version of the certificate. Never throws for anything the vault, the
+ * network or the token source does; gives up after `settings.timeoutMs`.
+ */
+export async function readKeyVaultCertificate(
+  target: KeyVaultTarget,
+  options: KeyVaultProbeOptions,
+): Promise<KeyVaultRead> {
+  const vault = escapeControl(target.keyVaultName);
+  const name = target.keyVaultCertificateName || target.certificateName;
+  const certificate = escapeControl(name);
+  const vaultUrl =
+    options.seam?.vaultUrl?.(target.keyVaultName) ??
+    defaultVaultUrl(target.keyVaultName, options.vaultResource);
+  const host = new URL(vaultUrl).host;
+  const timeout = AbortSignal.timeout(options.settings.timeoutMs);
+  const signal = options.signal ? AbortSignal.any([options.signal, timeout]) : timeout;
+  const where = { vault, certificate, host, timeoutMs: options.settings.timeoutMs };
+  const aborted = () => ({
+    timedOut: timeout.aborted,
+    cancelled: options.signal?.aborted === true,
+  });
+
+  // Loaded on first use: a function app that never checks a vault does not pay for the SDK.
+  const { CertificateClient } = await import("@azure/keyvault-certificates");
+  const attempt = async () => {
+    const credential = tokenCredential(options.tokens, options.vaultResource);
+    // A client per read: its token cycler must not keep a token the cache has since dropped.
+    const client = new CertificateClient(vaultUrl, credential, {
+      retryOptions: RETRY_OPTIONS,
+      ...options.seam?.clientOptions,
+    });
+    try {
+      return { bundle: await client.getCertificate(name, { abortSignal: signal }) };
+    } catch (error) {
+      return { error, refusedToken: credential.lastToken };
+    }
+  };
+
+  let outcome: Awaited<ReturnType<typeof attempt>>;
+  try {
+    outcome = await untilAborted(attempt(), signal);
+    // A 401 to a token the cache still held: the cache drops it, and one more try gets a fresh one.
+    if (
+      "error" in outcome &&
+      (outcome.error as RestErrorLike).statusCode === 401 &&
+      outcome.refusedToken !== undefined &&
+      options.tokens.refused(options.vaultResource, outcome.refusedToken)
+    ) {
+      outcome = await untilAborted(attempt(), signal);
+    }
+  } catch (error) {
+    outcome = { error, refusedToken: undefined };
+  }
+  if ("error" in outcome) return failure(outcome.error, where, aborted());
+
+  const { bundle } = outcome;
+  if (!bundle.cer || bundle.cer.length === 0) {
+    return {
+      reached: false,
+      failure: "no-certificate",
+      detail: `vault ${vault} holds certificate ${certificate} but no issued version of it yet`,
+    };
+  }
+  try {
+    return {
+      reached: true,
+      connectedTo: host,
+      certificate: describe(bundle.cer),
+      chainProblem: undefined,
+      nameProblem: undefined,
+      version: bundle.properties.version,
+    };
+  } catch (error) {
+    return {
+      reached: false,
+      failure: "bad-certificate",
+      detail: `vault ${vault} holds a certificate ${certificate} that cannot be read: ${escapeControl(ensureError(error).message.slice(0, MAX_MESSAGE))}`,
+    };
+  }
+}
+
+const plural = (n: number, unit: string) => `${n} ${unit}${n === 1 ? "" : "s"}`;
+
+/**
+ * Checks one vault certificate: `{vault}/{certificate}`, source `keyvault`, judged by the same
+ * chain of checks as a served certificate (expired, pending / not-landed against an accepted
+ * renewal, expiring, ok); `unreachable` when it cannot be read, `unverifiable` for a vault name
+ * Azure would never accept (it would become part of the host the vault token is sent to).
+ */
+export async function probeKeyVault(
+  target: KeyVaultTarget,
+  options: KeyVaultProbeOptions,
+): Promise<InventoryResult & { readonly source: "keyvault" }> {
+  const vaultCertificate = target.keyVaultCertificateName || target.certificateName;
+  const domain = escapeControl(`${target.keyVaultName}/${vaultCertificate}`);
+  const base = { domain, certificateName: target.certificateName, source: "keyvault" as const };
+  if (!VAULT_NAME.test(target.keyVaultName)) {
+    return {
+      ...base,
+      status: "unverifiable",
+      detail: `"${domain}" does not name a Key Vault: a vault name is 3-24 letters, digits and single hyphens, starting with a letter`,
+    };
+  }
+  const read = await readKeyVaultCertificate(target, options);
+  if (!read.reached) return { ...base, status: "unreachable", detail: read.detail };
+
+  // The clock is read after the read: daysLeft is about the moment the certificate was seen.
+  const now = options.now();
+  const verdict = judge({ host: domain, port: 443 }, read, {
+    now,
+    warnDays: options.settings.warnDays,
+    windowMs: options.settings.windowMs,
+    renewal: target.renewal,
+  });
+  const { critical, ...rest } = verdict;
+  const days = Math.floor((read.certificate.notAfter.getTime() - now.getTime()) / DAY_MS);
+  const detail =
+    verdict.status === "ok"
+      ? `the vault's current version has ${plural(days, "day")} left (expires ${read.certificate.notAfter.toISOString()})`
+      : verdict.detail.replace("the certificate served", "the vault's current version");
+  return { ...base, ...rest, detail, ...(critical ? { critical: true as const } : {}) };
+}
