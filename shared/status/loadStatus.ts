@@ -1,9 +1,12 @@
+import { ValidationError } from "../errors.js";
 import type { Read } from "../history/history.js";
 import { listLedgerRows } from "../history/ledgerRows.js";
 import type { Inventory, InventoryRecord } from "../inventory/inventory.js";
 import type { LedgerRecord } from "../ledger/ledger.js";
 import type { Runtime } from "../runtime.js";
-import type { StatusInput } from "./certificateStatus.js";
+import type { Env } from "../settings.js";
+import { loadVerifySettings } from "../verify/verifySettings.js";
+import type { StatusInput, StatusOptions } from "./certificateStatus.js";
 
 /**
  * Reads what the status view needs for many certificates in one pass: one listing of the
@@ -16,6 +19,8 @@ export interface StatusSources {
   readonly inventory: Inventory;
   /** Every ledger row, read once (shared/history/ledgerRows.ts for the table ledger). */
   ledgerRows(): Promise<Read<LedgerRecord>>;
+  /** One ledger row by the service's record id (a point read); undefined when there is none. */
+  ledgerRow(id: number): Promise<LedgerRecord | undefined>;
 }
 
 /** Most certificates one load returns; more are left off and `truncated` says so. */
@@ -86,6 +91,33 @@ export async function loadStatus(
 }
 
 /**
+ * One certificate: a point read of its inventory record, then of its ledger row by the id the
+ * caller (Get Certificate) or the inventory knows; only without an id is the ledger listed.
+ */
+export async function loadOne(
+  sources: StatusSources,
+  name: string,
+  id?: number,
+): Promise<{ input: StatusInput; invalid: string[] }> {
+  const inventory = await sources.inventory.get(name);
+  const known = id ?? inventory?.id;
+  if (known === undefined) {
+    const { inputs, invalid } = await loadStatus(sources, { names: [name] });
+    return { input: inputs[0] ?? { certificateName: name }, invalid };
+  }
+  try {
+    const row = await sources.ledgerRow(known);
+    // Another name under this id: the record was re-created under a new name; not this one's.
+    const ledger = row?.certificateName === name ? row : undefined;
+    return { input: { certificateName: name, inventory, ledger }, invalid: [] };
+  } catch (error) {
+    // A row this version cannot read is named, never guessed at (and never a 400 to the caller).
+    if (!(error instanceof ValidationError)) throw error;
+    return { input: { certificateName: name, inventory }, invalid: [error.message] };
+  }
+}
+
+/**
  * The runtime's sources: its inventory, and the ledger's table read with the runtime's own
  * settings. A ledger that is not a table (none, or an in-process one) has no rows to list here.
  */
@@ -101,5 +133,15 @@ export function statusSourcesOf(runtime: Runtime): StatusSources {
             timeoutMs: settings.httpTimeoutMs,
           })
         : { items: [], invalid: [] },
+    ledgerRow: async (id) => (await runtime.ledger.read(id))?.record,
+  };
+}
+
+/** The clock and settings the status words are judged with (CERTSCHED_VERIFY_WARN_DAYS...). */
+export function statusOptionsOf(runtime: Runtime, env: Env): StatusOptions {
+  return {
+    now: runtime.now(),
+    graceMs: runtime.settings.renewalGraceMs,
+    warnDays: loadVerifySettings(env).warnDays,
   };
 }

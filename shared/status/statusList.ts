@@ -1,0 +1,47 @@
+import { REQUEST_WINDOW_MS } from "../quota/requestLog.js";
+import type { Runtime } from "../runtime.js";
+import type { Env } from "../settings.js";
+import { type CertificateStatus, certificateStatus } from "./certificateStatus.js";
+import { loadStatus, statusOptionsOf, statusSourcesOf } from "./loadStatus.js";
+import { pageOf, type StatusPageQuery } from "./statusPage.js";
+
+/**
+ * The answer of GET /api/certificates. `items` in name order; `next` when more follow;
+ * `requests7d` the requests sent to the service in the last 7 days (left out when the history
+ * cannot say); `invalid` the storage rows that could not be read; `truncated` when more
+ * certificates are known than one listing reads (loadStatus.ts MAX_STATUS_CERTIFICATES).
+ */
+export interface StatusList {
+  readonly items: CertificateStatus[];
+  readonly next?: string;
+  readonly requests7d?: number;
+  readonly invalid?: string[];
+  readonly truncated?: true;
+}
+
+/** One page of the inventory with status; reads storage only (no request to the service). */
+export async function statusList(
+  runtime: Runtime,
+  query: StatusPageQuery,
+  env: Env,
+): Promise<StatusList> {
+  const options = statusOptionsOf(runtime, env);
+  const since = new Date(options.now.getTime() - REQUEST_WINDOW_MS);
+  const [loaded, requests7d] = await Promise.all([
+    loadStatus(statusSourcesOf(runtime)),
+    // The count is a help, not the answer: a history that cannot be read leaves it out.
+    runtime.requests.kind === "none"
+      ? Promise.resolve(undefined)
+      : runtime.requests.since(since).catch(() => undefined),
+  ]);
+  const page = pageOf(
+    loaded.inputs.map((input) => certificateStatus(input, options)),
+    query,
+  );
+  return {
+    ...page,
+    ...(requests7d !== undefined ? { requests7d } : {}),
+    ...(loaded.invalid.length > 0 ? { invalid: loaded.invalid } : {}),
+    ...(loaded.truncated ? { truncated: true as const } : {}),
+  };
+}
