@@ -1,19 +1,37 @@
+import { type Ledger, memoryLedger } from "../shared/ledger/ledger.js";
 import type { SweepSummary } from "../shared/sweep/summary.js";
-import type { Simulator } from "../sim/index.js";
+import { parseEndpoint } from "../shared/verify/endpoint.js";
+import type { AcceptedRenewal } from "../shared/verify/judge.js";
 import {
+  countStatuses,
+  needsAttention,
+  type VerifyResult,
+  type VerifyTarget,
+  verifyTargets,
+} from "../shared/verify/verifyDomains.js";
+import { loadVerifySettings } from "../shared/verify/verifySettings.js";
+import type { Hosting, Simulator } from "../sim/index.js";
+import {
+  SAMPLE_NOT_LANDED,
   SAMPLE_REFUSAL,
   SANDBOX_CREDENTIALS,
   sampleCertificates,
   sandboxSettings,
   startSimulator,
 } from "../sim/index.js";
+import { renderResults } from "./commands/verify.js";
 import type { Palette } from "./output/color.js";
+import { wrapToWidth } from "./output/text.js";
 
 /** The built-in simulator, seeded with the sample certificates, and the settings that reach it. */
 export interface Sandbox {
   readonly sim: Simulator;
+  /** The simulator's hosting side: a TLS endpoint serving each App Service sample certificate. */
+  readonly hosting: Hosting;
   /** CERTSCHED_* settings pointing at the simulator (its own throwaway credentials). */
   readonly settings: Record<string, string>;
+  /** The sandbox sweep's renewal ledger (in memory): verification reads the accepted renewals. */
+  readonly ledger: Ledger;
   close(): Promise<void>;
 }
 
@@ -22,8 +40,16 @@ export async function startSandbox(options: { port?: number } = {}): Promise<San
     ...SANDBOX_CREDENTIALS,
     certificates: sampleCertificates(new Date()),
     ...(options.port === undefined ? {} : { port: options.port }),
+    // Staged: the service renews this one, the site keeps serving the old certificate.
+    hosting: { faults: { [SAMPLE_NOT_LANDED]: "keep-old-certificate" } },
   });
-  return { sim, settings: sandboxSettings(sim), close: () => sim.close() };
+  return {
+    sim,
+    hosting: sim.hosting as Hosting,
+    settings: sandboxSettings(sim),
+    ledger: memoryLedger(),
+    close: () => sim.close(),
+  };
 }
 
 /**
@@ -61,4 +87,89 @@ export function onlyStagedFailures(summary: SweepSummary): boolean {
     summary.counts.stuck === 0 &&
     summary.counts.failed === staged
   );
+}
+
+/** The verification the sandbox runs after its sweep, and whether it went as staged. */
+export interface SandboxVerification {
+  readonly results: VerifyResult[];
+  readonly counts: ReturnType<typeof countStatuses>;
+  /** How far ahead of the sweep the verification looked (CERTSCHED_VERIFY_WINDOW), in ms. */
+  readonly aheadMs: number;
+  /** Certificates `not-landed` on purpose (the staged keep-old-certificate fault). */
+  readonly staged: string[];
+  /** True when nothing but the staged result needs a person. */
+  readonly passes: boolean;
+}
+
+/** The renewal the ledger recorded as accepted, as verification takes it; else undefined. */
+async function acceptedRenewal(ledger: Ledger, id: number): Promise<AcceptedRenewal | undefined> {
+  const record = (await ledger.read(id))?.record;
+  if (record === undefined || record.lastRequestedAt === undefined) return undefined;
+  if (record.outcome !== "renewal-scheduled" && record.outcome !== "stuck") return undefined;
+  // The ledger keeps when the request left, a moment before the answer: a window that starts
+  // that moment earlier is the stricter one.
+  return { acceptedAt: record.lastRequestedAt, expiryAtRequest: record.expiryAtRequest };
+}
+
+/**
+ * After the sandbox sweep: verifies what each App Service sample certificate's domain serves on
+ * the simulator's hosting endpoint (connect-to its loopback port, trusting only its throwaway
+ * CA), as the verification timer would once CERTSCHED_VERIFY_WINDOW has passed: the clock of
+ * this run is that window ahead, so every renewal has landed but the staged one.
+ */
+export async function verifySandbox(sandbox: Sandbox): Promise<SandboxVerification> {
+  const settings = loadVerifySettings({
+    CERTSCHED_VERIFY_CONNECT_TO: sandbox.hosting.connectTo,
+    CERTSCHED_HTTP_TIMEOUT: "10s",
+  });
+  const targets: VerifyTarget[] = [];
+  for (const cert of sandbox.sim.certificates()) {
+    if (cert.target !== "Cloud App Service" || cert.rootDomain === null) continue;
+    const endpoint = parseEndpoint(cert.rootDomain);
+    if (typeof endpoint === "string") continue;
+    const renewal = await acceptedRenewal(sandbox.ledger, cert.id);
+    targets.push({
+      endpoint,
+      certificateName: cert.certificateName,
+      ...(renewal ? { renewal } : {}),
+    });
+  }
+  const aheadMs = settings.windowMs;
+  const results = await verifyTargets(targets, {
+    settings,
+    now: () => new Date(Date.now() + aheadMs),
+    ca: [sandbox.hosting.caPem],
+  });
+  const staged = results
+    .filter((r) => r.status === "not-landed" && r.certificateName === SAMPLE_NOT_LANDED)
+    .map((r) => r.certificateName ?? r.domain);
+  const passes = results.every(
+    (r) =>
+      !needsAttention(r) || (r.status === "not-landed" && r.certificateName === SAMPLE_NOT_LANDED),
+  );
+  return { results, counts: countStatuses(results), aheadMs, staged, passes };
+}
+
+/** The verification table under its heading, then why the staged result is expected. */
+export function renderSandboxVerification(
+  verification: SandboxVerification,
+  paint: Palette,
+  width: number | undefined,
+): string[] {
+  const hours = verification.aheadMs / 3_600_000;
+  const lines = [
+    "",
+    ...wrapToWidth(
+      `${paint.bold("Verification")}, as certsched verify sees it ${hours} h after the sweep (CERTSCHED_VERIFY_WINDOW): what each App Service domain serves on the simulator's hosting endpoint.`,
+      width ?? 80,
+    ),
+    "",
+    ...renderResults(verification.results, paint, width),
+  ];
+  if (verification.staged.length > 0) {
+    const names = verification.staged.join(", ");
+    const note = `${paint.bold("Expected in the sandbox:")} the service renewed ${names}, but the simulator's hosting endpoint keeps serving the old certificate on purpose, to show what "renewed, but the site still serves the old certificate" looks like. Against a real service not-landed makes certsched verify exit with code 1; here it is part of the demo${verification.passes ? ", so the exit code is 0" : ""}.`;
+    lines.push("", ...wrapToWidth(note, width ?? 80));
+  }
+  return lines;
 }

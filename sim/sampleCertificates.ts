@@ -8,19 +8,27 @@ export const SAMPLE_REFUSAL =
   "Renewal refused: DNS zone 'contoso-dns' not found in resource group 'rg-dns'";
 
 /**
+ * The App Service sample certificate whose renewal the sandbox's hosting side never installs
+ * (the keep-old-certificate fault): its verification is `not-landed` on purpose.
+ */
+export const SAMPLE_NOT_LANDED = "shop-contoso-com";
+
+/**
  * A dozen certificates for the operator sandbox: both targets, both challenge types, seven due
  * within the 20-day window (one expired yesterday, one whose renewal is refused) and five not.
+ * Each is for its own host name (its rootDomain), www-contoso-com for www.contoso.com, so the
+ * hosting side serves each App Service certificate under its own name.
  */
 export function sampleCertificates(now: Date): SeedCertificate[] {
   const inDays = (days: number) => new Date(now.getTime() + days * DAY_MS);
-  const appService = (name: string, domain: string, days: number): SeedCertificate => ({
+  const appService = (name: string, zone: string, days: number): SeedCertificate => ({
     certificateName: name,
-    rootDomain: domain,
+    rootDomain: `${name.slice(0, name.indexOf("-"))}.${zone}`,
     target: "Cloud App Service",
     challengeType: "http",
     expiryDate: inDays(days),
     cloudSubscriptionId: CLOUD_SUBSCRIPTION,
-    email: `admin@${domain}`,
+    email: `admin@${zone}`,
   });
   const withDns = (seed: SeedCertificate): SeedCertificate => ({
     ...seed,

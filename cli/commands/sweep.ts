@@ -1,6 +1,6 @@
 import { sweepWith } from "../../shared/api/sweepWith.js";
 import type { Ledger } from "../../shared/ledger/ledger.js";
-import { memoryLedger, noLedger } from "../../shared/ledger/ledger.js";
+import { noLedger } from "../../shared/ledger/ledger.js";
 import { createRuntime, type Runtime } from "../../shared/runtime.js";
 import { loadSettings, type Settings } from "../../shared/settings.js";
 import type { SweepSummary } from "../../shared/sweep/summary.js";
@@ -13,7 +13,15 @@ import { palette } from "../output/color.js";
 import { progressLine } from "../output/progress.js";
 import { renderSweep } from "../output/sweepReport.js";
 import { wrapToWidth } from "../output/text.js";
-import { onlyStagedFailures, sandboxBanner, stagedFailures, startSandbox } from "../sandbox.js";
+import {
+  onlyStagedFailures,
+  renderSandboxVerification,
+  type SandboxVerification,
+  sandboxBanner,
+  stagedFailures,
+  startSandbox,
+  verifySandbox,
+} from "../sandbox.js";
 import { integerFlag, type ParsedArgs } from "../usage.js";
 
 const HELP = `Usage: certsched sweep [--dry-run] [--json] [--concurrency N] [--sandbox]
@@ -141,9 +149,10 @@ async function sweepConfigured(io: Io, flags: SweepFlags): Promise<number> {
 async function sweepSandbox(io: Io, flags: SweepFlags): Promise<number> {
   const sandbox = await startSandbox();
   let summary: SweepSummary;
+  let verification: SandboxVerification | undefined;
   try {
     // The sandbox's own settings, whatever the environment says: it must never reach a real account.
-    const runtime = createRuntime(loadSettings(sandbox.settings), { ledger: memoryLedger() });
+    const runtime = createRuntime(loadSettings(sandbox.settings), { ledger: sandbox.ledger });
     try {
       const paint = palette(flags.json ? io.stderr : io.stdout, io.env);
       const out = flags.json ? io.stderr : io.stdout;
@@ -155,13 +164,15 @@ async function sweepSandbox(io: Io, flags: SweepFlags): Promise<number> {
     } finally {
       await runtime.close();
     }
+    // A dry run renewed nothing: there is nothing to see land.
+    if (!summary.dryRun) verification = await verifySandbox(sandbox);
   } finally {
     await sandbox.close();
   }
   const staged = stagedFailures(summary);
-  const passes = !summary.failed || onlyStagedFailures(summary);
+  const passes = (!summary.failed || onlyStagedFailures(summary)) && (verification?.passes ?? true);
   if (flags.json) {
-    const document = { sandbox: true, stagedFailures: staged, ...summary };
+    const document = { sandbox: true, stagedFailures: staged, ...summary, verification };
     io.stdout.write(`${JSON.stringify(document, null, 2)}\n`);
   } else {
     const paint = palette(io.stdout, io.env);
@@ -171,6 +182,7 @@ async function sweepSandbox(io: Io, flags: SweepFlags): Promise<number> {
       const note = `${paint.bold("Expected in the sandbox:")} the simulator refuses the renewal of ${staged.join(", ")} on purpose, to show what a failure looks like. Against a real service that failure makes the sweep exit with code 1; here it is part of the demo${passes ? ", so the exit code is 0" : ""}.`;
       lines.push("", ...wrapToWidth(note, width ?? 80));
     }
+    if (verification) lines.push(...renderSandboxVerification(verification, paint, width));
     io.stdout.write(`${lines.join("\n")}\n`);
   }
   return passes ? EXIT.ok : EXIT.failed;

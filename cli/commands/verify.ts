@@ -109,7 +109,7 @@ function issuerName(issuer: string | undefined): string {
 const statusText = (r: VerifyResult) => (r.critical ? `${r.status} (critical)` : r.status);
 
 /** The table for people, then each result that is not ok with its cause and what to do. */
-function renderResults(
+export function renderResults(
   results: readonly VerifyResult[],
   paint: Palette,
   width: number | undefined,
