@@ -28,6 +28,7 @@ export const EXTERNAL = [
   "@azure/functions-core",
   "@azure/identity",
   "@azure/keyvault-secrets",
+  "@azure/keyvault-certificates",
   "@azure/data-tables",
   // One instance with the SDKs above: shared/azureSdkLog.ts filters the SDKs' own logger.
   "@azure/logger",
