@@ -219,9 +219,10 @@ function failure(
 
 /**
  * Reads the current version of the certificate. Never throws for anything the vault, the
- * network or the token source does; gives up after `settings.timeoutMs`.
+ * network or the token source does; gives up after `settings.timeoutMs`. Not exported: the
+ * vault name must be checked first (probeKeyVault), as it becomes part of the host.
  */
-export async function readKeyVaultCertificate(
+async function readKeyVaultCertificate(
   target: KeyVaultTarget,
   options: KeyVaultProbeOptions,
 ): Promise<KeyVaultRead> {
