@@ -1,0 +1,285 @@
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { runLocation } from "../../shared/runs/runView.js";
+import { hostQueueSettings } from "./hostLoop.js";
+import { type RunsWorld, runOf, startRunsWorld } from "./support.js";
+
+let world: RunsWorld;
+
+beforeEach(async () => {
+  world = await startRunsWorld();
+});
+afterEach(async () => {
+  expect(world.app.leaks(await world.storedTexts())).toEqual([]);
+  await world.close();
+});
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+describe("POST /api/renewals queues the sweep", () => {
+  it("answers 202 + Location with the queued run, and one message on certsched-runs", async () => {
+    const reply = await world.post();
+
+    expect(reply.status).toBe(202);
+    const run = runOf(reply);
+    expect(run.runId).toMatch(UUID);
+    expect(reply.headers.location).toBe(`/api/renewals/${run.runId}`);
+    expect(run).toMatchObject({
+      state: "queued",
+      dryRun: false,
+      attempts: 0,
+      requestedBy: "function-key",
+      location: runLocation(run.runId),
+    });
+    expect(run).not.toHaveProperty("results");
+    // Nothing was swept inside the request.
+    expect(world.app.sim.requests).toEqual([]);
+    const peeked = await world.queue.peekMessages({ numberOfMessages: 32 });
+    expect(peeked.peekedMessageItems.map((m) => JSON.parse(m.messageText))).toEqual([
+      { runId: run.runId, dryRun: false },
+    ]);
+  });
+
+  it("polls to completion: queued, then succeeded with counts and results once the trigger ran", async () => {
+    const { runId } = runOf(await world.post());
+    const queued = await world.get(runId);
+    expect(queued.status).toBe(200);
+    expect(runOf(queued)).toMatchObject({ runId, state: "queued" });
+
+    const deliveries = await world.drainRuns();
+
+    expect(deliveries.map((d) => [d.outcome, d.dequeueCount])).toEqual([["done", 1]]);
+    const done = await world.get(runId);
+    expect(done.status).toBe(200);
+    const run = runOf(done);
+    expect(run).toMatchObject({
+      runId,
+      state: "succeeded",
+      attempts: 1,
+      failed: false,
+      ledger: "table",
+      problems: [],
+      counts: { due: 1, "renewal-scheduled": 1, failed: 0 },
+    });
+    expect(Date.parse(run.finishedAt ?? "")).toBeGreaterThanOrEqual(
+      Date.parse(run.startedAt ?? ""),
+    );
+    expect(run.results?.map((r) => [r.certificateName, r.outcome])).toEqual([
+      ["www-contoso-com", "renewal-scheduled"],
+    ]);
+    expect(world.app.sim.renewCallsFor("www-contoso-com")).toBe(1);
+    expect(world.app.sim.renewCallsFor("blog-contoso-com")).toBe(0);
+    // The message is gone: the host deleted it after the handler resolved.
+    expect((await world.queue.peekMessages()).peekedMessageItems).toEqual([]);
+    // The sweep ran as the queue trigger, under the run's id: its summary line was logged there.
+    expect(
+      world.app.logs.some(
+        (l) =>
+          l.functionName === "runQueuedRenewals" &&
+          l.message.startsWith("certsched sweep summary "),
+      ),
+    ).toBe(true);
+  });
+
+  it("records a sweep that ran with failures as a failed run, without another delivery", async () => {
+    world.app.sim.inject("publicRenew", { status: 400, body: "Renewal refused: quota exceeded" });
+    const { runId } = runOf(await world.post());
+
+    const deliveries = await world.drainRuns();
+
+    expect(deliveries.map((d) => d.outcome)).toEqual(["done"]);
+    const run = runOf(await world.get(runId));
+    expect(run).toMatchObject({
+      state: "failed",
+      failed: true,
+      problems: ["1 renewal(s) failed: www-contoso-com"],
+    });
+    expect(run.results?.[0]).toMatchObject({ status: 400, error: "UPSTREAM_REJECTED" });
+  });
+
+  it("?dryRun=true queues a dry run: it decides and renews nothing", async () => {
+    const reply = await world.post({ query: { dryRun: "true" } });
+    expect(reply.status).toBe(202);
+    expect(runOf(reply).dryRun).toBe(true);
+
+    await world.drainRuns();
+
+    const run = runOf(await world.get(runOf(reply).runId));
+    expect(run).toMatchObject({ state: "succeeded", dryRun: true });
+    expect(run.results?.map((r) => r.outcome)).toEqual(["would-renew"]);
+    expect(world.app.sim.requestsFor("publicRenew")).toEqual([]);
+    expect(world.app.sim.requestsFor("list")).toHaveLength(1);
+  });
+
+  it("CERTSCHED_DRY_RUN=true makes a run without ?dryRun a dry run, and says so in the run", async () => {
+    await world.configure({ CERTSCHED_DRY_RUN: "true" });
+    expect(runOf(await world.post()).dryRun).toBe(true);
+    expect(runOf(await world.post({ query: { dryRun: "false" } })).dryRun).toBe(false);
+  });
+
+  it("a message delivered again after its run finished does nothing", async () => {
+    const { runId } = runOf(await world.post());
+    await world.drainRuns();
+    await world.queue.sendMessage(JSON.stringify({ runId, dryRun: false }));
+
+    const again = await world.drainRuns();
+
+    expect(again.map((d) => d.outcome)).toEqual(["done"]);
+    expect(world.app.sim.requestsFor("list")).toHaveLength(1);
+    expect(runOf(await world.get(runId)).state).toBe("succeeded");
+  });
+});
+
+describe("?wait=N", () => {
+  it("answers 200 with the finished run when the sweep ends in time", async () => {
+    const host = world.listenRuns();
+    try {
+      const reply = await world.post({ query: { wait: "60" } });
+
+      expect(reply.status).toBe(200);
+      expect(reply.headers.location).toBe(`/api/renewals/${runOf(reply).runId}`);
+      expect(runOf(reply)).toMatchObject({
+        state: "succeeded",
+        counts: { "renewal-scheduled": 1 },
+      });
+    } finally {
+      await host.stop();
+    }
+  });
+
+  it("answers 202 with the run as it stands when the wait is over first", async () => {
+    // Nobody consumes the queue: the run stays queued.
+    const reply = await world.post({ query: { wait: "1" } });
+
+    expect(reply.status).toBe(202);
+    expect(runOf(reply).state).toBe("queued");
+  });
+
+  it("?wait=0 does not wait", async () => {
+    const reply = await world.post({ query: { wait: "0" } });
+    expect(reply.status).toBe(202);
+  });
+
+  it("accepts 200, the longest wait", async () => {
+    const host = world.listenRuns();
+    try {
+      expect((await world.post({ query: { wait: "200" } })).status).toBe(200);
+    } finally {
+      await host.stop();
+    }
+  });
+
+  it.each(["201", "-1", "1.5", "abc", "", " 5", "1e2", "0200"])(
+    "refuses ?wait=%j with 400 naming wait, before queueing anything",
+    async (value) => {
+      const reply = await world.post({ query: { wait: value } });
+
+      expect(reply.status).toBe(400);
+      expect(reply.headers["content-type"]).toBe("application/problem+json");
+      expect(reply.body).toMatchObject({
+        code: "VALIDATION_FAILED",
+        errors: [{ name: "wait", message: expect.stringMatching(/from 0 to 200/) }],
+      });
+      expect(await world.queue.exists()).toBe(false);
+    },
+  );
+});
+
+describe("the poison queue", () => {
+  it("a run whose every delivery fails lands in certsched-runs-poison and shows as failed", async () => {
+    const { maxDequeueCount } = hostQueueSettings();
+    // The run store takes the queued and running states but fails every finished one.
+    const store = world.store;
+    await world.configure(
+      {},
+      {},
+      {
+        store: {
+          ...store,
+          save: async (run) => {
+            if (run.state === "succeeded" || run.state === "failed") {
+              const { CertschedError } = await import("../../shared/errors.js");
+              throw new CertschedError("RUNS_UNAVAILABLE", "run store: cannot write table (503)");
+            }
+            await store.save(run);
+          },
+        },
+      },
+    );
+    const { runId } = runOf(await world.post());
+
+    const deliveries = await world.drainRuns();
+
+    expect(deliveries.map((d) => [d.outcome, d.dequeueCount])).toEqual([
+      ...Array.from({ length: maxDequeueCount - 1 }, (_, i) => ["retry", i + 1]),
+      ["poisoned", maxDequeueCount],
+    ]);
+    // Sweeping again on each delivery ordered nothing twice: the ledger remembered.
+    expect(world.app.sim.renewCallsFor("www-contoso-com")).toBe(1);
+    const poisoned = await world.poison.peekMessages();
+    expect(poisoned.peekedMessageItems.map((m) => JSON.parse(m.messageText))).toEqual([
+      { runId, dryRun: false },
+    ]);
+    const running = runOf(await world.get(runId));
+    expect(running).toMatchObject({ state: "running", attempts: maxDequeueCount });
+    expect(running.problem).toContain("run store: cannot write table (503)");
+
+    await world.configure();
+    const handled = await world.drainPoison();
+
+    expect(handled.map((d) => d.outcome)).toEqual(["done"]);
+    const failed = runOf(await world.get(runId));
+    expect(failed).toMatchObject({ state: "failed", attempts: maxDequeueCount });
+    expect(failed.problem).toMatch(
+      /^the run's queue message failed every delivery \(5 attempt\(s\)\) and was moved to the poison queue certsched-runs-poison; the last attempt failed: run store: cannot write table \(503\)$/,
+    );
+    expect(failed.finishedAt).toBeDefined();
+    expect(
+      world.app.logs
+        .filter((l) => l.message.startsWith("certsched run poisoned: "))
+        .map((l) => [l.functionName, l.level, l.message]),
+    ).toEqual([
+      [
+        "poisonedRenewals",
+        "error",
+        `certsched run poisoned: run ${runId}: its message failed every delivery and is in the queue certsched-runs-poison; see docs/runs.md`,
+      ],
+    ]);
+  });
+
+  it("a message that is not a run is poisoned too, and logged as naming no run", async () => {
+    await world.queue.createIfNotExists();
+    await world.queue.sendMessage("{not json");
+
+    const deliveries = await world.drainRuns();
+
+    expect(deliveries.at(-1)?.outcome).toBe("poisoned");
+    expect(deliveries).toHaveLength(hostQueueSettings().maxDequeueCount);
+    expect(world.app.sim.requests).toEqual([]);
+    await world.drainPoison();
+    expect(world.app.logs.map((l) => l.message)).toContain(
+      "certsched run poisoned: a message that names no run: its message failed every delivery and is in the queue certsched-runs-poison; see docs/runs.md",
+    );
+  });
+
+  it("a poisoned message of a run that finished meanwhile leaves the run as it was", async () => {
+    const { runId } = runOf(await world.post());
+    await world.drainRuns();
+    await world.poison.createIfNotExists();
+    await world.poison.sendMessage(JSON.stringify({ runId, dryRun: false }));
+
+    await world.drainPoison();
+
+    expect(runOf(await world.get(runId))).toMatchObject({ state: "succeeded", failed: false });
+  });
+});
+
+describe("host.json", () => {
+  it("retries a run message a few times, waits between tries, and sends it as plain JSON", () => {
+    const settings = hostQueueSettings();
+    expect(settings.maxDequeueCount).toBe(5);
+    expect(settings.visibilityTimeoutSeconds).toBeGreaterThanOrEqual(30);
+    expect(settings.messageEncoding).toBe("none");
+    // One sweep at a time per instance.
+    expect(settings.batchSize).toBe(1);
+  });
+});
