@@ -111,6 +111,9 @@ param secretCacheTtl string = ''
 @description('CERTSCHED_RENEWAL_SCHEDULE: six-field NCRONTAB schedule of the renewal timer, UTC.')
 param renewalSchedule string = '0 0 3 * * *'
 
+@description('CERTSCHED_VERIFY_SCHEDULE: six-field NCRONTAB schedule of the verification timer, UTC.')
+param verifySchedule string = '0 0 * * * *'
+
 @description('CERTSCHED_RENEWAL_CONCURRENCY: renewals in flight at once, 1..64.')
 param renewalConcurrency string = '8'
 
@@ -273,6 +276,7 @@ var certschedSettings = [
   { name: 'CERTSCHED_CLIENT_SECRET_SECRET_NAME', value: clientSecretSecretName }
   { name: 'CERTSCHED_SECRET_CACHE_TTL', value: secretCacheTtl }
   { name: 'CERTSCHED_RENEWAL_SCHEDULE', value: renewalSchedule }
+  { name: 'CERTSCHED_VERIFY_SCHEDULE', value: verifySchedule }
   { name: 'CERTSCHED_RENEWAL_CONCURRENCY', value: renewalConcurrency }
   { name: 'CERTSCHED_RENEWAL_GRACE', value: renewalGrace }
   { name: 'CERTSCHED_DRY_RUN', value: dryRun }

@@ -294,6 +294,8 @@ const schema = z.object({
 export const KNOWN_SETTINGS: readonly string[] = [
   ...Object.keys(schema.shape),
   "CERTSCHED_RENEWAL_SCHEDULE",
+  // The verification timer's %CERTSCHED_VERIFY_SCHEDULE%, read by the host too.
+  "CERTSCHED_VERIFY_SCHEDULE",
   // Read by shared/verify/verifySettings.ts, on their own: `verify --domain` needs no service.
   "CERTSCHED_VERIFY_CONNECT_TO",
   "CERTSCHED_VERIFY_WARN_DAYS",

@@ -9,6 +9,8 @@ import { runSweep, type SweepOptions } from "../sweep/runSweep.js";
 import type { SweepSummary } from "../sweep/summary.js";
 import { guardedTelemetry } from "../telemetry/guardedTelemetry.js";
 import { noTelemetry, type Telemetry, type TraceParent } from "../telemetry/telemetry.js";
+import { type AfterSweepVerification, verifyAfterSweep } from "../verify/afterSweep.js";
+import { verifyWith } from "./verifyWith.js";
 
 export interface SweepWithOptions {
   /** Overrides CERTSCHED_DRY_RUN when given. */
@@ -24,6 +26,9 @@ export interface SweepWithOptions {
   /** The run's id in the history (a queued run passes its own); default: a new UUID. */
   readonly runId?: string;
 }
+
+/** A sweep's summary and, when it verified earlier renewals, what that found. */
+export type SweepWithSummary = SweepSummary & { readonly verification?: AfterSweepVerification };
 
 /** The runtime's telemetry, or none (with a warning) when it cannot start: never a failed sweep. */
 async function telemetryOf(runtime: Runtime, log: Logger): Promise<Telemetry> {
@@ -46,7 +51,7 @@ export async function sweepWith(
   runtime: Runtime,
   log: Logger,
   options: SweepWithOptions = {},
-): Promise<SweepSummary> {
+): Promise<SweepWithSummary> {
   // From the start of the invocation's work: telemetry may take a moment to start.
   const deadline = AbortSignal.timeout(runtime.settings.sweepDeadlineMs);
   const telemetry = guardedTelemetry(await telemetryOf(runtime, log), (m) => log.warn(m));
@@ -64,6 +69,9 @@ export async function sweepWith(
         dryRun: options.dryRun ?? runtime.settings.dryRun,
         deadline,
         ...(options.onResult ? { onResult: options.onResult } : {}),
+        // The request budget (issue 16): requests counted under the run's trigger.
+        trigger: options.trigger ?? "timer",
+        budget: { requests: runtime.requests, quota: runtime.settings.serviceQuota },
       }),
     options.traceContext,
   );
@@ -74,12 +82,24 @@ export async function sweepWith(
     trigger: options.trigger ?? "timer",
     finishedAt: runtime.now(),
   });
-  await Promise.all([
+  const trigger = options.trigger ?? "timer";
+  // Issue 12: earlier sweeps' renewals, verified once CERTSCHED_VERIFY_WINDOW has passed. Its
+  // outcome rides along in the summary; the sweep's own `failed` stays the sweep's.
+  const verifyEarlier: Promise<AfterSweepVerification | undefined> = summary.dryRun
+    ? Promise.resolve(undefined)
+    : verifyAfterSweep(runtime, log, {
+        trigger,
+        deadline,
+        verify: (names) =>
+          verifyWith(runtime, log, { trigger, names, scope: "after-sweep", signal: deadline }),
+      });
+  const [verification] = await Promise.all([
+    verifyEarlier,
     recordHistory(runtime.history, log, events, record),
     runtime.notifier.notify(summary, log).catch((error: unknown) => {
       log.warn(`certsched webhook notification failed: ${redact(ensureError(error).message)}`);
     }),
     telemetry.flush(),
   ]);
-  return summary;
+  return verification ? { ...summary, verification } : summary;
 }

@@ -10,6 +10,7 @@ import { jsonMessage } from "./jsonMessage.js";
 import { slackMessage } from "./slackMessage.js";
 import { sweepReport } from "./sweepReport.js";
 import { teamsMessage } from "./teamsMessage.js";
+import { type VerificationNotice, verificationBody } from "./verificationMessage.js";
 import { resolveWebhookFormat, type WebhookFormat } from "./webhookFormat.js";
 
 /** A webhook that has not answered by then is given up on: the sweep must not wait (10 s). */
@@ -28,6 +29,12 @@ export const WEBHOOK_POLICY: RetryPolicy = {
   maxRetryAfterMs: 5_000,
 };
 
+/**
+ * Messages one verification run posts at most (one per changed certificate): a mass change (a CA
+ * distrusted, a network down) must not flood a channel for minutes.
+ */
+export const MAX_VERIFICATION_MESSAGES = 25;
+
 /** What happened to a sweep's notification. */
 export type NotifyOutcome =
   /** No CERTSCHED_WEBHOOK_URL. */
@@ -41,12 +48,18 @@ export type NotifyOutcome =
 export interface Notifier {
   /** Posts the sweep's message when the settings ask for one. Never throws. */
   notify(summary: SweepSummary, log: Logger): Promise<NotifyOutcome>;
+  /**
+   * Posts one message per notice of a verification run (verificationMessage.ts), one after the
+   * other; "sent" only when every one was. Never throws.
+   */
+  notifyVerification(notices: readonly VerificationNotice[], log: Logger): Promise<NotifyOutcome>;
   close(): Promise<void>;
 }
 
 /** No webhook configured. */
 export const noNotifier: Notifier = {
   notify: async () => "disabled",
+  notifyVerification: async () => "disabled",
   close: async () => {},
 };
 
@@ -83,37 +96,56 @@ export function webhookBody(summary: SweepSummary, format: WebhookFormat): strin
 export function createNotifier(options: NotifierOptions): Notifier {
   const format = resolveWebhookFormat(options.format, options.url);
   let http: HttpClient | undefined;
-  return {
-    async notify(summary, log) {
-      if (!shouldNotify(summary, options.notifySuccess)) return "not-needed";
-      try {
-        http ??= new HttpClient({
-          timeoutMs: options.timeoutMs ?? WEBHOOK_TIMEOUT_MS,
-          ...(options.onCall ? { onCall: options.onCall } : {}),
-        });
-        const res = await http.send({
-          upstream: "webhook",
-          url: options.url,
-          headers: { "content-type": "application/json; charset=utf-8" },
-          body: webhookBody(summary, format),
-          policy: WEBHOOK_POLICY,
-        });
-        if (res.status < 200 || res.status > 299) {
-          const detail = responseDetail(res.text, res.contentType);
-          log.warn(
-            `certsched webhook notification failed (${format}), the sweep is unaffected: the webhook answered ${res.status}${detail ? `: ${detail}` : ""}`,
-          );
-          return "failed";
-        }
-        log.info(`certsched webhook notified (${format}, ${res.status})`);
-        return "sent";
-      } catch (error) {
-        // The URL is never part of the message: its query or path is the webhook's signature.
+  /** One POST; `work` names what the message is about ("the sweep", "the verification"). */
+  const post = async (body: string, work: string, log: Logger): Promise<NotifyOutcome> => {
+    try {
+      http ??= new HttpClient({
+        timeoutMs: options.timeoutMs ?? WEBHOOK_TIMEOUT_MS,
+        ...(options.onCall ? { onCall: options.onCall } : {}),
+      });
+      const res = await http.send({
+        upstream: "webhook",
+        url: options.url,
+        headers: { "content-type": "application/json; charset=utf-8" },
+        body,
+        policy: WEBHOOK_POLICY,
+      });
+      if (res.status < 200 || res.status > 299) {
+        const detail = responseDetail(res.text, res.contentType);
         log.warn(
-          `certsched webhook notification failed (${format}), the sweep is unaffected: ${redact(ensureError(error).message)}`,
+          `certsched webhook notification failed (${format}), ${work} is unaffected: the webhook answered ${res.status}${detail ? `: ${detail}` : ""}`,
         );
         return "failed";
       }
+      log.info(`certsched webhook notified (${format}, ${res.status})`);
+      return "sent";
+    } catch (error) {
+      // The URL is never part of the message: its query or path is the webhook's signature.
+      log.warn(
+        `certsched webhook notification failed (${format}), ${work} is unaffected: ${redact(ensureError(error).message)}`,
+      );
+      return "failed";
+    }
+  };
+  return {
+    async notify(summary, log) {
+      if (!shouldNotify(summary, options.notifySuccess)) return "not-needed";
+      return post(webhookBody(summary, format), "the sweep", log);
+    },
+    async notifyVerification(notices, log) {
+      if (notices.length === 0) return "not-needed";
+      let outcome: NotifyOutcome = "sent";
+      if (notices.length > MAX_VERIFICATION_MESSAGES) {
+        log.warn(
+          `certsched webhook: ${notices.length} certificates changed status in one verification; posting the first ${MAX_VERIFICATION_MESSAGES} (the summary line and GET /api/verifications have them all)`,
+        );
+      }
+      // One at a time: a channel shows them in order, and a 429 is not made worse.
+      for (const notice of notices.slice(0, MAX_VERIFICATION_MESSAGES)) {
+        const sent = await post(verificationBody(notice, format), "the verification", log);
+        if (sent === "failed") outcome = "failed";
+      }
+      return outcome;
     },
     async close() {
       await http?.close();

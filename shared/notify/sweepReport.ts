@@ -13,8 +13,8 @@ export interface SweepReport {
   readonly failed: boolean;
   /** "certsched: renewal sweep failed" and the like. */
   readonly title: string;
-  /** Counts in display order; "would renew" only in a dry run. */
-  readonly counts: readonly { readonly label: string; readonly value: number }[];
+  /** Counts in display order; "would renew" only in a dry run. (Facts in a verification notice.) */
+  readonly counts: readonly { readonly label: string; readonly value: number | string }[];
   /** Failed and stuck certificates, most urgent first. */
   readonly attention: readonly CertificateResult[];
   /** One line per listed certificate (the first MAX_LISTED of `attention`). */

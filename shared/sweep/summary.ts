@@ -130,7 +130,7 @@ export function notAttemptedDetail(reason: StopReason): string {
  * Characters JSON.stringify leaves raw that the log escaper would rewrite as `\u{XX}`, which is
  * not JSON: written as JSON's own `\uXXXX` here, the summary stays one parseable line.
  */
-const JSON_RAW_CONTROL = /[\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+export const JSON_RAW_CONTROL = /[\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
 
 /** The single structured summary line. */
 export function summaryLine(summary: SweepSummary): string {

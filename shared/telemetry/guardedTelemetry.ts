@@ -42,6 +42,13 @@ export function guardedTelemetry(
         report("recording", error);
       }
     },
+    recordVerification(verification, options) {
+      try {
+        telemetry.recordVerification(verification, options);
+      } catch (error) {
+        report("recording", error);
+      }
+    },
     recordCall(upstream, durationMs, status) {
       try {
         telemetry.recordCall(upstream, durationMs, status);

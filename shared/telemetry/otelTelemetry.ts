@@ -28,6 +28,14 @@ export const INSTRUMENTS = {
   upstreamDuration: "certsched.upstream.duration",
   /** One span per sweep, its counts as attributes. */
   sweepSpan: "certsched.sweep",
+  /**
+   * Observable gauge, days (rounded down) until the certificate users are served expires, as
+   * the latest verification read it (not as the service says); attributes `certificate` (the
+   * inventory name, or the watched endpoint), `domain`, `source` ("tls" or "keyvault").
+   */
+  servedDaysLeft: "certsched.certificate.served_days_left",
+  /** Counter of verification results; attributes `status`, `critical`. */
+  verifications: "certsched.verification.results",
 } as const;
 
 /** Meter and tracer name (the instrumentation scope). */
@@ -40,6 +48,14 @@ export interface OtelTelemetryOptions {
   readonly now?: () => Date;
   /** Pushes recorded data to the exporter (the providers' forceFlush). */
   readonly flush?: () => Promise<void>;
+}
+
+/** A certificate as the latest verification read it. */
+interface Served {
+  readonly certificate: string;
+  readonly domain: string;
+  readonly source: string;
+  readonly notAfter: Date;
 }
 
 interface Watched {
@@ -104,6 +120,28 @@ export function otelTelemetry(options: OtelTelemetryOptions): Telemetry {
         result.observe(daysLeft(w.expiry, at), { certificate: w.certificate, target: w.target });
       }
     });
+  // Keyed by certificate and domain; a certificate that could not be read (unreachable) leaves
+  // the gauge until it is read again: what it serves is unknown, not its old expiry.
+  const served = new Map<string, Served>();
+  meter
+    .createObservableGauge(INSTRUMENTS.servedDaysLeft, {
+      description:
+        "Days until the certificate users are served expires, as the latest verification read it",
+      unit: "d",
+    })
+    .addCallback((result) => {
+      const at = now();
+      for (const s of served.values()) {
+        result.observe(daysLeft(s.notAfter, at), {
+          certificate: s.certificate,
+          domain: s.domain,
+          source: s.source,
+        });
+      }
+    });
+  const verifications = meter.createCounter(INSTRUMENTS.verifications, {
+    description: "Verification results per status",
+  });
   const outcomes = meter.createCounter(INSTRUMENTS.outcomes, {
     description: "Certificates per sweep outcome",
   });
@@ -153,6 +191,27 @@ export function otelTelemetry(options: OtelTelemetryOptions): Telemetry {
       for (const outcome of OUTCOMES) {
         const count = summary.counts[outcome];
         if (count > 0) outcomes.add(count, { outcome, dry_run: summary.dryRun });
+      }
+    },
+    recordVerification(verification, recordOptions) {
+      if (!recordOptions?.partial) served.clear();
+      for (const r of verification.results) {
+        const certificate = r.certificateName ?? r.domain;
+        const key = `${certificate}\u0000${r.domain}\u0000${r.source}`;
+        const notAfter = r.servedNotAfter === undefined ? undefined : new Date(r.servedNotAfter);
+        if (notAfter === undefined || Number.isNaN(notAfter.getTime())) served.delete(key);
+        else served.set(key, { certificate, domain: r.domain, source: r.source, notAfter });
+      }
+      const counts = new Map<string, { status: string; critical: boolean; n: number }>();
+      for (const r of verification.results) {
+        const critical = r.critical === true;
+        const key = `${r.status}/${critical}`;
+        const entry = counts.get(key) ?? { status: r.status, critical, n: 0 };
+        entry.n += 1;
+        counts.set(key, entry);
+      }
+      for (const c of counts.values()) {
+        verifications.add(c.n, { status: c.status, critical: c.critical });
       }
     },
     recordCall(upstream, durationMs, status) {

@@ -1,4 +1,5 @@
 import type { SweepSummary } from "../sweep/summary.js";
+import type { InventoryVerification } from "../verify/verifyInventory.js";
 
 /**
  * What certsched reports to a monitoring backend. The default does nothing; with
@@ -16,6 +17,14 @@ export interface Telemetry {
   /** Days left per certificate and the count of each outcome. */
   recordSweep(summary: SweepSummary): void;
   /**
+   * A verification run (issue 12): days left per certificate as served, and the count of each
+   * status. A run over some names (after a sweep) updates those and keeps the others.
+   */
+  recordVerification(
+    verification: InventoryVerification,
+    options?: RecordVerificationOptions,
+  ): void;
+  /**
    * One finished outbound call (HttpClient's onCall). `upstream` "token" goes to the token
    * histogram, every other upstream to the upstream histogram.
    * @param durationMs wall time of the call including retries, in ms
@@ -24,6 +33,14 @@ export interface Telemetry {
   recordCall(upstream: string, durationMs: number, status: number | undefined): void;
   /** Exports what was recorded now: a timer's instance may be frozen right after the sweep. */
   flush(): Promise<void>;
+}
+
+export interface RecordVerificationOptions {
+  /**
+   * The run checked only some certificates (after a sweep): the gauge updates those and keeps
+   * the others. Default false: the run is the whole inventory and replaces the gauge's set.
+   */
+  readonly partial?: boolean;
 }
 
 /** The W3C trace context an invocation carries (InvocationContext.traceContext's shape). */
@@ -37,6 +54,7 @@ export interface TraceParent {
 export const noTelemetry: Telemetry = {
   inSweepSpan: (run) => run(),
   recordSweep() {},
+  recordVerification() {},
   recordCall() {},
   flush: async () => {},
 };

@@ -32,6 +32,9 @@ const MODULES: Record<string, () => Promise<Record<string, unknown>>> = {
   testConnectivity: () => import("../../functions/testConnectivity.js"),
   renewDueCertificates: () => import("../../functions/renewDueCertificates.js"),
   cleanupHistory: () => import("../../functions/cleanupHistory.js"),
+  verifyCertificates: () => import("../../functions/verifyCertificates.js"),
+  getVerifications: () => import("../../functions/getVerifications.js"),
+  runVerifications: () => import("../../functions/runVerifications.js"),
 };
 
 const exported = new Map<string, unknown>();
@@ -49,16 +52,22 @@ describe("function registrations", () => {
     expect(modules.sort()).toEqual(Object.keys(MODULES).sort());
   });
 
-  it("registers exactly the six HTTP functions and the two timers", () => {
+  it("registers exactly the eight HTTP functions and the three timers", () => {
     expect([...registered.http.keys()].sort()).toEqual([
       "createCertificate",
       "getCertificate",
+      "getVerifications",
       "listDueCertificates",
       "renewCertificate",
       "runRenewals",
+      "runVerifications",
       "testConnectivity",
     ]);
-    expect([...registered.timer.keys()].sort()).toEqual(["cleanupHistory", "renewDueCertificates"]);
+    expect([...registered.timer.keys()].sort()).toEqual([
+      "cleanupHistory",
+      "renewDueCertificates",
+      "verifyCertificates",
+    ]);
   });
 
   it("the history cleanup runs daily at 04:30 UTC, after the default sweep, never on startup", () => {
@@ -76,6 +85,8 @@ describe("function registrations", () => {
     ["getCertificate", "certificates/{name}", ["GET"]],
     ["runRenewals", "renewals", ["POST"]],
     ["testConnectivity", "connectivity", ["GET"]],
+    ["getVerifications", "verifications", ["GET"]],
+    ["runVerifications", "verifications", ["POST"]],
   ])("%s: route %s, methods %j, function key required", (name, route, methods) => {
     const options = http(name);
 
@@ -90,6 +101,14 @@ describe("function registrations", () => {
     expect(options.schedule).toBe("%CERTSCHED_RENEWAL_SCHEDULE%");
     expect(options.runOnStartup).not.toBe(true);
     expect(options.handler).toBe(exported.get("renewDueCertificates"));
+  });
+
+  it("the verification timer runs on %CERTSCHED_VERIFY_SCHEDULE%, never on startup", () => {
+    const options = registered.timer.get("verifyCertificates") as TimerFunctionOptions;
+
+    expect(options.schedule).toBe("%CERTSCHED_VERIFY_SCHEDULE%");
+    expect(options.runOnStartup).not.toBe(true);
+    expect(options.handler).toBe(exported.get("verifyCertificates"));
   });
 
   it("no two HTTP functions share a route and method", () => {

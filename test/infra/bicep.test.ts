@@ -48,7 +48,11 @@ const SECRET_SETTINGS = ["CERTSCHED_API_KEY", "CERTSCHED_CLIENT_SECRET"];
 const AWAITING_CODE: string[] = [];
 
 /** Host settings for the timer and telemetry, required besides the CERTSCHED_* ones. */
-const HOST_SETTINGS = ["CERTSCHED_RENEWAL_SCHEDULE", "APPLICATIONINSIGHTS_CONNECTION_STRING"];
+const HOST_SETTINGS = [
+  "CERTSCHED_RENEWAL_SCHEDULE",
+  "CERTSCHED_VERIFY_SCHEDULE",
+  "APPLICATIONINSIGHTS_CONNECTION_STRING",
+];
 
 /** Flex Consumption refuses these: runtime and package come from functionAppConfig. */
 const REFUSED_BY_FLEX = [
