@@ -7,9 +7,9 @@ import {
 
 /**
  * GET /api/certificates/{name}: one certificate as the service holds it (Get Certificate), as
- * the due list shows its records: no password, PFX or private-key links. The host matches the
- * literal route certificates/due first, so a certificate named "due" cannot be read here (use
- * `certsched get due`).
+ * the due list shows its records (no password, PFX or private-key links), with its status and
+ * recent history. The host matches the literal route certificates/due first, so a certificate
+ * named "due" cannot be read here (use `certsched get due`).
  */
 export async function getCertificate(
   request: HttpRequest,

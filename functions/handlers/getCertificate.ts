@@ -3,19 +3,22 @@ import { z } from "zod";
 import { handle } from "../../shared/api/handle.js";
 import { noQuery, parseQuery } from "../../shared/api/parseQuery.js";
 import { json } from "../../shared/api/problem.js";
-import { certificateView } from "../../shared/api/views.js";
 import { authorize } from "../../shared/auth/authorize.js";
 import { READER } from "../../shared/auth/roles.js";
 import { getRuntime } from "../../shared/runtime.js";
 import { parseOrThrow, requiredText } from "../../shared/schemas/index.js";
+import { certificateDetail } from "../../shared/status/certificateDetail.js";
 
 const params = z.object({ name: requiredText() });
 
 /**
- * GET /api/certificates/{name}: one certificate as the service holds it (Get Certificate), as
- * the due list shows its records: no password, PFX or private-key links. The host matches the
- * literal route certificates/due first, so a certificate named "due" cannot be read here (use
- * `certsched get due`).
+ * GET /api/certificates/{name}: the certificate as the service holds it (Get Certificate, as the
+ * due list shows records: no password, PFX or private-key links), with `service` (what Get
+ * Certificate said), `status` (shared/status/certificateStatus.ts) and `history` (the last 30
+ * days, at most 50 events). A name the service does not know, or a service that fails, still
+ * answers 200 with the status when the inventory or the ledger knows the name; unknown
+ * everywhere is a 404 problem. The host matches the literal route certificates/due first, so a
+ * certificate named "due" cannot be read here (use `certsched get due`).
  */
 export async function getCertificate(
   request: HttpRequest,
@@ -25,7 +28,6 @@ export async function getCertificate(
     authorize(request, READER);
     parseQuery(request, noQuery);
     const { name } = parseOrThrow(params, { name: request.params.name }, "route");
-    const runtime = getRuntime();
-    return json(200, certificateView(await runtime.client.get(name), runtime.now()));
+    return json(200, await certificateDetail(getRuntime(), name, process.env));
   });
 }

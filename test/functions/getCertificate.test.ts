@@ -1,6 +1,10 @@
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { randomInt } from "node:crypto";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, inject, it } from "vitest";
 import { getCertificate } from "../../functions/getCertificate.js";
 import { renewCertificate } from "../../functions/renewCertificate.js";
+import { READER } from "../../shared/auth/roles.js";
+import { getRuntime } from "../../shared/runtime.js";
+import { principalHeader } from "../auth/principals.js";
 import { type AppHarness, DAY_MS, httpRequest, type Reply, startHarness } from "./harness.js";
 
 /*
@@ -52,7 +56,11 @@ afterEach(() => {
 });
 afterAll(() => app.close());
 
-function get(name: string, query?: Record<string, string>): Promise<Reply> {
+function get(
+  name: string,
+  query?: Record<string, string>,
+  headers?: Record<string, string>,
+): Promise<Reply> {
   return app.call(
     getCertificate,
     httpRequest({
@@ -60,6 +68,7 @@ function get(name: string, query?: Record<string, string>): Promise<Reply> {
       path: `certificates/${encodeURIComponent(name)}`,
       params: { name },
       ...(query ? { query } : {}),
+      ...(headers ? { headers } : {}),
     }),
   );
 }
@@ -87,6 +96,10 @@ describe("GET /api/certificates/{name}", () => {
       expiryDate: EXPIRY.toISOString(),
       daysLeft: 5,
       certificateDownloadUrl: { crtUrl: LINKS.crtUrl, fullchainCrtUrl: LINKS.fullchainCrtUrl },
+      // Issue 13: the status view, from the service's record alone when no storage is set.
+      service: { answer: "found" },
+      status: { status: "expiring", critical: true, ledger: null, verification: null },
+      history: { events: [] },
     });
     for (const secret of [PASSWORD, PFX, LINKS.keyUrl, LINKS.pfxUrl]) {
       expect(reply.text).not.toContain(secret);
@@ -188,5 +201,155 @@ describe("POST /api/certificates/{name}/renew looks the target up first", () => 
         /^certsched: could not look up (the target of )?kv-contoso-com with Get Certificate, so its renewal is sent without the vault token .*get certificate failed: the service answered 500/,
       ),
     ]);
+  });
+});
+
+/*
+ * Issue 13: the route merged with the status view and the recent history, over the test run's
+ * Azurite (names and ids of their own: other files share its tables).
+ */
+describe("GET /api/certificates/{name} with status and history", () => {
+  const unique = () => `status-${randomInt(1e9)}`;
+  /** A certificate of the simulator's, under a name and id no other test uses. */
+  const add = (expiryDate = EXPIRY) =>
+    app.sim.addCertificate({
+      certificateName: unique(),
+      id: randomInt(2_000_000, 9_000_000),
+      rootDomain: "contoso.com",
+      expiryDate,
+    });
+
+  beforeEach(async () => {
+    await app.configure({ AzureWebJobsStorage: inject("azuriteTableConnectionString") });
+  });
+  afterEach(() => {
+    delete process.env.WEBSITE_AUTH_ENABLED;
+  });
+
+  interface Detail {
+    certificateName: string;
+    expiryDate?: string;
+    service: Record<string, unknown>;
+    status: {
+      status: string;
+      expiry: { service: string | null };
+      ledger: Record<string, unknown> | null;
+    };
+    history: { since: string; events: { event: string; by?: string; trigger: string }[] };
+  }
+
+  it("answers the record, the service's word, the status and the history of a renewal by hand", async () => {
+    const cert = add();
+    expect((await renew(cert.certificateName)).status).toBe(202);
+
+    const reply = await get(cert.certificateName);
+
+    expect(reply.status).toBe(200);
+    const body = reply.body as Detail;
+    // The simulator completed the renewal at once: the record has the new expiry, and the
+    // ledger's row (of the old one) is shown but no longer decides the word.
+    const renewed = app.sim.certificates().find((c) => c.id === cert.id);
+    expect(renewed?.expiryDate.getTime()).toBeGreaterThan(EXPIRY.getTime());
+    expect(body).toMatchObject({
+      certificateName: cert.certificateName,
+      id: cert.id,
+      expiryDate: renewed?.expiryDate.toISOString(),
+      service: { answer: "found" },
+      status: {
+        certificateName: cert.certificateName,
+        status: "ok",
+        expiry: { service: renewed?.expiryDate.toISOString(), served: null },
+        ledger: { outcome: "renewal-scheduled", reason: "ManualRequest", current: false },
+        inventory: { source: "get", rootDomain: "contoso.com" },
+      },
+    });
+    expect(body.history.events.map((e) => [e.event, e.trigger, e.by])).toEqual([
+      ["renewal-scheduled", "http", undefined],
+      ["manual-request", "http", "function-key"],
+    ]);
+    expect(Date.parse(body.history.since)).toBeLessThanOrEqual(Date.now() - 30 * DAY_MS + 60_000);
+  });
+
+  it("still answers the status when the service fails, saying so in `service` (never a 500)", async () => {
+    const cert = add();
+    expect((await renew(cert.certificateName)).status).toBe(202);
+    app.sim.inject("get", { status: 500, body: "busy", times: 4 });
+
+    const reply = await get(cert.certificateName);
+
+    expect(reply.status).toBe(200);
+    const body = reply.body as Detail;
+    expect(body).not.toHaveProperty("expiryDate");
+    expect(body.service).toEqual({
+      answer: "failed",
+      code: "UPSTREAM_FAILED",
+      status: 500,
+      detail: expect.stringContaining("the service answered 500"),
+    });
+    // Known from the ledger alone: the renewal it holds is the latest word.
+    expect(body.status).toMatchObject({
+      status: "pending",
+      ledger: { outcome: "renewal-scheduled", current: true },
+    });
+    expect(body.history.events.map((e) => e.event)).toContain("manual-request");
+  });
+
+  it("answers a name the service does not know but the inventory does, with the service's 404 in `service`", async () => {
+    const name = unique();
+    await getRuntime().inventory.upsert([
+      { certificateName: name, source: "watch", seenAt: new Date() },
+    ]);
+
+    const reply = await get(name);
+
+    expect(reply.status).toBe(200);
+    expect(reply.body).toEqual({
+      certificateName: name,
+      service: {
+        answer: "not-found",
+        code: "UPSTREAM_REJECTED",
+        status: 404,
+        detail: `get certificate failed: the service answered 404 (no certificate named ${name}): Certificate ${name} not found`,
+      },
+      status: expect.objectContaining({ certificateName: name, status: "unknown", ledger: null }),
+      history: { since: expect.any(String), events: [] },
+    });
+  });
+
+  it("answers 404 problem+json for a name unknown everywhere", async () => {
+    const name = unique();
+
+    const reply = await get(name);
+
+    expect(reply.status).toBe(404);
+    expect(reply.headers["content-type"]).toBe("application/problem+json");
+    expect(reply.body).toMatchObject({ status: 404, title: "No such certificate" });
+  });
+
+  it("answers the service's failure as before for a name nobody else knows", async () => {
+    app.sim.inject("get", { status: 503, body: "down", times: 4 });
+
+    const reply = await get(unique());
+
+    expect(reply.status).toBe(503);
+    expect(reply.headers["content-type"]).toBe("application/problem+json");
+    expect(reply.headers["retry-after"]).toBe("60");
+  });
+
+  it("behind Easy Auth: refuses a caller without a role (403) before asking the service", async () => {
+    process.env.WEBSITE_AUTH_ENABLED = "True";
+    const cert = add();
+
+    const refused = await get(cert.certificateName, undefined, {
+      "x-ms-client-principal": principalHeader({ roles: [] }),
+    });
+    const reader = await get(cert.certificateName, undefined, {
+      "x-ms-client-principal": principalHeader({ roles: [READER] }),
+    });
+
+    expect(refused.status).toBe(403);
+    expect(refused.body).toMatchObject({ code: "FORBIDDEN" });
+    expect(reader.status).toBe(200);
+    expect(app.sim.requestsFor("get")).toHaveLength(1);
   });
 });
