@@ -7,6 +7,7 @@ import {
   createCertificateInput,
   parseOrThrow,
 } from "../../shared/schemas/index.js";
+import { createConfirmed, OutcomeUnknownError } from "../../shared/service/scheduleConfirmed.js";
 import { type Command, JSON_OPTION } from "../command.js";
 import { EXIT, InputError } from "../failure.js";
 import { parseJsonFile } from "../jsonLocation.js";
@@ -36,12 +37,18 @@ Three field sets are valid:
 
 Options:
   -f, --file PATH  The request file (JSON). Required.
-  --json           Print one JSON document: { "status", "certificateName",
-                   "target", "message" }.
+  --json           Print one JSON document: { "status" ("scheduled" or
+                   "unknown"), "certificateName", "target", "message" }.
   -h, --help       Show this help.
 
+The service may take long to answer: certsched waits CERTSCHED_SCHEDULE_TIMEOUT
+(default 120s). Without an answer by then, Get Certificate is asked: if it
+shows the certificate, the creation was scheduled; if not, the outcome is
+unknown: check with "certsched get <name>" in a few minutes.
+
 Exit codes: 0 creation scheduled; 1 the service or the identity provider
-refused or failed; 2 usage, configuration or an invalid file (nothing sent).
+refused or failed, or the outcome is unknown; 2 usage, configuration or an
+invalid file (nothing sent).
 `;
 
 /** Reads and checks the request file; an InputError names the file and every problem. */
@@ -105,16 +112,27 @@ export const createCommand: Command = {
     const input = await readCreateFile(resolve(io.cwd, file));
     return withRuntime(io, ["subscription", "apiKey"], async (runtime) => {
       requireApiKey(runtime);
-      const message = await runtime.client.create(input);
       const { certificateName, target } = input;
+      let status: "scheduled" | "unknown" = "scheduled";
+      let message: string;
+      try {
+        message = (await createConfirmed(runtime.client, input)).message;
+      } catch (error) {
+        // No answer in time and Get Certificate cannot show it: neither done nor failed. Said
+        // as a result, with how to find out, never as "try again" (that could order it twice).
+        if (!(error instanceof OutcomeUnknownError)) throw error;
+        status = "unknown";
+        message = error.message;
+      }
       if (args.values.json === true) {
-        const document = { status: "scheduled", certificateName, target, message };
+        const document = { status, certificateName, target, message };
         io.stdout.write(`${JSON.stringify(document, null, 2)}\n`);
       } else {
-        const line = `Creation of ${oneLine(certificateName)} (${target}) scheduled: ${oneLine(message.trim())}`;
+        const outcome = status === "scheduled" ? "scheduled" : "outcome unknown";
+        const line = `Creation of ${oneLine(certificateName)} (${target}) ${outcome}: ${oneLine(message.trim())}`;
         io.stdout.write(`${wrapToWidth(line, io.stdout.columns, "", "  ").join("\n")}\n`);
       }
-      return EXIT.ok;
+      return status === "scheduled" ? EXIT.ok : EXIT.failed;
     });
   },
 };

@@ -1,4 +1,5 @@
 import { type RenewedByName, renewByName } from "../../shared/service/renewByName.js";
+import { OutcomeUnknownError } from "../../shared/service/scheduleConfirmed.js";
 import { describe } from "../../shared/sweep/renewOne.js";
 import { cliLogger } from "../cliLogger.js";
 import { type Command, JSON_OPTION } from "../command.js";
@@ -27,18 +28,24 @@ Options:
   --json       Print one JSON document: for one name { "status",
                "certificateName", "message" } (plus "note"); for several
                { "results": [ those, or { "certificateName", "status":
-               "failed", "error", "message" } ], "failed": N }.
+               "failed" or "unknown", "error", "message" } ], "failed": N }.
   -h, --help   Show this help.
 
+Without an answer within CERTSCHED_SCHEDULE_TIMEOUT (default 120s), Get
+Certificate is asked: a later expiry means the renewal is done; otherwise the
+outcome is "unknown": check with "certsched get <name>" in a few minutes.
+
 Exit codes: 0 every renewal scheduled (or already in progress); 1 the service
-refused or failed one (an unknown name, say); 2 usage or configuration error.
+refused or failed one (an unknown name, say), or its outcome is unknown; 2
+usage or configuration error.
 `;
 
 type Outcome =
   | (Omit<RenewedByName, "target" | "recorded"> & { readonly certificateName: string })
   | {
       readonly certificateName: string;
-      readonly status: "failed";
+      /** "unknown": no answer in time, and Get Certificate could not show it done. */
+      readonly status: "failed" | "unknown";
       readonly error?: string;
       readonly message: string;
     };
@@ -71,9 +78,17 @@ export const renewCommand: Command = {
       if (names.length === 1 && !allDue) {
         // One name: its failure is reported as every command's (exit 1, cause, where to look).
         const name = names[0] as string;
-        const { status, message, note } = await renewByName(runtime, name, requester, log);
-        write(io, json, { certificateName: name, status, message, ...(note ? { note } : {}) });
-        return EXIT.ok;
+        let result: Outcome;
+        try {
+          const { status, message, note } = await renewByName(runtime, name, requester, log);
+          result = { certificateName: name, status, message, ...(note ? { note } : {}) };
+        } catch (error) {
+          // Any other failure is reported as every command's (exit 1, cause, where to look).
+          if (!(error instanceof OutcomeUnknownError)) throw error;
+          result = { certificateName: name, status: "unknown", message: error.message };
+        }
+        write(io, json, result);
+        return result.status === "unknown" ? EXIT.failed : EXIT.ok;
       }
       const results: Outcome[] = [];
       for (const name of names) {
@@ -84,14 +99,14 @@ export const renewCommand: Command = {
           const { detail, error: code } = describe(error);
           results.push({
             certificateName: name,
-            status: "failed",
+            status: error instanceof OutcomeUnknownError ? "unknown" : "failed",
             ...(code ? { error: code } : {}),
             message: detail,
           });
         }
         if (!json) write(io, false, results.at(-1) as Outcome);
       }
-      const failed = results.filter((r) => r.status === "failed").length;
+      const failed = results.filter((r) => r.status === "failed" || r.status === "unknown").length;
       if (json) io.stdout.write(`${JSON.stringify({ results, failed }, null, 2)}\n`);
       else if (names.length === 0) io.stdout.write("Nothing is due for renewal.\n");
       return failed > 0 ? EXIT.failed : EXIT.ok;
@@ -111,7 +126,9 @@ function write(io: Parameters<Command["run"]>[1], json: boolean, r: Outcome): vo
       ? `Renewal of ${name} scheduled: ${oneLine(r.message.trim())}`
       : r.status === "in-progress"
         ? `Renewal of ${name} already in progress: ${oneLine(r.message)}`
-        : paint.red(`Renewal of ${name} failed: ${oneLine(r.message)}`);
+        : r.status === "unknown"
+          ? paint.yellow(`Renewal of ${name} outcome unknown: ${oneLine(r.message)}`)
+          : paint.red(`Renewal of ${name} failed: ${oneLine(r.message)}`);
   io.stdout.write(`${line}\n`);
   if ("note" in r && r.note) {
     io.stderr.write(

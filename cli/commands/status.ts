@@ -2,6 +2,7 @@ import { daysLeft } from "../../shared/dates.js";
 import { ensureError } from "../../shared/errors.js";
 import { listLedgerRows } from "../../shared/history/ledgerRows.js";
 import type { LedgerRecord } from "../../shared/ledger/ledger.js";
+import { requestsLast7Days } from "../../shared/quota/requestLog.js";
 import { redact } from "../../shared/redact.js";
 import { decide } from "../../shared/sweep/decide.js";
 import { type Command, JSON_OPTION } from "../command.js";
@@ -26,7 +27,9 @@ Azure identity, DefaultAzureCredential: az login) or AzureWebJobsStorage. Only
 the storage is needed; without the service the expiry column says "-".
 
 Options:
-  --json       Print one JSON document: { "service", "certificates": [ {
+  --json       Print one JSON document: { "service", "requests7d" (requests
+               sent to the service in the last 7 days; null: not readable),
+               "certificates": [ {
                "certificateName", "id", "state", "reason", "attempts",
                "firstRequestedAt", "lastRequestedAt", "detail", "stuck",
                "expiryDate", "daysLeft" } ], "invalid": [ rows not read ] }.
@@ -98,7 +101,7 @@ export const statusCommand: Command = {
   options: { ...JSON_OPTION },
   maxPositionals: 1_000,
   run: (args, io) =>
-    withStorage(io, async ({ where, service, now: clock }) => {
+    withStorage(io, async ({ where, service, history, now: clock }) => {
       const wanted = new Set(args.positionals);
       const ledger = await listLedgerRows(where);
       let dueList: Due[] = [];
@@ -139,9 +142,15 @@ export const statusCommand: Command = {
         if (!seen.has(name)) views.push(viewOf(name, undefined, undefined, now, graceMs));
       }
       views.sort((a, b) => a.certificateName.localeCompare(b.certificateName));
+      const requests7d = await requestsLast7Days({ requests: service?.requests, history }, now);
 
       if (args.values.json === true) {
-        const document = { service: serviceState, certificates: views, invalid: ledger.invalid };
+        const document = {
+          service: serviceState,
+          requests7d,
+          certificates: views,
+          invalid: ledger.invalid,
+        };
         io.stdout.write(`${JSON.stringify(document, null, 2)}\n`);
       } else {
         const paint = palette(io.stdout, io.env);
@@ -187,6 +196,7 @@ export const statusCommand: Command = {
             ),
           );
         }
+        lines.push("", `Requests sent to the service in the last 7 days: ${requests7d ?? "-"}`);
         io.stdout.write(`${lines.join("\n")}\n`);
       }
       for (const problem of ledger.invalid) note(io, `certsched: ${problem}`);

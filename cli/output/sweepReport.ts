@@ -20,6 +20,25 @@ function outcomePaint(outcome: string, paint: Palette): Paint {
   return paints[outcome] ?? paint.red;
 }
 
+/** The outcome as shown: a deferral says why ("deferred (quota)"), as the issue names it. */
+function outcomeText(r: CertificateResult): string {
+  return r.outcome === "deferred" && r.reason === "QuotaReached" ? "deferred (quota)" : r.outcome;
+}
+
+/** The request count and the budget, when the run knows them. */
+function requestsLine(summary: SweepSummary): string | undefined {
+  if (summary.requests7d === undefined && !summary.quota) return undefined;
+  const count =
+    summary.requests7d === undefined
+      ? undefined
+      : `Requests sent to the service in the last 7 days: ${summary.requests7d}`;
+  const q = summary.quota;
+  const quota = q
+    ? `CERTSCHED_SERVICE_QUOTA ${q.limit}: ${q.used} used when the renewals started, ${q.remaining} left${q.warning ? " (80 % or more used)" : ""}`
+    : undefined;
+  return `${[count, quota].filter((part) => part !== undefined).join("; ")}.`;
+}
+
 export function daysPaint(daysLeft: number, paint: Palette): Paint | undefined {
   if (daysLeft < 0) return paint.red;
   if (daysLeft <= 7) return paint.yellow;
@@ -50,7 +69,7 @@ function causeLines(
   width: number | undefined,
   where: Where | undefined,
 ): string[] {
-  const head = `${oneLine(r.certificateName)} ${outcomePaint(r.outcome, paint)(r.outcome)}:`;
+  const head = `${oneLine(r.certificateName)} ${outcomePaint(r.outcome, paint)(outcomeText(r))}:`;
   // A skip is routine (requested recently, another sweep has it): one line each, not two.
   if (r.outcome === "skipped") {
     return wrapToWidth(`${head} ${oneLine(shortCause(r.detail))}`, width, "", "  ");
@@ -117,7 +136,7 @@ export function renderSweep(
       r.certificateName,
       r.target,
       { text: formatExpiry(r.expiryDate, r.daysLeft), paint: daysPaint(r.daysLeft, paint) },
-      { text: r.outcome, paint: outcomePaint(r.outcome, paint) },
+      { text: outcomeText(r), paint: outcomePaint(r.outcome, paint) },
     ]);
     append(
       lines,
@@ -153,6 +172,10 @@ export function renderSweep(
     append(lines, wrapToWidth(`${due}. ${dry}${ledger}.`, width));
   } else {
     append(lines, wrapToWidth(`${dry}${ledger}.`, width));
+  }
+  const requests = requestsLine(summary);
+  if (requests) {
+    append(lines, wrapToWidth(summary.quota?.warning ? paint.yellow(requests) : requests, width));
   }
   if (summary.failed) {
     lines.push(paint.red("The sweep failed:"));

@@ -8,6 +8,7 @@ import { authorize } from "../../shared/auth/authorize.js";
 import { OPERATOR } from "../../shared/auth/roles.js";
 import { getRuntime } from "../../shared/runtime.js";
 import { createCertificateInput, parseOrThrow } from "../../shared/schemas/index.js";
+import { createConfirmed } from "../../shared/service/scheduleConfirmed.js";
 
 /** POST /api/certificates: schedules creation (spec 4.1); certsched injects the tokens. */
 export async function createCertificate(
@@ -22,10 +23,12 @@ export async function createCertificate(
       await readJsonBody(request),
       "create request",
     );
-    const message = await getRuntime().client.create(input);
+    // No answer in time: confirmed with Get Certificate, or a 504 that says how to find out.
+    const { status, message, confirmedBy } = await createConfirmed(getRuntime().client, input);
     contextLogger(context).info(
       `certsched create scheduled: ${input.certificateName} (${input.target})`,
     );
-    return json(202, { status: "scheduled", certificateName: input.certificateName, message });
+    const { certificateName } = input;
+    return json(202, { status, certificateName, message, ...(confirmedBy ? { confirmedBy } : {}) });
   });
 }

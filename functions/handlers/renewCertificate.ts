@@ -27,7 +27,13 @@ export async function renewCertificate(
     const renewed = await renewByName(getRuntime(), name, requesterOf(callerOf(request)), log);
     const done = renewed.status === "scheduled" ? "scheduled" : "already in progress";
     log.info(`certsched renewal ${done} (v3): ${name}`);
-    const { status, message, note } = renewed;
-    return json(202, { status, certificateName: name, message, ...(note ? { note } : {}) });
+    const { status, message, note, confirmedBy } = renewed;
+    return json(202, {
+      status,
+      certificateName: name,
+      message,
+      ...(note ? { note } : {}),
+      ...(confirmedBy ? { confirmedBy } : {}),
+    });
   });
 }

@@ -85,3 +85,22 @@ export const noRequestLog: RequestLog = {
   settled: async () => ({ unrecorded: 0, failures: [] }),
   since: async () => 0,
 };
+
+/**
+ * Requests of the last 7 days as `certsched status` shows them: through the log when the
+ * service is configured (so this command's own requests are written first), else the history;
+ * null when the count cannot be read (the rest of the status is still shown).
+ */
+export async function requestsLast7Days(
+  source: { readonly requests?: RequestLog | undefined; readonly history: History },
+  now: Date,
+): Promise<number | null> {
+  const since = new Date(now.getTime() - REQUEST_WINDOW_MS);
+  try {
+    return source.requests
+      ? await source.requests.since(since)
+      : await source.history.requestsSince(since);
+  } catch {
+    return null;
+  }
+}

@@ -6,11 +6,13 @@ import type { CertificateEvent, EventKind, Trigger } from "../history/historyEve
 import { recordHistory } from "../history/recordRun.js";
 import type { Ledger, LedgerEntry } from "../ledger/ledger.js";
 import type { Logger } from "../log.js";
+import { withTrigger } from "../quota/requestTrigger.js";
 import { redact } from "../redact.js";
 import type { CertificateRecord } from "../schemas/records.js";
 import { claimAndSend } from "../sweep/claimAndSend.js";
 import { decide } from "../sweep/decide.js";
 import { describe } from "../sweep/renewOne.js";
+import { OutcomeUnknownError, unanswered } from "./scheduleConfirmed.js";
 import type { RenewOptions } from "./serviceClient.js";
 
 /** What a v3 renewal by name needs of the service client. */
@@ -56,6 +58,8 @@ export interface RenewedByName {
   readonly recorded: boolean;
   /** Set when a configured ledger could not record it: why, and that a sweep may ask again. */
   readonly note?: string;
+  /** Set when the service did not answer in time and Get Certificate showed the renewal done. */
+  readonly confirmedBy?: "get-certificate";
 }
 
 const MAY_ASK_AGAIN = "so the next sweep may ask for it again";
@@ -71,7 +75,45 @@ const MAY_ASK_AGAIN = "so the next sweep may ask for it again";
  * out as before, and `note` (and a log line) say the next sweep may ask again. A failure of the
  * request itself is recorded, then thrown as before.
  */
-export async function renewByName(
+export function renewByName(
+  deps: RenewByNameDeps,
+  certificateName: string,
+  requester: Requester,
+  log: Logger,
+): Promise<RenewedByName> {
+  // Every request it sends (Get Certificate, the renewal) counts for whoever asked.
+  return withTrigger(requester.trigger, () => renew(deps, certificateName, requester, log));
+}
+
+/**
+ * A renewal that got no answer in time took effect if Get Certificate now shows a later expiry
+ * than before it was sent; the record then, or undefined (not shown, or not known before).
+ */
+async function renewedSince(
+  client: RenewByNameClient,
+  certificateName: string,
+  before: CertificateRecord | undefined,
+): Promise<CertificateRecord | undefined> {
+  if (!before) return undefined;
+  try {
+    const after = await client.get(certificateName);
+    return after.expiryDate.getTime() > before.expiryDate.getTime() ? after : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Words for a renewal Get Certificate confirmed after the service did not answer in time. */
+const confirmedMessage = (after: CertificateRecord) =>
+  `the service did not answer in time, but Get Certificate shows ${after.certificateName} renewed (expires ${after.expiryDate.toISOString()})`;
+
+/** Why a renewal that got no answer is unknown: Get Certificate could not show it done. */
+const notShown = (cert: CertificateRecord | undefined) =>
+  cert
+    ? "Get Certificate does not show a new expiry yet"
+    : "it could not be looked up with Get Certificate";
+
+async function renew(
   deps: RenewByNameDeps,
   certificateName: string,
   requester: Requester,
@@ -119,13 +161,31 @@ export async function renewByName(
         ...(note ? { note } : {}),
       };
     } catch (error) {
-      const { detail, ...extra } = describe(error);
+      if (unanswered(error)) {
+        const after = await renewedSince(deps.client, certificateName, cert);
+        if (after) {
+          const message = confirmedMessage(after);
+          event("renewal-scheduled", { ...known, detail: message });
+          return {
+            status: "scheduled",
+            message,
+            target: cert?.target,
+            recorded: false,
+            confirmedBy: "get-certificate",
+            ...(note ? { note } : {}),
+          };
+        }
+      }
+      const thrown = unanswered(error)
+        ? new OutcomeUnknownError("renew", certificateName, notShown(cert), error)
+        : error;
+      const { detail, ...extra } = describe(thrown);
       event(extra.error === "UPSTREAM_TIMEOUT" ? "answer-unknown" : "failed", {
         ...known,
         detail,
         ...extra,
       });
-      throw error;
+      throw thrown;
     } finally {
       await record();
     }
@@ -216,14 +276,35 @@ export async function renewByName(
       };
     }
     default: {
-      const { detail, ...extra } = describe(sent.error);
+      if (sent.kind === "unanswered" && unanswered(sent.error)) {
+        // The ledger keeps "answer unknown" (the next sweeps wait out the grace); Get
+        // Certificate may show it done already.
+        const after = await renewedSince(deps.client, certificateName, cert);
+        if (after) {
+          const message = confirmedMessage(after);
+          event("renewal-scheduled", { ...outcome, detail: message });
+          await record();
+          return {
+            status: "scheduled",
+            message,
+            target,
+            recorded: true,
+            confirmedBy: "get-certificate",
+          };
+        }
+      }
+      const thrown =
+        sent.kind === "unanswered" && unanswered(sent.error)
+          ? new OutcomeUnknownError("renew", certificateName, notShown(cert), sent.error)
+          : sent.error;
+      const { detail, ...extra } = describe(thrown);
       event(sent.kind === "unanswered" ? "answer-unknown" : "failed", {
         ...outcome,
         detail,
         ...extra,
       });
       await record();
-      throw sent.error;
+      throw thrown;
     }
   }
 }

@@ -25,6 +25,11 @@ export interface RenewContext {
   ledgerFailed(error: unknown): void;
   /** A claim this sweep made that the ledger does not show resolved. */
   unresolved(certificateName: string): void;
+  /**
+   * Asked right before a renewal would be sent (the request budget, CERTSCHED_SERVICE_QUOTA):
+   * the detail of a "deferred" result when none may be sent, else undefined. Unset: always sent.
+   */
+  deferred?(): string | undefined;
 }
 
 /** What a failure says, redacted: words, upstream status, error code. */
@@ -98,6 +103,8 @@ export async function renewOne(
   // The deadline may have passed while the row was read.
   const stoppedNow = ctx.stopped();
   if (stoppedNow) return notAttempted(stoppedNow);
+  const deferred = ctx.deferred?.();
+  if (deferred !== undefined) return result("deferred", "QuotaReached", deferred);
 
   const previous = verdict.reason === "NewRenewal" ? undefined : entry?.record;
   const sent = await claimAndSend({

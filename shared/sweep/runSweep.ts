@@ -1,7 +1,12 @@
 import { daysLeft } from "../dates.js";
 import { ensureError } from "../errors.js";
+import type { Trigger } from "../history/historyEvent.js";
 import { type Ledger, noLedger } from "../ledger/ledger.js";
 import type { Logger } from "../log.js";
+import { REQUEST_WINDOW_MS, type RequestLog } from "../quota/requestLog.js";
+import { withTrigger } from "../quota/requestTrigger.js";
+import { nearQuota, type ServiceQuota } from "../quota/serviceQuota.js";
+import { redact } from "../redact.js";
 import type { CertificateRecord } from "../schemas/records.js";
 import { recordWarnings } from "../schemas/recordWarnings.js";
 import type { DueList } from "../service/responses.js";
@@ -11,6 +16,8 @@ import { describe, renewOne } from "./renewOne.js";
 import {
   type CertificateResult,
   countOutcomes,
+  deferredDetail,
+  type QuotaView,
   resultLine,
   resultProblems,
   type StopReason,
@@ -40,6 +47,82 @@ export interface SweepOptions {
   readonly deadline?: AbortSignal;
   /** Called as each certificate finishes (the CLI's progress line). */
   readonly onResult?: (result: CertificateResult, done: number, total: number) => void;
+  /** What started the run: every request it sends is counted under it. Unset: the default. */
+  readonly trigger?: Trigger;
+  /**
+   * The request budget: where requests are counted (the summary's requests7d) and
+   * CERTSCHED_SERVICE_QUOTA, when set. Unset: nothing counted or enforced.
+   */
+  readonly budget?: { readonly requests: RequestLog; readonly quota: ServiceQuota | undefined };
+}
+
+/**
+ * Most urgent first: the earliest expiry (fewest days left), then the name, so a budget that
+ * cannot cover every renewal goes to the certificates that would expire first.
+ */
+export function byUrgency(certificates: readonly CertificateRecord[]): CertificateRecord[] {
+  return [...certificates].sort(
+    (a, b) =>
+      a.expiryDate.getTime() - b.expiryDate.getTime() ||
+      (a.certificateName < b.certificateName ? -1 : a.certificateName > b.certificateName ? 1 : 0),
+  );
+}
+
+/**
+ * The request budget for this run's renewals (one request each), read once the list's own
+ * requests are counted; undefined when no quota is set, in a dry run, or when the count cannot
+ * be read (a warning: the 429 of a service that enforces its limit is still honoured).
+ */
+async function quotaAtStart(options: SweepOptions): Promise<QuotaView | undefined> {
+  const quota = options.budget?.quota;
+  if (!quota || !options.budget || options.dryRun) return undefined;
+  const { requests } = options.budget;
+  if (requests.kind === "none") {
+    options.log.warn(
+      `certsched: CERTSCHED_SERVICE_QUOTA is set (${quota.text}) but no storage keeps the request count (AzureWebJobsStorage or CERTSCHED_LEDGER_TABLE_URI): only this run's renewals are limited by it`,
+    );
+  }
+  let used: number;
+  try {
+    used = await requests.since(new Date(options.now().getTime() - quota.windowMs));
+  } catch (error) {
+    options.log.warn(
+      `certsched: the request count could not be read, so CERTSCHED_SERVICE_QUOTA (${quota.text}) is not applied this run: ${redact(ensureError(error).message)}`,
+    );
+    return undefined;
+  }
+  const view: QuotaView = {
+    limit: quota.text,
+    used,
+    remaining: Math.max(0, quota.requests - used),
+    warning: nearQuota(quota, used),
+  };
+  if (view.warning) {
+    options.log.warn(
+      `certsched: ${used} of the ${quota.requests} requests CERTSCHED_SERVICE_QUOTA (${quota.text}) allows are used: 80 % or more of the service's request budget`,
+    );
+  }
+  return view;
+}
+
+/** Requests of the last 7 days, once this run's are written; undefined without storage. */
+async function requestsLast7Days(options: SweepOptions): Promise<number | undefined> {
+  const requests = options.budget?.requests;
+  if (!requests || requests.kind === "none") return undefined;
+  const { unrecorded, failures } = await requests.settled();
+  if (unrecorded > 0) {
+    options.log.warn(
+      `certsched: ${unrecorded} request(s) to the service could not be counted in the history: ${failures.join("; ")}`,
+    );
+  }
+  try {
+    return await requests.since(new Date(options.now().getTime() - REQUEST_WINDOW_MS));
+  } catch (error) {
+    options.log.warn(
+      `certsched: the request count of the last 7 days could not be read: ${redact(ensureError(error).message)}`,
+    );
+    return undefined;
+  }
 }
 
 /**
@@ -49,7 +132,11 @@ export interface SweepOptions {
  * reported as failed. A configured ledger that fails stops the renewals (never renew on
  * without duplicate protection); only a sweep with no ledger configured runs without one.
  */
-export async function runSweep(options: SweepOptions): Promise<SweepSummary> {
+export function runSweep(options: SweepOptions): Promise<SweepSummary> {
+  return options.trigger ? withTrigger(options.trigger, () => sweep(options)) : sweep(options);
+}
+
+async function sweep(options: SweepOptions): Promise<SweepSummary> {
   const { log, now } = options;
   const startedAt = now();
   const started = performance.now();
@@ -91,8 +178,14 @@ export async function runSweep(options: SweepOptions): Promise<SweepSummary> {
   if (options.deadline?.aborted) onDeadline();
   options.deadline?.addEventListener("abort", onDeadline, { once: true });
 
-  const finish = (results: CertificateResult[], due: DueList | undefined, listError?: string) => {
+  let quota: QuotaView | undefined;
+  const finish = async (
+    results: CertificateResult[],
+    due: DueList | undefined,
+    listError?: string,
+  ) => {
     options.deadline?.removeEventListener("abort", onDeadline);
+    const requests7d = await requestsLast7Days(options);
     const rejected = due?.rejected ?? [];
     problems.push(...resultProblems(results, rejected));
     if (unresolved.length > 0) {
@@ -116,8 +209,12 @@ export async function runSweep(options: SweepOptions): Promise<SweepSummary> {
         counts.stuck > 0 ||
         counts["not-attempted"] > 0 ||
         ledgerState === "unavailable" ||
-        unresolved.length > 0,
+        unresolved.length > 0 ||
+        // A person must look: the budget is too small for what is due.
+        counts.deferred > 0,
       problems,
+      ...(requests7d !== undefined ? { requests7d } : {}),
+      ...(quota ? { quota } : {}),
     };
     const line = summaryLine(summary);
     if (summary.failed) log.error(line);
@@ -137,6 +234,12 @@ export async function runSweep(options: SweepOptions): Promise<SweepSummary> {
   // Fields certsched keeps but does not read, in a type the spec does not document: once a sweep.
   for (const warning of recordWarnings(due.certificates)) log.warn(`certsched: ${warning}`);
 
+  const certificates = byUrgency(due.certificates);
+  quota = await quotaAtStart(options);
+  // A budget smaller than what is due is spent one renewal at a time, most urgent first: in
+  // parallel a less urgent one could reach its send first and take a more urgent one's request.
+  const short = quota && quota.remaining < certificates.length ? quota : undefined;
+  let permits = short?.remaining ?? 0;
   const context = {
     client: options.client,
     ledger,
@@ -148,9 +251,19 @@ export async function runSweep(options: SweepOptions): Promise<SweepSummary> {
     unresolved: (name: string) => {
       unresolved.push(name);
     },
+    ...(short
+      ? {
+          deferred: () => {
+            if (permits <= 0) return deferredDetail(short);
+            permits -= 1;
+            return undefined;
+          },
+        }
+      : {}),
   };
   let done = 0;
-  const results = await mapWithConcurrency(due.certificates, options.concurrency, async (cert) => {
+  const concurrency = short ? 1 : options.concurrency;
+  const results = await mapWithConcurrency(certificates, concurrency, async (cert) => {
     const result = await renewOne(cert, context).catch(
       (error: unknown): CertificateResult => ({
         certificateName: cert.certificateName,
@@ -164,10 +277,10 @@ export async function runSweep(options: SweepOptions): Promise<SweepSummary> {
       }),
     );
     const line = resultLine(result);
-    if (["failed", "stuck", "not-attempted"].includes(result.outcome)) log.error(line);
+    if (["failed", "stuck", "not-attempted", "deferred"].includes(result.outcome)) log.error(line);
     else log.info(line);
     done += 1;
-    options.onResult?.(result, done, due.certificates.length);
+    options.onResult?.(result, done, certificates.length);
     return result;
   });
   return finish(results, due);

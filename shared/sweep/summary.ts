@@ -9,7 +9,9 @@ export type Outcome =
   | "failed"
   | "stuck"
   /** The sweep stopped starting renewals (its deadline, or the ledger) before this one. */
-  | "not-attempted";
+  | "not-attempted"
+  /** Due, but the service's request budget (CERTSCHED_SERVICE_QUOTA) went to more urgent ones. */
+  | "deferred";
 export const OUTCOMES: readonly Outcome[] = [
   "renewal-scheduled",
   "would-renew",
@@ -17,6 +19,7 @@ export const OUTCOMES: readonly Outcome[] = [
   "failed",
   "stuck",
   "not-attempted",
+  "deferred",
 ];
 
 /** Why the sweep stopped starting renewals. */
@@ -36,7 +39,9 @@ export type ResultReason =
   | StopReason
   | "ClaimLost"
   | "LedgerRowInvalid"
-  | "SweepError";
+  | "SweepError"
+  /** Deferred: the request budget (CERTSCHED_SERVICE_QUOTA) left no request for it. */
+  | "QuotaReached";
 
 export interface CertificateResult {
   readonly certificateName: string;
@@ -76,6 +81,26 @@ export interface SweepSummary {
   readonly failed: boolean;
   /** Problems that made the run fail, one line each. */
   readonly problems: string[];
+  /**
+   * Requests certsched sent to the service in the 7 days up to the end of the run, from every
+   * trigger (sweeps, CLI, HTTP API, retries each counted); absent when no storage keeps the count
+   * or it could not be read.
+   */
+  readonly requests7d?: number;
+  /** The request budget as the run saw it, when CERTSCHED_SERVICE_QUOTA is set. */
+  readonly quota?: QuotaView;
+}
+
+/** CERTSCHED_SERVICE_QUOTA at the start of the renewals: the list's requests already counted. */
+export interface QuotaView {
+  /** As set, e.g. "100/7d". */
+  readonly limit: string;
+  /** Requests counted in the window, the sweep's own list included. */
+  readonly used: number;
+  /** What was left for renewals (0 when none). */
+  readonly remaining: number;
+  /** Whether `used` reached 80 % of the limit (the run warns). */
+  readonly warning: boolean;
 }
 
 export function countOutcomes(
@@ -110,6 +135,12 @@ export function resultProblems(
   if (failed.length > 0) problems.push(`${failed.length} renewal(s) failed: ${failed.join(", ")}`);
   const stuck = names((r) => r.outcome === "stuck");
   if (stuck.length > 0) problems.push(`${stuck.length} certificate(s) stuck: ${stuck.join(", ")}`);
+  const deferred = names((r) => r.outcome === "deferred");
+  if (deferred.length > 0) {
+    problems.push(
+      `${deferred.length} certificate(s) deferred (quota), the service's request budget (CERTSCHED_SERVICE_QUOTA) went to more urgent ones: ${deferred.join(", ")}`,
+    );
+  }
   for (const reason of Object.keys(STOPPED_BECAUSE) as StopReason[]) {
     const skipped = names((r) => r.outcome === "not-attempted" && r.reason === reason);
     if (skipped.length > 0) {
@@ -119,6 +150,11 @@ export function resultProblems(
     }
   }
   return problems;
+}
+
+/** Detail of a certificate deferred for the request budget. */
+export function deferredDetail(quota: QuotaView): string {
+  return `deferred (quota): CERTSCHED_SERVICE_QUOTA ${quota.limit} left ${quota.remaining} request(s) for renewals (${quota.used} used), and more urgent certificates took them; the next sweep will decide it`;
 }
 
 /** Detail of a certificate the sweep did not start. */
@@ -140,6 +176,8 @@ export function summaryLine(summary: SweepSummary): string {
     failed: summary.failed,
     counts: summary.counts,
     durationMs: summary.durationMs,
+    ...(summary.requests7d !== undefined ? { requests7d: summary.requests7d } : {}),
+    ...(summary.quota ? { quota: summary.quota } : {}),
     ...(summary.listError ? { listError: summary.listError } : {}),
     certificates: summary.results.map((r) => ({
       name: r.certificateName,

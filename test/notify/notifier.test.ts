@@ -20,6 +20,7 @@ const FAILED: SweepSummary = {
     failed: 0,
     stuck: 0,
     "not-attempted": 0,
+    deferred: 0,
   },
   failed: true,
   problems: ["list certificates failed: no answer within the timeout (UND_ERR_HEADERS_TIMEOUT)"],

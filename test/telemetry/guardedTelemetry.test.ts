@@ -25,6 +25,7 @@ const SUMMARY: SweepSummary = {
     failed: 0,
     stuck: 0,
     "not-attempted": 0,
+    deferred: 0,
   },
   failed: false,
   problems: [],

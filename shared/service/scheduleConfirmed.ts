@@ -1,0 +1,95 @@
+import { ensureError, UpstreamError } from "../errors.js";
+import { redact } from "../redact.js";
+import type { CreateCertificateInput } from "../schemas/createRequest.js";
+import type { CertificateRecord } from "../schemas/records.js";
+
+/**
+ * A v3 create or renew that got no answer within CERTSCHED_SCHEDULE_TIMEOUT may still have been
+ * scheduled: the service acts on the request and answers late (the vendor's 8.0 client waits up
+ * to 10 minutes). Such a call is "unknown" until Get Certificate shows it took effect; certsched
+ * never reports it failed, and never suggests sending it again.
+ */
+
+/** Whether a create or renew failed by getting no answer in time (it may have been scheduled). */
+export function unanswered(error: unknown): error is UpstreamError {
+  return error instanceof UpstreamError && error.code === "UPSTREAM_TIMEOUT";
+}
+
+/** How a person finds out, in the words every surface uses (CLI, HTTP API, history). */
+export function checkWith(certificateName: string): string {
+  return `unknown: check with certsched get ${certificateName} (GET /api/certificates/${encodeURIComponent(certificateName)}) in a few minutes`;
+}
+
+/**
+ * No answer in time, and Get Certificate could not show that it took effect. Code
+ * UPSTREAM_TIMEOUT (the HTTP API answers 504), with the way to find out in the message.
+ */
+export class OutcomeUnknownError extends UpstreamError {
+  readonly certificateName: string;
+
+  constructor(
+    operation: "create" | "renew",
+    certificateName: string,
+    why: string,
+    cause: UpstreamError,
+  ) {
+    const what = operation === "create" ? "Creation" : "Renewal";
+    super(
+      "UPSTREAM_TIMEOUT",
+      operation,
+      `${what} of ${certificateName}: the service did not answer in time (${cause.message}), and ${why}: it may still have been scheduled; ${checkWith(certificateName)}`,
+      { retriable: false, cause },
+    );
+    this.name = "OutcomeUnknownError";
+    this.certificateName = certificateName;
+  }
+}
+
+/** A create's outcome: scheduled, and whether Get Certificate had to confirm it. */
+export interface CreateOutcome {
+  readonly status: "scheduled";
+  readonly message: string;
+  /** Set when the service did not answer in time and Get Certificate showed the certificate. */
+  readonly confirmedBy?: "get-certificate";
+}
+
+/** What a confirmed create needs of the service client. */
+export interface CreateClient {
+  create(input: CreateCertificateInput): Promise<string>;
+  get(certificateName: string): Promise<CertificateRecord>;
+}
+
+/**
+ * Schedules a creation; when the service does not answer in time, asks Get Certificate: a record
+ * of that name means it was scheduled; anything else throws OutcomeUnknownError. Any other
+ * failure is thrown as it is.
+ */
+export async function createConfirmed(
+  client: CreateClient,
+  input: CreateCertificateInput,
+): Promise<CreateOutcome> {
+  try {
+    return { status: "scheduled", message: await client.create(input) };
+  } catch (error) {
+    if (!unanswered(error)) throw error;
+    const name = input.certificateName;
+    let found: CertificateRecord;
+    try {
+      found = await client.get(name);
+    } catch (lookup) {
+      // A certificate becomes retrievable a few minutes after it is scheduled (spec 3): "not
+      // found" right now proves nothing either way.
+      throw new OutcomeUnknownError(
+        "create",
+        name,
+        `Get Certificate does not show it yet (${redact(ensureError(lookup).message)})`,
+        error,
+      );
+    }
+    return {
+      status: "scheduled",
+      message: `the service did not answer in time, but Get Certificate shows ${name} (id ${found.id}, ${found.target}): its creation was scheduled`,
+      confirmedBy: "get-certificate",
+    };
+  }
+}
