@@ -241,9 +241,9 @@ async function readKeyVaultCertificate(
     cancelled: options.signal?.aborted === true,
   });
 
-  // Loaded on first use: a function app that never checks a vault does not pay for the SDK.
-  const { CertificateClient } = await import("@azure/keyvault-certificates");
   const attempt = async () => {
+    // Loaded on first use: a function app that never checks a vault does not pay for the SDK.
+    const { CertificateClient } = await import("@azure/keyvault-certificates");
     const credential = tokenCredential(options.tokens, options.vaultResource);
     // A client per read: its token cycler must not keep a token the cache has since dropped.
     const client = new CertificateClient(vaultUrl, credential, {
