@@ -25,5 +25,8 @@ export function sandboxSettings(sim: Simulator): Record<string, string> {
     CERTSCHED_CLIENT_SECRET: o.clientSecret,
     CERTSCHED_API_KEY: o.apiKey,
     CERTSCHED_TOKEN_URL: sim.tokenUrl,
+    // Every name to the hosting endpoint, when it runs: `certsched verify` then reads what the
+    // simulator serves (trusting its CA is up to the caller: NODE_EXTRA_CA_CERTS or `ca`).
+    ...(sim.hosting ? { CERTSCHED_VERIFY_CONNECT_TO: sim.hosting.connectTo } : {}),
   };
 }

@@ -1,3 +1,6 @@
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import type { Command } from "../command.js";
 import { CliFailure, EXIT } from "../failure.js";
 import { palette } from "../output/color.js";
@@ -12,6 +15,13 @@ identity provider's token endpoint), seeded with a dozen sample certificates,
 and prints the settings that point certsched at it, one NAME=value per line on
 stdout. Runs until interrupted (Ctrl+C, SIGINT or SIGTERM).
 
+The simulator plays the hosting side too: a TLS endpoint on loopback serves
+each App Service certificate for its domain, signed by a throwaway CA.
+CERTSCHED_VERIFY_CONNECT_TO sends every domain there, and NODE_EXTRA_CA_CERTS
+names the CA's PEM file (removed when the sandbox stops), so "certsched verify"
+sees what the simulator serves. shop-contoso-com keeps its old certificate
+after a renewal, on purpose: verify says not-landed once the window passed.
+
 The printed credentials are the simulator's own throwaway values, not secrets
 of any account. Use them from another shell, for example:
   env CERTSCHED_BASE_URL=... CERTSCHED_...=... certsched due
@@ -25,6 +35,18 @@ Options:
 Exit codes: 0 stopped by a signal; 1 the simulator could not start (the port is
 in use, say); 2 usage error.
 `;
+
+/**
+ * The hosting endpoint's CA as a PEM file, for NODE_EXTRA_CA_CERTS: Node reads that setting
+ * from a file, once, when a process starts, so a `certsched verify` run from another shell
+ * needs a path. A directory of its own, readable by this user only.
+ */
+async function writeCaFile(pem: string): Promise<{ path: string; remove: () => Promise<void> }> {
+  const dir = await mkdtemp(join(tmpdir(), "certsched-sandbox-"));
+  const path = join(dir, "sandbox-ca.pem");
+  await writeFile(path, pem, { mode: 0o600 });
+  return { path, remove: () => rm(dir, { recursive: true, force: true }) };
+}
 
 /** Why the simulator could not listen, in words: "port 8080 is already in use", not a stack. */
 function listenFailure(error: unknown, port: number | undefined): unknown {
@@ -56,19 +78,34 @@ export const sandboxCommand: Command = {
         throw listenFailure(error, port);
       },
     );
+    let caFile: { path: string; remove: () => Promise<void> };
+    try {
+      caFile = await writeCaFile(sandbox.hosting.caPem);
+    } catch (error) {
+      await sandbox.close();
+      throw error;
+    }
     const paint = palette(io.stderr, io.env);
     const banner = [
       paint.bold("=== certsched SANDBOX ==="),
       `A simulator of the Certificate Scheduling Service is listening on ${sandbox.sim.baseUrl} with ${sandbox.sim.certificates().length} sample certificates. No real account is involved.`,
+      `Its hosting side serves the App Service certificates over TLS on ${sandbox.hosting.host}:${sandbox.hosting.port}, signed by a throwaway CA (NODE_EXTRA_CA_CERTS below).`,
       "These settings point certsched at it (the simulator's own throwaway credentials):",
       "",
     ].flatMap((line) => wrapToWidth(line, io.stderr.columns ?? 80));
     io.stderr.write(banner.join("\n"));
-    const settings = Object.entries(sandbox.settings).map(([name, value]) => `${name}=${value}`);
+    const settings = Object.entries({
+      ...sandbox.settings,
+      NODE_EXTRA_CA_CERTS: caFile.path,
+    }).map(([name, value]) => `${name}=${value}`);
     io.stdout.write(`${settings.join("\n")}\n`);
     io.stderr.write("\nPress Ctrl+C to stop.\n");
     const signal = await io.untilInterrupted();
-    await sandbox.close();
+    try {
+      await sandbox.close();
+    } finally {
+      await caFile.remove();
+    }
     io.stderr.write(`certsched sandbox stopped (${signal}).\n`);
     return EXIT.ok;
   },

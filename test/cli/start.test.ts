@@ -1,5 +1,6 @@
 import { spawn } from "node:child_process";
 import { once } from "node:events";
+import { existsSync, readFileSync } from "node:fs";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import {
   SAMPLE_REFUSAL,
@@ -9,6 +10,10 @@ import {
 } from "../../sim/index.js";
 import { CLI, ensureBuilt, ROOT, runCli, runNode, START } from "./build.js";
 import { expectNoSandboxSecret, expectNoSecret, inDays, jsonOf, tempDir } from "./helpers.js";
+
+interface VerifyDocument {
+  results: { domain: string; status: string; daysLeft?: number; issuer?: string }[];
+}
 
 let sim: Simulator | undefined;
 const dirs: (() => Promise<void>)[] = [];
@@ -25,6 +30,16 @@ async function emptyDir(): Promise<string> {
   dirs.push(dir.remove);
   return dir.path;
 }
+
+/** The App Service sample domains whose renewal lands (or that were not due): ok. */
+const SANDBOX_OK_DOMAINS = [
+  "www.contoso.com",
+  "legacy.fabrikam.com",
+  "staging.contoso.com",
+  "blog.contoso.com",
+  "static.contoso.com",
+  "partners.fabrikam.com",
+];
 
 const SANDBOX_NAMES = [
   "www-contoso-com",
@@ -55,7 +70,25 @@ describe("npm start (scripts/start.mjs)", () => {
     expect(out).toContain("7 due: 6 renewal-scheduled, 1 failed.");
     expect(out).toContain("Expected in the sandbox");
     expect(out).toContain("so the exit code is 0");
-    expect(out).not.toMatch(/blog-contoso-com|partners-fabrikam-com/);
+    expect(out).not.toMatch(/^(blog|partners)-\S+\s/m);
+    // Then the verification of what each App Service domain serves, one not-landed on purpose.
+    expect(out).toContain("Verification, as certsched verify sees it 2 h after the sweep");
+    expect(out).toMatch(/^DOMAIN\s+STATUS\s+EXPIRES \(UTC\)\s+ISSUER$/m);
+    for (const domain of SANDBOX_OK_DOMAINS) {
+      expect(out).toMatch(
+        new RegExp(`^${domain.replaceAll(".", "\\.")}\\s+ok\\s.*certsched simulator$`, "m"),
+      );
+    }
+    expect(out).toMatch(
+      /^shop\.contoso\.com\s+not-landed\s+\S+ \(11 days left\)\s+certsched simulator$/m,
+    );
+    expect(out).toMatch(
+      /^shop\.contoso\.com not-landed:\n {2}renewal accepted at \S+Z, more than 2 h ago \(CERTSCHED_VERIFY_WINDOW\), but the certificate served still expires at \S+Z, no later than before the renewal \(\S+Z\)\n {2}The service renewed, but the endpoint still serves the old certificate/m,
+    );
+    expect(out).toContain("7 checked: 1 not-landed, 6 ok.");
+    expect(out.replaceAll("\n", " ")).toContain(
+      'Expected in the sandbox: the service renewed shop-contoso-com, but the simulator\'s hosting endpoint keeps serving the old certificate on purpose, to show what "renewed, but the site still serves the old certificate" looks like. Against a real service not-landed makes certsched verify exit with code 1; here it is part of the demo, so the exit code is 0.',
+    );
     // The sandbox's own credentials and tokens are not printed by a sweep either.
     expectNoSandboxSecret(result);
     // Nothing ordinary was blanked out as if it were one (a secret that is a word would be).
@@ -71,6 +104,12 @@ describe("npm start (scripts/start.mjs)", () => {
       stagedFailures: string[];
       counts: Record<string, number>;
       results: { certificateName: string; target: string; outcome: string }[];
+      verification: {
+        counts: Record<string, number>;
+        staged: string[];
+        passes: boolean;
+        results: { domain: string; certificateName?: string; source: string; status: string }[];
+      };
     }>(result);
     expect(doc.sandbox).toBe(true);
     expect(doc.stagedFailures).toEqual(["intranet-contoso-com"]);
@@ -78,9 +117,23 @@ describe("npm start (scripts/start.mjs)", () => {
     expect(new Set(doc.results.map((r) => r.target))).toEqual(
       new Set(["Cloud App Service", "Cloud Key Vault + DNS"]),
     );
+    expect(doc.verification.counts).toEqual({ "not-landed": 1, ok: 6 });
+    expect(doc.verification.staged).toEqual(["shop-contoso-com"]);
+    expect(doc.verification.passes).toBe(true);
+    const shop = doc.verification.results.find((r) => r.certificateName === "shop-contoso-com");
+    expect(shop).toMatchObject({ domain: "shop.contoso.com", source: "tls", status: "not-landed" });
     // The banner still says where this came from, on stderr.
     expect(result.stderr).toContain("=== certsched SANDBOX ===");
     expectNoSandboxSecret(result);
+  });
+
+  it("--dry-run renews nothing, so there is no verification to show", async () => {
+    const result = await runNode(START, ["--dry-run"], { cwd: ROOT });
+
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain("7 due: 7 would-renew.");
+    expect(result.stdout).not.toContain("Verification");
+    expect(result.stdout).not.toContain("not-landed");
   });
 
   it("with CERTSCHED_BASE_URL set sweeps that service instead: exit 1 when a renewal fails", async () => {
@@ -124,16 +177,17 @@ describe("certsched sandbox", () => {
     });
     let stdout = "";
     let stderr = "";
+    let caPath: string | undefined;
     child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
       stderr += chunk;
     });
     const exited = once(child, "exit");
     try {
-      // The settings are complete once the last one, the token URL, has been printed.
+      // The settings are complete once the last one, the CA's file, has been printed.
       child.stdout.setEncoding("utf8");
       for await (const chunk of child.stdout) {
         stdout += chunk;
-        if (/^CERTSCHED_TOKEN_URL=.*\n/m.test(stdout)) break;
+        if (/^NODE_EXTRA_CA_CERTS=.*\n/m.test(stdout)) break;
       }
       const settings = Object.fromEntries(
         stdout
@@ -158,12 +212,39 @@ describe("certsched sandbox", () => {
       expect(names.sort()).toEqual([...SANDBOX_NAMES].sort());
       expectNoSandboxSecret(due, settings);
       expect(stderr).toContain("=== certsched SANDBOX ===");
+      expect(stderr).toMatch(
+        /hosting side serves the App Service certificates over TLS on\s+127\.0\.0\.1:\d+/,
+      );
+
+      // The hosting side, reached through the printed connect-to and trusted through the CA file.
+      caPath = settings.NODE_EXTRA_CA_CERTS;
+      expect(settings.CERTSCHED_VERIFY_CONNECT_TO).toMatch(/^::127\.0\.0\.1:\d+$/);
+      expect(readFileSync(caPath ?? "", "utf8")).toContain("-----BEGIN CERTIFICATE-----");
+      const domains = ["--domain", "blog.contoso.com", "--domain", "shop.contoso.com"];
+      const verified = await runCli(["verify", "--json", ...domains], { env: settings });
+      const { NODE_EXTRA_CA_CERTS: _, ...untrusting } = settings;
+      const distrusted = await runCli(["verify", "--json", ...domains], { env: untrusting });
+
+      expect(verified.code).toBe(0);
+      const results = jsonOf<VerifyDocument>(verified).results;
+      expect(results.map((r) => [r.domain, r.status, r.daysLeft])).toEqual([
+        ["blog.contoso.com", "ok", 44],
+        ["shop.contoso.com", "expiring", 11],
+      ]);
+      expect(results[0]?.issuer).toContain("O=certsched simulator");
+      expect(distrusted.code).toBe(1);
+      expect(jsonOf<VerifyDocument>(distrusted).results.map((r) => r.status)).toEqual([
+        "untrusted",
+        "untrusted",
+      ]);
     } finally {
       child.kill("SIGTERM");
     }
     const [code] = await exited;
     expect(code).toBe(0);
     expect(stderr).toContain("certsched sandbox stopped (SIGTERM)");
+    // The CA's file goes with the sandbox.
+    expect(caPath && existsSync(caPath)).toBe(false);
   });
 
   it("--port must be a port number (exit 2)", async () => {
