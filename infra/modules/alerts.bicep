@@ -1,4 +1,4 @@
-// certsched's alerts: four log search alert rules over the app's Application Insights and, when
+// certsched's alerts: log search alert rules over the app's Application Insights and, when
 // an e-mail address or a webhook is given, the action group that delivers them. Each rule's
 // query is a file in infra/alerts/, loaded here and nowhere else copied: docs/operations.md
 // explains them and test/infra/alerts.test.ts checks them against the log lines the code writes.
@@ -235,18 +235,58 @@ resource certificateExpiring 'Microsoft.Insights/scheduledQueryRules@2023-12-01'
   }
 }
 
+resource verificationFailed 'Microsoft.Insights/scheduledQueryRules@2023-12-01' = {
+  name: 'alert-verification-failed-${nameSuffix}'
+  location: location
+  tags: tags
+  kind: 'LogAlert'
+  properties: {
+    displayName: 'certsched: a verification run failed'
+    description: 'A certificate is not served as it should be: not-landed (renewed but the old certificate is still served), expired, mismatch, untrusted, critically expiring as served, or unreachable past its grace. The summary line names each one. docs/operations.md "Alerts".'
+    severity: 1
+    enabled: true
+    scopes: [
+      appInsights.id
+    ]
+    evaluationFrequency: 'PT1H'
+    windowSize: 'PT1H'
+    criteria: {
+      allOf: [
+        {
+          query: loadTextContent('../alerts/verification-failed.kql')
+          timeAggregation: 'Count'
+          operator: 'GreaterThan'
+          threshold: 0
+          failingPeriods: {
+            numberOfEvaluationPeriods: 1
+            minFailingPeriodsToAlert: 1
+          }
+        }
+      ]
+    }
+    autoMitigate: false
+    actions: {
+      actionGroups: actionGroups
+    }
+  }
+}
+
+// Every rule above, once: the notice counts them.
+var ruleNameList = [
+  sweepFailed.name
+  sweepSilent.name
+  certificateStuck.name
+  certificateExpiring.name
+  verificationFailed.name
+]
+
 // Receivers are listed by kind only: the webhook URL is a secret.
 var receivers = join(concat(hasEmail ? ['e-mail ${alertEmail}'] : [], hasWebhook ? ['a webhook'] : []), ' and ')
 
 @description('What happens when an alert fires, in words; main.bicep passes it on as an azd output.')
 output notice string = hasActionGroup
-  ? 'The 4 certsched alert rules notify ${receivers} through action group ${actionGroup.name}.'
-  : 'NO ACTION GROUP: the 4 certsched alert rules are deployed but notify nobody (they show in the Azure portal only). Set AZURE_ALERT_EMAIL and/or AZURE_ALERT_WEBHOOK_URL (azd env set ...) and run azd provision again.'
+  ? 'The ${length(ruleNameList)} certsched alert rules notify ${receivers} through action group ${actionGroup.name}.'
+  : 'NO ACTION GROUP: the ${length(ruleNameList)} certsched alert rules are deployed but notify nobody (they show in the Azure portal only). Set AZURE_ALERT_EMAIL and/or AZURE_ALERT_WEBHOOK_URL (azd env set ...) and run azd provision again.'
 
 output actionGroupId string = hasActionGroup ? actionGroup.id : ''
-output ruleNames array = [
-  sweepFailed.name
-  sweepSilent.name
-  certificateStuck.name
-  certificateExpiring.name
-]
+output ruleNames array = ruleNameList

@@ -3,6 +3,7 @@ import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { beforeAll, describe, expect, it } from "vitest";
 import { renewDueCertificates } from "../../functions/renewDueCertificates.js";
+import { verifyCertificates } from "../../functions/verifyCertificates.js";
 import { memoryLedger } from "../../shared/ledger/ledger.js";
 import {
   type CertificateResult,
@@ -11,6 +12,8 @@ import {
   summaryLine,
 } from "../../shared/sweep/summary.js";
 import { SweepFailedError } from "../../shared/sweep/sweepFailedError.js";
+import { verificationSummaryLine } from "../../shared/verify/verificationSummary.js";
+import type { InventoryVerification } from "../../shared/verify/verifyInventory.js";
 import { DAY_MS, HOUR_MS, startHarness, timer } from "../functions/harness.js";
 import {
   type BicepFile,
@@ -90,8 +93,48 @@ async function sweepOnce(
 
 let good: Sweep;
 let bad: Sweep;
+/** Lines of the verification timer's run, and its summary line. */
+let verified: { lines: string[]; summary: string };
+
+/** A verification's summary line, as verifyWith writes it, for a run with these results. */
+function verificationLine(failed: boolean): string {
+  const verification: InventoryVerification = {
+    at: new Date("2026-03-01T04:00:00.000Z"),
+    results: [
+      {
+        domain: "shop.contoso.com",
+        certificateName: "shop-contoso-com",
+        source: "tls",
+        status: failed ? "not-landed" : "ok",
+        servedNotAfter: "2026-03-04T00:00:00.000Z",
+        daysLeft: 2,
+        detail: "renewal accepted more than 2 h ago (CERTSCHED_VERIFY_WINDOW)",
+      },
+    ],
+    counts: failed ? { "not-landed": 1 } : { ok: 1 },
+    failed,
+    problems: failed ? ["shop-contoso-com (shop.contoso.com): not-landed"] : [],
+    changes: [],
+  };
+  return verificationSummaryLine(verification, {
+    trigger: "timer",
+    scope: "inventory",
+    durationMs: 5,
+  });
+}
 
 beforeAll(async () => {
+  // The verification timer, through the function, over an empty inventory: the line's prefix.
+  const app = await startHarness({ certificates: [] });
+  try {
+    await verifyCertificates(timer(), app.context("verifyCertificates"));
+    const lines = app.logs.map((l) => l.message);
+    const summary = lines.find((l) => l.startsWith("certsched verification summary "));
+    if (!summary) throw new Error("the verification logged no summary");
+    verified = { lines, summary };
+  } finally {
+    await app.close();
+  }
   // A sweep that went well: one certificate due in 5 days, renewed.
   good = await sweepOnce(
     { certificates: [{ certificateName: "www-contoso-com", expiryDate: inDays(5) }] },
@@ -187,18 +230,31 @@ describe("the lines the alerts are checked against", () => {
 });
 
 /** The timer's function name as the host registers it (operation_Name in Application Insights). */
-function registeredTimerName(): string {
-  const source = readFileSync(join(repoRoot, "functions/renewDueCertificates.ts"), "utf8");
+function registeredTimerName(module = "renewDueCertificates"): string {
+  const source = readFileSync(join(repoRoot, `functions/${module}.ts`), "utf8");
   const name = /app\.timer\(\s*"([^"]+)"/.exec(source)?.[1];
-  if (!name) throw new Error("functions/renewDueCertificates.ts registers no timer");
+  if (!name) throw new Error(`functions/${module}.ts registers no timer`);
   return name;
 }
+
+/** The timer whose failed runs each query looks for (the sweep's unless named here). */
+const TIMER_OF: Record<string, string> = { "verification-failed.kql": "verifyCertificates" };
 
 /** Which real lines each query must find, and which it must not. */
 function cases(): Record<string, { finds: string[]; ignores: string[] }> {
   return {
-    "sweep-failed.kql": { finds: [bad.summary], ignores: [good.summary] },
-    "sweep-silent.kql": { finds: [good.summary], ignores: [bad.summary] },
+    "sweep-failed.kql": {
+      finds: [bad.summary],
+      ignores: [good.summary, verificationLine(true), ...verified.lines],
+    },
+    "sweep-silent.kql": {
+      finds: [good.summary],
+      ignores: [bad.summary, verificationLine(false), ...verified.lines],
+    },
+    "verification-failed.kql": {
+      finds: [verificationLine(true)],
+      ignores: [verificationLine(false), verified.summary, good.summary, bad.summary],
+    },
     "certificate-stuck.kql": {
       finds: bad.lines.filter((l) => l.includes("certificate stuck")),
       ignores: [...good.lines, ...bad.lines.filter((l) => !l.includes("certificate stuck"))],
@@ -243,7 +299,7 @@ describe.each(kqlFiles)("infra/alerts/%s", (file) => {
   it("compares operation_Name only with the timer's registered name", () => {
     for (const f of filters(tokens).filter((f) => f.column === "operation_Name")) {
       expect(f.operator).toBe("==");
-      expect(f.literal).toBe(registeredTimerName());
+      expect(f.literal).toBe(registeredTimerName(TIMER_OF[file]));
     }
   });
 
