@@ -195,6 +195,8 @@ var allTags = union(tags, { 'azd-env-name': environmentName })
 var serviceName = 'certsched'
 // Must match LEDGER_TABLE in shared/ledger/tableLedger.ts (test/infra checks it).
 var ledgerTableName = 'certschedrenewals'
+// Must match RUN_QUEUE in shared/runs/run.ts and the trigger in functions/runQueuedRenewals.ts.
+var runQueueName = 'certsched-runs'
 var deploymentContainerName = 'app-package'
 
 // ---- Resources ----------------------------------------------------------------------------
@@ -227,6 +229,7 @@ module storage 'modules/storage.bicep' = {
     tags: allTags
     deploymentContainerName: deploymentContainerName
     ledgerTableName: ledgerTableName
+    runQueueName: runQueueName
   }
 }
 
@@ -292,6 +295,8 @@ var certschedSettings = [
   // The ledger table through the identity (the plain AzureWebJobsStorage connection string is
   // not set: shared keys are off on the account).
   { name: 'CERTSCHED_LEDGER_TABLE_URI', value: storage.outputs.tableEndpoint }
+  // The run queue through the identity: POST /api/renewals sends its runs there (docs/runs.md).
+  { name: 'CERTSCHED_QUEUE_URI', value: storage.outputs.queueEndpoint }
 ]
 
 module functionApp 'modules/functionApp.bicep' = {

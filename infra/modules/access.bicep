@@ -1,11 +1,7 @@
 // Role assignments of the app's identity: only roles the app uses today, each on the one
 // resource it needs and nothing wider, each with the reason next to it. Names are
 // guid(scope, principal, role) so a redeployment finds the same assignment.
-//
-// Deliberately absent: Storage Queue Data Contributor. Nothing uses a queue today (no queue
-// trigger or output, no queue client in shared/; the host keeps timer status and locks in
-// blobs, which Storage Blob Data Owner covers). Add it back, with its reason, when runs move to
-// a queue (issue "Know what happened").
+
 
 @description('Principal (object) id of the app\'s user-assigned identity.')
 param principalId string
@@ -28,6 +24,7 @@ var roles = {
   keyVaultSecretsOfficer: 'b86a8fe4-44ce-4948-aee5-eccb2c155cd7'
   storageBlobDataOwner: 'b7e6dc6d-f1e8-4753-8033-0f276bb0955b'
   storageTableDataContributor: '0a9a7e1f-b9d0-4cc4-a60d-0319b160aaa3'
+  storageQueueDataContributor: '974c5e8b-45b9-4653-ba55-5f855dd0fb88'
   monitoringMetricsPublisher: '3913510d-42f4-4e42-8a64-420c390055eb'
 }
 
@@ -74,6 +71,22 @@ resource storageTableDataContributor 'Microsoft.Authorization/roleAssignments@20
   scope: storage
   properties: {
     roleDefinitionId: subscriptionResourceId('Microsoft.Authorization/roleDefinitions', roles.storageTableDataContributor)
+    principalId: principalId
+    principalType: 'ServicePrincipal'
+  }
+}
+
+// The run queues (docs/runs.md), identity-based like everything else on the account (shared keys
+// are off): POST /api/renewals sends to certsched-runs (shared/runs/runQueue.ts,
+// CERTSCHED_QUEUE_URI); the host's queue triggers (AzureWebJobsStorage__*) read and delete
+// messages there, and move the ones that keep failing to certsched-runs-poison. Contributor,
+// not Message Sender/Processor alone: the app does both, and the host also updates a message's
+// visibility on a failed delivery.
+resource storageQueueDataContributor 'Microsoft.Authorization/roleAssignments@2022-04-01' = {
+  name: guid(storage.id, principalId, roles.storageQueueDataContributor)
+  scope: storage
+  properties: {
+    roleDefinitionId: subscriptionResourceId('Microsoft.Authorization/roleDefinitions', roles.storageQueueDataContributor)
     principalId: principalId
     principalType: 'ServicePrincipal'
   }

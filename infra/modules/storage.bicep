@@ -1,5 +1,5 @@
 // The function app's own storage account: host state (timer schedule status, locks), the
-// deployment package container and the renewal ledger table. Shared keys are off: everything
+// deployment package container, the renewal ledger table and the run queues. Shared keys are off: everything
 // reaches it through the managed identity.
 
 @description('Name of the storage account (3-24 lowercase letters and digits, globally unique).')
@@ -18,6 +18,9 @@ param deploymentContainerName string
 
 @description('Table of the renewal ledger; must match LEDGER_TABLE in shared/ledger/tableLedger.ts.')
 param ledgerTableName string
+
+@description('Queue of the runs POST /api/renewals starts; must match RUN_QUEUE in shared/runs/run.ts and the queue trigger in functions/runQueuedRenewals.ts.')
+param runQueueName string
 
 resource storage 'Microsoft.Storage/storageAccounts@2023-05-01' = {
   name: name
@@ -66,7 +69,27 @@ resource ledgerTable 'Microsoft.Storage/storageAccounts/tableServices/tables@202
   name: ledgerTableName
 }
 
+resource queueService 'Microsoft.Storage/storageAccounts/queueServices@2023-05-01' = {
+  parent: storage
+  name: 'default'
+}
+
+// The runs POST /api/renewals queues; the queue trigger sweeps them (docs/runs.md).
+resource runQueue 'Microsoft.Storage/storageAccounts/queueServices/queues@2023-05-01' = {
+  parent: queueService
+  name: runQueueName
+}
+
+// Where the host moves a run message after host.json's maxDequeueCount failed deliveries (its
+// naming rule: the queue's name plus -poison). Created here so the poison function's trigger
+// has a queue to listen on before the first message is poisoned.
+resource runPoisonQueue 'Microsoft.Storage/storageAccounts/queueServices/queues@2023-05-01' = {
+  parent: queueService
+  name: '${runQueueName}-poison'
+}
+
 output name string = storage.name
 output blobEndpoint string = storage.properties.primaryEndpoints.blob
 output tableEndpoint string = storage.properties.primaryEndpoints.table
+output queueEndpoint string = storage.properties.primaryEndpoints.queue
 output deploymentContainerName string = deploymentContainer.name

@@ -37,6 +37,8 @@ describe("infra against Azure's resource types", () => {
         "Microsoft.Storage/storageAccounts/blobServices@2023-05-01",
         "Microsoft.Storage/storageAccounts/blobServices/containers@2023-05-01",
         "Microsoft.Storage/storageAccounts/tableServices@2023-05-01",
+        "Microsoft.Storage/storageAccounts/queueServices@2023-05-01",
+        "Microsoft.Storage/storageAccounts/queueServices/queues@2023-05-01",
         "Microsoft.Storage/storageAccounts/tableServices/tables@2023-05-01",
         "Microsoft.Web/serverfarms@2024-04-01",
         "Microsoft.Web/sites@2024-04-01",
