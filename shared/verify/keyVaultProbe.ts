@@ -83,6 +83,11 @@ const MAX_MESSAGE = 300;
 
 const DAY_MS = 86_400_000;
 
+/** Whether Azure would accept `name` as a vault name; only such a name is put in a host. */
+export function isKeyVaultName(name: string): boolean {
+  return VAULT_NAME.test(name);
+}
+
 /** `https://{name}.vault.azure.net`, the suffix taken from the vault resource (sovereign clouds). */
 export function defaultVaultUrl(keyVaultName: string, vaultResource: string): string {
   let suffix = "vault.azure.net";
@@ -315,7 +320,7 @@ export async function probeKeyVault(
   const vaultCertificate = target.keyVaultCertificateName || target.certificateName;
   const domain = escapeControl(`${target.keyVaultName}/${vaultCertificate}`);
   const base = { domain, certificateName: target.certificateName, source: "keyvault" as const };
-  if (!VAULT_NAME.test(target.keyVaultName)) {
+  if (!isKeyVaultName(target.keyVaultName)) {
     return {
       ...base,
       status: "unverifiable",
