@@ -1,9 +1,11 @@
 import { z } from "zod";
 import { parseDuration } from "./duration.js";
 import { ConfigError, type Problem } from "./errors.js";
+import { watchCertificateNames, watchEndpoints } from "./inventory/watchSettings.js";
 import { storageConnection } from "./ledger/storageConnection.js";
 import { parseServiceQuota, type ServiceQuota } from "./quota/serviceQuota.js";
 import { MIN_SECRET_LENGTH, significantLength } from "./secretForms.js";
+import type { NamedEndpoint } from "./verify/endpoint.js";
 
 /**
  * Every setting certsched reads, parsed once from the environment (the function app's
@@ -90,6 +92,10 @@ export interface Settings {
   notifySuccess: boolean;
   /** Application Insights; telemetry is on when set. */
   appInsightsConnectionString: string | undefined;
+  /** CERTSCHED_WATCH: endpoints verification watches that the service does not list. */
+  watch: readonly NamedEndpoint[];
+  /** CERTSCHED_WATCH_CERTIFICATES: certificates by name, filled in with Get Certificate. */
+  watchCertificates: readonly string[];
 }
 
 export type Env = Readonly<Record<string, string | undefined>>;
@@ -284,6 +290,8 @@ const schema = z.object({
     .default("auto"),
   CERTSCHED_NOTIFY_SUCCESS: flag,
   APPLICATIONINSIGHTS_CONNECTION_STRING: z.string().optional(),
+  CERTSCHED_WATCH: watchEndpoints,
+  CERTSCHED_WATCH_CERTIFICATES: watchCertificateNames,
 });
 
 /**
@@ -401,6 +409,8 @@ export function loadSettings(env: Env = process.env): Settings {
     webhookFormat: s.CERTSCHED_WEBHOOK_FORMAT,
     notifySuccess: s.CERTSCHED_NOTIFY_SUCCESS,
     appInsightsConnectionString: s.APPLICATIONINSIGHTS_CONNECTION_STRING,
+    watch: s.CERTSCHED_WATCH,
+    watchCertificates: s.CERTSCHED_WATCH_CERTIFICATES,
   };
 }
 

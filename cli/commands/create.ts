@@ -1,6 +1,7 @@
 import { readFile } from "node:fs/promises";
 import { resolve } from "node:path";
 import { ConfigError, ensureError, ValidationError } from "../../shared/errors.js";
+import { rememberCreated } from "../../shared/inventory/remember.js";
 import type { Runtime } from "../../shared/runtime.js";
 import {
   type CreateCertificateInput,
@@ -8,6 +9,7 @@ import {
   parseOrThrow,
 } from "../../shared/schemas/index.js";
 import { createConfirmed, OutcomeUnknownError } from "../../shared/service/scheduleConfirmed.js";
+import { cliLogger } from "../cliLogger.js";
 import { type Command, JSON_OPTION } from "../command.js";
 import { EXIT, InputError } from "../failure.js";
 import { parseJsonFile } from "../jsonLocation.js";
@@ -117,6 +119,7 @@ export const createCommand: Command = {
       let message: string;
       try {
         message = (await createConfirmed(runtime.client, input)).message;
+        await rememberCreated(runtime, cliLogger(io, { verbose: false }), input); // issue 12
       } catch (error) {
         // No answer in time and Get Certificate cannot show it: neither done nor failed. Said
         // as a result, with how to find out, never as "try again" (that could order it twice).

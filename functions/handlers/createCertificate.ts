@@ -6,6 +6,7 @@ import { json } from "../../shared/api/problem.js";
 import { readJsonBody } from "../../shared/api/readBody.js";
 import { authorize } from "../../shared/auth/authorize.js";
 import { OPERATOR } from "../../shared/auth/roles.js";
+import { rememberCreated } from "../../shared/inventory/remember.js";
 import { getRuntime } from "../../shared/runtime.js";
 import { createCertificateInput, parseOrThrow } from "../../shared/schemas/index.js";
 import { createConfirmed } from "../../shared/service/scheduleConfirmed.js";
@@ -25,6 +26,7 @@ export async function createCertificate(
     );
     // No answer in time: confirmed with Get Certificate, or a 504 that says how to find out.
     const { status, message, confirmedBy } = await createConfirmed(getRuntime().client, input);
+    await rememberCreated(getRuntime(), contextLogger(context), input); // issue 12: watched from now
     contextLogger(context).info(
       `certsched create scheduled: ${input.certificateName} (${input.target})`,
     );

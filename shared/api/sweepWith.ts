@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import { ensureError } from "../errors.js";
 import type { Trigger } from "../history/historyEvent.js";
 import { recordHistory, sweepHistory } from "../history/recordRun.js";
+import { listingTap } from "../inventory/remember.js";
 import type { Logger } from "../log.js";
 import { redact } from "../redact.js";
 import type { Runtime } from "../runtime.js";
@@ -57,10 +58,12 @@ export async function sweepWith(
   const telemetry = guardedTelemetry(await telemetryOf(runtime, log), (m) => log.warn(m));
   // A token that arrives already expiring is used for the sweep anyway; this sweep's log says so.
   const stopTokenWarnings = runtime.tokens.onWarning((m) => log.warn(m));
+  // Issue 12: the records the sweep lists are kept for the inventory (rootDomain, vault).
+  const listing = listingTap(runtime.client);
   const summary = await telemetry.inSweepSpan(
     () =>
       runSweep({
-        client: runtime.client,
+        client: listing.client,
         ledger: runtime.ledger,
         log,
         now: runtime.now,
@@ -76,6 +79,8 @@ export async function sweepWith(
     options.traceContext,
   );
   stopTokenWarnings(); // runSweep never throws, and the guarded span never does either.
+  // Before anything verifies them; a failure is a warning, never the sweep's.
+  await listing.remember(runtime, log);
   telemetry.recordSweep(summary);
   const { events, record } = sweepHistory(summary, {
     runId: options.runId ?? randomUUID(),

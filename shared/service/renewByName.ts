@@ -4,6 +4,8 @@ import { ensureError, ValidationError } from "../errors.js";
 import type { History } from "../history/history.js";
 import type { CertificateEvent, EventKind, Trigger } from "../history/historyEvent.js";
 import { recordHistory } from "../history/recordRun.js";
+import type { Inventory } from "../inventory/inventory.js";
+import { rememberRenewed } from "../inventory/remember.js";
 import type { Ledger, LedgerEntry } from "../ledger/ledger.js";
 import type { Logger } from "../log.js";
 import { withTrigger } from "../quota/requestTrigger.js";
@@ -28,6 +30,8 @@ export interface RenewByNameDeps {
   readonly history: History;
   readonly now: () => Date;
   readonly settings: { readonly renewalGraceMs: number };
+  /** Where the certificate is remembered for verification (issue 12); a Runtime has it. */
+  readonly inventory?: Inventory;
 }
 
 /** Who asked: the history's `by` ("function-key", "entra:<name> (<oid>)", "cli"). */
@@ -144,6 +148,8 @@ async function renew(
       `certsched: could not look up ${certificateName} with Get Certificate, so its renewal is sent without the vault token (spec 2.2's two fields) and is not in the ledger, ${MAY_ASK_AGAIN}: ${lookupFailure}`,
     );
   }
+  if (cert && deps.inventory)
+    await rememberRenewed({ ...deps, inventory: deps.inventory }, log, cert);
   const known = cert ? { id: cert.id, expiryDate: cert.expiryDate } : {};
   event("manual-request", { by: requester.by, ...known });
 
