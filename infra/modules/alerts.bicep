@@ -271,6 +271,42 @@ resource verificationFailed 'Microsoft.Insights/scheduledQueryRules@2023-12-01' 
   }
 }
 
+resource runPoisoned 'Microsoft.Insights/scheduledQueryRules@2023-12-01' = {
+  name: 'alert-run-poisoned-${nameSuffix}'
+  location: location
+  tags: tags
+  kind: 'LogAlert'
+  properties: {
+    displayName: 'certsched: a queued run was poisoned'
+    description: 'A run started by POST /api/renewals failed every delivery of its queue message and landed in certsched-runs-poison: it is marked failed and nothing was swept to the end for it. docs/runs.md "Poison queue".'
+    severity: 1
+    enabled: true
+    scopes: [
+      appInsights.id
+    ]
+    evaluationFrequency: 'PT1H'
+    windowSize: 'PT1H'
+    criteria: {
+      allOf: [
+        {
+          query: loadTextContent('../alerts/run-poisoned.kql')
+          timeAggregation: 'Count'
+          operator: 'GreaterThan'
+          threshold: 0
+          failingPeriods: {
+            numberOfEvaluationPeriods: 1
+            minFailingPeriodsToAlert: 1
+          }
+        }
+      ]
+    }
+    autoMitigate: false
+    actions: {
+      actionGroups: actionGroups
+    }
+  }
+}
+
 // Every rule above, once: the notice counts them.
 var ruleNameList = [
   sweepFailed.name
@@ -278,6 +314,7 @@ var ruleNameList = [
   certificateStuck.name
   certificateExpiring.name
   verificationFailed.name
+  runPoisoned.name
 ]
 
 // Receivers are listed by kind only: the webhook URL is a secret.

@@ -2,6 +2,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { beforeAll, describe, expect, it } from "vitest";
+import { poisonedRenewals } from "../../functions/poisonedRenewals.js";
 import { renewDueCertificates } from "../../functions/renewDueCertificates.js";
 import { verifyCertificates } from "../../functions/verifyCertificates.js";
 import { memoryLedger } from "../../shared/ledger/ledger.js";
@@ -123,7 +124,21 @@ function verificationLine(failed: boolean): string {
   });
 }
 
+/** Lines of the poison function, on a message of a run the store does not hold. */
+let poisoned: string[];
+
 beforeAll(async () => {
+  // The poison function, through the function, over the in-process run store.
+  const poisonApp = await startHarness({ certificates: [] });
+  try {
+    await poisonedRenewals(
+      { runId: "0b1c2d3e-4f50-4617-8829-3a4b5c6d7e8f", dryRun: false },
+      poisonApp.context("poisonedRenewals"),
+    );
+    poisoned = poisonApp.logs.map((l) => l.message);
+  } finally {
+    await poisonApp.close();
+  }
   // The verification timer, through the function, over an empty inventory: the line's prefix.
   const app = await startHarness({ certificates: [] });
   try {
@@ -254,6 +269,15 @@ function cases(): Record<string, { finds: string[]; ignores: string[] }> {
     "verification-failed.kql": {
       finds: [verificationLine(true)],
       ignores: [verificationLine(false), verified.summary, good.summary, bad.summary],
+    },
+    "run-poisoned.kql": {
+      finds: poisoned.filter((l) => l.startsWith("certsched run poisoned: ")),
+      ignores: [
+        ...poisoned.filter((l) => !l.startsWith("certsched run poisoned: ")),
+        ...good.lines,
+        ...bad.lines,
+        ...verified.lines,
+      ],
     },
     "certificate-stuck.kql": {
       finds: bad.lines.filter((l) => l.includes("certificate stuck")),
