@@ -172,7 +172,12 @@ async function sweepSandbox(io: Io, flags: SweepFlags): Promise<number> {
   const staged = stagedFailures(summary);
   const passes = (!summary.failed || onlyStagedFailures(summary)) && (verification?.passes ?? true);
   if (flags.json) {
-    const document = { sandbox: true, stagedFailures: staged, ...summary, verification };
+    const document = {
+      sandbox: true,
+      stagedFailures: staged,
+      ...summary,
+      sandboxVerification: verification,
+    };
     io.stdout.write(`${JSON.stringify(document, null, 2)}\n`);
   } else {
     const paint = palette(io.stdout, io.env);

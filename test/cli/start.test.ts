@@ -2,6 +2,11 @@ import { spawn } from "node:child_process";
 import { once } from "node:events";
 import { existsSync, readFileSync } from "node:fs";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import { palette } from "../../cli/output/color.js";
+import { renderSandboxVerification, startSandbox, verifySandbox } from "../../cli/sandbox.js";
+import { sweepWith } from "../../shared/api/sweepWith.js";
+import { createRuntime } from "../../shared/runtime.js";
+import { loadSettings } from "../../shared/settings.js";
 import {
   SAMPLE_REFUSAL,
   type Simulator,
@@ -104,7 +109,7 @@ describe("npm start (scripts/start.mjs)", () => {
       stagedFailures: string[];
       counts: Record<string, number>;
       results: { certificateName: string; target: string; outcome: string }[];
-      verification: {
+      sandboxVerification: {
         counts: Record<string, number>;
         staged: string[];
         passes: boolean;
@@ -117,10 +122,12 @@ describe("npm start (scripts/start.mjs)", () => {
     expect(new Set(doc.results.map((r) => r.target))).toEqual(
       new Set(["Cloud App Service", "Cloud Key Vault + DNS"]),
     );
-    expect(doc.verification.counts).toEqual({ "not-landed": 1, ok: 6 });
-    expect(doc.verification.staged).toEqual(["shop-contoso-com"]);
-    expect(doc.verification.passes).toBe(true);
-    const shop = doc.verification.results.find((r) => r.certificateName === "shop-contoso-com");
+    expect(doc.sandboxVerification.counts).toEqual({ "not-landed": 1, ok: 6 });
+    expect(doc.sandboxVerification.staged).toEqual(["shop-contoso-com"]);
+    expect(doc.sandboxVerification.passes).toBe(true);
+    const shop = doc.sandboxVerification.results.find(
+      (r) => r.certificateName === "shop-contoso-com",
+    );
     expect(shop).toMatchObject({ domain: "shop.contoso.com", source: "tls", status: "not-landed" });
     // The banner still says where this came from, on stderr.
     expect(result.stderr).toContain("=== certsched SANDBOX ===");
@@ -252,5 +259,36 @@ describe("certsched sandbox", () => {
 
     expect(result.code).toBe(2);
     expect(result.stderr).toContain("--port must be a whole number from 0 to 65535");
+  });
+});
+
+describe("the sandbox's verification", () => {
+  it("passes with the staged not-landed alone: any other bad status fails it, and the note no longer promises exit 0", async () => {
+    const sandbox = await startSandbox();
+    try {
+      const runtime = createRuntime(loadSettings(sandbox.settings), { ledger: sandbox.ledger });
+      const quiet = { info: () => {}, warn: () => {}, error: () => {} };
+      try {
+        await sweepWith(runtime, quiet, { trigger: "cli" });
+      } finally {
+        await runtime.close();
+      }
+
+      const staged = await verifySandbox(sandbox);
+      sandbox.hosting.inject("www-contoso-com", "wrong-name");
+      const broken = await verifySandbox(sandbox);
+
+      expect(staged).toMatchObject({ passes: true, staged: ["shop-contoso-com"] });
+      expect(staged.counts).toEqual({ "not-landed": 1, ok: 6 });
+      expect(broken).toMatchObject({ passes: false, staged: ["shop-contoso-com"] });
+      expect(broken.results.find((r) => r.domain === "www.contoso.com")?.status).toBe("mismatch");
+      const plain = palette({ isTTY: false, columns: undefined, write: () => {} }, {});
+      const text = renderSandboxVerification(broken, plain, 80).join(" ");
+      expect(text).toContain("Expected in the sandbox: the service renewed shop-contoso-com");
+      expect(text).toContain("here it is part of the demo.");
+      expect(text).not.toContain("so the exit code is 0");
+    } finally {
+      await sandbox.close();
+    }
   });
 });
