@@ -8,13 +8,14 @@ import {
   ValidationError,
 } from "../errors.js";
 import type { CertificateEvent } from "../history/historyEvent.js";
-import { type InventoryUpdate, mergeRecord } from "../inventory/inventory.js";
+import { mergeRecord } from "../inventory/inventory.js";
 import { redact } from "../redact.js";
 import type { Runtime } from "../runtime.js";
 import type { CertificateRecord } from "../schemas/records.js";
 import type { Env } from "../settings.js";
 import { type CertificateStatus, certificateStatus } from "./certificateStatus.js";
 import { loadOne, statusOptionsOf, statusSourcesOf } from "./loadStatus.js";
+import { inventoryUpdateOf } from "./serviceOverlay.js";
 
 /**
  * One certificate for GET /api/certificates/{name} (issues 13 and 16): the service's record
@@ -61,23 +62,6 @@ export type CertificateDetail = (CertificateView | { readonly certificateName: s
   readonly history: DetailHistory;
   readonly invalid?: string[];
 };
-
-/** What the inventory learns from a record (rootDomain, target, vault, expiry). */
-function updateOf(record: CertificateRecord, seenAt: Date): InventoryUpdate {
-  return {
-    certificateName: record.certificateName,
-    id: record.id,
-    subscriptionId: String(record.subscriptionId),
-    target: record.target,
-    renewal: record.renewal,
-    rootDomain: record.rootDomain ?? undefined,
-    keyVaultName: record.keyVaultName ?? undefined,
-    keyVaultCertificateName: record.keyVaultCertificateName ?? undefined,
-    serviceExpiry: record.expiryDate,
-    source: "get",
-    seenAt,
-  };
-}
 
 /** Get Certificate, its failure kept as a value; the caller's own mistakes still throw. */
 async function ask(
@@ -154,7 +138,7 @@ export async function certificateDetail(
   const { input, invalid } = loaded;
   if (!record && "error" in asked && !input.inventory && !input.ledger) throw asked.error;
   const inventory = record
-    ? mergeRecord(input.inventory, updateOf(record, options.now))
+    ? mergeRecord(input.inventory, inventoryUpdateOf(record, options.now, "get"))
     : input.inventory;
   const status = certificateStatus({ ...input, inventory }, options);
   return {

@@ -57,15 +57,20 @@ const id = () => {
 
 interface StatusDocument {
   service: string;
+  requests7d: number | null;
   certificates: {
     certificateName: string;
-    state: string;
-    reason: string | null;
-    attempts: number;
-    stuck: boolean;
-    detail: string | null;
-    expiryDate: string | null;
-    daysLeft: number | null;
+    status: string;
+    why: string;
+    expiry: { service: string | null; serviceDaysLeft: number | null; served: string | null };
+    ledger: {
+      outcome: string;
+      reason: string | null;
+      attempts: number;
+      stuck: boolean;
+      current: boolean;
+      detail: string | null;
+    } | null;
   }[];
   invalid: string[];
 }
@@ -107,20 +112,28 @@ describe("certsched renew, sweep, status, history and runs over one storage", ()
     expect(doc.certificates).toEqual([
       expect.objectContaining({
         certificateName: intranet,
-        state: "failed",
-        reason: "NewRenewal",
-        attempts: 1,
-        stuck: false,
-        detail: expect.stringContaining("DNS zone 'contoso-dns' not found"),
-        daysLeft: 8,
+        status: "failed",
+        why: expect.stringContaining("DNS zone 'contoso-dns' not found"),
+        expiry: expect.objectContaining({ serviceDaysLeft: 8 }),
+        ledger: expect.objectContaining({
+          outcome: "failed",
+          reason: "NewRenewal",
+          attempts: 1,
+          stuck: false,
+          current: true,
+          detail: expect.stringContaining("DNS zone 'contoso-dns' not found"),
+        }),
       }),
       expect.objectContaining({
         certificateName: www,
-        state: "renewal-scheduled",
-        reason: "ManualRequest",
-        attempts: 1,
-        stuck: false,
-        daysLeft: 5,
+        status: "pending",
+        expiry: expect.objectContaining({ serviceDaysLeft: 5 }),
+        ledger: expect.objectContaining({
+          outcome: "renewal-scheduled",
+          reason: "ManualRequest",
+          attempts: 1,
+          stuck: false,
+        }),
       }),
     ]);
 
@@ -188,8 +201,12 @@ describe("certsched renew, sweep, status, history and runs over one storage", ()
     expect(only.code).toBe(0);
     const doc = jsonOf<StatusDocument>(only);
     expect(doc.service).toBe("not-configured");
-    expect(doc.certificates.length).toBeGreaterThan(0);
-    expect(doc.certificates.every((c) => c.expiryDate === null)).toBe(true);
+    expect(doc.certificates).toContainEqual(
+      expect.objectContaining({
+        certificateName: sim.certificates()[0]?.certificateName,
+        ledger: expect.objectContaining({ outcome: "renewal-scheduled", reason: "ManualRequest" }),
+      }),
+    );
     expect(none.code).toBe(2);
     expect(none.stderr).toContain("CERTSCHED_LEDGER_TABLE_URI");
     expect(none.stderr).toContain("DefaultAzureCredential");
@@ -232,9 +249,13 @@ describe("certsched status and a stuck certificate", () => {
     const text = await cliAgainst(sim, ["status", name], { env: storage() });
 
     expect(jsonOf<StatusDocument>(json).certificates).toEqual([
-      expect.objectContaining({ certificateName: name, state: "renewal-scheduled", stuck: true }),
+      expect.objectContaining({
+        certificateName: name,
+        status: "stuck",
+        ledger: expect.objectContaining({ outcome: "renewal-scheduled", stuck: true }),
+      }),
     ]);
-    expect(text.stdout).toContain("renewal-scheduled, stuck");
+    expect(text.stdout).toContain(`${name} stuck [renewal-scheduled, NewRenewal]: still due since`);
     expect(sim.requests.filter((r) => r.operation !== "list" && r.operation !== "token")).toEqual(
       [],
     );

@@ -1,0 +1,67 @@
+import {
+  type Inventory,
+  type InventoryRecord,
+  type InventorySource,
+  type InventoryUpdate,
+  mergeRecord,
+} from "../inventory/inventory.js";
+import type { CertificateRecord } from "../schemas/records.js";
+import { byName } from "./loadStatus.js";
+
+/**
+ * The service's fresh word (the due list, Get Certificate) laid over the stored inventory, in
+ * memory: the status view then shows the expiry as the service says it now, and storing it
+ * stays the job of whoever owns the inventory's writes (reading changes nothing stored).
+ */
+
+/** What the inventory learns from a record: its target, vault, root domain and expiry. */
+export function inventoryUpdateOf(
+  record: CertificateRecord,
+  seenAt: Date,
+  source: InventorySource,
+): InventoryUpdate {
+  return {
+    certificateName: record.certificateName,
+    id: record.id,
+    subscriptionId: String(record.subscriptionId),
+    target: record.target,
+    renewal: record.renewal,
+    rootDomain: record.rootDomain ?? undefined,
+    keyVaultName: record.keyVaultName ?? undefined,
+    keyVaultCertificateName: record.keyVaultCertificateName ?? undefined,
+    serviceExpiry: record.expiryDate,
+    source,
+    seenAt,
+  };
+}
+
+/** `inventory` as read, with `records` merged over it (and added when it lacks them). */
+export function withServiceRecords(
+  inventory: Inventory,
+  records: readonly CertificateRecord[],
+  seenAt: Date,
+  source: InventorySource,
+): Inventory {
+  const fresh = new Map(
+    records.map((r) => [r.certificateName, inventoryUpdateOf(r, seenAt, source)]),
+  );
+  const merged = (stored: InventoryRecord | undefined, name: string) => {
+    const update = fresh.get(name);
+    return update ? mergeRecord(stored, update) : stored;
+  };
+  return {
+    ...inventory,
+    async list() {
+      const read = await inventory.list();
+      const byKey = new Map(read.items.map((r) => [r.certificateName, r]));
+      const names = [...new Set([...byKey.keys(), ...fresh.keys()])].sort(byName);
+      return {
+        items: names.flatMap((name) => merged(byKey.get(name), name) ?? []),
+        invalid: read.invalid,
+      };
+    },
+    async get(name) {
+      return merged(await inventory.get(name), name);
+    },
+  };
+}
