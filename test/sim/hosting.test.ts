@@ -95,13 +95,18 @@ describe("the simulator's hosting endpoint", () => {
     );
   });
 
-  it("fails the handshake for a name it does not host: a Key Vault certificate's, or an unknown one", async () => {
-    const { probe } = await setUp();
+  it("fails the handshake for a name it does not host: a Key Vault certificate's, an unknown one, none", async () => {
+    const { endpoint, probe } = await setUp();
 
     const vault = await probe("vault.contoso.test");
     const unknown = await probe("nobody.contoso.test");
+    // An address sends no SNI at all (RFC 6066): no name, no certificate.
+    const noName = await probeTls(
+      { host: "127.0.0.1", port: endpoint.port },
+      { timeoutMs: 10_000, ca: [endpoint.caPem] },
+    );
 
-    for (const result of [vault, unknown]) {
+    for (const result of [vault, unknown, noName]) {
       expect(result).toMatchObject({ reached: false, step: "TLS" });
       if (!result.reached) expect(`${result.code} ${result.message}`).toMatch(/handshake failure/i);
     }
