@@ -4,6 +4,7 @@ import { fileURLToPath } from "node:url";
 import type { HttpRequest, HttpResponseInit, InvocationContext } from "@azure/functions";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createCertificate } from "../../functions/createCertificate.js";
+import { dashboard } from "../../functions/dashboard.js";
 import { getCertificate } from "../../functions/getCertificate.js";
 import { listDueCertificates } from "../../functions/listDueCertificates.js";
 import { renewCertificate } from "../../functions/renewCertificate.js";
@@ -38,6 +39,12 @@ let app: AppHarness;
 let certificateName: string;
 
 const ENDPOINTS: Record<string, Endpoint> = {
+  dashboard: {
+    handler: dashboard,
+    role: READER,
+    ok: 200,
+    request: (headers) => httpRequest({ method: "GET", path: "dashboard", headers }),
+  },
   listDueCertificates: {
     handler: listDueCertificates,
     role: READER,

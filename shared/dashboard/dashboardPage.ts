@@ -1,0 +1,46 @@
+import type { HttpResponseInit } from "@azure/functions";
+import { z } from "zod";
+import type { Runtime } from "../runtime.js";
+import type { Env } from "../settings.js";
+import { STATUS_WORDS } from "../status/certificateStatus.js";
+import { statusSourcesOf } from "../status/loadStatus.js";
+import { loadVerifySettings } from "../verify/verifySettings.js";
+import { type DashboardSources, loadDashboard } from "./dashboardModel.js";
+import { PAGE_HEADERS } from "./pageAssets.js";
+import { renderDashboard } from "./renderDashboard.js";
+
+/** The page's query: `?status=` filters the rows (one of the status words). */
+export const dashboardQuery = z.object({
+  status: z.enum(STATUS_WORDS, { error: `must be one of ${STATUS_WORDS.join(", ")}` }).optional(),
+});
+export type DashboardQuery = z.output<typeof dashboardQuery>;
+
+/** What the page reads: the runtime's inventory, ledger rows and history. */
+export function dashboardSourcesOf(runtime: Runtime): DashboardSources {
+  return { status: statusSourcesOf(runtime), history: runtime.history };
+}
+
+/**
+ * The dashboard response: reads, renders, and sets the headers that lock the page down. The
+ * settings it needs besides the runtime's are the host's schedule and the verification's warn
+ * days, read from `env` (the app settings).
+ */
+export async function dashboardResponse(
+  sources: DashboardSources,
+  runtime: Pick<Runtime, "now" | "settings">,
+  query: DashboardQuery,
+  env: Env,
+): Promise<HttpResponseInit> {
+  const { warnDays } = loadVerifySettings(env);
+  const model = await loadDashboard(sources, {
+    now: runtime.now(),
+    graceMs: runtime.settings.renewalGraceMs,
+    warnDays,
+    schedule: env.CERTSCHED_RENEWAL_SCHEDULE,
+  });
+  return {
+    status: 200,
+    headers: { ...PAGE_HEADERS },
+    body: renderDashboard(model, { status: query.status, warnDays }),
+  };
+}
