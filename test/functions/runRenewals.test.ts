@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe, expect, inject, it } from "vitest";
+import { getRenewalRun } from "../../functions/getRenewalRun.js";
 import { runRenewals } from "../../functions/runRenewals.js";
 import { tableLedger } from "../../shared/ledger/tableLedger.js";
 import type { SweepSummary } from "../../shared/sweep/summary.js";
@@ -47,12 +48,44 @@ afterEach(async () => {
   await app.close();
 });
 
+/**
+ * Without storage for runs (these tests give the app a ledger only), the queue is this process:
+ * POST queues the run and it is swept here at once, with the host's retries and poison handling
+ * (shared/runs/runs.ts). `?wait` makes the request answer with the finished run, which carries
+ * the summary's fields. The Storage Queue itself is tested in test/runs/.
+ */
 function run(query: Record<string, string> = {}): Promise<Reply> {
-  return app.call(runRenewals, httpRequest({ path: "renewals", query }));
+  return app.call(runRenewals, httpRequest({ path: "renewals", query: { wait: "30", ...query } }));
 }
 
 describe("runRenewals", () => {
-  it("answers 200 with the sweep's summary after renewing what is due", async () => {
+  it("answers 202 with the queued run and its Location when not asked to wait", async () => {
+    const reply = await app.call(runRenewals, httpRequest({ path: "renewals" }));
+
+    expect(reply.status).toBe(202);
+    const body = reply.body as { runId: string; state: string };
+    expect(body.state).toBe("queued");
+    expect(reply.headers.location).toBe(`/api/renewals/${body.runId}`);
+    // Swept in this process once the request has answered: poll its Location to the end.
+    let state = body.state;
+    for (let polls = 0; polls < 300 && (state === "queued" || state === "running"); polls++) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      const polled = await app.call(
+        getRenewalRun,
+        httpRequest({
+          method: "GET",
+          path: `renewals/${body.runId}`,
+          params: { runId: body.runId },
+        }),
+      );
+      expect(polled.status).toBe(200);
+      state = (polled.body as { state: string }).state;
+    }
+    expect(state).toBe("succeeded");
+    expect(app.sim.requestsFor("publicRenew")).toHaveLength(2);
+  });
+
+  it("answers 200 with the finished run, the sweep's summary in it, after renewing what is due", async () => {
     const reply = await run();
 
     expect(reply.status).toBe(200);
@@ -64,11 +97,15 @@ describe("runRenewals", () => {
       problems: [],
       counts: { due: 2, "renewal-scheduled": 2, skipped: 0, failed: 0, stuck: 0 },
     });
-    expect(summary.results.map((r) => [r.certificateName, r.outcome])).toEqual([
-      ["www-contoso-com", "renewal-scheduled"],
+    expect(
+      summary.results
+        .map((r) => [r.certificateName, r.outcome])
+        .sort(([a], [b]) => (a ?? "").localeCompare(b ?? "")),
+    ).toEqual([
       ["vault-fabrikam-com", "renewal-scheduled"],
+      ["www-contoso-com", "renewal-scheduled"],
     ]);
-    expect(summary.results[0]).toMatchObject({
+    expect(summary.results.find((r) => r.certificateName === "www-contoso-com")).toMatchObject({
       daysLeft: 5,
       detail: "Certificate www-contoso-com is scheduled for renewal.",
     });
@@ -123,7 +160,16 @@ describe("runRenewals", () => {
     },
   );
 
-  it("answers 200 with failed: true when a renewal is refused, naming it", async () => {
+  it("records the run as failed when the sweep had failures: 200, state failed", async () => {
+    app.sim.inject("publicRenew", { status: 400, body: "Renewal refused: quota exceeded" });
+
+    const reply = await run();
+
+    expect(reply.status).toBe(200);
+    expect(reply.body).toMatchObject({ state: "failed", failed: true });
+  });
+
+  it("answers with failed: true when a renewal is refused, naming it", async () => {
     app.sim.inject("publicRenew", { status: 400, body: "Renewal refused: quota exceeded" });
 
     const reply = await run();
@@ -131,7 +177,8 @@ describe("runRenewals", () => {
     expect(reply.status).toBe(200);
     const summary = reply.body as SweepSummary;
     expect(summary.failed).toBe(true);
-    expect(summary.problems).toEqual(["1 renewal(s) failed: www-contoso-com"]);
+    const refused = summary.results.find((r) => r.outcome === "failed");
+    expect(summary.problems).toEqual([`1 renewal(s) failed: ${refused?.certificateName}`]);
     expect(summary.results.find((r) => r.outcome === "failed")).toMatchObject({
       status: 400,
       error: "UPSTREAM_REJECTED",
