@@ -58,7 +58,10 @@ export interface Simulator {
   expireClientSecret(): void;
   /** Rotates the client secret the token endpoint expects (and un-expires it). */
   setClientSecret(secret: string): void;
-  /** Clears recorded requests and faults; certificates, tokens and call counters stay. */
+  /**
+   * Clears recorded requests and faults; certificates, tokens and call counters stay, and so do
+   * the hosting side's faults (hosting.clearFaults).
+   */
   reset(): void;
   /** Stops listening, drops open connections and ends pending delays. */
   close(): Promise<void>;
