@@ -6,9 +6,11 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { createCertificate } from "../../functions/createCertificate.js";
 import { dashboard } from "../../functions/dashboard.js";
 import { getCertificate } from "../../functions/getCertificate.js";
+import { getVerifications } from "../../functions/getVerifications.js";
 import { listDueCertificates } from "../../functions/listDueCertificates.js";
 import { renewCertificate } from "../../functions/renewCertificate.js";
 import { runRenewals } from "../../functions/runRenewals.js";
+import { runVerifications } from "../../functions/runVerifications.js";
 import { testConnectivity } from "../../functions/testConnectivity.js";
 import { type AppRole, OPERATOR, READER } from "../../shared/auth/roles.js";
 import { principalHeader } from "../auth/principals.js";
@@ -92,6 +94,18 @@ const ENDPOINTS: Record<string, Endpoint> = {
     role: OPERATOR,
     ok: 200,
     request: (headers) => httpRequest({ path: "renewals", query: { dryRun: "true" }, headers }),
+  },
+  getVerifications: {
+    handler: getVerifications,
+    role: READER,
+    ok: 200,
+    request: (headers) => httpRequest({ method: "GET", path: "verifications", headers }),
+  },
+  runVerifications: {
+    handler: runVerifications,
+    role: OPERATOR,
+    ok: 200,
+    request: (headers) => httpRequest({ path: "verifications", headers }),
   },
 };
 const CASES = Object.entries(ENDPOINTS);
