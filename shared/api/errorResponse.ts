@@ -61,6 +61,7 @@ export function errorResponse(error: unknown, invocationId: string): HttpRespons
     case "TOKEN_UNAVAILABLE":
     case "SECRET_UNAVAILABLE":
     case "LEDGER_UNAVAILABLE":
+    case "INVENTORY_UNAVAILABLE":
     case "RUNS_UNAVAILABLE":
       return problem(503, e.code, "A dependency is unavailable", detail, {
         headers: { "retry-after": "60" },
