@@ -105,7 +105,10 @@ export async function startHosting(
         if (selected instanceof Error) callback(selected, undefined);
         else callback(null, selected);
       } catch (error) {
-        callback(error instanceof Error ? error : new Error(String(error)), undefined);
+        // A bug here, not a staged fault: the client sees a reset, so say why where it shows.
+        const cause = error instanceof Error ? error : new Error(String(error));
+        process.emitWarning(`certsched simulator hosting endpoint: ${cause.message}`);
+        callback(cause, undefined);
       }
     },
   });
