@@ -118,7 +118,7 @@ export const createCommand: Command = {
       let status: "scheduled" | "unknown" = "scheduled";
       let message: string;
       try {
-        message = (await createConfirmed(runtime.client, input)).message;
+        message = (await createConfirmed(runtime.client, input, runtime.now)).message;
         await rememberCreated(runtime, cliLogger(io, { verbose: false }), input); // issue 12
       } catch (error) {
         // No answer in time and Get Certificate cannot show it: neither done nor failed. Said

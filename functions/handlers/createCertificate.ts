@@ -25,7 +25,11 @@ export async function createCertificate(
       "create request",
     );
     // No answer in time: confirmed with Get Certificate, or a 504 that says how to find out.
-    const { status, message, confirmedBy } = await createConfirmed(getRuntime().client, input);
+    const { status, message, confirmedBy } = await createConfirmed(
+      getRuntime().client,
+      input,
+      getRuntime().now,
+    );
     await rememberCreated(getRuntime(), contextLogger(context), input); // issue 12: watched from now
     contextLogger(context).info(
       `certsched create scheduled: ${input.certificateName} (${input.target})`,

@@ -1,3 +1,4 @@
+import { parseServiceDate } from "../dates.js";
 import { ensureError, UpstreamError } from "../errors.js";
 import { redact } from "../redact.js";
 import type { CreateCertificateInput } from "../schemas/createRequest.js";
@@ -60,14 +61,27 @@ export interface CreateClient {
 }
 
 /**
- * Schedules a creation; when the service does not answer in time, asks Get Certificate: a record
- * of that name means it was scheduled; anything else throws OutcomeUnknownError. Any other
- * failure is thrown as it is.
+ * When the record was issued, if the service says so in a date it writes (spec 2.3); issueDate
+ * is not a field certsched validates, so anything else is "not known".
+ */
+function issuedAt(record: CertificateRecord): Date | undefined {
+  return typeof record.issueDate === "string" ? parseServiceDate(record.issueDate) : undefined;
+}
+
+/**
+ * Schedules a creation; when the service does not answer in time, asks Get Certificate. Only a
+ * record of that name issued at or after the request was sent shows the creation took effect: a
+ * certificate of that name issued before is an older one (a create for an existing name), and
+ * says nothing about this request. Anything else throws OutcomeUnknownError; any other failure
+ * is thrown as it is. No allowance for clock skew: a skewed clock can only make a real creation
+ * read "unknown", never an unknown one read "scheduled".
  */
 export async function createConfirmed(
   client: CreateClient,
   input: CreateCertificateInput,
+  now: () => Date,
 ): Promise<CreateOutcome> {
+  const sentAt = now();
   try {
     return { status: "scheduled", message: await client.create(input) };
   } catch (error) {
@@ -86,9 +100,19 @@ export async function createConfirmed(
         error,
       );
     }
+    const issued = issuedAt(found);
+    if (issued === undefined || issued.getTime() < sentAt.getTime()) {
+      const when = issued ? `issued ${issued.toISOString()}, before this request` : "no issue date";
+      throw new OutcomeUnknownError(
+        "create",
+        name,
+        `Get Certificate shows only an earlier certificate of that name (id ${found.id}, ${when})`,
+        error,
+      );
+    }
     return {
       status: "scheduled",
-      message: `the service did not answer in time, but Get Certificate shows ${name} (id ${found.id}, ${found.target}): its creation was scheduled`,
+      message: `the service did not answer in time, but Get Certificate shows ${name} issued ${issued.toISOString()} (id ${found.id}, ${found.target}): its creation was scheduled`,
       confirmedBy: "get-certificate",
     };
   }

@@ -35,7 +35,11 @@ const runtimes: Runtime[] = [];
 
 /** A runtime with CERTSCHED_HTTP_TIMEOUT as given and both tokens fetched before any fault. */
 async function runtimeWithTimeout(timeout: string): Promise<Runtime> {
-  const runtime = runtimeFor(sim, { CERTSCHED_HTTP_TIMEOUT: timeout });
+  // Create and v3 renew have their own timeout (CERTSCHED_SCHEDULE_TIMEOUT): the same here.
+  const runtime = runtimeFor(sim, {
+    CERTSCHED_HTTP_TIMEOUT: timeout,
+    CERTSCHED_SCHEDULE_TIMEOUT: timeout,
+  });
   runtimes.push(runtime);
   await runtime.tokens.token(runtime.settings.managementResource);
   await runtime.tokens.token(runtime.settings.vaultResource);

@@ -249,9 +249,9 @@ describe("400, 401 and 404 are answers: never retried", () => {
   });
 });
 
-describe("timeouts (CERTSCHED_HTTP_TIMEOUT)", () => {
+describe("timeouts (CERTSCHED_HTTP_TIMEOUT, CERTSCHED_SCHEDULE_TIMEOUT for create)", () => {
   it("create: a hang past the timeout is UPSTREAM_TIMEOUT, sent once", async () => {
-    const impatient = withRuntime({ CERTSCHED_HTTP_TIMEOUT: "200ms" });
+    const impatient = withRuntime({ CERTSCHED_SCHEDULE_TIMEOUT: "200ms" });
 
     const { count, error } = await failedAttempts("create", [{ delayMs: 5_000 }], impatient);
 

@@ -162,8 +162,8 @@ describe("upstream answers mapped for the caller", () => {
     expect(app.sim.requestsFor("create")).toEqual([]);
   });
 
-  it("a service that hangs past CERTSCHED_HTTP_TIMEOUT becomes 504", async () => {
-    await app.configure({ CERTSCHED_HTTP_TIMEOUT: "300ms" });
+  it("a service that hangs past CERTSCHED_SCHEDULE_TIMEOUT becomes 504", async () => {
+    await app.configure({ CERTSCHED_SCHEDULE_TIMEOUT: "300ms" });
     app.sim.inject("create", { delayMs: 60_000 });
 
     const problem = problemOf(await create(), 504);

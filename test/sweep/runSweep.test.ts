@@ -106,6 +106,7 @@ describe("runSweep against the simulator", () => {
       failed: 1,
       stuck: 0,
       "not-attempted": 0,
+      deferred: 0,
     });
     expect(summary.failed).toBe(true);
     expect(summary.problems).toEqual(["1 renewal(s) failed: refused"]);
@@ -329,10 +330,11 @@ describe("runSweep against the simulator", () => {
     const { summary, lines } = await sweep({ ledger: failing, concurrency: 1 });
 
     expect(summary.ledger).toBe("unavailable");
+    // Most urgent first: due-b (expired a day ago) is the one renewed before the ledger failed.
     expect(outcomes(summary.results)).toEqual({
-      "due-a": "renewal-scheduled",
+      "due-b": "renewal-scheduled",
+      "due-a": "not-attempted",
       refused: "not-attempted",
-      "due-b": "not-attempted",
       pending: "not-attempted",
     });
     expect(
@@ -342,12 +344,12 @@ describe("runSweep against the simulator", () => {
     expect(summary.failed).toBe(true);
     expect(summary.problems).toEqual([
       "renewal ledger unavailable, so no renewal was started after it failed (without it one could be ordered twice): renewal ledger: cannot read table (503)",
-      "3 certificate(s) not attempted, the renewal ledger is unavailable: refused, due-b, pending",
+      "3 certificate(s) not attempted, the renewal ledger is unavailable: due-a, refused, pending",
     ]);
     expect(lines).toContainEqual({
       level: "error",
       message: expect.stringMatching(
-        /^certsched certificate not-attempted: due-b .*\[LedgerUnavailable\]$/,
+        /^certsched certificate not-attempted: due-a .*\[LedgerUnavailable\]$/,
       ),
     });
   });
