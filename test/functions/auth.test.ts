@@ -6,6 +6,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { createCertificate } from "../../functions/createCertificate.js";
 import { dashboard } from "../../functions/dashboard.js";
 import { getCertificate } from "../../functions/getCertificate.js";
+import { getRenewalRun } from "../../functions/getRenewalRun.js";
 import { getVerifications } from "../../functions/getVerifications.js";
 import { listDueCertificates } from "../../functions/listDueCertificates.js";
 import { renewCertificate } from "../../functions/renewCertificate.js";
@@ -93,7 +94,22 @@ const ENDPOINTS: Record<string, Endpoint> = {
     handler: runRenewals,
     role: OPERATOR,
     ok: 200,
-    request: (headers) => httpRequest({ path: "renewals", query: { dryRun: "true" }, headers }),
+    // ?wait: answered once the queued run has finished in this process (no storage here).
+    request: (headers) =>
+      httpRequest({ path: "renewals", query: { dryRun: "true", wait: "30" }, headers }),
+  },
+  getRenewalRun: {
+    handler: getRenewalRun,
+    role: READER,
+    // Past the guard: no run has this id (a permitted caller is told so; a refused one gets 403).
+    ok: 404,
+    request: (headers) =>
+      httpRequest({
+        method: "GET",
+        path: "renewals/00000000-0000-4000-8000-000000000000",
+        params: { runId: "00000000-0000-4000-8000-000000000000" },
+        headers,
+      }),
   },
   getVerifications: {
     handler: getVerifications,
