@@ -42,17 +42,19 @@ td{overflow-wrap:anywhere}
 .st-ok{color:var(--ok)}.st-pending{color:var(--info)}.st-expiring{color:var(--warn)}
 .st-unverifiable,.st-unknown{color:var(--none)}
 .st-expired,.st-stuck,.st-failed,.st-not-landed{color:var(--bad)}
-.days{display:flex;align-items:center;gap:8px;min-width:150px}
+.days{display:flex;flex-wrap:wrap;align-items:center;gap:4px 8px;min-width:150px}
 .bar{flex:0 0 90px;height:10px;border-radius:5px;background:var(--panel);border:1px solid var(--line);overflow:hidden}
 .fill{display:block;height:100%}
 .band-ok{background:var(--ok)}.band-warn{background:var(--warn)}.band-bad{background:var(--bad)}.band-none{background:var(--none)}
 .days-text{white-space:nowrap;font-variant-numeric:tabular-nums}
+time{white-space:nowrap}
 ${WIDTHS}
 @media (max-width:900px){
 thead{display:none}
 table,tbody,tr,td{display:block;width:100%}
 tr{border:1px solid var(--line);border-radius:6px;margin:0 0 10px;padding:4px 0}
 td{border:0;padding:3px 10px;display:grid;grid-template-columns:8.5em 1fr;gap:8px}
+.days{min-width:0}
 td::before{content:attr(data-label);color:var(--muted);font-size:.8rem;text-transform:uppercase;letter-spacing:.03em}
 }
 `;

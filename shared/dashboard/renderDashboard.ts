@@ -12,8 +12,8 @@ import { SCRIPT, STYLE } from "./pageAssets.js";
 
 /** Seconds between reloads. */
 export const REFRESH_SECONDS = 300;
-/** The bar is full at this many days left (the service lists certificates due within 20). */
-const FULL_BAR_DAYS = 90;
+/** The bar is full at this many days left or more: the last two months are what a reader compares. */
+const FULL_BAR_DAYS = 60;
 const CRITICAL_DAYS = 7;
 
 export interface RenderOptions {
@@ -101,7 +101,10 @@ function tableRow(row: DashboardRow, options: RenderOptions, now: Date): string 
     ["Last verification", verificationCell(row, now)],
     ["History", link],
   ];
-  const tds = cells.map(([label, html]) => `<td data-label="${label}">${html}</td>`).join("");
+  // One element per cell: on a narrow screen the cell is a grid of its label and this.
+  const tds = cells
+    .map(([label, html]) => `<td data-label="${label}"><div>${html}</div></td>`)
+    .join("");
   return `<tr data-status="${row.status}" data-days="${row.daysLeft ?? ""}">${tds}</tr>`;
 }
 

@@ -68,7 +68,7 @@ async function seeded(extra: Settings = {}): Promise<void> {
 function rows(reply: Reply): Array<{ status: string; days: string; name: string }> {
   return [
     ...reply.text.matchAll(
-      /<tr data-status="([^"]*)" data-days="([^"]*)"><td data-label="Certificate"><span class="name">(.*?)<\/span>/g,
+      /<tr data-status="([^"]*)" data-days="([^"]*)"><td data-label="Certificate"><div><span class="name">(.*?)<\/span>/g,
     ),
   ].map(([, status = "", days = "", name = ""]) => ({ status, days, name }));
 }
