@@ -227,6 +227,23 @@ describe("the simulator's hosting endpoint", () => {
     expect(after).toMatchObject({ reached: false, step: "TCP", code: "ECONNREFUSED" });
   });
 
+  it("on an IPv6 simulator host, its connect-to brackets the address", async () => {
+    sim = await startSimulator({ host: "::1", certificates: SEEDS, hosting: {} });
+    const endpoint = sim.hosting as Hosting;
+
+    const result = served(
+      await probeTls(
+        { host: "www.contoso.test", port: 443 },
+        { connectTo: parseConnectTo(endpoint.connectTo), timeoutMs: 10_000, ca: [endpoint.caPem] },
+      ),
+    );
+
+    expect(endpoint.host).toBe("::1");
+    expect(endpoint.connectTo).toBe(`::[::1]:${endpoint.port}`);
+    expect(result.connectedTo).toBe(`[::1]:${endpoint.port}`);
+    expect(result.certificate.altNames).toEqual(["DNS:www.contoso.test"]);
+  });
+
   it("is off unless asked for", async () => {
     sim = await startSimulator();
     expect(sim.hosting).toBeUndefined();
