@@ -11,6 +11,11 @@ import { tableRunStore } from "./tableRunStore.js";
 export interface Runs {
   readonly store: RunStore;
   readonly queue: RunQueue;
+  /**
+   * Resolves once every run this process is sweeping for the in-process queue has finished
+   * (tests, before the next case); at once with a Storage Queue, whose runs the host sweeps.
+   */
+  settled(): Promise<void>;
 }
 
 /** Seams for tests: a store and queue of their own (a unique table and queue on Azurite). */
@@ -51,16 +56,19 @@ export function runsOf(runtime: Runtime): Runs {
           timeoutMs,
         })
       : memoryRunStore());
+  const inline =
+    overrides.queue || hasQueue
+      ? undefined
+      : inlineRunQueue((message, log) => deliverHere(runtime, store, message, log));
   const queue =
     overrides.queue ??
-    (hasQueue
-      ? storageRunQueue({
-          queueUri: s.queueUri,
-          connectionString: s.storageConnectionString,
-          timeoutMs,
-        })
-      : inlineRunQueue((message, log) => deliverHere(runtime, store, message, log)));
-  const runs = { store, queue };
+    inline ??
+    storageRunQueue({
+      queueUri: s.queueUri,
+      connectionString: s.storageConnectionString,
+      timeoutMs,
+    });
+  const runs: Runs = { store, queue, settled: async () => inline?.settled() };
   built.set(runtime, runs);
   return runs;
 }

@@ -5,6 +5,8 @@ import { listDueCertificates } from "../../functions/listDueCertificates.js";
 import { renewCertificate } from "../../functions/renewCertificate.js";
 import { runRenewals } from "../../functions/runRenewals.js";
 import { testConnectivity } from "../../functions/testConnectivity.js";
+import { runsOf } from "../../shared/runs/runs.js";
+import { getRuntime } from "../../shared/runtime.js";
 import { validCreateInputs } from "../support/createBodies.js";
 import {
   type AppHarness,
@@ -42,7 +44,9 @@ beforeEach(async () => {
   app.sim.reset();
   await app.configure();
 });
-afterEach(() => {
+afterEach(async () => {
+  // POST /api/renewals queues its run; without storage it is swept in this process: let it end.
+  await runsOf(getRuntime()).settled();
   expect(app.leaks()).toEqual([]);
 });
 afterAll(() => app.close());
@@ -87,7 +91,8 @@ const FUNCTIONS: {
     method: "GET",
     ok: 200,
   },
-  { name: "runRenewals", handler: runRenewals, path: "renewals", method: "POST", ok: 200 },
+  // 202: the run is queued (docs/runs.md).
+  { name: "runRenewals", handler: runRenewals, path: "renewals", method: "POST", ok: 202 },
 ];
 
 /** Calls `fn` with `query` (raw, without "?") appended to its path, exactly as given. */
@@ -122,13 +127,13 @@ describe("query parameters: POST /api/renewals", () => {
     ["dry-run=true", "dry-run", "did you mean dryRun?"],
     ["dryRun%3Dtrue", "dryRun=…", 'its "=" arrived percent-encoded (%3D); send dryRun=<value>'],
     ["dryRun=true&dryrun=true", "dryrun", "did you mean dryRun?"],
-    ["force=1", "force", "is not a query parameter of this function (it takes dryRun)"],
+    ["force=1", "force", "is not a query parameter of this function (it takes dryRun, wait)"],
   ])("?%s is refused naming %s, and nothing is swept", async (query, name, rule) => {
     const errors = expectQueryProblem(await callWith(runRenewalsFn, query));
 
     expect(errors).toEqual([{ name, message: expect.stringContaining(rule) }]);
     expect(errors[0]?.message).toMatch(
-      /^is not a query parameter of this function \(it takes dryRun\)/,
+      /^is not a query parameter of this function \(it takes dryRun, wait\)/,
     );
     // Not even the list: a refused request does no work.
     expect(app.sim.requests).toEqual([]);
@@ -157,8 +162,8 @@ describe("query parameters: POST /api/renewals", () => {
     expect(app.sim.requests).toEqual([]);
   });
 
-  it("still runs with ?dryRun=true alone: decides, renews nothing", async () => {
-    const reply = await callWith(runRenewalsFn, "dryRun=true");
+  it("still runs with ?dryRun=true (and ?wait): decides, renews nothing", async () => {
+    const reply = await callWith(runRenewalsFn, "dryRun=true&wait=30");
 
     expect(reply.status, reply.text).toBe(200);
     expect((reply.body as { dryRun: boolean }).dryRun).toBe(true);
