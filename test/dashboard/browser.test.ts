@@ -187,10 +187,10 @@ describe("the dashboard in chromium", () => {
     "the CSP is in force: an image from elsewhere is refused, and reported",
     async () => {
       const v = await visit(1920, `/api/dashboard?code=${key}`);
-      await v.page.evaluate(() => {
-        const img = document.createElement("img");
+      await v.page.$eval("body", (body) => {
+        const img = body.ownerDocument.createElement("img");
         img.src = "https://cdn.example.com/pixel.png";
-        document.body.append(img);
+        body.append(img);
       });
       await expect
         .poll(() => v.errors.some((e) => e.includes("Content Security Policy")), {
@@ -227,11 +227,12 @@ describe("the dashboard in chromium", () => {
     "is readable at %i px (no sideways scrolling) and saves %s",
     async (width, file) => {
       const v = await visit(width, `/api/dashboard?code=${key}`);
-      const scrollWidth = await v.page.evaluate(() => document.documentElement.scrollWidth);
+      const scrollWidth = await v.page.$eval("html", (html) => html.scrollWidth);
       // Nothing sticks out on the right (named, so a failure says what).
-      const beyond = await v.page.evaluate(
-        (w) =>
-          [...document.querySelectorAll("body *")]
+      const beyond = await v.page.$$eval(
+        "body *",
+        (elements, w) =>
+          elements
             .filter((e) => e.getBoundingClientRect().right > w)
             .map((e) => `${e.tagName.toLowerCase()}.${e.className}`),
         width,
