@@ -178,6 +178,7 @@ describe("certsched renew, sweep, status, history and runs over one storage", ()
     for (const [args, cause] of cases) {
       const result = await runInTerminal(args, { columns: 80, env });
       expect(result.code, args.join(" ")).toBe(0);
+      for (const secret of secretsOf(sim)) expect(result.raw).not.toContain(secret);
       const lines = screenLines(result.raw).filter((l) => l !== "");
       for (const line of lines) expect(line.length, line).toBeLessThanOrEqual(80);
       // Wrapped, not cut: the whole cause reads back once the lines are joined.
@@ -215,6 +216,96 @@ describe("certsched renew, sweep, status, history and runs over one storage", ()
     expect(badSince.stderr).toContain("--since must be a duration like 30d, 12h or P7D");
     expect(badLast.code).toBe(2);
     expect(badLast.stderr).toContain("--last must be a whole number from 1 to 1000");
+  });
+});
+
+describe("certsched history and runs --json: the documented shapes", () => {
+  const ISO_UTC = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
+  /** The fields `certsched history --help` documents; absent ones are left out, never null. */
+  const EVENT_FIELDS = [
+    "at",
+    "certificateName",
+    "id",
+    "event",
+    "trigger",
+    "runId",
+    "by",
+    "reason",
+    "detail",
+    "status",
+    "error",
+    "expiryDate",
+  ];
+
+  it("history: { events, invalid }, each event with the documented fields; runs: { runs, invalid }", async () => {
+    const u = unique();
+    const refused = `refused-${u}`;
+    sim = await startSimulator({
+      certificates: [
+        { id: id(), certificateName: refused, expiryDate: inDays(4.5), refuseRenewal: REFUSAL },
+      ],
+    });
+    await cliAgainst(sim, ["sweep"], { env: storage() });
+
+    const history = await cliAgainst(sim, ["history", refused, "--since", "1h", "--json"], {
+      env: storage(),
+    });
+    const runs = await cliAgainst(sim, ["runs", "--last", "1", "--json"], { env: storage() });
+
+    expect(history.code).toBe(0);
+    const doc = jsonOf<{ events: Record<string, unknown>[]; invalid: string[] }>(history);
+    expect(Object.keys(doc).sort()).toEqual(["events", "invalid"]);
+    expect(doc.invalid).toEqual([]);
+    expect(doc.events).toHaveLength(1);
+    const [event] = doc.events;
+    for (const key of Object.keys(event ?? {})) expect(EVENT_FIELDS).toContain(key);
+    expect(event).toEqual({
+      at: expect.stringMatching(ISO_UTC),
+      certificateName: refused,
+      id: sim.certificates()[0]?.id,
+      event: "failed",
+      trigger: "cli",
+      runId: expect.any(String),
+      reason: "NewRenewal",
+      detail: expect.stringContaining(REFUSAL),
+      status: 400,
+      error: "UPSTREAM_REJECTED",
+      expiryDate: expect.stringMatching(ISO_UTC),
+    });
+
+    expect(runs.code).toBe(0);
+    const runsDoc = jsonOf<{ runs: Record<string, unknown>[]; invalid: string[] }>(runs);
+    expect(Object.keys(runsDoc).sort()).toEqual(["invalid", "runs"]);
+    expect(runsDoc.runs).toHaveLength(1);
+    expect(Object.keys(runsDoc.runs[0] ?? {}).sort()).toEqual([
+      "counts",
+      "dryRun",
+      "failed",
+      "finishedAt",
+      "ledger",
+      "problems",
+      "runId",
+      "startedAt",
+      "trigger",
+    ]);
+    expect(runsDoc.runs[0]).toMatchObject({
+      runId: event?.runId,
+      startedAt: expect.stringMatching(ISO_UTC),
+      finishedAt: expect.stringMatching(ISO_UTC),
+      ledger: "table",
+      failed: true,
+    });
+  });
+
+  it("an empty history: one document, still", async () => {
+    sim = await startSimulator({ certificates: [] });
+
+    const history = await cliAgainst(sim, ["history", `never-${unique()}`, "--json"], {
+      env: storage(),
+    });
+
+    expect(history.code).toBe(0);
+    expect(jsonOf(history)).toEqual({ events: [], invalid: [] });
   });
 });
 
