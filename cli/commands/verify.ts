@@ -1,15 +1,17 @@
 import { parseDuration } from "../../shared/duration.js";
+import { fromServiceRecord, remember } from "../../shared/inventory/remember.js";
 import { adviceFor } from "../../shared/verify/advice.js";
-import { dueListTargets } from "../../shared/verify/dueTargets.js";
 import { type NamedEndpoint, parseEndpoint } from "../../shared/verify/endpoint.js";
-import { STATUSES, type VerifyStatus } from "../../shared/verify/judge.js";
+import { verifyTargets } from "../../shared/verify/verifyDomains.js";
 import {
-  countStatuses,
-  needsAttention,
-  type VerifyResult,
-  verifyTargets,
-} from "../../shared/verify/verifyDomains.js";
+  countInventoryStatuses,
+  failsRun,
+  INVENTORY_STATUSES,
+  type InventoryResult,
+  verifyInventory,
+} from "../../shared/verify/verifyInventory.js";
 import { loadVerifySettings, type VerifySettings } from "../../shared/verify/verifySettings.js";
+import { cliLogger } from "../cliLogger.js";
 import { type Command, JSON_OPTION } from "../command.js";
 import { cliEnv } from "../config.js";
 import { EXIT } from "../exit.js";
@@ -18,7 +20,7 @@ import { type Paint, type Palette, palette } from "../output/color.js";
 import { formatExpiry } from "../output/expiry.js";
 import { renderTable } from "../output/table.js";
 import { oneLine, wrapToWidth } from "../output/text.js";
-import { withRuntime } from "../runtime.js";
+import { withRecordingRuntime } from "../recordingRuntime.js";
 import { UsageError } from "../usage.js";
 
 const HELP = `Usage: certsched verify [--json] [--domain NAME[:PORT] ...] [--timeout DURATION]
@@ -28,8 +30,12 @@ Checks what each domain actually serves, as a browser would: connects with SNI
 result is the first that applies of: unreachable, untrusted, mismatch, expired,
 pending, not-landed, expiring (critical below 7 days), ok.
 
-Without --domain, checks the rootDomain of each App Service certificate in the
-service's current due list (needs the service settings, as "certsched due").
+Without --domain, checks certsched's inventory (every certificate it has seen
+or renewed, CERTSCHED_WATCH endpoints, CERTSCHED_WATCH_CERTIFICATES) and the
+service's current due list, once per domain: App Service certificates over
+TLS, Key Vault certificates in their vault; a certificate with nothing to look
+at (another target, no rootDomain) is "unverifiable". Needs the service
+settings, as "certsched due"; with storage configured, results are recorded.
 
 Options:
   --domain NAME[:PORT]  A domain to check; repeat for more. Needs no service
@@ -42,16 +48,16 @@ Options:
   -h, --help            Show this help.
 
 Settings: CERTSCHED_VERIFY_CONNECT_TO (curl's --connect-to:
-HOST1:PORT1:HOST2:PORT2, comma-separated), CERTSCHED_VERIFY_WARN_DAYS (14).
+HOST1:PORT1:HOST2:PORT2, comma-separated), CERTSCHED_VERIFY_WARN_DAYS (14),
+CERTSCHED_VERIFY_WINDOW (2h), CERTSCHED_VERIFY_UNREACHABLE_AFTER (24h).
 Trust: Node's CA store plus the PEM file NODE_EXTRA_CA_CERTS names.
 
-Exit codes: 0 every domain ok, pending or expiring (not critically); 1 any
-not-landed, expired, mismatch, untrusted, unreachable or critically expiring,
-or the due list failed; 2 usage or configuration error.
+Exit codes: 0 every result ok, pending, unverifiable, expiring (not
+critically) or unreachable within its grace; 1 any not-landed, expired,
+mismatch, untrusted, critically expiring or unreachable past its grace (with
+--domain, or without storage, there is no grace), or the due list failed; 2
+usage or configuration error.
 `;
-
-const INVENTORY_NOTE =
-  "the inventory (certificates no longer due) is not checked yet: only the current due list is.";
 
 /** Where notes go when they were already written once. */
 const SILENT: OutputStream = { write: () => {}, isTTY: false, columns: undefined };
@@ -89,10 +95,11 @@ function timeoutOf(value: string | boolean | undefined): number | undefined {
   return ms;
 }
 
-function statusPaint(r: VerifyResult, paint: Palette): Paint | undefined {
+function statusPaint(r: InventoryResult, paint: Palette): Paint | undefined {
   if (r.status === "ok") return paint.green;
   if (r.status === "pending") return paint.cyan;
-  if (r.status === "expiring" && r.critical !== true) return paint.yellow;
+  if (r.status === "unverifiable") return paint.dim;
+  if (!failsRun(r)) return paint.yellow;
   return paint.red;
 }
 
@@ -106,11 +113,12 @@ function issuerName(issuer: string | undefined): string {
   return field("O") ?? field("CN") ?? issuer;
 }
 
-const statusText = (r: VerifyResult) => (r.critical ? `${r.status} (critical)` : r.status);
+const statusText = (r: InventoryResult) =>
+  r.critical ? `${r.status} (critical)` : r.pastGrace ? `${r.status} (past grace)` : r.status;
 
 /** The table for people, then each result that is not ok with its cause and what to do. */
 export function renderResults(
-  results: readonly VerifyResult[],
+  results: readonly InventoryResult[],
   paint: Palette,
   width: number | undefined,
 ): string[] {
@@ -141,11 +149,12 @@ export function renderResults(
       ),
     );
     lines.push(...wrapToWidth(oneLine(r.detail), width, "  "));
-    const advice = adviceFor(r.status, r.critical === true);
+    const advice =
+      r.status === "unverifiable" ? undefined : adviceFor(r.status, r.critical === true);
     if (advice) lines.push(...wrapToWidth(advice, width, "  "));
   }
-  const counts = countStatuses(results);
-  const parts = STATUSES.filter((s: VerifyStatus) => counts[s] !== undefined).map(
+  const counts = countInventoryStatuses(results);
+  const parts = INVENTORY_STATUSES.filter((s) => counts[s] !== undefined).map(
     (s) => `${counts[s]} ${s}`,
   );
   lines.push("", ...wrapToWidth(`${results.length} checked: ${parts.join(", ")}.`, width));
@@ -166,50 +175,51 @@ export const verifyCommand: Command = {
     const timeoutMs = timeoutOf(args.values.timeout);
     const withTimeout = (settings: VerifySettings) =>
       timeoutMs === undefined ? settings : { ...settings, timeoutMs };
-    let results: VerifyResult[];
+    let results: InventoryResult[];
     if (texts.length > 0) {
       const endpoints = endpointsOf(texts);
       const { env } = await cliEnv(io);
-      results = await verifyTargets(
+      const read = await verifyTargets(
         endpoints.map((endpoint) => ({ endpoint })),
         { settings: withTimeout(loadVerifySettings(env)), now: () => new Date() },
       );
+      // No record of earlier attempts is kept for --domain: no grace (contracts/verify.md).
+      results = read.map((r) => (r.status === "unreachable" ? { ...r, pastGrace: true } : r));
     } else {
-      results = await withRuntime(io, ["subscriptionId"], async (runtime) => {
-        // withRuntime already read the settings and warned about unknown names: not twice.
+      results = await withRecordingRuntime(io, ["subscriptionId"], async (runtime) => {
+        // The runtime already read the settings and warned about unknown names: not twice.
         const { env } = await cliEnv({ ...io, stderr: SILENT });
         const settings = withTimeout(loadVerifySettings(env));
+        const log = cliLogger(io, { verbose: false });
         const { certificates, rejected } = await runtime.client.listDue();
-        const plan = dueListTargets(certificates);
-        const notes = [
-          ...(runtime.settings.storageConnectionString === undefined &&
-          runtime.settings.ledgerTableUri === undefined
-            ? []
-            : [INVENTORY_NOTE]),
-          ...plan.notChecked.map((n) => `${n.certificateName} not checked: ${n.reason}.`),
-          ...rejected.map(
-            (r) =>
-              `record ${r.index} of the list (${r.certificateName ?? "unnamed"}) is invalid and not checked.`,
-          ),
-        ];
-        for (const note of notes) {
-          io.stderr.write(
-            `${wrapToWidth(oneLine(`certsched: ${note}`), io.stderr.columns).join("\n")}\n`,
-          );
+        for (const r of rejected) {
+          const note = `certsched: record ${r.index} of the list (${r.certificateName ?? "unnamed"}) is invalid and not checked.`;
+          io.stderr.write(`${wrapToWidth(oneLine(note), io.stderr.columns).join("\n")}\n`);
         }
-        return verifyTargets(plan.targets, { settings, now: runtime.now });
+        // The due list joins the inventory (kept, with storage), then both are verified.
+        const seenAt = runtime.now();
+        const due = certificates.map((c) => fromServiceRecord(c, "due-list", seenAt));
+        await remember(runtime, log, due);
+        const verification = await verifyInventory(runtime, log, {
+          trigger: "cli",
+          settings,
+          also: due,
+        });
+        return verification.results;
       });
     }
     if (args.values.json === true) {
-      io.stdout.write(`${JSON.stringify({ results, counts: countStatuses(results) }, null, 2)}\n`);
+      const document = { results, counts: countInventoryStatuses(results) };
+      io.stdout.write(`${JSON.stringify(document, null, 2)}\n`);
     } else if (results.length === 0) {
-      io.stdout.write("Nothing to verify: no App Service certificate is due.\n");
+      io.stdout.write(
+        "Nothing to verify: the inventory is empty, nothing is watched and no certificate is due.\n",
+      );
     } else {
       io.stdout.write(
         `${renderResults(results, palette(io.stdout, io.env), io.stdout.columns).join("\n")}\n`,
       );
     }
-    // No record of earlier attempts is kept yet, so unreachable has no grace.
-    return results.some((r) => needsAttention(r)) ? EXIT.failed : EXIT.ok;
+    return results.some(failsRun) ? EXIT.failed : EXIT.ok;
   },
 };

@@ -1,7 +1,20 @@
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { type Simulator, sandboxSettings, startSimulator } from "../../sim/index.js";
+import { tableHistory } from "../../shared/history/tableHistory.js";
+import { tableInventory } from "../../shared/inventory/tableInventory.js";
+import { tableLedger } from "../../shared/ledger/tableLedger.js";
+import { APP_SERVICE } from "../../shared/schemas/fields.js";
+import {
+  type Hosting,
+  type HostingFault,
+  type SeedCertificate,
+  type SimCertificate,
+  type Simulator,
+  sandboxSettings,
+  startSimulator,
+} from "../../sim/index.js";
+import { type AzuriteHandle, startAzurite } from "../support/azurite.js";
 import { type Issued, makeCa, makeLeaf } from "../support/certificates.js";
 import {
   closedPort,
@@ -341,9 +354,10 @@ describe("certsched verify without --domain: the service's current due list", ()
     sim = undefined;
   });
 
-  it("checks each App Service certificate's rootDomain, names the certificate, notes what it cannot check", async () => {
-    const www = await serve(leaf(["www.fabrikam.test"], at(5 * DAY + HOUR)));
+  it("checks each App Service certificate's rootDomain, names the certificate; what it cannot look at is unverifiable (exit unaffected)", async () => {
+    const www = await serve(leaf(["www.fabrikam.test"], at(10 * DAY + HOUR)));
     const shop = await serve(leaf(["other.test"], at(60 * DAY + HOUR)));
+    const shopFixed = await serve(leaf(["shop.fabrikam.test"], at(60 * DAY + HOUR)));
     sim = await startSimulator({
       certificates: [
         { certificateName: "fabrikam-www", rootDomain: "www.fabrikam.test", expiryDate: inDays(5) },
@@ -353,44 +367,53 @@ describe("certsched verify without --domain: the service's current due list", ()
           expiryDate: inDays(6),
         },
         {
-          certificateName: "fabrikam-vault",
-          rootDomain: "vault.fabrikam.test",
-          target: "Cloud Key Vault + DNS",
-          keyVaultName: "kv-fabrikam",
+          certificateName: "fabrikam-dns",
+          rootDomain: "dns.fabrikam.test",
+          target: "Cloud DNS",
           expiryDate: inDays(4),
         },
         { certificateName: "no-domain", expiryDate: inDays(3) },
       ],
     });
-    const result = await runCli(["verify", "--json"], {
-      env: {
-        ...sandboxSettings(sim),
-        NODE_EXTRA_CA_CERTS: caFile,
-        CERTSCHED_VERIFY_CONNECT_TO: connectTo({
-          "www.fabrikam.test": www,
-          "shop.fabrikam.test": shop,
-        }),
-      },
-    });
+    const env = {
+      ...sandboxSettings(sim),
+      NODE_EXTRA_CA_CERTS: caFile,
+      CERTSCHED_VERIFY_CONNECT_TO: connectTo({
+        "www.fabrikam.test": www,
+        "shop.fabrikam.test": shop,
+      }),
+    };
+    const result = await runCli(["verify", "--json"], { env });
     expectNoSecret(result, sim);
     expect(result.code).toBe(1);
     const doc = jsonOf<Document>(result);
     expect(doc.results.map((r) => [r.certificateName, r.domain, r.status, r.daysLeft])).toEqual([
-      ["fabrikam-www", "www.fabrikam.test", "expiring", 5],
+      ["fabrikam-www", "www.fabrikam.test", "expiring", 10],
       ["fabrikam-shop", "shop.fabrikam.test", "mismatch", 60],
+      ["fabrikam-dns", "dns.fabrikam.test", "unverifiable", undefined],
+      ["no-domain", "no-domain", "unverifiable", undefined],
     ]);
-    expect(doc.counts).toEqual({ mismatch: 1, expiring: 1 });
-    expect(result.stderr).toContain("fabrikam-vault not checked: a Key Vault certificate");
-    expect(result.stderr).toContain(
-      "no-domain not checked: the service lists no rootDomain for it.",
-    );
+    expect(doc.counts).toEqual({ mismatch: 1, expiring: 1, unverifiable: 2 });
+    expect(doc.results[2]?.detail).toContain('target "Cloud DNS" has no endpoint or vault');
+    expect(doc.results[3]?.detail).toContain("the service lists no rootDomain for it");
+
+    // Unverifiable never fails the run: once the binding is fixed, exit 0.
+    const fixed = connectTo({ "www.fabrikam.test": www, "shop.fabrikam.test": shopFixed });
+    const fine = await runCli(["verify"], { env: { ...env, CERTSCHED_VERIFY_CONNECT_TO: fixed } });
+    expectNoSecret(fine, sim);
+    expect(fine.code).toBe(0);
+    expect(fine.stdout).toMatch(/no-domain\s+unverifiable/);
+    expect(fine.stdout).toContain("no-domain unverifiable:");
+    expect(fine.stdout).toContain("2 unverifiable.");
   });
 
-  it("nothing due: nothing to verify, exit 0", async () => {
+  it("nothing due, nothing stored, nothing watched: nothing to verify, exit 0", async () => {
     sim = await startSimulator({ certificates: [] });
     const result = await cliAgainst(sim, ["verify"]);
     expect(result.code).toBe(0);
-    expect(result.stdout).toBe("Nothing to verify: no App Service certificate is due.\n");
+    expect(result.stdout).toBe(
+      "Nothing to verify: the inventory is empty, nothing is watched and no certificate is due.\n",
+    );
   });
 
   it("the list failing is an operation failure (exit 1), not a verification result", async () => {
@@ -399,5 +422,234 @@ describe("certsched verify without --domain: the service's current due list", ()
     const result = await cliAgainst(sim, ["verify", "--json"]);
     expect(result.code).toBe(1);
     expect(jsonOf<{ error: { code: string } }>(result).error.code).toBe("UPSTREAM_FAILED");
+  });
+});
+
+describe("certsched verify without --domain: the inventory in Table storage (Azurite)", () => {
+  let sim: Simulator | undefined;
+  let azurite: AzuriteHandle | undefined;
+  let hostingCa: string;
+  afterEach(async () => {
+    await sim?.close();
+    await azurite?.stop();
+    sim = undefined;
+    azurite = undefined;
+  });
+
+  /** The simulator with its hosting side, an Azurite of this test's own, and the CLI's settings. */
+  async function world(certificates: SeedCertificate[], faults: Record<string, HostingFault> = {}) {
+    azurite = await startAzurite();
+    sim = await startSimulator({ certificates, hosting: { faults } });
+    const hosting = sim.hosting as Hosting;
+    hostingCa = join(dir.path, `hosting-${hosting.port}.pem`);
+    await writeFile(hostingCa, hosting.caPem);
+    const connectionString = azurite.connectionString;
+    const env = {
+      AzureWebJobsStorage: connectionString,
+      NODE_EXTRA_CA_CERTS: hostingCa,
+      CERTSCHED_VERIFY_CONNECT_TO: hosting.connectTo,
+      CERTSCHED_HTTP_TIMEOUT: "10s",
+    };
+    const s = sim;
+    const cli = (args: readonly string[], more: Record<string, string> = {}) =>
+      cliAgainst(s, args, { env: { ...env, ...more } });
+    return {
+      sim: s,
+      hosting,
+      cli,
+      inventory: tableInventory({ connectionString }),
+      ledger: tableLedger({ connectionString }),
+      history: tableHistory({ connectionString }),
+    };
+  }
+
+  it("a sweep in one process, verify in another: a certificate no longer due is still watched; results and changes are recorded", async () => {
+    const w = await world(
+      [
+        { certificateName: "landed", rootDomain: "landed.inv.test", expiryDate: inDays(5) },
+        { certificateName: "kept-old", rootDomain: "kept.inv.test", expiryDate: inDays(6) },
+      ],
+      { "kept-old": "keep-old-certificate" },
+    );
+    const sweep = await w.cli(["sweep", "--json"]);
+    expect(sweep.code).toBe(0);
+    // The renewals completed at once: nothing is due any more.
+    const due = await w.cli(["due", "--json"]);
+    expect(jsonOf<{ certificates: unknown[] }>(due).certificates).toEqual([]);
+
+    const result = await w.cli(["verify", "--json"]);
+    expect(result.code).toBe(0);
+    const doc = jsonOf<Document>(result);
+    expect(doc.results.map((r) => [r.certificateName, r.domain, r.status])).toEqual([
+      ["kept-old", "kept.inv.test", "pending"],
+      ["landed", "landed.inv.test", "ok"],
+    ]);
+    expect(doc.results[0]?.detail).toContain("waiting up to 2 h (CERTSCHED_VERIFY_WINDOW)");
+
+    const stored = await w.inventory.list();
+    expect(stored.invalid).toEqual([]);
+    expect(stored.items.map((r) => [r.certificateName, r.lastVerification?.status])).toEqual([
+      ["kept-old", "pending"],
+      ["landed", "ok"],
+    ]);
+    const events = (await w.history.events({ since: new Date(0) })).items.filter(
+      (e) => e.event === "verified",
+    );
+    expect(events.map((e) => [e.certificateName, e.reason, e.trigger]).sort()).toEqual([
+      ["kept-old", "pending", "cli"],
+      ["landed", "ok", "cli"],
+    ]);
+    // Nothing changed: a second run records no new event.
+    await w.cli(["verify", "--json"]);
+    const again = (await w.history.events({ since: new Date(0) })).items.filter(
+      (e) => e.event === "verified",
+    );
+    expect(again).toHaveLength(2);
+  });
+
+  it("not-landed once the window has passed since the ledger's accepted renewal: exit 1, the cause named", async () => {
+    const w = await world([
+      { certificateName: "late", rootDomain: "late.inv.test", expiryDate: inDays(5) },
+    ]);
+    const cert = w.sim.certificates()[0] as SimCertificate;
+    // What a sweep wrote three hours ago (the child reads the real clock, so the row is dated).
+    const acceptedAt = new Date(Date.now() - 3 * HOUR);
+    await w.ledger.open();
+    await w.ledger.write(
+      {
+        id: cert.id,
+        certificateName: "late",
+        expiryAtRequest: cert.expiryDate,
+        firstRequestedAt: acceptedAt,
+        lastRequestedAt: acceptedAt,
+        outcome: "renewal-scheduled",
+        attempts: 1,
+        detail: "scheduled",
+        reason: "NewRenewal",
+      },
+      undefined,
+    );
+
+    const json = await w.cli(["verify", "--json"]);
+    const text = await w.cli(["verify"]);
+
+    expect(json.code).toBe(1);
+    const [late] = jsonOf<Document>(json).results;
+    expect(late).toMatchObject({
+      certificateName: "late",
+      domain: "late.inv.test",
+      status: "not-landed",
+    });
+    expect(late?.detail).toContain(`renewal accepted at ${acceptedAt.toISOString()}`);
+    expect(text.code).toBe(1);
+    expect(text.stdout).toContain("late.inv.test not-landed:");
+    expect(text.stdout).toContain("update the binding");
+    const events = (await w.history.events({ certificateName: "late", since: new Date(0) })).items;
+    expect(events.map((e) => [e.event, e.reason])).toContainEqual(["not-landed", "not-landed"]);
+  });
+
+  it("the unreachable grace is counted from the first failure on record: within it exit 0, past it exit 1", async () => {
+    const w = await world(
+      [
+        // Not due: only the inventory knows them.
+        { certificateName: "down-short", rootDomain: "short.inv.test", expiryDate: inDays(60) },
+        { certificateName: "down-long", rootDomain: "long.inv.test", expiryDate: inDays(60) },
+      ],
+      { "down-short": "unreachable", "down-long": "unreachable" },
+    );
+    const base = Date.now();
+    const seenAt = new Date(base - 30 * HOUR);
+    const since = (hours: number) => new Date(base - hours * HOUR);
+    const down = (domain: string, hours: number) => ({
+      at: since(hours),
+      status: "unreachable" as const,
+      source: "tls" as const,
+      domain,
+      detail: "cannot connect",
+      unreachableSince: since(hours),
+    });
+    await w.inventory.upsert([
+      {
+        certificateName: "down-short",
+        rootDomain: "short.inv.test",
+        target: APP_SERVICE,
+        source: "due-list",
+        seenAt,
+      },
+    ]);
+    await w.inventory.recordVerification("down-short", down("short.inv.test", 1));
+
+    const within = await w.cli(["verify", "--json"]);
+    expect(within.code).toBe(0);
+    expect(jsonOf<Document & { results: { pastGrace?: boolean }[] }>(within).results).toEqual([
+      expect.objectContaining({
+        certificateName: "down-short",
+        status: "unreachable",
+        pastGrace: false,
+      }),
+    ]);
+    // Still the first failure's time: the grace is not restarted by the next attempt.
+    expect((await w.inventory.get("down-short"))?.lastVerification?.unreachableSince).toEqual(
+      since(1),
+    );
+
+    await w.inventory.upsert([
+      {
+        certificateName: "down-long",
+        rootDomain: "long.inv.test",
+        target: APP_SERVICE,
+        source: "due-list",
+        seenAt,
+      },
+    ]);
+    await w.inventory.recordVerification("down-long", down("long.inv.test", 25));
+    const past = await w.cli(["verify", "--json"]);
+    expect(past.code).toBe(1);
+    const results = jsonOf<{ results: (Result & { pastGrace?: boolean })[] }>(past).results;
+    expect(results.map((r) => [r.certificateName, r.status, r.pastGrace])).toEqual([
+      ["down-long", "unreachable", true],
+      ["down-short", "unreachable", false],
+    ]);
+    const text = await w.cli(["verify"]);
+    expect(text.stdout).toContain("long.inv.test unreachable (past grace):");
+  });
+
+  it("CERTSCHED_WATCH endpoints and CERTSCHED_WATCH_CERTIFICATES (through Get Certificate) are verified and kept", async () => {
+    const w = await world([
+      // Neither is due: only the watch settings bring them in.
+      { certificateName: "watched-site", rootDomain: "site.inv.test", expiryDate: inDays(50) },
+      { certificateName: "named", rootDomain: "named.inv.test", expiryDate: inDays(70) },
+    ]);
+    const watch = { CERTSCHED_WATCH: "site.inv.test", CERTSCHED_WATCH_CERTIFICATES: "named" };
+
+    const result = await w.cli(["verify", "--json"], watch);
+
+    expect(result.code).toBe(0);
+    const doc = jsonOf<Document>(result);
+    expect(doc.results.map((r) => [r.certificateName, r.domain, r.status, r.daysLeft])).toEqual([
+      ["named", "named.inv.test", "ok", 69],
+      [undefined, "site.inv.test", "ok", 49],
+    ]);
+    expect(w.sim.requestsFor("get")).toHaveLength(1);
+    expect(await w.inventory.get("named")).toMatchObject({
+      source: "get",
+      target: APP_SERVICE,
+      rootDomain: "named.inv.test",
+    });
+    expect((await w.inventory.get("watch:site.inv.test"))?.lastVerification?.status).toBe("ok");
+    // The next run uses what Get said: no second request to the service.
+    await w.cli(["verify", "--json"], watch);
+    expect(w.sim.requestsFor("get")).toHaveLength(1);
+  });
+
+  it("a bad CERTSCHED_WATCH entry is a configuration error (exit 2) naming the setting and the entry", async () => {
+    const w = await world([]);
+    const result = await w.cli(["verify"], {
+      CERTSCHED_WATCH: "ok.inv.test,https://bad.inv.test/",
+    });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain("CERTSCHED_WATCH");
+    expect(result.stderr).toContain("https://bad.inv.test/");
+    expect(result.stderr).toContain("not a URL");
   });
 });

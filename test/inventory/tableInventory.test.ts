@@ -13,6 +13,7 @@ import { INVENTORY_TABLE, tableInventory } from "../../shared/inventory/tableInv
 import { createRuntime } from "../../shared/runtime.js";
 import { loadSettings } from "../../shared/settings.js";
 import { uniqueTableName } from "../functions/harness.js";
+import { startAzurite } from "../support/azurite.js";
 
 const T = new Date("2026-11-23T03:00:00.000Z");
 const at = (ms: number) => new Date(T.getTime() + ms);
@@ -214,10 +215,12 @@ describe("table inventory", () => {
   });
 
   it("is what a second runtime on the same storage sees (AzureWebJobsStorage, the default table)", async () => {
+    // An Azurite of its own: the default table is read whole by verification runs elsewhere.
+    const azurite = await startAzurite();
     const env = {
       CERTSCHED_BASE_URL: "https://service.invalid",
       CERTSCHED_CLOUD_CREDENTIAL: "managed-identity",
-      AzureWebJobsStorage: inject("azuriteTableConnectionString"),
+      AzureWebJobsStorage: azurite.connectionString,
     };
     const first = createRuntime(loadSettings(env));
     const second = createRuntime(loadSettings(env));
@@ -237,6 +240,7 @@ describe("table inventory", () => {
       expect(row.rootDomain).toBe("shared.contoso.com");
     } finally {
       await Promise.all([first.close(), second.close()]);
+      await azurite.stop();
     }
   });
 
