@@ -26,6 +26,8 @@ export interface SweepWithOptions {
   readonly trigger?: Trigger;
   /** The run's id in the history (a queued run passes its own); default: a new UUID. */
   readonly runId?: string;
+  /** Trusted certificates for verifying earlier renewals, instead of Node's store (tests). */
+  readonly verifyCa?: readonly string[];
 }
 
 /** A sweep's summary and, when it verified earlier renewals, what that found. */
@@ -96,7 +98,13 @@ export async function sweepWith(
         trigger,
         deadline,
         verify: (names) =>
-          verifyWith(runtime, log, { trigger, names, scope: "after-sweep", signal: deadline }),
+          verifyWith(runtime, log, {
+            trigger,
+            names,
+            scope: "after-sweep",
+            signal: deadline,
+            ...(options.verifyCa ? { ca: options.verifyCa } : {}),
+          }),
       });
   const [verification] = await Promise.all([
     verifyEarlier,

@@ -80,6 +80,7 @@ export async function verifyWith(
     ...(options.ca ? { ca: options.ca } : {}),
     ...(options.signal ? { signal: options.signal } : {}),
     ...(options.runId ? { runId: options.runId } : {}),
+    env,
   });
   telemetry.recordVerification(verification, { partial: options.names !== undefined });
   for (const problem of verification.problems) {

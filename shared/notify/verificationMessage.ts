@@ -107,7 +107,10 @@ export function verificationNotices(
   const notices: VerificationNotice[] = [];
   const seen = new Set<string>();
   for (const change of verification.changes) {
-    const result = verification.results.find((r) => same(r, change));
+    // A domain several certificates share has one result, under the first one's name.
+    const result =
+      verification.results.find((r) => same(r, change)) ??
+      verification.results.find((r) => r.domain === change.domain);
     const notice = fromChange(change, result, before);
     if (notice && !seen.has(keyOf(notice))) {
       seen.add(keyOf(notice));
