@@ -176,7 +176,7 @@ describe("hostile upstream text", () => {
 
     expect(reply.status).toBe(400);
     expect(messages()).toContain(
-      "runRenewals refused: Invalid query: x\\u{0a}\\u{1b}[2J: is not a query parameter of this function (it takes dryRun)",
+      "runRenewals refused: Invalid query: x\\u{0a}\\u{1b}[2J: is not a query parameter of this function (it takes dryRun, wait)",
     );
   });
 });
@@ -209,7 +209,11 @@ describe("hostile certificate names in a sweep (dry run: the names stay due)", (
   });
 
   it("POST /api/renewals logs the same way", async () => {
-    const reply = await app.call(runRenewals, httpRequest({ path: "renewals" }));
+    // ?wait: the queued run is swept in this process (no storage here) and answered finished.
+    const reply = await app.call(
+      runRenewals,
+      httpRequest({ path: "renewals", query: { wait: "30" } }),
+    );
 
     expect(reply.status).toBe(200);
     expect(summaryNames()).toEqual(expect.arrayContaining(SWEEP_NAMES));

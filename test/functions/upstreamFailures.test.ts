@@ -232,7 +232,11 @@ describe("a gateway's HTML 404 on the list (a wrong address, not an empty list)"
   it("fails the sweep run through runRenewals, naming the 404 and the page's title", async () => {
     htmlNotFound();
 
-    const reply = await app.call(runRenewals, httpRequest({ path: "renewals" }));
+    // ?wait: the queued run is swept in this process (no storage here) and answered finished.
+    const reply = await app.call(
+      runRenewals,
+      httpRequest({ path: "renewals", query: { wait: "30" } }),
+    );
 
     expect(reply.status).toBe(200);
     const summary = reply.body as SweepSummary;
