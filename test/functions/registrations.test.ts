@@ -35,6 +35,7 @@ const MODULES: Record<string, () => Promise<Record<string, unknown>>> = {
   verifyCertificates: () => import("../../functions/verifyCertificates.js"),
   getVerifications: () => import("../../functions/getVerifications.js"),
   runVerifications: () => import("../../functions/runVerifications.js"),
+  listCertificates: () => import("../../functions/listCertificates.js"),
 };
 
 const exported = new Map<string, unknown>();
@@ -52,11 +53,12 @@ describe("function registrations", () => {
     expect(modules.sort()).toEqual(Object.keys(MODULES).sort());
   });
 
-  it("registers exactly the eight HTTP functions and the three timers", () => {
+  it("registers exactly the nine HTTP functions and the three timers", () => {
     expect([...registered.http.keys()].sort()).toEqual([
       "createCertificate",
       "getCertificate",
       "getVerifications",
+      "listCertificates",
       "listDueCertificates",
       "renewCertificate",
       "runRenewals",
@@ -83,6 +85,7 @@ describe("function registrations", () => {
     ["renewCertificate", "certificates/{name}/renew", ["POST"]],
     ["listDueCertificates", "certificates/due", ["GET"]],
     ["getCertificate", "certificates/{name}", ["GET"]],
+    ["listCertificates", "certificates", ["GET"]],
     ["runRenewals", "renewals", ["POST"]],
     ["testConnectivity", "connectivity", ["GET"]],
     ["getVerifications", "verifications", ["GET"]],
