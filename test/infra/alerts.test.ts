@@ -5,7 +5,9 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { poisonedRenewals } from "../../functions/poisonedRenewals.js";
 import { renewDueCertificates } from "../../functions/renewDueCertificates.js";
 import { verifyCertificates } from "../../functions/verifyCertificates.js";
+import { memoryInventory } from "../../shared/inventory/inventory.js";
 import { memoryLedger } from "../../shared/ledger/ledger.js";
+import { APP_SERVICE } from "../../shared/schemas/fields.js";
 import {
   type CertificateResult,
   countOutcomes,
@@ -13,8 +15,10 @@ import {
   summaryLine,
 } from "../../shared/sweep/summary.js";
 import { SweepFailedError } from "../../shared/sweep/sweepFailedError.js";
+import { VerificationFailedError } from "../../shared/verify/verificationFailedError.js";
 import { verificationSummaryLine } from "../../shared/verify/verificationSummary.js";
 import type { InventoryVerification } from "../../shared/verify/verifyInventory.js";
+import type { Hosting } from "../../sim/index.js";
 import { DAY_MS, HOUR_MS, startHarness, timer } from "../functions/harness.js";
 import {
   type BicepFile,
@@ -94,8 +98,45 @@ async function sweepOnce(
 
 let good: Sweep;
 let bad: Sweep;
-/** Lines of the verification timer's run, and its summary line. */
-let verified: { lines: string[]; summary: string };
+/** Lines of verification timer runs, and their summary lines: one clean, one failed. */
+let verified: { lines: string[]; summary: string; thrown: unknown };
+let unverified: { lines: string[]; summary: string; thrown: unknown };
+
+/** Runs the verification timer, through the function, over an inventory of these names. */
+async function verifyOnce(names: string[]) {
+  const app = await startHarness({
+    certificates: names.map((n) => ({
+      certificateName: n,
+      rootDomain: `${n}.alerts.test`,
+      expiryDate: inDays(50),
+    })),
+    hosting: {},
+  });
+  try {
+    const inventory = memoryInventory();
+    await inventory.upsert(
+      names.map((n) => ({
+        certificateName: n,
+        rootDomain: `${n}.alerts.test`,
+        target: APP_SERVICE,
+        source: "created" as const,
+        seenAt: new Date(),
+      })),
+    );
+    const hosting = app.sim.hosting as Hosting;
+    await app.configure({ CERTSCHED_VERIFY_CONNECT_TO: hosting.connectTo }, { inventory });
+    const thrown = await verifyCertificates(timer(), app.context("verifyCertificates")).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    const lines = app.logs.map((l) => l.message);
+    const summary = lines.find((l) => l.startsWith("certsched verification summary "));
+    if (!summary) throw new Error("the verification logged no summary");
+    return { lines, summary, thrown };
+  } finally {
+    await app.close();
+  }
+}
 
 /** A verification's summary line, as verifyWith writes it, for a run with these results. */
 function verificationLine(failed: boolean): string {
@@ -139,17 +180,10 @@ beforeAll(async () => {
   } finally {
     await poisonApp.close();
   }
-  // The verification timer, through the function, over an empty inventory: the line's prefix.
-  const app = await startHarness({ certificates: [] });
-  try {
-    await verifyCertificates(timer(), app.context("verifyCertificates"));
-    const lines = app.logs.map((l) => l.message);
-    const summary = lines.find((l) => l.startsWith("certsched verification summary "));
-    if (!summary) throw new Error("the verification logged no summary");
-    verified = { lines, summary };
-  } finally {
-    await app.close();
-  }
+  // The verification timer over nothing (a clean run), and over a certificate served by a CA
+  // Node does not trust (untrusted: the run fails, as for not-landed or critically expiring).
+  verified = await verifyOnce([]);
+  unverified = await verifyOnce(["shop-contoso-com"]);
   // A sweep that went well: one certificate due in 5 days, renewed.
   good = await sweepOnce(
     { certificates: [{ certificateName: "www-contoso-com", expiryDate: inDays(5) }] },
@@ -199,6 +233,15 @@ describe("the lines the alerts are checked against", () => {
     expect(
       bad.lines.some((l) => l.startsWith("certsched certificate stuck: shop-contoso-com")),
     ).toBe(true);
+  });
+
+  it("come from the real verification timer: a clean run, and one that fails naming the certificate", () => {
+    expect(verified.thrown).toBeUndefined();
+    expect(verified.summary).toContain('"failed":false');
+    // The timer run fails (the host records the request as failed): what verification-failed reads.
+    expect(unverified.thrown).toBeInstanceOf(VerificationFailedError);
+    expect(unverified.summary).toContain('"failed":true');
+    expect(unverified.summary).toContain('"name":"shop-contoso-com"');
   });
 
   it("are the lines summaryLine and resultLine write, whatever the run", () => {
@@ -260,15 +303,21 @@ function cases(): Record<string, { finds: string[]; ignores: string[] }> {
   return {
     "sweep-failed.kql": {
       finds: [bad.summary],
-      ignores: [good.summary, verificationLine(true), ...verified.lines],
+      ignores: [good.summary, verificationLine(true), ...verified.lines, ...unverified.lines],
     },
     "sweep-silent.kql": {
       finds: [good.summary],
-      ignores: [bad.summary, verificationLine(false), ...verified.lines],
+      ignores: [bad.summary, verificationLine(false), ...verified.lines, ...unverified.lines],
     },
     "verification-failed.kql": {
-      finds: [verificationLine(true)],
-      ignores: [verificationLine(false), verified.summary, good.summary, bad.summary],
+      finds: [unverified.summary, verificationLine(true)],
+      ignores: [
+        verificationLine(false),
+        ...verified.lines,
+        ...unverified.lines.filter((l) => l !== unverified.summary),
+        good.summary,
+        bad.summary,
+      ],
     },
     "run-poisoned.kql": {
       finds: poisoned.filter((l) => l.startsWith("certsched run poisoned: ")),
