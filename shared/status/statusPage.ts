@@ -14,8 +14,12 @@ export const MAX_TOP = 200;
 
 /** Token format version: a token of another format is refused, not misread. */
 const TOKEN_VERSION = 1;
-/** A certificate name is at most 1024 characters; a token far longer is not ours. */
-const MAX_TOKEN_CHARS = 8_192;
+/**
+ * A certificate name is at most 1024 characters (MAX_FIELD_LENGTH); in the token each may take
+ * 6 bytes (a lone surrogate is escaped as \uXXXX), 8 base64url characters per 6 bytes: 8,2xx
+ * at most. A token far longer is not ours.
+ */
+const MAX_TOKEN_CHARS = 16_384;
 
 /** The opaque `next` of a page: base64url of a small JSON document. */
 export function continuationAfter(name: string): string {
