@@ -154,7 +154,7 @@ export function resultProblems(
 
 /** Detail of a certificate deferred for the request budget. */
 export function deferredDetail(quota: QuotaView): string {
-  return `deferred (quota): CERTSCHED_SERVICE_QUOTA ${quota.limit} left ${quota.remaining} request(s) for renewals (${quota.used} used), and more urgent certificates took them; the next sweep will decide it`;
+  return `CERTSCHED_SERVICE_QUOTA ${quota.limit} left ${quota.remaining} request(s) for renewals (${quota.used} used), and more urgent certificates took them; the next sweep will decide it`;
 }
 
 /** Detail of a certificate the sweep did not start. */

@@ -186,7 +186,7 @@ describe("a sweep renews the most urgent first", () => {
     ]);
     expect(h.logs.map((l) => l.message)).toContainEqual(
       expect.stringMatching(
-        /^certsched certificate deferred: c-later .*: deferred \(quota\): CERTSCHED_SERVICE_QUOTA 5\/7d left 4 request\(s\) for renewals \(1 used\), .* \[QuotaReached\]$/,
+        /^certsched certificate deferred: c-later .*: CERTSCHED_SERVICE_QUOTA 5\/7d left 4 request\(s\) for renewals \(1 used\), .* \[QuotaReached\]$/,
       ),
     );
     const events = await history.events({ since: new Date(now.getTime() - HOUR_MS) });
@@ -260,5 +260,35 @@ describe("the 80 % warning", () => {
           ]
         : [],
     );
+  });
+});
+
+describe("the CLI's sweep report", () => {
+  it("names the deferred certificates, shows the count and the budget, and exits 1", async () => {
+    const h = await appWith(MIXED);
+    const env = { AzureWebJobsStorage: azurite.connectionString, CERTSCHED_SERVICE_QUOTA: "3/7d" };
+
+    const text = await cliAgainst(h.sim, ["sweep"], { env: { ...env, COLUMNS: "200" } });
+
+    expect(text.code).toBe(1);
+    expect(renewedOnTheWire(h)).toEqual(["z-expired", "a-soon"]);
+    expect(text.stdout).toMatch(/^e-tie +.*deferred \(quota\)$/m);
+    expect(text.stdout).toMatch(/^c-later +.*deferred \(quota\)$/m);
+    expect(text.stdout).toContain(
+      "Requests sent to the service in the last 7 days: 3; CERTSCHED_SERVICE_QUOTA 3/7d: 1 used when the renewals started, 2 left.",
+    );
+    expect(text.stdout).toContain(
+      "3 certificate(s) deferred (quota), the service's request budget (CERTSCHED_SERVICE_QUOTA) went to more urgent ones: d-tie, e-tie, c-later",
+    );
+
+    // The same run as JSON: the summary's requests7d counts the first run's three and its own
+    // list (its renewals all deferred: the budget is spent).
+    const json = await cliAgainst(h.sim, ["sweep", "--json"], { env });
+    expect(json.code).toBe(1);
+    expect(jsonOf(json)).toMatchObject({
+      requests7d: 4,
+      quota: { limit: "3/7d", used: 4, remaining: 0, warning: true },
+      counts: { deferred: 3 },
+    });
   });
 });
