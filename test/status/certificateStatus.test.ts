@@ -1,6 +1,12 @@
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { daysLeft } from "../../shared/dates.js";
 import type { InventoryRecord, VerificationRecord } from "../../shared/inventory/inventory.js";
-import type { LedgerOutcome, LedgerRecord } from "../../shared/ledger/ledger.js";
+import {
+  LEDGER_OUTCOMES,
+  type LedgerOutcome,
+  type LedgerRecord,
+} from "../../shared/ledger/ledger.js";
 import {
   type CertificateStatus,
   certificateStatus,
@@ -9,6 +15,8 @@ import {
   type StatusWord,
 } from "../../shared/status/certificateStatus.js";
 import { DAY_TOLERANCE_MS, STUCK_AFTER_MS } from "../../shared/sweep/decide.js";
+import { STATUSES } from "../../shared/verify/judge.js";
+import { propertyRuns } from "../support/fastCheck.js";
 
 /*
  * The overall word of the status view: each rule of the precedence (certificateStatus.ts
@@ -435,5 +443,93 @@ describe("certificateStatus: the view", () => {
       served: null,
       servedDaysLeft: null,
     });
+  });
+});
+
+describe("certificateStatus: properties over any input", () => {
+  /** An instant within 100 days of now, to the millisecond (boundaries included). */
+  const instant = fc
+    .oneof(fc.integer({ min: -100 * DAY, max: 100 * DAY }), fc.constantFrom(-1, 0, 1))
+    .map(at);
+  const maybe = <T>(arb: fc.Arbitrary<T>) => fc.option(arb, { nil: undefined });
+  const input = fc
+    .record({
+      serviceExpiry: maybe(instant),
+      verification: maybe(
+        fc.record({
+          status: fc.constantFrom(...STATUSES, "unverifiable" as const),
+          servedNotAfter: maybe(instant),
+        }),
+      ),
+      inInventory: fc.boolean(),
+      ledger: maybe(
+        fc.record({
+          outcome: fc.constantFrom(...LEDGER_OUTCOMES),
+          sameExpiry: fc.boolean(),
+          expiryAtRequest: instant,
+          first: maybe(fc.integer({ min: 0, max: 5 * DAY })),
+          attempts: fc.integer({ min: 0, max: 9 }),
+        }),
+      ),
+    })
+    .map(
+      ({ serviceExpiry, verification, inInventory, ledger: l }): StatusInput => ({
+        certificateName: name,
+        ...(inInventory || verification
+          ? {
+              inventory: inventory({
+                serviceExpiry,
+                ...(verification
+                  ? verified(verification.status, verification.servedNotAfter ?? null)
+                  : {}),
+              }),
+            }
+          : {}),
+        ...(l
+          ? {
+              ledger: ledger(l.outcome, l.first ?? null, l.first ?? null, {
+                attempts: l.attempts,
+                expiryAtRequest: l.sameExpiry && serviceExpiry ? serviceExpiry : l.expiryAtRequest,
+              }),
+            }
+          : {}),
+      }),
+    );
+
+  it("one word of the list; expired exactly when the expiry users see has passed; ok only with warnDays left", () => {
+    fc.assert(
+      fc.property(input, fc.integer({ min: 1, max: 365 }), (i, warnDays) => {
+        const view = certificateStatus(i, { ...OPTIONS, warnDays });
+        const served = i.inventory?.lastVerification?.servedNotAfter;
+        const effective = served ?? i.inventory?.serviceExpiry;
+        expect(STATUS_WORDS).toContain(view.status);
+        expect(view.status === "expired").toBe(
+          effective !== undefined && NOW.getTime() > effective.getTime(),
+        );
+        if (view.status === "ok") {
+          expect(effective).toBeDefined();
+          expect(daysLeft(effective ?? NOW, NOW)).toBeGreaterThanOrEqual(warnDays);
+        }
+        if (view.status === "unknown") {
+          expect(effective).toBeUndefined();
+          // No verification that has a word of its own (an `ok` with no date read says nothing).
+          expect([
+            "untrusted",
+            "mismatch",
+            "not-landed",
+            "pending",
+            "unverifiable",
+            "unreachable",
+          ]).not.toContain(view.verification?.status);
+        }
+        if (view.ledger?.stuck) expect(["expired", "stuck"]).toContain(view.status);
+        if (view.critical) expect(["expired", "expiring"]).toContain(view.status);
+        if (view.ledger && !view.ledger.current) expect(view.ledger.stuck).toBe(false);
+        // What is shown is what came in.
+        expect(view.expiry.served).toBe(served?.toISOString() ?? null);
+        expect(view.expiry.service).toBe(i.inventory?.serviceExpiry?.toISOString() ?? null);
+      }),
+      { numRuns: propertyRuns(500) },
+    );
   });
 });
