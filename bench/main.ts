@@ -8,12 +8,15 @@ import { describeMachine } from "./machine.js";
 import { memoryBench } from "./memoryBench.js";
 import { type Gate, renderReport, type Section, sectionTable } from "./report.js";
 import { sweepBench } from "./sweepBench.js";
+import { verifyBench } from "./verifyBench.js";
 
 /** What bench/run.mjs prepared: the built artefacts and the compiled child script. */
 export interface BenchInput {
   readonly root: string;
   /** The compiled bench/memoryChild.ts. */
   readonly memoryChild: string;
+  /** The compiled bench/verifyChild.ts. */
+  readonly verifyChild: string;
   /** `npm run build` output: dist/functions/<name>.js for each functions/<name>.ts. */
   readonly tscEntries: readonly string[];
   /** scripts/bundle.mjs output. */
@@ -115,6 +118,18 @@ export async function runBench(input: BenchInput): Promise<number> {
     await httpOverheadBench({
       iterations: input.quick ? 200 : 2000,
       warmup: input.quick ? 50 : 300,
+      progress,
+    }),
+  );
+
+  sections.push(
+    await verifyBench({
+      childScript: input.verifyChild,
+      endpoints: 1000,
+      concurrency: 16,
+      // Two round trips of 50 ms (TCP, then TLS 1.3), as to a host across the internet.
+      latencyMs: 100,
+      runs: input.quick ? 1 : 3,
       progress,
     }),
   );

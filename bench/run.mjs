@@ -136,7 +136,11 @@ async function main() {
   step("esbuild bench/*.ts");
   await rm(CACHE, { recursive: true, force: true });
   await build({
-    entryPoints: [path.join(ROOT, "bench", "main.ts"), path.join(ROOT, "bench", "memoryChild.ts")],
+    entryPoints: [
+      path.join(ROOT, "bench", "main.ts"),
+      path.join(ROOT, "bench", "memoryChild.ts"),
+      path.join(ROOT, "bench", "verifyChild.ts"),
+    ],
     bundle: true,
     splitting: true,
     format: "esm",
@@ -172,6 +176,7 @@ async function main() {
   return runBench({
     root: ROOT,
     memoryChild: path.join(CACHE, "memoryChild.mjs"),
+    verifyChild: path.join(CACHE, "verifyChild.mjs"),
     tscEntries,
     bundleEntry: bundle.entry,
     bareBundle,
