@@ -8,6 +8,7 @@ import { dashboard } from "../../functions/dashboard.js";
 import { getCertificate } from "../../functions/getCertificate.js";
 import { getRenewalRun } from "../../functions/getRenewalRun.js";
 import { getVerifications } from "../../functions/getVerifications.js";
+import { listCertificates } from "../../functions/listCertificates.js";
 import { listDueCertificates } from "../../functions/listDueCertificates.js";
 import { renewCertificate } from "../../functions/renewCertificate.js";
 import { runRenewals } from "../../functions/runRenewals.js";
@@ -47,6 +48,12 @@ const ENDPOINTS: Record<string, Endpoint> = {
     role: READER,
     ok: 200,
     request: (headers) => httpRequest({ method: "GET", path: "dashboard", headers }),
+  },
+  listCertificates: {
+    handler: listCertificates,
+    role: READER,
+    ok: 200,
+    request: (headers) => httpRequest({ method: "GET", path: "certificates", headers }),
   },
   listDueCertificates: {
     handler: listDueCertificates,
