@@ -930,7 +930,10 @@ describe("through the HTTP functions: each operation under each fault", () => {
   });
 
   it.for(HANDLER_CASES)("$op: $fault → $status", async (c) => {
-    await configureApp(settingsFor(sim, { CERTSCHED_HTTP_TIMEOUT: TIMEOUT }));
+    // Create and v3 renew wait CERTSCHED_SCHEDULE_TIMEOUT instead: the same here.
+    await configureApp(
+      settingsFor(sim, { CERTSCHED_HTTP_TIMEOUT: TIMEOUT, CERTSCHED_SCHEDULE_TIMEOUT: TIMEOUT }),
+    );
     sim.reset();
     // Tokens first, so only the operation itself meets the fault.
     expect((await HTTP_FUNCTIONS.test()).status).toBe(200);
