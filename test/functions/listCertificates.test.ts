@@ -1,3 +1,4 @@
+import fc from "fast-check";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { getCertificate } from "../../functions/getCertificate.js";
 import { listCertificates } from "../../functions/listCertificates.js";
@@ -7,12 +8,14 @@ import type { LedgerOutcome } from "../../shared/ledger/ledger.js";
 import { getRuntime } from "../../shared/runtime.js";
 import { principalHeader } from "../auth/principals.js";
 import { type AzuriteHandle, startAzurite } from "../support/azurite.js";
+import { propertyRuns } from "../support/fastCheck.js";
 import {
   type AppHarness,
   DAY_MS,
   HOUR_MS,
   httpRequest,
   type Reply,
+  STACK_FRAME,
   startHarness,
 } from "./harness.js";
 
@@ -166,6 +169,9 @@ async function allPages(query: string): Promise<Page[]> {
 }
 
 const names = (p: Page) => p.items.map((i) => i.certificateName);
+/** The token an earlier page would give for resuming after `name`. */
+const continuationFor = (name: string) =>
+  Buffer.from(JSON.stringify({ v: 1, after: name })).toString("base64url");
 
 describe("GET /api/certificates", () => {
   it("answers every certificate of the inventory and the ledger, in name order, with its word", async () => {
@@ -296,4 +302,41 @@ describe("GET /api/certificates", () => {
     expect(reader.status).toBe(200);
     expect(operator.status).toBe(200);
   });
+});
+
+describe("GET /api/certificates with any query", () => {
+  const key = fc.oneof(
+    fc.constantFrom("top", "continuation", "status", "code", "Top", "STATUS", "next", ""),
+    fc.string({ maxLength: 12 }),
+  );
+  const value = fc.oneof(
+    fc.integer({ min: -5, max: 300 }).map(String),
+    fc.constantFrom("failed", "ok,stuck", "expired,", "unknown", continuationFor("c-ok")),
+    fc.string({ maxLength: 40 }),
+  );
+
+  it("answers 200 or a 400 naming a parameter it was sent, never anything else", async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(fc.tuple(key, value), { maxLength: 4 }), async (pairs) => {
+        const search = new URLSearchParams(pairs).toString();
+        const reply = await list(search === "" ? "" : `?${search}`);
+        expect([200, 400]).toContain(reply.status);
+        expect(reply.text).not.toMatch(STACK_FRAME);
+        if (reply.status === 400) {
+          const sent = new Set([...new URLSearchParams(search).keys()]);
+          const { errors } = reply.body as { errors: { name: string }[] };
+          expect(errors.length).toBeGreaterThan(0);
+          for (const e of errors) {
+            // Names are quoted back cut and escaped (parseQuery.ts): compare their start.
+            const shown = e.name.replace(/(=)?….*$/, "");
+            expect(
+              [...sent].some((n) => n.startsWith(shown) || e.name === "(unnamed)"),
+              e.name,
+            ).toBe(true);
+          }
+        }
+      }),
+      { numRuns: propertyRuns(60) },
+    );
+  }, 120_000);
 });
