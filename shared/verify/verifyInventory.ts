@@ -453,10 +453,11 @@ export async function verifyInventory(
   const started = runtime.now();
   const records = await recordsToVerify(runtime, log, options, started);
   const checks = plan(records);
+  // Only what is read can be pending or not-landed: no ledger reads for the unverifiable.
   const renewals = await acceptedRenewals(
     runtime,
     log,
-    checks.flatMap((c) => c.owners),
+    checks.flatMap((c) => (c.kind === "unverifiable" ? [] : c.owners)),
   );
   const kept = runtime.inventory.kind !== "none";
   const read = await mapWithConcurrency(checks, options.concurrency ?? 16, (check) =>
@@ -468,27 +469,41 @@ export async function verifyInventory(
   );
   const results = graced.map((g) => g.result);
 
-  // Each record's verification: the worst of its domains' results.
+  // Each record's verification: the worst of its domains' results. A record is "named" by a
+  // result it comes first in; one that only shares another's domain (a watched endpoint a
+  // certificate also names) keeps the reading but reports no change of its own: one domain,
+  // one change, one message.
   const perRecord = new Map<
     string,
-    { record: InventoryRecord; verification: VerificationRecord; result: InventoryResult }
+    {
+      record: InventoryRecord;
+      verification: VerificationRecord;
+      result: InventoryResult;
+      named: boolean;
+    }
   >();
   graced.forEach((g, i) => {
-    for (const owner of (checks[i] as Check).owners) {
+    (checks[i] as Check).owners.forEach((owner, place) => {
       const known = perRecord.get(owner.certificateName);
-      if (known && severity(known.result) <= severity(g.result)) continue;
+      const named = place === 0 || known?.named === true;
+      if (known && severity(known.result) <= severity(g.result)) {
+        perRecord.set(owner.certificateName, { ...known, named });
+        return;
+      }
       perRecord.set(owner.certificateName, {
         record: owner,
         verification: toRecord(g.result, at, g.unreachableSince),
         result: g.result,
+        named,
       });
-    }
+    });
   });
 
   const changes: StatusChange[] = [];
   const events: CertificateEvent[] = [];
   const runId = options.runId ?? randomUUID();
-  for (const { record, verification, result } of perRecord.values()) {
+  for (const { record, verification, result, named } of perRecord.values()) {
+    if (!named) continue;
     const before = record.lastVerification;
     const critical = verification.critical === true;
     if (before?.status === verification.status && (before.critical === true) === critical) continue;

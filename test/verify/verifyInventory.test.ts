@@ -277,6 +277,10 @@ describe("verifyInventory: what to look at, and where", () => {
       ["b", "b.inv.test"],
     ]);
     expect((await w.inventory.get("watch:a.inv.test"))?.lastVerification?.status).toBe("expiring");
+    // One domain, one change: the watched endpoint sharing a's domain reports none of its own.
+    expect(all.changes.map((c) => [c.certificateName, c.domain, c.to])).toEqual([
+      ["a", "a.inv.test", "expiring"],
+    ]);
     expect((await w.inventory.get("watch:old.inv.test"))?.lastVerification).toBeUndefined();
   });
 });
