@@ -388,7 +388,11 @@ describe("no text leaving certsched holds a secret, when upstreams quote them ba
             expect(created.status, created.text).toBe(202);
 
             echo("publicRenew", cloud, encode);
-            const swept = await call(runRenewals, httpRequest({ path: "renewals" }));
+            // ?wait: the queued run is swept in this process (no storage here), answered finished.
+            const swept = await call(
+              runRenewals,
+              httpRequest({ path: "renewals", rawQuery: "wait=30" }),
+            );
             expect(swept.status).toBe(200);
             expect(sim.requestsFor("publicRenew").length).toBe(2);
 
