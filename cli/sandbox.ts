@@ -63,6 +63,7 @@ export function sandboxBanner(sandbox: Sandbox, paint: Palette): string[] {
     `This is the sandbox: a built-in simulator of the Certificate Scheduling Service at ${sandbox.sim.baseUrl}, seeded with ${count} sample certificates. No real account is touched.`,
     'To use the real service, set CERTSCHED_BASE_URL, CERTSCHED_SUBSCRIPTION, CERTSCHED_TENANT_ID, CERTSCHED_CLIENT_ID and CERTSCHED_CLIENT_SECRET (or CERTSCHED_KEY_VAULT_URL) in the environment or in the "Values" of local.settings.json, then run: npx certsched sweep',
     "(npm start sweeps the real service when CERTSCHED_BASE_URL is set.) See docs/cli.md.",
+    "The dashboard page (GET /api/dashboard) of a sandbox: npx certsched sandbox --dashboard keeps one up, sweeps and verifies it once, and prints the page's URL on 127.0.0.1. See docs/dashboard.md.",
     "",
   ];
 }

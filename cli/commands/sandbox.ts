@@ -6,9 +6,10 @@ import { CliFailure, EXIT } from "../failure.js";
 import { palette } from "../output/color.js";
 import { wrapToWidth } from "../output/text.js";
 import { startSandbox } from "../sandbox.js";
+import type { SandboxDashboard } from "../sandboxDashboard.js";
 import { integerFlag } from "../usage.js";
 
-const HELP = `Usage: certsched sandbox [--port N]
+const HELP = `Usage: certsched sandbox [--port N] [--dashboard]
 
 Starts the built-in simulator of the Certificate Scheduling Service (and of the
 identity provider's token endpoint), seeded with a dozen sample certificates,
@@ -28,9 +29,15 @@ of any account. Use them from another shell, for example:
 or put them in the "Values" of local.settings.json to run the function app
 against it.
 
+With --dashboard, it first runs one sweep and one verification of the sample
+certificates (in memory), then serves the function app's dashboard page
+(GET /api/dashboard) on a loopback port and prints its URL, with a throwaway
+function key as ?code=.
+
 Options:
-  --port N     Port to listen on (default: a free one).
-  -h, --help   Show this help.
+  --port N       Port to listen on (default: a free one).
+  --dashboard    Also serve the dashboard page on 127.0.0.1 (a free port).
+  -h, --help     Show this help.
 
 Exit codes: 0 stopped by a signal; 1 the simulator could not start (the port is
 in use, say); 2 usage error.
@@ -69,7 +76,7 @@ function listenFailure(error: unknown, port: number | undefined): unknown {
 export const sandboxCommand: Command = {
   name: "sandbox",
   help: HELP,
-  options: { port: { type: "string" } },
+  options: { port: { type: "string" }, dashboard: { type: "boolean" } },
   maxPositionals: 0,
   run: async (args, io) => {
     const port = integerFlag("sandbox", "--port", args.values.port, 0, 65535);
@@ -99,9 +106,21 @@ export const sandboxCommand: Command = {
       NODE_EXTRA_CA_CERTS: caFile.path,
     }).map(([name, value]) => `${name}=${value}`);
     io.stdout.write(`${settings.join("\n")}\n`);
+    let dashboard: SandboxDashboard | undefined;
+    if (args.values.dashboard === true) {
+      // Loaded only when asked for: the function app's page and its server are not small.
+      const { serveSandboxDashboard } = await import("../sandboxDashboard.js");
+      dashboard = await serveSandboxDashboard(sandbox).catch(async (error: unknown) => {
+        await sandbox.close();
+        await caFile.remove();
+        throw error;
+      });
+      io.stderr.write(`\nDashboard (after one sweep and one verification): ${dashboard.url}\n`);
+    }
     io.stderr.write("\nPress Ctrl+C to stop.\n");
     const signal = await io.untilInterrupted();
     try {
+      await dashboard?.close();
       await sandbox.close();
     } finally {
       await caFile.remove();

@@ -1,7 +1,10 @@
 import { timingSafeEqual } from "node:crypto";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { HttpRequest, type HttpResponseInit, InvocationContext } from "@azure/functions";
+import functions, { type HttpResponseInit } from "@azure/functions";
+
+// A CommonJS package: plain Node (the built CLI, unbundled) gives ESM no named value exports.
+const { HttpRequest, InvocationContext } = functions;
 
 /**
  * A loopback HTTP server that plays the Functions host for a few GET routes: it builds a real
@@ -12,8 +15,8 @@ import { HttpRequest, type HttpResponseInit, InvocationContext } from "@azure/fu
  */
 
 export type GetHandler = (
-  request: HttpRequest,
-  context: InvocationContext,
+  request: functions.HttpRequest,
+  context: functions.InvocationContext,
 ) => Promise<HttpResponseInit>;
 
 export interface LocalServerOptions {

@@ -1,0 +1,111 @@
+import { randomBytes } from "node:crypto";
+import { handle } from "../shared/api/handle.js";
+import { parseQuery } from "../shared/api/parseQuery.js";
+import { sweepWith } from "../shared/api/sweepWith.js";
+import { dashboardQuery, dashboardResponse } from "../shared/dashboard/dashboardPage.js";
+import { type LocalServer, startLocalServer } from "../shared/dashboard/localServer.js";
+import { memoryHistory } from "../shared/history/history.js";
+import { memoryInventory } from "../shared/inventory/inventory.js";
+import type { Ledger, LedgerRecord } from "../shared/ledger/ledger.js";
+import { silentLogger as quiet } from "../shared/log.js";
+import { createRuntime, type Runtime } from "../shared/runtime.js";
+import { loadSettings } from "../shared/settings.js";
+import { verifyInventory } from "../shared/verify/verifyInventory.js";
+import { loadVerifySettings } from "../shared/verify/verifySettings.js";
+import type { Sandbox } from "./sandbox.js";
+
+/**
+ * `certsched sandbox --dashboard`: the function app's dashboard page, served from the sandbox on
+ * a loopback port. One sweep and one verification run first (in memory), so the page shows what
+ * certsched knows after a run: the inventory, the ledger's renewals, the staged refusal and the
+ * certificate that has not landed yet.
+ */
+
+/** The schedule the sample settings and the infra use: the page's "next scheduled run". */
+const SAMPLE_SCHEDULE = "0 0 3 * * *";
+
+export interface SandboxDashboard {
+  /** The page, with the server's throwaway function key as `?code=` (the host's way). */
+  readonly url: string;
+  close(): Promise<void>;
+}
+
+/** A ledger that also lists what was written (the in-memory ledger keeps no listing). */
+function listing(inner: Ledger): { ledger: Ledger; rows: () => LedgerRecord[] } {
+  const rows = new Map<number, LedgerRecord>();
+  return {
+    ledger: {
+      kind: inner.kind,
+      open: () => inner.open(),
+      read: (id) => inner.read(id),
+      write: async (record, etag) => {
+        const written = await inner.write(record, etag);
+        if (written !== "conflict") rows.set(record.id, written.record);
+        return written;
+      },
+    },
+    rows: () => [...rows.values()],
+  };
+}
+
+async function fill(runtime: Runtime, sandbox: Sandbox): Promise<void> {
+  await sweepWith(runtime, quiet, { trigger: "cli" });
+  await verifyInventory(runtime, quiet, {
+    trigger: "cli",
+    // What each domain serves, on the simulator's hosting endpoint, trusting only its CA.
+    settings: loadVerifySettings({
+      CERTSCHED_VERIFY_CONNECT_TO: sandbox.hosting.connectTo,
+      CERTSCHED_HTTP_TIMEOUT: "10s",
+    }),
+    ca: [sandbox.hosting.caPem],
+  });
+}
+
+export async function serveSandboxDashboard(
+  sandbox: Sandbox,
+  options: { port?: number } = {},
+): Promise<SandboxDashboard> {
+  const listed = listing(sandbox.ledger);
+  // The sandbox's own settings, whatever the environment says: it must never reach a real account.
+  const runtime = createRuntime(loadSettings(sandbox.settings), {
+    ledger: listed.ledger,
+    history: memoryHistory(),
+    inventory: memoryInventory(),
+  });
+  // A throwaway key, checked as the host checks function keys: other local users and pages
+  // cannot read the page without the URL printed to whoever started the sandbox.
+  const key = randomBytes(16).toString("hex");
+  let server: LocalServer;
+  try {
+    await fill(runtime, sandbox);
+    const sources = {
+      status: {
+        inventory: runtime.inventory,
+        ledgerRows: async () => ({ items: listed.rows(), invalid: [] }),
+        ledgerRow: async (id: number) => (await listed.ledger.read(id))?.record,
+      },
+      history: runtime.history,
+    };
+    const env = { CERTSCHED_RENEWAL_SCHEDULE: SAMPLE_SCHEDULE };
+    server = await startLocalServer({
+      functionKey: key,
+      ...(options.port === undefined ? {} : { port: options.port }),
+      routes: {
+        "/api/dashboard": (request, context) =>
+          handle(context, async () =>
+            dashboardResponse(sources, runtime, parseQuery(request, dashboardQuery), env),
+          ),
+      },
+    });
+  } catch (error) {
+    await runtime.close();
+    throw error;
+  }
+  return {
+    url: `${server.origin}/api/dashboard?code=${key}`,
+    close: async () => {
+      await server.close();
+      await runtime.close();
+    },
+  };
+}
