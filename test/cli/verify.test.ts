@@ -16,6 +16,7 @@ import {
 } from "../../sim/index.js";
 import { type AzuriteHandle, startAzurite } from "../support/azurite.js";
 import { type Issued, makeCa, makeLeaf } from "../support/certificates.js";
+import { CERTIFICATE_PASSWORD, validCreateInputs } from "../support/createBodies.js";
 import {
   closedPort,
   type RecordingServer,
@@ -640,6 +641,42 @@ describe("certsched verify without --domain: the inventory in Table storage (Azu
     // The next run uses what Get said: no second request to the service.
     await w.cli(["verify", "--json"], watch);
     expect(w.sim.requestsFor("get")).toHaveLength(1);
+  });
+
+  it("a certificate created or renewed through the CLI is watched from then on", async () => {
+    const w = await world([
+      // Not due: known to verification only because it is renewed by name.
+      { certificateName: "by-name", rootDomain: "byname.inv.test", expiryDate: inDays(40) },
+    ]);
+    const request = join(dir.path, `create-${w.hosting.port}.json`);
+    await writeJson(request, {
+      ...validCreateInputs().appServiceHttp,
+      certificateName: "made-here",
+      rootDomain: "made.inv.test",
+    });
+
+    const created = await w.cli(["create", "--file", request, "--json"]);
+    const renewed = await w.cli(["renew", "by-name", "--json"]);
+
+    expect([created.code, renewed.code]).toEqual([0, 0]);
+    expect(await w.inventory.get("made-here")).toMatchObject({
+      source: "created",
+      target: APP_SERVICE,
+      rootDomain: "made.inv.test",
+    });
+    expect(await w.inventory.get("by-name")).toMatchObject({
+      source: "renewed",
+      rootDomain: "byname.inv.test",
+    });
+    const result = await w.cli(["verify", "--json"]);
+    expect(
+      jsonOf<Document>(result).results.map((r) => [r.certificateName, r.domain, r.status]),
+    ).toEqual([
+      // Renewed a moment ago and the new certificate already served: past the old expiry, ok.
+      ["by-name", "byname.inv.test", "ok"],
+      ["made-here", "made.inv.test", "ok"],
+    ]);
+    expect(result.stdout + created.stdout).not.toContain(CERTIFICATE_PASSWORD);
   });
 
   it("a bad CERTSCHED_WATCH entry is a configuration error (exit 2) naming the setting and the entry", async () => {
