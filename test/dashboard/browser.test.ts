@@ -26,7 +26,7 @@ import {
  * CSP violations) and on every request the page made; saves the screenshots docs/ shows.
  */
 
-const CHROMIUM = process.env.CERTSCHED_CHROMIUM ?? "/usr/bin/chromium";
+const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 const root = join(dirname(fileURLToPath(import.meta.url)), "../..");
 const IMAGES = join(root, "docs", "images");
 /** Generous: a cold browser on a busy 2-core machine; nothing here asserts on time. */
