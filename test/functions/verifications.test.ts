@@ -10,6 +10,7 @@ import {
   memoryInventory,
   type VerificationRecord,
 } from "../../shared/inventory/inventory.js";
+import { VerificationFailedError } from "../../shared/verify/verificationFailedError.js";
 import { VERIFICATION_SUMMARY_PREFIX } from "../../shared/verify/verificationSummary.js";
 import { principalHeader } from "../auth/principals.js";
 import {
@@ -264,5 +265,21 @@ describe("verifyCertificates (timer)", () => {
       failed: false,
       failing: [],
     });
+  });
+});
+
+describe("VerificationFailedError", () => {
+  it("names up to 20 certificates in its message and counts the rest; keeps every problem", () => {
+    const problems = Array.from({ length: 23 }, (_, i) => `c${i} (c${i}.test): expired: gone`);
+    const error = new VerificationFailedError(problems);
+    expect(error.code).toBe("VERIFICATION_FAILED");
+    expect(error.problems).toEqual(problems);
+    expect(error.message).toMatch(
+      /^certsched verification failed: c0 \(c0\.test\): expired: gone; /,
+    );
+    expect(error.message).toContain("c19 (c19.test)");
+    expect(error.message).not.toContain("c20 (c20.test)");
+    expect(error.message).toMatch(/; …and 3 more$/);
+    expect(new VerificationFailedError(problems.slice(0, 20)).message).not.toContain("more");
   });
 });
