@@ -32,6 +32,7 @@ const MODULES: Record<string, () => Promise<Record<string, unknown>>> = {
   testConnectivity: () => import("../../functions/testConnectivity.js"),
   renewDueCertificates: () => import("../../functions/renewDueCertificates.js"),
   cleanupHistory: () => import("../../functions/cleanupHistory.js"),
+  dashboard: () => import("../../functions/dashboard.js"),
   verifyCertificates: () => import("../../functions/verifyCertificates.js"),
   getVerifications: () => import("../../functions/getVerifications.js"),
   runVerifications: () => import("../../functions/runVerifications.js"),
@@ -53,9 +54,10 @@ describe("function registrations", () => {
     expect(modules.sort()).toEqual(Object.keys(MODULES).sort());
   });
 
-  it("registers exactly the nine HTTP functions and the three timers", () => {
+  it("registers exactly the ten HTTP functions and the three timers", () => {
     expect([...registered.http.keys()].sort()).toEqual([
       "createCertificate",
+      "dashboard",
       "getCertificate",
       "getVerifications",
       "listCertificates",
@@ -90,6 +92,7 @@ describe("function registrations", () => {
     ["testConnectivity", "connectivity", ["GET"]],
     ["getVerifications", "verifications", ["GET"]],
     ["runVerifications", "verifications", ["POST"]],
+    ["dashboard", "dashboard", ["GET"]],
   ])("%s: route %s, methods %j, function key required", (name, route, methods) => {
     const options = http(name);
 
