@@ -1,5 +1,9 @@
 import { readdir } from "node:fs/promises";
-import type { HttpFunctionOptions, TimerFunctionOptions } from "@azure/functions";
+import type {
+  HttpFunctionOptions,
+  StorageQueueFunctionOptions,
+  TimerFunctionOptions,
+} from "@azure/functions";
 import { beforeAll, describe, expect, it, vi } from "vitest";
 
 /**
@@ -9,6 +13,7 @@ import { beforeAll, describe, expect, it, vi } from "vitest";
 const registered = vi.hoisted(() => ({
   http: new Map<string, unknown>(),
   timer: new Map<string, unknown>(),
+  storageQueue: new Map<string, unknown>(),
 }));
 
 vi.mock("@azure/functions", async (importOriginal) => {
@@ -19,6 +24,7 @@ vi.mock("@azure/functions", async (importOriginal) => {
       ...actual.app,
       http: (name: string, options: unknown) => registered.http.set(name, options),
       timer: (name: string, options: unknown) => registered.timer.set(name, options),
+      storageQueue: (name: string, options: unknown) => registered.storageQueue.set(name, options),
     },
   };
 });
@@ -37,6 +43,9 @@ const MODULES: Record<string, () => Promise<Record<string, unknown>>> = {
   getVerifications: () => import("../../functions/getVerifications.js"),
   runVerifications: () => import("../../functions/runVerifications.js"),
   listCertificates: () => import("../../functions/listCertificates.js"),
+  getRenewalRun: () => import("../../functions/getRenewalRun.js"),
+  runQueuedRenewals: () => import("../../functions/runQueuedRenewals.js"),
+  poisonedRenewals: () => import("../../functions/poisonedRenewals.js"),
 };
 
 const exported = new Map<string, unknown>();
@@ -59,6 +68,7 @@ describe("function registrations", () => {
       "createCertificate",
       "dashboard",
       "getCertificate",
+      "getRenewalRun",
       "getVerifications",
       "listCertificates",
       "listDueCertificates",
@@ -72,6 +82,28 @@ describe("function registrations", () => {
       "renewDueCertificates",
       "verifyCertificates",
     ]);
+  });
+
+  it("the run queue and its poison queue each have their trigger, on the host's storage", async () => {
+    const { RUN_QUEUE, POISON_QUEUE } = await import("../../shared/runs/run.js");
+    const queue = (name: string) =>
+      registered.storageQueue.get(name) as StorageQueueFunctionOptions | undefined;
+
+    expect([...registered.storageQueue.keys()].sort()).toEqual([
+      "poisonedRenewals",
+      "runQueuedRenewals",
+    ]);
+    expect(queue("runQueuedRenewals")).toMatchObject({
+      queueName: RUN_QUEUE,
+      connection: "AzureWebJobsStorage",
+    });
+    expect(queue("poisonedRenewals")).toMatchObject({
+      queueName: POISON_QUEUE,
+      connection: "AzureWebJobsStorage",
+    });
+    expect(POISON_QUEUE).toBe("certsched-runs-poison");
+    expect(queue("runQueuedRenewals")?.handler).toBe(exported.get("runQueuedRenewals"));
+    expect(queue("poisonedRenewals")?.handler).toBe(exported.get("poisonedRenewals"));
   });
 
   it("the history cleanup runs daily at 04:30 UTC, after the default sweep, never on startup", () => {
@@ -89,6 +121,7 @@ describe("function registrations", () => {
     ["getCertificate", "certificates/{name}", ["GET"]],
     ["listCertificates", "certificates", ["GET"]],
     ["runRenewals", "renewals", ["POST"]],
+    ["getRenewalRun", "renewals/{runId}", ["GET"]],
     ["testConnectivity", "connectivity", ["GET"]],
     ["getVerifications", "verifications", ["GET"]],
     ["runVerifications", "verifications", ["POST"]],
