@@ -13,6 +13,7 @@ import {
 import { VerificationFailedError } from "../../shared/verify/verificationFailedError.js";
 import { VERIFICATION_SUMMARY_PREFIX } from "../../shared/verify/verificationSummary.js";
 import { principalHeader } from "../auth/principals.js";
+import { startSilentServer } from "../verify/support/servers.js";
 import {
   type AppHarness,
   DAY_MS,
@@ -229,6 +230,29 @@ describe("POST /api/verifications", () => {
       trigger: "http",
       scope: "inventory",
     });
+  });
+
+  it("is bounded by a deadline: an endpoint that never answers is cut off and reported unreachable", async () => {
+    const silent = await startSilentServer();
+    try {
+      // The probe alone would wait 10 minutes; the run's deadline (here 1 s) stops it first.
+      await app.configure(
+        {
+          CERTSCHED_SWEEP_DEADLINE: "1s",
+          CERTSCHED_HTTP_TIMEOUT: "10m",
+          CERTSCHED_WATCH: "hang.verify.test",
+          CERTSCHED_VERIFY_CONNECT_TO: `hang.verify.test:443:127.0.0.1:${silent.port}`,
+        },
+        { inventory: memoryInventory() },
+      );
+      const reply = await post();
+      expect(reply.status).toBe(200);
+      const body = reply.body as { results: { domain: string; status: string; detail: string }[] };
+      expect(body.results).toMatchObject([{ domain: "hang.verify.test", status: "unreachable" }]);
+      expect(body.results[0]?.detail).toContain("the probe was cancelled");
+    } finally {
+      await silent.close();
+    }
   });
 
   it("behind Easy Auth: an Operator runs it; a Reader gets 403 naming certsched.Operator", async () => {
