@@ -5,7 +5,14 @@ import { renewCertificate } from "../../functions/renewCertificate.js";
 import { READER } from "../../shared/auth/roles.js";
 import { getRuntime } from "../../shared/runtime.js";
 import { principalHeader } from "../auth/principals.js";
-import { type AppHarness, DAY_MS, httpRequest, type Reply, startHarness } from "./harness.js";
+import {
+  type AppHarness,
+  closedPort,
+  DAY_MS,
+  httpRequest,
+  type Reply,
+  startHarness,
+} from "./harness.js";
 
 /*
  * Issue 16, items 3 and 4 through the HTTP API: GET /api/certificates/{name} (Get Certificate)
@@ -313,6 +320,27 @@ describe("GET /api/certificates/{name} with status and history", () => {
       },
       status: expect.objectContaining({ certificateName: name, status: "unknown", ledger: null }),
       history: { since: expect.any(String), events: [] },
+    });
+  });
+
+  it("storage that cannot be read: the service's record and its word, the storage named", async () => {
+    const port = await closedPort();
+    const down = inject("azuriteTableConnectionString").replace(
+      /(TableEndpoint=http:\/\/127\.0\.0\.1:)\d+/,
+      `$1${port}`,
+    );
+    await app.configure({ AzureWebJobsStorage: down });
+    const cert = add();
+
+    const reply = await get(cert.certificateName);
+
+    expect(reply.status).toBe(200);
+    expect(reply.body).toMatchObject({
+      certificateName: cert.certificateName,
+      service: { answer: "found" },
+      status: { status: "expiring", ledger: null, expiry: { serviceDaysLeft: 5 } },
+      history: { events: [], unavailable: expect.stringContaining("run history: cannot read") },
+      invalid: [expect.stringMatching(/cannot read table certsched(renewals|inventory)/)],
     });
   });
 

@@ -11,6 +11,7 @@ import { type AzuriteHandle, startAzurite } from "../support/azurite.js";
 import { propertyRuns } from "../support/fastCheck.js";
 import {
   type AppHarness,
+  closedPort,
   DAY_MS,
   HOUR_MS,
   httpRequest,
@@ -301,6 +302,33 @@ describe("GET /api/certificates", () => {
     }
     expect(reader.status).toBe(200);
     expect(operator.status).toBe(200);
+  });
+});
+
+describe("GET /api/certificates when the storage cannot be read", () => {
+  it("answers 503 with Retry-After naming the table, never a 500", async () => {
+    const port = await closedPort();
+    const down = azurite.connectionString.replace(
+      /(TableEndpoint=http:\/\/127\.0\.0\.1:)\d+/,
+      `$1${port}`,
+    );
+    expect(down).not.toBe(azurite.connectionString);
+    await app.configure({ AzureWebJobsStorage: down });
+    try {
+      const reply = await list();
+
+      expect(reply.status).toBe(503);
+      expect(reply.headers["retry-after"]).toBe("60");
+      expect(reply.body).toMatchObject({
+        code: expect.stringMatching(/^(LEDGER|INVENTORY)_UNAVAILABLE$/),
+        detail: expect.stringMatching(/cannot read table certsched(renewals|inventory)/),
+      });
+      expect(reply.text).not.toMatch(STACK_FRAME);
+    } finally {
+      await app.configure({ AzureWebJobsStorage: azurite.connectionString });
+    }
+    // And back: the same storage, the same answer.
+    expect(names(await page())).toEqual(NAMES);
   });
 });
 
