@@ -83,6 +83,7 @@ describe("certsched sweep", () => {
       failed: 0,
       stuck: 0,
       "not-attempted": 0,
+      deferred: 0,
       due: 3,
     });
   });

@@ -225,6 +225,7 @@ describe("sweep notifications to a webhook", () => {
       failed: 1,
       stuck: 1,
       "not-attempted": 0,
+      deferred: 0,
     });
     // Most urgent first.
     expect(message.certificates).toEqual([
