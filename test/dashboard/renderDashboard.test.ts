@@ -1,0 +1,110 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import type { DashboardModel, DashboardRow } from "../../shared/dashboard/dashboardModel.js";
+import { renderDashboard, span } from "../../shared/dashboard/renderDashboard.js";
+import { STATUS_WORDS } from "../../shared/status/certificateStatus.js";
+import { propertyRuns } from "../support/fastCheck.js";
+
+const NOW = "2026-11-23T09:30:00.000Z";
+
+function model(text: (i: number) => string): DashboardModel {
+  const row = (i: number): DashboardRow => ({
+    name: text(i),
+    domain: text(i + 1),
+    target: text(i + 2),
+    status: STATUS_WORDS[i % STATUS_WORDS.length] ?? "ok",
+    critical: i % 2 === 0,
+    why: text(i + 3),
+    serviceExpiry: "2026-12-01T00:00:00.000Z",
+    servedExpiry: "2026-12-01T00:00:00.000Z",
+    serviceDaysLeft: 7,
+    servedDaysLeft: 7,
+    daysLeft: i * 7 - 10,
+    lastRenewal: { at: NOW, outcome: text(i + 4) },
+    lastVerification: { at: NOW, status: text(i + 5), detail: text(i + 6) },
+    historyPath: `certificates/${encodeURIComponent(text(i))}`,
+  });
+  return {
+    generatedAt: NOW,
+    rows: [row(0), row(1), row(2)],
+    counts: Object.fromEntries(STATUS_WORDS.map((w) => [w, 1])) as DashboardModel["counts"],
+    lastRun: {
+      startedAt: NOW,
+      finishedAt: NOW,
+      trigger: text(7),
+      dryRun: false,
+      failed: true,
+      counts: { [text(8)]: 2 },
+      problems: [text(9)],
+    },
+    nextRun: { kind: "invalid", problem: text(10) },
+    requestsLastWeek: 3,
+    problems: [text(11)],
+    truncated: false,
+  };
+}
+
+/** The page's markup with every text left out: the tags and their attributes, in order. */
+const tags = (html: string) => html.match(/<[^>]*>/g) ?? [];
+
+describe("renderDashboard", () => {
+  it("whatever the stored texts hold, the page's markup is the same as with plain ones", () => {
+    const plain = tags(
+      renderDashboard(
+        model((i) => `plain${i}`),
+        { warnDays: 14 },
+      ),
+    ).map((t) =>
+      // Attribute values that carry a text (the history link) differ by design.
+      t.replace(/href="certificates\/[^"]*"/, 'href="certificates/…"'),
+    );
+    fc.assert(
+      fc.property(
+        fc.array(fc.string({ unit: "binary" }), { minLength: 12, maxLength: 12 }),
+        (texts) => {
+          const html = renderDashboard(
+            model((i) => texts[i] ?? ""),
+            { warnDays: 14 },
+          );
+          const found = tags(html).map((t) =>
+            t.replace(/href="certificates\/[^"]*"/, 'href="certificates/…"'),
+          );
+          expect(found).toEqual(plain);
+        },
+      ),
+      { numRuns: propertyRuns(300) },
+    );
+  });
+
+  it.each([
+    [0, "0 s"],
+    [59_999, "60 s"],
+    [60_000, "1 min"],
+    [3_600_000, "1 h"],
+    [3_660_000, "1 h 1 min"],
+    [86_400_000, "1 d"],
+    [90_000_000, "1 d 1 h"],
+    [-90_000_000, "1 d 1 h"],
+  ])("span(%i) is %j", (ms, text) => {
+    expect(span(ms)).toBe(text);
+  });
+
+  it("days left: the bar's band changes at 7 and at the warn days, the words always say the number", () => {
+    const page = (daysLeft: number) =>
+      renderDashboard(
+        {
+          ...model((i) => `c${i}`),
+          rows: [{ ...model((i) => `c${i}`).rows[0], daysLeft } as DashboardRow],
+        },
+        { warnDays: 14 },
+      );
+    expect(page(6)).toMatch(/band-bad"><\/span><\/span><span class="days-text">6 days</);
+    expect(page(7)).toMatch(/band-warn"><\/span><\/span><span class="days-text">7 days</);
+    expect(page(13)).toMatch(/band-warn"><\/span><\/span><span class="days-text">13 days</);
+    expect(page(14)).toMatch(/band-ok"><\/span><\/span><span class="days-text">14 days</);
+    expect(page(1)).toContain(">1 day<");
+    expect(page(-1)).toContain(">expired 1 day ago<");
+    expect(page(60)).toContain("fill w100 band-ok");
+    expect(page(600)).toContain("fill w100 band-ok");
+  });
+});
