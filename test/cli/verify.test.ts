@@ -1,9 +1,10 @@
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
+import { TableClient } from "@azure/data-tables";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { tableHistory } from "../../shared/history/tableHistory.js";
-import { tableInventory } from "../../shared/inventory/tableInventory.js";
-import { tableLedger } from "../../shared/ledger/tableLedger.js";
+import { HISTORY_TABLE, tableHistory } from "../../shared/history/tableHistory.js";
+import { INVENTORY_TABLE, tableInventory } from "../../shared/inventory/tableInventory.js";
+import { LEDGER_TABLE, tableLedger } from "../../shared/ledger/tableLedger.js";
 import { APP_SERVICE } from "../../shared/schemas/fields.js";
 import {
   type Hosting,
@@ -24,7 +25,15 @@ import {
   startTlsServer,
 } from "../verify/support/servers.js";
 import { type ChildResult, ensureBuilt, runCli } from "./build.js";
-import { cliAgainst, expectNoSecret, inDays, jsonOf, tempDir, writeJson } from "./helpers.js";
+import {
+  cliAgainst,
+  expectNoSecret,
+  inDays,
+  jsonOf,
+  secretsOf,
+  tempDir,
+  writeJson,
+} from "./helpers.js";
 import { runInTerminal, screenLines } from "./terminal.js";
 
 const HOUR = 3_600_000;
@@ -431,6 +440,23 @@ describe("certsched verify without --domain: the inventory in Table storage (Azu
   let azurite: AzuriteHandle | undefined;
   let hostingCa: string;
   afterEach(async () => {
+    // No row the CLI wrote (inventory, history, ledger) carries a secret or token of the service's.
+    if (sim && azurite) {
+      const rows: unknown[] = [];
+      for (const table of [INVENTORY_TABLE, HISTORY_TABLE, LEDGER_TABLE]) {
+        const client = TableClient.fromConnectionString(azurite.connectionString, table, {
+          allowInsecureConnection: true,
+        });
+        try {
+          for await (const row of client.listEntities()) rows.push(row);
+        } catch (error) {
+          if ((error as { statusCode?: number }).statusCode !== 404) throw error;
+        }
+      }
+      const text = JSON.stringify(rows);
+      for (const secret of [...secretsOf(sim), CERTIFICATE_PASSWORD])
+        expect(text).not.toContain(secret);
+    }
     await sim?.close();
     await azurite?.stop();
     sim = undefined;
