@@ -45,7 +45,7 @@ export const COMMANDS: readonly CommandEntry[] = [
   },
   {
     name: "status",
-    summary: "Show the renewal ledger's state of each certificate",
+    summary: "Show each certificate's status, expiry and last renewal request",
     load: async () => (await import("./commands/status.js")).statusCommand,
   },
   {
