@@ -3,8 +3,7 @@ import { z } from "zod";
 import type { Runtime } from "../runtime.js";
 import type { Env } from "../settings.js";
 import { STATUS_WORDS } from "../status/certificateStatus.js";
-import { statusSourcesOf } from "../status/loadStatus.js";
-import { loadVerifySettings } from "../verify/verifySettings.js";
+import { statusOptionsOf, statusSourcesOf } from "../status/loadStatus.js";
 import { type DashboardSources, loadDashboard } from "./dashboardModel.js";
 import { PAGE_HEADERS } from "./pageAssets.js";
 import { renderDashboard } from "./renderDashboard.js";
@@ -27,20 +26,19 @@ export function dashboardSourcesOf(runtime: Runtime): DashboardSources {
  */
 export async function dashboardResponse(
   sources: DashboardSources,
-  runtime: Pick<Runtime, "now" | "settings">,
+  runtime: Runtime,
   query: DashboardQuery,
   env: Env,
 ): Promise<HttpResponseInit> {
-  const { warnDays } = loadVerifySettings(env);
+  // The same clock and rules as certsched status and GET /api/certificates.
+  const options = statusOptionsOf(runtime, env);
   const model = await loadDashboard(sources, {
-    now: runtime.now(),
-    graceMs: runtime.settings.renewalGraceMs,
-    warnDays,
+    ...options,
     schedule: env.CERTSCHED_RENEWAL_SCHEDULE,
   });
   return {
     status: 200,
     headers: { ...PAGE_HEADERS },
-    body: renderDashboard(model, { status: query.status, warnDays }),
+    body: renderDashboard(model, { status: query.status, warnDays: options.warnDays }),
   };
 }
