@@ -177,11 +177,7 @@ export const statusCommand: Command = {
         "due-list",
       );
       const loaded = await loadStatus(
-        {
-          inventory,
-          ledgerRows: () => listLedgerRows(where),
-          ledgerRow: async (id) => (await listLedgerRows(where)).items.find((r) => r.id === id),
-        },
+        { inventory, ledgerRows: () => listLedgerRows(where) },
         args.positionals.length > 0 ? { names: args.positionals } : {},
       );
       const options = {

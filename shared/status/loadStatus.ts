@@ -19,8 +19,11 @@ export interface StatusSources {
   readonly inventory: Inventory;
   /** Every ledger row, read once (shared/history/ledgerRows.ts for the table ledger). */
   ledgerRows(): Promise<Read<LedgerRecord>>;
-  /** One ledger row by the service's record id (a point read); undefined when there is none. */
-  ledgerRow(id: number): Promise<LedgerRecord | undefined>;
+  /**
+   * One ledger row by the service's record id (a point read); undefined when there is none.
+   * Without it, one certificate is found by listing the ledger.
+   */
+  ledgerRow?(id: number): Promise<LedgerRecord | undefined>;
 }
 
 /** Most certificates one load returns; more are left off and `truncated` says so. */
@@ -101,7 +104,7 @@ export async function loadOne(
 ): Promise<{ input: StatusInput; invalid: string[] }> {
   const inventory = await sources.inventory.get(name);
   const known = id ?? inventory?.id;
-  if (known === undefined) {
+  if (known === undefined || !sources.ledgerRow) {
     const { inputs, invalid } = await loadStatus(sources, { names: [name] });
     return { input: inputs[0] ?? { certificateName: name }, invalid };
   }

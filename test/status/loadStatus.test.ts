@@ -164,6 +164,16 @@ describe("loadOne", () => {
     expect(invalid).toEqual([expect.stringContaining("ledger row 666")]);
   });
 
+  it("lists the ledger when the sources read no single row (the CLI's)", async () => {
+    const { s, calls } = await sources([], [row(8, "www")]);
+    const { ledgerRow: _, ...listingOnly } = s;
+
+    const { input } = await loadOne(listingOnly, "www", 8);
+
+    expect(input.ledger?.id).toBe(8);
+    expect(calls).toEqual({ list: 1, read: [] });
+  });
+
   it("lists the ledger when no id is known anywhere", async () => {
     const { s, calls } = await sources([], [row(8, "www")]);
 
