@@ -109,10 +109,11 @@ describe("renewDueCertificates (timer)", () => {
       expect(app.sim.renewCallsFor("blog-contoso-com")).toBe(0);
       const summary = summaryLine();
       expect(summary.level).toBe("error");
+      // Most urgent first (issue 16): fewest days left.
       expect(summary.certificates).toEqual([
+        { name: "vault-fabrikam-com", daysLeft: 2, outcome: "renewal-scheduled" },
         { name: "www-contoso-com", daysLeft: 5, outcome: "renewal-scheduled" },
         { name: "intranet-contoso-com", daysLeft: 8, outcome: "failed" },
-        { name: "vault-fabrikam-com", daysLeft: 2, outcome: "renewal-scheduled" },
         { name: "shop-contoso-com", daysLeft: 12, outcome: "skipped" },
       ]);
       const refusal = app.logs.find((l) => l.message.includes("certificate failed: intranet"));
@@ -129,9 +130,11 @@ describe("renewDueCertificates (timer)", () => {
       await expect(sweep()).rejects.toThrow("2 renewal(s) failed");
 
       const outcomes = summaryLine().certificates.map((c) => c.outcome);
-      expect(outcomes).toEqual(["failed", "failed", "renewal-scheduled", "skipped"]);
+      // The first on the wire is the most urgent, vault-fabrikam-com (2 days left).
+      expect(outcomes).toEqual(["failed", "renewal-scheduled", "failed", "skipped"]);
       expect(app.sim.requestsFor("publicRenew")).toHaveLength(4);
-      expect(app.sim.renewCallsFor("vault-fabrikam-com")).toBe(1);
+      expect(app.sim.renewCallsFor("vault-fabrikam-com")).toBe(0);
+      expect(app.sim.renewCallsFor("www-contoso-com")).toBe(1);
     });
 
     it("warns when the run is late", async () => {
