@@ -11,8 +11,8 @@ import type { RunStore } from "./runStore.js";
  */
 export const POISONED_LINE = "certsched run poisoned: ";
 
-/** The runId a poisoned message names, if any: it may be the very reason it was poisoned. */
-function runIdOf(value: unknown): string | undefined {
+/** The run a poisoned message names, if any: the message may be the very reason it was poisoned. */
+function runOf(value: unknown): { runId: string; dryRun: boolean } | undefined {
   let input = value;
   if (typeof value === "string") {
     try {
@@ -22,8 +22,9 @@ function runIdOf(value: unknown): string | undefined {
     }
   }
   if (typeof input !== "object" || input === null) return undefined;
-  const parsed = runIdSchema.safeParse((input as Record<string, unknown>).runId);
-  return parsed.success ? parsed.data : undefined;
+  const { runId, dryRun } = input as Record<string, unknown>;
+  const parsed = runIdSchema.safeParse(runId);
+  return parsed.success ? { runId: parsed.data, dryRun: dryRun === true } : undefined;
 }
 
 /**
@@ -39,11 +40,12 @@ export async function poisonRun(
   value: unknown,
   now: () => Date,
 ): Promise<Run | undefined> {
-  const runId = runIdOf(value);
+  const named = runOf(value);
   log.error(
-    `${POISONED_LINE}${runId ? `run ${runId}` : "a message that names no run"}: its message failed every delivery and is in the queue ${POISON_QUEUE}; see docs/runs.md`,
+    `${POISONED_LINE}${named ? `run ${named.runId}` : "a message that names no run"}: its message failed every delivery and is in the queue ${POISON_QUEUE}; see docs/runs.md`,
   );
-  if (!runId) return undefined;
+  if (!named) return undefined;
+  const { runId } = named;
   // Only now: the settings the store needs may be the reason the message was poisoned.
   const store = storeOf();
   const run = await store.get(runId);
@@ -58,7 +60,7 @@ export async function poisonRun(
   const at = now();
   const failed: Run = {
     runId,
-    dryRun: false,
+    dryRun: named.dryRun,
     requestedAt: at,
     requestedBy: "unknown",
     attempts: 0,

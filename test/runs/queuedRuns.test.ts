@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { CertschedError } from "../../shared/errors.js";
 import { runLocation } from "../../shared/runs/runView.js";
 import { hostQueueSettings } from "./hostLoop.js";
 import { type RunsWorld, runOf, startRunsWorld } from "./support.js";
@@ -197,7 +198,6 @@ describe("the poison queue", () => {
           ...store,
           save: async (run) => {
             if (run.state === "succeeded" || run.state === "failed") {
-              const { CertschedError } = await import("../../shared/errors.js");
               throw new CertschedError("RUNS_UNAVAILABLE", "run store: cannot write table (503)");
             }
             await store.save(run);

@@ -1,0 +1,96 @@
+import { createHash } from "node:crypto";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { storageRunQueue } from "../../shared/runs/runQueue.js";
+import { tableRunStore } from "../../shared/runs/tableRunStore.js";
+import { closedPort, STACK_FRAME } from "../functions/harness.js";
+import { type RunsWorld, runOf, startRunsWorld } from "./support.js";
+
+let world: RunsWorld;
+
+beforeEach(async () => {
+  world = await startRunsWorld();
+});
+afterEach(async () => {
+  expect(world.app.leaks(await world.storedTexts())).toEqual([]);
+  await world.close();
+});
+
+/** The development account's connection string, every endpoint on a port nobody listens on. */
+async function deadStorage(): Promise<string> {
+  const port = await closedPort();
+  return world.connectionString.replace(/127\.0\.0\.1:\d+/g, `127.0.0.1:${port}`);
+}
+
+describe("storage unavailable", () => {
+  it("the run store down: POST answers 503 naming the run store, nothing queued", async () => {
+    await world.configure(
+      {},
+      {},
+      { store: tableRunStore({ connectionString: await deadStorage() }) },
+    );
+
+    const reply = await world.post();
+
+    expect(reply.status).toBe(503);
+    expect(reply.headers["retry-after"]).toBe("60");
+    expect(reply.body).toMatchObject({
+      code: "RUNS_UNAVAILABLE",
+      detail: expect.stringMatching(/^run store: cannot write table certschedruns \(/),
+    });
+    expect(reply.text).not.toMatch(STACK_FRAME);
+    expect(await world.queue.exists()).toBe(false);
+  });
+
+  it("the queue down: 503, the run marked failed as not queued, the key free for a retry", async () => {
+    await world.configure(
+      {},
+      {},
+      { queue: storageRunQueue({ connectionString: await deadStorage() }) },
+    );
+    const key = { headers: { "Idempotency-Key": "retry-me" } };
+
+    const reply = await world.post(key);
+
+    expect(reply.status).toBe(503);
+    expect(reply.body).toMatchObject({
+      code: "RUNS_UNAVAILABLE",
+      detail: expect.stringMatching(/^run queue: cannot send to queue certsched-runs \(/),
+    });
+    const stored: { rowKey: string; state: string; problem?: string }[] = [];
+    for await (const row of world.runsTable.listEntities<{ state: string; problem?: string }>({
+      queryOptions: { filter: "PartitionKey eq 'run'" },
+    })) {
+      stored.push(row as { rowKey: string; state: string; problem?: string });
+    }
+    expect(stored.map((r) => [r.state, r.problem?.split(":")[0]])).toEqual([
+      ["failed", "the run could not be queued"],
+    ]);
+
+    // The queue is back: the same key starts a new run (the failed one released it).
+    await world.configure();
+    const again = await world.post(key);
+    expect(again.status).toBe(202);
+    expect(runOf(again).runId).not.toBe(stored[0]?.rowKey);
+  });
+
+  it("a key whose first request is still being accepted: 409 with Retry-After, nothing queued", async () => {
+    // The first request filed the key and has not stored its run yet.
+    const hash = createHash("sha256").update("in-flight", "utf8").digest("hex");
+    await world.store.claimKey(
+      hash,
+      { runId: "0b1c2d3e-4f50-4617-8829-3a4b5c6d7e8f", dryRun: false, at: new Date() },
+      new Date(),
+      60_000,
+    );
+
+    const reply = await world.post({ headers: { "Idempotency-Key": "in-flight" } });
+
+    expect(reply.status).toBe(409);
+    expect(reply.headers["retry-after"]).toBe("1");
+    expect(reply.body).toMatchObject({
+      code: "IDEMPOTENCY_KEY_IN_FLIGHT",
+      detail: expect.stringContaining("0b1c2d3e-4f50-4617-8829-3a4b5c6d7e8f"),
+    });
+    expect(await world.queue.exists()).toBe(false);
+  });
+});
