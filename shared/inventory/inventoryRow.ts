@@ -25,8 +25,22 @@ export const INVENTORY_SOURCES: readonly InventorySource[] = [
 ];
 const VERIFICATION_STATUSES = [...STATUSES, "unverifiable"] as const;
 
+const LONE_SURROGATE = /^[\uD800-\uDFFF]$/;
+
+/**
+ * The row key of a certificate: its name URI-encoded, so no character a key may not hold
+ * remains. encodeURIComponent refuses a lone surrogate (JSON can carry one), so each gets
+ * `%uXXXX`, a form encodeURIComponent never produces: two names never share a key.
+ */
 export function inventoryRowKey(certificateName: string): string {
-  return encodeURIComponent(certificateName);
+  let key = "";
+  // for...of walks code points: a pair stays whole, a lone surrogate comes alone.
+  for (const c of certificateName) {
+    key += LONE_SURROGATE.test(c)
+      ? `%u${c.charCodeAt(0).toString(16).toUpperCase()}`
+      : encodeURIComponent(c);
+  }
+  return key;
 }
 
 export interface InventoryRow {
