@@ -10,6 +10,12 @@ import { SCRIPT, STYLE } from "./pageAssets.js";
  * filter stays) and needs no script to be read or filtered.
  */
 
+/**
+ * Most rows one page lists (the fewest days left first): a page a browser still renders quickly
+ * every five minutes. The counts always cover every certificate; the filter reaches the rest.
+ */
+export const MAX_ROWS = 1_000;
+
 /** Seconds between reloads. */
 export const REFRESH_SECONDS = 300;
 /** The bar is full at this many days left or more: the last two months are what a reader compares. */
@@ -146,7 +152,14 @@ function filters(model: DashboardModel, current: StatusWord | undefined): string
 
 export function renderDashboard(model: DashboardModel, options: RenderOptions): string {
   const now = new Date(model.generatedAt);
-  const shown = options.status ? model.rows.filter((r) => r.status === options.status) : model.rows;
+  const matching = options.status
+    ? model.rows.filter((r) => r.status === options.status)
+    : model.rows;
+  const shown = matching.slice(0, MAX_ROWS);
+  const cut =
+    matching.length > shown.length
+      ? ` Listed: the first ${MAX_ROWS}, fewest days left first; filter by status to see the others.`
+      : "";
   const problems = [
     ...model.problems,
     ...(model.truncated ? ["more certificates are known than one page shows"] : []),
@@ -155,8 +168,8 @@ export function renderDashboard(model: DashboardModel, options: RenderOptions): 
     ? `<section class="problems" role="alert"><p>Not everything could be read:</p><ul>${problems.map((p) => `<li>${h(p)}</li>`).join("")}</ul></section>`
     : "";
   const shownLine = options.status
-    ? `<p class="shown">Showing ${plural(shown.length, "certificate")} with status ${options.status} of ${model.rows.length}. <a href="?" data-keep-key>Show all</a></p>`
-    : `<p class="shown">${plural(model.rows.length, "certificate")}, fewest days left first.</p>`;
+    ? `<p class="shown">Showing ${plural(matching.length, "certificate")} with status ${options.status} of ${model.rows.length}.${cut} <a href="?" data-keep-key>Show all</a></p>`
+    : `<p class="shown">${plural(model.rows.length, "certificate")}, fewest days left first.${cut}</p>`;
   const body =
     model.rows.length === 0
       ? `<p class="shown" id="empty">No certificates in the inventory yet: certsched adds each one it sees in a due list, creates or renews, so the next sweep fills this page.</p>`

@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { DashboardModel, DashboardRow } from "../../shared/dashboard/dashboardModel.js";
-import { renderDashboard, span } from "../../shared/dashboard/renderDashboard.js";
+import { MAX_ROWS, renderDashboard, span } from "../../shared/dashboard/renderDashboard.js";
 import { STATUS_WORDS } from "../../shared/status/certificateStatus.js";
 import { propertyRuns } from "../support/fastCheck.js";
 
@@ -106,5 +106,23 @@ describe("renderDashboard", () => {
     expect(page(-1)).toContain(">expired 1 day ago<");
     expect(page(60)).toContain("fill w100 band-ok");
     expect(page(600)).toContain("fill w100 band-ok");
+  });
+
+  it("lists at most MAX_ROWS rows, fewest days left first, and says so; the counts cover all", () => {
+    const base = model((i) => `c${i}`);
+    const first = base.rows[0] as DashboardRow;
+    const rows = Array.from({ length: MAX_ROWS + 1 }, (_, i) => ({ ...first, name: `n${i}` }));
+    const many = { ...base, rows };
+    const html = renderDashboard(many, { warnDays: 14 });
+    const exact = renderDashboard({ ...many, rows: rows.slice(0, MAX_ROWS) }, { warnDays: 14 });
+
+    expect(html.match(/<tr data-status/g)).toHaveLength(MAX_ROWS);
+    expect(html).toContain(
+      `${MAX_ROWS + 1} certificates, fewest days left first. Listed: the first ${MAX_ROWS}`,
+    );
+    expect(html).toContain(`>n${MAX_ROWS - 1}<`);
+    expect(html).not.toContain(`>n${MAX_ROWS}<`);
+    expect(exact.match(/<tr data-status/g)).toHaveLength(MAX_ROWS);
+    expect(exact).not.toContain("Listed: the first");
   });
 });
