@@ -31,6 +31,12 @@ export interface RunStore {
   claimKey(keyHash: string, entry: KeyEntry, now: Date, windowMs: number): Promise<KeyClaim>;
   /** Drops the key's entry if it still names `runId` (its run could not be queued). */
   releaseKey(keyHash: string, runId: string): Promise<void>;
+  /**
+   * Removes runs requested, and keys first used, before `cutoff` (the history's retention:
+   * CERTSCHED_HISTORY_RETENTION); resolves with how many rows went. A run from exactly
+   * `cutoff` stays.
+   */
+  removeBefore(cutoff: Date): Promise<number>;
 }
 
 /**
@@ -58,6 +64,16 @@ export function memoryRunStore(): RunStore {
     },
     releaseKey: async (keyHash, runId) => {
       if (keys.get(keyHash)?.runId === runId) keys.delete(keyHash);
+    },
+    removeBefore: async (cutoff) => {
+      let removed = 0;
+      for (const [runId, row] of runs) {
+        if (Date.parse(row.requestedAt) < cutoff.getTime() && runs.delete(runId)) removed += 1;
+      }
+      for (const [keyHash, entry] of keys) {
+        if (entry.at.getTime() < cutoff.getTime() && keys.delete(keyHash)) removed += 1;
+      }
+      return removed;
     },
   };
 }

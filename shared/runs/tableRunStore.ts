@@ -141,6 +141,35 @@ export function tableRunStore(options: TableRunStoreOptions): RunStore {
         throw unavailable("write", error);
       }
     },
+    async removeBefore(cutoff) {
+      // ISO-8601 UTC strings of one format sort as their instants: one range per partition.
+      const before = cutoff.toISOString();
+      const filter = `(PartitionKey eq '${RUN_PARTITION}' and requestedAt lt '${before}') or (PartitionKey eq '${KEY_PARTITION}' and at lt '${before}')`;
+      let removed = 0;
+      try {
+        const table = await getClient();
+        const keys: { partitionKey: string; rowKey: string }[] = [];
+        const rows = table.listEntities<Record<string, unknown>>({
+          queryOptions: { filter, select: ["PartitionKey", "RowKey"] },
+          ...limit(),
+        });
+        for await (const row of rows) {
+          keys.push({ partitionKey: String(row.partitionKey), rowKey: String(row.rowKey) });
+        }
+        for (const key of keys) {
+          try {
+            await table.deleteEntity(key.partitionKey, key.rowKey, limit());
+            removed += 1;
+          } catch (error) {
+            if (statusOf(error) !== 404) throw error;
+          }
+        }
+      } catch (error) {
+        if (statusOf(error) === 404 && removed === 0) return 0; // no table: nothing to remove
+        throw unavailable("clean up", error);
+      }
+      return removed;
+    },
     async releaseKey(keyHash, runId) {
       try {
         const table = await getClient();
