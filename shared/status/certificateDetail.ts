@@ -9,13 +9,13 @@ import {
 } from "../errors.js";
 import type { CertificateEvent } from "../history/historyEvent.js";
 import { mergeRecord } from "../inventory/inventory.js";
+import { fromServiceRecord } from "../inventory/remember.js";
 import { redact } from "../redact.js";
 import type { Runtime } from "../runtime.js";
 import type { CertificateRecord } from "../schemas/records.js";
 import type { Env } from "../settings.js";
 import { type CertificateStatus, certificateStatus } from "./certificateStatus.js";
 import { loadOne, statusOptionsOf, statusSourcesOf } from "./loadStatus.js";
-import { inventoryUpdateOf } from "./serviceOverlay.js";
 
 /**
  * One certificate for GET /api/certificates/{name} (issues 13 and 16): the service's record
@@ -138,7 +138,7 @@ export async function certificateDetail(
   const { input, invalid } = loaded;
   if (!record && "error" in asked && !input.inventory && !input.ledger) throw asked.error;
   const inventory = record
-    ? mergeRecord(input.inventory, inventoryUpdateOf(record, options.now, "get"))
+    ? mergeRecord(input.inventory, fromServiceRecord(record, "get", options.now))
     : input.inventory;
   const status = certificateStatus({ ...input, inventory }, options);
   return {

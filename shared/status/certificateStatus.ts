@@ -18,8 +18,9 @@ import { CRITICAL_DAYS } from "../verify/judge.js";
  * 1. `expired`: the expiry users see has passed (now > notAfter; X.509 validity includes
  *    notAfter itself). The expiry users see is the one the last verification read where they
  *    look (served), else the one the service reported.
- * 2. `stuck`: the current renewal episode is stuck: the ledger says so, or the next sweep would
- *    (still the same expiry a day after the first request: decide.ts).
+ * 2. `stuck`: the current renewal episode is stuck: the ledger says so, or the sweep would have
+ *    said so at the service's last word (the same expiry still reported a day after the first
+ *    request: decide.ts, as of the inventory's `lastSeen`).
  * 3. `failed`: the last request of the current episode failed (the service refused it, or it
  *    failed before it could be acted on), or the last verification found the served certificate
  *    fails a browser's check (`untrusted`, `mismatch`).
@@ -149,13 +150,22 @@ function isCurrent(record: LedgerRecord, service: Date | undefined, served: Date
   return served === undefined || served.getTime() <= asked;
 }
 
-function isStuck(record: LedgerRecord, service: Date | undefined, options: StatusOptions): boolean {
+/**
+ * Stuck as the sweep decides it (decide.ts), as of the service's last word: the expiry it
+ * reported and when (`lastSeen`). A certificate that left the due list is not listed again, so
+ * judging its old word at `now` would call a renewal that landed unseen stuck. Without the
+ * service's word, only the ledger's own `stuck` counts.
+ */
+function isStuck(
+  record: LedgerRecord,
+  service: { readonly expiry: Date; readonly at: Date } | undefined,
+  options: StatusOptions,
+): boolean {
   if (record.outcome === "stuck") return true;
-  // Only with the service's word that the expiry is unchanged: without it, a renewal that
-  // landed unseen would read as stuck.
   if (service === undefined) return false;
+  const asOf = service.at.getTime() < options.now.getTime() ? service.at : options.now;
   return (
-    decide({ expiryDate: service, record, now: options.now, graceMs: options.graceMs }).action ===
+    decide({ expiryDate: service.expiry, record, now: asOf, graceMs: options.graceMs }).action ===
     "stuck"
   );
 }
@@ -170,7 +180,8 @@ export function certificateStatus(input: StatusInput, options: StatusOptions): C
   const service = inventory?.serviceExpiry;
   const served = verification?.servedNotAfter;
   const current = ledger ? isCurrent(ledger, service, served) : false;
-  const stuck = ledger !== undefined && current && isStuck(ledger, service, options);
+  const said = service && inventory ? { expiry: service, at: inventory.lastSeen } : undefined;
+  const stuck = ledger !== undefined && current && isStuck(ledger, said, options);
   // What users see first; the service's word when nothing was read where they look.
   const effective = served ?? service;
   const left = effective ? daysLeft(effective, now) : undefined;

@@ -2,9 +2,9 @@ import {
   type Inventory,
   type InventoryRecord,
   type InventorySource,
-  type InventoryUpdate,
   mergeRecord,
 } from "../inventory/inventory.js";
+import { fromServiceRecord } from "../inventory/remember.js";
 import type { CertificateRecord } from "../schemas/records.js";
 import { byName } from "./loadStatus.js";
 
@@ -14,27 +14,6 @@ import { byName } from "./loadStatus.js";
  * stays the job of whoever owns the inventory's writes (reading changes nothing stored).
  */
 
-/** What the inventory learns from a record: its target, vault, root domain and expiry. */
-export function inventoryUpdateOf(
-  record: CertificateRecord,
-  seenAt: Date,
-  source: InventorySource,
-): InventoryUpdate {
-  return {
-    certificateName: record.certificateName,
-    id: record.id,
-    subscriptionId: String(record.subscriptionId),
-    target: record.target,
-    renewal: record.renewal,
-    rootDomain: record.rootDomain ?? undefined,
-    keyVaultName: record.keyVaultName ?? undefined,
-    keyVaultCertificateName: record.keyVaultCertificateName ?? undefined,
-    serviceExpiry: record.expiryDate,
-    source,
-    seenAt,
-  };
-}
-
 /** `inventory` as read, with `records` merged over it (and added when it lacks them). */
 export function withServiceRecords(
   inventory: Inventory,
@@ -43,7 +22,7 @@ export function withServiceRecords(
   source: InventorySource,
 ): Inventory {
   const fresh = new Map(
-    records.map((r) => [r.certificateName, inventoryUpdateOf(r, seenAt, source)]),
+    records.map((r) => [r.certificateName, fromServiceRecord(r, source, seenAt)]),
   );
   const merged = (stored: InventoryRecord | undefined, name: string) => {
     const update = fresh.get(name);

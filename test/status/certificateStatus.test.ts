@@ -40,7 +40,8 @@ function inventory(extra: Partial<InventoryRecord> = {}): InventoryRecord {
     rootDomain: "contoso.com",
     serviceExpiry: EXPIRY,
     firstSeen: at(-30 * DAY),
-    lastSeen: at(-H),
+    // The service's word is fresh unless a case says otherwise (stuck is judged as of it).
+    lastSeen: NOW,
     ...extra,
   };
 }
@@ -196,6 +197,33 @@ const CASES: Case[] = [
       certificateName: name,
       inventory: inventory({ serviceExpiry: undefined }),
       ledger: ledger("renewal-scheduled", 2 * DAY),
+    },
+    "pending",
+  ],
+  [
+    "scheduled 2 days ago; the service's last word came exactly the stuck threshold after it",
+    {
+      certificateName: name,
+      inventory: inventory({ lastSeen: at(-2 * DAY + STUCK_AFTER_MS - DAY_TOLERANCE_MS) }),
+      ledger: ledger("renewal-scheduled", 2 * DAY),
+    },
+    "stuck",
+  ],
+  [
+    "scheduled 2 days ago; the service's last word came 1 ms short of that (it left the due list)",
+    {
+      certificateName: name,
+      inventory: inventory({ lastSeen: at(-2 * DAY + STUCK_AFTER_MS - DAY_TOLERANCE_MS - 1) }),
+      ledger: ledger("renewal-scheduled", 2 * DAY),
+    },
+    "pending",
+  ],
+  [
+    "a word from the future (a clock ahead) is judged as of now",
+    {
+      certificateName: name,
+      inventory: inventory({ lastSeen: at(10 * DAY) }),
+      ledger: ledger("renewal-scheduled", STUCK_AFTER_MS - DAY_TOLERANCE_MS - 1),
     },
     "pending",
   ],
@@ -410,7 +438,7 @@ describe("certificateStatus: the view", () => {
         keyVaultName: "kv",
         keyVaultCertificateName: null,
         firstSeen: at(-30 * DAY).toISOString(),
-        lastSeen: at(-H).toISOString(),
+        lastSeen: NOW.toISOString(),
       },
     });
   });
