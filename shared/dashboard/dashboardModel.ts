@@ -95,11 +95,27 @@ export interface DashboardOptions {
   readonly warnDays: number;
   /** CERTSCHED_RENEWAL_SCHEDULE as the host reads it; undefined when unset. */
   readonly schedule: string | undefined;
+  /**
+   * WEBSITE_TIME_ZONE, when set: the host then runs the schedule in that zone (Windows plans),
+   * which this page does not convert, so it says so rather than show a wrong time.
+   */
+  readonly timeZone?: string | undefined;
 }
 
 /** The next run of the timer, from its NCRONTAB schedule. */
-export function nextRun(schedule: string | undefined, now: Date): NextRun {
+export function nextRun(
+  schedule: string | undefined,
+  now: Date,
+  timeZone?: string | undefined,
+): NextRun {
   if (schedule === undefined || schedule.trim() === "") return { kind: "unset" };
+  const zone = timeZone?.trim() ?? "";
+  if (zone !== "" && zone.toUpperCase() !== "UTC") {
+    return {
+      kind: "invalid",
+      problem: `the host runs CERTSCHED_RENEWAL_SCHEDULE in WEBSITE_TIME_ZONE (${zone}), which this page does not convert`,
+    };
+  }
   const parsed = parseSchedule(schedule);
   // The schedule is not echoed when it cannot be read: it is free text in an app setting.
   if (!parsed.ok)
@@ -211,7 +227,7 @@ export async function loadDashboard(
     rows,
     counts,
     lastRun,
-    nextRun: nextRun(options.schedule, now),
+    nextRun: nextRun(options.schedule, now, options.timeZone),
     requestsLastWeek: requests.status === "fulfilled" ? requests.value : undefined,
     problems,
     truncated,

@@ -35,6 +35,7 @@ export async function dashboardResponse(
   const model = await loadDashboard(sources, {
     ...options,
     schedule: env.CERTSCHED_RENEWAL_SCHEDULE,
+    timeZone: env.WEBSITE_TIME_ZONE,
   });
   return {
     status: 200,

@@ -61,7 +61,8 @@ async function page(query: Record<string, string> = {}, headers: Record<string, 
 }
 
 async function seeded(extra: Settings = {}): Promise<void> {
-  await app.configure({ ...storage, ...extra }, { now: () => NOW });
+  // WEBSITE_TIME_ZONE is the platform's, not a CERTSCHED_ setting: cleared here by name.
+  await app.configure({ ...storage, WEBSITE_TIME_ZONE: undefined, ...extra }, { now: () => NOW });
 }
 
 /** The table's rows as the page lists them: status and days left, in order. */
@@ -247,6 +248,19 @@ describe("GET /api/dashboard when not everything can be read", () => {
     ["0 0 0 31 2 *", "never: the schedule <code>0 0 0 31 2 *</code> matches no date"],
   ])("schedule %j: the next run reads %j", async (schedule, text) => {
     await seeded({ CERTSCHED_RENEWAL_SCHEDULE: schedule });
+    const reply = await page();
+
+    expect(/<dd id="next-run">(.*?)<\/dd>/.exec(reply.text)?.[1]).toContain(text);
+  });
+
+  it.each([
+    [
+      "W. Europe Standard Time",
+      "unknown: the host runs CERTSCHED_RENEWAL_SCHEDULE in WEBSITE_TIME_ZONE (W. Europe Standard Time)",
+    ],
+    ["UTC", 'datetime="2026-11-24T03:00:00.000Z"'],
+  ])("WEBSITE_TIME_ZONE %j: the next run reads %j", async (zone, text) => {
+    await seeded({ WEBSITE_TIME_ZONE: zone });
     const reply = await page();
 
     expect(/<dd id="next-run">(.*?)<\/dd>/.exec(reply.text)?.[1]).toContain(text);
