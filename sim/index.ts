@@ -13,7 +13,13 @@ export type {
 } from "./certificate.js";
 export type { Fault, RandomFaults } from "./faults.js";
 export { type CertificateRecord, formatServiceDate, toCertificateRecord } from "./format.js";
-export type { Hosting, HostingOptions } from "./hosting/hosting.js";
+export type {
+  Hosting,
+  HostingOptions,
+  HostingVault,
+  HostingVaultVersion,
+  VaultRequest,
+} from "./hosting/hosting.js";
 export { HOSTING_CA_NAME } from "./hosting/hostingCa.js";
 export { HOSTING_FAULTS, type HostingFault, WRONG_NAME } from "./hosting/hostingFaults.js";
 export type { SimOperation } from "./operation.js";

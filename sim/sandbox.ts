@@ -8,7 +8,13 @@ export const SANDBOX_CREDENTIALS = {
   clientSecret: "sandbox-secret-9b27e05d4c1f83a6",
 } as const;
 
+import type { Hosting } from "./hosting/hosting.js";
 import type { Simulator } from "./simulator.js";
+
+/** The vault's entries first (the first matching entry wins), then the catch-all. */
+export function sandboxConnectTo(hosting: Hosting): string {
+  return [hosting.vault.connectTo(), hosting.connectTo].filter((e) => e !== "").join(",");
+}
 
 /**
  * The CERTSCHED_* settings that point our app at a simulator: printed by the sandbox and reused
@@ -25,8 +31,11 @@ export function sandboxSettings(sim: Simulator): Record<string, string> {
     CERTSCHED_CLIENT_SECRET: o.clientSecret,
     CERTSCHED_API_KEY: o.apiKey,
     CERTSCHED_TOKEN_URL: sim.tokenUrl,
-    // Every name to the hosting endpoint, when it runs: `certsched verify` then reads what the
-    // simulator serves (trusting its CA is up to the caller: NODE_EXTRA_CA_CERTS or `ca`).
-    ...(sim.hosting ? { CERTSCHED_VERIFY_CONNECT_TO: sim.hosting.connectTo } : {}),
+    // Each vault host to the simulator's vault, then every other name to the hosting endpoint,
+    // when it runs: `certsched verify` then reads what the simulator serves and holds (trusting
+    // its CA is up to the caller: NODE_EXTRA_CA_CERTS or `ca`), and no vault token ever leaves
+    // for a real *.vault.azure.net (a vault named later lands on the hosting endpoint, whose
+    // handshake fails for it before any request is sent).
+    ...(sim.hosting ? { CERTSCHED_VERIFY_CONNECT_TO: sandboxConnectTo(sim.hosting) } : {}),
   };
 }

@@ -136,6 +136,8 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
       },
       onRenewed: store.onRenewed.bind(store),
       now,
+      vaultResource: settings.vaultResource,
+      vaultToken: (token: string) => identity.verify(token, "vault", now()),
     };
     try {
       hosting = await startHosting(source, settings.host, options.hosting);

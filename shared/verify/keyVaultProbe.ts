@@ -1,10 +1,13 @@
 import { X509Certificate } from "node:crypto";
+import https from "node:https";
+import type { Duplex } from "node:stream";
 import type { CertificateClientOptions } from "@azure/keyvault-certificates";
 import { ensureError, isCertschedError } from "../errors.js";
 import { escapeControl } from "../escapeControl.js";
 import { redact } from "../redact.js";
 import type { TokenCache } from "../tokens/tokenCache.js";
 import { tokenCredential, untilAborted } from "../tokens/tokenCredential.js";
+import { type ConnectToRule, resolveConnectTo } from "./connectTo.js";
 import { type AcceptedRenewal, judge } from "./judge.js";
 import type { ProbeResult, ServedCertificate } from "./tlsProbe.js";
 import type { InventoryResult } from "./verifyInventory.js";
@@ -40,8 +43,12 @@ export interface KeyVaultProbeOptions {
   readonly tokens: Pick<TokenCache, "token" | "refused">;
   /** CERTSCHED_VAULT_RESOURCE (settings.vaultResource), e.g. https://vault.azure.net. */
   readonly vaultResource: string;
-  /** timeoutMs bounds the whole read: token, connection, SDK retries. */
-  readonly settings: Pick<VerifySettings, "warnDays" | "windowMs" | "timeoutMs">;
+  /**
+   * timeoutMs bounds the whole read: token, connection, SDK retries. connectTo
+   * (CERTSCHED_VERIFY_CONNECT_TO) redirects the vault host as it does a TLS probe.
+   */
+  readonly settings: Pick<VerifySettings, "warnDays" | "windowMs" | "timeoutMs"> &
+    Partial<Pick<VerifySettings, "connectTo">>;
   readonly now: () => Date;
   readonly signal?: AbortSignal;
   readonly seam?: KeyVaultSeam;
@@ -110,6 +117,36 @@ function describe(der: Uint8Array): ServedCertificate {
     thumbprint: x509.fingerprint256.replaceAll(":", "").toUpperCase(),
     altNames: (x509.subjectAltName ?? "").split(", ").filter((n) => n !== ""),
   };
+}
+
+/**
+ * CERTSCHED_VERIFY_CONNECT_TO for the vault, as for a TLS probe: each connection goes where the
+ * first matching rule says, while SNI and the certificate's name check still use the vault's
+ * own host (Node checks the identity against `servername`). Without it a split-DNS user could
+ * not reach their vault, and the sandbox would send its vault token to a real Azure host.
+ */
+class ConnectToAgent extends https.Agent {
+  readonly #rules: readonly ConnectToRule[];
+
+  constructor(rules: readonly ConnectToRule[], options: https.AgentOptions) {
+    super(options);
+    this.#rules = rules;
+  }
+
+  override createConnection(
+    options: https.RequestOptions,
+    callback?: (err: Error | null, stream: Duplex) => void,
+  ): Duplex | null | undefined {
+    const host = String(options.host ?? options.hostname ?? "");
+    const port = Number(options.port ?? 443);
+    const to = resolveConnectTo(this.#rules, host, port);
+    // servername was set from the original host by the agent; keep it so, whatever the rule says.
+    const servername = options.servername || host;
+    return super.createConnection(
+      { ...options, host: to.host, port: to.port, servername },
+      callback,
+    );
+  }
 }
 
 /** The fields of the SDK's RestError we branch on (it may come from another realm). */
@@ -237,7 +274,15 @@ async function readKeyVaultCertificate(
   const vaultUrl =
     options.seam?.vaultUrl?.(target.keyVaultName) ??
     defaultVaultUrl(target.keyVaultName, options.vaultResource);
-  const host = new URL(vaultUrl).host;
+  const url = new URL(vaultUrl);
+  const host = url.host;
+  const rules = options.settings.connectTo ?? [];
+  const to = resolveConnectTo(rules, url.hostname, Number(url.port || 443));
+  // Only when a rule redirects the vault: the SDK's own connection handling otherwise.
+  const redirected = to.host !== url.hostname.toLowerCase() || to.port !== Number(url.port || 443);
+  const connectedTo = redirected
+    ? `${to.host.includes(":") ? `[${to.host}]` : to.host}:${to.port}`
+    : host;
   const timeout = AbortSignal.timeout(options.settings.timeoutMs);
   const signal = options.signal ? AbortSignal.any([options.signal, timeout]) : timeout;
   const where = { vault, certificate, host, timeoutMs: options.settings.timeoutMs };
@@ -251,14 +296,25 @@ async function readKeyVaultCertificate(
     const { CertificateClient } = await import("@azure/keyvault-certificates");
     const credential = tokenCredential(options.tokens, options.vaultResource);
     // A client per read: its token cycler must not keep a token the cache has since dropped.
-    const client = new CertificateClient(vaultUrl, credential, {
+    const clientOptions: CertificateClientOptions = {
       retryOptions: RETRY_OPTIONS,
       ...options.seam?.clientOptions,
-    });
+    };
+    // An agent of a request is used as it is, without the client's tlsOptions: it takes them.
+    const agent = redirected
+      ? new ConnectToAgent(rules, { keepAlive: false, ...clientOptions.tlsOptions })
+      : undefined;
+    const client = new CertificateClient(
+      vaultUrl,
+      credential,
+      agent ? { ...clientOptions, agent } : clientOptions,
+    );
     try {
       return { bundle: await client.getCertificate(name, { abortSignal: signal }) };
     } catch (error) {
       return { error, refusedToken: credential.lastToken };
+    } finally {
+      agent?.destroy();
     }
   };
 
@@ -290,7 +346,7 @@ async function readKeyVaultCertificate(
   try {
     return {
       reached: true,
-      connectedTo: host,
+      connectedTo,
       certificate: describe(bundle.cer),
       chainProblem: undefined,
       nameProblem: undefined,

@@ -20,7 +20,7 @@ export interface HostingOptions {
  * - A name two App Service certificates share is served the first one's (simulator order).
  * - An SNI name no App Service certificate has, or no SNI at all, fails the handshake with a
  *   handshake_failure alert, as a host with no certificate for the name does.
- * - Key Vault certificates are not served here (they live in the fake vault).
+ * - Key Vault certificates are not served here: they live in the simulator's vault, `vault`.
  */
 export interface Hosting {
   /** Address to connect to: the simulator's host (IPv6 without brackets). */
@@ -33,11 +33,61 @@ export interface Hosting {
    * (`::127.0.0.1:PORT`): SNI and the name check still use the real name.
    */
   readonly connectTo: string;
-  /** Sets a fault for one certificate (by name), from the next handshake on. */
+  /**
+   * The simulator's Key Vault (sim/hosting/vault.ts): the certificates API for every vault its
+   * Key Vault certificates name, on its own port, its server certificate (for
+   * `*.vault.azure.net`) from the same CA.
+   */
+  readonly vault: HostingVault;
+  /** Sets a fault for one certificate (by name), from the next handshake (or vault read) on. */
   inject(certificateName: string, fault: HostingFault): void;
   /**
    * Clears one certificate's faults, or every fault. A certificate that kept its old
-   * certificate is served the current one from then on (the binding was updated).
+   * certificate is served the current one from then on (the binding was updated); a Key Vault
+   * certificate that kept its old version gets the renewed one as its current version.
    */
   clearFaults(certificateName?: string): void;
+}
+
+/** One request the simulator's vault received, in arrival order (never its token). */
+export interface VaultRequest {
+  readonly method: string;
+  /** Path without the query string, still percent-encoded as sent. */
+  readonly path: string;
+  /** The Host header as sent, e.g. `kv-certsched.vault.azure.net`. */
+  readonly host: string;
+  /** The TLS server name (SNI) the client sent; undefined without one. */
+  readonly servername: string | undefined;
+  /** Whether it carried `Authorization: Bearer ...`. */
+  readonly authorized: boolean;
+}
+
+/** One version of a certificate in the simulator's vault. */
+export interface HostingVaultVersion {
+  readonly version: string;
+  /** The DER certificate. */
+  readonly der: Buffer;
+  /** Unix seconds on the sim clock. */
+  readonly created: number;
+}
+
+/**
+ * The simulator's Key Vault: `https://{keyVaultName}.vault.azure.net` for every vault name, all
+ * on one loopback port (the Host header says which vault). Only simulator-issued vault tokens
+ * are accepted. A client reaches it through `connectTo()` (CERTSCHED_VERIFY_CONNECT_TO), with
+ * `caPem` trusted.
+ */
+export interface HostingVault {
+  readonly host: string;
+  readonly port: number;
+  /** The URL a real client would use for the vault: `https://{keyVaultName}.vault.azure.net`. */
+  url(keyVaultName: string): string;
+  /**
+   * CERTSCHED_VERIFY_CONNECT_TO entries (comma-separated) sending `{vault}.vault.azure.net:443`
+   * here, one per vault the simulator's certificates name now; "" when none.
+   */
+  connectTo(): string;
+  readonly requests: readonly VaultRequest[];
+  /** Every version of a certificate (by its name in the vault), oldest first; the last is current. */
+  versions(keyVaultName: string, certificateName: string): readonly HostingVaultVersion[];
 }

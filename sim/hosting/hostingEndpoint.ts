@@ -5,6 +5,7 @@ import type { CertificateRenewed, RenewedListener } from "../state.js";
 import type { Hosting, HostingOptions } from "./hosting.js";
 import { HostingCa, type Validity } from "./hostingCa.js";
 import { type HostingFault, HostingFaultPlan, WRONG_NAME } from "./hostingFaults.js";
+import { startVault } from "./vault.js";
 
 /** What the hosting side reads of the service: its certificates, and completed renewals. */
 export interface HostingSource {
@@ -13,6 +14,10 @@ export interface HostingSource {
   onRenewed(listener: RenewedListener): () => void;
   /** The sim clock. */
   now(): Date;
+  /** The resource the vault's challenge names (the identity provider's vault resource). */
+  readonly vaultResource?: string;
+  /** Why a bearer token is no vault token of the identity provider; undefined when it is one. */
+  vaultToken?(token: string): string | undefined;
 }
 
 /** A certificate bound on the endpoint; its bytes are made on first use, then kept. */
@@ -127,6 +132,12 @@ export async function startHosting(
     });
   });
   const bound = (server.address() as AddressInfo).port;
+  // The vault shares the CA and the faults; a vault that cannot start stops the endpoint too.
+  const vault = await startVault(source, host, ca, faults).catch(async (error: unknown) => {
+    stopListening();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+    throw error;
+  });
   const connectHost = host.includes(":") ? `[${host}]` : host;
   let closing: Promise<void> | undefined;
 
@@ -135,9 +146,11 @@ export async function startHosting(
     port: bound,
     caPem: ca.certPem,
     connectTo: `::${connectHost}:${bound}`,
+    vault,
     inject: (certificateName, fault) => faults.inject(certificateName, fault),
     clearFaults: (certificateName) => {
       const cleared = faults.clear(certificateName);
+      vault.catchUp(cleared);
       // The binding is fixed: what the service holds now is served from now on.
       const current = source.certificates();
       for (const name of cleared) {
@@ -151,9 +164,12 @@ export async function startHosting(
     close: () => {
       closing ??= new Promise<void>((resolve, reject) => {
         stopListening();
-        server.close((error) => (error ? reject(error) : resolve()));
+        const stopped = new Promise<void>((done, failed) =>
+          server.close((error) => (error ? failed(error) : done())),
+        );
         // tls.Server has no closeAllConnections: end the sockets it still holds.
         for (const socket of sockets) socket.destroy();
+        Promise.all([stopped, vault.close()]).then(() => resolve(), reject);
       });
       return closing;
     },

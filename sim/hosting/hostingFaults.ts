@@ -10,13 +10,21 @@
  *   {@link WRONG_NAME}: a verifier must say `mismatch`.
  * - `unreachable`: the connection for that name is closed without a handshake (the client sees
  *   a reset), as a host that is down behind a load balancer.
+ * - `keep-old-version`: for a Key Vault certificate, a renewal completes at the service but the
+ *   simulator's vault (sim/hosting/vault.ts) keeps the version it had as the current one, as a
+ *   vault the new version never reached. Clearing the fault installs the renewed version.
  */
-export type HostingFault = "keep-old-certificate" | "wrong-name" | "unreachable";
+export type HostingFault =
+  | "keep-old-certificate"
+  | "wrong-name"
+  | "unreachable"
+  | "keep-old-version";
 
 export const HOSTING_FAULTS: readonly HostingFault[] = [
   "keep-old-certificate",
   "wrong-name",
   "unreachable",
+  "keep-old-version",
 ];
 
 /** The name on the certificate the `wrong-name` fault serves (.invalid never resolves, RFC 2606). */

@@ -1,10 +1,17 @@
-import { createHash, randomBytes, X509Certificate } from "node:crypto";
+import { randomBytes, X509Certificate } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { createServer } from "node:https";
 import type { AddressInfo } from "node:net";
 import type { TokenCredential } from "@azure/identity";
 import type { CertificateClientOptions } from "@azure/keyvault-certificates";
 import type { SecretClientOptions } from "@azure/keyvault-secrets";
+import {
+  certificateBundle,
+  certificateNotFound,
+  sendJson as send,
+  unauthorizedBody,
+  vaultChallenge,
+} from "../../sim/hosting/vaultProtocol.js";
 import { makeSelfSignedCert } from "./tls.js";
 
 /** A credential that always has a token: the fake accepts any bearer token. */
@@ -106,21 +113,6 @@ interface SecretVersion {
   created: number;
 }
 
-// Any tenant works: the SDK only needs a well-formed challenge to ask its credential for a token.
-const TENANT = "72f988bf-86f1-41af-91ab-2d7cd011db47";
-const challenge = (resource: string) =>
-  `Bearer authorization="https://login.microsoftonline.com/${TENANT}", resource="${resource}"`;
-
-/** Key Vault's answer to a certificate name it does not hold (the real service's wording). */
-function certificateNotFound(name: string) {
-  return {
-    error: {
-      code: "CertificateNotFound",
-      message: `A certificate with (name/id) ${name} was not found in this key vault. If you recently deleted this certificate you may be able to recover it using the correct recovery command. For help resolving this issue, please see https://go.microsoft.com/fwlink/?linkid=2125182`,
-    },
-  };
-}
-
 /** The DER bytes of a PEM or DER certificate. */
 function toDer(certificate: string | Uint8Array): Buffer {
   return new X509Certificate(
@@ -147,7 +139,7 @@ export async function startFakeKeyVault(
   const secrets = new Map<string, SecretVersion[]>();
   const certificates = new Map<string, FakeCertificateVersion[]>();
   const refused = new Set<string>();
-  const CHALLENGE = challenge(init.challengeResource ?? "https://vault.azure.net");
+  const CHALLENGE = vaultChallenge(init.challengeResource ?? "https://vault.azure.net");
   const requests: FakeVaultRequest[] = [];
   const bearers: (string | undefined)[] = [];
   const faults: Array<FakeVaultFault & { left: number }> = [];
@@ -172,49 +164,6 @@ export async function startFakeKeyVault(
     return version;
   };
 
-  /** The certificate bundle as Key Vault answers it (fields the real service sends). */
-  const certificateBundle = (name: string, found: FakeCertificateVersion) => {
-    const x509 = new X509Certificate(found.der);
-    const seconds = (date: string) => Math.floor(new Date(date).getTime() / 1000);
-    const base = `${url}/certificates/${encodeURIComponent(name)}`;
-    const attributes = {
-      enabled: true,
-      nbf: seconds(x509.validFrom),
-      exp: seconds(x509.validTo),
-      created: found.created,
-      updated: found.created,
-      recoveryLevel: "Recoverable+Purgeable",
-      recoverableDays: 90,
-    };
-    return {
-      id: `${base}/${found.version}`,
-      kid: `${url}/keys/${encodeURIComponent(name)}/${found.version}`,
-      sid: `${url}/secrets/${encodeURIComponent(name)}/${found.version}`,
-      // x5t is the SHA-1 thumbprint, base64url; cer is the DER certificate, base64.
-      x5t: createHash("sha1").update(found.der).digest("base64url"),
-      cer: found.der.toString("base64"),
-      attributes,
-      tags: {},
-      policy: {
-        id: `${base}/policy`,
-        key_props: { exportable: true, kty: "RSA", key_size: 2048, reuse_key: false },
-        secret_props: { contentType: "application/x-pkcs12" },
-        x509_props: {
-          subject: x509.subject.split("\n").join(", "),
-          ekus: ["1.3.6.1.5.5.7.3.1"],
-          key_usage: ["digitalSignature", "keyEncipherment"],
-          validity_months: 12,
-          basic_constraints: { ca: false },
-        },
-        lifetime_actions: [
-          { trigger: { lifetime_percentage: 80 }, action: { action_type: "EmailContacts" } },
-        ],
-        issuer: { name: "Unknown" },
-        attributes: { enabled: true, created: found.created, updated: found.created },
-      },
-    };
-  };
-
   const serveCertificate = (
     res: ServerResponse,
     rawName: string,
@@ -227,7 +176,7 @@ export async function startFakeKeyVault(
       send(res, 404, certificateNotFound(name));
       return;
     }
-    send(res, 200, certificateBundle(name, found));
+    send(res, 200, certificateBundle(url, name, found));
   };
 
   const serve = (
@@ -237,22 +186,7 @@ export async function startFakeKeyVault(
     bearer: string | undefined,
   ): void => {
     if (!authorized || (bearer !== undefined && refused.has(bearer))) {
-      send(
-        res,
-        401,
-        {
-          error: {
-            code: "Unauthorized",
-            // What the vault says to a request without a token, and to an expired one.
-            message: authorized
-              ? "AKV10032: Invalid issuer. Expected one of https://sts.windows.net/..., found https://sts.windows.net/..."
-              : "AKV10000: Request is missing a Bearer or PoP token.",
-          },
-        },
-        {
-          "www-authenticate": CHALLENGE,
-        },
-      );
+      send(res, 401, unauthorizedBody(authorized), { "www-authenticate": CHALLENGE });
       return;
     }
     const [, collection, rawName, rawVersion] = new URL(
@@ -393,14 +327,4 @@ export async function startFakeKeyVault(
         server.closeAllConnections();
       }),
   };
-}
-
-function send(
-  res: ServerResponse,
-  status: number,
-  body: unknown,
-  headers: Record<string, string> = {},
-): void {
-  res.writeHead(status, { "content-type": "application/json; charset=utf-8", ...headers });
-  res.end(JSON.stringify(body));
 }

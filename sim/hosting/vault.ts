@@ -1,0 +1,246 @@
+import { randomBytes, X509Certificate } from "node:crypto";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { createServer } from "node:https";
+import type { AddressInfo } from "node:net";
+import type { TLSSocket } from "node:tls";
+import { KEY_VAULT_TARGET, type SimCertificate } from "../certificate.js";
+import type { CertificateRenewed } from "../state.js";
+import type { HostingVault, VaultRequest } from "./hosting.js";
+import type { HostingCa } from "./hostingCa.js";
+import type { HostingSource } from "./hostingEndpoint.js";
+import type { HostingFaultPlan } from "./hostingFaults.js";
+import {
+  certificateBundle,
+  certificateNotFound,
+  certificatePath,
+  sendJson,
+  unauthorizedBody,
+  type VaultCertificateVersion,
+  vaultChallenge,
+} from "./vaultProtocol.js";
+
+/** The public cloud's vault host suffix: `{vault}.vault.azure.net`. */
+export const VAULT_HOST_SUFFIX = "vault.azure.net";
+
+const DAY_MS = 86_400_000;
+
+/** A name that may stand before `.vault.azure.net` (and in a connect-to entry). */
+const VAULT_LABEL = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/i;
+
+/** The running vault: the public surface plus what the hosting side needs to drive it. */
+export interface VaultEndpoint extends HostingVault {
+  /** Installs the renewed version for these certificates when the vault is behind (fault cleared). */
+  catchUp(certificateNames: readonly string[]): void;
+  close(): Promise<void>;
+}
+
+type VaultCertificate = SimCertificate & { keyVaultName: string };
+
+function inVault(cert: SimCertificate): cert is VaultCertificate {
+  return cert.target === KEY_VAULT_TARGET && typeof cert.keyVaultName === "string";
+}
+
+/** Vault and certificate names are case-insensitive in Key Vault. */
+const keyOf = (keyVaultName: string, certificateName: string) =>
+  `${keyVaultName.toLowerCase()}/${certificateName.toLowerCase()}`;
+
+const nameInVault = (c: { keyVaultCertificateName: string | null; certificateName: string }) =>
+  c.keyVaultCertificateName || c.certificateName;
+
+/** The vault a request is for: the first label of its Host header, else of its SNI name. */
+function vaultOf(req: IncomingMessage): string | undefined {
+  const suffix = `.${VAULT_HOST_SUFFIX}`;
+  const candidates = [
+    (req.headers.host ?? "").replace(/:\d+$/, ""),
+    (req.socket as TLSSocket).servername || "",
+  ];
+  for (const candidate of candidates) {
+    const host = candidate.toLowerCase().replace(/\.$/, "");
+    if (host.endsWith(suffix)) {
+      const label = host.slice(0, -suffix.length);
+      if (VAULT_LABEL.test(label)) return label;
+    }
+  }
+  return undefined;
+}
+
+/**
+ * The simulator's Key Vault: one HTTPS listener for every vault `{name}.vault.azure.net` its Key
+ * Vault certificates name (told apart by Host header), speaking the certificates API the real
+ * CertificateClient uses (vaultProtocol.ts). Its server certificate covers `*.vault.azure.net`
+ * and comes from the hosting side's throwaway CA, so the one CA a sandbox user trusts covers both.
+ *
+ * - At start every Key Vault certificate of the simulator has a current version (notBefore /
+ *   notAfter = the record's issueDate / expiryDate); a certificate created later gets one at the
+ *   first read of it.
+ * - A renewal that completes at the service installs a new version (notAfter = the new expiry),
+ *   unless the certificate has the `keep-old-version` fault.
+ * - Without a bearer token, or with one the simulator's identity provider did not issue for the
+ *   vault resource, it answers 401 with the challenge, as the real vault does.
+ */
+export async function startVault(
+  source: HostingSource,
+  host: string,
+  ca: HostingCa,
+  faults: HostingFaultPlan,
+  port = 0,
+): Promise<VaultEndpoint> {
+  const versions = new Map<string, VaultCertificateVersion[]>();
+  const requests: VaultRequest[] = [];
+  const challenge = vaultChallenge(source.vaultResource ?? "https://vault.azure.net");
+
+  const install = (
+    keyVaultName: string,
+    name: string,
+    rootDomain: string | null,
+    dates: { issueDate: Date; expiryDate: Date },
+  ) => {
+    const leaf = ca.issue([rootDomain ?? name], {
+      notBefore: dates.issueDate,
+      notAfter: dates.expiryDate,
+    });
+    const key = keyOf(keyVaultName, name);
+    const list = versions.get(key) ?? [];
+    list.push({
+      version: randomBytes(16).toString("hex"),
+      der: new X509Certificate(leaf.cert).raw,
+      created: Math.floor(source.now().getTime() / 1000),
+    });
+    versions.set(key, list);
+  };
+  const installRecord = (cert: VaultCertificate) =>
+    install(cert.keyVaultName, nameInVault(cert), cert.rootDomain, cert);
+
+  // At start: each Key Vault certificate as the service holds it now.
+  for (const cert of source.certificates()) if (inVault(cert)) installRecord(cert);
+
+  const stopListening = source.onRenewed((event: CertificateRenewed) => {
+    if (event.target !== KEY_VAULT_TARGET || !event.keyVaultName) return;
+    if (faults.has(event.certificateName, "keep-old-version")) return;
+    install(event.keyVaultName, nameInVault(event), event.rootDomain, event);
+  });
+
+  /** The record behind `{vault}/{name}`, after completing what is due on the sim clock. */
+  const recordOf = (vault: string, name: string): VaultCertificate | undefined =>
+    source
+      .certificates()
+      .filter(inVault)
+      .find((c) => keyOf(c.keyVaultName, nameInVault(c)) === keyOf(vault, name));
+
+  const serve = (req: IncomingMessage, res: ServerResponse, vault: string | undefined) => {
+    const bearer = /^Bearer\s+(\S+)/i.exec(req.headers.authorization ?? "")?.[1];
+    const refusal =
+      bearer === undefined ? "missing" : source.vaultToken ? source.vaultToken(bearer) : undefined;
+    if (refusal !== undefined) {
+      sendJson(res, 401, unauthorizedBody(bearer !== undefined), {
+        "www-authenticate": challenge,
+      });
+      return;
+    }
+    const wanted = certificatePath(req.method, req.url);
+    if (wanted === undefined) {
+      sendJson(res, 405, {
+        error: {
+          code: "BadParameter",
+          message: "The simulator's vault only serves GET /certificates/<name>[/<version>].",
+        },
+      });
+      return;
+    }
+    const record = vault === undefined ? undefined : recordOf(vault, wanted.name);
+    const key = vault === undefined ? "" : keyOf(vault, wanted.name);
+    // Created (or added) since start: its first version is the one the service issued.
+    if (record && !versions.has(key)) installRecord(record);
+    const list = versions.get(key) ?? [];
+    const found = wanted.version ? list.find((v) => v.version === wanted.version) : list.at(-1);
+    if (vault === undefined || found === undefined) {
+      sendJson(res, 404, certificateNotFound(wanted.name));
+      return;
+    }
+    sendJson(
+      res,
+      200,
+      certificateBundle(`https://${vault}.${VAULT_HOST_SUFFIX}`, wanted.name, found),
+    );
+  };
+
+  // The vault's own name, valid by the real clock (OpenSSL checks it so), whatever the sim clock.
+  const now = Date.now();
+  const serverCert = ca.issue([`*.${VAULT_HOST_SUFFIX}`, VAULT_HOST_SUFFIX], {
+    notBefore: new Date(Math.floor(now / 1000) * 1000 - DAY_MS),
+    notAfter: new Date(Math.floor(now / 1000) * 1000 + 365 * DAY_MS),
+  });
+  const server = createServer(serverCert, (req, res) => {
+    req.resume();
+    const vault = vaultOf(req);
+    requests.push({
+      method: req.method ?? "GET",
+      path: (req.url ?? "/").split("?")[0] ?? "/",
+      host: req.headers.host ?? "",
+      servername: (req.socket as TLSSocket).servername || undefined,
+      authorized: /^Bearer\s+\S/i.test(req.headers.authorization ?? ""),
+    });
+    try {
+      serve(req, res, vault);
+    } catch (error) {
+      // A bug in the simulator must be loud in the response, not a hang.
+      const message = error instanceof Error ? error.message : String(error);
+      sendJson(res, 500, {
+        error: { code: "InternalError", message: `Simulator error: ${message}` },
+      });
+    }
+  });
+  server.on("tlsClientError", () => {});
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen({ host, port }, () => {
+      server.off("error", reject);
+      resolve();
+    });
+  });
+  const bound = (server.address() as AddressInfo).port;
+  const connectHost = host.includes(":") ? `[${host}]` : host;
+  let closing: Promise<void> | undefined;
+
+  return {
+    host,
+    port: bound,
+    url: (keyVaultName) => `https://${keyVaultName.toLowerCase()}.${VAULT_HOST_SUFFIX}`,
+    connectTo: () => {
+      const names = new Set(
+        source
+          .certificates()
+          .filter(inVault)
+          .map((c) => c.keyVaultName.toLowerCase())
+          .filter((n) => VAULT_LABEL.test(n)),
+      );
+      return [...names]
+        .sort()
+        .map((n) => `${n}.${VAULT_HOST_SUFFIX}:443:${connectHost}:${bound}`)
+        .join(",");
+    },
+    requests,
+    versions: (keyVaultName, certificateName) =>
+      versions.get(keyOf(keyVaultName, certificateName)) ?? [],
+    catchUp: (certificateNames) => {
+      for (const cert of source.certificates().filter(inVault)) {
+        if (!certificateNames.includes(cert.certificateName)) continue;
+        const current = versions.get(keyOf(cert.keyVaultName, nameInVault(cert)))?.at(-1);
+        const notAfter = current && new Date(new X509Certificate(current.der).validTo);
+        // X.509 keeps whole seconds: the current version is the record's when they agree to it.
+        if (notAfter?.getTime() !== Math.floor(cert.expiryDate.getTime() / 1000) * 1000) {
+          installRecord(cert);
+        }
+      }
+    },
+    close: () => {
+      closing ??= new Promise<void>((resolve, reject) => {
+        stopListening();
+        server.close((error) => (error ? reject(error) : resolve()));
+        // The SDK keeps connections alive: drop them, or close() waits for their idle timeout.
+        server.closeAllConnections();
+      });
+      return closing;
+    },
+  };
+}
