@@ -3,10 +3,13 @@ import { ensureError } from "../errors.js";
 import type { Trigger } from "../history/historyEvent.js";
 import { type Ledger, noLedger } from "../ledger/ledger.js";
 import type { Logger } from "../log.js";
-import { REQUEST_WINDOW_MS, type RequestLog } from "../quota/requestLog.js";
 import { withTrigger } from "../quota/requestTrigger.js";
-import { nearQuota, type ServiceQuota } from "../quota/serviceQuota.js";
-import { redact } from "../redact.js";
+import {
+  byUrgency,
+  quotaAtStart,
+  requestsLast7Days,
+  type SweepBudget,
+} from "../quota/sweepBudget.js";
 import type { CertificateRecord } from "../schemas/records.js";
 import { recordWarnings } from "../schemas/recordWarnings.js";
 import type { DueList } from "../service/responses.js";
@@ -53,76 +56,7 @@ export interface SweepOptions {
    * The request budget: where requests are counted (the summary's requests7d) and
    * CERTSCHED_SERVICE_QUOTA, when set. Unset: nothing counted or enforced.
    */
-  readonly budget?: { readonly requests: RequestLog; readonly quota: ServiceQuota | undefined };
-}
-
-/**
- * Most urgent first: the earliest expiry (fewest days left), then the name, so a budget that
- * cannot cover every renewal goes to the certificates that would expire first.
- */
-export function byUrgency(certificates: readonly CertificateRecord[]): CertificateRecord[] {
-  return [...certificates].sort(
-    (a, b) =>
-      a.expiryDate.getTime() - b.expiryDate.getTime() ||
-      (a.certificateName < b.certificateName ? -1 : a.certificateName > b.certificateName ? 1 : 0),
-  );
-}
-
-/**
- * The request budget for this run's renewals (one request each), read once the list's own
- * requests are counted; undefined when no quota is set, in a dry run, or when the count cannot
- * be read (a warning: the 429 of a service that enforces its limit is still honoured).
- */
-async function quotaAtStart(options: SweepOptions): Promise<QuotaView | undefined> {
-  const quota = options.budget?.quota;
-  if (!quota || !options.budget || options.dryRun) return undefined;
-  const { requests } = options.budget;
-  if (requests.kind === "none") {
-    options.log.warn(
-      `certsched: CERTSCHED_SERVICE_QUOTA is set (${quota.text}) but no storage keeps the request count (AzureWebJobsStorage or CERTSCHED_LEDGER_TABLE_URI): only this run's renewals are limited by it`,
-    );
-  }
-  let used: number;
-  try {
-    used = await requests.since(new Date(options.now().getTime() - quota.windowMs));
-  } catch (error) {
-    options.log.warn(
-      `certsched: the request count could not be read, so CERTSCHED_SERVICE_QUOTA (${quota.text}) is not applied this run: ${redact(ensureError(error).message)}`,
-    );
-    return undefined;
-  }
-  const view: QuotaView = {
-    limit: quota.text,
-    used,
-    remaining: Math.max(0, quota.requests - used),
-    warning: nearQuota(quota, used),
-  };
-  if (view.warning) {
-    options.log.warn(
-      `certsched: ${used} of the ${quota.requests} requests CERTSCHED_SERVICE_QUOTA (${quota.text}) allows are used: 80 % or more of the service's request budget`,
-    );
-  }
-  return view;
-}
-
-/** Requests of the last 7 days, once this run's are written; undefined without storage. */
-async function requestsLast7Days(options: SweepOptions): Promise<number | undefined> {
-  const requests = options.budget?.requests;
-  if (!requests || requests.kind === "none") return undefined;
-  const { unrecorded, failures } = await requests.settled();
-  if (unrecorded > 0) {
-    options.log.warn(
-      `certsched: ${unrecorded} request(s) to the service could not be counted in the history: ${failures.join("; ")}`,
-    );
-  }
-  try {
-    return await requests.since(new Date(options.now().getTime() - REQUEST_WINDOW_MS));
-  } catch (error) {
-    options.log.warn(
-      `certsched: the request count of the last 7 days could not be read: ${redact(ensureError(error).message)}`,
-    );
-    return undefined;
-  }
+  readonly budget?: SweepBudget;
 }
 
 /**
@@ -185,7 +119,7 @@ async function sweep(options: SweepOptions): Promise<SweepSummary> {
     listError?: string,
   ) => {
     options.deadline?.removeEventListener("abort", onDeadline);
-    const requests7d = await requestsLast7Days(options);
+    const requests7d = await requestsLast7Days(options.budget, options);
     const rejected = due?.rejected ?? [];
     problems.push(...resultProblems(results, rejected));
     if (unresolved.length > 0) {
@@ -235,7 +169,7 @@ async function sweep(options: SweepOptions): Promise<SweepSummary> {
   for (const warning of recordWarnings(due.certificates)) log.warn(`certsched: ${warning}`);
 
   const certificates = byUrgency(due.certificates);
-  quota = await quotaAtStart(options);
+  quota = options.dryRun ? undefined : await quotaAtStart(options.budget, options);
   // A budget smaller than what is due is spent one renewal at a time, most urgent first: in
   // parallel a less urgent one could reach its send first and take a more urgent one's request.
   const short = quota && quota.remaining < certificates.length ? quota : undefined;
