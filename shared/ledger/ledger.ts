@@ -22,6 +22,12 @@ export type LedgerOutcome =
   /** A stuck certificate was asked for again and the service accepted. */
   | "stuck";
 
+/** Outcomes in which the service accepted a renewal (answered 2xx): verification's window runs. */
+export const ACCEPTED_OUTCOMES: ReadonlySet<LedgerOutcome> = new Set([
+  "renewal-scheduled",
+  "stuck",
+]);
+
 export const LEDGER_OUTCOMES: readonly LedgerOutcome[] = [
   "claimed",
   "sent",

@@ -1,7 +1,7 @@
 import { ensureError } from "../errors.js";
 import type { Trigger } from "../history/historyEvent.js";
 import type { InventoryRecord } from "../inventory/inventory.js";
-import type { Ledger, LedgerOutcome } from "../ledger/ledger.js";
+import { ACCEPTED_OUTCOMES, type Ledger } from "../ledger/ledger.js";
 import type { Logger } from "../log.js";
 import { redact } from "../redact.js";
 import type { Runtime } from "../runtime.js";
@@ -14,9 +14,6 @@ import { loadVerifySettings } from "./verifySettings.js";
  * CERTSCHED_VERIFY_WINDOW has passed since the service accepted it, and until it is verified ok.
  * This sweep's own renewals are too fresh: the next sweep (or the hourly timer) looks at them.
  */
-
-/** Ledger states in which the service accepted a renewal (answered 2xx). */
-const ACCEPTED: ReadonlySet<LedgerOutcome> = new Set(["renewal-scheduled", "stuck"]);
 
 /** Ledger reads at a time: each is one Table storage point read. */
 const READ_CONCURRENCY = 8;
@@ -62,7 +59,7 @@ export async function renewedToVerify(
         const acceptedAt = row?.lastRequestedAt;
         due[i] =
           row !== undefined &&
-          ACCEPTED.has(row.outcome) &&
+          ACCEPTED_OUTCOMES.has(row.outcome) &&
           acceptedAt !== undefined &&
           // The window has passed: at exactly windowMs the renewal counts as due to have landed.
           options.now.getTime() - acceptedAt.getTime() >= options.windowMs &&

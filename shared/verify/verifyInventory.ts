@@ -10,7 +10,7 @@ import {
 } from "../inventory/inventory.js";
 import { watchedUpdates } from "../inventory/watch.js";
 import { WATCH_PREFIX } from "../inventory/watchSettings.js";
-import type { LedgerOutcome } from "../ledger/ledger.js";
+import { ACCEPTED_OUTCOMES } from "../ledger/ledger.js";
 import type { Logger } from "../log.js";
 import { redact } from "../redact.js";
 import type { Runtime } from "../runtime.js";
@@ -101,8 +101,6 @@ export interface VerifyInventoryOptions {
   readonly keyVault?: KeyVaultSeam;
 }
 
-/** Ledger states in which the service accepted a renewal (answered 2xx). */
-const ACCEPTED: ReadonlySet<LedgerOutcome> = new Set(["renewal-scheduled", "stuck"]);
 /** Storage calls at once (ledger reads, inventory writes). */
 const STORAGE_CONCURRENCY = 8;
 
@@ -222,7 +220,7 @@ async function acceptedRenewals(
     try {
       const row = (await runtime.ledger.read(record.id as number))?.record;
       // The window starts when the service accepted: the "sent" time, a request's length early.
-      if (row && ACCEPTED.has(row.outcome) && row.lastRequestedAt) {
+      if (row && ACCEPTED_OUTCOMES.has(row.outcome) && row.lastRequestedAt) {
         renewals.set(record.certificateName, {
           acceptedAt: row.lastRequestedAt,
           expiryAtRequest: row.expiryAtRequest,
