@@ -78,15 +78,16 @@ const renewedOnTheWire = (h: AppHarness) =>
     );
 
 /** The stored request rows, read past our own mappers. */
-async function requestRows(): Promise<{ operation: string; trigger: string }[]> {
+async function requestRows(): Promise<{ at: string; operation: string; trigger: string }[]> {
   const client = TableClient.fromConnectionString(azurite.connectionString, HISTORY_TABLE, {
     allowInsecureConnection: true,
   });
-  const rows: { operation: string; trigger: string }[] = [];
-  for await (const row of client.listEntities<{ operation: string; trigger: string }>({
+  type Row = { at: string; operation: string; trigger: string };
+  const rows: Row[] = [];
+  for await (const row of client.listEntities<Row>({
     queryOptions: { filter: "PartitionKey eq 'request'" },
   })) {
-    rows.push({ operation: row.operation, trigger: row.trigger });
+    rows.push({ at: row.at, operation: row.operation, trigger: row.trigger });
   }
   return rows;
 }
@@ -234,6 +235,33 @@ describe("the rolling window (injected clock)", () => {
       "a-soon renewal-scheduled",
       "c-later deferred",
     ]);
+  });
+});
+
+describe("across the CLI and the function app (injected clock)", () => {
+  it.each([
+    { after: WEEK_MS, used: 2 },
+    { after: WEEK_MS + 1, used: 1 },
+  ])("a CLI request $after ms before the app's sweep: $used used", async ({ after, used }) => {
+    const h = await appWith([]);
+    const cli = await cliAgainst(h.sim, ["test"], {
+      env: { AzureWebJobsStorage: azurite.connectionString },
+    });
+    expect(cli.code).toBe(0);
+    const [row, ...more] = await requestRows();
+    expect(more).toEqual([]);
+    expect(row?.trigger).toBe("cli");
+    const at = new Date(row?.at ?? "");
+
+    // The app's clock: exactly one window after the CLI's request, or a millisecond more.
+    const now = new Date(at.getTime() + after);
+    expect(h.leaks()).toEqual([]);
+    await h.close();
+    const app2 = await appWith(MIXED.slice(1, 2), { CERTSCHED_SERVICE_QUOTA: "3/7d" }, () => now);
+    const { summary } = await timerSweep(app2);
+
+    // The CLI's request (while inside the window) and the sweep's own list.
+    expect(summary.quota).toMatchObject({ used, remaining: 3 - used });
   });
 });
 
