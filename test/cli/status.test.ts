@@ -227,6 +227,33 @@ describe("certsched status --json", () => {
   });
 });
 
+describe("certsched status when the service fails", () => {
+  it("still answers from the storage (exit 0), saying on stderr why the service's expiry is the inventory's", async () => {
+    const name = `down-${unique()}`;
+    sim = await startSimulator({
+      certificates: [{ id: id(), certificateName: name, expiryDate: inDays(5.5) }],
+    });
+    await cliAgainst(sim, ["sweep"], { env: storage() });
+    sim.inject("list", { status: 500, body: "boom", times: Number.POSITIVE_INFINITY });
+
+    const result = await cliAgainst(sim, ["status", name, "--json"], { env: storage() });
+
+    expect(result.code).toBe(0);
+    const doc = jsonOf<Document>(result);
+    expect(doc.service).toBe("unreachable");
+    // The sweep's due list, kept in the inventory, still says what the service said then.
+    expect(doc.certificates).toEqual([
+      expect.objectContaining({
+        certificateName: name,
+        status: "pending",
+        expiry: expect.objectContaining({ serviceDaysLeft: 5 }),
+      }),
+    ]);
+    expect(result.stderr).toContain("the due list could not be read");
+    expect(result.stderr).toContain("500");
+  });
+});
+
 describe("certsched status for people", () => {
   it("an 80-column table, the reasons in full under it, the request count last", async () => {
     const u = unique();
