@@ -298,13 +298,19 @@ describe("sweep history (issue 13)", () => {
     // The first renewal is answered after the timeout, and the deadline passes meanwhile.
     app.sim.inject("publicRenew", { delayMs: 1_500, times: 1 });
 
-    const reply = await app.call(runRenewals, httpRequest({ method: "POST", path: "renewals" }));
+    // POST /api/renewals queues the run; the queue trigger sweeps it (here, in this process).
+    const reply = await app.call(
+      runRenewals,
+      httpRequest({ method: "POST", path: "renewals", query: { wait: "30" } }),
+    );
 
     expect(reply.status).toBe(200);
     const kinds = (await eventsOf()).map((e) => e.event).sort();
     expect(kinds).toEqual(["answer-unknown", "not-attempted"]);
     const [run] = (await history.runs(1)).items;
-    expect(run).toMatchObject({ trigger: "http", failed: true });
+    expect(run).toMatchObject({ trigger: "queue", failed: true });
+    // The history's run is the queued run: GET /api/renewals/{runId} and `certsched runs` agree.
+    expect(run?.runId).toBe((reply.body as { runId: string }).runId);
   });
 
   it("a dry run records its run row and no certificate events", async () => {
@@ -312,12 +318,12 @@ describe("sweep history (issue 13)", () => {
 
     await app.call(
       runRenewals,
-      httpRequest({ method: "POST", path: "renewals", query: { dryRun: "true" } }),
+      httpRequest({ method: "POST", path: "renewals", query: { dryRun: "true", wait: "30" } }),
     );
 
     expect(await eventsOf()).toEqual([]);
     expect((await history.runs(5)).items).toMatchObject([
-      { trigger: "http", dryRun: true, counts: { "would-renew": 1 } },
+      { trigger: "queue", dryRun: true, counts: { "would-renew": 1 } },
     ]);
   });
 
@@ -396,7 +402,7 @@ describe("history retention (issue 13)", () => {
 
     expect((await eventsOf()).map((e) => e.certificateName).sort()).toEqual(["boundary", "recent"]);
     expect((await history.runs(10)).items.map((r) => r.runId)).toEqual(["new-run"]);
-    expect(app.logs.at(-1)?.message).toBe(
+    expect(app.logs.map((l) => l.message)).toContain(
       `certsched history cleanup: removed 2 row(s) from before ${at(30 * DAY_MS).toISOString()}`,
     );
   });

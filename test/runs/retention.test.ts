@@ -1,8 +1,10 @@
 import { describe, expect, inject, it } from "vitest";
+import { cleanupHistory } from "../../functions/cleanupHistory.js";
 import type { Run } from "../../shared/runs/run.js";
 import { memoryRunStore, type RunStore } from "../../shared/runs/runStore.js";
+import { setRunsOverrides } from "../../shared/runs/runs.js";
 import { tableRunStore } from "../../shared/runs/tableRunStore.js";
-import { uniqueTableName } from "../functions/harness.js";
+import { DAY_MS, fakeClock, startHarness, timer, uniqueTableName } from "../functions/harness.js";
 
 const CUTOFF = new Date("2026-03-01T00:00:00.000Z");
 const at = (ms: number) => new Date(CUTOFF.getTime() + ms);
@@ -64,5 +66,30 @@ describe.each(stores)("retention of the %s run store", (_, make) => {
 
   it("removes nothing from an empty store", async () => {
     expect(await make().removeBefore(CUTOFF)).toBe(0);
+  });
+});
+
+describe("the daily cleanup", () => {
+  it("removes queued runs older than CERTSCHED_HISTORY_RETENTION with the history", async () => {
+    const app = await startHarness({ certificates: [] });
+    try {
+      const clock = fakeClock("2026-03-01T04:30:00.000Z");
+      const store = memoryRunStore();
+      setRunsOverrides({ store });
+      await app.configure({ CERTSCHED_HISTORY_RETENTION: "1d" }, { now: clock.now });
+      await store.save(run("1", new Date(clock.now().getTime() - DAY_MS - 1)));
+      await store.save(run("2", new Date(clock.now().getTime() - DAY_MS)));
+
+      await cleanupHistory(timer(), app.context("cleanupHistory"));
+
+      expect(await store.get(run("1", CUTOFF).runId)).toBeUndefined();
+      expect(await store.get(run("2", CUTOFF).runId)).toBeDefined();
+      expect(app.logs.map((l) => l.message)).toContain(
+        "certsched run store cleanup: removed 1 row(s) from before 2026-02-28T04:30:00.000Z",
+      );
+    } finally {
+      setRunsOverrides({});
+      await app.close();
+    }
   });
 });
