@@ -130,6 +130,12 @@ param dryRun string = 'false'
 @description('CERTSCHED_HTTP_TIMEOUT: timeout of each outbound HTTP attempt, e.g. 30s. Empty: 30s.')
 param httpTimeout string = ''
 
+@description('CERTSCHED_SCHEDULE_TIMEOUT: timeout of each attempt of a v3 create or renew, 0.1s..200s, e.g. 120s (under the 230 s front end of the HTTP functions). Empty: 120s.')
+param scheduleTimeout string = ''
+
+@description('CERTSCHED_SERVICE_QUOTA: the service\'s request budget, <requests>/<window> such as 100/7d; sweeps renew the most urgent within it and defer the rest. Empty: none enforced (requests are still counted).')
+param serviceQuota string = ''
+
 @description('CERTSCHED_SWEEP_DEADLINE: how long a sweep may start renewals, from its start, e.g. 9m. Keep it under host.json functionTimeout (10 min). Empty: 9m.')
 param sweepDeadline string = ''
 
@@ -284,6 +290,8 @@ var certschedSettings = [
   { name: 'CERTSCHED_RENEWAL_GRACE', value: renewalGrace }
   { name: 'CERTSCHED_DRY_RUN', value: dryRun }
   { name: 'CERTSCHED_HTTP_TIMEOUT', value: httpTimeout }
+  { name: 'CERTSCHED_SCHEDULE_TIMEOUT', value: scheduleTimeout }
+  { name: 'CERTSCHED_SERVICE_QUOTA', value: serviceQuota }
   { name: 'CERTSCHED_SWEEP_DEADLINE', value: sweepDeadline }
   { name: 'CERTSCHED_HISTORY_RETENTION', value: historyRetention }
   { name: 'CERTSCHED_WEBHOOK_FORMAT', value: webhookFormat }
