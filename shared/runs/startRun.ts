@@ -28,6 +28,8 @@ export type StartRunResult =
 /** Reads of a just-claimed key's run before answering 409 (the first request is mid-way). */
 const IN_FLIGHT_READS = 5;
 const IN_FLIGHT_PAUSE_MS = 100;
+/** A key filed this long ago (ms) whose run was never stored belongs to a request that died. */
+const ABANDONED_AFTER_MS = 60_000;
 
 /**
  * Accepts a run: with an Idempotency-Key, first files the key (of two requests with one key,
@@ -41,6 +43,7 @@ export async function startRun(
   queue: RunQueue,
   log: Logger,
   request: StartRunRequest,
+  retried = false,
 ): Promise<StartRunResult> {
   const runId = randomUUID();
   if (request.keyHash) {
@@ -58,7 +61,13 @@ export async function startRun(
         if (run) return { kind: "accepted", run, repeated: true };
         await new Promise((resolve) => setTimeout(resolve, IN_FLIGHT_PAUSE_MS));
       }
-      return { kind: "key-in-flight", runId: entry.runId };
+      // A first request that died between filing the key and storing its run (a crash, a
+      // restart) would hold the key for 24 h: after a minute its claim is abandoned.
+      if (request.now.getTime() - entry.at.getTime() < ABANDONED_AFTER_MS || retried) {
+        return { kind: "key-in-flight", runId: entry.runId };
+      }
+      await store.releaseKey(request.keyHash, entry.runId);
+      return startRun(store, queue, log, request, true);
     }
   }
   const run: Run = {
@@ -69,7 +78,13 @@ export async function startRun(
     requestedBy: request.requestedBy,
     attempts: 0,
   };
-  await store.save(run);
+  try {
+    await store.save(run);
+  } catch (error) {
+    // No run to name: the key must not point at one for 24 h.
+    if (request.keyHash) await store.releaseKey(request.keyHash, runId).catch(() => {});
+    throw error;
+  }
   try {
     await queue.send({ runId, dryRun: request.dryRun }, log);
   } catch (error) {

@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { storageRunQueue } from "../../shared/runs/runQueue.js";
 import { tableRunStore } from "../../shared/runs/tableRunStore.js";
-import { closedPort, STACK_FRAME } from "../functions/harness.js";
+import { closedPort, fakeClock, STACK_FRAME } from "../functions/harness.js";
 import { type RunsWorld, runOf, startRunsWorld } from "./support.js";
 
 let world: RunsWorld;
@@ -92,5 +92,36 @@ describe("storage unavailable", () => {
       detail: expect.stringContaining("0b1c2d3e-4f50-4617-8829-3a4b5c6d7e8f"),
     });
     expect(await world.queue.exists()).toBe(false);
+  });
+
+  it("a key whose first request died before storing its run is free again after a minute, not before", async () => {
+    const clock = fakeClock(new Date().toISOString());
+    await world.configure({}, { now: clock.now });
+    const file = (key: string, ago: number) =>
+      world.store.claimKey(
+        createHash("sha256").update(key, "utf8").digest("hex"),
+        {
+          runId: "0b1c2d3e-4f50-4617-8829-3a4b5c6d7e8f",
+          dryRun: false,
+          at: new Date(clock.now().getTime() - ago),
+        },
+        new Date(clock.now().getTime() - ago),
+        60_000_000,
+      );
+    await file("died-59999-ms-ago", 59_999);
+    await file("died-60000-ms-ago", 60_000);
+
+    const held = await world.post({ headers: { "Idempotency-Key": "died-59999-ms-ago" } });
+    const freed = await world.post({ headers: { "Idempotency-Key": "died-60000-ms-ago" } });
+
+    expect(held.status).toBe(409);
+    expect(freed.status).toBe(202);
+    expect(runOf(freed).runId).not.toBe("0b1c2d3e-4f50-4617-8829-3a4b5c6d7e8f");
+    // From now on the key names the new run.
+    const again = await world.post({ headers: { "Idempotency-Key": "died-60000-ms-ago" } });
+    expect(runOf(again).runId).toBe(runOf(freed).runId);
+    expect(
+      (await world.queue.peekMessages({ numberOfMessages: 32 })).peekedMessageItems,
+    ).toHaveLength(1);
   });
 });
