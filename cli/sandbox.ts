@@ -1,14 +1,16 @@
 import { type Ledger, memoryLedger } from "../shared/ledger/ledger.js";
+import { createRuntime } from "../shared/runtime.js";
+import { loadSettings } from "../shared/settings.js";
 import type { SweepSummary } from "../shared/sweep/summary.js";
 import { parseEndpoint } from "../shared/verify/endpoint.js";
 import type { AcceptedRenewal } from "../shared/verify/judge.js";
+import { probeKeyVault } from "../shared/verify/keyVaultProbe.js";
+import { type VerifyTarget, verifyTargets } from "../shared/verify/verifyDomains.js";
 import {
-  countStatuses,
-  needsAttention,
-  type VerifyResult,
-  type VerifyTarget,
-  verifyTargets,
-} from "../shared/verify/verifyDomains.js";
+  countInventoryStatuses,
+  failsRun,
+  type InventoryResult,
+} from "../shared/verify/verifyInventory.js";
 import { loadVerifySettings } from "../shared/verify/verifySettings.js";
 import type { Hosting, Simulator } from "../sim/index.js";
 import {
@@ -92,14 +94,17 @@ export function onlyStagedFailures(summary: SweepSummary): boolean {
 
 /** The verification the sandbox runs after its sweep, and whether it went as staged. */
 export interface SandboxVerification {
-  readonly results: VerifyResult[];
-  readonly counts: ReturnType<typeof countStatuses>;
+  /** App Service domains (source tls), then Key Vault certificates (source keyvault). */
+  readonly results: InventoryResult[];
+  readonly counts: Readonly<Record<string, number>>;
   /** How far ahead of the sweep the verification looked (CERTSCHED_VERIFY_WINDOW), in ms. */
   readonly aheadMs: number;
   /** Certificates `not-landed` on purpose (the staged keep-old-certificate fault). */
   readonly staged: string[];
   /** True when nothing but the staged result needs a person. */
   readonly passes: boolean;
+  /** Certificates `expiring` because the simulator refuses their renewal on purpose. */
+  readonly refusedExpiring: string[];
 }
 
 /** The renewal the ledger recorded as accepted, as verification takes it; else undefined. */
@@ -114,17 +119,33 @@ async function acceptedRenewal(ledger: Ledger, id: number): Promise<AcceptedRene
 
 /**
  * After the sandbox sweep: verifies what each App Service sample certificate's domain serves on
- * the simulator's hosting endpoint (connect-to its loopback port, trusting only its throwaway
- * CA), as the verification timer would once CERTSCHED_VERIFY_WINDOW has passed: the clock of
- * this run is that window ahead, so every renewal has landed but the staged one.
+ * the simulator's hosting endpoint, and what the simulator's vault holds for each Key Vault
+ * sample certificate (read with the sandbox's own vault token), both through the sandbox's
+ * CERTSCHED_VERIFY_CONNECT_TO and trusting only its throwaway CA, as the verification timer
+ * would once CERTSCHED_VERIFY_WINDOW has passed: the clock of this run is that window ahead, so
+ * every renewal has landed but the staged one.
  */
 export async function verifySandbox(sandbox: Sandbox): Promise<SandboxVerification> {
   const settings = loadVerifySettings({
-    CERTSCHED_VERIFY_CONNECT_TO: sandbox.hosting.connectTo,
+    // Vault hosts to the simulator's vault, every other name to its hosting endpoint: nothing,
+    // and no vault token, ever goes to a real host.
+    CERTSCHED_VERIFY_CONNECT_TO:
+      sandbox.settings.CERTSCHED_VERIFY_CONNECT_TO ?? sandbox.hosting.connectTo,
     CERTSCHED_HTTP_TIMEOUT: "10s",
   });
+  const aheadMs = settings.windowMs;
+  const now = () => new Date(Date.now() + aheadMs);
   const targets: VerifyTarget[] = [];
+  const vaulted: { keyVaultName: string; certificateName: string; id: number }[] = [];
   for (const cert of sandbox.sim.certificates()) {
+    if (cert.target === "Cloud Key Vault + DNS" && cert.keyVaultName) {
+      vaulted.push({
+        keyVaultName: cert.keyVaultName,
+        certificateName: cert.certificateName,
+        id: cert.id,
+      });
+      continue;
+    }
     if (cert.target !== "Cloud App Service" || cert.rootDomain === null) continue;
     const endpoint = parseEndpoint(cert.rootDomain);
     if (typeof endpoint === "string") continue;
@@ -135,20 +156,59 @@ export async function verifySandbox(sandbox: Sandbox): Promise<SandboxVerificati
       ...(renewal ? { renewal } : {}),
     });
   }
-  const aheadMs = settings.windowMs;
-  const results = await verifyTargets(targets, {
+  const results: InventoryResult[] = await verifyTargets(targets, {
     settings,
-    now: () => new Date(Date.now() + aheadMs),
+    now,
     ca: [sandbox.hosting.caPem],
   });
+  // The vault token comes from the simulator's identity provider, through certsched's own token
+  // cache: the sandbox's settings, whatever the environment says.
+  const runtime = createRuntime(loadSettings(sandbox.settings), { ledger: sandbox.ledger });
+  try {
+    for (const cert of vaulted) {
+      const renewal = await acceptedRenewal(sandbox.ledger, cert.id);
+      results.push(
+        await probeKeyVault(
+          { keyVaultName: cert.keyVaultName, certificateName: cert.certificateName, renewal },
+          {
+            tokens: runtime.tokens,
+            vaultResource: runtime.settings.vaultResource,
+            settings,
+            now,
+            // In this process NODE_EXTRA_CA_CERTS is not set: trust the CA here, as the TLS probes do.
+            seam: { clientOptions: { tlsOptions: { ca: sandbox.hosting.caPem } } },
+          },
+        ),
+      );
+    }
+  } finally {
+    await runtime.close();
+  }
   const staged = results
     .filter((r) => r.status === "not-landed" && r.certificateName === SAMPLE_NOT_LANDED)
     .map((r) => r.certificateName ?? r.domain);
+  // No earlier failure is recorded in the sandbox, so there is no grace: unreachable is bad.
+  const bad = (r: InventoryResult) => failsRun(r) || r.status === "unreachable";
   const passes = results.every(
-    (r) =>
-      !needsAttention(r) || (r.status === "not-landed" && r.certificateName === SAMPLE_NOT_LANDED),
+    (r) => !bad(r) || (r.status === "not-landed" && r.certificateName === SAMPLE_NOT_LANDED),
   );
-  return { results, counts: countStatuses(results), aheadMs, staged, passes };
+  const refused = new Set(
+    sandbox.sim
+      .certificates()
+      .filter((c) => c.refuseRenewal === SAMPLE_REFUSAL)
+      .map((c) => c.certificateName),
+  );
+  const refusedExpiring = results
+    .filter((r) => r.status === "expiring" && refused.has(r.certificateName ?? ""))
+    .map((r) => r.certificateName ?? r.domain);
+  return {
+    results,
+    counts: countInventoryStatuses(results),
+    aheadMs,
+    staged,
+    passes,
+    refusedExpiring,
+  };
 }
 
 /** The verification table under its heading, then why the staged result is expected. */
@@ -161,7 +221,7 @@ export function renderSandboxVerification(
   const lines = [
     "",
     ...wrapToWidth(
-      `${paint.bold("Verification")}, as certsched verify sees it ${hours} h after the sweep (CERTSCHED_VERIFY_WINDOW): what each App Service domain serves on the simulator's hosting endpoint.`,
+      `${paint.bold("Verification")}, as certsched verify sees it ${hours} h after the sweep (CERTSCHED_VERIFY_WINDOW): what each App Service domain serves on the simulator's hosting endpoint, and the current version of each Key Vault certificate in the simulator's vault.`,
       width ?? 80,
     ),
     "",
@@ -170,6 +230,11 @@ export function renderSandboxVerification(
   if (verification.staged.length > 0) {
     const names = verification.staged.join(", ");
     const note = `${paint.bold("Expected in the sandbox:")} the service renewed ${names}, but the simulator's hosting endpoint keeps serving the old certificate on purpose, to show what "renewed, but the site still serves the old certificate" looks like. Against a real service not-landed makes certsched verify exit with code 1; here it is part of the demo${verification.passes ? ", so the exit code is 0" : ""}.`;
+    lines.push("", ...wrapToWidth(note, width ?? 80));
+  }
+  if (verification.refusedExpiring.length > 0) {
+    const names = verification.refusedExpiring.join(", ");
+    const note = `${names} is expiring because the simulator refuses its renewal on purpose (the staged failure above): nothing renewed it, so the vault still holds the old version.`;
     lines.push("", ...wrapToWidth(note, width ?? 80));
   }
   return lines;

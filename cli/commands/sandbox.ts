@@ -17,11 +17,14 @@ and prints the settings that point certsched at it, one NAME=value per line on
 stdout. Runs until interrupted (Ctrl+C, SIGINT or SIGTERM).
 
 The simulator plays the hosting side too: a TLS endpoint on loopback serves
-each App Service certificate for its domain, signed by a throwaway CA.
-CERTSCHED_VERIFY_CONNECT_TO sends every domain there, and NODE_EXTRA_CA_CERTS
-names the CA's PEM file (removed when the sandbox stops), so "certsched verify"
-sees what the simulator serves. shop-contoso-com keeps its old certificate
-after a renewal, on purpose: verify says not-landed once the window passed.
+each App Service certificate for its domain, and a Key Vault on loopback holds
+each Key Vault certificate (kv-certsched.vault.azure.net), all signed by a
+throwaway CA. CERTSCHED_VERIFY_CONNECT_TO sends the vault's host to the vault
+and every other domain to the endpoint (so no vault token leaves the machine),
+and NODE_EXTRA_CA_CERTS names the CA's PEM file (removed when the sandbox
+stops), so "certsched verify" sees what the simulator serves and holds.
+shop-contoso-com keeps its old certificate after a renewal, on purpose: verify
+says not-landed once the window passed.
 
 The printed credentials are the simulator's own throwaway values, not secrets
 of any account. Use them from another shell, for example:
@@ -97,6 +100,7 @@ export const sandboxCommand: Command = {
       paint.bold("=== certsched SANDBOX ==="),
       `A simulator of the Certificate Scheduling Service is listening on ${sandbox.sim.baseUrl} with ${sandbox.sim.certificates().length} sample certificates. No real account is involved.`,
       `Its hosting side serves the App Service certificates over TLS on ${sandbox.hosting.host}:${sandbox.hosting.port}, signed by a throwaway CA (NODE_EXTRA_CA_CERTS below).`,
+      `Its Key Vault holds the Key Vault certificates on ${sandbox.hosting.vault.host}:${sandbox.hosting.vault.port} (CERTSCHED_VERIFY_CONNECT_TO sends each vault's host there; nothing goes to Azure).`,
       "These settings point certsched at it (the simulator's own throwaway credentials):",
       "",
     ].flatMap((line) => wrapToWidth(line, io.stderr.columns ?? 80));

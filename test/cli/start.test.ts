@@ -17,7 +17,7 @@ import { CLI, ensureBuilt, ROOT, runCli, runNode, START } from "./build.js";
 import { expectNoSandboxSecret, expectNoSecret, inDays, jsonOf, tempDir } from "./helpers.js";
 
 interface VerifyDocument {
-  results: { domain: string; status: string; daysLeft?: number; issuer?: string }[];
+  results: { domain: string; source: string; status: string; daysLeft?: number; issuer?: string }[];
 }
 
 let sim: Simulator | undefined;
@@ -45,6 +45,17 @@ const SANDBOX_OK_DOMAINS = [
   "static.contoso.com",
   "partners.fabrikam.com",
 ];
+
+/** The Key Vault sample certificates in the simulator's vault whose version is current: ok. */
+const SANDBOX_OK_VAULT = [
+  "api-contoso-com",
+  "vault-fabrikam-com",
+  "mail-fabrikam-com",
+  "docs-fabrikam-com",
+];
+
+/** The domain as a regular expression (the table is not cut: stdout is not a terminal). */
+const rowOf = (domain: string) => domain.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&");
 
 const SANDBOX_NAMES = [
   "www-contoso-com",
@@ -87,10 +98,21 @@ describe("npm start (scripts/start.mjs)", () => {
     expect(out).toMatch(
       /^shop\.contoso\.com\s+not-landed\s+\S+ \(11 days left\)\s+certsched simulator$/m,
     );
+    // The Key Vault certificates, read from the simulator's vault through the same connect-to.
+    for (const name of SANDBOX_OK_VAULT) {
+      expect(out).toMatch(new RegExp(`^${rowOf(`kv-certsched/${name}`)}\\s+ok\\s`, "m"));
+    }
+    // The one whose renewal is refused on purpose: nothing renewed it, so it is expiring.
+    expect(out).toMatch(
+      new RegExp(`^${rowOf("kv-certsched/intranet-contoso-com")}\\s+expiring\\s`, "m"),
+    );
+    expect(out.replaceAll("\n", " ")).toContain(
+      "intranet-contoso-com is expiring because the simulator refuses its renewal on purpose (the staged failure above)",
+    );
     expect(out).toMatch(
       /^shop\.contoso\.com not-landed:\n {2}renewal accepted at \S+Z, more than 2 h ago \(CERTSCHED_VERIFY_WINDOW\), but the certificate served still expires at \S+Z, no later than before the renewal \(\S+Z\)\n {2}The service renewed, but the endpoint still serves the old certificate/m,
     );
-    expect(out).toContain("7 checked: 1 not-landed, 6 ok.");
+    expect(out).toContain("12 checked: 1 not-landed, 1 expiring, 10 ok.");
     expect(out.replaceAll("\n", " ")).toContain(
       'Expected in the sandbox: the service renewed shop-contoso-com, but the simulator\'s hosting endpoint keeps serving the old certificate on purpose, to show what "renewed, but the site still serves the old certificate" looks like. Against a real service not-landed makes certsched verify exit with code 1; here it is part of the demo, so the exit code is 0.',
     );
@@ -122,13 +144,23 @@ describe("npm start (scripts/start.mjs)", () => {
     expect(new Set(doc.results.map((r) => r.target))).toEqual(
       new Set(["Cloud App Service", "Cloud Key Vault + DNS"]),
     );
-    expect(doc.sandboxVerification.counts).toEqual({ "not-landed": 1, ok: 6 });
+    expect(doc.sandboxVerification.counts).toEqual({ "not-landed": 1, expiring: 1, ok: 10 });
     expect(doc.sandboxVerification.staged).toEqual(["shop-contoso-com"]);
     expect(doc.sandboxVerification.passes).toBe(true);
     const shop = doc.sandboxVerification.results.find(
       (r) => r.certificateName === "shop-contoso-com",
     );
     expect(shop).toMatchObject({ domain: "shop.contoso.com", source: "tls", status: "not-landed" });
+    const vault = doc.sandboxVerification.results.filter((r) => r.source === "keyvault");
+    expect(Object.fromEntries(vault.map((r) => [r.certificateName, [r.domain, r.status]]))).toEqual(
+      {
+        "api-contoso-com": ["kv-certsched/api-contoso-com", "ok"],
+        "vault-fabrikam-com": ["kv-certsched/vault-fabrikam-com", "ok"],
+        "intranet-contoso-com": ["kv-certsched/intranet-contoso-com", "expiring"],
+        "mail-fabrikam-com": ["kv-certsched/mail-fabrikam-com", "ok"],
+        "docs-fabrikam-com": ["kv-certsched/docs-fabrikam-com", "ok"],
+      },
+    );
     // The banner still says where this came from, on stderr.
     expect(result.stderr).toContain("=== certsched SANDBOX ===");
     expectNoSandboxSecret(result);
@@ -225,7 +257,10 @@ describe("certsched sandbox", () => {
 
       // The hosting side, reached through the printed connect-to and trusted through the CA file.
       caPath = settings.NODE_EXTRA_CA_CERTS;
-      expect(settings.CERTSCHED_VERIFY_CONNECT_TO).toMatch(/^::127\.0\.0\.1:\d+$/);
+      // The vault's host to the simulator's vault first, then every other name to the endpoint.
+      expect(settings.CERTSCHED_VERIFY_CONNECT_TO).toMatch(
+        /^kv-certsched\.vault\.azure\.net:443:127\.0\.0\.1:\d+,::127\.0\.0\.1:\d+$/,
+      );
       expect(readFileSync(caPath ?? "", "utf8")).toContain("-----BEGIN CERTIFICATE-----");
       const domains = ["--domain", "blog.contoso.com", "--domain", "shop.contoso.com"];
       const verified = await runCli(["verify", "--json", ...domains], { env: settings });
@@ -244,6 +279,19 @@ describe("certsched sandbox", () => {
         "untrusted",
         "untrusted",
       ]);
+
+      // Without --domain: the due list, Key Vault certificates read from the simulator's vault
+      // with the sandbox's vault token, reached through the printed connect-to, trusted
+      // through the CA file. Nothing was swept, so they are judged by their expiry alone.
+      const all = await runCli(["verify", "--json"], { env: settings });
+      const vault = jsonOf<VerifyDocument>(all).results.filter((r) => r.source === "keyvault");
+      expect(vault.map((r) => [r.domain, r.status, r.daysLeft])).toEqual([
+        ["kv-certsched/api-contoso-com", "ok", 18],
+        ["kv-certsched/vault-fabrikam-com", "expiring", 1],
+        ["kv-certsched/intranet-contoso-com", "expiring", 7],
+      ]);
+      expect(vault[0]?.issuer).toContain("O=certsched simulator");
+      expectNoSandboxSecret(all, settings);
     } finally {
       child.kill("SIGTERM");
     }
@@ -279,7 +327,7 @@ describe("the sandbox's verification", () => {
       const broken = await verifySandbox(sandbox);
 
       expect(staged).toMatchObject({ passes: true, staged: ["shop-contoso-com"] });
-      expect(staged.counts).toEqual({ "not-landed": 1, ok: 6 });
+      expect(staged.counts).toEqual({ "not-landed": 1, expiring: 1, ok: 10 });
       expect(broken).toMatchObject({ passes: false, staged: ["shop-contoso-com"] });
       expect(broken.results.find((r) => r.domain === "www.contoso.com")?.status).toBe("mismatch");
       const plain = palette({ isTTY: false, columns: undefined, write: () => {} }, {});
@@ -287,6 +335,34 @@ describe("the sandbox's verification", () => {
       expect(text).toContain("Expected in the sandbox: the service renewed shop-contoso-com");
       expect(text).toContain("here it is part of the demo.");
       expect(text).not.toContain("so the exit code is 0");
+    } finally {
+      await sandbox.close();
+    }
+  });
+
+  it("a Key Vault certificate whose vault keeps the old version is not-landed, and fails it", async () => {
+    const sandbox = await startSandbox();
+    try {
+      sandbox.hosting.inject("api-contoso-com", "keep-old-version");
+      const runtime = createRuntime(loadSettings(sandbox.settings), { ledger: sandbox.ledger });
+      const quiet = { info: () => {}, warn: () => {}, error: () => {} };
+      try {
+        await sweepWith(runtime, quiet, { trigger: "cli" });
+      } finally {
+        await runtime.close();
+      }
+
+      const verification = await verifySandbox(sandbox);
+
+      expect(verification).toMatchObject({ passes: false, staged: ["shop-contoso-com"] });
+      expect(
+        verification.results.find((r) => r.certificateName === "api-contoso-com"),
+      ).toMatchObject({
+        domain: "kv-certsched/api-contoso-com",
+        source: "keyvault",
+        status: "not-landed",
+      });
+      expect(verification.counts).toEqual({ "not-landed": 2, expiring: 1, ok: 9 });
     } finally {
       await sandbox.close();
     }
