@@ -2,6 +2,7 @@ import { ensureError } from "../errors.js";
 import type { Trigger } from "../history/historyEvent.js";
 import type { Logger } from "../log.js";
 import { type BeforeRun, verificationNotices } from "../notify/verificationMessage.js";
+import { withTrigger } from "../quota/requestTrigger.js";
 import { redact } from "../redact.js";
 import type { Runtime } from "../runtime.js";
 import type { Env } from "../settings.js";
@@ -74,14 +75,17 @@ export async function verifyWith(
   const env = options.env ?? process.env;
   const telemetry = guardedTelemetry(await telemetryOf(runtime, log), (m) => log.warn(m));
   const before = await beforeRun(runtime, env, log);
-  const verification = await verifyInventory(runtime, log, {
-    trigger: options.trigger,
-    ...(options.names ? { names: options.names } : {}),
-    ...(options.ca ? { ca: options.ca } : {}),
-    ...(options.signal ? { signal: options.signal } : {}),
-    ...(options.runId ? { runId: options.runId } : {}),
-    env,
-  });
+  // Requests to the service made by the run (Get Certificate for watched names) count under its trigger.
+  const verification = await withTrigger(options.trigger, () =>
+    verifyInventory(runtime, log, {
+      trigger: options.trigger,
+      ...(options.names ? { names: options.names } : {}),
+      ...(options.ca ? { ca: options.ca } : {}),
+      ...(options.signal ? { signal: options.signal } : {}),
+      ...(options.runId ? { runId: options.runId } : {}),
+      env,
+    }),
+  );
   telemetry.recordVerification(verification, { partial: options.names !== undefined });
   for (const problem of verification.problems) {
     log.warn(`certsched verification problem: ${problem}`);
