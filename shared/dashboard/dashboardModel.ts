@@ -46,8 +46,11 @@ export interface DashboardRow {
     readonly status: string;
     readonly detail: string;
   } | null;
-  /** Relative to /api/dashboard: the certificate's own page; null for a watched endpoint. */
-  readonly historyPath: string | null;
+  /**
+   * The certificate's own page (GET /api/certificates/{name}) as a path relative to
+   * /api/dashboard, or why the row has no link (a watched endpoint, a name no path can carry).
+   */
+  readonly history: { readonly path: string } | { readonly none: string };
 }
 
 export type NextRun =
@@ -127,6 +130,26 @@ export function nextRun(
     : { kind: "never", schedule: text };
 }
 
+/**
+ * Where the row's history link goes. The name is one encoded path segment, but some names no
+ * segment can carry to GET /api/certificates/{name}: "." and ".." (a browser resolves them, as
+ * it does %2E, as dot segments: the link would open another route), "due" in any case (the host
+ * matches the literal route certificates/due first: the link would list the due certificates),
+ * and a name holding a lone surrogate (it has no UTF-8 form; encodeURIComponent throws, which
+ * must not take the whole page down). Those rows say so instead of linking somewhere else.
+ */
+export function historyOf(name: string): DashboardRow["history"] {
+  if (name === "." || name === "..")
+    return { none: "no link: a dot segment is not a name a URL carries" };
+  if (name.toLowerCase() === "due")
+    return { none: "no link: the route certificates/due is the due list" };
+  try {
+    return { path: `certificates/${encodeURIComponent(name)}` };
+  } catch {
+    return { none: "no link: the name is not valid Unicode (a lone surrogate)" };
+  }
+}
+
 function row(view: CertificateStatus): DashboardRow {
   const watched = view.certificateName.startsWith(WATCH_PREFIX);
   return {
@@ -155,7 +178,7 @@ function row(view: CertificateStatus): DashboardRow {
           detail: view.verification.detail,
         }
       : null,
-    historyPath: watched ? null : `certificates/${encodeURIComponent(view.certificateName)}`,
+    history: watched ? { none: "watched endpoint" } : historyOf(view.certificateName),
   };
 }
 

@@ -93,9 +93,10 @@ function verificationCell(row: DashboardRow, now: Date): string {
 }
 
 function tableRow(row: DashboardRow, options: RenderOptions, now: Date): string {
-  const link = row.historyPath
-    ? `<a href="${h(row.historyPath)}" data-keep-key>history</a>`
-    : `<span class="sub">watched endpoint</span>`;
+  const link =
+    "path" in row.history
+      ? `<a href="${h(row.history.path)}" data-keep-key>history</a>`
+      : `<span class="sub">${h(row.history.none)}</span>`;
   const cells = [
     ["Certificate", `<span class="name">${h(row.name)}</span>`],
     ["Domain", row.domain === null ? "—" : h(row.domain)],

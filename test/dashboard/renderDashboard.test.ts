@@ -22,7 +22,7 @@ function model(text: (i: number) => string): DashboardModel {
     daysLeft: i * 7 - 10,
     lastRenewal: { at: NOW, outcome: text(i + 4) },
     lastVerification: { at: NOW, status: text(i + 5), detail: text(i + 6) },
-    historyPath: `certificates/${encodeURIComponent(text(i))}`,
+    history: { path: `certificates/${encodeURIComponent(text(i))}` },
   });
   return {
     generatedAt: NOW,

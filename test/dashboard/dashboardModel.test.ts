@@ -1,0 +1,141 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { historyOf, loadDashboard } from "../../shared/dashboard/dashboardModel.js";
+import { escapeHtml } from "../../shared/dashboard/escapeHtml.js";
+import { renderDashboard } from "../../shared/dashboard/renderDashboard.js";
+import { memoryHistory } from "../../shared/history/history.js";
+import { memoryInventory } from "../../shared/inventory/inventory.js";
+import { propertyRuns } from "../support/fastCheck.js";
+
+/*
+ * The dashboard's model and page for names an upstream can send (the due list is JSON: it can
+ * carry a lone surrogate, a dot segment, a name equal to a literal route), read from an
+ * in-memory inventory: the page must list each, and its history link must lead to that
+ * certificate's own route or nowhere.
+ */
+
+const NOW = new Date("2026-11-23T09:30:00.000Z");
+const DAY_MS = 86_400_000;
+/** Where the page is served: links resolve against it as a browser resolves them. */
+/** A high surrogate not followed by a low one, or a low one not after a high one. */
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+const PAGE_URL = "https://certsched.example/api/dashboard?code=k&status=ok";
+
+async function pageOf(names: readonly string[]): Promise<string> {
+  const inventory = memoryInventory();
+  await inventory.upsert(
+    names.map((certificateName, i) => ({
+      certificateName,
+      id: 100 + i,
+      source: "due-list" as const,
+      serviceExpiry: new Date(NOW.getTime() + (20 + i) * DAY_MS),
+      seenAt: NOW,
+    })),
+  );
+  const model = await loadDashboard(
+    {
+      status: { inventory, ledgerRows: async () => ({ items: [], invalid: [] }) },
+      history: memoryHistory(),
+    },
+    { now: NOW, graceMs: 2 * 3_600_000, warnDays: 14, schedule: undefined },
+  );
+  expect(model.problems).toEqual([]);
+  return renderDashboard(model, { warnDays: 14 });
+}
+
+/** Each row's name (as escaped in the page) and its History cell. */
+function historyCells(html: string): Array<{ name: string; cell: string }> {
+  return [
+    ...html.matchAll(
+      /<span class="name">(.*?)<\/span>.*?<td data-label="History"><div>(.*?)<\/div><\/td>/g,
+    ),
+  ].map(([, name = "", cell = ""]) => ({ name, cell }));
+}
+
+/** Where a link of the page takes a browser: the path, its last segment decoded. */
+function resolved(href: string): { pathname: string; name: string | undefined } {
+  const url = new URL(href.replaceAll("&amp;", "&").replaceAll("&#39;", "'"), PAGE_URL);
+  const match = /^\/api\/certificates\/([^/]+)$/.exec(url.pathname);
+  return { pathname: url.pathname, name: match ? decodeURIComponent(match[1] ?? "") : undefined };
+}
+
+describe("the dashboard's history links", () => {
+  it("a name holding a lone surrogate: the page still lists every row (regression: URIError, 500)", async () => {
+    const html = await pageOf(["plain-name", "bad\ud800name"]);
+    const cells = historyCells(html);
+
+    expect(cells.map((c) => c.name)).toEqual(["plain-name", escapeHtml("bad\ud800name")]);
+    expect(cells[0]?.cell).toBe('<a href="certificates/plain-name" data-keep-key>history</a>');
+    expect(cells[1]?.cell).toBe(
+      '<span class="sub">no link: the name is not valid Unicode (a lone surrogate)</span>',
+    );
+  });
+
+  it.each([
+    [".", "no link: a dot segment is not a name a URL carries"],
+    ["..", "no link: a dot segment is not a name a URL carries"],
+    ["due", "no link: the route certificates/due is the due list"],
+    ["DUE", "no link: the route certificates/due is the due list"],
+    ["Due", "no link: the route certificates/due is the due list"],
+  ])("%j links nowhere else: it says why it has no link", async (name, why) => {
+    const cells = historyCells(await pageOf([name]));
+
+    expect(cells).toEqual([{ name: escapeHtml(name), cell: `<span class="sub">${why}</span>` }]);
+  });
+
+  it.each([
+    "..a",
+    "a..",
+    "%2e",
+    "%2E%2e",
+    ".%2e",
+    "dues",
+    "due.",
+    "a/b",
+    "a?b",
+    "a#b",
+    "a%20b",
+    "javascript:alert(1)",
+    "//evil.example/x",
+    "\\\\evil.example\\x",
+    `"' onmouseover='x`,
+    "\u202eevil",
+  ])("%j: its link opens exactly its own certificate route", async (name) => {
+    const [cell] = historyCells(await pageOf([name]));
+    const href = /^<a href="([^"]*)" data-keep-key>history<\/a>$/.exec(cell?.cell ?? "")?.[1];
+
+    expect(href).toBeDefined();
+    expect(resolved(href ?? "")).toEqual({
+      pathname: expect.stringMatching(/^\/api\/certificates\/[^/]+$/),
+      name,
+    });
+  });
+
+  it("any name: a link to its own route (one segment, decoding to the name) or none", () => {
+    const name = fc.oneof(
+      fc.string({ unit: "binary", minLength: 1 }),
+      fc.string({
+        unit: fc.constantFrom(".", "%", "2", "e", "E", "/", "\\", "?", "#", "d", "u"),
+        minLength: 1,
+      }),
+      fc.constantFrom(".", "..", "due", "DuE", "\ud800", "a\udfff"),
+    );
+    fc.assert(
+      fc.property(name, (n) => {
+        const history = historyOf(n);
+        if ("none" in history) {
+          // Only the names no segment can carry go without a link.
+          expect(
+            n === "." || n === ".." || n.toLowerCase() === "due" || LONE_SURROGATE.test(n),
+          ).toBe(true);
+          return;
+        }
+        expect(resolved(escapeHtml(history.path))).toEqual({
+          pathname: expect.stringMatching(/^\/api\/certificates\/[^/]+$/),
+          name: n,
+        });
+      }),
+      { numRuns: propertyRuns(500) },
+    );
+  });
+});
