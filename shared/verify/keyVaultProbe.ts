@@ -1,5 +1,6 @@
 import { X509Certificate } from "node:crypto";
 import https from "node:https";
+import { isIP } from "node:net";
 import type { Duplex } from "node:stream";
 import type { CertificateClientOptions } from "@azure/keyvault-certificates";
 import { ensureError, isCertschedError } from "../errors.js";
@@ -32,7 +33,10 @@ export interface KeyVaultTarget {
 
 /** Where the tests' fake vault is; production passes nothing. */
 export interface KeyVaultSeam {
-  /** The URL of vault `keyVaultName`; default `https://{keyVaultName}.vault.azure.net`. */
+  /**
+   * The URL of vault `keyVaultName`; default `https://{keyVaultName}.vault.azure.net`. When set,
+   * CERTSCHED_VERIFY_CONNECT_TO does not apply to the vault: the URL already says where it is.
+   */
   readonly vaultUrl?: (keyVaultName: string) => string;
   /** CertificateClient options laid over ours (a fake's `tlsOptions: { ca }`, challenge check off). */
   readonly clientOptions?: CertificateClientOptions;
@@ -140,10 +144,11 @@ class ConnectToAgent extends https.Agent {
     const host = String(options.host ?? options.hostname ?? "");
     const port = Number(options.port ?? 443);
     const to = resolveConnectTo(this.#rules, host, port);
-    // servername was set from the original host by the agent; keep it so, whatever the rule says.
-    const servername = options.servername || host;
+    // servername was set from the original host by the agent; keep it so, whatever the rule says
+    // (an IP address is never sent as SNI, RFC 6066).
+    const servername = options.servername || (isIP(host) ? undefined : host);
     return super.createConnection(
-      { ...options, host: to.host, port: to.port, servername },
+      { ...options, host: to.host, port: to.port, ...(servername ? { servername } : {}) },
       callback,
     );
   }
@@ -276,7 +281,9 @@ async function readKeyVaultCertificate(
     defaultVaultUrl(target.keyVaultName, options.vaultResource);
   const url = new URL(vaultUrl);
   const host = url.host;
-  const rules = options.settings.connectTo ?? [];
+  // A seam's vaultUrl already says where the (test's) vault is: connect-to is for the vault's
+  // own host, `{vault}.vault.azure.net`, as production always has it.
+  const rules = options.seam?.vaultUrl ? [] : (options.settings.connectTo ?? []);
   const to = resolveConnectTo(rules, url.hostname, Number(url.port || 443));
   // Only when a rule redirects the vault: the SDK's own connection handling otherwise.
   const redirected = to.host !== url.hostname.toLowerCase() || to.port !== Number(url.port || 443);
