@@ -2,6 +2,7 @@ import { X509Certificate } from "node:crypto";
 import { isIP } from "node:net";
 import tls from "node:tls";
 import { ensureError } from "../errors.js";
+import { escapeControl } from "../escapeControl.js";
 import { type ConnectToRule, resolveConnectTo } from "./connectTo.js";
 import { chainAnchored } from "./trustAnchor.js";
 
@@ -97,11 +98,28 @@ function hostPort(host: string, port: number): string {
   return `${isIP(host) === 6 ? `[${host}]` : host}:${port}`;
 }
 
-function describeCertificate(peer: tls.DetailedPeerCertificate): ServedCertificate {
-  const x509 = new X509Certificate(peer.raw);
+/**
+ * A validity date as a Date. OpenSSL prints a time it cannot read ("month 13") as "Bad time
+ * value", which Date reads as Invalid Date: thrown here, so the certificate is unreadable
+ * rather than every later step (ISO dates, days left) throwing for the whole run.
+ */
+function validityDate(text: string, field: "notBefore" | "notAfter"): Date {
+  const date = new Date(text);
+  if (Number.isNaN(date.getTime())) {
+    throw new Error(`its ${field} is not a valid time (${escapeControl(text)})`);
+  }
+  return date;
+}
+
+/**
+ * Reads a DER certificate as the judge needs it; throws for one that cannot be read (Node's
+ * parser refuses it, or its dates are not times). Shared with the vault's reader.
+ */
+export function describeCertificate(der: Uint8Array): ServedCertificate {
+  const x509 = new X509Certificate(der);
   return {
-    notBefore: new Date(x509.validFrom),
-    notAfter: new Date(x509.validTo),
+    notBefore: validityDate(x509.validFrom, "notBefore"),
+    notAfter: validityDate(x509.validTo, "notAfter"),
     issuer: x509.issuer.split("\n").join(", "),
     subject: x509.subject.split("\n").join(", "),
     serial: x509.serialNumber.toUpperCase(),
@@ -207,7 +225,7 @@ export function probeTls(endpoint: Endpoint, options: ProbeOptions): Promise<Pro
         finish({
           reached: true,
           connectedTo,
-          certificate: describeCertificate(peer),
+          certificate: describeCertificate(peer.raw),
           chainProblem: chainVerdict(s, peer, options.ca),
           nameProblem: nameError?.message,
         });

@@ -7,6 +7,7 @@ import { type ProbeResult, probeTls } from "../../shared/verify/tlsProbe.js";
 import { countStatuses, needsAttention, verifyTargets } from "../../shared/verify/verifyDomains.js";
 import { type Issued, makeCa, makeLeaf } from "../support/certificates.js";
 import { closedPort, type RecordingServer, startTlsServer } from "./support/servers.js";
+import { certificateWithUnreadableExpiry } from "./support/unreadableDates.js";
 
 const MINUTE = 60_000;
 const HOUR = 3_600_000;
@@ -283,6 +284,31 @@ describe("several endpoints at once", () => {
     expect(results.map((r) => needsAttention(r))).toEqual([false, true, false, true]);
     // Within its grace, unreachable waits.
     expect(needsAttention({ status: "unreachable" }, true)).toBe(false);
+  });
+
+  it("a certificate whose expiry is not a time is unreadable, not a crash of the whole run", async () => {
+    const good1 = await startTlsServer(good(at(60 * DAY), ["a.contoso.test"]));
+    const bad = await startTlsServer(certificateWithUnreadableExpiry("bad.contoso.test"));
+    servers.push(good1, bad);
+    const results = await verifyTargets(
+      ["bad.contoso.test", "a.contoso.test"].map((d) => ({ endpoint: endpoint(d) })),
+      {
+        settings: {
+          ...SETTINGS,
+          connectTo: parseConnectTo(
+            `bad.contoso.test:443:127.0.0.1:${bad.port},a.contoso.test:443:127.0.0.1:${good1.port}`,
+          ),
+        },
+        now: () => realNow,
+        ca: CA,
+      },
+    );
+    expect(results.map((r) => [r.domain, r.status, r.servedNotAfter])).toEqual([
+      ["bad.contoso.test", "unreachable", undefined],
+      ["a.contoso.test", "ok", at(60 * DAY).toISOString()],
+    ]);
+    expect(results[0]?.detail).toContain("the certificate cannot be read");
+    expect(results[0]?.detail).toContain("notAfter");
   });
 
   it.each([
