@@ -81,8 +81,6 @@ export interface DashboardModel {
   readonly requestsLastWeek: number | undefined;
   /** What could not be read, one line each (redacted). */
   readonly problems: readonly string[];
-  /** More certificates are known than one page reads (loadStatus's limit). */
-  readonly truncated: boolean;
 }
 
 export interface DashboardSources {
@@ -213,18 +211,18 @@ export async function loadDashboard(
 ): Promise<DashboardModel> {
   const { now } = options;
   const [status, runs, requests] = await Promise.allSettled([
-    loadStatus(sources.status),
+    // Every certificate, not loadStatus's first 5,000 by name: the rows are sorted by days left
+    // and the counts cover all, so a bound by name would hide the most urgent of a large inventory.
+    loadStatus(sources.status, { max: Number.POSITIVE_INFINITY }),
     sources.history.runs(1),
     sources.history.requestsSince(new Date(now.getTime() - REQUEST_WINDOW_DAYS * DAY_MS)),
   ]);
   const problems: string[] = [];
   let rows: DashboardRow[] = [];
-  let truncated = false;
   if (status.status === "fulfilled") {
     const statusOptions = { now, graceMs: options.graceMs, warnDays: options.warnDays };
     rows = status.value.inputs.map((input) => row(certificateStatus(input, statusOptions)));
     rows.sort(byDaysLeft);
-    truncated = status.value.truncated;
     problems.push(...status.value.invalid.map((line) => redact(`unreadable row: ${line}`)));
   } else {
     problems.push(cause("certificates could not be read", status.reason));
@@ -253,6 +251,5 @@ export async function loadDashboard(
     nextRun: nextRun(options.schedule, now, options.timeZone),
     requestsLastWeek: requests.status === "fulfilled" ? requests.value : undefined,
     problems,
-    truncated,
   };
 }

@@ -161,10 +161,7 @@ export function renderDashboard(model: DashboardModel, options: RenderOptions): 
     matching.length > shown.length
       ? ` Listed: the first ${MAX_ROWS}, fewest days left first; filter by status to see the others.`
       : "";
-  const problems = [
-    ...model.problems,
-    ...(model.truncated ? ["more certificates are known than one page shows"] : []),
-  ];
+  const problems = model.problems;
   const problemBox = problems.length
     ? `<section class="problems" role="alert"><p>Not everything could be read:</p><ul>${problems.map((p) => `<li>${h(p)}</li>`).join("")}</ul></section>`
     : "";

@@ -1,8 +1,12 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { historyOf, loadDashboard } from "../../shared/dashboard/dashboardModel.js";
+import {
+  type DashboardModel,
+  historyOf,
+  loadDashboard,
+} from "../../shared/dashboard/dashboardModel.js";
 import { escapeHtml } from "../../shared/dashboard/escapeHtml.js";
-import { renderDashboard } from "../../shared/dashboard/renderDashboard.js";
+import { MAX_ROWS, renderDashboard } from "../../shared/dashboard/renderDashboard.js";
 import { memoryHistory } from "../../shared/history/history.js";
 import { memoryInventory } from "../../shared/inventory/inventory.js";
 import { propertyRuns } from "../support/fastCheck.js";
@@ -21,24 +25,32 @@ const DAY_MS = 86_400_000;
 const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 const PAGE_URL = "https://certsched.example/api/dashboard?code=k&status=ok";
 
-async function pageOf(names: readonly string[]): Promise<string> {
+/** The model of an inventory of `names`, the i-th expiring in `daysOf(i)` days (and 3 hours). */
+async function modelOf(
+  names: readonly string[],
+  daysOf: (i: number) => number = (i) => 20 + i,
+): Promise<DashboardModel> {
   const inventory = memoryInventory();
   await inventory.upsert(
     names.map((certificateName, i) => ({
       certificateName,
       id: 100 + i,
       source: "due-list" as const,
-      serviceExpiry: new Date(NOW.getTime() + (20 + i) * DAY_MS),
+      serviceExpiry: new Date(NOW.getTime() + daysOf(i) * DAY_MS + 3 * 3_600_000),
       seenAt: NOW,
     })),
   );
-  const model = await loadDashboard(
+  return loadDashboard(
     {
       status: { inventory, ledgerRows: async () => ({ items: [], invalid: [] }) },
       history: memoryHistory(),
     },
     { now: NOW, graceMs: 2 * 3_600_000, warnDays: 14, schedule: undefined },
   );
+}
+
+async function pageOf(names: readonly string[]): Promise<string> {
+  const model = await modelOf(names);
   expect(model.problems).toEqual([]);
   return renderDashboard(model, { warnDays: 14 });
 }
@@ -137,5 +149,27 @@ describe("the dashboard's history links", () => {
       }),
       { numRuns: propertyRuns(500) },
     );
+  });
+});
+
+describe("the dashboard with many certificates", () => {
+  it("the most urgent come first whatever their names (regression: only the first 5,000 by name were read)", async () => {
+    // 6,000 certificates; the three expiring soonest have the last names.
+    const count = 6_000;
+    const names = Array.from({ length: count }, (_, i) => `cert-${String(i).padStart(5, "0")}`);
+    const model = await modelOf(names, (i) => (i >= count - 3 ? count - i : 30 + (i % 300)));
+    const html = renderDashboard(model, { warnDays: 14 });
+    const listed = [...html.matchAll(/<span class="name">(.*?)<\/span>/g)].map((m) => m[1]);
+
+    expect(model.rows).toHaveLength(count);
+    expect(model.counts.expiring + model.counts.ok).toBe(count);
+    expect(model.counts.expiring).toBe(3);
+    expect(listed.slice(0, 3)).toEqual(["cert-05999", "cert-05998", "cert-05997"]);
+    expect(listed).toHaveLength(MAX_ROWS);
+    expect(html).toContain(
+      `${count} certificates, fewest days left first. Listed: the first ${MAX_ROWS}`,
+    );
+    expect(html).toMatch(/href="\?status=expiring" data-keep-key>expiring<b>3<\/b>/);
+    expect(html).not.toContain('class="problems"');
   });
 });

@@ -40,7 +40,6 @@ function model(text: (i: number) => string): DashboardModel {
     nextRun: { kind: "invalid", problem: text(10) },
     requestsLastWeek: 3,
     problems: [text(11)],
-    truncated: false,
   };
 }
 
