@@ -35,7 +35,8 @@ export interface SimulatorOptions {
   port?: number;
   /**
    * Starts the hosting side too: a TLS endpoint on `host` serving each App Service
-   * certificate for its rootDomain (sim/hosting/hosting.ts). Default off.
+   * certificate for its rootDomain, and a Key Vault holding each Key Vault certificate
+   * (sim/hosting/hosting.ts, sim/hosting/vault.ts). Default off.
    */
   hosting?: HostingOptions;
 }

@@ -49,7 +49,7 @@ export interface Simulator {
    * Calls `listener` for each renewal the service completes from now on (the record has its new
    * dates); returns the function that stops it. Completion is lazy: it happens at the first read
    * (any service call, certificates(), a TLS handshake on the hosting endpoint) at or after the
-   * completion time on the sim clock. The fake Key Vault installs new versions with it.
+   * completion time on the sim clock. The simulator's vault installs new versions with it.
    */
   onCertificateRenewed(listener: RenewedListener): () => void;
   /** Accepted renew calls (v3 and public) for the certificate; 0 when unknown. */

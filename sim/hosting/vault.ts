@@ -36,6 +36,9 @@ export interface VaultEndpoint extends HostingVault {
 
 type VaultCertificate = SimCertificate & { keyVaultName: string };
 
+/** A version as kept here: its notAfter (whole seconds) known without signing it. */
+type StoredVersion = VaultCertificateVersion & { readonly notAfterSeconds: number };
+
 function inVault(cert: SimCertificate): cert is VaultCertificate {
   return cert.target === KEY_VAULT_TARGET && typeof cert.keyVaultName === "string";
 }
@@ -85,7 +88,7 @@ export async function startVault(
   faults: HostingFaultPlan,
   port = 0,
 ): Promise<VaultEndpoint> {
-  const versions = new Map<string, VaultCertificateVersion[]>();
+  const versions = new Map<string, StoredVersion[]>();
   const requests: VaultRequest[] = [];
   const challenge = vaultChallenge(source.vaultResource ?? "https://vault.azure.net");
 
@@ -95,16 +98,20 @@ export async function startVault(
     rootDomain: string | null,
     dates: { issueDate: Date; expiryDate: Date },
   ) => {
-    const leaf = ca.issue([rootDomain ?? name], {
-      notBefore: dates.issueDate,
-      notAfter: dates.expiryDate,
-    });
+    const validity = { notBefore: dates.issueDate, notAfter: dates.expiryDate };
+    let der: Buffer | undefined;
     const key = keyOf(keyVaultName, name);
     const list = versions.get(key) ?? [];
     list.push({
       version: randomBytes(16).toString("hex"),
-      der: new X509Certificate(leaf.cert).raw,
+      // Signed on first read, as the hosting endpoint's: a simulator with thousands of vault
+      // certificates starts without signing each one.
+      get der() {
+        der ??= new X509Certificate(ca.issue([rootDomain ?? name], validity).cert).raw;
+        return der;
+      },
       created: Math.floor(source.now().getTime() / 1000),
+      notAfterSeconds: Math.floor(dates.expiryDate.getTime() / 1000),
     });
     versions.set(key, list);
   };
@@ -226,9 +233,8 @@ export async function startVault(
       for (const cert of source.certificates().filter(inVault)) {
         if (!certificateNames.includes(cert.certificateName)) continue;
         const current = versions.get(keyOf(cert.keyVaultName, nameInVault(cert)))?.at(-1);
-        const notAfter = current && new Date(new X509Certificate(current.der).validTo);
         // X.509 keeps whole seconds: the current version is the record's when they agree to it.
-        if (notAfter?.getTime() !== Math.floor(cert.expiryDate.getTime() / 1000) * 1000) {
+        if (current?.notAfterSeconds !== Math.floor(cert.expiryDate.getTime() / 1000)) {
           installRecord(cert);
         }
       }
