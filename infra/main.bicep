@@ -154,6 +154,12 @@ param verifyWindow string = ''
 @description('CERTSCHED_VERIFY_UNREACHABLE_AFTER: how long an endpoint may stay unreachable before it is an error, e.g. 24h. Empty: 24h.')
 param verifyUnreachableAfter string = ''
 
+@description('CERTSCHED_WATCH: extra endpoints verification watches that the service does not list, host[:port] comma-separated. Empty: none.')
+param watch string = ''
+
+@description('CERTSCHED_WATCH_CERTIFICATES: certificate names to watch although not due, comma-separated (filled in with Get Certificate). Empty: none.')
+param watchCertificates string = ''
+
 @description('CERTSCHED_WEBHOOK_URL: where sweep notifications are posted (Teams workflow, Slack or JSON). Secure: the URL carries its signature. Empty: no notifications.')
 @secure()
 param webhookUrl string = ''
@@ -300,6 +306,8 @@ var certschedSettings = [
   { name: 'CERTSCHED_VERIFY_WARN_DAYS', value: verifyWarnDays }
   { name: 'CERTSCHED_VERIFY_WINDOW', value: verifyWindow }
   { name: 'CERTSCHED_VERIFY_UNREACHABLE_AFTER', value: verifyUnreachableAfter }
+  { name: 'CERTSCHED_WATCH', value: watch }
+  { name: 'CERTSCHED_WATCH_CERTIFICATES', value: watchCertificates }
   // The ledger table through the identity (the plain AzureWebJobsStorage connection string is
   // not set: shared keys are off on the account).
   { name: 'CERTSCHED_LEDGER_TABLE_URI', value: storage.outputs.tableEndpoint }

@@ -9,8 +9,8 @@ import { minute } from "./status.js";
 
 const HELP = `Usage: certsched runs [--last N] [--json]
 
-Shows the latest sweeps, newest first: what started each (timer, http, cli),
-when, how many certificates were due, renewed, failed, stuck or not
+Shows the latest sweeps, newest first: what started each (timer, http, cli,
+queue), when, how many certificates were due, renewed, failed, stuck or not
 attempted, and why a failed run failed. Changes nothing.
 
 Reads the function app's storage: CERTSCHED_LEDGER_TABLE_URI (with your own
