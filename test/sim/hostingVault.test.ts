@@ -210,4 +210,47 @@ describe("reading the simulator's vault through CERTSCHED_VERIFY_CONNECT_TO", ()
       "vault kv-x holds no certificate named nope (404 CertificateNotFound): check keyVaultCertificateName, and whether the certificate was deleted",
     );
   });
+
+  it("a vault the sandbox's connect-to does not name lands on the hosting endpoint: the handshake fails, no request, no token anywhere", async () => {
+    const { hosting, runtime: rt, sim: s } = await vaultSim();
+    const connectTo = sandboxSettings(s).CERTSCHED_VERIFY_CONNECT_TO ?? "";
+    expect(connectTo).toContain(`kv-x.vault.azure.net:443:127.0.0.1:${hosting.vault.port}`);
+
+    const result = await probeKeyVault(
+      { keyVaultName: "kv-elsewhere", certificateName: "kv-cert" },
+      probeOptions(rt, hosting, connectTo),
+    );
+
+    expect(result.status).toBe("unreachable");
+    expect(result.detail).toContain(`at kv-elsewhere.vault.azure.net`);
+    // The hosting endpoint has no certificate for the name; the vault never heard of it.
+    expect(hosting.vault.requests).toEqual([]);
+    expect(leaksIn(s, [JSON.stringify(result)])).toEqual([]);
+  });
+
+  it("a Key Vault certificate added after start has its first version at its first read", async () => {
+    const { hosting, runtime: rt, sim: s } = await vaultSim();
+    const expiry = new Date(NOW.getTime() + 20 * DAY_MS);
+    s.addCertificate({
+      certificateName: "kv-later",
+      rootDomain: "later.vault.test",
+      target: KV,
+      keyVaultName: "kv-x",
+      expiryDate: expiry,
+    });
+    expect(hosting.vault.versions("kv-x", "kv-later")).toEqual([]);
+    const connectTo = `kv-x.vault.azure.net:443:127.0.0.1:${hosting.vault.port}`;
+
+    const result = await probeKeyVault(
+      { keyVaultName: "kv-x", certificateName: "kv-later" },
+      probeOptions(rt, hosting, connectTo),
+    );
+
+    expect(result).toMatchObject({
+      status: "ok",
+      daysLeft: 20,
+      servedNotAfter: seconds(expiry).toISOString(),
+    });
+    expect(hosting.vault.versions("kv-x", "kv-later")).toHaveLength(1);
+  });
 });
