@@ -1,7 +1,7 @@
 import { parseDuration } from "../../shared/duration.js";
 import { fromServiceRecord, remember } from "../../shared/inventory/remember.js";
 import { adviceFor } from "../../shared/verify/advice.js";
-import { type NamedEndpoint, parseEndpoint } from "../../shared/verify/endpoint.js";
+import { endpointKey, type NamedEndpoint, parseEndpoint } from "../../shared/verify/endpoint.js";
 import { verifyTargets } from "../../shared/verify/verifyDomains.js";
 import {
   countInventoryStatuses,
@@ -77,7 +77,7 @@ function endpointsOf(texts: readonly string[]): NamedEndpoint[] {
   for (const text of texts) {
     const parsed = parseEndpoint(text);
     if (typeof parsed === "string") problems.push(`--domain ${parsed}`);
-    else if (!endpoints.has(parsed.label)) endpoints.set(parsed.label, parsed);
+    else if (!endpoints.has(endpointKey(parsed))) endpoints.set(endpointKey(parsed), parsed);
   }
   if (problems.length > 0) throw new UsageError(problems.join("; "), "verify");
   return [...endpoints.values()];

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { escapeControl } from "../escapeControl.js";
 import { MAX_FIELD_LENGTH } from "../schemas/fields.js";
-import { type NamedEndpoint, parseEndpoint } from "../verify/endpoint.js";
+import { endpointKey, type NamedEndpoint, parseEndpoint } from "../verify/endpoint.js";
 
 /**
  * CERTSCHED_WATCH and CERTSCHED_WATCH_CERTIFICATES (issue 12): what verification watches
@@ -29,8 +29,8 @@ export const watchEndpoints = z
       const parsed = parseEndpoint(entry);
       if (typeof parsed === "string") {
         ctx.addIssue({ code: "custom", message: `entry ${parsed}` });
-      } else if (!endpoints.has(parsed.label)) {
-        endpoints.set(parsed.label, parsed);
+      } else if (!endpoints.has(endpointKey(parsed))) {
+        endpoints.set(endpointKey(parsed), parsed);
       }
     }
     return [...endpoints.values()] as readonly NamedEndpoint[];

@@ -53,3 +53,23 @@ export function parseEndpoint(text: string): NamedEndpoint | string {
   }
   return { host, port, label: value.replace(/\.(?=:|$)/, "") };
 }
+
+/** An IPv6 address in its one canonical text (RFC 5952, as WHATWG URL writes it). */
+function canonicalIpv6(host: string): string {
+  try {
+    return new URL(`https://[${host}]/`).hostname.slice(1, -1);
+  } catch {
+    // A zone (fe80::1%eth0) is not URL syntax; it stays as written.
+    return host;
+  }
+}
+
+/**
+ * What makes two endpoints the same place to look: host and port, whatever way they were
+ * written (`a.test` and `a.test:443`, `[::1]` and `[0:0::1]`). One result per domain means one
+ * per key; the first label given is the one shown.
+ */
+export function endpointKey(endpoint: Endpoint): string {
+  const host = isIP(endpoint.host) === 6 ? `[${canonicalIpv6(endpoint.host)}]` : endpoint.host;
+  return `${host}:${endpoint.port}`;
+}

@@ -17,7 +17,7 @@ import type { Runtime } from "../runtime.js";
 import { APP_SERVICE, KEY_VAULT } from "../schemas/fields.js";
 import type { Env } from "../settings.js";
 import { mapWithConcurrency } from "../sweep/pool.js";
-import { type NamedEndpoint, parseEndpoint } from "./endpoint.js";
+import { endpointKey, type NamedEndpoint, parseEndpoint } from "./endpoint.js";
 import type { AcceptedRenewal, VerifyStatus } from "./judge.js";
 import { STATUSES } from "./judge.js";
 import { type KeyVaultSeam, probeKeyVault } from "./keyVaultProbe.js";
@@ -161,13 +161,13 @@ function plan(records: readonly InventoryRecord[]): Check[] {
       }
       return;
     }
-    const known = byDomain.get(endpoint.label);
+    const known = byDomain.get(endpointKey(endpoint));
     if (known) {
       if (!known.owners.includes(record)) known.owners.push(record);
       return;
     }
     const check = { kind: "tls" as const, endpoint, owners: [record] };
-    byDomain.set(endpoint.label, check);
+    byDomain.set(endpointKey(endpoint), check);
     checks.push(check);
   };
   // Certificates first, watched endpoints after: a domain both name is the certificate's.

@@ -242,6 +242,21 @@ describe("certsched verify --domain (a child process, real TLS on loopback)", ()
     }
   });
 
+  it("one result per domain however it is written: case, a trailing dot, the default port", async () => {
+    const port = await serve(leaf(["www.contoso.test"], at(60 * DAY + HOUR)));
+    const result = await verify(
+      [
+        "--json",
+        ...domains("www.contoso.test", "WWW.contoso.test.", "www.contoso.test:443", "[::1]:9"),
+        ...domains("[0:0:0:0:0:0:0:1]:9"),
+      ],
+      { CERTSCHED_VERIFY_CONNECT_TO: connectTo({ "www.contoso.test": port }) },
+    );
+    const doc = jsonOf<Document>(result);
+    expect(doc.results.map((r) => r.domain)).toEqual(["www.contoso.test", "[::1]:9"]);
+    expect(doc.counts).toEqual({ ok: 1, unreachable: 1 });
+  });
+
   it("a server that never completes the handshake is unreachable within --timeout (exit 1)", async () => {
     const silent = await startSilentServer();
     closers.push(() => silent.close());

@@ -25,7 +25,7 @@ describe("CERTSCHED_WATCH", () => {
     expect(load({ CERTSCHED_WATCH: "  " }).watch).toEqual([]);
     const watch = load({
       CERTSCHED_WATCH:
-        " WWW.Contoso.com , www.contoso.com,,api.contoso.com:8443,[::1]:9443,10.0.0.4,",
+        " WWW.Contoso.com , www.contoso.com,www.contoso.com:443,,api.contoso.com:8443,[::1]:9443,[0::1]:9443,10.0.0.4,",
     }).watch;
     expect(watch.map((e) => [e.label, e.host, e.port])).toEqual([
       ["www.contoso.com", "www.contoso.com", 443],

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { parseEndpoint } from "../../shared/verify/endpoint.js";
+import { endpointKey, parseEndpoint } from "../../shared/verify/endpoint.js";
 
 describe("an endpoint named by a person (--domain, NAME[:PORT])", () => {
   it.each([
@@ -32,5 +32,27 @@ describe("an endpoint named by a person (--domain, NAME[:PORT])", () => {
     const parsed = parseEndpoint(text);
     expect(typeof parsed).toBe("string");
     expect(parsed).toContain(rule);
+  });
+});
+
+describe("endpointKey: one place to look, however it is written", () => {
+  const key = (text: string) => {
+    const parsed = parseEndpoint(text);
+    if (typeof parsed === "string") throw new Error(parsed);
+    return endpointKey(parsed);
+  };
+  it.each([
+    ["www.contoso.com", "WWW.contoso.com.:443"],
+    ["[::1]", "[0:0:0:0:0:0:0:1]:443"],
+    ["[2001:db8::1]:8443", "[2001:DB8:0::1]:8443"],
+  ])("%s and %s are one", (a, b) => {
+    expect(key(a)).toBe(key(b));
+  });
+  it.each([
+    ["www.contoso.com", "www.contoso.com:8443"],
+    ["[::1]", "[::2]"],
+    ["127.0.0.1", "[::ffff:127.0.0.1]"],
+  ])("%s and %s are two", (a, b) => {
+    expect(key(a)).not.toBe(key(b));
   });
 });
