@@ -40,6 +40,31 @@ describe("nextOccurrence of a six-field NCRONTAB schedule (UTC)", () => {
     expect(next(text, after)).toBe(expected);
   });
 
+  it.each([
+    // Spring forward in Berlin (02:00 -> 03:00 local on 2026-03-29): 02:30 UTC still exists.
+    ["Europe/Berlin", "0 30 2 * * *", "2026-03-29T00:00:00.000Z", "2026-03-29T02:30:00.000Z"],
+    // Fall back (01:00 UTC is when Berlin repeats an hour): one occurrence, not two.
+    ["Europe/Berlin", "0 0 1 * * *", "2026-10-25T00:30:00.000Z", "2026-10-25T01:00:00.000Z"],
+    ["Europe/Berlin", "0 0 1 * * *", "2026-10-25T01:00:00.000Z", "2026-10-26T01:00:00.000Z"],
+    // Zones where the local date is not UTC's at the hour asked: the day and weekday are UTC's.
+    ["America/Los_Angeles", "0 0 0 31 * *", "2026-03-30T23:30:00.000Z", "2026-03-31T00:00:00.000Z"],
+    ["Pacific/Honolulu", "0 0 12 * * SUN", "2026-11-21T00:00:00.000Z", "2026-11-22T12:00:00.000Z"],
+  ])(
+    "in UTC whatever the machine's zone (TZ=%s): %s after %s is %s",
+    (zone, text, after, expected) => {
+      const saved = process.env.TZ;
+      process.env.TZ = zone;
+      try {
+        // The zone took: local time is not UTC here, so a local-time reading would differ.
+        expect(new Date(after).getTimezoneOffset()).not.toBe(0);
+        expect(next(text, after)).toBe(expected);
+      } finally {
+        if (saved === undefined) delete process.env.TZ;
+        else process.env.TZ = saved;
+      }
+    },
+  );
+
   it("a schedule no date matches has no next occurrence", () => {
     expect(next("0 0 0 31 2 *", "2026-11-23T00:00:00.000Z")).toBeUndefined();
     expect(next("0 0 0 30 2 *", "2026-11-23T00:00:00.000Z")).toBeUndefined();
