@@ -89,6 +89,22 @@ async function ask(
   }
 }
 
+/**
+ * An event as answered: its texts redacted again. Rows are input like any other: a row written
+ * before a secret was known to the writer (a rotated key, an older version) must not carry it
+ * out, as the status view does for the ledger's detail.
+ */
+function redacted(event: CertificateEvent): CertificateEvent {
+  const text = (value: string | undefined) => (value === undefined ? undefined : redact(value));
+  return {
+    ...event,
+    ...(event.by !== undefined ? { by: text(event.by) } : {}),
+    ...(event.reason !== undefined ? { reason: text(event.reason) } : {}),
+    ...(event.detail !== undefined ? { detail: text(event.detail) } : {}),
+    ...(event.error !== undefined ? { error: text(event.error) } : {}),
+  };
+}
+
 async function historyOf(runtime: Runtime, name: string, now: Date): Promise<DetailHistory> {
   const since = new Date(now.getTime() - DETAIL_HISTORY_DAYS * DAY_MS);
   try {
@@ -99,8 +115,8 @@ async function historyOf(runtime: Runtime, name: string, now: Date): Promise<Det
     });
     return {
       since: since.toISOString(),
-      events: items,
-      ...(invalid.length > 0 ? { invalid } : {}),
+      events: items.map(redacted),
+      ...(invalid.length > 0 ? { invalid: invalid.map((line) => redact(line)) } : {}),
     };
   } catch (error) {
     return {

@@ -344,6 +344,39 @@ describe("GET /api/certificates/{name} with status and history", () => {
     });
   });
 
+  it("never answers a secret a history row holds (rows are input: redacted when read, too)", async () => {
+    const cert = add();
+    const { apiKey, clientSecret } = app.sim.options;
+    await getRuntime().history.append([
+      {
+        at: new Date(),
+        certificateName: cert.certificateName,
+        id: cert.id,
+        event: "failed",
+        trigger: "http",
+        runId: "planted-run",
+        by: `entra:${clientSecret} (oid)`,
+        reason: "ManualRequest",
+        detail: `the service echoed Bearer ${apiKey}`,
+        status: 401,
+        error: "UPSTREAM_REJECTED",
+      },
+    ]);
+
+    const reply = await get(cert.certificateName);
+
+    expect(reply.status).toBe(200);
+    const body = reply.body as Detail & { history: { events: { detail?: string }[] } };
+    expect(body.history.events).toEqual([
+      expect.objectContaining({
+        event: "failed",
+        by: "entra:[REDACTED] (oid)",
+        detail: "the service echoed Bearer [REDACTED]",
+      }),
+    ]);
+    expect(app.leaks([reply.text])).toEqual([]);
+  });
+
   it("answers 404 problem+json for a name unknown everywhere", async () => {
     const name = unique();
 
