@@ -1,5 +1,5 @@
 import tls from "node:tls";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { parseConnectTo } from "../../shared/verify/connectTo.js";
 import { type ProbeResult, probeTls } from "../../shared/verify/tlsProbe.js";
 import { makeCa, makeLeaf } from "../support/certificates.js";
@@ -173,6 +173,42 @@ describe("the TLS probe, over real sockets on loopback", () => {
       const server = await serve({ key: unknown.key, cert: unknown.cert });
       const r = reached(await probe("www.contoso.test", server.port));
       expect(r.chainProblem).toBeDefined();
+    });
+  });
+
+  describe("one secure context per trust list (not one per connection)", () => {
+    it("probes again and again with one trust list build one context; trust is as before", async () => {
+      const server = await serve(makeLeaf(trusted, { names: ["www.contoso.test"], ...valid }));
+      // Another list, its own array: the unknown CA only. The same site is untrusted under it.
+      const other = [unknown.cert];
+      const built = vi.spyOn(tls, "createSecureContext");
+      try {
+        const verdicts: (string | undefined)[] = [];
+        for (const ca of [CA, other, CA, other, CA]) {
+          const r = reached(
+            await probeTls(
+              { host: "www.contoso.test", port: 443 },
+              {
+                connectTo: parseConnectTo(`::127.0.0.1:${server.port}`),
+                timeoutMs: 5_000,
+                ca,
+              },
+            ),
+          );
+          verdicts.push(r.chainProblem?.code);
+        }
+        expect(verdicts).toEqual([
+          undefined,
+          "UNABLE_TO_VERIFY_LEAF_SIGNATURE",
+          undefined,
+          "UNABLE_TO_VERIFY_LEAF_SIGNATURE",
+          undefined,
+        ]);
+        // At most one per list (none for a list an earlier test already used): five before.
+        expect(built.mock.calls.length).toBeLessThanOrEqual(2);
+      } finally {
+        built.mockRestore();
+      }
     });
   });
 
