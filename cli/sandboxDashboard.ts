@@ -52,12 +52,15 @@ async function fill(runtime: Runtime, sandbox: Sandbox): Promise<void> {
   await sweepWith(runtime, quiet, { trigger: "cli" });
   await verifyInventory(runtime, quiet, {
     trigger: "cli",
-    // What each domain serves, on the simulator's hosting endpoint, trusting only its CA.
+    // What each domain serves, on the simulator's hosting endpoint, and what its vault holds
+    // (vault hosts routed there first: no vault token leaves the machine), trusting only its CA.
     settings: loadVerifySettings({
-      CERTSCHED_VERIFY_CONNECT_TO: sandbox.hosting.connectTo,
+      CERTSCHED_VERIFY_CONNECT_TO:
+        sandbox.settings.CERTSCHED_VERIFY_CONNECT_TO ?? sandbox.hosting.connectTo,
       CERTSCHED_HTTP_TIMEOUT: "10s",
     }),
     ca: [sandbox.hosting.caPem],
+    keyVault: { clientOptions: { tlsOptions: { ca: sandbox.hosting.caPem } } },
   });
 }
 
