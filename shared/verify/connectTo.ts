@@ -1,5 +1,7 @@
+import { isIP } from "node:net";
 import { ConfigError } from "../errors.js";
 import { escapeControl } from "../escapeControl.js";
+import { canonicalIpv6 } from "./endpoint.js";
 
 /**
  * CERTSCHED_VERIFY_CONNECT_TO: curl's `--connect-to` (https://curl.se/docs/manpage.html#--connect-to),
@@ -119,9 +121,13 @@ export function parseConnectTo(text: string | undefined): ConnectToRule[] {
   });
 }
 
-/** Host names compare without case and without a trailing dot; IPv6 without brackets. */
+/**
+ * Host names compare without case and without a trailing dot; IPv6 addresses as addresses
+ * (`::1` is `0:0::1`), without brackets.
+ */
 function sameHost(a: string, b: string): boolean {
-  const norm = (h: string) => h.toLowerCase().replace(/\.$/, "");
+  const norm = (h: string) =>
+    isIP(h) === 6 ? canonicalIpv6(h) : h.toLowerCase().replace(/\.$/, "");
   return norm(a) === norm(b);
 }
 

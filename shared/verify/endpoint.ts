@@ -55,7 +55,7 @@ export function parseEndpoint(text: string): NamedEndpoint | string {
 }
 
 /** An IPv6 address in its one canonical text (RFC 5952, as WHATWG URL writes it). */
-function canonicalIpv6(host: string): string {
+export function canonicalIpv6(host: string): string {
   try {
     return new URL(`https://[${host}]/`).hostname.slice(1, -1);
   } catch {

@@ -92,6 +92,8 @@ describe("where a probe connects", () => {
     ["api.contoso.test", 8443, "::1", 8443],
     // An IPv6 source, the host unchanged.
     ["::1", 443, "::1", 9003],
+    // However the address is written: the same address.
+    ["0:0:0:0:0:0:0:1", 443, "0:0:0:0:0:0:0:1", 9003],
     // The catch-all.
     ["other.test", 443, "localhost", 9004],
   ])("%s:%i -> %s:%i", (host, port, toHost, toPort) => {
