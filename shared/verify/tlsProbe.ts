@@ -176,6 +176,18 @@ function secureContextFor(ca: readonly string[] | undefined): tls.SecureContext 
   return context;
 }
 
+/**
+ * An error's words for people. OpenSSL's message is its whole error queue line
+ * ("800C...:error:0A00010B:SSL routines:ssl3_get_record:wrong version number:../deps/openssl/
+ * ...ssl3_record.c:350:" and a newline); its reason ("wrong version number") says the same
+ * without the library's internals.
+ */
+function messageOf(error: Error & { reason?: unknown }): string {
+  return typeof error.reason === "string" && error.reason !== ""
+    ? error.reason
+    : error.message.trim();
+}
+
 /** Probes one endpoint; never throws for anything the network or the server does. */
 export function probeTls(endpoint: Endpoint, options: ProbeOptions): Promise<ProbeResult> {
   const target = resolveConnectTo(options.connectTo ?? [], endpoint.host, endpoint.port);
@@ -264,7 +276,7 @@ export function probeTls(endpoint: Endpoint, options: ProbeOptions): Promise<Pro
       }
     });
     // on, not once: a reset may still come while the clean close is under way.
-    socket.on("error", (error: NodeJS.ErrnoException) => {
+    socket.on("error", (error: NodeJS.ErrnoException & { reason?: unknown }) => {
       const code = error.code;
       const step =
         code && DNS_CODES.has(code)
@@ -272,7 +284,7 @@ export function probeTls(endpoint: Endpoint, options: ProbeOptions): Promise<Pro
           : !connected && code && TCP_CODES.has(code)
             ? "TCP"
             : "TLS";
-      failed(step, code, error.message);
+      failed(step, code, messageOf(error));
     });
     socket.once("close", () =>
       failed("TLS", undefined, "the connection closed before the handshake completed"),
