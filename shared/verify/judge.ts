@@ -101,10 +101,18 @@ const untrusted = (f: Facts): Finding | undefined =>
         detail: `the chain does not verify against Node's CA store and NODE_EXTRA_CA_CERTS (${escapeControl(f.chainCode)}); issued by ${escapeControl(f.certificate.issuer)}`,
       };
 
+/**
+ * Names listed in a mismatch: a certificate may carry hundreds, and the detail is one line for
+ * people, a stored row's property and a webhook message.
+ */
+const NAMES_SHOWN = 10;
+
 const mismatch = (f: Facts): Finding | undefined => {
   if (f.nameProblem === undefined) return undefined;
+  const all = f.certificate.altNames;
+  const more = all.length > NAMES_SHOWN ? ` and ${all.length - NAMES_SHOWN} more` : "";
   const names =
-    f.certificate.altNames.length > 0 ? f.certificate.altNames.join(", ") : f.certificate.subject;
+    all.length > 0 ? `${all.slice(0, NAMES_SHOWN).join(", ")}${more}` : f.certificate.subject;
   return {
     status: "mismatch",
     detail: `the certificate served does not cover ${f.host}: it names ${escapeControl(names)}`,

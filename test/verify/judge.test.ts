@@ -191,6 +191,18 @@ describe("every status, and the contract's order", () => {
     expect(v.daysLeft).toBe(60);
   });
 
+  it("a certificate naming hundreds of hosts: mismatch names the first ten and counts the rest", async () => {
+    const names = Array.from({ length: 300 }, (_, i) => `host-${i}.other.test`);
+    const v = verdictAt(await observe(good(at(60 * DAY), names)), realNow);
+    expect(v.status).toBe("mismatch");
+    expect(v.detail).toBe(
+      `the certificate served does not cover www.contoso.test: it names ${names
+        .slice(0, 10)
+        .map((n) => `DNS:${n}`)
+        .join(", ")} and 290 more`,
+    );
+  });
+
   it("a chain from an unknown CA: untrusted", async () => {
     const probe = await observe(
       makeLeaf(unknown, {
