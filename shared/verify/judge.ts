@@ -93,13 +93,25 @@ function age(ms: number): string {
 
 const iso = (d: Date) => d.toISOString();
 
-const untrusted = (f: Facts): Finding | undefined =>
-  f.chainCode === undefined
-    ? undefined
-    : {
-        status: "untrusted",
-        detail: `the chain does not verify against Node's CA store and NODE_EXTRA_CA_CERTS (${escapeControl(f.chainCode)}); issued by ${escapeControl(f.certificate.issuer)}`,
-      };
+const untrusted = (f: Facts): Finding | undefined => {
+  const issuer = escapeControl(f.certificate.issuer);
+  if (f.chainCode !== undefined) {
+    return {
+      status: "untrusted",
+      detail: `the chain does not verify against Node's CA store and NODE_EXTRA_CA_CERTS (${escapeControl(f.chainCode)}); issued by ${issuer}`,
+    };
+  }
+  // The probe leaves the leaf's dates to this clock (tlsProbe.ts). Before its notBefore a
+  // browser refuses it as OpenSSL does (CERT_NOT_YET_VALID): not a status of its own in the
+  // contract, and never `ok`.
+  if (f.options.now.getTime() < f.certificate.notBefore.getTime()) {
+    return {
+      status: "untrusted",
+      detail: `the certificate is not valid before ${iso(f.certificate.notBefore)} (CERT_NOT_YET_VALID); issued by ${issuer}`,
+    };
+  }
+  return undefined;
+};
 
 /**
  * Names listed in a mismatch: a certificate may carry hundreds, and the detail is one line for

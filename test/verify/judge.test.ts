@@ -172,6 +172,23 @@ describe("the verdict, from probes over real sockets", () => {
 });
 
 describe("every status, and the contract's order", () => {
+  it("not valid yet (notBefore an hour ahead, a trusted CA): untrusted, as a browser refuses it", async () => {
+    const probe = await observe(
+      makeLeaf(trusted, {
+        names: ["www.contoso.test"],
+        notBefore: at(HOUR),
+        notAfter: at(60 * DAY),
+      }),
+    );
+    const v = verdictAt(probe, realNow);
+    expect(v).toMatchObject({ status: "untrusted", daysLeft: 60 });
+    expect(v.detail).toBe(
+      `the certificate is not valid before ${at(HOUR).toISOString()} (CERT_NOT_YET_VALID); issued by CN=certsched test root CA`,
+    );
+    // From its notBefore on, the same certificate is fine.
+    expect(verdictAt(probe, at(HOUR)).status).toBe("ok");
+  });
+
   it("expired an hour ago, by the real clock (a trusted CA): expired, not untrusted", async () => {
     const probe = await observe(good(at(-HOUR)));
     const v = verdictAt(probe, realNow);
