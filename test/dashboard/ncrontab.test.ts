@@ -128,6 +128,10 @@ describe("parseSchedule", () => {
     expect(parseSchedule(text)).toEqual({ ok: false, problem });
   });
 
+  it("takes a step of 1, the least there is", () => {
+    expect(next("0 */1 * * * *", "2026-11-23T09:31:10.000Z")).toBe("2026-11-23T09:32:00.000Z");
+  });
+
   it("takes extra spaces between fields and around them", () => {
     expect(parseSchedule("  0  0 3 * *   * ").ok).toBe(true);
   });

@@ -107,6 +107,32 @@ describe("renderDashboard", () => {
     expect(page(600)).toContain("fill w100 band-ok");
   });
 
+  it("shows a filter for each status some certificate has (and the current one), no empty ones", () => {
+    const base = model((i) => `c${i}`);
+    const counts = { ...base.counts, stuck: 0, unknown: 0, ok: 4 };
+    const chips = (status?: "stuck") =>
+      [
+        ...renderDashboard({ ...base, counts }, { warnDays: 14, status }).matchAll(
+          /<a class="chip[^"]*" href="([^"]*)"/g,
+        ),
+      ].map((m) => m[1]);
+
+    expect(chips()).not.toContain("?status=stuck");
+    expect(chips()).not.toContain("?status=unknown");
+    expect(chips()).toContain("?status=ok");
+    expect(chips("stuck")).toContain("?status=stuck");
+  });
+
+  it("the last run lists its non-zero counts only", () => {
+    const base = model((i) => `c${i}`);
+    const lastRun = base.lastRun && { ...base.lastRun, counts: { renewed: 2, failed: 0 } };
+    const html = renderDashboard({ ...base, lastRun }, { warnDays: 14 });
+    const text = /<dd id="last-run">(.*?)<\/dd>/.exec(html)?.[1] ?? "";
+
+    expect(text).toContain("renewed 2");
+    expect(text).not.toContain("failed 0");
+  });
+
   it("lists at most MAX_ROWS rows, fewest days left first, and says so; the counts cover all", () => {
     const base = model((i) => `c${i}`);
     const first = base.rows[0] as DashboardRow;

@@ -98,6 +98,21 @@ describe("the continuation token", () => {
     expect(nameAfter(continuationAfter(name))).toBe(name);
   });
 
+  it("takes a token of 16,384 characters, the most it reads, and refuses the next longer one", () => {
+    // JSON allows spaces: a document of 12,288 bytes is exactly 16,384 base64url characters.
+    const padded = (bytes: number) => {
+      const json = '{"v":1,"after":"x"}';
+      return Buffer.from(json.replace("{", `{${" ".repeat(bytes - json.length)}`)).toString(
+        "base64url",
+      );
+    };
+    expect(padded(12_288)).toHaveLength(16_384);
+    expect(padded(12_289)).toHaveLength(16_386);
+
+    expect(nameAfter(padded(12_288))).toBe("x");
+    expect(nameAfter(padded(12_289))).toBeUndefined();
+  });
+
   it.each([
     ["not base64url", "a+b/c="],
     ["not JSON", Buffer.from("after=x").toString("base64url")],
