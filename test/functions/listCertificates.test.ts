@@ -305,6 +305,32 @@ describe("GET /api/certificates", () => {
   });
 });
 
+describe("GET /api/certificates and the Easy Auth gate", () => {
+  const noRole = () => principalHeader({ roles: [] });
+  it.each([
+    // Without Easy Auth anyone can send the header: it proves nothing and is ignored.
+    [undefined, noRole, 200],
+    [undefined, () => "%%% not base64 %%%", 200],
+    ["False", noRole, 200],
+    // With it, the platform wrote the header: its roles decide, and a bad one is the caller's.
+    ["True", noRole, 403],
+    ["true", noRole, 403],
+    ["True", () => "%%% not base64 %%%", 400],
+    ["True", () => Buffer.from("[1,2]").toString("base64"), 400],
+  ])("WEBSITE_AUTH_ENABLED=%j with that principal: %i", async (enabled, header, status) => {
+    if (enabled !== undefined) process.env.WEBSITE_AUTH_ENABLED = enabled;
+
+    const reply = await list("?top=1", { "x-ms-client-principal": header() });
+
+    expect(reply.status).toBe(status);
+    expect(reply.text).not.toMatch(STACK_FRAME);
+    if (status === 400) {
+      expect(reply.body).toMatchObject({ errors: [{ name: "x-ms-client-principal" }] });
+    }
+    if (status === 200) expect(names(reply.body as Page)).toEqual([NAMES[0]]);
+  });
+});
+
 describe("GET /api/certificates when the storage cannot be read", () => {
   it("answers 503 with Retry-After naming the table, never a 500", async () => {
     const port = await closedPort();
