@@ -72,6 +72,8 @@ describe("loadSettings: defaults", () => {
       webhookFormat: "auto",
       notifySuccess: false,
       appInsightsConnectionString: undefined,
+      watch: [],
+      watchCertificates: [],
     });
   });
 
