@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { ensureError, ValidationError } from "../errors.js";
+import { escapeControl } from "../escapeControl.js";
 import type { CertificateEvent, Trigger } from "../history/historyEvent.js";
 import { recordHistory } from "../history/recordRun.js";
 import {
@@ -382,7 +383,7 @@ function toRecord(r: InventoryResult, at: Date, unreachableSince: Date | undefin
   return record;
 }
 
-/** One line for a result that needs a person: who, where, what, why. */
+/** One line for a result that needs a person: who, where, what, why; redacted and escaped. */
 function problemLine(r: InventoryResult): string {
   const who = r.certificateName === undefined ? r.domain : `${r.certificateName} (${r.domain})`;
   const what = r.critical
@@ -390,7 +391,9 @@ function problemLine(r: InventoryResult): string {
     : r.pastGrace
       ? `${r.status} past its grace`
       : r.status;
-  return redact(`${who}: ${what}: ${r.detail}`);
+  // A certificate name comes from the service: escaped, so it cannot forge a log line or the
+  // failed run's message (VerificationFailedError), which no log escaper sees.
+  return escapeControl(redact(`${who}: ${what}: ${r.detail}`));
 }
 
 /** The records this run verifies: the inventory, what is watched, `also`, merged by name. */

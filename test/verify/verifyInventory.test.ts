@@ -5,7 +5,7 @@ import { type Inventory, memoryInventory, noInventory } from "../../shared/inven
 import { fromServiceRecord } from "../../shared/inventory/remember.js";
 import { type Ledger, memoryLedger, noLedger } from "../../shared/ledger/ledger.js";
 import type { Runtime } from "../../shared/runtime.js";
-import { KEY_VAULT } from "../../shared/schemas/fields.js";
+import { APP_SERVICE, KEY_VAULT } from "../../shared/schemas/fields.js";
 import {
   countInventoryStatuses,
   failsRun,
@@ -356,6 +356,37 @@ describe("verifyInventory: the unreachable grace (CERTSCHED_VERIFY_UNREACHABLE_A
       pastGrace: true,
     });
     expect(v.failed).toBe(true);
+  });
+
+  it("a certificate name with control characters cannot forge a line: problems are escaped", async () => {
+    const w = await start(
+      (t0) => [
+        {
+          certificateName: "down",
+          rootDomain: "down.inv.test",
+          expiryDate: new Date(t0 + 15 * DAY_MS),
+        },
+      ],
+      { inventory: noInventory, ledger: noLedger },
+    );
+    w.hosting.inject("down", "unreachable");
+    const hostile = "evil\ncertsched sweep summary {}\u001b[2J\u202e";
+    const v = await w.run({
+      also: [
+        {
+          certificateName: hostile,
+          rootDomain: "down.inv.test",
+          target: APP_SERVICE,
+          source: "due-list",
+          seenAt: w.clock.now(),
+        },
+      ],
+    });
+    expect(v.failed).toBe(true);
+    expect(v.problems).toHaveLength(1);
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: no control character may pass.
+    expect(v.problems[0]).not.toMatch(/[\u0000-\u001f\u007f-\u009f\u202e]/);
+    expect(v.problems[0]).toContain("evil\\u{0a}certsched sweep summary {}\\u{1b}[2J\\u{202e}");
   });
 
   it("a grace of 0 means none", async () => {
