@@ -96,7 +96,13 @@ export async function serveSandboxDashboard(
       routes: {
         "/api/dashboard": (request, context) =>
           handle(context, async () =>
-            dashboardResponse(sources, runtime, parseQuery(request, dashboardQuery), env),
+            dashboardResponse(
+              sources,
+              runtime,
+              parseQuery(request, dashboardQuery),
+              env,
+              request.url,
+            ),
           ),
       },
     });

@@ -22,6 +22,6 @@ export async function dashboard(
     authorize(request, READER);
     const query = parseQuery(request, dashboardQuery);
     const runtime = getRuntime();
-    return dashboardResponse(dashboardSourcesOf(runtime), runtime, query, process.env);
+    return dashboardResponse(dashboardSourcesOf(runtime), runtime, query, process.env, request.url);
   });
 }

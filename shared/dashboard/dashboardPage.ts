@@ -14,6 +14,20 @@ export const dashboardQuery = z.object({
 });
 export type DashboardQuery = z.output<typeof dashboardQuery>;
 
+/**
+ * The path the app's routes start with, from the page's own URL: "/api/" for /api/dashboard and
+ * /api/dashboard/ (a relative link from the latter would land under /api/dashboard/), whatever
+ * the host's route prefix. Only plain segments are taken: a path like //evil.example/dashboard
+ * must never make a link leave this app (the page's script puts the function key on its links).
+ * undefined: not a dashboard path; links stay relative.
+ */
+export function routeBaseOf(url: string): string | undefined {
+  const base = /^(.*\/)dashboard\/?$/i.exec(new URL(url).pathname)?.[1];
+  return base !== undefined && /^(?:\/[A-Za-z0-9_.~-]+)*\/$/.test(base) && !/\/\.\.?\//.test(base)
+    ? base
+    : undefined;
+}
+
 /** What the page reads: the runtime's inventory, ledger rows and history. */
 export function dashboardSourcesOf(runtime: Runtime): DashboardSources {
   return { status: statusSourcesOf(runtime), history: runtime.history };
@@ -29,6 +43,8 @@ export async function dashboardResponse(
   runtime: Runtime,
   query: DashboardQuery,
   env: Env,
+  /** The page's URL as requested: its links to other routes start where its path does. */
+  url?: string,
 ): Promise<HttpResponseInit> {
   // The same clock and rules as certsched status and GET /api/certificates.
   const options = statusOptionsOf(runtime, env);
@@ -40,6 +56,10 @@ export async function dashboardResponse(
   return {
     status: 200,
     headers: { ...PAGE_HEADERS },
-    body: renderDashboard(model, { status: query.status, warnDays: options.warnDays }),
+    body: renderDashboard(model, {
+      status: query.status,
+      warnDays: options.warnDays,
+      routeBase: url === undefined ? undefined : routeBaseOf(url),
+    }),
   };
 }

@@ -63,12 +63,13 @@ td::before{content:attr(data-label);color:var(--muted);font-size:.8rem;text-tran
  * Keeps the function key on the page's own links. A browser caller of an `authLevel: function`
  * endpoint sends the key as `?code=`; the filter and history links would drop it, and the host
  * would answer 401. The key is never written into the HTML (it is a secret): the script copies it
- * from the address bar, which already holds it, onto the links that stay on this app. Without
+ * from the address bar, which already holds it, onto the links that stay on this app (checked:
+ * a link that would leave the origin never gets it). Without
  * script the links still work for callers who need no key in the URL.
  */
 export const SCRIPT = `(()=>{const key=new URLSearchParams(location.search).get("code");if(key===null)return;
 for(const a of document.querySelectorAll("a[data-keep-key]")){const u=new URL(a.getAttribute("href"),location.href);
-u.searchParams.set("code",key);a.href=u.href}})();`;
+if(u.origin!==location.origin)continue;u.searchParams.set("code",key);a.href=u.href}})();`;
 
 const sha256 = (text: string) =>
   `'sha256-${createHash("sha256").update(text, "utf8").digest("base64")}'`;

@@ -27,6 +27,11 @@ export interface RenderOptions {
   readonly status?: StatusWord | undefined;
   /** CERTSCHED_VERIFY_WARN_DAYS: the bar turns amber below it. */
   readonly warnDays: number;
+  /**
+   * The path the app's routes start with ("/api/"), for the links to other routes; undefined:
+   * links relative to the page (right only when it is opened as .../dashboard, no slash after).
+   */
+  readonly routeBase?: string | undefined;
 }
 
 const MINUTE_MS = 60_000;
@@ -95,7 +100,7 @@ function verificationCell(row: DashboardRow, now: Date): string {
 function tableRow(row: DashboardRow, options: RenderOptions, now: Date): string {
   const link =
     "path" in row.history
-      ? `<a href="${h(row.history.path)}" data-keep-key>history</a>`
+      ? `<a href="${h(`${options.routeBase ?? ""}${row.history.path}`)}" data-keep-key>history</a>`
       : `<span class="sub">${h(row.history.none)}</span>`;
   const cells = [
     ["Certificate", `<span class="name">${h(row.name)}</span>`],

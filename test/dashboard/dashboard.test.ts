@@ -147,9 +147,26 @@ describe("GET /api/dashboard", () => {
     expect(reply.text).not.toMatch(/<img|<i>|<b>bold|<script>alert|<\/td><td>&amp;/);
     // The history link encodes the name in the path, and the attribute escapes what is left.
     expect(reply.text).toContain(
-      `href="${escapeHtml(`certificates/${encodeURIComponent(HOSTILE_NAME)}`)}"`,
+      `href="${escapeHtml(`/api/certificates/${encodeURIComponent(HOSTILE_NAME)}`)}"`,
     );
   });
+
+  it.each(["dashboard", "dashboard/", "Dashboard"])(
+    "opened as /api/%s, each history link opens the certificate's own route",
+    async (path) => {
+      await seeded();
+      const reply = await app.call(dashboard, httpRequest({ method: "GET", path }));
+      const pageUrl = `http://localhost:7071/api/${path}?code=k`;
+      const links = [...reply.text.matchAll(/<a href="([^"]*)" data-keep-key>history<\/a>/g)].map(
+        (m) => new URL((m[1] ?? "").replaceAll("&amp;", "&"), pageUrl).pathname,
+      );
+
+      expect(reply.status).toBe(200);
+      expect(links).toHaveLength(EXPECTED.length - 1);
+      expect(links[0]).toBe("/api/certificates/old-contoso-com");
+      for (const link of links) expect(link).toMatch(/^\/api\/certificates\/[^/]+$/);
+    },
+  );
 
   it("shows the counts by status, the last run, the next run and the week's service requests", async () => {
     await seeded();

@@ -5,6 +5,7 @@ import {
   historyOf,
   loadDashboard,
 } from "../../shared/dashboard/dashboardModel.js";
+import { routeBaseOf } from "../../shared/dashboard/dashboardPage.js";
 import { escapeHtml } from "../../shared/dashboard/escapeHtml.js";
 import { MAX_ROWS, renderDashboard } from "../../shared/dashboard/renderDashboard.js";
 import { memoryHistory } from "../../shared/history/history.js";
@@ -171,5 +172,28 @@ describe("the dashboard with many certificates", () => {
     );
     expect(html).toMatch(/href="\?status=expiring" data-keep-key>expiring<b>3<\/b>/);
     expect(html).not.toContain('class="problems"');
+  });
+});
+
+describe("routeBaseOf: where the page's links to other routes start", () => {
+  it.each([
+    ["https://app.example/api/dashboard", "/api/"],
+    ["https://app.example/api/dashboard/", "/api/"],
+    ["https://app.example/api/Dashboard?code=k&status=ok", "/api/"],
+    ["https://app.example/dashboard", "/"],
+    ["https://app.example/my-prefix/v1/dashboard", "/my-prefix/v1/"],
+  ])("%s: %j", (url, base) => {
+    expect(routeBaseOf(url)).toBe(base);
+  });
+
+  it.each([
+    // A path the host would not route here; either way no link may leave the app.
+    "https://app.example//evil.example/dashboard",
+    "https://app.example/%2F%2Fevil.example/dashboard",
+    "https://app.example/api/x%22y/dashboard",
+    "https://app.example/api/certificates",
+    "https://app.example/api/dashboards",
+  ])("%s: none (links stay relative)", (url) => {
+    expect(routeBaseOf(url)).toBeUndefined();
   });
 });
