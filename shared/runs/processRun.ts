@@ -45,6 +45,13 @@ export async function processRun(
     log.info(`certsched run ${run.runId} is already ${run.state}; this delivery does nothing`);
     return run;
   }
+  // The run decides, not the message: a message is input from whoever can write to the queue,
+  // and one saying dryRun false must not make a requested dry run order certificates.
+  if (message.dryRun !== run.dryRun) {
+    log.warn(
+      `certsched run ${run.runId}: its message says dryRun ${message.dryRun}, the run says ${run.dryRun}; the run's is used`,
+    );
+  }
   const started: Run = {
     ...run,
     state: "running",
@@ -56,7 +63,7 @@ export async function processRun(
   log.info(`certsched run ${run.runId} running (attempt ${started.attempts})`);
   try {
     const summary = await sweepWith(runtime, log, {
-      dryRun: message.dryRun,
+      dryRun: run.dryRun,
       trigger: "queue",
       runId: run.runId,
       traceContext: delivery.traceContext,

@@ -117,6 +117,20 @@ describe("POST /api/renewals queues the sweep", () => {
     expect(runOf(await world.post({ query: { dryRun: "false" } })).dryRun).toBe(false);
   });
 
+  it("a message that contradicts its run's dryRun cannot turn a dry run into a real sweep", async () => {
+    const { runId } = runOf(await world.post({ query: { dryRun: "true" } }));
+    // Whoever can write to the queue (or a stale message) says dryRun false for a dry run.
+    await world.queue.clearMessages();
+    await world.queue.sendMessage(JSON.stringify({ runId, dryRun: false }));
+
+    await world.drainRuns();
+
+    const run = runOf(await world.get(runId));
+    expect(run).toMatchObject({ state: "succeeded", dryRun: true });
+    expect(run.results?.map((r) => r.outcome)).toEqual(["would-renew"]);
+    expect(world.app.sim.requestsFor("publicRenew")).toEqual([]);
+  });
+
   it("a message delivered again after its run finished does nothing", async () => {
     const { runId } = runOf(await world.post());
     await world.drainRuns();
