@@ -311,6 +311,29 @@ async function runCheck(
   }
 }
 
+/**
+ * A check that threw (a certificate no reader expected, a bug): that certificate is
+ * unreachable, with why, and the run goes on. One certificate never stops the others.
+ */
+function brokenCheck(check: Check, error: unknown): InventoryResult {
+  const first = check.owners[0];
+  const domain =
+    check.kind === "tls"
+      ? check.endpoint.label
+      : check.kind === "vault"
+        ? escapeControl(
+            `${first?.keyVaultName}/${first?.keyVaultCertificateName || first?.certificateName}`,
+          )
+        : check.domain;
+  return {
+    domain,
+    ...nameOf(check.owners),
+    source: check.kind === "vault" ? "keyvault" : "tls",
+    status: "unreachable",
+    detail: `certsched could not read its certificate: ${escapeControl(redact(ensureError(error).message))}`,
+  };
+}
+
 const DAY_MS = 86_400_000;
 const HOUR_MS = 3_600_000;
 /** "24 h", "90 min", "2 d": the grace in words. */
@@ -462,7 +485,9 @@ export async function verifyInventory(
   );
   const kept = runtime.inventory.kind !== "none";
   const read = await mapWithConcurrency(checks, options.concurrency ?? 16, (check) =>
-    runCheck(check, runtime, settings, renewals, options),
+    runCheck(check, runtime, settings, renewals, options).catch((error: unknown) =>
+      brokenCheck(check, error),
+    ),
   );
   const at = runtime.now();
   const graced = read.map((result, i) =>

@@ -30,6 +30,7 @@ import {
 } from "../functions/harness.js";
 import { makeCa, makeLeaf } from "../support/certificates.js";
 import { type FakeKeyVault, startFakeKeyVault } from "../support/fakeKeyVault.js";
+import { certificateWithUnreadableExpiry } from "./support/unreadableDates.js";
 
 /**
  * The inventory verification run over real sockets: the simulator's hosting endpoint serves
@@ -282,6 +283,45 @@ describe("verifyInventory: what to look at, and where", () => {
       ["a", "a.inv.test", "expiring"],
     ]);
     expect((await w.inventory.get("watch:old.inv.test"))?.lastVerification).toBeUndefined();
+  });
+});
+
+describe("verifyInventory: one certificate that breaks its check never stops the others", () => {
+  it("a vault version whose expiry is not a time: that certificate is unreachable, the rest verified", async () => {
+    const w = await start(
+      (t0) => [
+        {
+          certificateName: "www",
+          rootDomain: "www.inv.test",
+          expiryDate: new Date(t0 + 10 * DAY_MS),
+        },
+        {
+          certificateName: "kv-cert",
+          rootDomain: "vault.inv.test",
+          target: KEY_VAULT,
+          keyVaultName: "contoso-kv",
+          expiryDate: new Date(t0 + 10 * DAY_MS),
+        },
+      ],
+      { vault: true },
+    );
+    w.vault?.setCertificate("kv-cert", certificateWithUnreadableExpiry("vault.inv.test").cert);
+    await rememberDue(w);
+
+    const v = await w.run();
+
+    const r = byDomain(v.results);
+    expect(r["www.inv.test"]).toMatchObject({ certificateName: "www", status: "expiring" });
+    expect(r["contoso-kv/kv-cert"]).toMatchObject({
+      certificateName: "kv-cert",
+      source: "keyvault",
+      status: "unreachable",
+    });
+    expect(r["contoso-kv/kv-cert"]).not.toHaveProperty("servedNotAfter");
+    expect(r["contoso-kv/kv-cert"]?.detail).toMatch(
+      /^certsched could not read its certificate: Invalid time value; unreachable since /,
+    );
+    expect((await w.inventory.get("kv-cert"))?.lastVerification?.status).toBe("unreachable");
   });
 });
 
