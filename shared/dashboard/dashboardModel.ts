@@ -103,6 +103,16 @@ export interface DashboardOptions {
   readonly timeZone?: string | undefined;
 }
 
+/**
+ * WEBSITE_TIME_ZONE values that mean UTC itself: Windows's id and the IANA names Linux plans take
+ * (never "GMT Standard Time": that is London, with summer time).
+ */
+const UTC_ZONES: ReadonlySet<string> = new Set(
+  ["UTC", "Etc/UTC", "Etc/UCT", "Etc/Universal", "Etc/Zulu", "Etc/GMT", "Etc/GMT0", "GMT"].map(
+    (z) => z.toUpperCase(),
+  ),
+);
+
 /** The next run of the timer, from its NCRONTAB schedule. */
 export function nextRun(
   schedule: string | undefined,
@@ -111,7 +121,7 @@ export function nextRun(
 ): NextRun {
   if (schedule === undefined || schedule.trim() === "") return { kind: "unset" };
   const zone = timeZone?.trim() ?? "";
-  if (zone !== "" && zone.toUpperCase() !== "UTC") {
+  if (zone !== "" && !UTC_ZONES.has(zone.toUpperCase())) {
     return {
       kind: "invalid",
       problem: `the host runs CERTSCHED_RENEWAL_SCHEDULE in WEBSITE_TIME_ZONE (${zone}), which this page does not convert`,

@@ -4,6 +4,7 @@ import {
   type DashboardModel,
   historyOf,
   loadDashboard,
+  nextRun,
 } from "../../shared/dashboard/dashboardModel.js";
 import { routeBaseOf } from "../../shared/dashboard/dashboardPage.js";
 import { escapeHtml } from "../../shared/dashboard/escapeHtml.js";
@@ -196,4 +197,27 @@ describe("routeBaseOf: where the page's links to other routes start", () => {
   ])("%s: none (links stay relative)", (url) => {
     expect(routeBaseOf(url)).toBeUndefined();
   });
+});
+
+describe("nextRun and WEBSITE_TIME_ZONE", () => {
+  it.each(["UTC", "utc", "Etc/UTC", "etc/utc", " Etc/GMT ", "GMT", "", undefined])(
+    "%j is UTC: the next run is shown",
+    (zone) => {
+      expect(nextRun("0 0 3 * * *", NOW, zone)).toEqual({
+        kind: "at",
+        at: "2026-11-24T03:00:00.000Z",
+        schedule: "0 0 3 * * *",
+      });
+    },
+  );
+
+  it.each(["GMT Standard Time", "Europe/London", "W. Europe Standard Time", "Etc/GMT+1"])(
+    "%j is not: the page says it does not convert",
+    (zone) => {
+      expect(nextRun("0 0 3 * * *", NOW, zone)).toMatchObject({
+        kind: "invalid",
+        problem: expect.stringContaining(`WEBSITE_TIME_ZONE (${zone.trim()})`),
+      });
+    },
+  );
 });
