@@ -70,7 +70,15 @@ function daysCell(row: DashboardRow, warnDays: number): string {
   const days = row.daysLeft;
   const band = days < CRITICAL_DAYS ? "bad" : days < warnDays ? "warn" : "ok";
   const width = Math.max(0, Math.min(100, Math.round((days / FULL_BAR_DAYS) * 20) * 5));
-  const text = days < 0 ? `expired ${plural(-days, "day")} ago` : plural(days, "day");
+  // Whole days are floored, so -1 means it expired within the last 24 hours: "1 day ago" would
+  // send a reader at 2 a.m. looking at yesterday for a certificate that expired minutes ago.
+  const ago = -days - 1;
+  const text =
+    days >= 0
+      ? plural(days, "day")
+      : ago === 0
+        ? "expired less than a day ago"
+        : `expired ${plural(ago, "day")} ago`;
   return `<div class="days"><span class="bar" aria-hidden="true"><span class="fill w${width} band-${band}"></span></span><span class="days-text">${text}</span></div>`;
 }
 

@@ -144,7 +144,7 @@ describe("the dashboard in chromium", () => {
       }
       // Days left: a bar AND its words.
       const first = v.page.locator("tbody tr").first();
-      expect(await first.locator(".days-text").innerText()).toBe("expired 3 days ago");
+      expect(await first.locator(".days-text").innerText()).toBe("expired 2 days ago");
       expect(await first.locator(".fill").getAttribute("class")).toContain("band-bad");
       await done(v);
     },

@@ -102,7 +102,10 @@ describe("renderDashboard", () => {
     expect(page(13)).toMatch(/band-warn"><\/span><\/span><span class="days-text">13 days</);
     expect(page(14)).toMatch(/band-ok"><\/span><\/span><span class="days-text">14 days</);
     expect(page(1)).toContain(">1 day<");
-    expect(page(-1)).toContain(">expired 1 day ago<");
+    // Floored days: -1 is "within the last 24 hours", -2 is "a day or more ago".
+    expect(page(-1)).toContain(">expired less than a day ago<");
+    expect(page(-2)).toContain(">expired 1 day ago<");
+    expect(page(-3)).toContain(">expired 2 days ago<");
     expect(page(60)).toContain("fill w100 band-ok");
     expect(page(600)).toContain("fill w100 band-ok");
   });
