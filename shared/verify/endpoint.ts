@@ -1,4 +1,5 @@
 import { isIP } from "node:net";
+import { domainToASCII } from "node:url";
 import { escapeControl } from "../escapeControl.js";
 import type { Endpoint } from "./tlsProbe.js";
 
@@ -7,7 +8,10 @@ export const DEFAULT_TLS_PORT = 443;
 
 /** One endpoint named by a person: `NAME[:PORT]`, an IPv4 address, or `[IPv6][:PORT]`. */
 export interface NamedEndpoint extends Endpoint {
-  /** As given, lower-cased: the result's `domain`, so it reads back as it was asked. */
+  /**
+   * As given, lower-cased: the result's `domain`, so it reads back as it was asked (an
+   * internationalized name as written; `host` is its ASCII form).
+   */
   readonly label: string;
 }
 
@@ -41,6 +45,10 @@ export function parseEndpoint(text: string): NamedEndpoint | string {
     host = host.replace(/\.$/, "");
     if (host.includes("*"))
       return `"${escapeControl(text)}" ${rule}: a wildcard is not an address to connect to`;
+    // An internationalized name is looked up, sent as SNI and named in certificates in its
+    // ASCII form (IDNA, as browsers do): bücher.de is xn--bcher-kva.de.
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: any character beyond ASCII.
+    if (/[^\u0000-\u007f]/.test(host)) host = domainToASCII(host);
     if (isIP(host) === 0 && !HOSTNAME.test(host)) return `"${escapeControl(text)}" ${rule}`;
   }
   let port = DEFAULT_TLS_PORT;

@@ -257,6 +257,17 @@ describe("certsched verify --domain (a child process, real TLS on loopback)", ()
     expect(doc.counts).toEqual({ ok: 1, unreachable: 1 });
   });
 
+  it("an internationalized name is checked in its ASCII form (IDNA), shown as written", async () => {
+    const port = await serve(leaf(["xn--bcher-kva.contoso.test"], at(60 * DAY + HOUR)));
+    const result = await verify(["--json", ...domains("bücher.contoso.test")], {
+      CERTSCHED_VERIFY_CONNECT_TO: connectTo({ "xn--bcher-kva.contoso.test": port }),
+    });
+    expect(result.code).toBe(0);
+    expect(jsonOf<Document>(result).results).toMatchObject([
+      { domain: "bücher.contoso.test", status: "ok", daysLeft: 60 },
+    ]);
+  });
+
   it("a server that never completes the handshake is unreachable within --timeout (exit 1)", async () => {
     const silent = await startSilentServer();
     closers.push(() => silent.close());

@@ -13,6 +13,15 @@ describe("an endpoint named by a person (--domain, NAME[:PORT])", () => {
     ["[::1]:65535", { host: "::1", port: 65535, label: "[::1]:65535" }],
     ["[::1]", { host: "::1", port: 443, label: "[::1]" }],
     ["localhost", { host: "localhost", port: 443, label: "localhost" }],
+    // Internationalized names connect, send SNI and match certificates in their ASCII form.
+    [
+      "Bücher.example:8443",
+      { host: "xn--bcher-kva.example", port: 8443, label: "bücher.example:8443" },
+    ],
+    [
+      "xn--bcher-kva.example",
+      { host: "xn--bcher-kva.example", port: 443, label: "xn--bcher-kva.example" },
+    ],
   ])("%s", (text, endpoint) => {
     expect(parseEndpoint(text)).toEqual(endpoint);
   });
@@ -26,6 +35,7 @@ describe("an endpoint named by a person (--domain, NAME[:PORT])", () => {
     ["a.test:65536", 'has port "65536"'],
     ["a.test:", 'has port ""'],
     ["a b.test", "must be NAME[:PORT]"],
+    ["bü\u0000cher.test", "must be NAME[:PORT]"],
     ["https://a.test", "the host name, not a URL"],
     ["a.test/path", "the host name, not a URL"],
   ])("refuses %j", (text, rule) => {
@@ -43,6 +53,7 @@ describe("endpointKey: one place to look, however it is written", () => {
   };
   it.each([
     ["www.contoso.com", "WWW.contoso.com.:443"],
+    ["bücher.example", "xn--bcher-kva.example"],
     ["[::1]", "[0:0:0:0:0:0:0:1]:443"],
     ["[2001:db8::1]:8443", "[2001:DB8:0::1]:8443"],
   ])("%s and %s are one", (a, b) => {
