@@ -11,6 +11,7 @@ import {
   DAY_MS,
   httpRequest,
   type Reply,
+  STACK_FRAME,
   startHarness,
 } from "./harness.js";
 
@@ -142,6 +143,30 @@ describe("GET /api/certificates/{name}", () => {
       errors: [{ name: "certificateName", message: expect.stringContaining('"." or ".."') }],
     });
     expect(app.sim.requestsFor("get")).toEqual([]);
+  });
+
+  it.each([
+    ["a'b", 404],
+    ["a#b?c=d", 404],
+    ["a/b", 404],
+    ["%2e%2e", 404],
+    ["javascript:alert(1)", 404],
+    ["<script>x</script>", 404],
+    ["\u202eevil", 404],
+    [".", 400],
+    ["", 400],
+    ["x".repeat(1025), 400],
+  ])("a hostile name %j: %i problem+json, never a 500", async (name, status) => {
+    const reply = await get(name);
+
+    expect(reply.status).toBe(status);
+    expect(reply.headers["content-type"]).toBe("application/problem+json");
+    expect(reply.text).not.toMatch(STACK_FRAME);
+    // Only a name a URL path can carry is ever asked about, as one encoded segment.
+    const sent = app.sim
+      .requestsFor("get")
+      .map((r) => decodeURIComponent(r.path.split("/").at(-1) ?? ""));
+    expect(sent).toEqual(status === 404 ? [name] : []);
   });
 
   it("refuses a query parameter (400), sending nothing to the service", async () => {
