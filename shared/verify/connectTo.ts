@@ -39,7 +39,7 @@ function readHost(text: string, start: number): { host: string; next: number } |
     if (close === -1) return 'has "[" without "]" (write IPv6 addresses as [::1])';
     const host = text.slice(start + 1, close);
     if (!host.includes(":") || !IPV6.test(host))
-      return `has "[${host}]", which is not an IPv6 address`;
+      return `has "[${escapeControl(host)}]", which is not an IPv6 address`;
     return { host, next: close + 1 };
   }
   const colon = text.indexOf(":", start);
@@ -47,7 +47,7 @@ function readHost(text: string, start: number): { host: string; next: number } |
   const host = text.slice(start, end);
   if (host.includes("[") || host.includes("]")) return 'has a "[" or "]" out of place';
   if (host !== "" && !HOSTNAME.test(host)) {
-    return `has "${host}", which is not a host name or IPv4 address (IPv6 goes in brackets)`;
+    return `has "${escapeControl(host)}", which is not a host name or IPv4 address (IPv6 goes in brackets)`;
   }
   return { host, next: end };
 }
@@ -56,7 +56,7 @@ function readPort(field: string): number | undefined | string {
   if (field === "") return undefined;
   const n = Number(field);
   if (!/^\d+$/.test(field) || n < 1 || n > 65_535) {
-    return `has port "${field}", which is not a whole number from 1 to 65535`;
+    return `has port "${escapeControl(field)}", which is not a whole number from 1 to 65535`;
   }
   return n;
 }

@@ -77,6 +77,23 @@ describe("CERTSCHED_VERIFY_CONNECT_TO parsing (curl's --connect-to)", () => {
   it("escapes control characters in the entry it quotes", () => {
     expect(() => parseConnectTo("a\u001b[2J:1:b:2")).toThrow(/a\\u\{1b\}\[2J/);
   });
+
+  it.each([
+    ["a\u001bb:1:b:2", 'has "a\\u{1b}b", which is not a host name'],
+    ["a.test:443:b\u0007c:1", 'has "b\\u{07}c", which is not a host name'],
+    ["[::1\u001b]:1:b:2", 'has "[::1\\u{1b}]", which is not an IPv6 address'],
+    ["a.test:4\u001b3:b:1", 'has port "4\\u{1b}3"'],
+  ])("escapes control characters in the part it names too: %j", (text, message) => {
+    let problem = "";
+    try {
+      parseConnectTo(text);
+    } catch (error) {
+      problem = (error as ConfigError).problems[0]?.message ?? "";
+    }
+    expect(problem).toContain(message);
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: none may remain.
+    expect(problem).not.toMatch(/[\u0000-\u001f]/);
+  });
 });
 
 describe("where a probe connects", () => {
