@@ -14,12 +14,21 @@ import type { CertificateRecord } from "../schemas/records.js";
 import { claimAndSend } from "../sweep/claimAndSend.js";
 import { decide } from "../sweep/decide.js";
 import { describe } from "../sweep/renewOne.js";
-import { OutcomeUnknownError, unanswered } from "./scheduleConfirmed.js";
+import {
+  type CallBudget,
+  CONFIRM_RESERVE_MS,
+  callBudget,
+  NO_TIME_TO_CONFIRM,
+  OutcomeUnknownError,
+  scheduleBudget,
+  unanswered,
+  type WithinOptions,
+} from "./scheduleConfirmed.js";
 import type { RenewOptions } from "./serviceClient.js";
 
 /** What a v3 renewal by name needs of the service client. */
 export interface RenewByNameClient {
-  get(certificateName: string): Promise<CertificateRecord>;
+  get(certificateName: string, options?: WithinOptions): Promise<CertificateRecord>;
   renew(certificateName: string, options?: RenewOptions): Promise<string>;
 }
 
@@ -29,7 +38,16 @@ export interface RenewByNameDeps {
   readonly ledger: Ledger;
   readonly history: History;
   readonly now: () => Date;
-  readonly settings: { readonly renewalGraceMs: number };
+  readonly settings: {
+    readonly renewalGraceMs: number;
+    /** CERTSCHED_SCHEDULE_TIMEOUT, in ms: kept for the renewal when the first look-up is bounded. */
+    readonly scheduleTimeoutMs?: number | undefined;
+  };
+  /**
+   * The time the service calls may take in all (the HTTP front end's 230 s); default
+   * callBudget() from the start of the renewal.
+   */
+  readonly budget?: CallBudget | undefined;
   /** Where the certificate is remembered for verification (issue 12); a Runtime has it. */
   readonly inventory?: Inventory;
 }
@@ -97,10 +115,11 @@ async function renewedSince(
   client: RenewByNameClient,
   certificateName: string,
   before: CertificateRecord | undefined,
+  budget: CallBudget,
 ): Promise<CertificateRecord | undefined> {
-  if (!before) return undefined;
+  if (!before || budget.left() <= 0) return undefined;
   try {
-    const after = await client.get(certificateName);
+    const after = await client.get(certificateName, { budget });
     return after.expiryDate.getTime() > before.expiryDate.getTime() ? after : undefined;
   } catch {
     return undefined;
@@ -112,10 +131,15 @@ const confirmedMessage = (after: CertificateRecord) =>
   `the service did not answer in time, but Get Certificate shows ${after.certificateName} renewed (expires ${after.expiryDate.toISOString()})`;
 
 /** Why a renewal that got no answer is unknown: Get Certificate could not show it done. */
-const notShown = (cert: CertificateRecord | undefined) =>
-  cert
-    ? "Get Certificate does not show a new expiry yet"
-    : "it could not be looked up with Get Certificate";
+const notShown = (cert: CertificateRecord | undefined, budget: CallBudget) =>
+  !cert
+    ? "it could not be looked up with Get Certificate"
+    : budget.left() <= 0
+      ? NO_TIME_TO_CONFIRM
+      : "Get Certificate does not show a new expiry yet";
+
+/** Shortest time, in ms, the first look-up is given, however long the renewal may wait. */
+const LOOKUP_MIN_MS = 5_000;
 
 async function renew(
   deps: RenewByNameDeps,
@@ -123,6 +147,16 @@ async function renew(
   requester: Requester,
   log: Logger,
 ): Promise<RenewedByName> {
+  const budget = deps.budget ?? callBudget();
+  // The look-up leaves the renewal a whole attempt and the confirming Get its reserve.
+  const lookupBudget: CallBudget = {
+    left: () =>
+      Math.max(
+        LOOKUP_MIN_MS,
+        budget.left() - (deps.settings.scheduleTimeoutMs ?? 0) - CONFIRM_RESERVE_MS,
+      ),
+  };
+  const sendBudget = scheduleBudget(budget);
   const runId = randomUUID();
   const events: CertificateEvent[] = [];
   const event = (kind: EventKind, more: Partial<CertificateEvent> = {}) => {
@@ -141,7 +175,7 @@ async function renew(
   let cert: CertificateRecord | undefined;
   let lookupFailure: string | undefined;
   try {
-    cert = await deps.client.get(certificateName);
+    cert = await deps.client.get(certificateName, { budget: lookupBudget });
   } catch (error) {
     lookupFailure = redact(ensureError(error).message);
     log.warn(
@@ -157,7 +191,10 @@ async function renew(
   const unrecorded = async (why: string | undefined): Promise<RenewedByName> => {
     const note = why ? `${why}, ${MAY_ASK_AGAIN}` : undefined;
     try {
-      const message = await deps.client.renew(certificateName, { target: cert?.target });
+      const message = await deps.client.renew(certificateName, {
+        target: cert?.target,
+        budget: sendBudget,
+      });
       event("renewal-scheduled", { ...known, detail: redact(message) });
       return {
         status: "scheduled",
@@ -168,7 +205,7 @@ async function renew(
       };
     } catch (error) {
       if (unanswered(error)) {
-        const after = await renewedSince(deps.client, certificateName, cert);
+        const after = await renewedSince(deps.client, certificateName, cert, budget);
         if (after) {
           const message = confirmedMessage(after);
           event("renewal-scheduled", { ...known, detail: message });
@@ -183,7 +220,7 @@ async function renew(
         }
       }
       const thrown = unanswered(error)
-        ? new OutcomeUnknownError("renew", certificateName, notShown(cert), error)
+        ? new OutcomeUnknownError("renew", certificateName, notShown(cert, budget), error)
         : error;
       const { detail, ...extra } = describe(thrown);
       event(extra.error === "UPSTREAM_TIMEOUT" ? "answer-unknown" : "failed", {
@@ -239,7 +276,7 @@ async function renew(
     ledger: deps.ledger,
     claimedAt: now,
     now: deps.now,
-    send: () => deps.client.renew(certificateName, { target }),
+    send: () => deps.client.renew(certificateName, { target, budget: sendBudget }),
     ledgerFailed: (error) => {
       ledgerError = error;
     },
@@ -285,7 +322,7 @@ async function renew(
       if (sent.kind === "unanswered" && unanswered(sent.error)) {
         // The ledger keeps "answer unknown" (the next sweeps wait out the grace); Get
         // Certificate may show it done already.
-        const after = await renewedSince(deps.client, certificateName, cert);
+        const after = await renewedSince(deps.client, certificateName, cert, budget);
         if (after) {
           const message = confirmedMessage(after);
           event("renewal-scheduled", { ...outcome, detail: message });
@@ -301,7 +338,7 @@ async function renew(
       }
       const thrown =
         sent.kind === "unanswered" && unanswered(sent.error)
-          ? new OutcomeUnknownError("renew", certificateName, notShown(cert), sent.error)
+          ? new OutcomeUnknownError("renew", certificateName, notShown(cert, budget), sent.error)
           : sent.error;
       const { detail, ...extra } = describe(thrown);
       event(sent.kind === "unanswered" ? "answer-unknown" : "failed", {

@@ -38,6 +38,7 @@ import {
   plainText,
   statusError,
 } from "./responses.js";
+import type { CallBudget, WithinOptions } from "./scheduleConfirmed.js";
 
 export interface ServiceClientDeps {
   readonly settings: Pick<
@@ -49,7 +50,7 @@ export interface ServiceClientDeps {
     | "managementResource"
     | "vaultResource"
   > &
-    Partial<Pick<Settings, "publicAuth" | "scheduleTimeoutMs">>;
+    Partial<Pick<Settings, "publicAuth" | "scheduleTimeoutMs" | "httpTimeoutMs">>;
   readonly http: HttpClient;
   readonly tokens: TokenCache;
   /** The service API key, from a direct setting or Key Vault. */
@@ -81,7 +82,7 @@ const COUNTED_AS: Readonly<Record<UpstreamName, RequestOperation | undefined>> =
 const SCHEDULE_DEADLINE_MS = SCHEDULE_TIMEOUT_MAX_MS;
 
 /** Options of ServiceClient.renew. */
-export interface RenewOptions {
+export interface RenewOptions extends WithinOptions {
   /**
    * The certificate's target, when known (due list, Get Certificate). The key-vault target's
    * renewal also carries the vault token, as the vendor's renewal function sends it; unknown or
@@ -112,16 +113,23 @@ export class ServiceClient {
   }
 
   /** 4.1: schedules creation; returns the service's plain-text message. */
-  async create(input: CreateCertificateInput): Promise<string> {
+  async create(input: CreateCertificateInput, options: WithinOptions = {}): Promise<string> {
     const { settings } = this.#deps;
     const subscription = requireSubscription(settings);
     const keyVault = input.target === "Cloud Key Vault + DNS";
-    const res = await this.#authorized("create", CREATE_ONLY_WHEN_REFUSED, keyVault, async (t) => {
-      const body: CreateCertificateRequest = keyVault
-        ? { ...input, accessToken: t.management, accessTokenKeyVault: t.vault ?? "" }
-        : { ...input, accessToken: t.management };
-      return buildCreateRequest(settings.baseUrl, subscription, await this.#deps.apiKey(), body);
-    });
+    const { budget } = options;
+    const res = await this.#authorized(
+      "create",
+      CREATE_ONLY_WHEN_REFUSED,
+      keyVault,
+      budget,
+      async (t) => {
+        const body: CreateCertificateRequest = keyVault
+          ? { ...input, accessToken: t.management, accessTokenKeyVault: t.vault ?? "" }
+          : { ...input, accessToken: t.management };
+        return buildCreateRequest(settings.baseUrl, subscription, await this.#deps.apiKey(), body);
+      },
+    );
     // The certificate password is the caller's secret, never registered with redact(): a text
     // that echoes it back, whatever its status, must not carry it any further. One too short
     // to cut out withholds an error text, but not the confirmation (it may hold it by chance).
@@ -135,7 +143,7 @@ export class ServiceClient {
     const { settings } = this.#deps;
     const subscription = requireSubscription(settings);
     const keyVault = options.target === KEY_VAULT;
-    const res = await this.#authorized("renew", RENEW, keyVault, async (t) =>
+    const res = await this.#authorized("renew", RENEW, keyVault, options.budget, async (t) =>
       buildRenewRequest(
         settings.baseUrl,
         subscription,
@@ -153,12 +161,15 @@ export class ServiceClient {
    * without showing it; the vendor's 8.0 client shows it (see buildGetRequest). It takes the API
    * key only: no cloud token is obtained or sent.
    */
-  async get(certificateName: string): Promise<CertificateRecord> {
+  async get(certificateName: string, options: WithinOptions = {}): Promise<CertificateRecord> {
     const { settings } = this.#deps;
     const subscription = requireSubscription(settings);
     const apiKey = await this.#deps.apiKey();
     const req = buildGetRequest(settings.baseUrl, subscription, apiKey, certificateName);
-    return certificateFound(certificateName, await this.#send("get", req, REPEATABLE));
+    return certificateFound(
+      certificateName,
+      await this.#send("get", req, REPEATABLE, options.budget),
+    );
   }
 
   /**
@@ -169,7 +180,7 @@ export class ServiceClient {
   async listDue(): Promise<DueList> {
     const { settings } = this.#deps;
     const id = requireSubscriptionId(settings);
-    const res = await this.#authorized("list", REPEATABLE, true, async (t) =>
+    const res = await this.#authorized("list", REPEATABLE, true, undefined, async (t) =>
       buildListRequest(settings.publicBaseUrl, id, pair(t), await this.#gatewayKey()),
     );
     if (res.status !== 404) return dueList(res);
@@ -180,7 +191,7 @@ export class ServiceClient {
   /** 4.4: schedules renewal of a listed certificate; completes within an hour. */
   async renewListed(certificate: CertificateRef): Promise<string> {
     const id = requireSubscriptionId(this.#deps.settings);
-    const res = await this.#authorized("publicRenew", RENEW, true, async (t) =>
+    const res = await this.#authorized("publicRenew", RENEW, true, undefined, async (t) =>
       buildPublicRenewRequest(
         this.#deps.settings.publicBaseUrl,
         id,
@@ -195,7 +206,7 @@ export class ServiceClient {
   /** 4.5: checks that an authorised connection to the public API works. */
   async test(): Promise<string> {
     const id = requireSubscriptionId(this.#deps.settings);
-    const res = await this.#authorized("test", REPEATABLE, true, async (t) =>
+    const res = await this.#authorized("test", REPEATABLE, true, undefined, async (t) =>
       buildTestRequest(this.#deps.settings.publicBaseUrl, id, pair(t), await this.#gatewayKey()),
     );
     return confirmation(plainText("test", res));
@@ -242,12 +253,13 @@ export class ServiceClient {
     upstream: UpstreamName,
     policy: RetryPolicy,
     vault: boolean,
+    budget: CallBudget | undefined,
     build: (tokens: CallTokens) => BuiltRequest | Promise<BuiltRequest>,
   ): Promise<InboundResponse> {
     const used = await this.#tokens(vault);
-    const res = await this.#send(upstream, await build(used), policy);
+    const res = await this.#send(upstream, await build(used), policy, budget);
     if (res.status !== 401 || !this.#refused(used)) return res;
-    return this.#send(upstream, await build(await this.#tokens(vault)), policy);
+    return this.#send(upstream, await build(await this.#tokens(vault)), policy, budget);
   }
 
   async #tokens(vault: boolean): Promise<CallTokens> {
@@ -273,17 +285,25 @@ export class ServiceClient {
     return this.#deps.settings.publicAuth === "api-key" ? this.#deps.apiKey() : undefined;
   }
 
-  #send(upstream: UpstreamName, req: BuiltRequest, policy: RetryPolicy) {
+  #send(upstream: UpstreamName, req: BuiltRequest, policy: RetryPolicy, budget?: CallBudget) {
     const { requests, settings } = this.#deps;
     const operation = COUNTED_AS[upstream];
     const schedule = upstream === "create" || upstream === "renew";
+    // What is left of the request's time, read as the call starts (a 401's resend included).
+    const left = budget === undefined ? undefined : Math.max(1, budget.left());
+    const within = (deadlineMs: number) =>
+      left === undefined ? deadlineMs : Math.min(deadlineMs, left);
     return this.#deps.http.send({
       upstream,
       ...req,
       policy,
+      // A schedule attempt is never cut short (its answer may say it was scheduled): the
+      // budget only decides whether a retry after a 429 may start.
       ...(schedule && settings.scheduleTimeoutMs !== undefined
-        ? { timeoutMs: settings.scheduleTimeoutMs, deadlineMs: SCHEDULE_DEADLINE_MS }
-        : {}),
+        ? { timeoutMs: settings.scheduleTimeoutMs, deadlineMs: within(SCHEDULE_DEADLINE_MS) }
+        : left !== undefined
+          ? { timeoutMs: Math.min(settings.httpTimeoutMs ?? left, left), deadlineMs: left }
+          : {}),
       ...(requests && operation ? { onSent: () => requests.count(operation) } : {}),
     });
   }
