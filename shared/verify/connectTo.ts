@@ -1,4 +1,5 @@
 import { isIP } from "node:net";
+import { domainToASCII } from "node:url";
 import { ConfigError } from "../errors.js";
 import { escapeControl } from "../escapeControl.js";
 import { canonicalIpv6 } from "./endpoint.js";
@@ -44,7 +45,11 @@ function readHost(text: string, start: number): { host: string; next: number } |
   }
   const colon = text.indexOf(":", start);
   const end = colon === -1 ? text.length : colon;
-  const host = text.slice(start, end);
+  const written = text.slice(start, end);
+  // An internationalized name in its ASCII form (IDNA), as --domain and CERTSCHED_WATCH take it.
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: any character beyond ASCII.
+  const ascii = /[^\u0000-\u007f]/.test(written) ? domainToASCII(written) : written;
+  const host = ascii === "" ? written : ascii;
   if (host.includes("[") || host.includes("]")) return 'has a "[" or "]" out of place';
   if (host !== "" && !HOSTNAME.test(host)) {
     return `has "${escapeControl(host)}", which is not a host name or IPv4 address (IPv6 goes in brackets)`;

@@ -25,6 +25,10 @@ describe("CERTSCHED_VERIFY_CONNECT_TO parsing (curl's --connect-to)", () => {
     ],
     ["A.Test:443:[::1]:1", [{ fromHost: "a.test", fromPort: 443, toHost: "::1", toPort: 1 }]],
     [
+      "Bücher.test:443:bücher.lan:1",
+      [{ fromHost: "xn--bcher-kva.test", fromPort: 443, toHost: "xn--bcher-kva.lan", toPort: 1 }],
+    ],
+    [
       " a.test:443:127.0.0.1:1 , :: [::1] :2".replace(" [::1] ", "[::1]"),
       [
         { fromHost: "a.test", fromPort: 443, toHost: "127.0.0.1", toPort: 1 },
