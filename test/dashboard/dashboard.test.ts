@@ -1,4 +1,5 @@
 import { createHash, randomBytes } from "node:crypto";
+import fc from "fast-check";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { dashboard } from "../../functions/dashboard.js";
 import { OPERATOR, READER } from "../../shared/auth/roles.js";
@@ -15,6 +16,7 @@ import {
   startHarness,
 } from "../functions/harness.js";
 import { type AzuriteHandle, startAzurite } from "../support/azurite.js";
+import { propertyRuns } from "../support/fastCheck.js";
 import {
   EXPECTED,
   HOSTILE_DOMAIN,
@@ -226,6 +228,46 @@ describe("GET /api/dashboard", () => {
     expect(reply.status).toBe(200);
     expect(reply.text).not.toContain(key);
   });
+});
+
+describe("GET /api/dashboard with any query", () => {
+  it("answers the page or a 400 naming a parameter it was sent, never anything else", async () => {
+    await seeded();
+    const key = fc.oneof(
+      fc.constantFrom("status", "code", "Status", "top", "continuation", ""),
+      fc.string({ maxLength: 12 }),
+    );
+    const value = fc.oneof(
+      fc.constantFrom("ok", "expiring", "not-landed", "ok,failed", "", "OK", "__proto__"),
+      fc.string({ maxLength: 40 }),
+    );
+    await fc.assert(
+      fc.asyncProperty(fc.array(fc.tuple(key, value), { maxLength: 4 }), async (pairs) => {
+        const search = new URLSearchParams(pairs).toString();
+        const reply = await app.call(
+          dashboard,
+          httpRequest({ method: "GET", path: `dashboard${search === "" ? "" : `?${search}`}` }),
+        );
+        expect([200, 400]).toContain(reply.status);
+        expect(reply.text).not.toMatch(STACK_FRAME);
+        if (reply.status === 200) {
+          expect(reply.headers["content-security-policy"]).toContain("default-src 'none'");
+          return;
+        }
+        const sent = new Set(new URLSearchParams(search).keys());
+        const { errors } = reply.body as { errors: { name: string }[] };
+        expect(errors.length).toBeGreaterThan(0);
+        for (const e of errors) {
+          const shown = e.name.replace(/(=)?….*$/, "");
+          expect(
+            [...sent].some((n) => n.startsWith(shown) || e.name === "(unnamed)"),
+            e.name,
+          ).toBe(true);
+        }
+      }),
+      { numRuns: propertyRuns(60) },
+    );
+  }, 120_000);
 });
 
 describe("GET /api/dashboard when not everything can be read", () => {
