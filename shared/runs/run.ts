@@ -15,6 +15,23 @@ export function isFinished(state: RunState): state is "succeeded" | "failed" {
   return state === "succeeded" || state === "failed";
 }
 
+/** How far along each state is: a run only moves forward (queued, running, finished). */
+const STAGE: Readonly<Record<RunState, number>> = { queued: 0, running: 1, succeeded: 2, failed: 2 };
+
+/**
+ * Whether a run stored in state `from` may be written in state `to`. Finished never changes; a
+ * running run may be written running again (a new attempt, its problem); nothing moves back. A
+ * stored state that is not one (`undefined`, a row written by hand) may be overwritten. This is
+ * what keeps a late write (an attempt that lost its lease, a queue send that failed after its
+ * message went out) from turning a succeeded run back into running or failed.
+ */
+export function advances(from: unknown, to: RunState): boolean {
+  if (typeof from !== "string" || !(RUN_STATES as readonly string[]).includes(from)) return true;
+  const stored = from as RunState;
+  if (isFinished(stored)) return false;
+  return STAGE[to] >= STAGE[stored];
+}
+
 /** The queue the HTTP function sends to and the queue trigger listens on (host.json, Bicep). */
 export const RUN_QUEUE = "certsched-runs";
 /** Where the host moves a message that failed maxDequeueCount times (its own naming rule). */

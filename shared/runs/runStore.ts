@@ -1,4 +1,4 @@
-import type { Run } from "./run.js";
+import { advances, type Run } from "./run.js";
 import { fromRunRow, toRunRow } from "./runRow.js";
 
 /** Who holds an idempotency key: the run it was first used for, and for which request. */
@@ -22,7 +22,11 @@ export interface RunStore {
   readonly kind: "table" | "memory";
   /** The run, or undefined when no run has that id. */
   get(runId: string): Promise<Run | undefined>;
-  /** Writes the whole run (created or replaced). */
+  /**
+   * Writes the whole run (created or replaced), unless the stored one is further along
+   * (`advances`): a finished run is never written again, nothing moves back to queued or
+   * running. Such a write is dropped without an error; atomic against concurrent writers.
+   */
   save(run: Run): Promise<void>;
   /**
    * Files `entry` under `keyHash` unless a live entry (younger than `windowMs` at `now`) is
@@ -53,6 +57,7 @@ export function memoryRunStore(): RunStore {
       return row ? fromRunRow({ ...row }, "(memory)") : undefined;
     },
     save: async (run) => {
+      if (!advances(runs.get(run.runId)?.state, run.state)) return;
       runs.set(run.runId, toRunRow(run));
     },
     claimKey: async (keyHash, entry, now, windowMs) => {

@@ -1,6 +1,7 @@
 import type { TableClient } from "@azure/data-tables";
 import { CertschedError } from "../errors.js";
 import { failureOf, statusOf, type TableLocation, tableClient } from "../history/tableClient.js";
+import { advances } from "./run.js";
 import { fromRunRow, RUN_PARTITION, toRunRow } from "./runRow.js";
 import type { KeyClaim, KeyEntry, RunStore } from "./runStore.js";
 
@@ -91,8 +92,37 @@ export function tableRunStore(options: TableRunStoreOptions): RunStore {
     async save(run) {
       try {
         await ensureTable();
-        // Replace, not merge: a shorter summary must not keep the old one's trailing chunks.
-        await (await getClient()).upsertEntity(toRunRow(run), "Replace", limit());
+        const table = await getClient();
+        const row = toRunRow(run);
+        // Read the stored state, then write only if the run moves forward, under its etag: a
+        // late write (an attempt that lost its lease, a poisoned copy) must not undo an outcome.
+        for (let round = 0; round < 5; round++) {
+          let stored: { state: unknown; etag: string } | undefined;
+          try {
+            const current = await table.getEntity<Record<string, unknown>>(
+              RUN_PARTITION,
+              run.runId,
+              { queryOptions: { select: ["state"] }, ...limit() },
+            );
+            stored = { state: current.state, etag: current.etag };
+          } catch (error) {
+            if (statusOf(error) !== 404) throw error;
+          }
+          try {
+            if (!stored) {
+              await table.createEntity(row, limit());
+              return;
+            }
+            if (!advances(stored.state, run.state)) return;
+            // Replace, not merge: a shorter summary must not keep the old one's trailing chunks.
+            await table.updateEntity(row, "Replace", { etag: stored.etag, ...limit() });
+            return;
+          } catch (error) {
+            const status = statusOf(error);
+            if (status !== 409 && status !== 412 && status !== 404) throw error;
+          }
+        }
+        throw new Error(`run ${run.runId} changed under every write`);
       } catch (error) {
         throw unavailable("write", error);
       }
