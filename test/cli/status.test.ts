@@ -298,6 +298,29 @@ describe("certsched status for people", () => {
     expect(rows[0]).toMatch(new RegExp(`^${name}\\s+unknown\\s+-\\s+-\\s+-\\s+-$`));
   });
 
+  it("a hostile name from the service never drives the terminal: escapes and bidi controls shown, not sent", async () => {
+    const u = unique();
+    const hostile = `evil-${u}-\u001b]8;;https://evil.example\u0007click\u001b[2J-\u202eexe.txt`;
+    sim = await startSimulator({
+      certificates: [{ id: id(), certificateName: hostile, expiryDate: inDays(2.5) }],
+    });
+    await cliAgainst(sim, ["sweep"], { env: storage() });
+
+    const table = await cliAgainst(sim, ["status", hostile, "--offline"], { env: storage() });
+    const json = await cliAgainst(sim, ["status", hostile, "--offline", "--json"], {
+      env: storage(),
+    });
+
+    expect(table.code).toBe(0);
+    for (const raw of ["\u001b", "\u0007", "\u202e"]) {
+      expect(table.stdout + table.stderr).not.toContain(raw);
+    }
+    expect(table.stdout).toContain(`evil-${u}-\\u{1b}]8;;https://evil.example\\u{07}click`);
+    expect(table.stdout).toContain("\\u{202e}exe.txt");
+    // JSON keeps the name exactly (escaped by JSON itself): programs compare it.
+    expect(jsonOf<Document>(json).certificates.map((c) => c.certificateName)).toEqual([hostile]);
+  });
+
   it("a bad CERTSCHED_VERIFY_WARN_DAYS names the setting (exit 2)", async () => {
     const result = await runCli(["status", "--offline"], {
       env: { ...storage(), CERTSCHED_VERIFY_WARN_DAYS: "soon" },
