@@ -1,5 +1,5 @@
 import type { TableClient } from "@azure/data-tables";
-import { CertschedError } from "../errors.js";
+import { CertschedError, ValidationError } from "../errors.js";
 import { failureOf, statusOf, type TableLocation, tableClient } from "../history/tableClient.js";
 import { advances } from "./run.js";
 import { fromRunRow, RUN_PARTITION, toRunRow } from "./runRow.js";
@@ -87,7 +87,17 @@ export function tableRunStore(options: TableRunStoreOptions): RunStore {
         if (statusOf(error) === 404) return undefined;
         throw unavailable("read", error);
       }
-      return fromRunRow(row, tableName);
+      try {
+        return fromRunRow(row, tableName);
+      } catch (error) {
+        if (!(error instanceof ValidationError)) throw error;
+        // The stored row is at fault, not whoever asked for it: never a 400 to the caller.
+        throw new CertschedError(
+          "RUNS_UNAVAILABLE",
+          `run store: run ${runId} is stored in a form certsched cannot read (table ${tableName}): ${error.message}`,
+          { retriable: false, cause: error },
+        );
+      }
     },
     async save(run) {
       try {

@@ -41,6 +41,43 @@ describe("storage unavailable", () => {
     expect(await world.queue.exists()).toBe(false);
   });
 
+  it("the run store down: GET answers 503 with Retry-After naming the run store, never a 500", async () => {
+    const { runId } = runOf(await world.post());
+    await world.configure(
+      {},
+      {},
+      { store: tableRunStore({ connectionString: await deadStorage() }) },
+    );
+
+    const reply = await world.get(runId);
+
+    expect(reply.status).toBe(503);
+    expect(reply.headers["retry-after"]).toBe("60");
+    expect(reply.body).toMatchObject({
+      code: "RUNS_UNAVAILABLE",
+      detail: expect.stringMatching(/^run store: cannot read table certschedruns \(/),
+    });
+    expect(reply.text).not.toMatch(STACK_FRAME);
+  });
+
+  it("a run row that is not a run: GET answers 503 naming the stored row, not a 400 blaming the caller", async () => {
+    const { runId } = runOf(await world.post());
+    await world.runsTable.upsertEntity(
+      { partitionKey: "run", rowKey: runId, state: "exploded", attempts: "many" },
+      "Replace",
+    );
+
+    const reply = await world.get(runId);
+
+    expect(reply.status).toBe(503);
+    expect(reply.body).toMatchObject({
+      code: "RUNS_UNAVAILABLE",
+      detail: expect.stringContaining(`run ${runId} is stored in a form certsched cannot read`),
+    });
+    expect((reply.body as { detail: string }).detail).toContain("state");
+    expect(reply.text).not.toMatch(STACK_FRAME);
+  });
+
   it("the queue down: 503, the run marked failed as not queued, the key free for a retry", async () => {
     await world.configure(
       {},
