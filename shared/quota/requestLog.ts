@@ -21,6 +21,11 @@ export interface RequestLog {
   /** Counts one request sent now, under the current trigger (withTrigger) or the default. */
   count(operation: RequestOperation): void;
   /**
+   * Requests counted by this log since it was made, stored or not (also with kind "none"): a
+   * sweep's budget compares two readings to know what its renewals, retries included, spent.
+   */
+  sent(): number;
+  /**
    * Waits for every write in flight; resolves with how many requests could not be recorded
    * since the last call (each such failure has been kept as one line for `failures`).
    */
@@ -46,9 +51,12 @@ export function requestLog(options: RequestLogOptions): RequestLog {
   const pending = new Set<Promise<void>>();
   let unrecorded = 0;
   let failures: string[] = [];
+  let sent = 0;
   return {
     kind: history.kind,
+    sent: () => sent,
     count(operation) {
+      sent += 1;
       if (history.kind === "none") return;
       const request: ServiceRequest = {
         at: now(),
@@ -82,6 +90,7 @@ export function requestLog(options: RequestLogOptions): RequestLog {
 export const noRequestLog: RequestLog = {
   kind: "none",
   count: () => {},
+  sent: () => 0,
   settled: async () => ({ unrecorded: 0, failures: [] }),
   since: async () => 0,
 };

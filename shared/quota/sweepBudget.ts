@@ -1,8 +1,9 @@
 import { ensureError } from "../errors.js";
+import { RENEW } from "../http/retryPolicy.js";
 import type { Logger } from "../log.js";
 import { redact } from "../redact.js";
 import type { CertificateRecord } from "../schemas/records.js";
-import type { QuotaView } from "../sweep/summary.js";
+import { deferredDetail, type QuotaView } from "../sweep/summary.js";
 import { REQUEST_WINDOW_MS, type RequestLog } from "./requestLog.js";
 import { nearQuota, type ServiceQuota } from "./serviceQuota.js";
 
@@ -68,6 +69,38 @@ export async function quotaAtStart(
     );
   }
   return view;
+}
+
+/**
+ * Most requests one renewal can send: the first attempt and RENEW's retries, all twice when a
+ * refused token is renewed and the call sent again (ServiceClient's 401 path).
+ */
+export const MOST_REQUESTS_PER_RENEWAL = 2 * (RENEW.maxRetries + 1);
+
+/** How a sweep spends what is left of the budget on its renewals. */
+export interface RenewalGate {
+  /**
+   * One renewal at a time, most urgent first: the budget may run out (in parallel a less urgent
+   * one could reach its send first and take a more urgent one's request).
+   */
+  readonly sequential: boolean;
+  /** The detail of a "deferred" result when the next renewal may not be sent, else undefined. */
+  deferred(): string | undefined;
+}
+
+/**
+ * The gate of a sweep with a quota, built once its list is counted. A renewal goes out only
+ * while the requests sent since then, retries included, are fewer than what was left: counting
+ * one per certificate let a retried renewal (a 503, a 429) take the budget over its limit.
+ * Parallel only when even every renewal sending its most requests cannot reach the limit.
+ */
+export function renewalGate(quota: QuotaView, requests: RequestLog, due: number): RenewalGate {
+  const start = requests.sent();
+  return {
+    sequential: quota.remaining < due * MOST_REQUESTS_PER_RENEWAL,
+    deferred: () =>
+      requests.sent() - start >= quota.remaining ? deferredDetail(quota) : undefined,
+  };
 }
 
 /** Requests of the last 7 days, once this run's are written; undefined without storage. */

@@ -7,6 +7,7 @@ import { withTrigger } from "../quota/requestTrigger.js";
 import {
   byUrgency,
   quotaAtStart,
+  renewalGate,
   requestsLast7Days,
   type SweepBudget,
 } from "../quota/sweepBudget.js";
@@ -19,7 +20,6 @@ import { describe, renewOne } from "./renewOne.js";
 import {
   type CertificateResult,
   countOutcomes,
-  deferredDetail,
   type QuotaView,
   resultLine,
   resultProblems,
@@ -170,10 +170,11 @@ async function sweep(options: SweepOptions): Promise<SweepSummary> {
 
   const certificates = byUrgency(due.certificates);
   quota = options.dryRun ? undefined : await quotaAtStart(options.budget, options);
-  // A budget smaller than what is due is spent one renewal at a time, most urgent first: in
-  // parallel a less urgent one could reach its send first and take a more urgent one's request.
-  const short = quota && quota.remaining < certificates.length ? quota : undefined;
-  let permits = short?.remaining ?? 0;
+  // Renewals go out while the requests they send (retries included) fit what is left.
+  const gate =
+    quota && options.budget
+      ? renewalGate(quota, options.budget.requests, certificates.length)
+      : undefined;
   const context = {
     client: options.client,
     ledger,
@@ -185,18 +186,10 @@ async function sweep(options: SweepOptions): Promise<SweepSummary> {
     unresolved: (name: string) => {
       unresolved.push(name);
     },
-    ...(short
-      ? {
-          deferred: () => {
-            if (permits <= 0) return deferredDetail(short);
-            permits -= 1;
-            return undefined;
-          },
-        }
-      : {}),
+    ...(gate ? { deferred: () => gate.deferred() } : {}),
   };
   let done = 0;
-  const concurrency = short ? 1 : options.concurrency;
+  const concurrency = gate?.sequential ? 1 : options.concurrency;
   const results = await mapWithConcurrency(certificates, concurrency, async (cert) => {
     const result = await renewOne(cert, context).catch(
       (error: unknown): CertificateResult => ({

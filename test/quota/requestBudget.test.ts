@@ -196,6 +196,47 @@ describe("a sweep renews the most urgent first", () => {
     ).toEqual(["c-later"]);
   });
 
+  it("a quota exactly as large as what is due renews every one of them: nothing deferred, not failed", async () => {
+    const now = new Date();
+    // 6/7d: the list takes one, five left for exactly five due certificates.
+    const h = await appWith(MIXED, { CERTSCHED_SERVICE_QUOTA: "6/7d" }, () => now);
+
+    const { summary, error } = await timerSweep(h);
+
+    expect(error).toBeUndefined();
+    expect(renewedOnTheWire(h)).toEqual(["z-expired", "a-soon", "d-tie", "e-tie", "c-later"]);
+    expect(summary.failed).toBe(false);
+    expect(summary.counts).toMatchObject({ due: 5, "renewal-scheduled": 5, deferred: 0 });
+    expect(summary.quota).toEqual({ limit: "6/7d", used: 1, remaining: 5, warning: false });
+    expect(summary.requests7d).toBe(6);
+  });
+
+  it("a retried renewal spends the budget too: the next certificate is deferred, the quota never exceeded", async () => {
+    const now = new Date();
+    // 6/7d: the list takes one, five left for five due; the most urgent renewal is answered
+    // 503 once and retried, so its two attempts leave three for the other four.
+    const h = await appWith(
+      MIXED,
+      { CERTSCHED_SERVICE_QUOTA: "6/7d", CERTSCHED_RENEWAL_CONCURRENCY: "1" },
+      () => now,
+    );
+    h.sim.inject("publicRenew", { status: 503, headers: { "retry-after": "0" }, times: 1 });
+
+    const { summary, error } = await timerSweep(h);
+
+    expect(serviceCalls(h)).toHaveLength(6);
+    expect(summary.requests7d).toBe(6);
+    expect(renewedOnTheWire(h)).toEqual(["z-expired", "z-expired", "a-soon", "d-tie", "e-tie"]);
+    expect(summary.certificates.map((c) => `${c.name} ${c.outcome}`)).toEqual([
+      "z-expired renewal-scheduled",
+      "a-soon renewal-scheduled",
+      "d-tie renewal-scheduled",
+      "e-tie renewal-scheduled",
+      "c-later deferred",
+    ]);
+    expect(error).toBeInstanceOf(SweepFailedError);
+  });
+
   it("a quota already used up defers every due certificate and sends no renewal", async () => {
     const now = new Date();
     await history.recordRequests(earlier(4, new Date(now.getTime() - HOUR_MS)));
