@@ -10,6 +10,7 @@ import {
 import type { CertificateEvent } from "../history/historyEvent.js";
 import { mergeRecord } from "../inventory/inventory.js";
 import { fromServiceRecord } from "../inventory/remember.js";
+import { nearQuota } from "../quota/serviceQuota.js";
 import { redact } from "../redact.js";
 import type { Runtime } from "../runtime.js";
 import type { CertificateRecord } from "../schemas/records.js";
@@ -39,6 +40,11 @@ export type ServiceAnswer =
       readonly status?: number;
       /** Why, redacted. */
       readonly detail: string;
+    }
+  | {
+      /** Not asked: the request budget (CERTSCHED_SERVICE_QUOTA) is kept for renewals. */
+      readonly answer: "not-asked";
+      readonly detail: string;
     };
 
 export interface DetailHistory {
@@ -62,6 +68,24 @@ export type CertificateDetail = (CertificateView | { readonly certificateName: s
   readonly history: DetailHistory;
   readonly invalid?: string[];
 };
+
+/**
+ * Whether a read may spend a request: not once the budget reaches the sweep's warning line (80 %),
+ * so that a reader clicking through the dashboard can never defer a renewal. A count that cannot
+ * be read does not block the read (the sweep, which decides, checks again).
+ */
+async function budgetKept(runtime: Runtime, now: Date): Promise<string | undefined> {
+  const quota = runtime.settings.serviceQuota;
+  if (!quota) return undefined;
+  let used: number;
+  try {
+    used = await runtime.requests.since(new Date(now.getTime() - quota.windowMs));
+  } catch {
+    return undefined;
+  }
+  if (!nearQuota(quota, used)) return undefined;
+  return `not asked: CERTSCHED_SERVICE_QUOTA ${quota.text} is ${used} used (80 % or more), so the rest is kept for renewals; the status is from storage`;
+}
 
 /** Get Certificate, its failure kept as a value; the caller's own mistakes still throw. */
 async function ask(
@@ -139,8 +163,11 @@ export async function certificateDetail(
   env: Env,
 ): Promise<CertificateDetail> {
   const options = statusOptionsOf(runtime, env);
+  const kept = await budgetKept(runtime, options.now);
   const [asked, history] = await Promise.all([
-    ask(runtime, name),
+    kept === undefined
+      ? ask(runtime, name)
+      : Promise.resolve({ answer: { answer: "not-asked" as const, detail: kept } }),
     historyOf(runtime, name, options.now),
   ]);
   const record = "record" in asked ? asked.record : undefined;

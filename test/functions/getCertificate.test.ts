@@ -3,6 +3,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, inject, i
 import { getCertificate } from "../../functions/getCertificate.js";
 import { renewCertificate } from "../../functions/renewCertificate.js";
 import { READER } from "../../shared/auth/roles.js";
+import { memoryHistory } from "../../shared/history/history.js";
 import { getRuntime } from "../../shared/runtime.js";
 import { principalHeader } from "../auth/principals.js";
 import {
@@ -440,6 +441,47 @@ describe("GET /api/certificates/{name} with status and history", () => {
     expect(refused.status).toBe(403);
     expect(refused.body).toMatchObject({ code: "FORBIDDEN" });
     expect(reader.status).toBe(200);
+    expect(app.sim.requestsFor("get")).toHaveLength(1);
+  });
+});
+
+describe("GET /api/certificates/{name} and the request budget", () => {
+  it("asks the service below 80 % of CERTSCHED_SERVICE_QUOTA and not from 80 % on: reads never spend what renewals need", async () => {
+    const history = memoryHistory();
+    const at = new Date();
+    // 3 of 5 used: 60 %, below the line.
+    await history.recordRequests(
+      [1, 2, 3].map(() => ({ at, operation: "list", trigger: "timer" as const })),
+    );
+    await app.configure({ CERTSCHED_SERVICE_QUOTA: "5/7d" }, { history });
+
+    const asked = await get("www-contoso-com");
+    expect(asked.status).toBe(200);
+    expect(asked.body).toMatchObject({ service: { answer: "found" } });
+    expect(app.sim.requestsFor("get")).toHaveLength(1);
+
+    // That Get was the fourth request: exactly 80 % now, so the next read is answered from storage.
+    const kept = await get("www-contoso-com");
+    expect(app.sim.requestsFor("get")).toHaveLength(1);
+    expect(kept.status).toBe(200);
+    expect(kept.body).toMatchObject({
+      certificateName: "www-contoso-com",
+      service: { answer: "not-asked" },
+      status: { status: "unknown" },
+    });
+    expect(JSON.stringify(kept.body)).toContain("CERTSCHED_SERVICE_QUOTA 5/7d is 4 used");
+    expect(await history.requestsSince(new Date(at.getTime() - 1))).toBe(4);
+  });
+
+  it("asks as before with no quota set, however many requests were sent", async () => {
+    const history = memoryHistory();
+    const at = new Date();
+    await history.recordRequests(
+      Array.from({ length: 500 }, () => ({ at, operation: "list", trigger: "timer" as const })),
+    );
+    await app.configure({}, { history });
+    const reply = await get("www-contoso-com");
+    expect(reply.body).toMatchObject({ service: { answer: "found" } });
     expect(app.sim.requestsFor("get")).toHaveLength(1);
   });
 });
