@@ -9,7 +9,7 @@ export function adviceFor(status: VerifyStatus, critical: boolean): string | und
     case "unreachable":
       return "Check DNS, the firewall and that the site listens on this port; CERTSCHED_VERIFY_CONNECT_TO says where to connect instead, CERTSCHED_HTTP_TIMEOUT (or --timeout) how long to wait.";
     case "untrusted":
-      return "Serve the full chain (the certificate and its intermediates) from a CA browsers trust; a private CA must be in NODE_EXTRA_CA_CERTS where certsched runs.";
+      return "Serve the full chain (the certificate and its intermediates) from a CA browsers trust; a private CA must be in NODE_EXTRA_CA_CERTS where certsched runs. A certificate not valid yet (CERT_NOT_YET_VALID) was issued for a later start: serve one valid now, and check the clocks.";
     case "mismatch":
       return "Bind a certificate that names this host (a SAN entry, or a wildcard one label deep) to this host name.";
     case "expired":
