@@ -12,7 +12,7 @@ const MAX_POLL_MS = 2_000;
 /**
  * Reads the run until it has finished or `seconds` have passed (on the wall clock: the platform
  * cuts the request by the wall clock, whatever the runtime's clock says). Resolves with the last
- * read, finished or not.
+ * read, finished or not; a read that fails ends the wait there. Never throws.
  */
 export async function waitForRun(store: RunStore, run: Run, seconds: number): Promise<Run> {
   const until = Date.now() + seconds * 1000;
@@ -23,7 +23,13 @@ export async function waitForRun(store: RunStore, run: Run, seconds: number): Pr
     if (left <= 0) break;
     await sleep(Math.min(pause, left));
     pause = Math.min(pause * 1.5, MAX_POLL_MS);
-    latest = (await store.get(run.runId)) ?? latest;
+    try {
+      latest = (await store.get(run.runId)) ?? latest;
+    } catch {
+      // The run is queued whatever the store says now: answer 202 with it (the caller polls the
+      // Location), never a 503 that a client without an Idempotency-Key repeats as a new run.
+      break;
+    }
   }
   return latest;
 }

@@ -60,6 +60,20 @@ describe("storage unavailable", () => {
     expect(reply.text).not.toMatch(STACK_FRAME);
   });
 
+  it("?wait with the run store unreadable after the run was queued: 202 with the queued run, not a 503 inviting a second run", async () => {
+    const dead = tableRunStore({ connectionString: await deadStorage() });
+    await world.configure({}, {}, { store: { ...world.store, get: (runId) => dead.get(runId) } });
+
+    const reply = await world.post({ query: { wait: "5" } });
+
+    expect(reply.status).toBe(202);
+    const run = runOf(reply);
+    expect(run.state).toBe("queued");
+    expect(reply.headers.location).toBe(`/api/renewals/${run.runId}`);
+    const messages = await world.queue.peekMessages({ numberOfMessages: 32 });
+    expect(messages.peekedMessageItems).toHaveLength(1);
+  });
+
   it("a run row that is not a run: GET answers 503 naming the stored row, not a 400 blaming the caller", async () => {
     const { runId } = runOf(await world.post());
     await world.runsTable.upsertEntity(
