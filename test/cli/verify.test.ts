@@ -257,6 +257,17 @@ describe("certsched verify --domain (a child process, real TLS on loopback)", ()
     expect(doc.counts).toEqual({ ok: 1, unreachable: 1 });
   });
 
+  it("IPv6: --domain [::1]:8443, matched by an IPv6 CERTSCHED_VERIFY_CONNECT_TO entry, checked against the IP entry", async () => {
+    const port = await serve(leaf(["::1"], at(60 * DAY + HOUR)));
+    const result = await verify(["--json", ...domains("[::1]:8443")], {
+      CERTSCHED_VERIFY_CONNECT_TO: `[::1]:8443:127.0.0.1:${port}`,
+    });
+    expect(result.code).toBe(0);
+    expect(jsonOf<Document>(result).results).toMatchObject([
+      { domain: "[::1]:8443", source: "tls", status: "ok", daysLeft: 60 },
+    ]);
+  });
+
   it("an internationalized name is checked in its ASCII form (IDNA), shown as written", async () => {
     const port = await serve(leaf(["xn--bcher-kva.contoso.test"], at(60 * DAY + HOUR)));
     const result = await verify(["--json", ...domains("bücher.contoso.test")], {
