@@ -12,7 +12,10 @@ export const runIdSchema = z
   // Row keys compare exactly; certsched writes lower case.
   .transform((id) => id.toLowerCase());
 
-const messageSchema = z.strictObject({
+// Fields it does not know are dropped, not refused: during a slot swap the other version's
+// messages must still run (refused, they were poisoned after five deliveries, with a message
+// about a create request's "target" that meant nothing here). Only runId and dryRun are read.
+const messageSchema = z.object({
   runId: runIdSchema,
   dryRun: z.boolean({ error: "must be true or false" }),
 });

@@ -131,6 +131,17 @@ describe("POST /api/renewals queues the sweep", () => {
     expect(world.app.sim.requestsFor("publicRenew")).toEqual([]);
   });
 
+  it("a message with a field it does not know still runs its run (another version's message)", async () => {
+    const { runId } = runOf(await world.post());
+    await world.queue.clearMessages();
+    await world.queue.sendMessage(JSON.stringify({ runId, dryRun: false, priority: "high" }));
+
+    const deliveries = await world.drainRuns();
+
+    expect(deliveries.map((d) => d.outcome)).toEqual(["done"]);
+    expect(runOf(await world.get(runId)).state).toBe("succeeded");
+  });
+
   it("a message delivered again after its run finished does nothing", async () => {
     const { runId } = runOf(await world.post());
     await world.drainRuns();
