@@ -1,10 +1,12 @@
 import { randomUUID } from "node:crypto";
+import fc from "fast-check";
 import { describe, expect, inject, it } from "vitest";
 import type { Run, RunState } from "../../shared/runs/run.js";
 import { memoryRunStore, type RunStore } from "../../shared/runs/runStore.js";
 import { tableRunStore } from "../../shared/runs/tableRunStore.js";
 import { countOutcomes, type SweepSummary } from "../../shared/sweep/summary.js";
 import { uniqueTableName } from "../functions/harness.js";
+import { propertyRuns } from "../support/fastCheck.js";
 
 /**
  * A run only moves forward: queued, running, then succeeded or failed for good. Regression: the
@@ -94,5 +96,36 @@ describe.each(stores)("the %s run store", (_, make) => {
       ]);
       expect((await store.get(id))?.state).toBe("succeeded");
     }
+  });
+});
+
+describe("any order of writes (memory store)", () => {
+  const STAGE: Record<RunState, number> = { queued: 0, running: 1, succeeded: 2, failed: 2 };
+
+  it("the stored state never moves back, and the first finished state stays for good", async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(fc.constantFrom(...ALL), { minLength: 1, maxLength: 12 }),
+        async (writes) => {
+          const store = memoryRunStore();
+          const id = "6f1c2d3e-4a5b-4c6d-8e7f-8091a2b3c4d5";
+          // The model: a write lands unless the run is finished or the write is behind it.
+          let expected: RunState | undefined;
+          for (const state of writes) {
+            await store.save(run(id, state));
+            const lands =
+              expected === undefined ||
+              (expected !== "succeeded" &&
+                expected !== "failed" &&
+                STAGE[state] >= STAGE[expected]);
+            if (lands) expected = state;
+            expect((await store.get(id))?.state).toBe(expected);
+          }
+          const firstFinished = writes.find((w) => w === "succeeded" || w === "failed");
+          if (firstFinished) expect(expected).toBe(firstFinished);
+        },
+      ),
+      { numRuns: propertyRuns(300) },
+    );
   });
 });
