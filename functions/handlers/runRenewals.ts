@@ -43,6 +43,7 @@ export async function runRenewals(
   request: HttpRequest,
   context: InvocationContext,
 ): Promise<HttpResponseInit> {
+  const arrived = Date.now();
   return handle(context, async () => {
     authorize(request, OPERATOR);
     const { dryRun, wait } = parseQuery(request, query);
@@ -77,7 +78,7 @@ export async function runRenewals(
         { headers: { "retry-after": "1" } },
       );
     }
-    const run = wait ? await waitForRun(store, result.run, wait) : result.run;
+    const run = wait ? await waitForRun(store, result.run, wait, arrived) : result.run;
     const response = json(isFinished(run.state) ? 200 : 202, runView(run));
     return { ...response, headers: { ...response.headers, location: runLocation(run.runId) } };
   });

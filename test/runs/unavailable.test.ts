@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto";
+import { type AddressInfo, createServer, type Socket } from "node:net";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { storageRunQueue } from "../../shared/runs/runQueue.js";
 import { tableRunStore } from "../../shared/runs/tableRunStore.js";
@@ -72,6 +73,35 @@ describe("storage unavailable", () => {
     expect(reply.headers.location).toBe(`/api/renewals/${run.runId}`);
     const messages = await world.queue.peekMessages({ numberOfMessages: 32 });
     expect(messages.peekedMessageItems).toHaveLength(1);
+  });
+
+  it("?wait with a run store that stops answering: 202 with the queued run when the wait is over, not held until the store's own timeout", async () => {
+    // A real socket that accepts and never answers (a storage front end that hangs).
+    const sockets = new Set<Socket>();
+    const hanging = createServer((socket) => {
+      sockets.add(socket);
+    });
+    await new Promise<void>((resolve) => hanging.listen(0, "127.0.0.1", resolve));
+    const { port } = hanging.address() as AddressInfo;
+    try {
+      const silent = tableRunStore({
+        connectionString: world.connectionString.replace(/127\.0\.0\.1:\d+/g, `127.0.0.1:${port}`),
+      });
+      await world.configure(
+        {},
+        {},
+        { store: { ...world.store, get: (runId) => silent.get(runId) } },
+      );
+
+      const reply = await world.post({ query: { wait: "1" } });
+
+      expect(reply.status).toBe(202);
+      expect(runOf(reply).state).toBe("queued");
+      expect(sockets.size).toBeGreaterThan(0);
+    } finally {
+      for (const socket of sockets) socket.destroy();
+      await new Promise((resolve) => hanging.close(resolve));
+    }
   });
 
   it("a run row that is not a run: GET answers 503 naming the stored row, not a 400 blaming the caller", async () => {
