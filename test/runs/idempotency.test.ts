@@ -135,5 +135,10 @@ describe("Idempotency-Key", () => {
     const texts = await world.storedTexts();
     expect(texts.some((t) => t.includes("a-key-that-must-not-be-stored"))).toBe(false);
     expect(texts.some((t) => /"partitionKey":"key","rowKey":"[0-9a-f]{64}"/.test(t))).toBe(true);
+    // Nor logged, nor answered, when it is used again either.
+    const again = await world.post(key("a-key-that-must-not-be-stored"));
+    expect(again.text).not.toContain("a-key-that-must-not-be-stored");
+    expect(world.app.logs.length).toBeGreaterThan(0);
+    expect(world.app.logs.filter((l) => l.message.includes("a-key-that-must-not-be"))).toEqual([]);
   });
 });
