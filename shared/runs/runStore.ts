@@ -1,4 +1,4 @@
-import { advances, type Run } from "./run.js";
+import { advances, type Run, type RunState } from "./run.js";
 import { fromRunRow, toRunRow } from "./runRow.js";
 
 /** Who holds an idempotency key: the run it was first used for, and for which request. */
@@ -7,6 +7,12 @@ export interface KeyEntry {
   readonly dryRun: boolean;
   /** When the key was first used; it names its run for IDEMPOTENCY_WINDOW_MS from then. */
   readonly at: Date;
+}
+
+/** Options of RunStore.save. */
+export interface SaveOptions {
+  /** Write only if the stored run is in this state (a run not stored is not created). */
+  readonly onlyIf?: RunState | undefined;
 }
 
 /** Either this request now holds the key, or another one did within the window. */
@@ -25,9 +31,10 @@ export interface RunStore {
   /**
    * Writes the whole run (created or replaced), unless the stored one is further along
    * (`advances`): a finished run is never written again, nothing moves back to queued or
-   * running. Such a write is dropped without an error; atomic against concurrent writers.
+   * running. Such a write is dropped without an error; atomic against concurrent writers. With
+   * `onlyIf`, written only over a stored run in that state (never created).
    */
-  save(run: Run): Promise<void>;
+  save(run: Run, options?: SaveOptions): Promise<void>;
   /**
    * Files `entry` under `keyHash` unless a live entry (younger than `windowMs` at `now`) is
    * there already; an expired entry is replaced. Atomic: of two requests with one key, one wins.
@@ -56,8 +63,10 @@ export function memoryRunStore(): RunStore {
       const row = runs.get(runId);
       return row ? fromRunRow({ ...row }, "(memory)") : undefined;
     },
-    save: async (run) => {
-      if (!advances(runs.get(run.runId)?.state, run.state)) return;
+    save: async (run, options) => {
+      const stored = runs.get(run.runId)?.state;
+      if (options?.onlyIf !== undefined && stored !== options.onlyIf) return;
+      if (!advances(stored, run.state)) return;
       runs.set(run.runId, toRunRow(run));
     },
     claimKey: async (keyHash, entry, now, windowMs) => {

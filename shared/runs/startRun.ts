@@ -89,7 +89,11 @@ export async function startRun(
     await queue.send({ runId, dryRun: request.dryRun }, log);
   } catch (error) {
     const problem = `the run could not be queued: ${redact(ensureError(error).message)}`;
-    await store.save({ ...run, state: "failed", finishedAt: request.now, problem }).catch(() => {});
+    // Only while still queued: a send that failed after its message went out (a timeout) may
+    // have been picked up already, and that delivery's outcome must not be marked failed.
+    await store
+      .save({ ...run, state: "failed", finishedAt: request.now, problem }, { onlyIf: "queued" })
+      .catch(() => {});
     if (request.keyHash) await store.releaseKey(request.keyHash, runId).catch(() => {});
     throw error;
   }

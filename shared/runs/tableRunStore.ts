@@ -99,7 +99,7 @@ export function tableRunStore(options: TableRunStoreOptions): RunStore {
         );
       }
     },
-    async save(run) {
+    async save(run, options) {
       try {
         await ensureTable();
         const table = await getClient();
@@ -118,6 +118,7 @@ export function tableRunStore(options: TableRunStoreOptions): RunStore {
           } catch (error) {
             if (statusOf(error) !== 404) throw error;
           }
+          if (options?.onlyIf !== undefined && stored?.state !== options.onlyIf) return;
           try {
             if (!stored) {
               await table.createEntity(row, limit());

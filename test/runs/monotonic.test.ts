@@ -85,6 +85,23 @@ describe.each(stores)("the %s run store", (_, make) => {
     expect(await store.get(id)).toMatchObject({ state: "failed", problem: "poisoned" });
   });
 
+  it("onlyIf: written only over a run stored in that state, never created", async () => {
+    const store = make();
+    const id = randomUUID();
+    await store.save(run(id, "failed"), { onlyIf: "queued" });
+    expect(await store.get(id)).toBeUndefined();
+
+    await store.save(run(id, "queued"));
+    await store.save(run(id, "running"));
+    await store.save(run(id, "failed", { problem: "not queued" }), { onlyIf: "queued" });
+    expect(await store.get(id)).toMatchObject({ state: "running", problem: undefined });
+
+    const other = randomUUID();
+    await store.save(run(other, "queued"));
+    await store.save(run(other, "failed", { problem: "not queued" }), { onlyIf: "queued" });
+    expect(await store.get(other)).toMatchObject({ state: "failed", problem: "not queued" });
+  });
+
   it("a late running write racing the finishing one never wins", async () => {
     const store = make();
     for (let i = 0; i < 8; i++) {

@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import { type AddressInfo, createServer, type Socket } from "node:net";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { CertschedError } from "../../shared/errors.js";
 import { storageRunQueue } from "../../shared/runs/runQueue.js";
 import { tableRunStore } from "../../shared/runs/tableRunStore.js";
 import { closedPort, fakeClock, STACK_FRAME } from "../functions/harness.js";
@@ -102,6 +103,38 @@ describe("storage unavailable", () => {
       for (const socket of sockets) socket.destroy();
       await new Promise((resolve) => hanging.close(resolve));
     }
+  });
+
+  it("a send that failed after its message went out (picked up already): the run is not marked failed over its delivery", async () => {
+    const queue = storageRunQueue({
+      connectionString: world.connectionString,
+      queueName: world.queue.name,
+    });
+    await world.configure(
+      {},
+      {},
+      {
+        queue: {
+          kind: "storage",
+          send: async (message, log) => {
+            await queue.send(message, log);
+            // The trigger picks it up at once and starts (as processRun's first write) ...
+            const run = await world.store.get(message.runId);
+            if (!run) throw new Error("no run");
+            await world.store.save({ ...run, state: "running", attempts: 1 });
+            // ... while the send's answer is lost on the way back.
+            throw new CertschedError("RUNS_UNAVAILABLE", "run queue: cannot send (timeout)");
+          },
+        },
+      },
+    );
+
+    const reply = await world.post();
+
+    expect(reply.status).toBe(503);
+    const [message] = (await world.queue.peekMessages()).peekedMessageItems;
+    const { runId } = JSON.parse(message?.messageText ?? "{}") as { runId: string };
+    expect(await world.store.get(runId)).toMatchObject({ state: "running", problem: undefined });
   });
 
   it("a run row that is not a run: GET answers 503 naming the stored row, not a 400 blaming the caller", async () => {
