@@ -16,7 +16,12 @@ export function isFinished(state: RunState): state is "succeeded" | "failed" {
 }
 
 /** How far along each state is: a run only moves forward (queued, running, finished). */
-const STAGE: Readonly<Record<RunState, number>> = { queued: 0, running: 1, succeeded: 2, failed: 2 };
+const STAGE: Readonly<Record<RunState, number>> = {
+  queued: 0,
+  running: 1,
+  succeeded: 2,
+  failed: 2,
+};
 
 /**
  * Whether a run stored in state `from` may be written in state `to`. Finished never changes; a
