@@ -278,6 +278,31 @@ describe("verificationBody", () => {
     expect(ok.attachments[0].content.body[0].color).toBe("Good");
   });
 
+  it("teams: a link a certificate's names or issuer spell in markdown is not a link in the card", () => {
+    const hostile: VerificationNotice = {
+      ...NOT_LANDED,
+      certificateName: "[Approve](https://evil.example/a)",
+      to: "mismatch",
+      result: result("mismatch", {
+        detail:
+          'the certificate served does not cover www.contoso.com: it names DNS:"[Renew now](https://evil.example/login)"',
+        issuer: "CN=[CA](https://evil.example/ca)",
+      }),
+    };
+    const card = JSON.parse(verificationBody(hostile, "teams")).attachments[0].content;
+    const texts = JSON.stringify(card.body);
+    expect(texts).not.toContain("](");
+    // The words stay, for a person to read.
+    expect(texts).toContain("[Renew now] (https://evil.example/login)");
+    expect(card.body[0].text).toBe(
+      "certsched: [Approve] (https://evil.example/a) (www.contoso.com) is mismatch",
+    );
+    // JSON for a receiver of your own keeps the text as it is.
+    expect(JSON.parse(verificationBody(hostile, "json")).detail).toContain(
+      "[Renew now](https://evil.example/login)",
+    );
+  });
+
   it.each(["json", "slack", "teams"] as const)(
     "%s: never a secret, even one in the detail",
     (format) => {
