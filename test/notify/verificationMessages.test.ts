@@ -59,7 +59,9 @@ function change(
 }
 
 /** The inventory before the run: one record whose last verification is `last`. */
-function before(last: Partial<VerificationRecord> & Pick<VerificationRecord, "status">): BeforeRun {
+function storedBefore(
+  last: Partial<VerificationRecord> & Pick<VerificationRecord, "status">,
+): BeforeRun {
   const record: InventoryRecord = {
     certificateName: "www-contoso-com",
     source: "due-list",
@@ -110,7 +112,7 @@ describe("verificationNotices: what the inventory before the run adds", () => {
   it("expiring turning critical is a message though the status did not change", () => {
     const notices = verificationNotices(
       run([result("expiring", { critical: true, daysLeft: 6 })], []),
-      before({ status: "expiring", critical: false, daysLeft: 7 }),
+      storedBefore({ status: "expiring", critical: false, daysLeft: 7 }),
     );
     expect(notices).toMatchObject([
       { kind: "bad", from: "expiring", to: "expiring", critical: true },
@@ -120,13 +122,13 @@ describe("verificationNotices: what the inventory before the run adds", () => {
   it("unreachable passing its grace is a message; already past it, none", () => {
     const past = result("unreachable", { pastGrace: true });
     // At the previous run it had been unreachable for 23 h of its 24 h: within its grace.
-    const within = before({
+    const within = storedBefore({
       status: "unreachable",
       unreachableSince: new Date(AT.getTime() - 24 * HOUR),
     });
     expect(kinds(verificationNotices(run([past], []), within))).toEqual(["bad unreachable"]);
     // At the previous run it had been unreachable exactly 24 h: past its grace (>=), said then.
-    const already = before({
+    const already = storedBefore({
       status: "unreachable",
       unreachableSince: new Date(AT.getTime() - 25 * HOUR),
     });
@@ -135,24 +137,24 @@ describe("verificationNotices: what the inventory before the run adds", () => {
 
   it("a status that stays bad is not repeated", () => {
     expect(
-      verificationNotices(run([result("not-landed")], []), before({ status: "not-landed" })),
+      verificationNotices(run([result("not-landed")], []), storedBefore({ status: "not-landed" })),
     ).toEqual([]);
   });
 
   it("back to ok from critically expiring or unreachable past grace, not from within grace", () => {
     const ok = [result("ok")];
-    const critical = before({ status: "expiring", critical: true });
+    const critical = storedBefore({ status: "expiring", critical: true });
     expect(kinds(verificationNotices(run(ok, [change("expiring", "ok")]), critical))).toEqual([
       "recovered ok",
     ]);
-    const pastGrace = before({
+    const pastGrace = storedBefore({
       status: "unreachable",
       unreachableSince: new Date(AT.getTime() - 30 * HOUR),
     });
     expect(kinds(verificationNotices(run(ok, [change("unreachable", "ok")]), pastGrace))).toEqual([
       "recovered ok",
     ]);
-    const withinGrace = before({
+    const withinGrace = storedBefore({
       status: "unreachable",
       unreachableSince: new Date(AT.getTime() - 2 * HOUR),
     });
@@ -162,7 +164,7 @@ describe("verificationNotices: what the inventory before the run adds", () => {
   it("one message per certificate even when a change and a crossing both say it", () => {
     const notices = verificationNotices(
       run([result("expiring", { critical: true })], [change("expiring", "expiring", true)]),
-      before({ status: "expiring", critical: false }),
+      storedBefore({ status: "expiring", critical: false }),
     );
     expect(notices).toHaveLength(1);
   });
