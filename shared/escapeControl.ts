@@ -6,10 +6,11 @@
  *
  * Every C0 control (U+0000–U+001F), DEL (U+007F), C1 control (U+0080–U+009F), and the Unicode
  * line/paragraph separators, bidirectional overrides and marks (which reorder what a reader
- * sees: U+200E, U+200F, U+061C) are written as `\u{XX}` escapes; a backslash itself stays as it is. Tab is kept when `keepTab`.
+ * sees: U+200E, U+200F, U+061C) are written as `\u{XX}` escapes; a backslash itself stays as it
+ * is. Newlines are kept when `keepNewlines`.
  */
-// biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point.
 const CONTROL =
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point.
   /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
 
 export function escapeControl(text: string, options: { keepNewlines?: boolean } = {}): string {
