@@ -1,4 +1,3 @@
-import { X509Certificate } from "node:crypto";
 import https from "node:https";
 import { isIP } from "node:net";
 import type { Duplex } from "node:stream";
@@ -10,7 +9,7 @@ import type { TokenCache } from "../tokens/tokenCache.js";
 import { tokenCredential, untilAborted } from "../tokens/tokenCredential.js";
 import { type ConnectToRule, resolveConnectTo } from "./connectTo.js";
 import { type AcceptedRenewal, judge } from "./judge.js";
-import type { ProbeResult, ServedCertificate } from "./tlsProbe.js";
+import { describeCertificate, type ProbeResult } from "./tlsProbe.js";
 import type { InventoryResult } from "./verifyInventory.js";
 import type { VerifySettings } from "./verifySettings.js";
 
@@ -110,19 +109,6 @@ export function defaultVaultUrl(keyVaultName: string, vaultResource: string): st
   return `https://${keyVaultName.toLowerCase()}.${suffix}`;
 }
 
-function describe(der: Uint8Array): ServedCertificate {
-  const x509 = new X509Certificate(der);
-  return {
-    notBefore: new Date(x509.validFrom),
-    notAfter: new Date(x509.validTo),
-    issuer: x509.issuer.split("\n").join(", "),
-    subject: x509.subject.split("\n").join(", "),
-    serial: x509.serialNumber.toUpperCase(),
-    thumbprint: x509.fingerprint256.replaceAll(":", "").toUpperCase(),
-    altNames: (x509.subjectAltName ?? "").split(", ").filter((n) => n !== ""),
-  };
-}
-
 /**
  * CERTSCHED_VERIFY_CONNECT_TO for the vault, as for a TLS probe: each connection goes where the
  * first matching rule says, while SNI and the certificate's name check still use the vault's
@@ -165,9 +151,10 @@ interface RestErrorLike {
 
 /** The vault's own words, first line only, shortened, redacted and escaped. */
 function vaultMessage(error: RestErrorLike, fallback: string): string {
-  const text = error.details?.error?.message ?? fallback;
+  // Redacted before it is cut: a token straddling the cut would otherwise leave a piece.
+  const text = redact(error.details?.error?.message ?? fallback);
   const line = (text.split(/\r?\n/)[0] ?? "").trim().slice(0, MAX_MESSAGE);
-  return escapeControl(redact(line));
+  return escapeControl(line);
 }
 
 /** ` ForbiddenByRbac` and the like: the vault's error code, inner code first. */
@@ -256,7 +243,7 @@ function failure(
       detail: `cannot resolve ${host} (${netCode}): check keyVaultName`,
     };
   }
-  const first = escapeControl(redact((err.message.split(/\r?\n/)[0] ?? "").slice(0, MAX_MESSAGE)));
+  const first = escapeControl((redact(err.message).split(/\r?\n/)[0] ?? "").slice(0, MAX_MESSAGE));
   return {
     reached: false,
     failure: "network",
@@ -354,7 +341,7 @@ async function readKeyVaultCertificate(
     return {
       reached: true,
       connectedTo,
-      certificate: describe(bundle.cer),
+      certificate: describeCertificate(bundle.cer),
       chainProblem: undefined,
       nameProblem: undefined,
       version: bundle.properties.version,

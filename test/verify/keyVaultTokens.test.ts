@@ -192,6 +192,30 @@ describe("no token or secret in any result, detail or SDK log", () => {
     for (const secret of [...VAULT_TOKENS, MANAGEMENT_TOKEN]) expect(seen).not.toContain(secret);
     if (fault?.status === 500) expect(result.detail).toContain("Bearer [REDACTED]");
   });
+
+  it("a token the vault echoes where its message is cut: no piece of it either", async () => {
+    const { source } = twoResourceSource();
+    const tokens = new TokenCache(source);
+    // The detail keeps the first 300 characters of the vault's message: the token straddles it.
+    const message = `${"p".repeat(300 - 20)}${VAULT_TOKENS[0]} ${VAULT_TOKENS[1]}`;
+    vault.inject({
+      status: 500,
+      authorizedOnly: true,
+      times: Number.POSITIVE_INFINITY,
+      body: JSON.stringify({ error: { code: "Echo", message } }),
+    });
+
+    const result = await probeKeyVault(TARGET, options(tokens));
+
+    expect(vault.tokensSeen().length).toBeGreaterThan(0);
+    expect(result.status).toBe("unreachable");
+    const seen = [JSON.stringify(result), ...lines].join("\n");
+    // Not even the piece the cut would leave after redacting half of the token (its first half).
+    for (const secret of VAULT_TOKENS) {
+      const tail = secret.slice(secret.length / 2);
+      for (let i = 0; i + 6 <= tail.length; i++) expect(seen).not.toContain(tail.slice(i, i + 6));
+    }
+  });
 });
 
 describe("tokenCredential", () => {

@@ -319,7 +319,7 @@ describe("verifyInventory: one certificate that breaks its check never stops the
     });
     expect(r["contoso-kv/kv-cert"]).not.toHaveProperty("servedNotAfter");
     expect(r["contoso-kv/kv-cert"]?.detail).toMatch(
-      /^certsched could not read its certificate: Invalid time value; unreachable since /,
+      /^vault contoso-kv holds a certificate kv-cert that cannot be read: its notAfter is not a valid time/,
     );
     expect((await w.inventory.get("kv-cert"))?.lastVerification?.status).toBe("unreachable");
   });
