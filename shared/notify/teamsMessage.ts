@@ -2,8 +2,16 @@ import type { SweepReport } from "./sweepReport.js";
 
 type CardElement = Record<string, unknown>;
 
+/**
+ * Teams renders markdown in a card's text, and the text carries what others chose: the service's
+ * certificate names and words, a certificate's names and issuer. `[Renew now](https://evil.example)`
+ * would be a link whose words they chose, in the operators' channel. A space after the bracket
+ * breaks the link syntax; the words stay. (Slack's links are `<url|text>`, escaped there.)
+ */
+export const noMarkdownLinks = (text: string) => text.replaceAll("](", "] (");
+
 function textBlock(text: string, style: Record<string, unknown> = {}): CardElement {
-  return { type: "TextBlock", text, wrap: true, ...style };
+  return { type: "TextBlock", text: noMarkdownLinks(text), wrap: true, ...style };
 }
 
 /**
@@ -19,7 +27,10 @@ export function teamsMessage(report: SweepReport): unknown {
     }),
     {
       type: "FactSet",
-      facts: report.counts.map((c) => ({ title: c.label, value: String(c.value) })),
+      facts: report.counts.map((c) => ({
+        title: noMarkdownLinks(c.label),
+        value: noMarkdownLinks(String(c.value)),
+      })),
     },
   ];
   if (report.attentionLines.length > 0) {

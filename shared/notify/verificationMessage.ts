@@ -207,24 +207,12 @@ function jsonNotice(notice: VerificationNotice, report: SweepReport): unknown {
   };
 }
 
-/**
- * Teams renders markdown in a card's text, and a notice's text carries what a certificate says
- * (its names, its issuer) and the service's certificate name: `[Renew now](https://evil.example)`
- * would be a link whose words the endpoint chose, in the operators' channel. A space after the
- * bracket breaks the link syntax; the words stay. (Slack's links are `<url|text>`, escaped there.)
- */
-const noMarkdownLinks = (text: string) => text.replaceAll("](", "] (");
-
 /** The request body of one notice in a format; redacted as a whole, as the sweep's are. */
 export function verificationBody(notice: VerificationNotice, format: WebhookFormat): string {
   const report = noticeReport(notice);
   const message =
     format === "teams"
-      ? teamsMessage({
-          ...report,
-          title: noMarkdownLinks(report.title),
-          attentionLines: report.attentionLines.map(noMarkdownLinks),
-        })
+      ? teamsMessage(report)
       : format === "slack"
         ? slackMessage(report)
         : jsonNotice(notice, report);

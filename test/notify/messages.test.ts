@@ -171,6 +171,20 @@ describe("webhookBody", () => {
     expect(json.omitted).toBe(0);
   });
 
+  it("breaks markdown links a certificate's name or the service's words spell in a Teams card, and keeps the words", () => {
+    const hostile = result({
+      certificateName: "[Renew now](https://evil.example/a)",
+      detail: "renew certificate failed: the service answered 400: [click](https://evil.example/b)",
+    });
+    const teams = webhookBody(summaryOf([hostile]), "teams");
+    expect(teams).not.toContain("](");
+    expect(teams).toContain("[Renew now] (https://evil.example/a)");
+    expect(teams).toContain("[click] (https://evil.example/b)");
+    // JSON receivers get the words as they were: they render nothing.
+    const json = webhookBody(summaryOf([hostile]), "json");
+    expect(json).toContain("[Renew now](https://evil.example/a)");
+  });
+
   it("escapes Slack's control characters", () => {
     const slack = webhookBody(
       summaryOf([result({ detail: "gateway said <html> & left" })]),
