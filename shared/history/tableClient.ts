@@ -40,3 +40,47 @@ export function failureOf(error: unknown): string {
   const timedOut = error instanceof Error && error.name === "AbortError";
   return String(status ?? code ?? (timedOut ? "no answer within the timeout" : "unknown error"));
 }
+
+/** One table reached lazily: the client made on first use, the table created on first write. */
+export interface LazyTable {
+  /** Options for one storage call: a fresh timeout signal (AbortSignal.timeout counts from now). */
+  limit(): { abortSignal?: AbortSignal };
+  /** The client, made once; a failure is not kept, so the next call tries again. */
+  client(): Promise<TableClient>;
+  /** Creates the table once (an existing one is fine); a failure is not kept either. */
+  ensureTable(): Promise<void>;
+}
+
+export function lazyTable(
+  where: TableLocation & { readonly timeoutMs?: number | undefined },
+  tableName: string,
+): LazyTable {
+  let client: Promise<TableClient> | undefined;
+  let created: Promise<void> | undefined;
+  const limit = () =>
+    where.timeoutMs === undefined ? {} : { abortSignal: AbortSignal.timeout(where.timeoutMs) };
+  const getClient = () => {
+    client ??= tableClient(where, tableName).catch((error: unknown) => {
+      client = undefined;
+      throw error;
+    });
+    return client;
+  };
+  return {
+    limit,
+    client: getClient,
+    async ensureTable() {
+      created ??= (async () => {
+        try {
+          await (await getClient()).createTable(limit());
+        } catch (error) {
+          if (statusOf(error) !== 409) throw error;
+        }
+      })().catch((error: unknown) => {
+        created = undefined;
+        throw error;
+      });
+      await created;
+    },
+  };
+}

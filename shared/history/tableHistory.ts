@@ -1,5 +1,4 @@
 import { randomBytes } from "node:crypto";
-import type { TableClient } from "@azure/data-tables";
 import { CertschedError, ValidationError } from "../errors.js";
 import { mapWithConcurrency } from "../sweep/pool.js";
 import { DEFAULT_EVENT_LIMIT, type History, type Read } from "./history.js";
@@ -17,7 +16,7 @@ import {
   toRequestRow,
   toRunRow,
 } from "./historyRow.js";
-import { failureOf, statusOf, type TableLocation, tableClient } from "./tableClient.js";
+import { failureOf, lazyTable, statusOf, type TableLocation } from "./tableClient.js";
 
 /** Next to the ledger's table, in the same account. */
 export const HISTORY_TABLE = "certschedhistory";
@@ -39,36 +38,15 @@ const literal = (text: string) => `'${text.replaceAll("'", "''")}'`;
 /** The history in Azure Table storage; the table is created on first write. */
 export function tableHistory(options: TableHistoryOptions): History {
   const tableName = options.tableName ?? HISTORY_TABLE;
-  let client: Promise<TableClient> | undefined;
-  let created: Promise<void> | undefined;
-  const limit = () =>
-    options.timeoutMs === undefined ? {} : { abortSignal: AbortSignal.timeout(options.timeoutMs) };
+  const table = lazyTable(options, tableName);
+  const { limit, ensureTable } = table;
+  const getClient = table.client;
   const unavailable = (action: string, error: unknown) =>
     new CertschedError(
       "HISTORY_UNAVAILABLE",
       `run history: cannot ${action} table ${tableName} (${failureOf(error)})`,
       { retriable: true, cause: error },
     );
-  const getClient = () => {
-    client ??= tableClient(options, tableName).catch((error: unknown) => {
-      client = undefined;
-      throw error;
-    });
-    return client;
-  };
-  const ensureTable = async () => {
-    created ??= (async () => {
-      try {
-        await (await getClient()).createTable(limit());
-      } catch (error) {
-        if (statusOf(error) !== 409) throw error;
-      }
-    })().catch((error: unknown) => {
-      created = undefined;
-      throw error;
-    });
-    await created;
-  };
   /** Reads rows matching `filter`, up to `max`; a missing table reads as empty. */
   const query = async <T>(
     filter: string,

@@ -2,7 +2,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import type { TableClient } from "@azure/data-tables";
 import { CertschedError, ValidationError } from "../errors.js";
 import type { Read } from "../history/history.js";
-import { failureOf, statusOf, type TableLocation, tableClient } from "../history/tableClient.js";
+import { failureOf, lazyTable, statusOf, type TableLocation } from "../history/tableClient.js";
 import { mapWithConcurrency } from "../sweep/pool.js";
 import {
   type Inventory,
@@ -54,37 +54,15 @@ type WriteProblem = { readonly name: string; readonly error: unknown };
  */
 export function tableInventory(options: TableInventoryOptions): Inventory {
   const tableName = options.tableName ?? INVENTORY_TABLE;
-  let client: Promise<TableClient> | undefined;
-  let created: Promise<void> | undefined;
-  // A fresh signal per call: AbortSignal.timeout starts counting when it is made.
-  const limit = () =>
-    options.timeoutMs === undefined ? {} : { abortSignal: AbortSignal.timeout(options.timeoutMs) };
+  const table = lazyTable(options, tableName);
+  const { limit, ensureTable } = table;
+  const getClient = table.client;
   const unavailable = (action: string, error: unknown) =>
     new CertschedError(
       "INVENTORY_UNAVAILABLE",
       `inventory: cannot ${action} table ${tableName} (${failureOf(error)})`,
       { retriable: true, cause: error },
     );
-  const getClient = () => {
-    client ??= tableClient(options, tableName).catch((error: unknown) => {
-      client = undefined;
-      throw error;
-    });
-    return client;
-  };
-  const ensureTable = async () => {
-    created ??= (async () => {
-      try {
-        await (await getClient()).createTable(limit());
-      } catch (error) {
-        if (statusOf(error) !== 409) throw error;
-      }
-    })().catch((error: unknown) => {
-      created = undefined;
-      throw error;
-    });
-    await created;
-  };
 
   /** The stored row and its version; undefined when there is none. Storage errors thrown raw. */
   const read = async (

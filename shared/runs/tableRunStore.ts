@@ -1,6 +1,6 @@
 import type { TableClient } from "@azure/data-tables";
 import { CertschedError, ValidationError } from "../errors.js";
-import { failureOf, statusOf, type TableLocation, tableClient } from "../history/tableClient.js";
+import { failureOf, lazyTable, statusOf, type TableLocation } from "../history/tableClient.js";
 import { advances } from "./run.js";
 import { fromRunRow, RUN_PARTITION, toRunRow } from "./runRow.js";
 import type { KeyClaim, KeyEntry, RunStore } from "./runStore.js";
@@ -37,36 +37,15 @@ function entryOf(row: Record<string, unknown>): KeyEntry | undefined {
 /** Runs in Azure Table storage; the table is created on first write. */
 export function tableRunStore(options: TableRunStoreOptions): RunStore {
   const tableName = options.tableName ?? RUNS_TABLE;
-  let client: Promise<TableClient> | undefined;
-  let created: Promise<void> | undefined;
-  const limit = () =>
-    options.timeoutMs === undefined ? {} : { abortSignal: AbortSignal.timeout(options.timeoutMs) };
+  const table = lazyTable(options, tableName);
+  const { limit, ensureTable } = table;
+  const getClient = table.client;
   const unavailable = (action: string, error: unknown) =>
     new CertschedError(
       "RUNS_UNAVAILABLE",
       `run store: cannot ${action} table ${tableName} (${failureOf(error)})`,
       { retriable: true, cause: error },
     );
-  const getClient = () => {
-    client ??= tableClient(options, tableName).catch((error: unknown) => {
-      client = undefined;
-      throw error;
-    });
-    return client;
-  };
-  const ensureTable = async () => {
-    created ??= (async () => {
-      try {
-        await (await getClient()).createTable(limit());
-      } catch (error) {
-        if (statusOf(error) !== 409) throw error;
-      }
-    })().catch((error: unknown) => {
-      created = undefined;
-      throw error;
-    });
-    await created;
-  };
   const readKey = async (table: TableClient, keyHash: string) => {
     const row = await table.getEntity<Record<string, unknown>>(KEY_PARTITION, keyHash, limit());
     return { entry: entryOf(row), etag: row.etag };
