@@ -1,5 +1,5 @@
 import { X509Certificate } from "node:crypto";
-import { isIP } from "node:net";
+import { BlockList, isIP } from "node:net";
 import tls from "node:tls";
 import { ensureError } from "../errors.js";
 import { escapeControl } from "../escapeControl.js";
@@ -188,6 +188,28 @@ function messageOf(error: Error & { reason?: unknown }): string {
     : error.message.trim();
 }
 
+/**
+ * tls.checkServerIdentity, except for an IPv6 address: Node 22 runs the host through
+ * domainToASCII first, which turns `::1` into "" and so refuses every IPv6 address whatever the
+ * certificate's IP entries say (Node 20 matched them). An address is covered by an `IP Address`
+ * entry naming the same address in any spelling, as RFC 6125 and browsers have it.
+ */
+function serverIdentityError(host: string, peer: tls.PeerCertificate): Error | undefined {
+  if (isIP(host) !== 6) return tls.checkServerIdentity(host, peer);
+  const addresses = (peer.subjectaltname ?? "")
+    .split(", ")
+    .filter((entry) => entry.startsWith("IP Address:"))
+    .map((entry) => entry.slice("IP Address:".length));
+  const wanted = new BlockList();
+  wanted.addAddress(host, "ipv6");
+  if (addresses.some((address) => isIP(address) === 6 && wanted.check(address, "ipv6"))) {
+    return undefined;
+  }
+  return new Error(
+    `IP: ${host} is not in the cert's list: ${addresses.length > 0 ? addresses.join(", ") : "(no IP entries)"}`,
+  );
+}
+
 /** Probes one endpoint; never throws for anything the network or the server does. */
 export function probeTls(endpoint: Endpoint, options: ProbeOptions): Promise<ProbeResult> {
   const target = resolveConnectTo(options.connectTo ?? [], endpoint.host, endpoint.port);
@@ -258,7 +280,7 @@ export function probeTls(endpoint: Endpoint, options: ProbeOptions): Promise<Pro
         return;
       }
       try {
-        const nameError = tls.checkServerIdentity(endpoint.host, peer);
+        const nameError = serverIdentityError(endpoint.host, peer);
         finish({
           reached: true,
           connectedTo,

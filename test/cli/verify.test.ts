@@ -268,6 +268,19 @@ describe("certsched verify --domain (a child process, real TLS on loopback)", ()
     ]);
   });
 
+  it("IPv6: a certificate for another address, or for a name only, does not cover [::1] (on Node 20 and 22 alike)", async () => {
+    for (const names of [["::2"], ["localhost"]]) {
+      const port = await serve(leaf(names, at(60 * DAY + HOUR)));
+      const result = await verify(["--json", ...domains("[::1]:8443")], {
+        CERTSCHED_VERIFY_CONNECT_TO: `[::1]:8443:127.0.0.1:${port}`,
+      });
+      expect(result.code, names[0]).toBe(1);
+      expect(jsonOf<Document>(result).results, names[0]).toMatchObject([
+        { domain: "[::1]:8443", status: "mismatch" },
+      ]);
+    }
+  });
+
   it("an internationalized name is checked in its ASCII form (IDNA), shown as written", async () => {
     const port = await serve(leaf(["xn--bcher-kva.contoso.test"], at(60 * DAY + HOUR)));
     const result = await verify(["--json", ...domains("bücher.contoso.test")], {
