@@ -49,13 +49,37 @@ function joseHeader(segment: string): { enc?: unknown } | undefined {
 }
 
 /**
+ * Most headers parsed as JSON per segment. The cheap checks in `mayBeHeader` leave few
+ * candidates; this caps what a text crafted to pass them costs (parsing and failing is the
+ * expensive part), so the search stays linear. Such a text could hide a token behind more
+ * look-alikes than this; the registry still finds every token issued to this process.
+ */
+const MAX_PARSES = 8;
+
+/**
+ * Whether `candidate` (from an "eyJ" to the end of its segment) can be a JSON object, looking
+ * at its last characters only: a JSON object ends with "}", and JOSE headers carry no trailing
+ * space. Constant time, no exception.
+ */
+function mayBeHeader(candidate: string): boolean {
+  const length = candidate.length;
+  if (length % 4 === 1) return false; // no base64url text has this length
+  const last = Buffer.from(candidate.slice(length - 4 + ((4 - (length % 4)) % 4)), "base64url");
+  return last.length > 0 && last[last.length - 1] === 0x7d;
+}
+
+/**
  * Where a token starts in `segment` and how many segments it spans, if one starts there: the
  * header may be glued to what precedes it ("xeyJhbGci..."), so each "eyJ" near the end counts.
  */
 function tokenIn(segment: string): { at: number; segments: number } | undefined {
+  let parses = 0;
   let at = segment.indexOf("eyJ", Math.max(0, segment.length - MAX_HEADER));
-  for (; at >= 0; at = segment.indexOf("eyJ", at + 1)) {
-    const header = joseHeader(segment.slice(at));
+  for (; at >= 0 && parses < MAX_PARSES; at = segment.indexOf("eyJ", at + 1)) {
+    const candidate = segment.slice(at);
+    if (!mayBeHeader(candidate)) continue;
+    parses += 1;
+    const header = joseHeader(candidate);
     if (header) return { at, segments: header.enc === undefined ? JWS_SEGMENTS : JWE_SEGMENTS };
   }
   return undefined;
