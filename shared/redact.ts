@@ -1,4 +1,5 @@
 import { isWhitespace, MIN_SECRET_LENGTH, secretForms, significantLength } from "./secretForms.js";
+import { redactTokenShapes } from "./tokenShapes.js";
 
 /**
  * Values that must never reach a log line, an error, a response, the ledger or a webhook: the
@@ -162,11 +163,12 @@ export class SecretRegistry {
     this.#matcher ??= new FormMatcher(
       [...this.#values.configured.values(), ...this.#values.issued.values()].flat(),
     );
-    // Tokens we were never handed (another caller's) still look like bearer tokens or JWTs.
-    return this.#matcher
+    // Tokens we were never handed (another caller's, or another process's: rows the function
+    // app wrote, read by the CLI) still look like bearer tokens, JWTs or JWEs.
+    const cleaned = this.#matcher
       .replace(text, REDACTED)
-      .replace(/\b(Bearer\s+)[A-Za-z0-9\-._~+/]+=*/gi, `$1${REDACTED}`)
-      .replace(/\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*/g, REDACTED);
+      .replace(/\b(Bearer\s+)[A-Za-z0-9\-._~+/]+=*/gi, `$1${REDACTED}`);
+    return redactTokenShapes(cleaned, REDACTED);
   }
 }
 

@@ -1,3 +1,4 @@
+import type { EchoTokens } from "./echoTokens.js";
 import type { SimOperation } from "./operation.js";
 import { mulberry32 } from "./prng.js";
 
@@ -21,6 +22,12 @@ export interface Fault {
    * Drips the fault's response, or the real handler's when the fault does not respond.
    */
   dripMs?: number;
+  /**
+   * The real handler answers, then its JSON records quote the cloud tokens the request carried
+   * (Get Certificate, which carries none: the newest token of each resource issued), see
+   * sim/echoTokens.ts. Ignored when the fault responds itself.
+   */
+  echoTokens?: EchoTokens;
   /** Destroy the socket without any response. */
   reset?: boolean;
   /** How many calls the fault applies to. Default 1; Infinity allowed. */

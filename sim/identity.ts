@@ -76,6 +76,13 @@ export class IdentityProvider {
     });
   }
 
+  /** The token issued last for each resource (undefined: none yet). */
+  newestTokens(): { management?: string; vault?: string } {
+    const newest: { management?: string; vault?: string } = {};
+    for (const [token, issued] of this.#tokens) newest[issued.audience] = token;
+    return newest;
+  }
+
   /** Why `token` is unacceptable for `audience` at `now`, or undefined when it is fine. */
   verify(token: unknown, audience: TokenAudience, now: Date): string | undefined {
     if (typeof token !== "string" || token === "") return "is missing";

@@ -2,6 +2,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import type { AddressInfo } from "node:net";
 import type { SimCertificate } from "./certificate.js";
 import { Delays } from "./delays.js";
+import { echoTokens } from "./echoTokens.js";
 import { type Fault, FaultPlan, faultResponds } from "./faults.js";
 import { type HostingEndpoint, startHosting } from "./hosting/hostingEndpoint.js";
 import { IdentityProvider } from "./identity.js";
@@ -81,8 +82,11 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
       req.socket.destroy();
       return;
     }
-    const response =
+    let response =
       fault && faultResponds(fault) ? faultResponse(fault) : dispatch(route, req, body);
+    if (fault?.echoTokens && !faultResponds(fault)) {
+      response = echoTokens(response, tokensOf(body, identity), fault.echoTokens);
+    }
     if (route.operation !== "token" && settings.latencyMs > 0)
       await delays.wait(settings.latencyMs);
     if (closed) return;
@@ -186,6 +190,28 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
       });
       return closing;
     },
+  };
+}
+
+/** The cloud tokens a request carried in its body; none there: the newest issued of each. */
+function tokensOf(
+  body: string,
+  identity: IdentityProvider,
+): { accessToken?: string; accessTokenKeyVault?: string } {
+  let sent: { accessToken?: unknown; accessTokenKeyVault?: unknown } = {};
+  try {
+    const parsed: unknown = body === "" ? {} : JSON.parse(body);
+    if (typeof parsed === "object" && parsed !== null) sent = parsed;
+  } catch {
+    // Not JSON: it carried no tokens.
+  }
+  const newest = identity.newestTokens();
+  const text = (value: unknown) => (typeof value === "string" ? value : undefined);
+  const accessToken = text(sent.accessToken) ?? newest.management;
+  const accessTokenKeyVault = text(sent.accessTokenKeyVault) ?? newest.vault;
+  return {
+    ...(accessToken === undefined ? {} : { accessToken }),
+    ...(accessTokenKeyVault === undefined ? {} : { accessTokenKeyVault }),
   };
 }
 

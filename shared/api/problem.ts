@@ -1,5 +1,6 @@
 import type { HttpResponseInit } from "@azure/functions";
 import type { Problem } from "../errors.js";
+import { redactStrings } from "../redactStrings.js";
 
 /**
  * An RFC 9457 problem document. `errors` (one entry per invalid field, naming the field and
@@ -40,10 +41,15 @@ export function problem(
   };
 }
 
+/**
+ * A JSON response. Every string in `body` is redacted on the way out: what it shows came from
+ * storage and the service, which may hold tokens another process was issued (found by their
+ * shape) or text nobody cleaned before this version.
+ */
 export function json(status: number, body: unknown): HttpResponseInit {
   return {
     status,
     headers: { "content-type": "application/json; charset=utf-8" },
-    body: JSON.stringify(body),
+    body: JSON.stringify(redactStrings(body)),
   };
 }

@@ -1,5 +1,6 @@
 import type { HttpResponseInit } from "@azure/functions";
 import { z } from "zod";
+import { redactStrings } from "../redactStrings.js";
 import type { Runtime } from "../runtime.js";
 import type { Env } from "../settings.js";
 import { STATUS_WORDS } from "../status/certificateStatus.js";
@@ -56,7 +57,9 @@ export async function dashboardResponse(
   return {
     status: 200,
     headers: { ...PAGE_HEADERS },
-    body: renderDashboard(model, {
+    // Redacted before it is rendered (escaped HTML is no place to look for a token): the page
+    // shows what storage holds, which may quote tokens another process was issued.
+    body: renderDashboard(redactStrings(model), {
       status: query.status,
       warnDays: options.warnDays,
       routeBase: url === undefined ? undefined : routeBaseOf(url),

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { redactStrings } from "../redactStrings.js";
 import { parseOrThrow } from "../schemas/problems.js";
 import { STATUSES } from "../verify/judge.js";
 import type { InventoryRecord, InventorySource, VerificationRecord } from "./inventory.js";
@@ -175,7 +176,10 @@ const rowSchema = z
   });
 
 /** A stored row; throws a ValidationError naming each field that is not right. */
-export function fromInventoryRow(row: Record<string, unknown>, table: string): InventoryRecord {
+export function fromInventoryRow(stored: Record<string, unknown>, table: string): InventoryRecord {
+  // Read back, a row is redacted before anything else sees it: another process may have
+  // written it, with tokens this one never held (they are found by their shape).
+  const row = redactStrings(stored);
   const r = parseOrThrow(rowSchema, row, `inventory row ${String(row.rowKey)} in table ${table}`);
   const v = r.verification;
   const lastVerification: VerificationRecord | undefined = v && {

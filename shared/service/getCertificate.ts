@@ -3,7 +3,7 @@ import type { InboundResponse } from "../http/httpClient.js";
 import { responseDetail } from "../http/responseDetail.js";
 import { toProblems } from "../schemas/problems.js";
 import { type CertificateRecord, certificateRecord } from "../schemas/records.js";
-import { isHtml, OPERATION_LABEL, statusError } from "./responses.js";
+import { enteredRecord, isHtml, OPERATION_LABEL, SECRET_QUOTED, statusError } from "./responses.js";
 
 const LABEL = OPERATION_LABEL.get;
 
@@ -33,9 +33,14 @@ export function certificateFound(certificateName: string, res: InboundResponse):
   } catch {
     throw badAnswer(res, "text that is not JSON");
   }
-  const parsed = certificateRecord.safeParse(body);
+  const entered = enteredRecord(body);
+  if (!entered.ok) {
+    const id = entered.id ?? "none";
+    throw badAnswer(res, `a record (id ${id}) whose certificateName holds ${SECRET_QUOTED}`);
+  }
+  const parsed = certificateRecord.safeParse(entered.record);
   if (!parsed.success) {
-    const problems = toProblems(parsed.error, body)
+    const problems = toProblems(parsed.error, entered.record)
       .map((p) => `${p.name} ${p.message}`)
       .join("; ");
     throw badAnswer(res, `a record certsched cannot use (${problems})`);

@@ -1,6 +1,7 @@
 import { type ErrorCode, type Problem, UpstreamError, type UpstreamName } from "../errors.js";
 import type { InboundResponse } from "../http/httpClient.js";
 import { responseDetail } from "../http/responseDetail.js";
+import { redactStrings } from "../redactStrings.js";
 import { toProblems } from "../schemas/problems.js";
 import { type CertificateRecord, certificateRecord } from "../schemas/records.js";
 
@@ -190,18 +191,71 @@ export function dueList(res: InboundResponse): DueList {
     // Each raw record is let go once validated, so the collector can reclaim it while the list
     // is still being read: raw and validated copies of every record are never all alive at once.
     items[index] = undefined;
-    const parsed = certificateRecord.safeParse(item);
+    const entered = enteredRecord(item);
+    if (!entered.ok) {
+      rejected.push({
+        index,
+        certificateName: undefined,
+        id: entered.id,
+        problems: [entered.problem],
+      });
+      continue;
+    }
+    const clean = entered.record;
+    const parsed = certificateRecord.safeParse(clean);
     if (parsed.success) {
       certificates.push(parsed.data);
       continue;
     }
-    const raw = (typeof item === "object" && item !== null ? item : {}) as Record<string, unknown>;
+    const raw = (typeof clean === "object" && clean !== null ? clean : {}) as Record<
+      string,
+      unknown
+    >;
     rejected.push({
       index,
       certificateName: typeof raw.certificateName === "string" ? raw.certificateName : undefined,
       id: typeof raw.id === "number" ? raw.id : undefined,
-      problems: toProblems(parsed.error, item),
+      problems: toProblems(parsed.error, clean),
     });
   }
   return { certificates, rejected };
+}
+
+/** What a name that carried a secret is said to hold. */
+export const SECRET_QUOTED = "a secret certsched sent (an access token or key, quoted back)";
+
+/** What a record the service sent becomes as it enters: cleaned, or refused for its name. */
+export type EnteredRecord =
+  | { readonly ok: true; readonly record: unknown }
+  | { readonly ok: false; readonly id: number | undefined; readonly problem: Problem };
+
+/**
+ * A record as it enters certsched (a due list's, Get Certificate's): every string in it with
+ * each secret redacted (the registry's, and tokens by their shape), before it is parsed,
+ * stored, keyed or shown. A JSON 200 that quotes the request (an echoing gateway, a service
+ * that copies accessToken into a field) must not carry the tokens any further than a text
+ * answer does. A record whose certificateName held a secret is refused: the name is its
+ * identity (ledger, inventory and history keys, the renewal sent back), and "[REDACTED]" is not
+ * its name. It is named by its id, the one identity it has left.
+ */
+export function enteredRecord(item: unknown): EnteredRecord {
+  const record = redactStrings(item);
+  const name = (value: unknown) =>
+    typeof value === "object" && value !== null
+      ? (value as { certificateName?: unknown }).certificateName
+      : undefined;
+  const sent = name(item);
+  if (typeof sent === "string" && name(record) !== sent) {
+    const id = (record as { id?: unknown }).id;
+    const known = typeof id === "number" ? id : undefined;
+    return {
+      ok: false,
+      id: known,
+      problem: {
+        name: "certificateName",
+        message: `holds ${SECRET_QUOTED}; the record with id ${known ?? "(none)"} is not renewed, not stored`,
+      },
+    };
+  }
+  return { ok: true, record };
 }
