@@ -148,8 +148,13 @@ export function tableHistory(options: TableHistoryOptions): History {
         certificateName === undefined ? Number.MAX_SAFE_INTEGER : max,
         (row) => fromEventRow(row, tableName),
       );
-      read.items.sort((a, b) => b.at.getTime() - a.at.getTime());
-      return { items: read.items.slice(0, max), invalid: read.invalid };
+      // A partition stands for one name (a hash, for a long one): keep only that name's rows.
+      const items =
+        certificateName === undefined
+          ? read.items
+          : read.items.filter((e) => e.certificateName === certificateName);
+      items.sort((a, b) => b.at.getTime() - a.at.getTime());
+      return { items: items.slice(0, max), invalid: read.invalid };
     },
     async runs(last) {
       return query(`PartitionKey eq ${literal(RUN_PARTITION)}`, last, (row) =>

@@ -76,7 +76,14 @@ export function tableInventory(options: TableInventoryOptions): Inventory {
       if (statusOf(error) === 404) return undefined;
       throw error;
     }
-    return { record: fromInventoryRow(row, tableName), etag: row.etag };
+    const record = fromInventoryRow(row, tableName);
+    // The key stands for the name (a hash, for a long one): the row must be that name's.
+    if (record.certificateName !== name) {
+      throw new ValidationError(`inventory row ${String(row.rowKey)} in table ${tableName}`, [
+        { name: "certificateName", message: "must be the certificate the row key stands for" },
+      ]);
+    }
+    return { record, etag: row.etag };
   };
 
   /** Read, merge, conditional write; again when another writer got there first. */
