@@ -213,7 +213,14 @@ describe("table inventory", () => {
       update("bad", { rootDomain: "bad.contoso.com" }),
       update("good", { rootDomain: "good.contoso.com" }),
     ]);
-    await expect(written).rejects.toBeInstanceOf(ValidationError);
+    // Named: the certificate left as stored, and the row's fields that are not right.
+    await expect(written).rejects.toMatchObject({
+      code: "VALIDATION_FAILED",
+      certificateNames: ["bad"],
+      message: expect.stringMatching(
+        /^inventory: left bad as stored: Invalid inventory row bad .*source/,
+      ),
+    });
     // The good row was written all the same; the bad one is as the person left it.
     expect((await inventory.get("good"))?.rootDomain).toBe("good.contoso.com");
     const raw = await client.getEntity<Record<string, unknown>>(INVENTORY_PARTITION, "bad");

@@ -541,7 +541,9 @@ describe("verifyInventory: storage that fails", () => {
     expect(v.results[0]?.status).toBe("expiring");
     expect(
       w.lines.some(
-        (l) => l.level === "warn" && l.message.includes("could not record 1 verification result"),
+        (l) =>
+          l.level === "warn" &&
+          l.message.includes("could not record the verification of a in the inventory"),
       ),
     ).toBe(true);
   });
@@ -611,6 +613,8 @@ describe("verifyInventory: names longer than a Table storage key", () => {
     const { log, lines } = collectingLogger();
 
     const summary = await sweepWith(w.runtime, log, { trigger: "timer" });
+    // A minute later: the history reads newest first.
+    w.clock.set(new Date(w.clock.now().getTime() + 60_000));
     const verified = await w.run();
 
     expect(summary.counts["renewal-scheduled"]).toBe(2);
@@ -640,5 +644,48 @@ describe("verifyInventory: names longer than a Table storage key", () => {
         outcome: "renewal-scheduled",
       });
     }
+  });
+});
+
+describe("verifyInventory: a result that cannot be stored", () => {
+  it("names the certificate whose verification was not recorded, not a count", async () => {
+    const memory = memoryInventory();
+    // A storage account that refuses one row (as a real one refuses a row it cannot hold).
+    const inventory: Inventory = {
+      ...memory,
+      kind: "table",
+      recordVerification: async (name, verification) => {
+        if (name === "cert-b")
+          throw new Error("inventory: cannot write table certschedinventory (400)");
+        await memory.recordVerification(name, verification);
+      },
+    };
+    const w = await start(
+      (t0) =>
+        ["cert-a", "cert-b", "cert-c"].map((certificateName, i) => ({
+          certificateName,
+          rootDomain: `${certificateName}.inv.test`,
+          expiryDate: new Date(t0 + (5 + i) * DAY_MS),
+        })),
+      { inventory },
+    );
+    await rememberDue(w);
+
+    await w.run();
+
+    expect(w.lines.filter((l) => l.level === "warn").map((l) => l.message)).toEqual([
+      expect.stringMatching(
+        /^certsched could not record the verification of cert-b in the inventory .*\(400\)$/,
+      ),
+    ]);
+    const stored = (await memory.list()).items.map((r) => [
+      r.certificateName,
+      r.lastVerification !== undefined,
+    ]);
+    expect(stored).toEqual([
+      ["cert-a", true],
+      ["cert-b", false],
+      ["cert-c", true],
+    ]);
   });
 });
