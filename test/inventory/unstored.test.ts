@@ -6,6 +6,9 @@ import { tableHistory } from "../../shared/history/tableHistory.js";
 import { INVENTORY_PARTITION, inventoryRowKey } from "../../shared/inventory/inventoryRow.js";
 import { tableInventory } from "../../shared/inventory/tableInventory.js";
 import { memoryLedger } from "../../shared/ledger/ledger.js";
+import { tableLedger } from "../../shared/ledger/tableLedger.js";
+import { MAX_CERTIFICATE_NAME_CHARS } from "../../shared/schemas/records.js";
+import { startSimulator } from "../../sim/index.js";
 import {
   type AppHarness,
   collectingLogger,
@@ -124,5 +127,55 @@ describe("a history write that fails for one certificate", () => {
     const memory = memoryHistory();
     await memory.append([event(TOO_LONG)]);
     expect((await memory.events({ since: at })).items[0]?.certificateName).toBe(TOO_LONG);
+  });
+});
+
+describe("a name longer than a Table storage property holds (32 Ki characters)", () => {
+  it("is a rejected record naming the field and the rule; every other certificate is renewed and stored", async () => {
+    const longest = `a${"n".repeat(MAX_CERTIFICATE_NAME_CHARS - 1)}`;
+    const tooLong = `z${"n".repeat(MAX_CERTIFICATE_NAME_CHARS)}`;
+    const sim = await startSimulator({
+      certificates: ["b-1", tooLong, longest, "c-3"].map((certificateName, i) => ({
+        certificateName,
+        expiryDate: new Date(Date.now() + (3 + i) * DAY_MS),
+      })),
+    });
+    const stores = { connectionString: connectionString(), timeoutMs: 10_000 };
+    const inventory = tableInventory({ ...stores, tableName: uniqueTableName("inv") });
+    const history = tableHistory({ ...stores, tableName: uniqueTableName("hist") });
+    const ledger = tableLedger({ ...stores, tableName: uniqueTableName("led") });
+    const runtime = runtimeFor(sim, {}, { inventory, history, ledger });
+    try {
+      const { log, lines } = collectingLogger();
+
+      const summary = await sweepWith(runtime, log, { trigger: "cli" });
+
+      // Before: the ledger refused the long name's row (400), and the sweep started nothing more.
+      expect(summary.ledger).toBe("table");
+      expect(summary.results.map((r) => [r.certificateName, r.outcome])).toEqual([
+        ["b-1", "renewal-scheduled"],
+        // Sent: the service's sentence quoting a name this long is past what a confirmation
+        // holds (8 KiB), so it reads as failed; the tables hold it all the same.
+        [longest, "failed"],
+        ["c-3", "renewal-scheduled"],
+      ]);
+      expect(summary.problems).toContainEqual(
+        expect.stringMatching(
+          new RegExp(`certificateName.*must be at most ${MAX_CERTIFICATE_NAME_CHARS} characters`),
+        ),
+      );
+      expect(lines.filter((l) => /could not|unavailable/.test(l.message))).toEqual([]);
+      // The longest name a property holds is stored whole, in every table.
+      expect((await inventory.get(longest))?.certificateName).toBe(longest);
+      const events = await history.events({ certificateName: longest, since: new Date(0) });
+      expect(events.items.map((e) => e.event)).toEqual(["failed"]);
+      const id = sim.certificates().find((c) => c.certificateName === longest)?.id ?? 0;
+      expect((await ledger.read(id))?.record.certificateName).toBe(longest);
+      // Nothing was sent for the refused one.
+      expect(sim.requestsFor("publicRenew")).toHaveLength(3);
+    } finally {
+      await runtime.close();
+      await sim.close();
+    }
   });
 });
