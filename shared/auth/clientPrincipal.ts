@@ -29,6 +29,25 @@ type WirePrincipal = z.infer<typeof wirePrincipal>;
 const MAX_HEADER_CHARS = 64 * 1024;
 /** Standard base64, as the platform encodes it (padding optional). */
 const BASE64 = /^[A-Za-z0-9+/]+={0,2}$/;
+/**
+ * Throws on bytes that are not UTF-8: a lenient decode turns them into U+FFFD and a forged
+ * principal into a valid-looking one (issue 20).
+ */
+const UTF8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+
+/**
+ * The bytes of `text` when it is base64 written one way only: padding, if any, completes the
+ * last quantum, and the bits past the data are zero. Buffer.from accepts other spellings of
+ * the same bytes (and stops at stray padding); the platform never writes them.
+ */
+function strictBase64(text: string): Buffer | undefined {
+  if (!BASE64.test(text)) return undefined;
+  const padded = text.endsWith("=");
+  if (padded ? text.length % 4 !== 0 : text.length % 4 === 1) return undefined;
+  const bytes = Buffer.from(text, "base64");
+  const canonical = bytes.toString("base64");
+  return (padded ? canonical : canonical.replace(/=+$/, "")) === text ? bytes : undefined;
+}
 
 // Entra ID tokens name the same claim either in the short JWT form or as a URI, depending on
 // how the platform maps them; accept both, short form first.
@@ -60,10 +79,17 @@ export function parseClientPrincipal(header: string): ClientPrincipal {
   if (text.length > MAX_HEADER_CHARS) {
     throw malformed(`must be at most ${MAX_HEADER_CHARS} characters`);
   }
-  if (!BASE64.test(text) || text.length % 4 === 1) throw malformed("must be base64");
+  const bytes = strictBase64(text);
+  if (bytes === undefined) throw malformed("must be base64");
+  let decoded: string;
+  try {
+    decoded = UTF8.decode(bytes);
+  } catch {
+    throw malformed("must be base64-encoded UTF-8 JSON");
+  }
   let json: unknown;
   try {
-    json = JSON.parse(Buffer.from(text, "base64").toString("utf8"));
+    json = JSON.parse(decoded);
   } catch {
     throw malformed("must be base64-encoded JSON");
   }

@@ -10,11 +10,11 @@ import {
   TRIGGERS,
   type Trigger,
 } from "./historyEvent.js";
+import { MAX_KEY_CHARS, nameKey } from "./nameKey.js";
 
 /**
  * History rows in Table storage, and the mappers both ways. Keys: a certificate's events share a
- * partition (its name, URI-encoded: "/", "\", "#", "?" and control characters are not allowed in
- * keys), runs share the partition "run". The row key starts with the time inverted, so a
+ * partition (made from its name: eventPartition), runs share the partition "run". The row key starts with the time inverted, so a
  * partition reads newest first and "older than" is one range (retention).
  */
 
@@ -35,8 +35,13 @@ export function invertedTime(at: Date): string {
   return String(LATEST - at.getTime()).padStart(13, "0");
 }
 
+/**
+ * A certificate's event partition: the prefix, then a key made from its name that fits with it
+ * (shared/history/nameKey.ts). Names that fitted keep the partition they had; a lone surrogate,
+ * which encodeURIComponent refused (every append with it failed), now has one of its own.
+ */
 export function eventPartition(certificateName: string): string {
-  return `${EVENT_PARTITION_PREFIX}${encodeURIComponent(certificateName)}`;
+  return `${EVENT_PARTITION_PREFIX}${nameKey(certificateName, MAX_KEY_CHARS - EVENT_PARTITION_PREFIX.length)}`;
 }
 
 export interface EventRow {

@@ -1,4 +1,5 @@
 import { randomBytes } from "node:crypto";
+import type { TableClient } from "@azure/data-tables";
 import { CertschedError, ValidationError } from "../errors.js";
 import { mapWithConcurrency } from "../sweep/pool.js";
 import { DEFAULT_EVENT_LIMIT, type History, type Read } from "./history.js";
@@ -17,6 +18,7 @@ import {
   toRunRow,
 } from "./historyRow.js";
 import { failureOf, lazyTable, statusOf, type TableLocation } from "./tableClient.js";
+import { someNames, UnstoredError } from "./unstored.js";
 
 /** Next to the ledger's table, in the same account. */
 export const HISTORY_TABLE = "certschedhistory";
@@ -116,23 +118,47 @@ export function tableHistory(options: TableHistoryOptions): History {
       return counted;
     },
     async append(events: readonly CertificateEvent[], run?: RunRecord) {
+      let table: TableClient;
       try {
         await ensureTable();
-        const table = await getClient();
-        // Rows of a run fall in many partitions (a transaction holds one): a few at a time.
-        // Within one instant, a later event of the same append sorts first (newest first).
-        await mapWithConcurrency(events, WRITE_CONCURRENCY, (event, index) =>
-          table.createEntity(
-            toEventRow(
-              event,
-              `${String(999_999 - (index % 1_000_000)).padStart(6, "0")}${randomBytes(4).toString("hex")}`,
-            ),
-            limit(),
-          ),
-        );
+        table = await getClient();
+      } catch (error) {
+        throw unavailable("write", error);
+      }
+      // Rows of a run fall in many partitions (a transaction holds one): a few at a time. Each
+      // is its own write: one certificate's failing row neither stops the others nor the run's,
+      // and the error names that certificate (issue 20).
+      // Within one instant, a later event of the same append sorts first (newest first).
+      const failures = (
+        await mapWithConcurrency(events, WRITE_CONCURRENCY, async (event, index) => {
+          try {
+            await table.createEntity(
+              toEventRow(
+                event,
+                `${String(999_999 - (index % 1_000_000)).padStart(6, "0")}${randomBytes(4).toString("hex")}`,
+              ),
+              limit(),
+            );
+            return undefined;
+          } catch (error) {
+            return { name: event.certificateName, error };
+          }
+        })
+      ).filter((f) => f !== undefined);
+      try {
         if (run) await table.createEntity(toRunRow(run), limit());
       } catch (error) {
         throw unavailable("write", error);
+      }
+      const first = failures[0];
+      if (first) {
+        const names = failures.map((f) => f.name);
+        throw new UnstoredError(
+          "HISTORY_UNAVAILABLE",
+          `run history: cannot write the events of ${someNames(names)} to table ${tableName} (${failureOf(first.error)})`,
+          names,
+          { retriable: true, cause: first.error },
+        );
       }
     },
     async events({ certificateName, since, limit: max = DEFAULT_EVENT_LIMIT }) {
@@ -148,8 +174,13 @@ export function tableHistory(options: TableHistoryOptions): History {
         certificateName === undefined ? Number.MAX_SAFE_INTEGER : max,
         (row) => fromEventRow(row, tableName),
       );
-      read.items.sort((a, b) => b.at.getTime() - a.at.getTime());
-      return { items: read.items.slice(0, max), invalid: read.invalid };
+      // A partition stands for one name (a hash, for a long one): keep only that name's rows.
+      const items =
+        certificateName === undefined
+          ? read.items
+          : read.items.filter((e) => e.certificateName === certificateName);
+      items.sort((a, b) => b.at.getTime() - a.at.getTime());
+      return { items: items.slice(0, max), invalid: read.invalid };
     },
     async runs(last) {
       return query(`PartitionKey eq ${literal(RUN_PARTITION)}`, last, (row) =>

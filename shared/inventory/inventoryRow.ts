@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { nameKey } from "../history/nameKey.js";
 import { redactStrings } from "../redactStrings.js";
 import { parseOrThrow } from "../schemas/problems.js";
 import { STATUSES } from "../verify/judge.js";
@@ -6,9 +7,9 @@ import type { InventoryRecord, InventorySource, VerificationRecord } from "./inv
 
 /**
  * The inventory's Table storage row, and the mappers both ways. One partition (the inventory is
- * hundreds of rows, read whole by every verification run); the row key is the certificate name,
- * URI-encoded ("/", "\", "#", "?" and control characters are not allowed in keys). A row read
- * back is input like any other: validated, and named in `invalid` when it is not right.
+ * hundreds of rows, read whole by every verification run); the row key is made from the
+ * certificate name (inventoryRowKey), which the row also keeps whole. A row read back is input
+ * like any other: validated, and named in `invalid` when it is not right.
  */
 
 export const INVENTORY_PARTITION = "inventory";
@@ -26,22 +27,12 @@ export const INVENTORY_SOURCES: readonly InventorySource[] = [
 ];
 const VERIFICATION_STATUSES = [...STATUSES, "unverifiable"] as const;
 
-const LONE_SURROGATE = /^[\uD800-\uDFFF]$/;
-
 /**
- * The row key of a certificate: its name URI-encoded, so no character a key may not hold
- * remains. encodeURIComponent refuses a lone surrogate (JSON can carry one), so each gets
- * `%uXXXX`, a form encodeURIComponent never produces: two names never share a key.
+ * The row key of a certificate: its name escaped for a key, or, when that is longer than a key
+ * holds, its head and hash (shared/history/nameKey.ts). Rows written before keep their keys.
  */
 export function inventoryRowKey(certificateName: string): string {
-  let key = "";
-  // for...of walks code points: a pair stays whole, a lone surrogate comes alone.
-  for (const c of certificateName) {
-    key += LONE_SURROGATE.test(c)
-      ? `%u${c.charCodeAt(0).toString(16).toUpperCase()}`
-      : encodeURIComponent(c);
-  }
-  return key;
+  return nameKey(certificateName);
 }
 
 export interface InventoryRow {
@@ -170,7 +161,7 @@ const rowSchema = z
       ctx.addIssue({
         code: "custom",
         path: ["certificateName"],
-        message: "must be the row key, URI-decoded",
+        message: "must be the certificate the row key stands for",
       });
     }
   });

@@ -1,4 +1,5 @@
 import { ensureError } from "../errors.js";
+import { someNames, UnstoredError } from "../history/unstored.js";
 import type { Logger } from "../log.js";
 import { redact } from "../redact.js";
 import type { CreateCertificateInput } from "../schemas/createRequest.js";
@@ -65,9 +66,12 @@ export async function remember(
     await deps.inventory.upsert(updates);
     return true;
   } catch (error) {
-    const names = updates.map((u) => u.certificateName);
-    const which =
-      names.length > 3 ? `${names.slice(0, 3).join(", ")} and others` : names.join(", ");
+    // The ones the inventory could not store, when it says which; else every one given.
+    const which = someNames(
+      error instanceof UnstoredError
+        ? error.certificateNames
+        : updates.map((u) => u.certificateName),
+    );
     log.warn(
       `certsched could not update the inventory for ${which} (the work itself is done; verification may not watch them until the next sweep): ${redact(ensureError(error).message)}`,
     );

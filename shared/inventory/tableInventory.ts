@@ -1,8 +1,9 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import type { TableClient } from "@azure/data-tables";
-import { CertschedError, ValidationError } from "../errors.js";
+import { CertschedError, ensureError, ValidationError } from "../errors.js";
 import type { Read } from "../history/history.js";
 import { failureOf, lazyTable, statusOf, type TableLocation } from "../history/tableClient.js";
+import { someNames, UnstoredError } from "../history/unstored.js";
 import { mapWithConcurrency } from "../sweep/pool.js";
 import {
   type Inventory,
@@ -50,7 +51,8 @@ type WriteProblem = { readonly name: string; readonly error: unknown };
  * The inventory in Azure Table storage; the table is created on first write, a missing table
  * reads as an empty inventory. Storage failures throw INVENTORY_UNAVAILABLE; a stored row that
  * fails validation is named in `invalid` by `list` and is never overwritten by `upsert` (a
- * person corrects or deletes it), which then throws a ValidationError naming it.
+ * person corrects or deletes it). `upsert` writes every row it can, then throws an UnstoredError
+ * naming the certificates it could not store (VALIDATION_FAILED when each was an invalid row).
  */
 export function tableInventory(options: TableInventoryOptions): Inventory {
   const tableName = options.tableName ?? INVENTORY_TABLE;
@@ -76,7 +78,14 @@ export function tableInventory(options: TableInventoryOptions): Inventory {
       if (statusOf(error) === 404) return undefined;
       throw error;
     }
-    return { record: fromInventoryRow(row, tableName), etag: row.etag };
+    const record = fromInventoryRow(row, tableName);
+    // The key stands for the name (a hash, for a long one): the row must be that name's.
+    if (record.certificateName !== name) {
+      throw new ValidationError(`inventory row ${String(row.rowKey)} in table ${tableName}`, [
+        { name: "certificateName", message: "must be the certificate the row key stands for" },
+      ]);
+    }
+    return { record, etag: row.etag };
   };
 
   /** Read, merge, conditional write; again when another writer got there first. */
@@ -146,15 +155,27 @@ export function tableInventory(options: TableInventoryOptions): Inventory {
           }
         })
       ).filter((p): p is WriteProblem => p !== undefined);
-      // Every other row is stored; the first problem of each kind says what went wrong.
-      const invalid = problems.find((p) => p.error instanceof ValidationError);
+      if (problems.length === 0) return;
+      // Every other row is stored. The error names the certificates that are not (a warning
+      // named the call's first three, issue 20); the first storage failure, if any, says why.
+      const names = problems.map((p) => p.name);
       const failed = problems.find((p) => !(p.error instanceof ValidationError));
       if (failed) {
-        const others = problems.length > 1 ? ` (and ${problems.length - 1} more)` : "";
-        const error = unavailable(`write ${failed.name}${others} to`, failed.error);
-        throw error;
+        throw new UnstoredError(
+          "INVENTORY_UNAVAILABLE",
+          `inventory: cannot write ${someNames(names)} to table ${tableName} (${failureOf(failed.error)})`,
+          names,
+          { retriable: true, cause: failed.error },
+        );
       }
-      if (invalid) throw invalid.error;
+      // Only rows that fail validation: a person corrects or deletes them, and says which.
+      const first = problems[0]?.error;
+      throw new UnstoredError(
+        "VALIDATION_FAILED",
+        `inventory: left ${someNames(names)} as stored: ${ensureError(first).message}`,
+        names,
+        { cause: first },
+      );
     },
     async recordVerification(certificateName, verification) {
       try {

@@ -13,12 +13,27 @@ export const serviceDate = z.string().transform((text, ctx) => {
 });
 
 /**
+ * Longest certificate name certsched accepts from the service, in UTF-16 code units: what one
+ * Table storage string property holds (64 KiB of UTF-16), so every table that keeps a name (the
+ * ledger, the history, the inventory) keeps it whole. The spec sets no limit; before this bound
+ * a record with a longer name made the ledger refuse its row (400), and the sweep, taking that
+ * for an unavailable ledger, started no renewal after it (issue 20). Such a record is now
+ * rejected like any other invalid one, naming the field and this rule.
+ */
+export const MAX_CERTIFICATE_NAME_CHARS = 32_768;
+
+/**
  * The fields of a certificate record (spec 2.3) that certsched reads: to renew it (name, id,
  * subscriptionId, target, renewal, expiry) and to verify it (rootDomain, the vault and the
  * certificate in it). Only these are validated, and strictly.
  */
 const usedFields = {
-  certificateName: z.string().min(1),
+  certificateName: z
+    .string()
+    .min(1)
+    .max(MAX_CERTIFICATE_NAME_CHARS, {
+      message: `must be at most ${MAX_CERTIFICATE_NAME_CHARS} characters (what a storage property holds)`,
+    }),
   id: z.number().int(),
   subscriptionId: z.number().int(),
   // Any text: the vendor's docs show targets and renewal modes the spec does not list (a

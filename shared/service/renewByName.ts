@@ -107,36 +107,39 @@ export function renewByName(
   return withTrigger(requester.trigger, () => renew(deps, certificateName, requester, log));
 }
 
+/** What Get Certificate showed of a renewal that got no answer: done, or why that is unknown. */
+type Confirmation = { readonly after: CertificateRecord } | { readonly why: string };
+
 /**
- * A renewal that got no answer in time took effect if Get Certificate now shows a later expiry
- * than before it was sent; the record then, or undefined (not shown, or not known before).
+ * A renewal that got no answer in time took effect if Get Certificate now shows the same
+ * certificate (the id it had before the renewal was sent) with a later expiry. A record with
+ * another id is another certificate, whatever its name and expiry (issue 20): it says nothing
+ * about this renewal. Needs the record from before; without it nothing can be confirmed.
  */
 async function renewedSince(
   client: RenewByNameClient,
   certificateName: string,
   before: CertificateRecord | undefined,
   budget: CallBudget,
-): Promise<CertificateRecord | undefined> {
-  if (!before || budget.left() <= 0) return undefined;
+): Promise<Confirmation> {
+  if (!before) return { why: "it could not be looked up with Get Certificate" };
+  if (budget.left() <= 0) return { why: NO_TIME_TO_CONFIRM };
+  const notYet = { why: "Get Certificate does not show a new expiry yet" };
+  let after: CertificateRecord;
   try {
-    const after = await client.get(certificateName, { budget });
-    return after.expiryDate.getTime() > before.expiryDate.getTime() ? after : undefined;
+    after = await client.get(certificateName, { budget });
   } catch {
-    return undefined;
+    return budget.left() <= 0 ? { why: NO_TIME_TO_CONFIRM } : notYet;
   }
+  if (after.id !== before.id) {
+    return { why: `Get Certificate shows another certificate (id ${after.id}, not ${before.id})` };
+  }
+  return after.expiryDate.getTime() > before.expiryDate.getTime() ? { after } : notYet;
 }
 
 /** Words for a renewal Get Certificate confirmed after the service did not answer in time. */
 const confirmedMessage = (after: CertificateRecord) =>
   `the service did not answer in time, but Get Certificate shows ${after.certificateName} renewed (expires ${after.expiryDate.toISOString()})`;
-
-/** Why a renewal that got no answer is unknown: Get Certificate could not show it done. */
-const notShown = (cert: CertificateRecord | undefined, budget: CallBudget) =>
-  !cert
-    ? "it could not be looked up with Get Certificate"
-    : budget.left() <= 0
-      ? NO_TIME_TO_CONFIRM
-      : "Get Certificate does not show a new expiry yet";
 
 /** Shortest time, in ms, the first look-up is given, however long the renewal may wait. */
 const LOOKUP_MIN_MS = 5_000;
@@ -204,24 +207,25 @@ async function renew(
         ...(note ? { note } : {}),
       };
     } catch (error) {
-      if (unanswered(error)) {
-        const after = await renewedSince(deps.client, certificateName, cert, budget);
-        if (after) {
-          const message = confirmedMessage(after);
-          event("renewal-scheduled", { ...known, detail: message });
-          return {
-            status: "scheduled",
-            message,
-            target: cert?.target,
-            recorded: false,
-            confirmedBy: "get-certificate",
-            ...(note ? { note } : {}),
-          };
-        }
+      const shown = unanswered(error)
+        ? await renewedSince(deps.client, certificateName, cert, budget)
+        : undefined;
+      if (shown && "after" in shown) {
+        const message = confirmedMessage(shown.after);
+        event("renewal-scheduled", { ...known, detail: message });
+        return {
+          status: "scheduled",
+          message,
+          target: cert?.target,
+          recorded: false,
+          confirmedBy: "get-certificate",
+          ...(note ? { note } : {}),
+        };
       }
-      const thrown = unanswered(error)
-        ? new OutcomeUnknownError("renew", certificateName, notShown(cert, budget), error)
-        : error;
+      const thrown =
+        shown && unanswered(error)
+          ? new OutcomeUnknownError("renew", certificateName, shown.why, error)
+          : error;
       const { detail, ...extra } = describe(thrown);
       event(extra.error === "UPSTREAM_TIMEOUT" ? "answer-unknown" : "failed", {
         ...known,
@@ -319,26 +323,27 @@ async function renew(
       };
     }
     default: {
-      if (sent.kind === "unanswered" && unanswered(sent.error)) {
-        // The ledger keeps "answer unknown" (the next sweeps wait out the grace); Get
-        // Certificate may show it done already.
-        const after = await renewedSince(deps.client, certificateName, cert, budget);
-        if (after) {
-          const message = confirmedMessage(after);
-          event("renewal-scheduled", { ...outcome, detail: message });
-          await record();
-          return {
-            status: "scheduled",
-            message,
-            target,
-            recorded: true,
-            confirmedBy: "get-certificate",
-          };
-        }
+      // The ledger keeps "answer unknown" (the next sweeps wait out the grace); Get
+      // Certificate may show it done already.
+      const shown =
+        sent.kind === "unanswered" && unanswered(sent.error)
+          ? await renewedSince(deps.client, certificateName, cert, budget)
+          : undefined;
+      if (shown && "after" in shown) {
+        const message = confirmedMessage(shown.after);
+        event("renewal-scheduled", { ...outcome, detail: message });
+        await record();
+        return {
+          status: "scheduled",
+          message,
+          target,
+          recorded: true,
+          confirmedBy: "get-certificate",
+        };
       }
       const thrown =
-        sent.kind === "unanswered" && unanswered(sent.error)
-          ? new OutcomeUnknownError("renew", certificateName, notShown(cert, budget), sent.error)
+        shown && unanswered(sent.error)
+          ? new OutcomeUnknownError("renew", certificateName, shown.why, sent.error)
           : sent.error;
       const { detail, ...extra } = describe(thrown);
       event(sent.kind === "unanswered" ? "answer-unknown" : "failed", {

@@ -3,6 +3,7 @@ import { ensureError, ValidationError } from "../errors.js";
 import { escapeControl } from "../escapeControl.js";
 import type { CertificateEvent, Trigger } from "../history/historyEvent.js";
 import { recordHistory } from "../history/recordRun.js";
+import { someNames } from "../history/unstored.js";
 import {
   type InventoryRecord,
   type InventoryUpdate,
@@ -555,7 +556,7 @@ export async function verifyInventory(
   }
 
   if (kept) {
-    const unsaved: string[] = [];
+    const unsaved: { readonly name: string; readonly why: string }[] = [];
     await mapWithConcurrency([...perRecord.values()], STORAGE_CONCURRENCY, async (entry) => {
       try {
         await runtime.inventory.recordVerification(
@@ -563,12 +564,14 @@ export async function verifyInventory(
           entry.verification,
         );
       } catch (error) {
-        unsaved.push(ensureError(error).message);
+        unsaved.push({ name: entry.record.certificateName, why: ensureError(error).message });
       }
     });
-    if (unsaved.length > 0) {
+    const first = unsaved[0];
+    if (first) {
+      // Named: the storage's message says which table, not which certificate (issue 20).
       log.warn(
-        `certsched could not record ${unsaved.length} verification result(s) in the inventory (the results stand; the unreachable grace may restart): ${redact(unsaved[0] ?? "")}`,
+        `certsched could not record the verification of ${someNames(unsaved.map((u) => u.name))} in the inventory (the results stand; the unreachable grace may restart): ${redact(first.why)}`,
       );
     }
     await recordHistory(runtime.history, log, events);

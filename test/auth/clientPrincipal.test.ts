@@ -10,6 +10,7 @@ import { propertyRuns } from "../support/fastCheck.js";
 import {
   EASY_AUTH_ON,
   encodePrincipal,
+  invalidUtf8Principal,
   NAME_URI,
   OID,
   principalHeader,
@@ -34,6 +35,32 @@ function validationErrorOf(run: () => unknown): ValidationError {
     return error as ValidationError;
   }
   throw new Error("expected a ValidationError, got none");
+}
+
+/** A valid header whose last character carries bits past the data (Buffer ignores them). */
+function nonCanonical(): string {
+  // Pad the JSON until its byte length leaves one byte over: "xx==", four unused bits.
+  let json = principalJson({ id: "oid-canonical", roles: [OPERATOR] });
+  let header = encodePrincipal(json);
+  for (let pad = ""; !header.endsWith("=="); pad += " ") {
+    json = { ...json, pad };
+    header = encodePrincipal(json);
+  }
+  const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  const last = header.at(-3) as string;
+  const stray = alphabet[alphabet.indexOf(last) | 1] as string;
+  return `${header.slice(0, -3)}${stray}==`;
+}
+
+/** A header with one "=" where its length calls for two ("xx=" instead of "xx=="). */
+function unpaddedQuantum(): string {
+  let json = principalJson({ id: "oid-quantum", roles: [OPERATOR] });
+  let header = encodePrincipal(json);
+  for (let pad = ""; !header.endsWith("=="); pad += " ") {
+    json = { ...json, pad };
+    header = encodePrincipal(json);
+  }
+  return header.slice(0, -1);
 }
 
 describe("parseClientPrincipal", () => {
@@ -114,12 +141,48 @@ describe("parseClientPrincipal", () => {
       "must carry an object id claim (oid)",
     ],
     ["far too long", "A".repeat(64 * 1024 + 4), "must be at most 65536 characters"],
+    [
+      "invalid UTF-8 (a lone 0xFF byte in a claim)",
+      invalidUtf8Principal(),
+      "must be base64-encoded UTF-8 JSON",
+    ],
+    [
+      "invalid UTF-8 (a truncated sequence)",
+      invalidUtf8Principal([0xe2, 0x82]),
+      "must be base64-encoded UTF-8 JSON",
+    ],
+    [
+      "an encoded surrogate (CESU-8)",
+      invalidUtf8Principal([0xed, 0xa0, 0x80]),
+      "must be base64-encoded UTF-8 JSON",
+    ],
+    ["base64 with stray bits in its last character", nonCanonical(), "must be base64"],
+    ["padding where no padding belongs", `${principalHeader()}=`, "must be base64"],
+    ["padding short of a whole quantum", unpaddedQuantum(), "must be base64"],
   ])("refuses %s with a ValidationError naming the header and the rule", (_, header, rule) => {
     const error = validationErrorOf(() => parseClientPrincipal(header));
     expect(error.code).toBe("VALIDATION_FAILED");
     expect(error.issues).toEqual([
       { name: "x-ms-client-principal", message: expect.stringContaining(rule) },
     ]);
+  });
+
+  it("accepts non-ASCII bytes in a claim exactly when they are UTF-8, and reads them as sent", () => {
+    fc.assert(
+      fc.property(fc.uint8Array({ min: 0x80, max: 0xff, maxLength: 12 }), (bytes) => {
+        const header = invalidUtf8Principal([...bytes]);
+        // Valid UTF-8 is what survives a round trip: Buffer writes U+FFFD for anything else.
+        const text = Buffer.from(bytes).toString("utf8");
+        if (Buffer.from(text, "utf8").equals(Buffer.from(bytes))) {
+          expect(parseClientPrincipal(header).name).toBe(`ada${text}`);
+        } else {
+          expect(validationErrorOf(() => parseClientPrincipal(header)).issues).toEqual([
+            { name: "x-ms-client-principal", message: "must be base64-encoded UTF-8 JSON" },
+          ]);
+        }
+      }),
+      { numRuns: propertyRuns(1000) },
+    );
   });
 
   it("never quotes the header in its error", () => {

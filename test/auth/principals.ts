@@ -1,3 +1,4 @@
+import { OPERATOR } from "../../shared/auth/roles.js";
 /** x-ms-client-principal values as App Service Authentication writes them, for tests. */
 
 export const OID = "http://schemas.microsoft.com/identity/claims/objectidentifier";
@@ -27,6 +28,19 @@ export function encodePrincipal(json: unknown): string {
 
 export function principalHeader(init: PrincipalInit = {}): string {
   return encodePrincipal(principalJson(init));
+}
+
+/**
+ * A principal the platform would accept but for `bytes` inside its name claim: with the
+ * operator role, so a decoder that replaced them with U+FFFD would let the caller in.
+ */
+export function invalidUtf8Principal(bytes: readonly number[] = [0xff]): string {
+  const [before, after] = JSON.stringify(
+    principalJson({ id: "oid-utf8", name: "ada\u0000", roles: [OPERATOR] }),
+  ).split("\\u0000") as [string, string];
+  return Buffer.concat([Buffer.from(before), Buffer.from(bytes), Buffer.from(after)]).toString(
+    "base64",
+  );
 }
 
 /** The environment App Service sets when authsettingsV2 is on. */

@@ -4,6 +4,7 @@ import {
   certificateList,
   certificateRecord,
   createCertificateInput,
+  MAX_CERTIFICATE_NAME_CHARS,
   parseOrThrow,
   tokenResponse,
 } from "../../shared/schemas/index.js";
@@ -302,6 +303,21 @@ describe("certificate record (spec 2.3)", () => {
     ["an empty certificateName", { certificateName: "" }],
   ])("refuses %s", (_, patch) => {
     expect(certificateRecord.safeParse({ ...wire, ...patch }).success).toBe(false);
+  });
+
+  it("takes a certificateName up to what a storage property holds, and names the rule past it", () => {
+    const longest = "証".repeat(MAX_CERTIFICATE_NAME_CHARS);
+    expect(certificateRecord.parse({ ...wire, certificateName: longest }).certificateName).toBe(
+      longest,
+    );
+    const refused = certificateRecord.safeParse({ ...wire, certificateName: `${longest}x` });
+    expect(refused.success).toBe(false);
+    expect(refused.error?.issues).toEqual([
+      expect.objectContaining({
+        path: ["certificateName"],
+        message: `must be at most ${MAX_CERTIFICATE_NAME_CHARS} characters (what a storage property holds)`,
+      }),
+    ]);
   });
 
   it("reads a list", () => {

@@ -15,7 +15,7 @@ import { runRenewals } from "../../functions/runRenewals.js";
 import { runVerifications } from "../../functions/runVerifications.js";
 import { testConnectivity } from "../../functions/testConnectivity.js";
 import { type AppRole, OPERATOR, READER } from "../../shared/auth/roles.js";
-import { principalHeader } from "../auth/principals.js";
+import { invalidUtf8Principal, principalHeader } from "../auth/principals.js";
 import { validCreateInputs } from "../support/createBodies.js";
 import {
   type AppHarness,
@@ -222,6 +222,18 @@ describe.each(CASES)("%s behind Easy Auth", (_, endpoint) => {
     expect(body).toMatchObject({
       code: "VALIDATION_FAILED",
       errors: [{ name: "x-ms-client-principal", message: expect.any(String) }],
+    });
+  });
+
+  it("answers 400 to a principal that is not valid UTF-8, never reads it with U+FFFD", async () => {
+    // An operator's principal but for one 0xFF byte in its name: decoded leniently, it passed.
+    const body = expectRefused(
+      await call(endpoint, { "x-ms-client-principal": invalidUtf8Principal() }),
+      400,
+    );
+    expect(body).toMatchObject({
+      code: "VALIDATION_FAILED",
+      errors: [{ name: "x-ms-client-principal", message: "must be base64-encoded UTF-8 JSON" }],
     });
   });
 });

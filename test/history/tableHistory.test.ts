@@ -85,6 +85,26 @@ describe.each([
     expect((await history.events({ certificateName: name, since: at(0) })).items).toEqual([full]);
   });
 
+  it("keeps events of names longer than a key holds, each under its own name", async () => {
+    const history = make();
+    const names = [
+      "a".repeat(507),
+      "a".repeat(508),
+      `long-${"n".repeat(1_995)}`,
+      "証明書".repeat(50),
+      `${"b".repeat(600)}1`,
+      `${"b".repeat(600)}2`,
+    ];
+    await history.append(names.map((name, i) => event(name, at(i * 1_000), { id: i + 1 })));
+
+    for (const [i, name] of names.entries()) {
+      const read = await history.events({ certificateName: name, since: at(0) });
+      expect(read).toEqual({ items: [event(name, at(i * 1_000), { id: i + 1 })], invalid: [] });
+    }
+    const all = await history.events({ since: at(0) });
+    expect(all.items.map((e) => e.certificateName)).toEqual([...names].reverse());
+  });
+
   it("lists the latest runs first, as many as asked", async () => {
     const history = make();
     await history.append([], run("first", at(0)));

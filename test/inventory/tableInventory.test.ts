@@ -141,6 +141,47 @@ describe("table inventory", () => {
     for (const name of names) expect((await inventory.get(name))?.certificateName).toBe(name);
   });
 
+  it("keeps names longer than a key holds (512 escaped characters): at it, one past, 2,000, 150 CJK", async () => {
+    const { inventory, client } = table();
+    const names = [
+      "a".repeat(512),
+      "a".repeat(513),
+      `long-${"n".repeat(1_995)}`,
+      "証明書".repeat(50),
+      // Two long names alike but for their last character: two rows.
+      `${"b".repeat(600)}1`,
+      `${"b".repeat(600)}2`,
+    ];
+    await inventory.upsert(names.map((name) => update(name, { rootDomain: "long.contoso.com" })));
+    for (const name of names) await inventory.recordVerification(name, verification());
+
+    const { items, invalid } = await inventory.list();
+    expect(invalid).toEqual([]);
+    expect(items.map((r) => r.certificateName).sort()).toEqual([...names].sort());
+    for (const item of items) expect(item.lastVerification?.status).toBe("ok");
+    for (const name of names) expect((await inventory.get(name))?.certificateName).toBe(name);
+    // The name that fits keeps its key; a row of a long name holds the name whole.
+    const rows: Record<string, unknown>[] = [];
+    for await (const row of client.listEntities()) rows.push(row);
+    expect(rows.map((r) => r.rowKey)).toContain("a".repeat(512));
+    expect(rows.map((r) => r.certificateName).sort()).toEqual([...names].sort());
+  });
+
+  it("refuses a long name's row that holds another name (the key is a hash)", async () => {
+    const { inventory, client } = table();
+    const name = "c".repeat(700);
+    await inventory.upsert([update(name)]);
+    const key = inventoryRowKey(name);
+    await client.updateEntity(
+      { partitionKey: INVENTORY_PARTITION, rowKey: key, certificateName: "c".repeat(699) },
+      "Merge",
+    );
+    await expect(inventory.get(name)).rejects.toThrow(/certificateName: must be the certificate/);
+    const { items, invalid } = await inventory.list();
+    expect(items).toEqual([]);
+    expect(invalid[0]).toContain(`inventory row ${key}`);
+  });
+
   it("reads a missing table as an empty inventory, and creates it on the first write", async () => {
     const { inventory, client } = table();
     expect(await inventory.list()).toEqual({ items: [], invalid: [] });
@@ -172,7 +213,14 @@ describe("table inventory", () => {
       update("bad", { rootDomain: "bad.contoso.com" }),
       update("good", { rootDomain: "good.contoso.com" }),
     ]);
-    await expect(written).rejects.toBeInstanceOf(ValidationError);
+    // Named: the certificate left as stored, and the row's fields that are not right.
+    await expect(written).rejects.toMatchObject({
+      code: "VALIDATION_FAILED",
+      certificateNames: ["bad"],
+      message: expect.stringMatching(
+        /^inventory: left bad as stored: Invalid inventory row bad .*source/,
+      ),
+    });
     // The good row was written all the same; the bad one is as the person left it.
     expect((await inventory.get("good"))?.rootDomain).toBe("good.contoso.com");
     const raw = await client.getEntity<Record<string, unknown>>(INVENTORY_PARTITION, "bad");
@@ -192,7 +240,9 @@ describe("table inventory", () => {
     await client.createEntity({ ...row, partitionKey: INVENTORY_PARTITION, rowKey: "two" });
     const { items, invalid } = await inventory.list();
     expect(items.map((r) => r.certificateName)).toEqual(["one"]);
-    expect(invalid[0]).toMatch(/inventory row two .*certificateName:? must be the row key/);
+    expect(invalid[0]).toMatch(
+      /inventory row two .*certificateName:? must be the certificate the row key stands for/,
+    );
   });
 
   it("concurrent writers of one row lose nothing (conditional writes, merged again)", async () => {

@@ -1,6 +1,7 @@
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, inject, it } from "vitest";
 import { createCertificate } from "../../functions/createCertificate.js";
 import { renewCertificate } from "../../functions/renewCertificate.js";
+import { formatServiceDate, toCertificateRecord } from "../../sim/index.js";
 import {
   type AppHarness,
   DAY_MS,
@@ -157,6 +158,50 @@ describe("v3 renew: CERTSCHED_SCHEDULE_TIMEOUT", () => {
     const problem = unknownProblem(reply, "existing");
     expect(problem.detail).toContain("Get Certificate does not show a new expiry yet");
     expect(app.sim.requestsFor("renew")).toHaveLength(1);
+  });
+
+  describe.each([
+    ["with the ledger", () => ({ AzureWebJobsStorage: inject("azuriteTableConnectionString") })],
+    ["without a ledger", () => ({})],
+  ])("%s", (_, storage) => {
+    it.each([
+      ["another certificate's id under the same name", (name: string) => name],
+      [
+        "another certificate's id under the name in other case",
+        (name: string) => name.toUpperCase(),
+      ],
+    ])(
+      "a renewal that timed out is not confirmed by a record with %s and a later expiry",
+      async (_, spelled) => {
+        await app.configure({ CERTSCHED_SCHEDULE_TIMEOUT: SHORT, ...storage() });
+        const certs = app.sim.certificates();
+        const asked = certs.find((c) => c.certificateName === "existing");
+        const other = certs.find((c) => c.certificateName === "due-soon");
+        if (!asked || !other) throw new Error("the simulator lost its certificates");
+        // Held: nothing is renewed while certsched waits. The look-up before the renewal is
+        // answered by the simulator; the one after it, with another certificate's record.
+        app.sim.inject("renew", { delayMs: 10_000 });
+        app.sim.inject("get", {});
+        app.sim.inject("get", {
+          status: 200,
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({
+            ...toCertificateRecord(other),
+            certificateName: spelled(asked.certificateName),
+            expiryDate: formatServiceDate(new Date(asked.expiryDate.getTime() + 90 * DAY_MS)),
+          }),
+        });
+
+        const reply = await renew("existing");
+
+        const problem = unknownProblem(reply, "existing");
+        expect(problem.detail).toContain(
+          `Get Certificate shows another certificate (id ${other.id}, not ${asked.id})`,
+        );
+        expect(app.sim.requestsFor("renew")).toHaveLength(1);
+        expect(app.sim.requestsFor("get")).toHaveLength(2);
+      },
+    );
   });
 
   it("v3 renew waits CERTSCHED_SCHEDULE_TIMEOUT, not CERTSCHED_HTTP_TIMEOUT", async () => {

@@ -1,9 +1,12 @@
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, inject, it } from "vitest";
 import { sweepWith } from "../../shared/api/sweepWith.js";
 import { type History, memoryHistory } from "../../shared/history/history.js";
+import { tableHistory } from "../../shared/history/tableHistory.js";
 import { type Inventory, memoryInventory, noInventory } from "../../shared/inventory/inventory.js";
 import { fromServiceRecord } from "../../shared/inventory/remember.js";
+import { tableInventory } from "../../shared/inventory/tableInventory.js";
 import { type Ledger, memoryLedger, noLedger } from "../../shared/ledger/ledger.js";
+import { tableLedger } from "../../shared/ledger/tableLedger.js";
 import type { Runtime } from "../../shared/runtime.js";
 import { APP_SERVICE, KEY_VAULT } from "../../shared/schemas/fields.js";
 import {
@@ -27,6 +30,7 @@ import {
   HOUR_MS,
   leaksIn,
   runtimeFor,
+  uniqueTableName,
 } from "../functions/harness.js";
 import { makeCa, makeLeaf } from "../support/certificates.js";
 import { type FakeKeyVault, startFakeKeyVault } from "../support/fakeKeyVault.js";
@@ -68,6 +72,7 @@ async function start(
     env?: Record<string, string>;
     inventory?: Inventory;
     ledger?: Ledger;
+    history?: History;
     vault?: boolean;
     unreachableAfter?: string;
   } = {},
@@ -84,7 +89,7 @@ async function start(
   const hosting = sim.hosting as Hosting;
   const inventory = options.inventory ?? memoryInventory();
   const ledger = options.ledger ?? memoryLedger();
-  const history = memoryHistory();
+  const history = options.history ?? memoryHistory();
   const runtime = runtimeFor(sim, options.env ?? {}, {
     now: clock.now,
     inventory,
@@ -536,7 +541,9 @@ describe("verifyInventory: storage that fails", () => {
     expect(v.results[0]?.status).toBe("expiring");
     expect(
       w.lines.some(
-        (l) => l.level === "warn" && l.message.includes("could not record 1 verification result"),
+        (l) =>
+          l.level === "warn" &&
+          l.message.includes("could not record the verification of a in the inventory"),
       ),
     ).toBe(true);
   });
@@ -577,6 +584,108 @@ describe("failsRun and countInventoryStatuses (contracts/verify.md, exit 1)", ()
       ["unreachable", 1],
       ["ok", 2],
       ["unverifiable", 1],
+    ]);
+  });
+});
+
+describe("verifyInventory: names longer than a Table storage key", () => {
+  // A key holds 512 characters (1 KiB of UTF-16); a name escaped for a key grows up to 9 times.
+  const LONG = `long-${"n".repeat(1_995)}`;
+  const CJK = "証明書".repeat(50);
+
+  it("a 2,000-character name and a 150-CJK-character name are inventoried, verified, and in the history and the ledger", async () => {
+    const connectionString = inject("azuriteTableConnectionString");
+    const stores = { connectionString, timeoutMs: 10_000 };
+    const inventory = tableInventory({ ...stores, tableName: uniqueTableName("inv") });
+    const history = tableHistory({ ...stores, tableName: uniqueTableName("hist") });
+    const ledger = tableLedger({ ...stores, tableName: uniqueTableName("led") });
+    const w = await start(
+      (t0) => [
+        {
+          certificateName: LONG,
+          rootDomain: "long.inv.test",
+          expiryDate: new Date(t0 + 5 * DAY_MS),
+        },
+        { certificateName: CJK, rootDomain: "cjk.inv.test", expiryDate: new Date(t0 + 6 * DAY_MS) },
+      ],
+      { inventory, ledger, history },
+    );
+    const { log, lines } = collectingLogger();
+
+    const summary = await sweepWith(w.runtime, log, { trigger: "timer" });
+    // A minute later: the history reads newest first.
+    w.clock.set(new Date(w.clock.now().getTime() + 60_000));
+    const verified = await w.run();
+
+    expect(summary.counts["renewal-scheduled"]).toBe(2);
+    expect(lines.filter((l) => l.level !== "info")).toEqual([]);
+    expect(w.lines.filter((l) => l.level !== "info")).toEqual([]);
+    expect(verified.results.map((r) => [r.certificateName, r.status])).toEqual([
+      [LONG, "pending"],
+      [CJK, "pending"],
+    ]);
+    const { items, invalid } = await inventory.list();
+    expect(invalid).toEqual([]);
+    expect(items.map((r) => [r.certificateName, r.lastVerification?.status])).toEqual([
+      [LONG, "pending"],
+      [CJK, "pending"],
+    ]);
+    for (const name of [LONG, CJK]) {
+      expect((await inventory.get(name))?.certificateName).toBe(name);
+      const events = await history.events({ certificateName: name, since: new Date(0) });
+      expect(events.invalid).toEqual([]);
+      expect(events.items.map((e) => [e.certificateName, e.event])).toEqual([
+        [name, "verified"],
+        [name, "renewal-scheduled"],
+      ]);
+      const id = w.sim.certificates().find((c) => c.certificateName === name)?.id ?? 0;
+      expect((await ledger.read(id))?.record).toMatchObject({
+        certificateName: name,
+        outcome: "renewal-scheduled",
+      });
+    }
+  });
+});
+
+describe("verifyInventory: a result that cannot be stored", () => {
+  it("names the certificate whose verification was not recorded, not a count", async () => {
+    const memory = memoryInventory();
+    // A storage account that refuses one row (as a real one refuses a row it cannot hold).
+    const inventory: Inventory = {
+      ...memory,
+      kind: "table",
+      recordVerification: async (name, verification) => {
+        if (name === "cert-b")
+          throw new Error("inventory: cannot write table certschedinventory (400)");
+        await memory.recordVerification(name, verification);
+      },
+    };
+    const w = await start(
+      (t0) =>
+        ["cert-a", "cert-b", "cert-c"].map((certificateName, i) => ({
+          certificateName,
+          rootDomain: `${certificateName}.inv.test`,
+          expiryDate: new Date(t0 + (5 + i) * DAY_MS),
+        })),
+      { inventory },
+    );
+    await rememberDue(w);
+
+    await w.run();
+
+    expect(w.lines.filter((l) => l.level === "warn").map((l) => l.message)).toEqual([
+      expect.stringMatching(
+        /^certsched could not record the verification of cert-b in the inventory .*\(400\)$/,
+      ),
+    ]);
+    const stored = (await memory.list()).items.map((r) => [
+      r.certificateName,
+      r.lastVerification !== undefined,
+    ]);
+    expect(stored).toEqual([
+      ["cert-a", true],
+      ["cert-b", false],
+      ["cert-c", true],
     ]);
   });
 });
