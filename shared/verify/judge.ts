@@ -198,6 +198,9 @@ function unreachable(endpoint: Endpoint, probe: Extract<ProbeResult, { reached: 
       return `cannot resolve ${probe.connectedTo.replace(/:\d+$/, "")}${code}`;
     case "TCP":
       return `cannot connect to ${probe.connectedTo}${code}`;
+    case "REFUSED":
+      // No connection was opened: nothing to tell apart, and the address is not repeated.
+      return `not probed: ${endpoint.host} resolves to an address that is not public`;
     case "TIMEOUT":
       return `no TLS handshake with ${probe.connectedTo} in time: ${escapeControl(probe.message)}`;
     default:

@@ -22,9 +22,10 @@ import { endpointKey, type NamedEndpoint, parseEndpoint } from "./endpoint.js";
 import type { AcceptedRenewal, VerifyStatus } from "./judge.js";
 import { STATUSES } from "./judge.js";
 import { type KeyVaultSeam, probeKeyVault } from "./keyVaultProbe.js";
+import { SERVICE_NAME_RULE, serviceNameProblem } from "./publicAddress.js";
 import type { ProbeOptions } from "./tlsProbe.js";
 import { needsPerson } from "./verificationSummary.js";
-import { verifyTargets } from "./verifyDomains.js";
+import { judgeTarget, probeTarget } from "./verifyDomains.js";
 import { loadVerifySettings, type VerifySettings } from "./verifySettings.js";
 
 /**
@@ -107,7 +108,13 @@ const STORAGE_CONCURRENCY = 8;
 
 /** One thing to look at, and the inventory records it speaks for. */
 type Check =
-  | { readonly kind: "tls"; readonly endpoint: NamedEndpoint; readonly owners: InventoryRecord[] }
+  | {
+      readonly kind: "tls";
+      readonly endpoint: NamedEndpoint;
+      readonly owners: InventoryRecord[];
+      /** Only the service names it: probed at public addresses only (publicAddress.ts). */
+      publicOnly: boolean;
+    }
   | { readonly kind: "vault"; readonly owners: InventoryRecord[] }
   | {
       readonly kind: "unverifiable";
@@ -149,14 +156,20 @@ function plan(records: readonly InventoryRecord[]): Check[] {
   const checks: Check[] = [];
   const byDomain = new Map<string, Extract<Check, { kind: "tls" }>>();
   const tls = (record: InventoryRecord, name: string, optional: boolean) => {
-    const endpoint = parseEndpoint(name);
+    const fromService = !isWatch(record);
+    // The service's words may not aim a probe at a port or an address (publicAddress.ts).
+    const refused = fromService ? serviceNameProblem(name) : undefined;
+    const endpoint = refused === undefined ? parseEndpoint(name) : refused;
     if (typeof endpoint === "string") {
       // A SAN entry may be a wildcard: the rootDomain is checked all the same.
       if (!optional) {
         checks.push({
           kind: "unverifiable",
           domain: name,
-          detail: `its domain ${endpoint}; name the hosts to check in CERTSCHED_WATCH`,
+          detail:
+            refused === undefined
+              ? `its domain ${endpoint}; name the hosts to check in CERTSCHED_WATCH`
+              : `not probed: its domain "${escapeControl(name)}" is refused because ${refused}: ${SERVICE_NAME_RULE}`,
           owners: [record],
         });
       }
@@ -165,9 +178,11 @@ function plan(records: readonly InventoryRecord[]): Check[] {
     const known = byDomain.get(endpointKey(endpoint));
     if (known) {
       if (!known.owners.includes(record)) known.owners.push(record);
+      // Watched too: the operator named it, so it is probed wherever it resolves.
+      if (!fromService) known.publicOnly = false;
       return;
     }
-    const check = { kind: "tls" as const, endpoint, owners: [record] };
+    const check = { kind: "tls" as const, endpoint, owners: [record], publicOnly: fromService };
     byDomain.set(endpointKey(endpoint), check);
     checks.push(check);
   };
@@ -299,13 +314,25 @@ async function runCheck(
       );
     }
     case "tls": {
-      const [result] = await verifyTargets([{ endpoint: check.endpoint, renewal }], {
+      const target = { endpoint: check.endpoint, publicOnly: check.publicOnly, renewal };
+      const verifyOptions = {
         settings,
         now: runtime.now,
-        concurrency: 1,
         ...(options.ca ? { ca: options.ca } : {}),
         ...(options.signal ? { signal: options.signal } : {}),
-      });
+      };
+      const probe = await probeTarget(target, verifyOptions);
+      if (!probe.reached && probe.step === "REFUSED") {
+        // Nothing was opened, so there is nothing to tell apart: one answer, never a finding.
+        return {
+          domain: check.endpoint.label,
+          ...nameOf(check.owners),
+          source: "tls",
+          status: "unverifiable",
+          detail: `not probed: ${check.endpoint.host} resolves to an address that is not public (loopback, private, link-local or unspecified): ${SERVICE_NAME_RULE}`,
+        };
+      }
+      const result = judgeTarget(target, probe, verifyOptions);
       return { ...(result as InventoryResult), ...nameOf(check.owners) };
     }
   }
