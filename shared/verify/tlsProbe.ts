@@ -3,6 +3,7 @@ import { BlockList, isIP } from "node:net";
 import tls from "node:tls";
 import { ensureError } from "../errors.js";
 import { escapeControl } from "../escapeControl.js";
+import { whenAborted } from "./abortFanout.js";
 import { type ConnectToRule, matchingRule, resolveConnectTo } from "./connectTo.js";
 import { isPublicAddress, NOT_PUBLIC_CODE, publicOnlyLookup } from "./publicAddress.js";
 import { chainAnchored } from "./trustAnchor.js";
@@ -235,11 +236,12 @@ export function probeTls(endpoint: Endpoint, options: ProbeOptions): Promise<Pro
   return new Promise((resolve) => {
     let settled = false;
     let socket: tls.TLSSocket | undefined;
+    let stopWaiting = () => {};
     const finish = (result: ProbeResult) => {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
-      options.signal?.removeEventListener("abort", onAbort);
+      stopWaiting();
       if (result.reached && socket) {
         // A clean close (close_notify, then FIN) flushes our last handshake message, so the
         // server sees a completed handshake, not a reset; a server that never closes its side
@@ -268,7 +270,7 @@ export function probeTls(endpoint: Endpoint, options: ProbeOptions): Promise<Pro
       failed("REFUSED", NOT_PUBLIC_CODE, `${target.host} is not a public address`);
       return;
     }
-    options.signal?.addEventListener("abort", onAbort, { once: true });
+    stopWaiting = options.signal ? whenAborted(options.signal, onAbort) : () => {};
     let connected = false;
     const connectOptions: tls.ConnectionOptions = {
       host: target.host,
