@@ -72,7 +72,7 @@ describe("a vault that answers something else than Key Vault", () => {
   it("a 302: not followed (no token leaves for the Location), and the detail names the status and where it pointed", async () => {
     const { key, cert } = await makeSelfSignedCert();
     let elsewhere = 0;
-    const other = createServer({ key, cert }, (req, res) => {
+    const other = createServer({ key, cert }, (_req, res) => {
       elsewhere += 1;
       res.end();
     });
