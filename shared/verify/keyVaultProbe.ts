@@ -8,6 +8,7 @@ import { redact } from "../redact.js";
 import type { TokenCache } from "../tokens/tokenCache.js";
 import { tokenCredential, untilAborted } from "../tokens/tokenCredential.js";
 import { type ConnectToRule, resolveConnectTo } from "./connectTo.js";
+import { withBoundDetail } from "./detail.js";
 import { type AcceptedRenewal, judge } from "./judge.js";
 import { describeCertificate, type ProbeResult } from "./tlsProbe.js";
 import type { InventoryResult } from "./verifyInventory.js";
@@ -458,7 +459,9 @@ export async function probeKeyVault(
     };
   }
   const read = await readKeyVaultCertificate(target, options);
-  if (!read.reached) return { ...base, status: "unreachable", detail: read.detail };
+  if (!read.reached) {
+    return withBoundDetail({ ...base, status: "unreachable" as const, detail: read.detail });
+  }
 
   // The clock is read after the read: daysLeft is about the moment the certificate was seen.
   const now = options.now();
@@ -474,5 +477,10 @@ export async function probeKeyVault(
     verdict.status === "ok"
       ? `the vault's current version has ${plural(days, "day")} left (expires ${read.certificate.notAfter.toISOString()})`
       : verdict.detail.replace("the certificate served", "the vault's current version");
-  return { ...base, ...rest, detail, ...(critical ? { critical: true as const } : {}) };
+  return withBoundDetail({
+    ...base,
+    ...rest,
+    detail,
+    ...(critical ? { critical: true as const } : {}),
+  });
 }

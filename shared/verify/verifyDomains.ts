@@ -1,3 +1,4 @@
+import { withBoundDetail } from "./detail.js";
 import type { NamedEndpoint } from "./endpoint.js";
 import { type AcceptedRenewal, judge, STATUSES, type VerifyStatus } from "./judge.js";
 import { type ProbeOptions, type ProbeResult, probeTls } from "./tlsProbe.js";
@@ -63,13 +64,13 @@ export function judgeTarget(
     renewal: target.renewal,
   });
   const { critical, ...rest } = verdict;
-  return {
+  return withBoundDetail({
     domain: target.endpoint.label,
     ...(target.certificateName === undefined ? {} : { certificateName: target.certificateName }),
-    source: "tls",
+    source: "tls" as const,
     ...rest,
     ...(critical ? { critical: true as const } : {}),
-  };
+  });
 }
 
 async function verifyOne(target: VerifyTarget, options: VerifyOptions): Promise<VerifyResult> {

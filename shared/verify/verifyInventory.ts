@@ -18,6 +18,7 @@ import type { Runtime } from "../runtime.js";
 import { APP_SERVICE, KEY_VAULT } from "../schemas/fields.js";
 import type { Env } from "../settings.js";
 import { mapWithConcurrency } from "../sweep/pool.js";
+import { boundWithNote, withBoundDetail } from "./detail.js";
 import { endpointKey, type NamedEndpoint, parseEndpoint } from "./endpoint.js";
 import type { AcceptedRenewal, VerifyStatus } from "./judge.js";
 import { STATUSES } from "./judge.js";
@@ -397,7 +398,8 @@ function withGrace(
     ? `unreachable since ${since.toISOString()}, for at least ${after}`
     : `unreachable since ${since.toISOString()}; an error once that is ${after} ago`;
   return {
-    result: { ...result, pastGrace, detail: `${result.detail}; ${note}` },
+    // The note is kept whole: the cause is cut to make room for it.
+    result: { ...result, pastGrace, detail: boundWithNote(result.detail, note) },
     unreachableSince: since,
   };
 }
@@ -512,9 +514,10 @@ export async function verifyInventory(
   );
   const kept = runtime.inventory.kind !== "none";
   const read = await mapWithConcurrency(checks, options.concurrency ?? 16, (check) =>
-    runCheck(check, runtime, settings, renewals, options).catch((error: unknown) =>
-      brokenCheck(check, error),
-    ),
+    runCheck(check, runtime, settings, renewals, options)
+      .catch((error: unknown) => brokenCheck(check, error))
+      // Every result's detail, whatever made it, is bounded here (detail.ts).
+      .then(withBoundDetail),
   );
   const at = runtime.now();
   const graced = read.map((result, i) =>
