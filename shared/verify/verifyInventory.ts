@@ -18,7 +18,7 @@ import type { Runtime } from "../runtime.js";
 import { APP_SERVICE, KEY_VAULT } from "../schemas/fields.js";
 import type { Env } from "../settings.js";
 import { mapWithConcurrency } from "../sweep/pool.js";
-import { boundWithNote, withBoundDetail } from "./detail.js";
+import { boundDetail, boundWithNote, withBoundDetail } from "./detail.js";
 import { endpointKey, type NamedEndpoint, parseEndpoint } from "./endpoint.js";
 import type { AcceptedRenewal, VerifyStatus } from "./judge.js";
 import { STATUSES } from "./judge.js";
@@ -104,6 +104,12 @@ export interface VerifyInventoryOptions {
   readonly keyVault?: KeyVaultSeam;
 }
 
+/** Longest `domain` shown for a name that could not be probed (a host name is at most 253). */
+const MAX_REFUSED_DOMAIN = 300;
+
+/** Longest piece of such a name quoted in its detail: the rule after it must stay readable. */
+const MAX_NAME_IN_DETAIL = 100;
+
 /** Storage calls at once (ledger reads, inventory writes). */
 const STORAGE_CONCURRENCY = 8;
 
@@ -166,11 +172,12 @@ function plan(records: readonly InventoryRecord[]): Check[] {
       if (!optional) {
         checks.push({
           kind: "unverifiable",
-          domain: name,
+          // The service's text as it was, escaped and bounded: it was not a name to probe.
+          domain: boundDetail(name, MAX_REFUSED_DOMAIN),
           detail:
             refused === undefined
               ? `its domain ${endpoint}; name the hosts to check in CERTSCHED_WATCH`
-              : `not probed: its domain "${escapeControl(name)}" is refused because ${refused}: ${SERVICE_NAME_RULE}`,
+              : `not probed: its domain "${boundDetail(name, MAX_NAME_IN_DETAIL)}" is refused because ${refused}: ${SERVICE_NAME_RULE}`,
           owners: [record],
         });
       }

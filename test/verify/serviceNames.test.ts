@@ -228,3 +228,17 @@ describe("the probe's public-only mode, over real sockets", () => {
     expect(server.handshakes()).toBe(2);
   });
 });
+
+describe("a refused name from the service, shown", () => {
+  it("its domain is escaped and bounded, its detail too", async () => {
+    const hostile = `127.0.0.1:22\u001b[2J${"9".repeat(40_000)}`;
+    const r = await verifyDue([hostile]);
+    expect(r.c0?.status).toBe("unverifiable");
+    expect(r.c0?.domain).toMatch(/^127\.0\.0\.1:22\\u\{1b\}\[2J9+…$/);
+    expect(r.c0?.domain.length).toBe(300);
+    expect(r.c0?.detail.length).toBeLessThanOrEqual(500);
+    expect(r.c0?.detail).toMatch(
+      /^not probed: its domain "127\.0\.0\.1:22\\u\{1b\}\[2J9{78}…" is refused because it carries a port: a name from the service is probed only/,
+    );
+  });
+});
