@@ -154,6 +154,9 @@ export async function verifySandbox(sandbox: Sandbox): Promise<SandboxVerificati
       endpoint,
       certificateName: cert.certificateName,
       ...(renewal ? { renewal } : {}),
+      // The simulator's names are the service's: probed as production probes them, only where
+      // the sandbox's CERTSCHED_VERIFY_CONNECT_TO (the operator's word) sends them.
+      publicOnly: true,
     });
   }
   const results: InventoryResult[] = await verifyTargets(targets, {

@@ -136,18 +136,27 @@ function sameHost(a: string, b: string): boolean {
   return norm(a) === norm(b);
 }
 
+/** The first rule matching `host:port`, if any. */
+export function matchingRule(
+  rules: readonly ConnectToRule[],
+  host: string,
+  port: number,
+): ConnectToRule | undefined {
+  return rules.find(
+    (rule) =>
+      (rule.fromHost === undefined || sameHost(rule.fromHost, host)) &&
+      (rule.fromPort === undefined || rule.fromPort === port),
+  );
+}
+
 /** Where to connect for `host:port`: the first matching rule's target, else the endpoint itself. */
 export function resolveConnectTo(
   rules: readonly ConnectToRule[],
   host: string,
   port: number,
 ): Destination {
-  for (const rule of rules) {
-    const hostMatches = rule.fromHost === undefined || sameHost(rule.fromHost, host);
-    const portMatches = rule.fromPort === undefined || rule.fromPort === port;
-    if (hostMatches && portMatches) {
-      return { host: rule.toHost ?? host, port: rule.toPort ?? port };
-    }
-  }
-  return { host, port };
+  const rule = matchingRule(rules, host, port);
+  return rule === undefined
+    ? { host, port }
+    : { host: rule.toHost ?? host, port: rule.toPort ?? port };
 }

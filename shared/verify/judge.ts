@@ -1,4 +1,5 @@
 import { escapeControl } from "../escapeControl.js";
+import { boundDetail } from "./detail.js";
 import type { Endpoint, ProbeResult, ServedCertificate } from "./tlsProbe.js";
 
 /**
@@ -119,15 +120,21 @@ const untrusted = (f: Facts): Finding | undefined => {
  */
 const NAMES_SHOWN = 10;
 
+/** Longest name shown in a mismatch: a SAN entry may be 30,000 characters long. */
+const NAME_SHOWN_LENGTH = 100;
+
 const mismatch = (f: Facts): Finding | undefined => {
   if (f.nameProblem === undefined) return undefined;
   const all = f.certificate.altNames;
   const more = all.length > NAMES_SHOWN ? ` and ${all.length - NAMES_SHOWN} more` : "";
+  const shown = (name: string) => boundDetail(name, NAME_SHOWN_LENGTH);
   const names =
-    all.length > 0 ? `${all.slice(0, NAMES_SHOWN).join(", ")}${more}` : f.certificate.subject;
+    all.length > 0
+      ? `${all.slice(0, NAMES_SHOWN).map(shown).join(", ")}${more}`
+      : shown(f.certificate.subject);
   return {
     status: "mismatch",
-    detail: `the certificate served does not cover ${f.host}: it names ${escapeControl(names)}`,
+    detail: `the certificate served does not cover ${f.host}: it names ${names}`,
   };
 };
 
@@ -198,6 +205,9 @@ function unreachable(endpoint: Endpoint, probe: Extract<ProbeResult, { reached: 
       return `cannot resolve ${probe.connectedTo.replace(/:\d+$/, "")}${code}`;
     case "TCP":
       return `cannot connect to ${probe.connectedTo}${code}`;
+    case "REFUSED":
+      // No connection was opened: nothing to tell apart, and the address is not repeated.
+      return `not probed: ${endpoint.host} resolves to an address that is not public`;
     case "TIMEOUT":
       return `no TLS handshake with ${probe.connectedTo} in time: ${escapeControl(probe.message)}`;
     default:

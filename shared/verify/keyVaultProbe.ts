@@ -1,13 +1,14 @@
 import https from "node:https";
 import { isIP } from "node:net";
 import type { Duplex } from "node:stream";
-import type { CertificateClientOptions } from "@azure/keyvault-certificates";
+import type { CertificateClient, CertificateClientOptions } from "@azure/keyvault-certificates";
 import { ensureError, isCertschedError } from "../errors.js";
 import { escapeControl } from "../escapeControl.js";
 import { redact } from "../redact.js";
 import type { TokenCache } from "../tokens/tokenCache.js";
 import { tokenCredential, untilAborted } from "../tokens/tokenCredential.js";
 import { type ConnectToRule, resolveConnectTo } from "./connectTo.js";
+import { withBoundDetail } from "./detail.js";
 import { type AcceptedRenewal, judge } from "./judge.js";
 import { describeCertificate, type ProbeResult } from "./tlsProbe.js";
 import type { InventoryResult } from "./verifyInventory.js";
@@ -140,6 +141,70 @@ class ConnectToAgent extends https.Agent {
   }
 }
 
+/** What the vault's last HTTP answer said about itself (status and headers, never the body). */
+interface VaultAnswer {
+  readonly status: number;
+  readonly contentType: string | undefined;
+  readonly location: string | undefined;
+}
+
+type OnResponse = NonNullable<
+  NonNullable<Parameters<CertificateClient["getCertificate"]>[1]>["onResponse"]
+>;
+
+/** Longest content type or Location kept in a detail. */
+const MAX_HEADER = 120;
+
+/** A header's value for a detail: one line, bounded, redacted, escaped; "none" when absent. */
+function headerText(value: string | undefined): string {
+  if (value === undefined || value.trim() === "") return "no content type";
+  return escapeControl(redact(value.trim()).slice(0, MAX_HEADER));
+}
+
+/**
+ * Where a redirect pointed, for people: scheme, host and path only. The query and fragment may
+ * carry anything (a token, a session), and are left out.
+ */
+function locationText(location: string | undefined, base: string): string {
+  if (location === undefined || location.trim() === "") return "nowhere (no Location)";
+  try {
+    const url = new URL(location.trim(), base);
+    return escapeControl(redact(`${url.origin}${url.pathname}`).slice(0, MAX_HEADER));
+  } catch {
+    return "an address that is not a URL";
+  }
+}
+
+/**
+ * An answer the SDK could not turn into a certificate, or a redirect: said as what came back.
+ * Undefined for anything else (the SDK's RestError says it better).
+ */
+function unexpectedAnswer(
+  answer: VaultAnswer | undefined,
+  where: { vault: string; certificate: string; vaultUrl: string },
+): Failed | undefined {
+  if (answer === undefined) return undefined;
+  const { status } = answer;
+  const what = `vault ${where.vault} answered ${status} (${headerText(answer.contentType)}) for certificate ${where.certificate}`;
+  if (status >= 200 && status < 300) {
+    return {
+      reached: false,
+      failure: "http",
+      status,
+      detail: `${what}, which is not a Key Vault certificate: the address does not lead to the vault (a proxy or portal page?)`,
+    };
+  }
+  if (status >= 300 && status < 400) {
+    return {
+      reached: false,
+      failure: "http",
+      status,
+      detail: `${what}: a redirect to ${locationText(answer.location, where.vaultUrl)}, which certsched does not follow (the vault token would go along); the address does not lead to the vault`,
+    };
+  }
+  return undefined;
+}
+
 /** The fields of the SDK's RestError we branch on (it may come from another realm). */
 interface RestErrorLike {
   readonly statusCode?: number;
@@ -177,8 +242,9 @@ type Failed = Extract<KeyVaultRead, { reached: false }>;
 /** Maps whatever the read threw to a failure the caller can show. Never quotes a token. */
 function failure(
   thrown: unknown,
-  where: { vault: string; certificate: string; host: string; timeoutMs: number },
+  where: { vault: string; certificate: string; host: string; timeoutMs: number; vaultUrl: string },
   aborted: { timedOut: boolean; cancelled: boolean },
+  answer?: VaultAnswer,
 ): Failed {
   const { vault, certificate, host } = where;
   if (aborted.cancelled) {
@@ -199,6 +265,8 @@ function failure(
       detail: `no vault token for vault ${vault}: ${escapeControl(redact(thrown.message))}`,
     };
   }
+  const unexpected = unexpectedAnswer(answer, where);
+  if (unexpected !== undefined) return unexpected;
   const error = thrown as RestErrorLike;
   const err = ensureError(thrown);
   const status = typeof error.statusCode === "number" ? error.statusCode : undefined;
@@ -279,7 +347,7 @@ async function readKeyVaultCertificate(
     : host;
   const timeout = AbortSignal.timeout(options.settings.timeoutMs);
   const signal = options.signal ? AbortSignal.any([options.signal, timeout]) : timeout;
-  const where = { vault, certificate, host, timeoutMs: options.settings.timeoutMs };
+  const where = { vault, certificate, host, timeoutMs: options.settings.timeoutMs, vaultUrl };
   const aborted = () => ({
     timedOut: timeout.aborted,
     cancelled: options.signal?.aborted === true,
@@ -293,6 +361,9 @@ async function readKeyVaultCertificate(
     const clientOptions: CertificateClientOptions = {
       retryOptions: RETRY_OPTIONS,
       ...options.seam?.clientOptions,
+      // A vault never redirects a certificate read; whatever does (a proxy, a portal) would get
+      // the vault token along with the next request. Reported, not followed.
+      redirectOptions: { maxRetries: 0 },
     };
     // An agent of a request is used as it is, without the client's tlsOptions: it takes them.
     const agent = redirected
@@ -303,10 +374,20 @@ async function readKeyVaultCertificate(
       credential,
       agent ? { ...clientOptions, agent } : clientOptions,
     );
+    // The last answer's status and headers, kept for the detail: when the SDK cannot read an
+    // answer (an HTML page with a 200) it throws its own TypeError, which says nothing useful.
+    let answer: VaultAnswer | undefined;
+    const onResponse: OnResponse = (raw) => {
+      answer = {
+        status: raw.status,
+        contentType: raw.headers.get("content-type"),
+        location: raw.headers.get("location"),
+      };
+    };
     try {
-      return { bundle: await client.getCertificate(name, { abortSignal: signal }) };
+      return { bundle: await client.getCertificate(name, { abortSignal: signal, onResponse }) };
     } catch (error) {
-      return { error, refusedToken: credential.lastToken };
+      return { error, refusedToken: credential.lastToken, answer };
     } finally {
       agent?.destroy();
     }
@@ -325,9 +406,9 @@ async function readKeyVaultCertificate(
       outcome = await untilAborted(attempt(), signal);
     }
   } catch (error) {
-    outcome = { error, refusedToken: undefined };
+    outcome = { error, refusedToken: undefined, answer: undefined };
   }
-  if ("error" in outcome) return failure(outcome.error, where, aborted());
+  if ("error" in outcome) return failure(outcome.error, where, aborted(), outcome.answer);
 
   const { bundle } = outcome;
   if (!bundle.cer || bundle.cer.length === 0) {
@@ -378,7 +459,9 @@ export async function probeKeyVault(
     };
   }
   const read = await readKeyVaultCertificate(target, options);
-  if (!read.reached) return { ...base, status: "unreachable", detail: read.detail };
+  if (!read.reached) {
+    return withBoundDetail({ ...base, status: "unreachable" as const, detail: read.detail });
+  }
 
   // The clock is read after the read: daysLeft is about the moment the certificate was seen.
   const now = options.now();
@@ -394,5 +477,10 @@ export async function probeKeyVault(
     verdict.status === "ok"
       ? `the vault's current version has ${plural(days, "day")} left (expires ${read.certificate.notAfter.toISOString()})`
       : verdict.detail.replace("the certificate served", "the vault's current version");
-  return { ...base, ...rest, detail, ...(critical ? { critical: true as const } : {}) };
+  return withBoundDetail({
+    ...base,
+    ...rest,
+    detail,
+    ...(critical ? { critical: true as const } : {}),
+  });
 }

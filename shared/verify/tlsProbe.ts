@@ -3,7 +3,9 @@ import { BlockList, isIP } from "node:net";
 import tls from "node:tls";
 import { ensureError } from "../errors.js";
 import { escapeControl } from "../escapeControl.js";
-import { type ConnectToRule, resolveConnectTo } from "./connectTo.js";
+import { whenAborted } from "./abortFanout.js";
+import { type ConnectToRule, matchingRule, resolveConnectTo } from "./connectTo.js";
+import { isPublicAddress, NOT_PUBLIC_CODE, publicOnlyLookup } from "./publicAddress.js";
 import { chainAnchored } from "./trustAnchor.js";
 
 /**
@@ -30,6 +32,12 @@ export interface ProbeOptions {
    */
   readonly ca?: readonly string[];
   readonly signal?: AbortSignal;
+  /**
+   * The name came from the service (publicAddress.ts): unless a CERTSCHED_VERIFY_CONNECT_TO rule
+   * names the host to connect to, connect only if every address it resolves to is public;
+   * otherwise the probe is REFUSED without a connection being opened.
+   */
+  readonly publicOnly?: boolean;
 }
 
 /** The served leaf certificate, as read from the handshake. */
@@ -66,12 +74,17 @@ export type ProbeResult =
   | {
       readonly reached: false;
       readonly connectedTo: string;
-      /** DNS, TCP, TLS or TIMEOUT: which step failed. */
-      readonly step: "DNS" | "TCP" | "TLS" | "TIMEOUT";
+      /**
+       * DNS, TCP, TLS or TIMEOUT: which step failed. REFUSED: not attempted, the name from the
+       * service resolves to an address that is not public (`publicOnly`).
+       */
+      readonly step: ProbeStep;
       /** Node's error code, when there is one (ENOTFOUND, ECONNREFUSED, ...). */
       readonly code: string | undefined;
       readonly message: string;
     };
+
+export type ProbeStep = "DNS" | "TCP" | "TLS" | "TIMEOUT" | "REFUSED";
 
 /** How long a clean close may take before the socket is destroyed, in ms. */
 const CLOSE_GRACE_MS = 1_000;
@@ -212,16 +225,23 @@ function serverIdentityError(host: string, peer: tls.PeerCertificate): Error | u
 
 /** Probes one endpoint; never throws for anything the network or the server does. */
 export function probeTls(endpoint: Endpoint, options: ProbeOptions): Promise<ProbeResult> {
-  const target = resolveConnectTo(options.connectTo ?? [], endpoint.host, endpoint.port);
+  const rules = options.connectTo ?? [];
+  const target = resolveConnectTo(rules, endpoint.host, endpoint.port);
   const connectedTo = hostPort(target.host, target.port);
+  // A rule naming the host is the operator's own word; otherwise the service's name decides
+  // where the connection goes, and it may only go to a public address.
+  const vetted =
+    options.publicOnly === true &&
+    matchingRule(rules, endpoint.host, endpoint.port)?.toHost === undefined;
   return new Promise((resolve) => {
     let settled = false;
     let socket: tls.TLSSocket | undefined;
+    let stopWaiting = () => {};
     const finish = (result: ProbeResult) => {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
-      options.signal?.removeEventListener("abort", onAbort);
+      stopWaiting();
       if (result.reached && socket) {
         // A clean close (close_notify, then FIN) flushes our last handshake message, so the
         // server sees a completed handshake, not a reset; a server that never closes its side
@@ -234,11 +254,8 @@ export function probeTls(endpoint: Endpoint, options: ProbeOptions): Promise<Pro
       }
       resolve(result);
     };
-    const failed = (
-      step: "DNS" | "TCP" | "TLS" | "TIMEOUT",
-      code: string | undefined,
-      message: string,
-    ) => finish({ reached: false, connectedTo, step, code, message });
+    const failed = (step: ProbeStep, code: string | undefined, message: string) =>
+      finish({ reached: false, connectedTo, step, code, message });
     const onAbort = () => failed("TIMEOUT", "ABORTED", "the probe was cancelled");
     const timer = setTimeout(
       () => failed("TIMEOUT", "ETIMEDOUT", `no TLS handshake within ${options.timeoutMs} ms`),
@@ -248,7 +265,12 @@ export function probeTls(endpoint: Endpoint, options: ProbeOptions): Promise<Pro
       onAbort();
       return;
     }
-    options.signal?.addEventListener("abort", onAbort, { once: true });
+    // An address needs no lookup, so the lookup below would never see it.
+    if (vetted && isIP(target.host) !== 0 && !isPublicAddress(target.host)) {
+      failed("REFUSED", NOT_PUBLIC_CODE, `${target.host} is not a public address`);
+      return;
+    }
+    stopWaiting = options.signal ? whenAborted(options.signal, onAbort) : () => {};
     let connected = false;
     const connectOptions: tls.ConnectionOptions = {
       host: target.host,
@@ -259,6 +281,7 @@ export function probeTls(endpoint: Endpoint, options: ProbeOptions): Promise<Pro
       // the connection is closed right after the handshake whatever they say.
       rejectUnauthorized: false,
       checkServerIdentity: () => undefined,
+      ...(vetted ? { lookup: publicOnlyLookup } : {}),
     };
     try {
       // Inside the try: a trust list Node refuses (unreadable PEM) throws here.
@@ -300,12 +323,14 @@ export function probeTls(endpoint: Endpoint, options: ProbeOptions): Promise<Pro
     // on, not once: a reset may still come while the clean close is under way.
     socket.on("error", (error: NodeJS.ErrnoException & { reason?: unknown }) => {
       const code = error.code;
-      const step =
-        code && DNS_CODES.has(code)
-          ? "DNS"
-          : !connected && code && TCP_CODES.has(code)
-            ? "TCP"
-            : "TLS";
+      const step: ProbeStep =
+        code === NOT_PUBLIC_CODE
+          ? "REFUSED"
+          : code && DNS_CODES.has(code)
+            ? "DNS"
+            : !connected && code && TCP_CODES.has(code)
+              ? "TCP"
+              : "TLS";
       failed(step, code, messageOf(error));
     });
     socket.once("close", () =>

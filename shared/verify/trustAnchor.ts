@@ -1,6 +1,7 @@
 import { X509Certificate } from "node:crypto";
 import { readFileSync } from "node:fs";
 import tls from "node:tls";
+import forge from "node-forge";
 
 /**
  * A second opinion on a chain, asked only when OpenSSL's verdict is about dates. OpenSSL goes on
@@ -78,6 +79,65 @@ function chainOf(peer: tls.DetailedPeerCertificate): X509Certificate[] {
   return chain;
 }
 
+const BASIC_CONSTRAINTS = "2.5.29.19";
+const KEY_USAGE = "2.5.29.15";
+/** keyCertSign is bit 5 of keyUsage (RFC 5280 4.2.1.3): 0x04 in the first byte of the bits. */
+const KEY_CERT_SIGN = 0x04;
+
+/** The extensions of a DER certificate, by OID: their extnValue (DER), as binary strings. */
+/** node-forge's reader; its typings lack the options object it takes (decodeBitStrings). */
+const fromDer = forge.asn1.fromDer as unknown as (
+  bytes: forge.util.ByteStringBuffer,
+  options: { readonly decodeBitStrings: boolean },
+) => forge.asn1.Asn1;
+
+function extensions(der: Buffer): Map<string, string> {
+  const out = new Map<string, string>();
+  // Only the structure is read (any key type): node-forge's certificate reader knows RSA only.
+  const cert = fromDer(forge.util.createBuffer(der.toString("binary")), {
+    decodeBitStrings: false,
+  });
+  const tbs = (cert.value as forge.asn1.Asn1[])[0];
+  const wrapper = (tbs?.value as forge.asn1.Asn1[] | undefined)?.find(
+    (v) => v.tagClass === forge.asn1.Class.CONTEXT_SPECIFIC && v.type === 3,
+  );
+  const list = (wrapper?.value as forge.asn1.Asn1[] | undefined)?.[0]?.value;
+  for (const extension of (list as forge.asn1.Asn1[] | undefined) ?? []) {
+    const parts = extension.value as forge.asn1.Asn1[];
+    const oid = parts[0];
+    const value = parts[parts.length - 1];
+    if (oid === undefined || value === undefined || typeof value.value !== "string") continue;
+    out.set(forge.asn1.derToOid(forge.util.createBuffer(oid.value as string)), value.value);
+  }
+  return out;
+}
+
+/**
+ * Why `cert` may not issue the certificate below it, as OpenSSL names it, or undefined. An
+ * issuer must say CA:TRUE in basicConstraints and, when it has a keyUsage, keyCertSign
+ * (RFC 5280 4.2.1.3, 4.2.1.9). A trust anchor without basicConstraints at all is an old v1
+ * root, which OpenSSL accepts as a CA because the store holds it; anything else must say it.
+ */
+function issuerProblem(cert: X509Certificate, anchor: boolean): string | undefined {
+  let found: Map<string, string>;
+  try {
+    found = extensions(cert.raw);
+  } catch {
+    // Node read it, so its structure is DER; a part we cannot read cannot vouch for it.
+    return "INVALID_CA";
+  }
+  const usage = found.get(KEY_USAGE);
+  if (usage !== undefined) {
+    // extnValue is a BIT STRING: tag, length, unused-bits count, then the bits.
+    const bits = fromDer(forge.util.createBuffer(usage), { decodeBitStrings: false });
+    const first = typeof bits.value === "string" ? bits.value.charCodeAt(1) : 0;
+    if (Number.isNaN(first) || (first & KEY_CERT_SIGN) === 0) return "KEYUSAGE_NO_CERTSIGN";
+  }
+  // Node's `ca` is OpenSSL's X509_check_ca() == 1: basicConstraints CA:TRUE (and keyCertSign).
+  if (!cert.ca && !(anchor && !found.has(BASIC_CONSTRAINTS))) return "INVALID_CA";
+  return undefined;
+}
+
 function inDate(cert: X509Certificate, now: number): boolean {
   return Date.parse(cert.validFrom) <= now && now <= Date.parse(cert.validTo);
 }
@@ -92,6 +152,12 @@ export function chainAnchored(
   for (let i = 0; i + 1 < chain.length; i++) {
     const child = chain[i] as X509Certificate;
     const parent = chain[i + 1] as X509Certificate;
+    // A signature proves who signed, not that the signer may issue: the contract puts
+    // untrusted before expired, and OpenSSL reports only its last error (the leaf's dates).
+    // Checked first, so the code names the cause (checkIssued refuses a keyUsage without
+    // keyCertSign too, as a mere non-issuer).
+    const problem = issuerProblem(parent, i + 2 === chain.length);
+    if (problem !== undefined) return { trusted: false, code: problem };
     if (!child.checkIssued(parent) || !child.verify(parent.publicKey)) {
       return { trusted: false, code: "CERT_SIGNATURE_FAILURE" };
     }

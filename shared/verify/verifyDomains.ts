@@ -1,6 +1,7 @@
+import { withBoundDetail } from "./detail.js";
 import type { NamedEndpoint } from "./endpoint.js";
 import { type AcceptedRenewal, judge, STATUSES, type VerifyStatus } from "./judge.js";
-import { type ProbeOptions, probeTls } from "./tlsProbe.js";
+import { type ProbeOptions, type ProbeResult, probeTls } from "./tlsProbe.js";
 import type { VerifySettings } from "./verifySettings.js";
 
 /** One result of `certsched verify` (the --json document's `results`, docs/verification.md). */
@@ -24,6 +25,8 @@ export interface VerifyTarget {
   readonly endpoint: NamedEndpoint;
   readonly certificateName?: string;
   readonly renewal?: AcceptedRenewal;
+  /** The name came from the service: probed only at a public address (ProbeOptions.publicOnly). */
+  readonly publicOnly?: boolean;
 }
 
 export interface VerifyOptions {
@@ -36,13 +39,23 @@ export interface VerifyOptions {
   readonly signal?: AbortSignal;
 }
 
-async function verifyOne(target: VerifyTarget, options: VerifyOptions): Promise<VerifyResult> {
-  const probe = await probeTls(target.endpoint, {
+/** Reads what one target serves. Never throws. */
+export function probeTarget(target: VerifyTarget, options: VerifyOptions): Promise<ProbeResult> {
+  return probeTls(target.endpoint, {
     connectTo: options.settings.connectTo,
     timeoutMs: options.settings.timeoutMs,
     ...(options.ca ? { ca: options.ca } : {}),
     ...(options.signal ? { signal: options.signal } : {}),
+    ...(target.publicOnly ? { publicOnly: true } : {}),
   });
+}
+
+/** The result for one target's probe; the clock is read now. */
+export function judgeTarget(
+  target: VerifyTarget,
+  probe: ProbeResult,
+  options: VerifyOptions,
+): VerifyResult {
   // The clock is read after the probe: daysLeft is about the moment the certificate was seen.
   const verdict = judge(target.endpoint, probe, {
     now: options.now(),
@@ -51,13 +64,17 @@ async function verifyOne(target: VerifyTarget, options: VerifyOptions): Promise<
     renewal: target.renewal,
   });
   const { critical, ...rest } = verdict;
-  return {
+  return withBoundDetail({
     domain: target.endpoint.label,
     ...(target.certificateName === undefined ? {} : { certificateName: target.certificateName }),
-    source: "tls",
+    source: "tls" as const,
     ...rest,
     ...(critical ? { critical: true as const } : {}),
-  };
+  });
+}
+
+async function verifyOne(target: VerifyTarget, options: VerifyOptions): Promise<VerifyResult> {
+  return judgeTarget(target, await probeTarget(target, options), options);
 }
 
 /** Verifies every target with bounded concurrency; results in the targets' order. */

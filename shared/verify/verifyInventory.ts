@@ -19,13 +19,15 @@ import type { Runtime } from "../runtime.js";
 import { APP_SERVICE, KEY_VAULT } from "../schemas/fields.js";
 import type { Env } from "../settings.js";
 import { mapWithConcurrency } from "../sweep/pool.js";
+import { boundDetail, boundWithNote, withBoundDetail } from "./detail.js";
 import { endpointKey, type NamedEndpoint, parseEndpoint } from "./endpoint.js";
 import type { AcceptedRenewal, VerifyStatus } from "./judge.js";
 import { STATUSES } from "./judge.js";
 import { type KeyVaultSeam, probeKeyVault } from "./keyVaultProbe.js";
+import { SERVICE_NAME_RULE, serviceNameProblem } from "./publicAddress.js";
 import type { ProbeOptions } from "./tlsProbe.js";
 import { needsPerson } from "./verificationSummary.js";
-import { verifyTargets } from "./verifyDomains.js";
+import { judgeTarget, probeTarget } from "./verifyDomains.js";
 import { loadVerifySettings, type VerifySettings } from "./verifySettings.js";
 
 /**
@@ -103,12 +105,24 @@ export interface VerifyInventoryOptions {
   readonly keyVault?: KeyVaultSeam;
 }
 
+/** Longest `domain` shown for a name that could not be probed (a host name is at most 253). */
+const MAX_REFUSED_DOMAIN = 300;
+
+/** Longest piece of such a name quoted in its detail: the rule after it must stay readable. */
+const MAX_NAME_IN_DETAIL = 100;
+
 /** Storage calls at once (ledger reads, inventory writes). */
 const STORAGE_CONCURRENCY = 8;
 
 /** One thing to look at, and the inventory records it speaks for. */
 type Check =
-  | { readonly kind: "tls"; readonly endpoint: NamedEndpoint; readonly owners: InventoryRecord[] }
+  | {
+      readonly kind: "tls";
+      readonly endpoint: NamedEndpoint;
+      readonly owners: InventoryRecord[];
+      /** Only the service names it: probed at public addresses only (publicAddress.ts). */
+      publicOnly: boolean;
+    }
   | { readonly kind: "vault"; readonly owners: InventoryRecord[] }
   | {
       readonly kind: "unverifiable";
@@ -150,14 +164,21 @@ function plan(records: readonly InventoryRecord[]): Check[] {
   const checks: Check[] = [];
   const byDomain = new Map<string, Extract<Check, { kind: "tls" }>>();
   const tls = (record: InventoryRecord, name: string, optional: boolean) => {
-    const endpoint = parseEndpoint(name);
+    const fromService = !isWatch(record);
+    // The service's words may not aim a probe at a port or an address (publicAddress.ts).
+    const refused = fromService ? serviceNameProblem(name) : undefined;
+    const endpoint = refused === undefined ? parseEndpoint(name) : refused;
     if (typeof endpoint === "string") {
       // A SAN entry may be a wildcard: the rootDomain is checked all the same.
       if (!optional) {
         checks.push({
           kind: "unverifiable",
-          domain: name,
-          detail: `its domain ${endpoint}; name the hosts to check in CERTSCHED_WATCH`,
+          // The service's text as it was, escaped and bounded: it was not a name to probe.
+          domain: boundDetail(name, MAX_REFUSED_DOMAIN),
+          detail:
+            refused === undefined
+              ? `its domain ${endpoint}; name the hosts to check in CERTSCHED_WATCH`
+              : `not probed: its domain "${boundDetail(name, MAX_NAME_IN_DETAIL)}" is refused because ${refused}: ${SERVICE_NAME_RULE}`,
           owners: [record],
         });
       }
@@ -166,9 +187,11 @@ function plan(records: readonly InventoryRecord[]): Check[] {
     const known = byDomain.get(endpointKey(endpoint));
     if (known) {
       if (!known.owners.includes(record)) known.owners.push(record);
+      // Watched too: the operator named it, so it is probed wherever it resolves.
+      if (!fromService) known.publicOnly = false;
       return;
     }
-    const check = { kind: "tls" as const, endpoint, owners: [record] };
+    const check = { kind: "tls" as const, endpoint, owners: [record], publicOnly: fromService };
     byDomain.set(endpointKey(endpoint), check);
     checks.push(check);
   };
@@ -300,13 +323,25 @@ async function runCheck(
       );
     }
     case "tls": {
-      const [result] = await verifyTargets([{ endpoint: check.endpoint, renewal }], {
+      const target = { endpoint: check.endpoint, publicOnly: check.publicOnly, renewal };
+      const verifyOptions = {
         settings,
         now: runtime.now,
-        concurrency: 1,
         ...(options.ca ? { ca: options.ca } : {}),
         ...(options.signal ? { signal: options.signal } : {}),
-      });
+      };
+      const probe = await probeTarget(target, verifyOptions);
+      if (!probe.reached && probe.step === "REFUSED") {
+        // Nothing was opened, so there is nothing to tell apart: one answer, never a finding.
+        return {
+          domain: check.endpoint.label,
+          ...nameOf(check.owners),
+          source: "tls",
+          status: "unverifiable",
+          detail: `not probed: ${check.endpoint.host} resolves to an address that is not public (loopback, private, link-local or unspecified): ${SERVICE_NAME_RULE}`,
+        };
+      }
+      const result = judgeTarget(target, probe, verifyOptions);
       return { ...(result as InventoryResult), ...nameOf(check.owners) };
     }
   }
@@ -371,7 +406,8 @@ function withGrace(
     ? `unreachable since ${since.toISOString()}, for at least ${after}`
     : `unreachable since ${since.toISOString()}; an error once that is ${after} ago`;
   return {
-    result: { ...result, pastGrace, detail: `${result.detail}; ${note}` },
+    // The note is kept whole: the cause is cut to make room for it.
+    result: { ...result, pastGrace, detail: boundWithNote(result.detail, note) },
     unreachableSince: since,
   };
 }
@@ -486,9 +522,10 @@ export async function verifyInventory(
   );
   const kept = runtime.inventory.kind !== "none";
   const read = await mapWithConcurrency(checks, options.concurrency ?? 16, (check) =>
-    runCheck(check, runtime, settings, renewals, options).catch((error: unknown) =>
-      brokenCheck(check, error),
-    ),
+    runCheck(check, runtime, settings, renewals, options)
+      .catch((error: unknown) => brokenCheck(check, error))
+      // Every result's detail, whatever made it, is bounded here (detail.ts).
+      .then(withBoundDetail),
   );
   const at = runtime.now();
   const graced = read.map((result, i) =>

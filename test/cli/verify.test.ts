@@ -467,6 +467,38 @@ describe("certsched verify without --domain: the service's current due list", ()
     expect(fine.stdout).toContain("2 unverifiable.");
   });
 
+  it("a due list naming 127.0.0.1:PORT or localhost:PORT opens no connection: one 'not probed' answer, exit 0", async () => {
+    const open = await startTlsServer(leaf(["127.0.0.1", "localhost"], at(60 * DAY)));
+    servers.push(open);
+    const closed = await closedPort();
+    const silent = await startSilentServer();
+    closers.push(() => silent.close());
+    const ports = [open.port, closed, silent.port];
+    sim = await startSimulator({
+      certificates: ports.flatMap((port, i) => [
+        { certificateName: `ip-${i}`, rootDomain: `127.0.0.1:${port}`, expiryDate: inDays(5) },
+        { certificateName: `lh-${i}`, rootDomain: `localhost:${port}`, expiryDate: inDays(5) },
+      ]),
+    });
+    const result = await runCli(["verify", "--json"], {
+      env: { ...sandboxSettings(sim), NODE_EXTRA_CA_CERTS: caFile },
+    });
+    expectNoSecret(result, sim);
+    expect(result.code).toBe(0);
+    const doc = jsonOf<Document>(result);
+    expect(doc.counts).toEqual({ unverifiable: 6 });
+    // Open, closed or silent: the same words, so nothing about the port can be read back.
+    const shapes = new Set(
+      doc.results.map((r) => r.detail.replace(/"[^"]*"/, '"NAME"').replace(/\d+/g, "N")),
+    );
+    expect(shapes).toEqual(
+      new Set([
+        'not probed: its domain "NAME" is refused because it carries a port: a name from the service is probed only as a DNS host name on port N at a public address; name the endpoint in CERTSCHED_WATCH or route it with CERTSCHED_VERIFY_CONNECT_TO to check it anyway',
+      ]),
+    );
+    expect(open.handshakes()).toBe(0);
+  });
+
   it("nothing due, nothing stored, nothing watched: nothing to verify, exit 0", async () => {
     sim = await startSimulator({ certificates: [] });
     const result = await cliAgainst(sim, ["verify"]);

@@ -110,3 +110,42 @@ export function makeLeaf(ca: TestCa, options: LeafOptions): Issued {
   );
   return { cert, key: keyPair().privateKey };
 }
+
+export interface IntermediateOptions {
+  /** basicConstraints cA; default true. False: a certificate that may not sign others. */
+  readonly ca?: boolean;
+  /** keyUsage keyCertSign; default true. */
+  readonly keyCertSign?: boolean;
+}
+
+/**
+ * An intermediate CA signed by `parent`, valid as the parent is. `ca: false` or
+ * `keyCertSign: false` make one no browser accepts as an issuer (RFC 5280 4.2.1.3, 4.2.1.9).
+ */
+export function makeIntermediate(
+  parent: TestCa,
+  commonName: string,
+  options: IntermediateOptions = {},
+  now: Date = new Date(),
+): TestCa {
+  const cert = sign(
+    commonName,
+    parent.commonName,
+    {
+      notBefore: new Date(now.getTime() - YEAR_MS),
+      notAfter: new Date(now.getTime() + 5 * YEAR_MS),
+    },
+    "02",
+    [
+      { name: "basicConstraints", cA: options.ca ?? true, critical: true },
+      {
+        name: "keyUsage",
+        keyCertSign: options.keyCertSign ?? true,
+        digitalSignature: true,
+        cRLSign: true,
+        critical: true,
+      },
+    ],
+  );
+  return { cert, key: keyPair().privateKey, commonName };
+}

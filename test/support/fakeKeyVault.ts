@@ -37,6 +37,8 @@ export interface FakeVaultFault {
   status?: number;
   /** Body for `status`; defaults to a Key Vault style error JSON. */
   body?: string;
+  /** Headers for `status`, over the default `content-type: application/json` (a Location...). */
+  headers?: Record<string, string>;
   /** Destroy the socket without answering (a reset connection). */
   reset?: boolean;
   /** Wait this long (ms) before answering, failing or resetting. */
@@ -256,7 +258,7 @@ export async function startFakeKeyVault(
       } else if (fault?.reset) {
         req.socket.destroy();
       } else if (fault?.status !== undefined) {
-        res.writeHead(fault.status, { "content-type": "application/json" });
+        res.writeHead(fault.status, { "content-type": "application/json", ...fault.headers });
         res.end(
           fault.body ??
             JSON.stringify({ error: { code: "InternalError", message: "Injected fault." } }),

@@ -1,0 +1,137 @@
+import tls from "node:tls";
+import fc from "fast-check";
+import { afterEach, describe, expect, it } from "vitest";
+import { escapeControl } from "../../shared/escapeControl.js";
+import { memoryInventory } from "../../shared/inventory/inventory.js";
+import { memoryLedger } from "../../shared/ledger/ledger.js";
+import { boundDetail, boundWithNote, MAX_DETAIL } from "../../shared/verify/detail.js";
+import { type NamedEndpoint, parseEndpoint } from "../../shared/verify/endpoint.js";
+import { verifyTargets } from "../../shared/verify/verifyDomains.js";
+import { verifyInventory } from "../../shared/verify/verifyInventory.js";
+import { loadVerifySettings } from "../../shared/verify/verifySettings.js";
+import { startSimulator } from "../../sim/index.js";
+import { collectingLogger, DAY_MS, runtimeFor } from "../functions/harness.js";
+import { makeCa, makeLeaf } from "../support/certificates.js";
+import { propertyRuns } from "../support/fastCheck.js";
+import { startTlsServer } from "./support/servers.js";
+
+/**
+ * Issue 20, item 5: one 30,000-character SAN gave a 30,590-character `mismatch` detail in the
+ * CLI's and the HTTP API's output. Every detail is bounded (detail.ts), counted after escaping.
+ */
+
+const ca = makeCa("detail bound CA");
+const HUGE = `${"a".repeat(29_990)}.test`;
+const closers: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const close of closers.splice(0).reverse()) await close();
+});
+
+async function hugeSanServer(): Promise<number> {
+  const server = await startTlsServer(
+    makeLeaf(ca, {
+      names: [HUGE, `b\u001b[2J${"b".repeat(300)}.test`, "c.test"],
+      notBefore: new Date(Date.now() - DAY_MS),
+      notAfter: new Date(Date.now() + 60 * DAY_MS),
+    }),
+  );
+  closers.push(() => server.close());
+  return server.port;
+}
+
+describe("a certificate with a 30,000-character name", () => {
+  it("verify --domain (verifyTargets): a mismatch detail of at most MAX_DETAIL characters, still naming what matters", async () => {
+    const port = await hugeSanServer();
+    const [r] = await verifyTargets(
+      [{ endpoint: parseEndpoint("www.contoso.test") as NamedEndpoint }],
+      {
+        settings: loadVerifySettings({
+          CERTSCHED_VERIFY_CONNECT_TO: `::127.0.0.1:${port}`,
+          CERTSCHED_HTTP_TIMEOUT: "5s",
+        }),
+        now: () => new Date(),
+        ca: [...tls.rootCertificates, ca.cert],
+      },
+    );
+    expect(r?.status).toBe("mismatch");
+    expect(r?.detail.length).toBeLessThanOrEqual(MAX_DETAIL);
+    expect(r?.detail).toMatch(
+      /^the certificate served does not cover www\.contoso\.test: it names DNS:a{95}…, DNS:"b\\u001b\[2Jb{84}…, DNS:c\.test$/,
+    );
+  });
+
+  it("the inventory run (the HTTP API's and the timer's): bounded too, the unreachable grace note kept whole", async () => {
+    const port = await hugeSanServer();
+    const sim = await startSimulator({ certificates: [] });
+    const runtime = runtimeFor(
+      sim,
+      { CERTSCHED_WATCH: `www.contoso.test, ${HUGE.slice(0, 60)}.invalid` },
+      { inventory: memoryInventory(), ledger: memoryLedger() },
+    );
+    closers.push(async () => {
+      await runtime.close();
+      await sim.close();
+    });
+    const v = await verifyInventory(runtime, collectingLogger().log, {
+      trigger: "http",
+      settings: loadVerifySettings({
+        CERTSCHED_VERIFY_CONNECT_TO: `www.contoso.test:443:127.0.0.1:${port}`,
+        CERTSCHED_HTTP_TIMEOUT: "5s",
+      }),
+      ca: [...tls.rootCertificates, ca.cert],
+    });
+    const mismatch = v.results.find((r) => r.status === "mismatch");
+    expect(mismatch?.detail.length).toBeLessThanOrEqual(MAX_DETAIL);
+    expect(mismatch?.detail).toContain("does not cover www.contoso.test");
+    const unreachable = v.results.find((r) => r.status === "unreachable");
+    expect(unreachable?.detail).toMatch(
+      /; unreachable since \S+Z; an error once that is 1 d \(CERTSCHED_VERIFY_UNREACHABLE_AFTER\) ago$/,
+    );
+    for (const r of v.results) expect(r.detail.length).toBeLessThanOrEqual(MAX_DETAIL);
+    for (const line of v.problems) expect(line.length).toBeLessThan(2 * MAX_DETAIL);
+  });
+});
+
+describe("boundDetail and boundWithNote", () => {
+  it("exactly MAX_DETAIL characters stay whole; one more is cut to MAX_DETAIL with an ellipsis", () => {
+    expect(boundDetail("x".repeat(MAX_DETAIL))).toBe("x".repeat(MAX_DETAIL));
+    expect(boundDetail("x".repeat(MAX_DETAIL + 1))).toBe(`${"x".repeat(MAX_DETAIL - 1)}…`);
+    expect(boundDetail("ab\u001bcd", 6)).toBe("ab…");
+    expect(boundDetail("ab\u001bcd", 9)).toBe("ab\\u{1b}…");
+    expect(boundDetail("ab\u001bcd", 10)).toBe("ab\\u{1b}cd");
+    expect(boundDetail("ab😀cd", 4)).toBe("ab…");
+  });
+
+  it("any text: at most max characters, escaped, whole escapes and characters, a prefix of the escaped text", () => {
+    fc.assert(
+      fc.property(
+        fc.string({ unit: "binary", maxLength: 700 }),
+        fc.integer({ min: 1, max: 600 }),
+        (text, max) => {
+          const escaped = escapeControl(text);
+          const out = boundDetail(text, max);
+          if (out.length > max) return false;
+          if (escapeControl(out) !== out) return false;
+          // No surrogate half the cut made: one at the end would have had its pair in `text`.
+          if (/[\ud800-\udbff]…$/.test(out)) return false;
+          if (escaped.length <= max) return out === escaped;
+          const kept = out.slice(0, -1);
+          return (
+            out.endsWith("…") && escaped.startsWith(kept) && !/\\u(?:\{[0-9a-f]*)?$/.test(kept)
+          );
+        },
+      ),
+      { numRuns: propertyRuns(1_000) },
+    );
+  });
+
+  it("a note is kept whole and the whole stays within max", () => {
+    fc.assert(
+      fc.property(fc.string({ maxLength: 900 }), fc.string({ maxLength: 150 }), (cause, note) => {
+        const out = boundWithNote(cause, note);
+        return out.length <= MAX_DETAIL && out.endsWith(`; ${escapeControl(note)}`);
+      }),
+      { numRuns: propertyRuns(1_000) },
+    );
+  });
+});
