@@ -2,7 +2,7 @@ import { ensureError } from "../errors.js";
 import type { Logger } from "../log.js";
 import { redact } from "../redact.js";
 import { isFinished, POISON_QUEUE, type Run } from "./run.js";
-import { runIdSchema } from "./runMessage.js";
+import { decodeRunMessage, runIdSchema } from "./runMessage.js";
 import type { RunStore } from "./runStore.js";
 
 /**
@@ -13,14 +13,7 @@ export const POISONED_LINE = "certsched run poisoned: ";
 
 /** The run a poisoned message names, if any: the message may be the very reason it was poisoned. */
 function runOf(value: unknown): { runId: string; dryRun: boolean } | undefined {
-  let input = value;
-  if (typeof value === "string") {
-    try {
-      input = JSON.parse(value);
-    } catch {
-      return undefined;
-    }
-  }
+  const input = decodeRunMessage(value);
   if (typeof input !== "object" || input === null) return undefined;
   const { runId, dryRun } = input as Record<string, unknown>;
   const parsed = runIdSchema.safeParse(runId);

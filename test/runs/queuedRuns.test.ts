@@ -155,6 +155,46 @@ describe("POST /api/renewals queues the sweep", () => {
   });
 });
 
+describe("run messages other tools base64-encoded (Storage Explorer, the SDK's encoders)", () => {
+  const base64 = (text: string) => Buffer.from(text, "utf8").toString("base64");
+
+  it("a base64-encoded run message runs its run, as plain JSON does", async () => {
+    const { runId } = runOf(await world.post());
+    await world.queue.clearMessages();
+    await world.queue.sendMessage(base64(JSON.stringify({ runId, dryRun: false })));
+
+    const deliveries = await world.drainRuns();
+
+    expect(deliveries.map((d) => [d.outcome, d.dequeueCount])).toEqual([["done", 1]]);
+    expect(runOf(await world.get(runId))).toMatchObject({ state: "succeeded", attempts: 1 });
+    expect(world.app.sim.renewCallsFor("www-contoso-com")).toBe(1);
+  });
+
+  it("base64 of something that is not a run message is still refused and poisoned", async () => {
+    await world.queue.createIfNotExists();
+    await world.queue.sendMessage(base64(JSON.stringify({ runId: "not-a-uuid", dryRun: false })));
+
+    const deliveries = await world.drainRuns();
+
+    expect(deliveries.at(-1)?.outcome).toBe("poisoned");
+    expect(String(deliveries[0]?.error)).toContain("runId");
+    expect(world.app.sim.requests).toEqual([]);
+  });
+
+  it("a base64-encoded poisoned message names its run", async () => {
+    const { runId } = runOf(await world.post());
+    await world.queue.clearMessages();
+    await world.poison.createIfNotExists();
+    await world.poison.sendMessage(base64(JSON.stringify({ runId, dryRun: false })));
+
+    await world.drainPoison();
+
+    expect(world.app.logs.map((l) => l.message)).toContain(
+      `certsched run poisoned: run ${runId}: its message failed every delivery and is in the queue certsched-runs-poison; see docs/runs.md`,
+    );
+  });
+});
+
 describe("?wait=N", () => {
   it("answers 200 with the finished run when the sweep ends in time", async () => {
     const host = world.listenRuns();
