@@ -5,7 +5,6 @@ import { handle } from "../../shared/api/handle.js";
 import { parseQuery } from "../../shared/api/parseQuery.js";
 import { json, problem } from "../../shared/api/problem.js";
 import { authorize } from "../../shared/auth/authorize.js";
-import { callerOf } from "../../shared/auth/callerOf.js";
 import { OPERATOR } from "../../shared/auth/roles.js";
 import { IDEMPOTENCY_HEADER, idempotencyKeyOf } from "../../shared/runs/idempotencyKey.js";
 import { isFinished } from "../../shared/runs/run.js";
@@ -45,14 +44,14 @@ export async function runRenewals(
 ): Promise<HttpResponseInit> {
   const arrived = Date.now();
   return handle(context, async () => {
-    authorize(request, OPERATOR);
+    const caller = authorize(request, OPERATOR);
     const { dryRun, wait } = parseQuery(request, query);
-    const keyHash = idempotencyKeyOf(request);
+    const keyHash = idempotencyKeyOf(request, caller);
     const runtime = getRuntime();
     const { store, queue } = runsOf(runtime);
     const result = await startRun(store, queue, contextLogger(context), {
       dryRun: dryRun ?? runtime.settings.dryRun,
-      requestedBy: requesterOf(callerOf(request)).by,
+      requestedBy: requesterOf(caller).by,
       keyHash,
       now: runtime.now(),
     });
