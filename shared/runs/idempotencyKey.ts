@@ -34,7 +34,15 @@ export function callerScopeOf(request: HttpRequest, caller: Caller): string {
   if (caller.kind === "entra") return `entra:${caller.id}`;
   const functionKey =
     request.headers.get(FUNCTION_KEY_HEADER) ?? request.query.get(FUNCTION_KEY_PARAMETER);
-  return functionKey ? `function-key:${sha256(functionKey)}` : "anonymous";
+  return functionKey ? `function-key:${sha256(functionKey)}` : ANONYMOUS_SCOPE;
+}
+
+/** The scope of callers with neither an identity nor a function key (local `func start`). */
+export const ANONYMOUS_SCOPE = "anonymous";
+
+/** What a key is filed under: JSON framing, so no scope and key splice into another pair. */
+export function keyHashOf(scope: string, key: string): string {
+  return sha256(JSON.stringify([scope, key]));
 }
 
 /**
@@ -58,6 +66,5 @@ export function idempotencyKeyOf(request: HttpRequest, caller: Caller): string |
           : undefined;
   if (problem)
     throw new ValidationError("request", [{ name: IDEMPOTENCY_HEADER, message: problem }]);
-  // JSON framing: no scope and key can be spliced into another pair with the same text.
-  return sha256(JSON.stringify([callerScopeOf(request, caller), value]));
+  return keyHashOf(callerScopeOf(request, caller), value);
 }
