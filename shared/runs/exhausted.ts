@@ -1,0 +1,19 @@
+import { ATTEMPT_TIMEOUT_MS, MAX_DEQUEUE_COUNT, type Run } from "./run.js";
+
+/**
+ * Whether the run store shows a run that can never finish: its message was delivered the
+ * host's maxDequeueCount times (no further delivery comes: the host poisons it instead), and the
+ * last attempt ended, either failing (processRun recorded its error) or by the host's function
+ * timeout (a process killed mid-sweep records nothing). "failed" or "timed-out" says which;
+ * undefined: the store does not confirm it, e.g. a healthy queued run, a run whose earlier
+ * attempt failed and that the host will retry, or a last attempt that may still be sweeping.
+ * This is what lets a message in the poison queue, which anyone who can write to the queue can
+ * put there, end only runs that are really over.
+ */
+export function exhaustedAt(run: Run, now: Date): "failed" | "timed-out" | undefined {
+  if (run.state !== "running" || run.attempts < MAX_DEQUEUE_COUNT) return undefined;
+  if (run.problem !== undefined) return "failed";
+  // A running row without a start was not written by an attempt: none can be sweeping it.
+  if (!run.startedAt) return "timed-out";
+  return now.getTime() - run.startedAt.getTime() >= ATTEMPT_TIMEOUT_MS ? "timed-out" : undefined;
+}
