@@ -5,6 +5,7 @@ import { handle } from "../../shared/api/handle.js";
 import { parseQuery } from "../../shared/api/parseQuery.js";
 import { json, problem } from "../../shared/api/problem.js";
 import { authorize } from "../../shared/auth/authorize.js";
+import { callerOf } from "../../shared/auth/callerOf.js";
 import { OPERATOR } from "../../shared/auth/roles.js";
 import { IDEMPOTENCY_HEADER, idempotencyKeyOf } from "../../shared/runs/idempotencyKey.js";
 import { isFinished } from "../../shared/runs/run.js";
@@ -44,7 +45,8 @@ export async function runRenewals(
 ): Promise<HttpResponseInit> {
   const arrived = Date.now();
   return handle(context, async () => {
-    const caller = authorize(request, OPERATOR);
+    authorize(request, OPERATOR);
+    const caller = callerOf(request);
     const { dryRun, wait } = parseQuery(request, query);
     const keyHash = idempotencyKeyOf(request, caller);
     const runtime = getRuntime();
