@@ -1,4 +1,5 @@
-import { ATTEMPT_TIMEOUT_MS, MAX_DEQUEUE_COUNT, type Run } from "./run.js";
+import { redact } from "../redact.js";
+import { ATTEMPT_TIMEOUT_MS, MAX_DEQUEUE_COUNT, POISON_QUEUE, type Run } from "./run.js";
 
 /**
  * Whether the run store shows a run that can never finish: its message was delivered the
@@ -16,4 +17,20 @@ export function exhaustedAt(run: Run, now: Date): "failed" | "timed-out" | undef
   // A running row without a start was not written by an attempt: none can be sweeping it.
   if (!run.startedAt) return "timed-out";
   return now.getTime() - run.startedAt.getTime() >= ATTEMPT_TIMEOUT_MS ? "timed-out" : undefined;
+}
+
+/** The run, failed because its deliveries are spent (`how`: exhaustedAt's answer), at `at`. */
+export function exhaustedRun(run: Run, how: "failed" | "timed-out", at: Date): Run {
+  const last =
+    how === "failed"
+      ? `the last attempt failed: ${run.problem}`
+      : `the last attempt did not finish within the function timeout (${ATTEMPT_TIMEOUT_MS / 60_000} min)`;
+  return {
+    ...run,
+    state: "failed",
+    finishedAt: at,
+    problem: redact(
+      `the run's queue message failed every delivery (${run.attempts} attempt(s)) and was moved to the poison queue ${POISON_QUEUE}; ${last}`,
+    ),
+  };
 }

@@ -1,10 +1,12 @@
 import { ensureError } from "../errors.js";
 import type { Logger } from "../log.js";
 import { redact } from "../redact.js";
-import { exhaustedAt } from "./exhausted.js";
-import { ATTEMPT_TIMEOUT_MS, isFinished, POISON_QUEUE, type Run } from "./run.js";
+import { exhaustedAt, exhaustedRun } from "./exhausted.js";
+import { isFinished, POISON_QUEUE, type Run } from "./run.js";
 import { decodeRunMessage, runIdSchema } from "./runMessage.js";
+import type { RunQueue } from "./runQueue.js";
 import type { RunStore } from "./runStore.js";
+import { settleRun } from "./settleRun.js";
 
 /**
  * The line an alert matches (infra/alerts/run-poisoned.kql): written before anything that can
@@ -27,12 +29,13 @@ function runOf(value: unknown): { runId: string; dryRun: boolean } | undefined {
  * run failed naming why. Anything else is left as it is, with a warning: anyone who can write to
  * the queue can put a message there, and one naming a healthy queued or retried run must not
  * end it (its real delivery would then do nothing), nor create a run the store does not hold.
- * A run that finished meanwhile keeps its outcome. `storeOf` is called after the line is
+ * A queued run whose message is lost is sent again (settleRun). A run that finished meanwhile
+ * keeps its outcome. `runsOf` is called after the line is
  * logged. Throws RUNS_UNAVAILABLE when the run cannot be read or marked (the host delivers the
  * poison message again).
  */
 export async function poisonRun(
-  storeOf: () => RunStore,
+  runsOf: () => { readonly store: RunStore; readonly queue: RunQueue },
   log: Logger,
   value: unknown,
   now: () => Date,
@@ -44,7 +47,7 @@ export async function poisonRun(
   if (!named) return undefined;
   const { runId } = named;
   // Only now: the settings the store needs may be the reason the message was poisoned.
-  const store = storeOf();
+  const { store, queue } = runsOf();
   const run = await store.get(runId);
   if (!run) {
     log.warn(
@@ -60,24 +63,19 @@ export async function poisonRun(
   }
   const at = now();
   const how = exhaustedAt(run, at);
+  if (!how && run.state === "queued") {
+    // Not delivered at all (the host never poisons such a run): if its message is lost, it is
+    // sent again or failed as undelivered, as a GET of it would.
+    const settled = await settleRun(run, { store, queue, log, now: at });
+    if (settled !== run) return settled;
+  }
   if (!how) {
     log.warn(
       `certsched run ${runId}: a poisoned message names it, but the run store does not confirm that its deliveries failed (${run.state}, ${run.attempts} delivery(ies)${run.problem ? ", the host retries the last" : ""}); the run is left as it is`,
     );
     return run;
   }
-  const last =
-    how === "failed"
-      ? `the last attempt failed: ${run.problem}`
-      : `the last attempt did not finish within the function timeout (${ATTEMPT_TIMEOUT_MS / 60_000} min)`;
-  const failed: Run = {
-    ...run,
-    state: "failed",
-    finishedAt: at,
-    problem: redact(
-      `the run's queue message failed every delivery (${run.attempts} attempt(s)) and was moved to the poison queue ${POISON_QUEUE}; ${last}`,
-    ),
-  };
+  const failed = exhaustedRun(run, how, at);
   try {
     // Only over the running run read above: a delivery that finished it meanwhile wins.
     await store.save(failed, { onlyIf: "running" });

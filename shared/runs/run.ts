@@ -65,6 +65,16 @@ export interface Run {
   readonly summary?: SweepSummary | undefined;
   /** Results left out of `summary` because the run store could not hold them all. */
   readonly resultsOmitted?: number | undefined;
+  /**
+   * When its message was sent again because no delivery came within UNDELIVERED_AFTER_MS of
+   * queueing it (settleRun); at most once.
+   */
+  readonly resentAt?: Date | undefined;
+  /**
+   * Failed because its message was never delivered, even when sent again: the Idempotency-Key
+   * that started it then starts a fresh run.
+   */
+  readonly undelivered?: boolean | undefined;
 }
 
 /**

@@ -13,6 +13,8 @@ export interface KeyEntry {
 export interface SaveOptions {
   /** Write only if the stored run is in this state (a run not stored is not created). */
   readonly onlyIf?: RunState | undefined;
+  /** Write only if the stored run was never sent again (resentAt unset): one resend, ever. */
+  readonly onlyIfNotResent?: boolean | undefined;
 }
 
 /** Either this request now holds the key, or another one did within the window. */
@@ -64,8 +66,10 @@ export function memoryRunStore(): RunStore {
       return row ? fromRunRow({ ...row }, "(memory)") : undefined;
     },
     save: async (run, options) => {
-      const stored = runs.get(run.runId)?.state;
+      const row = runs.get(run.runId);
+      const stored = row?.state;
       if (options?.onlyIf !== undefined && stored !== options.onlyIf) return;
+      if (options?.onlyIfNotResent && row?.resentAt !== undefined) return;
       if (!advances(stored, run.state)) return;
       runs.set(run.runId, toRunRow(run));
     },

@@ -86,18 +86,25 @@ export function tableRunStore(options: TableRunStoreOptions): RunStore {
         // Read the stored state, then write only if the run moves forward, under its etag: a
         // late write (an attempt that lost its lease, a poisoned copy) must not undo an outcome.
         for (let round = 0; round < 5; round++) {
-          let stored: { state: unknown; etag: string } | undefined;
+          let stored: { state: unknown; resentAt: unknown; etag: string } | undefined;
           try {
             const current = await table.getEntity<Record<string, unknown>>(
               RUN_PARTITION,
               run.runId,
-              { queryOptions: { select: ["state"] }, ...limit() },
+              { queryOptions: { select: ["state", "resentAt"] }, ...limit() },
             );
-            stored = { state: current.state, etag: current.etag };
+            stored = { state: current.state, resentAt: current.resentAt, etag: current.etag };
           } catch (error) {
             if (statusOf(error) !== 404) throw error;
           }
           if (options?.onlyIf !== undefined && stored?.state !== options.onlyIf) return;
+          // Azurite answers a selected property a row lacks as null.
+          if (
+            options?.onlyIfNotResent &&
+            stored?.resentAt !== undefined &&
+            stored.resentAt !== null
+          )
+            return;
           try {
             if (!stored) {
               await table.createEntity(row, limit());

@@ -1,0 +1,182 @@
+import { randomUUID } from "node:crypto";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { ANONYMOUS_SCOPE, keyHashOf } from "../../shared/runs/idempotencyKey.js";
+import type { Run } from "../../shared/runs/run.js";
+import { UNDELIVERED_AFTER_MS } from "../../shared/runs/settleRun.js";
+import { fakeClock } from "../functions/harness.js";
+import { type RunsWorld, runOf, startRunsWorld } from "./support.js";
+
+/**
+ * Issue 20: runs that can never finish. A process killed after POST /api/renewals stored its run
+ * but before the message went out left the run queued forever, and the same Idempotency-Key
+ * answered with that dead run for 24 h. Now a queued run with no delivery within
+ * UNDELIVERED_AFTER_MS is sent again once, and failed with a cause if that is not delivered
+ * either; a retry with the key then starts a fresh run.
+ */
+
+let world: RunsWorld;
+let clock: ReturnType<typeof fakeClock>;
+
+beforeEach(async () => {
+  world = await startRunsWorld();
+  clock = fakeClock(new Date().toISOString());
+  await world.configure({}, { now: clock.now });
+});
+afterEach(async () => {
+  expect(world.app.leaks(await world.storedTexts())).toEqual([]);
+  await world.close();
+});
+
+async function messages(): Promise<unknown[]> {
+  if (!(await world.queue.exists())) return [];
+  const peeked = await world.queue.peekMessages({ numberOfMessages: 32 });
+  return peeked.peekedMessageItems.map((m) => JSON.parse(m.messageText));
+}
+
+/** What POST /api/renewals leaves when its process dies after storing the run, before sending. */
+async function diedBeforeSending(key?: string): Promise<string> {
+  const runId = randomUUID();
+  const run: Run = {
+    runId,
+    state: "queued",
+    dryRun: false,
+    requestedAt: clock.now(),
+    requestedBy: "function-key",
+    attempts: 0,
+  };
+  if (key) {
+    await world.store.claimKey(
+      keyHashOf(ANONYMOUS_SCOPE, key),
+      { runId, dryRun: false, at: clock.now() },
+      clock.now(),
+      60_000,
+    );
+  }
+  await world.store.save(run);
+  return runId;
+}
+
+const key = (value: string) => ({ headers: { "Idempotency-Key": value } });
+
+describe("a queued run whose message never went out", () => {
+  it("is sent again when read UNDELIVERED_AFTER_MS after it was queued, not a millisecond before, and then sweeps", async () => {
+    const runId = await diedBeforeSending();
+
+    clock.advance(UNDELIVERED_AFTER_MS - 1);
+    expect(runOf(await world.get(runId))).toMatchObject({ state: "queued", attempts: 0 });
+    expect(await messages()).toEqual([]);
+
+    clock.advance(1);
+    const resent = runOf(await world.get(runId));
+    expect(resent).toMatchObject({ state: "queued", resentAt: clock.now().toISOString() });
+    expect(await messages()).toEqual([{ runId, dryRun: false }]);
+    // Read again: sent once, not once per read.
+    await world.get(runId);
+    expect(await messages()).toHaveLength(1);
+
+    const deliveries = await world.drainRuns();
+
+    expect(deliveries.map((d) => d.outcome)).toEqual(["done"]);
+    expect(runOf(await world.get(runId))).toMatchObject({ state: "succeeded", attempts: 1 });
+    expect(world.app.sim.renewCallsFor("www-contoso-com")).toBe(1);
+  });
+
+  it("the same Idempotency-Key, after the bound, sends it again instead of answering a dead run", async () => {
+    const runId = await diedBeforeSending("crashed-key");
+    clock.advance(UNDELIVERED_AFTER_MS);
+
+    const again = await world.post(key("crashed-key"));
+
+    expect(again.status).toBe(202);
+    expect(runOf(again)).toMatchObject({ runId, state: "queued" });
+    expect(await messages()).toEqual([{ runId, dryRun: false }]);
+    await world.drainRuns();
+    expect(runOf(await world.get(runId)).state).toBe("succeeded");
+  });
+
+  it("sent again and still not delivered within the bound: failed with the cause, and the key starts a fresh run", async () => {
+    const runId = await diedBeforeSending("lost-twice");
+    clock.advance(UNDELIVERED_AFTER_MS);
+    await world.get(runId);
+    // The copy is lost too (deleted by hand, say).
+    await world.queue.clearMessages();
+
+    clock.advance(UNDELIVERED_AFTER_MS - 1);
+    expect(runOf(await world.get(runId)).state).toBe("queued");
+    clock.advance(1);
+    const failed = runOf(await world.get(runId));
+
+    expect(failed).toMatchObject({ state: "failed", attempts: 0 });
+    expect(failed.finishedAt).toBe(clock.now().toISOString());
+    expect(failed.problem).toBe(
+      "no delivery of the run's queue message within 5 min of queueing it, nor within 5 min of sending it again: the message was lost (the request that queued it stopped before sending it, or the message was deleted); start a new run",
+    );
+    expect(await messages()).toEqual([]);
+
+    const fresh = await world.post(key("lost-twice"));
+
+    expect(fresh.status).toBe(202);
+    const freshId = runOf(fresh).runId;
+    expect(freshId).not.toBe(runId);
+    expect(await messages()).toEqual([{ runId: freshId, dryRun: false }]);
+    // The key names the fresh run from then on.
+    expect(runOf(await world.post(key("lost-twice"))).runId).toBe(freshId);
+    expect(await messages()).toHaveLength(1);
+  });
+
+  it("a poisoned message naming a stale queued run sends it again rather than failing it", async () => {
+    const runId = await diedBeforeSending();
+    clock.advance(UNDELIVERED_AFTER_MS);
+    await world.poison.createIfNotExists();
+    await world.poison.sendMessage(JSON.stringify({ runId, dryRun: false }));
+
+    await world.drainPoison();
+
+    expect(runOf(await world.get(runId)).state).toBe("queued");
+    expect(await messages()).toEqual([{ runId, dryRun: false }]);
+  });
+});
+
+describe("a healthy queued run", () => {
+  it("is left alone within the bound: one message, one sweep", async () => {
+    const { runId } = runOf(await world.post(key("healthy")));
+    clock.advance(UNDELIVERED_AFTER_MS - 1);
+
+    expect(runOf(await world.get(runId)).state).toBe("queued");
+    expect(runOf(await world.post(key("healthy"))).runId).toBe(runId);
+    expect(await messages()).toHaveLength(1);
+  });
+
+  it("sent again while its first message was only slow: the two copies sweep it once", async () => {
+    const { runId } = runOf(await world.post());
+    clock.advance(UNDELIVERED_AFTER_MS);
+    await world.get(runId);
+    expect(await messages()).toHaveLength(2);
+
+    const deliveries = await world.drainRuns();
+
+    expect(deliveries.map((d) => d.outcome)).toEqual(["done", "done"]);
+    expect(runOf(await world.get(runId))).toMatchObject({ state: "succeeded", attempts: 1 });
+    expect(world.app.sim.requestsFor("list")).toHaveLength(1);
+    expect(world.app.sim.renewCallsFor("www-contoso-com")).toBe(1);
+  });
+
+  it("a copy delivered while another delivery of the run is sweeping does nothing", async () => {
+    const { runId } = runOf(await world.post());
+    clock.advance(UNDELIVERED_AFTER_MS);
+    await world.get(runId);
+    const run = await world.store.get(runId);
+    if (!run) throw new Error("no run");
+    // One copy was picked up and is sweeping (its first delivery) when the other arrives.
+    await world.store.save({ ...run, state: "running", startedAt: clock.now(), attempts: 1 });
+
+    const deliveries = await world.drainRuns();
+
+    expect(deliveries.map((d) => [d.outcome, d.dequeueCount])).toEqual([
+      ["done", 1],
+      ["done", 1],
+    ]);
+    expect(world.app.sim.requestsFor("list")).toEqual([]);
+    expect(runOf(await world.get(runId))).toMatchObject({ state: "running", attempts: 1 });
+  });
+});
