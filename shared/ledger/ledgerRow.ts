@@ -25,6 +25,7 @@ export interface Row {
   attempts: number;
   detail?: string;
   reason?: string;
+  runId?: string;
 }
 
 export function toRow(r: LedgerRecord): Row {
@@ -40,6 +41,7 @@ export function toRow(r: LedgerRecord): Row {
     attempts: r.attempts,
     ...(r.detail ? { detail: r.detail.slice(0, MAX_DETAIL) } : {}),
     ...(r.reason ? { reason: r.reason } : {}),
+    ...(r.runId ? { runId: r.runId } : {}),
   };
 }
 
@@ -79,6 +81,12 @@ const rowSchema = z
     attempts: z.number().int().min(0, { message: "must be a whole number from 0" }),
     detail: z.string().optional(),
     reason: z.string().optional(),
+    runId: z
+      .string()
+      .regex(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/, {
+        message: "must be a run id (a lower-case UUID)",
+      })
+      .optional(),
   })
   .superRefine((row, ctx) => {
     if (row.outcome === "claimed" && !row.claimedAt) {
@@ -120,5 +128,6 @@ export function fromRow(row: Record<string, unknown>, table: string): LedgerReco
     detail: r.detail,
     ...(r.claimedAt ? { claimedAt: r.claimedAt } : {}),
     ...(r.reason ? { reason: r.reason } : {}),
+    ...(r.runId ? { runId: r.runId } : {}),
   };
 }

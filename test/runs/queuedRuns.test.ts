@@ -158,6 +158,63 @@ describe("POST /api/renewals queues the sweep", () => {
   });
 });
 
+describe("a run delivered again after its attempt died", () => {
+  it("counts what its own first attempt renewed as renewed by this run, not skipped within the grace", async () => {
+    // The first attempt renews, then cannot record its outcome (as if the process died there).
+    const store = world.store;
+    let failFinish = true;
+    await world.configure(
+      {},
+      {},
+      {
+        store: {
+          ...store,
+          save: async (run, options) => {
+            if (failFinish && run.state === "succeeded") {
+              failFinish = false;
+              throw new CertschedError("RUNS_UNAVAILABLE", "run store: cannot write table (503)");
+            }
+            await store.save(run, options);
+          },
+        },
+      },
+    );
+    const { runId } = runOf(await world.post());
+
+    const deliveries = await world.drainRuns();
+
+    expect(deliveries.map((d) => [d.outcome, d.dequeueCount])).toEqual([
+      ["retry", 1],
+      ["done", 2],
+    ]);
+    expect(world.app.sim.renewCallsFor("www-contoso-com")).toBe(1);
+    const run = runOf(await world.get(runId));
+    expect(run).toMatchObject({
+      state: "succeeded",
+      attempts: 2,
+      counts: { due: 1, "renewal-scheduled": 1, skipped: 0 },
+    });
+    expect(run.results?.map((r) => [r.certificateName, r.outcome])).toEqual([
+      ["www-contoso-com", "renewal-scheduled"],
+    ]);
+    expect(run.results?.[0]?.detail).toContain("an earlier attempt of this run");
+  });
+
+  it("another run still reports a renewal this one made as skipped within the grace", async () => {
+    const first = runOf(await world.post()).runId;
+    await world.drainRuns();
+    const second = runOf(await world.post()).runId;
+
+    await world.drainRuns();
+
+    expect(runOf(await world.get(first)).counts).toMatchObject({ "renewal-scheduled": 1 });
+    const run = runOf(await world.get(second));
+    expect(run.counts).toMatchObject({ "renewal-scheduled": 0, skipped: 1 });
+    expect(run.results?.[0]).toMatchObject({ outcome: "skipped", reason: "WithinGrace" });
+    expect(world.app.sim.renewCallsFor("www-contoso-com")).toBe(1);
+  });
+});
+
 describe("run messages other tools base64-encoded (Storage Explorer, the SDK's encoders)", () => {
   const base64 = (text: string) => Buffer.from(text, "utf8").toString("base64");
 
