@@ -84,3 +84,33 @@ async function settle(run: Run, { store, queue, log, now }: SettleContext): Prom
   if (stored?.undelivered) log.error(`certsched run ${run.runId} failed: ${UNDELIVERED_PROBLEM}`);
   return stored ?? failed;
 }
+
+/** Unfinished runs one daily pass looks at: far more than are ever left unfinished at once. */
+export const SETTLE_PASS_LIMIT = 500;
+
+/**
+ * The daily pass (cleanupHistory) over runs nobody reads again: each unfinished run is settled
+ * as a GET of it would. Never throws: a store that fails is logged, tomorrow's pass catches up.
+ */
+export async function settleUnfinished(
+  runs: { readonly store: RunStore; readonly queue: RunQueue },
+  log: Logger,
+  now: Date,
+): Promise<number> {
+  let unfinished: Run[];
+  try {
+    unfinished = await runs.store.listUnfinished(SETTLE_PASS_LIMIT);
+  } catch (error) {
+    log.warn(
+      `certsched run store: could not list unfinished runs: ${redact(ensureError(error).message)}`,
+    );
+    return 0;
+  }
+  let moved = 0;
+  for (const run of unfinished) {
+    const settled = await settleRun(run, { ...runs, log, now });
+    if (settled !== run) moved += 1;
+  }
+  if (moved > 0) log.info(`certsched run store: moved on ${moved} unfinished run(s)`);
+  return moved;
+}

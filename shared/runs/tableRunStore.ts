@@ -1,7 +1,7 @@
 import type { TableClient } from "@azure/data-tables";
 import { CertschedError, ValidationError } from "../errors.js";
 import { failureOf, lazyTable, statusOf, type TableLocation } from "../history/tableClient.js";
-import { advances } from "./run.js";
+import { advances, type Run } from "./run.js";
 import { fromRunRow, RUN_PARTITION, toRunRow } from "./runRow.js";
 import type { KeyClaim, KeyEntry, RunStore } from "./runStore.js";
 
@@ -167,6 +167,31 @@ export function tableRunStore(options: TableRunStoreOptions): RunStore {
       } catch (error) {
         throw unavailable("write", error);
       }
+    },
+    async listUnfinished(max) {
+      const found: Run[] = [];
+      try {
+        const table = await getClient();
+        const rows = table.listEntities<Record<string, unknown>>({
+          queryOptions: {
+            filter: `PartitionKey eq '${RUN_PARTITION}' and (state eq 'queued' or state eq 'running')`,
+          },
+          ...limit(),
+        });
+        for await (const row of rows) {
+          if (found.length >= max) break;
+          try {
+            found.push(fromRunRow(row, tableName));
+          } catch (error) {
+            // A row certsched cannot read is no run it can move on; GET names what is wrong.
+            if (!(error instanceof ValidationError)) throw error;
+          }
+        }
+      } catch (error) {
+        if (statusOf(error) === 404) return found; // no table: no runs
+        throw unavailable("read", error);
+      }
+      return found;
     },
     async removeBefore(cutoff) {
       // ISO-8601 UTC strings of one format sort as their instants: one range per partition.

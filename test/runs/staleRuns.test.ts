@@ -1,9 +1,10 @@
 import { randomUUID } from "node:crypto";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { cleanupHistory } from "../../functions/cleanupHistory.js";
 import { ANONYMOUS_SCOPE, keyHashOf } from "../../shared/runs/idempotencyKey.js";
-import type { Run } from "../../shared/runs/run.js";
+import { ATTEMPT_TIMEOUT_MS, MAX_DEQUEUE_COUNT, type Run } from "../../shared/runs/run.js";
 import { UNDELIVERED_AFTER_MS } from "../../shared/runs/settleRun.js";
-import { fakeClock } from "../functions/harness.js";
+import { fakeClock, timer } from "../functions/harness.js";
 import { type RunsWorld, runOf, startRunsWorld } from "./support.js";
 
 /**
@@ -178,5 +179,57 @@ describe("a healthy queued run", () => {
     ]);
     expect(world.app.sim.requestsFor("list")).toEqual([]);
     expect(runOf(await world.get(runId))).toMatchObject({ state: "running", attempts: 1 });
+  });
+});
+
+describe("runs nobody reads again", () => {
+  it("the daily cleanup sends a lost run's message again, and a pass later fails it with the cause", async () => {
+    const lost = await diedBeforeSending();
+    const { runId: deleted } = runOf(await world.post());
+    await world.queue.clearMessages();
+    const young = await diedBeforeSending();
+    clock.advance(UNDELIVERED_AFTER_MS);
+    const younger = await diedBeforeSending();
+
+    await cleanupHistory(timer(), world.app.context("cleanupHistory"));
+
+    expect(new Set((await messages()).map((m) => (m as { runId: string }).runId))).toEqual(
+      new Set([lost, deleted, young]),
+    );
+    expect(runOf(await world.get(younger)).state).toBe("queued");
+    await world.queue.clearMessages();
+    clock.advance(UNDELIVERED_AFTER_MS);
+
+    await cleanupHistory(timer(), world.app.context("cleanupHistory"));
+
+    for (const runId of [lost, deleted, young]) {
+      expect(runOf(await world.get(runId))).toMatchObject({ state: "failed", attempts: 0 });
+    }
+    expect(world.app.logs.map((l) => l.message)).toContain(
+      "certsched run store: moved on 3 unfinished run(s)",
+    );
+  });
+});
+
+describe("a running run whose deliveries are spent", () => {
+  it("is failed when read once its last attempt is past the function timeout, not a millisecond before", async () => {
+    const { runId } = runOf(await world.post());
+    const run = await world.store.get(runId);
+    if (!run) throw new Error("no run");
+    // The fifth delivery started and its process died: no poison message confirmed it in time.
+    await world.store.save({
+      ...run,
+      state: "running",
+      startedAt: clock.now(),
+      attempts: MAX_DEQUEUE_COUNT,
+    });
+
+    clock.advance(ATTEMPT_TIMEOUT_MS - 1);
+    expect(runOf(await world.get(runId)).state).toBe("running");
+    clock.advance(1);
+    const failed = runOf(await world.get(runId));
+
+    expect(failed).toMatchObject({ state: "failed", attempts: MAX_DEQUEUE_COUNT });
+    expect(failed.problem).toMatch(/did not finish within the function timeout \(10 min\)$/);
   });
 });
