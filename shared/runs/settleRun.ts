@@ -66,7 +66,14 @@ async function settle(run: Run, { store, queue, log, now }: SettleContext): Prom
     if (stored?.state !== "queued" || stored.resentAt?.getTime() !== now.getTime()) {
       return stored ?? run;
     }
-    await queue.send({ runId: run.runId, dryRun: run.dryRun }, log);
+    try {
+      await queue.send({ runId: run.runId, dryRun: run.dryRun }, log);
+    } catch (error) {
+      // Nothing went out: the resend is not counted, or the run would be failed as undelivered
+      // for a copy that never existed. The next reader tries again. Only while still queued.
+      await store.save(run, { onlyIf: "queued" }).catch(() => {});
+      throw error;
+    }
     log.warn(
       `certsched run ${run.runId}: no delivery within ${MINUTES} min of queueing it; its message was sent again`,
     );

@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { cleanupHistory } from "../../functions/cleanupHistory.js";
+import { CertschedError } from "../../shared/errors.js";
 import { ANONYMOUS_SCOPE, keyHashOf } from "../../shared/runs/idempotencyKey.js";
 import { ATTEMPT_TIMEOUT_MS, MAX_DEQUEUE_COUNT, type Run } from "../../shared/runs/run.js";
 import { UNDELIVERED_AFTER_MS } from "../../shared/runs/settleRun.js";
@@ -80,6 +81,38 @@ describe("a queued run whose message never went out", () => {
     expect(deliveries.map((d) => d.outcome)).toEqual(["done"]);
     expect(runOf(await world.get(runId))).toMatchObject({ state: "succeeded", attempts: 1 });
     expect(world.app.sim.renewCallsFor("www-contoso-com")).toBe(1);
+  });
+
+  it("a send again that fails (the queue down) is not counted: the next read sends it, and the run is not failed as undelivered", async () => {
+    const runId = await diedBeforeSending();
+    clock.advance(UNDELIVERED_AFTER_MS);
+    await world.configure(
+      {},
+      { now: clock.now },
+      {
+        queue: {
+          kind: "storage",
+          send: async () => {
+            throw new CertschedError("RUNS_UNAVAILABLE", "run queue: cannot send (503)");
+          },
+        },
+      },
+    );
+
+    const read = await world.get(runId);
+
+    expect(read.status).toBe(200);
+    expect(runOf(read).state).toBe("queued");
+    expect(runOf(read)).not.toHaveProperty("resentAt");
+    expect(await messages()).toEqual([]);
+
+    await world.configure({}, { now: clock.now });
+    clock.advance(UNDELIVERED_AFTER_MS);
+    expect(runOf(await world.get(runId))).toMatchObject({
+      state: "queued",
+      resentAt: clock.now().toISOString(),
+    });
+    expect(await messages()).toEqual([{ runId, dryRun: false }]);
   });
 
   it("the same Idempotency-Key, after the bound, sends it again instead of answering a dead run", async () => {
