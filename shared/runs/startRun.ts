@@ -56,7 +56,16 @@ export async function startRun(
     );
     if (!claim.claimed) {
       const { entry } = claim;
-      if (entry.dryRun !== request.dryRun) return { kind: "key-reused", runId: entry.runId };
+      if (entry.dryRun !== request.dryRun) {
+        // A key whose run was lost (failed as undelivered) is free for any request.
+        const stored = await store.get(entry.runId);
+        const run = stored && (await settleRun(stored, { store, queue, log, now: request.now }));
+        if (!run?.undelivered || run.state !== "failed" || retried) {
+          return { kind: "key-reused", runId: entry.runId };
+        }
+        await store.releaseKey(request.keyHash, entry.runId);
+        return startRun(store, queue, log, request, true);
+      }
       for (let read = 0; read < IN_FLIGHT_READS; read++) {
         const stored = await store.get(entry.runId);
         if (!stored) {

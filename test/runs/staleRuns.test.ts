@@ -158,6 +158,21 @@ describe("a queued run whose message never went out", () => {
     expect(await messages()).toHaveLength(1);
   });
 
+  it("a key whose run failed as undelivered starts a fresh run for another dryRun too, not a 422", async () => {
+    const runId = await diedBeforeSending("lost-dry");
+    clock.advance(UNDELIVERED_AFTER_MS);
+    await world.get(runId);
+    await world.queue.clearMessages();
+    clock.advance(UNDELIVERED_AFTER_MS);
+
+    const fresh = await world.post({ ...key("lost-dry"), query: { dryRun: "true" } });
+
+    expect(fresh.status).toBe(202);
+    expect(runOf(fresh)).toMatchObject({ dryRun: true, state: "queued" });
+    expect(runOf(fresh).runId).not.toBe(runId);
+    expect(runOf(await world.get(runId))).toMatchObject({ state: "failed" });
+  });
+
   it("a poisoned message naming a stale queued run sends it again rather than failing it", async () => {
     const runId = await diedBeforeSending();
     clock.advance(UNDELIVERED_AFTER_MS);
