@@ -2,11 +2,12 @@ import type { InvocationContext, Timer } from "@azure/functions";
 import { contextLogger } from "../../shared/api/contextLogger.js";
 import { cleanupHistory as cleanup } from "../../shared/history/cleanup.js";
 import { runsOf } from "../../shared/runs/runs.js";
+import { settleUnfinished } from "../../shared/runs/settleRun.js";
 import { getRuntime } from "../../shared/runtime.js";
 
 /**
  * The daily history cleanup: removes rows older than CERTSCHED_HISTORY_RETENTION (default 400
- * days), queued runs' included. A storage failure fails the run (visible in the portal); tomorrow's run catches up.
+ * days), queued runs' included; first moves on unfinished runs that never will finish by themselves. A storage failure fails the run (visible in the portal); tomorrow's run catches up.
  */
 export async function cleanupHistory(_timer: Timer, context: InvocationContext): Promise<void> {
   const runtime = getRuntime();
@@ -16,10 +17,14 @@ export async function cleanupHistory(_timer: Timer, context: InvocationContext):
     retentionMs: runtime.settings.historyRetentionMs,
     log,
   });
+  const runs = runsOf(runtime);
   // Queued runs (docs/runs.md) are kept as long as the history that records them.
   const cutoff = new Date(runtime.now().getTime() - runtime.settings.historyRetentionMs);
-  const removed = await runsOf(runtime).store.removeBefore(cutoff);
+  const removed = await runs.store.removeBefore(cutoff);
   log.info(
     `certsched run store cleanup: removed ${removed} row(s) from before ${cutoff.toISOString()}`,
   );
+  // Runs nobody reads again (no GET, no repeated POST) are moved on here at the latest: a lost
+  // message is sent again, or its run failed with the cause (settleRun). Never fails the pass.
+  await settleUnfinished(runs, log, runtime.now());
 }

@@ -14,7 +14,7 @@ export async function poisonedRenewals(
   context: InvocationContext,
 ): Promise<void> {
   await poisonRun(
-    () => runsOf(getRuntime()).store,
+    () => runsOf(getRuntime()),
     contextLogger(context),
     message,
     () => getRuntime().now(),

@@ -46,13 +46,14 @@ export async function runRenewals(
   const arrived = Date.now();
   return handle(context, async () => {
     authorize(request, OPERATOR);
+    const caller = callerOf(request);
     const { dryRun, wait } = parseQuery(request, query);
-    const keyHash = idempotencyKeyOf(request);
+    const keyHash = idempotencyKeyOf(request, caller);
     const runtime = getRuntime();
     const { store, queue } = runsOf(runtime);
     const result = await startRun(store, queue, contextLogger(context), {
       dryRun: dryRun ?? runtime.settings.dryRun,
-      requestedBy: requesterOf(callerOf(request)).by,
+      requestedBy: requesterOf(caller).by,
       keyHash,
       now: runtime.now(),
     });

@@ -56,6 +56,11 @@ export interface LedgerRecord {
   readonly claimedAt?: Date | undefined;
   /** The decision's reason constant for the latest request (decide.ts VerdictReason). */
   readonly reason?: string | undefined;
+  /**
+   * The run (the sweep's runId) that made the latest claim; none for a person's renewal. A run
+   * delivered again after its attempt died tells its own renewals from another run's by it.
+   */
+  readonly runId?: string | undefined;
 }
 
 export interface LedgerEntry {

@@ -26,6 +26,7 @@ export interface Row {
   attempts: number;
   detail?: string;
   reason?: string;
+  runId?: string;
 }
 
 export function toRow(r: LedgerRecord): Row {
@@ -41,6 +42,7 @@ export function toRow(r: LedgerRecord): Row {
     attempts: r.attempts,
     ...(r.detail ? { detail: r.detail.slice(0, MAX_DETAIL) } : {}),
     ...(r.reason ? { reason: r.reason } : {}),
+    ...(r.runId ? { runId: r.runId } : {}),
   };
 }
 
@@ -80,6 +82,12 @@ const rowSchema = z
     attempts: z.number().int().min(0, { message: "must be a whole number from 0" }),
     detail: z.string().optional(),
     reason: z.string().optional(),
+    runId: z
+      .string()
+      .regex(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/, {
+        message: "must be a run id (a lower-case UUID)",
+      })
+      .optional(),
   })
   .superRefine((row, ctx) => {
     if (row.outcome === "claimed" && !row.claimedAt) {
@@ -124,5 +132,6 @@ export function fromRow(stored: Record<string, unknown>, table: string): LedgerR
     detail: r.detail,
     ...(r.claimedAt ? { claimedAt: r.claimedAt } : {}),
     ...(r.reason ? { reason: r.reason } : {}),
+    ...(r.runId ? { runId: r.runId } : {}),
   };
 }

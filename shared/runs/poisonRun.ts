@@ -1,9 +1,12 @@
 import { ensureError } from "../errors.js";
 import type { Logger } from "../log.js";
 import { redact } from "../redact.js";
+import { exhaustedAt, exhaustedRun } from "./exhausted.js";
 import { isFinished, POISON_QUEUE, type Run } from "./run.js";
-import { runIdSchema } from "./runMessage.js";
+import { decodeRunMessage, runIdSchema } from "./runMessage.js";
+import type { RunQueue } from "./runQueue.js";
 import type { RunStore } from "./runStore.js";
+import { settleRun } from "./settleRun.js";
 
 /**
  * The line an alert matches (infra/alerts/run-poisoned.kql): written before anything that can
@@ -13,14 +16,7 @@ export const POISONED_LINE = "certsched run poisoned: ";
 
 /** The run a poisoned message names, if any: the message may be the very reason it was poisoned. */
 function runOf(value: unknown): { runId: string; dryRun: boolean } | undefined {
-  let input = value;
-  if (typeof value === "string") {
-    try {
-      input = JSON.parse(value);
-    } catch {
-      return undefined;
-    }
-  }
+  const input = decodeRunMessage(value);
   if (typeof input !== "object" || input === null) return undefined;
   const { runId, dryRun } = input as Record<string, unknown>;
   const parsed = runIdSchema.safeParse(runId);
@@ -28,14 +24,18 @@ function runOf(value: unknown): { runId: string; dryRun: boolean } | undefined {
 }
 
 /**
- * A message the host moved to the poison queue after maxDequeueCount failed deliveries: logs
- * the alert's line and marks its run failed, naming the last attempt's error. A run that
- * finished meanwhile keeps its outcome; a run the store has lost is recorded failed anew.
- * `storeOf` is called after the line is logged. Throws RUNS_UNAVAILABLE when the run cannot be marked
- * (the host delivers the poison message again).
+ * A message in the poison queue: logs the alert's line and, when the run store confirms that the
+ * run's deliveries are all spent and the last one failed or timed out (exhaustedAt), marks the
+ * run failed naming why. Anything else is left as it is, with a warning: anyone who can write to
+ * the queue can put a message there, and one naming a healthy queued or retried run must not
+ * end it (its real delivery would then do nothing), nor create a run the store does not hold.
+ * A queued run whose message is lost is sent again (settleRun). A run that finished meanwhile
+ * keeps its outcome. `runsOf` is called after the line is
+ * logged. Throws RUNS_UNAVAILABLE when the run cannot be read or marked (the host delivers the
+ * poison message again).
  */
 export async function poisonRun(
-  storeOf: () => RunStore,
+  runsOf: () => { readonly store: RunStore; readonly queue: RunQueue },
   log: Logger,
   value: unknown,
   now: () => Date,
@@ -47,30 +47,38 @@ export async function poisonRun(
   if (!named) return undefined;
   const { runId } = named;
   // Only now: the settings the store needs may be the reason the message was poisoned.
-  const store = storeOf();
+  const { store, queue } = runsOf();
   const run = await store.get(runId);
-  const last = run?.problem ? `; the last attempt failed: ${run.problem}` : "";
-  const problem = `the run's queue message failed every delivery${run ? ` (${run.attempts} attempt(s))` : ""} and was moved to the poison queue ${POISON_QUEUE}${last}`;
-  if (run && isFinished(run.state)) {
+  if (!run) {
+    log.warn(
+      `certsched run ${runId}: a poisoned message names it, but the run store holds no such run; nothing recorded`,
+    );
+    return undefined;
+  }
+  if (isFinished(run.state)) {
     log.warn(
       `certsched run ${runId} is already ${run.state}; the poisoned message changes nothing`,
     );
     return run;
   }
   const at = now();
-  const failed: Run = {
-    runId,
-    dryRun: named.dryRun,
-    requestedAt: at,
-    requestedBy: "unknown",
-    attempts: 0,
-    ...run,
-    state: "failed",
-    finishedAt: at,
-    problem: redact(problem),
-  };
+  const how = exhaustedAt(run, at);
+  if (!how && run.state === "queued") {
+    // Not delivered at all (the host never poisons such a run): if its message is lost, it is
+    // sent again or failed as undelivered, as a GET of it would.
+    const settled = await settleRun(run, { store, queue, log, now: at });
+    if (settled !== run) return settled;
+  }
+  if (!how) {
+    log.warn(
+      `certsched run ${runId}: a poisoned message names it, but the run store does not confirm that its deliveries failed (${run.state}, ${run.attempts} delivery(ies)${run.problem ? ", the host retries the last" : ""}); the run is left as it is`,
+    );
+    return run;
+  }
+  const failed = exhaustedRun(run, how, at);
   try {
-    await store.save(failed);
+    // Only over the running run read above: a delivery that finished it meanwhile wins.
+    await store.save(failed, { onlyIf: "running" });
   } catch (error) {
     log.error(
       `certsched run ${runId}: could not be marked failed: ${redact(ensureError(error).message)}`,

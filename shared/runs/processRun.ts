@@ -45,6 +45,15 @@ export async function processRun(
     log.info(`certsched run ${run.runId} is already ${run.state}; this delivery does nothing`);
     return run;
   }
+  // A run whose message was sent again (settleRun) has two: the first delivery of one while
+  // the other's attempt is under way would sweep beside it. A delivery after a failed or
+  // crashed attempt of its own message has a dequeueCount above 1, and sweeps again.
+  if (run.state === "running" && run.resentAt && delivery.dequeueCount === 1) {
+    log.info(
+      `certsched run ${run.runId} is already running (attempt ${run.attempts}); this copy of its message, sent again, does nothing`,
+    );
+    return run;
+  }
   // The run decides, not the message: a message is input from whoever can write to the queue,
   // and one saying dryRun false must not make a requested dry run order certificates.
   if (message.dryRun !== run.dryRun) {

@@ -65,6 +65,16 @@ export interface Run {
   readonly summary?: SweepSummary | undefined;
   /** Results left out of `summary` because the run store could not hold them all. */
   readonly resultsOmitted?: number | undefined;
+  /**
+   * When its message was sent again because no delivery came within UNDELIVERED_AFTER_MS of
+   * queueing it (settleRun); at most once.
+   */
+  readonly resentAt?: Date | undefined;
+  /**
+   * Failed because its message was never delivered, even when sent again: the Idempotency-Key
+   * that started it then starts a fresh run.
+   */
+  readonly undelivered?: boolean | undefined;
 }
 
 /**
@@ -73,6 +83,12 @@ export interface Run {
  * two equal.
  */
 export const MAX_DEQUEUE_COUNT = 5;
+
+/**
+ * host.json functionTimeout: the host ends an attempt this long after it started, so a run whose
+ * latest attempt started longer ago than this is not being swept by it any more.
+ */
+export const ATTEMPT_TIMEOUT_MS = 10 * 60_000;
 
 /** What travels on the queue: nothing secret, nothing the run store does not hold too. */
 export interface RunMessage {

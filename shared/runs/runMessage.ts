@@ -20,21 +20,47 @@ const messageSchema = z.object({
   dryRun: z.boolean({ error: "must be true or false" }),
 });
 
+/** A queue message holds at most 64 KiB; base64 makes that 4/3 longer. */
+const MAX_MESSAGE_CHARS = Math.ceil((64 * 1024 * 4) / 3) + 4;
+/** Standard base64 with its padding, as Storage Explorer and the SDKs' encoders write it. */
+const BASE64 = /^[A-Za-z0-9+/]+={0,2}$/;
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+const isObject = (value: unknown): value is object => typeof value === "object" && value !== null;
+
 /**
- * The message as the queue trigger hands it over: the host parses JSON text into an object, so
- * `value` is usually one; a string is parsed here. Throws a ValidationError naming each field:
- * the host retries and then moves the message to the poison queue, where an operator sees it.
+ * The message as the queue trigger hands it over, as a value to validate. The host parses JSON
+ * text into an object (host.json messageEncoding "none"), so `value` is usually one; a string
+ * is parsed here. Other tools (Storage Explorer, the SDKs' base64 encoders) write the same JSON
+ * base64-encoded, which the host hands over as the text: that is decoded too, so such a message
+ * runs instead of being poisoned. Anything else is returned as it came, for the schema to refuse.
+ */
+export function decodeRunMessage(value: unknown): unknown {
+  if (typeof value !== "string") return value;
+  const text = value.trim();
+  const parsed = parseJson(text);
+  if (isObject(parsed)) return parsed;
+  if (text.length <= MAX_MESSAGE_CHARS && text.length % 4 === 0 && BASE64.test(text)) {
+    const decoded = parseJson(Buffer.from(text, "base64").toString("utf8"));
+    if (isObject(decoded)) return decoded;
+  }
+  return parsed ?? value;
+}
+
+/**
+ * The run message, plain or base64 JSON (decodeRunMessage). Throws a ValidationError naming
+ * each field: the host retries and then moves the message to the poison queue, where an
+ * operator sees it.
  */
 export function parseRunMessage(value: unknown): RunMessage {
-  let input = value;
-  if (typeof value === "string") {
-    try {
-      input = JSON.parse(value);
-    } catch {
-      input = value;
-    }
-  }
-  return parseOrThrow(messageSchema, input, "run message");
+  return parseOrThrow(messageSchema, decodeRunMessage(value), "run message");
 }
 
 /** The message text sent to the queue: JSON, ASCII only (host.json messageEncoding "none"). */

@@ -34,6 +34,8 @@ export interface RunRow {
   /** How many summary properties follow (summary0 .. summary{n-1}); 0: no summary. */
   summaryChunks: number;
   resultsOmitted?: number;
+  resentAt?: string;
+  undelivered?: boolean;
   [chunk: `summary${number}`]: string;
 }
 
@@ -66,6 +68,8 @@ export function toRunRow(run: Run): RunRow {
     attempts: run.attempts,
     ...(run.problem ? { problem: cut(redact(run.problem)) } : {}),
     summaryChunks: 0,
+    ...(run.resentAt ? { resentAt: run.resentAt.toISOString() } : {}),
+    ...(run.undelivered ? { undelivered: true } : {}),
   };
   if (run.summary) {
     const { json, omitted } = fitSummary(run.summary);
@@ -121,6 +125,8 @@ const rowSchema = z.object({
   problem: z.string().optional(),
   summaryChunks: count.max(MAX_CHUNKS),
   resultsOmitted: count.optional(),
+  resentAt: instant.optional(),
+  undelivered: z.boolean().optional(),
 });
 
 /** A stored run row; throws a ValidationError naming each field that is not right. */
@@ -153,5 +159,7 @@ export function fromRunRow(row: Record<string, unknown>, table: string): Run {
     problem: r.problem,
     summary,
     ...(r.resultsOmitted ? { resultsOmitted: r.resultsOmitted } : {}),
+    ...(r.resentAt ? { resentAt: r.resentAt } : {}),
+    ...(r.undelivered ? { undelivered: true } : {}),
   };
 }

@@ -1,4 +1,4 @@
-import { advances, type Run, type RunState } from "./run.js";
+import { advances, isFinished, type Run, type RunState } from "./run.js";
 import { fromRunRow, toRunRow } from "./runRow.js";
 
 /** Who holds an idempotency key: the run it was first used for, and for which request. */
@@ -13,6 +13,8 @@ export interface KeyEntry {
 export interface SaveOptions {
   /** Write only if the stored run is in this state (a run not stored is not created). */
   readonly onlyIf?: RunState | undefined;
+  /** Write only if the stored run was never sent again (resentAt unset): one resend, ever. */
+  readonly onlyIfNotResent?: boolean | undefined;
 }
 
 /** Either this request now holds the key, or another one did within the window. */
@@ -43,6 +45,11 @@ export interface RunStore {
   /** Drops the key's entry if it still names `runId` (its run could not be queued). */
   releaseKey(keyHash: string, runId: string): Promise<void>;
   /**
+   * Runs not finished (queued or running), at most `limit`, for the daily pass that moves on
+   * those that never will by themselves (settleRun). A row that cannot be read is left out.
+   */
+  listUnfinished(limit: number): Promise<Run[]>;
+  /**
    * Removes runs requested, and keys first used, before `cutoff` (the history's retention:
    * CERTSCHED_HISTORY_RETENTION); resolves with how many rows went. A run from exactly
    * `cutoff` stays.
@@ -64,8 +71,10 @@ export function memoryRunStore(): RunStore {
       return row ? fromRunRow({ ...row }, "(memory)") : undefined;
     },
     save: async (run, options) => {
-      const stored = runs.get(run.runId)?.state;
+      const row = runs.get(run.runId);
+      const stored = row?.state;
       if (options?.onlyIf !== undefined && stored !== options.onlyIf) return;
+      if (options?.onlyIfNotResent && row?.resentAt !== undefined) return;
       if (!advances(stored, run.state)) return;
       runs.set(run.runId, toRunRow(run));
     },
@@ -79,6 +88,11 @@ export function memoryRunStore(): RunStore {
     releaseKey: async (keyHash, runId) => {
       if (keys.get(keyHash)?.runId === runId) keys.delete(keyHash);
     },
+    listUnfinished: async (limit) =>
+      [...runs.values()]
+        .filter((row) => !isFinished(row.state))
+        .slice(0, limit)
+        .map((row) => fromRunRow({ ...row }, "(memory)")),
     removeBefore: async (cutoff) => {
       let removed = 0;
       for (const [runId, row] of runs) {

@@ -22,6 +22,8 @@ export interface RunView extends Partial<Omit<SweepSummary, "dryRun" | "startedA
   readonly problem?: string;
   /** Results left out: more than the run store holds in one row (the history has them all). */
   readonly resultsOmitted?: number;
+  /** When its message was sent again: no delivery had come within a few minutes (ISO-8601). */
+  readonly resentAt?: string;
 }
 
 /** The path a run is polled at, relative to the host (the Location header's value). */
@@ -43,6 +45,7 @@ export function runView(run: Run): RunView {
     attempts: run.attempts,
     ...(run.problem ? { problem: run.problem } : {}),
     ...(run.resultsOmitted ? { resultsOmitted: run.resultsOmitted } : {}),
+    ...(run.resentAt ? { resentAt: run.resentAt.toISOString() } : {}),
     ...summary,
   };
 }

@@ -88,5 +88,6 @@ async function deliverHere(
       // processRun logged it and noted it on the run; deliver again, as the host would.
     }
   }
-  await poisonRun(() => store, log, message, runtime.now);
+  // This runtime's runs: built by now (this delivery came through their queue).
+  await poisonRun(() => runsOf(runtime), log, message, runtime.now);
 }

@@ -6,6 +6,7 @@ import { IDEMPOTENCY_WINDOW_MS } from "./idempotencyKey.js";
 import type { Run } from "./run.js";
 import type { RunQueue } from "./runQueue.js";
 import type { RunStore } from "./runStore.js";
+import { settleRun } from "./settleRun.js";
 
 export interface StartRunRequest {
   readonly dryRun: boolean;
@@ -55,11 +56,30 @@ export async function startRun(
     );
     if (!claim.claimed) {
       const { entry } = claim;
-      if (entry.dryRun !== request.dryRun) return { kind: "key-reused", runId: entry.runId };
+      if (entry.dryRun !== request.dryRun) {
+        // A key whose run was lost (failed as undelivered) is free for any request.
+        const stored = await store.get(entry.runId);
+        const run = stored && (await settleRun(stored, { store, queue, log, now: request.now }));
+        if (!run?.undelivered || run.state !== "failed" || retried) {
+          return { kind: "key-reused", runId: entry.runId };
+        }
+        await store.releaseKey(request.keyHash, entry.runId);
+        return startRun(store, queue, log, request, true);
+      }
       for (let read = 0; read < IN_FLIGHT_READS; read++) {
-        const run = await store.get(entry.runId);
-        if (run) return { kind: "accepted", run, repeated: true };
-        await new Promise((resolve) => setTimeout(resolve, IN_FLIGHT_PAUSE_MS));
+        const stored = await store.get(entry.runId);
+        if (!stored) {
+          await new Promise((resolve) => setTimeout(resolve, IN_FLIGHT_PAUSE_MS));
+          continue;
+        }
+        // The key's run may never finish by itself (its first request died before sending its
+        // message): sent again, or failed as undelivered, whereupon the key starts afresh.
+        const run = await settleRun(stored, { store, queue, log, now: request.now });
+        if (run.state === "failed" && run.undelivered && !retried) {
+          await store.releaseKey(request.keyHash, entry.runId);
+          return startRun(store, queue, log, request, true);
+        }
+        return { kind: "accepted", run, repeated: true };
       }
       // A first request that died between filing the key and storing its run (a crash, a
       // restart) would hold the key for 24 h: after a minute its claim is abandoned.

@@ -1,7 +1,7 @@
 import type { TableClient } from "@azure/data-tables";
 import { CertschedError, ValidationError } from "../errors.js";
 import { failureOf, lazyTable, statusOf, type TableLocation } from "../history/tableClient.js";
-import { advances } from "./run.js";
+import { advances, type Run } from "./run.js";
 import { fromRunRow, RUN_PARTITION, toRunRow } from "./runRow.js";
 import type { KeyClaim, KeyEntry, RunStore } from "./runStore.js";
 
@@ -86,18 +86,25 @@ export function tableRunStore(options: TableRunStoreOptions): RunStore {
         // Read the stored state, then write only if the run moves forward, under its etag: a
         // late write (an attempt that lost its lease, a poisoned copy) must not undo an outcome.
         for (let round = 0; round < 5; round++) {
-          let stored: { state: unknown; etag: string } | undefined;
+          let stored: { state: unknown; resentAt: unknown; etag: string } | undefined;
           try {
             const current = await table.getEntity<Record<string, unknown>>(
               RUN_PARTITION,
               run.runId,
-              { queryOptions: { select: ["state"] }, ...limit() },
+              { queryOptions: { select: ["state", "resentAt"] }, ...limit() },
             );
-            stored = { state: current.state, etag: current.etag };
+            stored = { state: current.state, resentAt: current.resentAt, etag: current.etag };
           } catch (error) {
             if (statusOf(error) !== 404) throw error;
           }
           if (options?.onlyIf !== undefined && stored?.state !== options.onlyIf) return;
+          // Azurite answers a selected property a row lacks as null.
+          if (
+            options?.onlyIfNotResent &&
+            stored?.resentAt !== undefined &&
+            stored.resentAt !== null
+          )
+            return;
           try {
             if (!stored) {
               await table.createEntity(row, limit());
@@ -160,6 +167,31 @@ export function tableRunStore(options: TableRunStoreOptions): RunStore {
       } catch (error) {
         throw unavailable("write", error);
       }
+    },
+    async listUnfinished(max) {
+      const found: Run[] = [];
+      try {
+        const table = await getClient();
+        const rows = table.listEntities<Record<string, unknown>>({
+          queryOptions: {
+            filter: `PartitionKey eq '${RUN_PARTITION}' and (state eq 'queued' or state eq 'running')`,
+          },
+          ...limit(),
+        });
+        for await (const row of rows) {
+          if (found.length >= max) break;
+          try {
+            found.push(fromRunRow(row, tableName));
+          } catch (error) {
+            // A row certsched cannot read is no run it can move on; GET names what is wrong.
+            if (!(error instanceof ValidationError)) throw error;
+          }
+        }
+      } catch (error) {
+        if (statusOf(error) === 404) return found; // no table: no runs
+        throw unavailable("read", error);
+      }
+      return found;
     },
     async removeBefore(cutoff) {
       // ISO-8601 UTC strings of one format sort as their instants: one range per partition.

@@ -31,6 +31,8 @@ export interface ClaimAndSendInput {
   readonly unresolved: () => void;
   /** The failure's words, redacted (renewOne's describe). */
   readonly describe: (error: unknown) => { detail: string };
+  /** The run (the sweep's runId) making the claim, kept on the row; none for a person's. */
+  readonly runId?: string | undefined;
 }
 
 /** How far a renewal got. Only "answered" and "refused"/"unanswered" sent a request. */
@@ -76,6 +78,7 @@ export async function claimAndSend(input: ClaimAndSendInput): Promise<ClaimAndSe
     detail: undefined,
     claimedAt: input.claimedAt,
     reason: input.reason,
+    ...(input.runId ? { runId: input.runId } : {}),
   };
   const claimed = await ledgerCall(() => ledger.write(claim, input.entry?.etag));
   if (claimed === LEDGER_FAILED) return { kind: "ledger-failed", step: "claim" };

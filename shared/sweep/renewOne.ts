@@ -1,10 +1,15 @@
 import { daysLeft } from "../dates.js";
 import { ensureError, isCertschedError, UpstreamError, ValidationError } from "../errors.js";
-import type { Ledger, LedgerEntry } from "../ledger/ledger.js";
+import {
+  ACCEPTED_OUTCOMES,
+  type Ledger,
+  type LedgerEntry,
+  type LedgerRecord,
+} from "../ledger/ledger.js";
 import { redact } from "../redact.js";
 import type { CertificateRecord } from "../schemas/records.js";
 import { claimAndSend } from "./claimAndSend.js";
-import { decide } from "./decide.js";
+import { decide, type VerdictReason } from "./decide.js";
 import {
   type CertificateResult,
   notAttemptedDetail,
@@ -25,6 +30,8 @@ export interface RenewContext {
   ledgerFailed(error: unknown): void;
   /** A claim this sweep made that the ledger does not show resolved. */
   unresolved(certificateName: string): void;
+  /** The run this sweep is (its ledger claims carry it), when it has one. */
+  readonly runId?: string;
   /**
    * Asked right before a renewal would be sent (the request budget, CERTSCHED_SERVICE_QUOTA):
    * the detail of a "deferred" result when none may be sent, else undefined. Unset: always sent.
@@ -40,6 +47,22 @@ export function describe(error: unknown): { detail: string; status?: number; err
     ...(e instanceof UpstreamError && e.status !== undefined ? { status: e.status } : {}),
     ...(isCertschedError(e) ? { error: e.code } : {}),
   };
+}
+
+/**
+ * A renewal the service accepted within the grace, claimed by this very run: an earlier attempt
+ * of it (delivered again after it died or could not record its outcome) renewed it. The run
+ * counts it as renewed, with the service's answer then; undefined for anything else (another
+ * run's renewal stays "skipped": this run did not renew it).
+ */
+function renewedEarlierByThisRun(
+  record: LedgerRecord | undefined,
+  runId: string | undefined,
+  reason: VerdictReason,
+): string | undefined {
+  if (reason !== "WithinGrace" || !runId || record?.runId !== runId) return undefined;
+  if (!record.outcome || !ACCEPTED_OUTCOMES.has(record.outcome)) return undefined;
+  return `renewed by an earlier attempt of this run: ${record.detail?.trim() || "renewal scheduled"}`;
 }
 
 /**
@@ -96,7 +119,12 @@ export async function renewOne(
     now: at,
     graceMs: ctx.graceMs,
   });
-  if (verdict.action === "skip") return result("skipped", verdict.reason, verdict.message);
+  if (verdict.action === "skip") {
+    const own = renewedEarlierByThisRun(entry?.record, ctx.runId, verdict.reason);
+    return own === undefined
+      ? result("skipped", verdict.reason, verdict.message)
+      : result("renewal-scheduled", "EarlierAttempt", own);
+  }
   const stuck = verdict.action === "stuck";
   if (stuck && !verdict.renew) return result("stuck", verdict.reason, verdict.message);
   if (ctx.dryRun) return result(stuck ? "stuck" : "would-renew", verdict.reason, verdict.message);
@@ -117,6 +145,7 @@ export async function renewOne(
     claimedAt: at,
     now: ctx.now,
     send: () => ctx.client.renewListed(cert),
+    runId: ctx.runId,
     ledgerFailed: ctx.ledgerFailed,
     unresolved: () => ctx.unresolved(cert.certificateName),
     describe,

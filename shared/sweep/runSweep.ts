@@ -53,6 +53,11 @@ export interface SweepOptions {
   /** What started the run: every request it sends is counted under it. Unset: the default. */
   readonly trigger?: Trigger;
   /**
+   * The run's id, kept on each ledger claim it makes: delivered again after an attempt died, a
+   * run counts its own earlier renewals as renewed, not skipped. Unset: none kept.
+   */
+  readonly runId?: string;
+  /**
    * The request budget: where requests are counted (the summary's requests7d) and
    * CERTSCHED_SERVICE_QUOTA, when set. Unset: nothing counted or enforced.
    */
@@ -187,6 +192,7 @@ async function sweep(options: SweepOptions): Promise<SweepSummary> {
       unresolved.push(name);
     },
     ...(gate ? { deferred: () => gate.deferred() } : {}),
+    ...(options.runId ? { runId: options.runId } : {}),
   };
   let done = 0;
   const concurrency = gate?.sequential ? 1 : options.concurrency;

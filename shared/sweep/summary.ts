@@ -41,7 +41,9 @@ export type ResultReason =
   | "LedgerRowInvalid"
   | "SweepError"
   /** Deferred: the request budget (CERTSCHED_SERVICE_QUOTA) left no request for it. */
-  | "QuotaReached";
+  | "QuotaReached"
+  /** Renewed: an earlier attempt of this same run renewed it (a queue redelivery). */
+  | "EarlierAttempt";
 
 export interface CertificateResult {
   readonly certificateName: string;

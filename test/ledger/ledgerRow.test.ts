@@ -27,6 +27,7 @@ const record: fc.Arbitrary<LedgerRecord> = fc
       nil: undefined,
     }),
     neverSent: fc.boolean(),
+    runId: fc.option(fc.uuid(), { nil: undefined }),
   })
   .map((r) => {
     // "claimed" and "failed" may come before any request of the episode was sent.
@@ -43,6 +44,7 @@ const record: fc.Arbitrary<LedgerRecord> = fc
       detail: r.detail,
       ...(r.outcome === "claimed" ? { claimedAt: r.claimedAt } : {}),
       ...(r.reason ? { reason: r.reason } : {}),
+      ...(r.runId ? { runId: r.runId.toLowerCase() } : {}),
     };
   });
 
@@ -50,6 +52,12 @@ describe("ledger rows", () => {
   test.prop([record])("every record a sweep writes reads back as itself", (r) => {
     const row = toRow(r) as unknown as Record<string, unknown>;
     expect(fromRow(row, TABLE)).toEqual(r);
+  });
+
+  it("refuses a runId that is not a run id, naming it", () => {
+    const row = { ...valid(), runId: "../other" };
+    expect(() => fromRow(row, TABLE)).toThrow(ValidationError);
+    expect(() => fromRow(row, TABLE)).toThrow(/runId: must be a run id/);
   });
 
   const valid = () =>

@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { IDEMPOTENCY_WINDOW_MS, MAX_KEY_LENGTH } from "../../shared/runs/idempotencyKey.js";
+import { EASY_AUTH_ON, principalHeader } from "../auth/principals.js";
 import { fakeClock } from "../functions/harness.js";
 import { type RunsWorld, runOf, startRunsWorld } from "./support.js";
 
@@ -12,6 +13,7 @@ beforeEach(async () => {
   await world.configure({}, { now: clock.now });
 });
 afterEach(async () => {
+  delete process.env.WEBSITE_AUTH_ENABLED;
   expect(world.app.leaks(await world.storedTexts())).toEqual([]);
   await world.close();
 });
@@ -66,6 +68,8 @@ describe("Idempotency-Key", () => {
 
   it("names its run until 24 h after first use; at 24 h it starts a new one", async () => {
     const { runId } = runOf(await world.post(key("daily")));
+    // Swept: a run left queued for a day would be sent again as undelivered (staleRuns.test.ts).
+    await world.drainRuns();
 
     clock.advance(IDEMPOTENCY_WINDOW_MS - 1);
     expect(runOf(await world.post(key("daily"))).runId).toBe(runId);
@@ -75,7 +79,7 @@ describe("Idempotency-Key", () => {
     expect(fresh).not.toBe(runId);
     // And the new run holds the key from then on.
     expect(runOf(await world.post(key("daily"))).runId).toBe(fresh);
-    expect(await messages()).toHaveLength(2);
+    expect(await messages()).toEqual([{ runId: fresh, dryRun: false }]);
   });
 
   it("refuses the key for another request (dryRun differs) with 422 naming the header", async () => {
@@ -140,5 +144,69 @@ describe("Idempotency-Key", () => {
     expect(again.text).not.toContain("a-key-that-must-not-be-stored");
     expect(world.app.logs.length).toBeGreaterThan(0);
     expect(world.app.logs.filter((l) => l.message.includes("a-key-that-must-not-be"))).toEqual([]);
+  });
+});
+
+describe("Idempotency-Key is scoped to its caller", () => {
+  const OPERATOR = "certsched.Operator";
+  const entra = (id: string, value: string) => ({
+    headers: {
+      "Idempotency-Key": value,
+      "x-ms-client-principal": principalHeader({
+        id,
+        name: `user-${id.slice(-2)}`,
+        roles: [OPERATOR],
+      }),
+    },
+  });
+  const ADA = "00000000-0000-0000-0000-0000000000aa";
+  const BOB = "00000000-0000-0000-0000-0000000000bb";
+
+  it("another Entra ID caller sending the first one's key gets a run of its own, queued", async () => {
+    Object.assign(process.env, EASY_AUTH_ON);
+    const ada = await world.post(entra(ADA, "shared-key"));
+    const bob = await world.post(entra(BOB, "shared-key"));
+
+    expect([ada.status, bob.status]).toEqual([202, 202]);
+    expect(runOf(bob).runId).not.toBe(runOf(ada).runId);
+    expect(runOf(bob).requestedBy).toContain(BOB);
+    expect(await messages()).toEqual([
+      { runId: runOf(ada).runId, dryRun: false },
+      { runId: runOf(bob).runId, dryRun: false },
+    ]);
+    // Each caller's repeat still names its own run, and queues nothing.
+    expect(runOf(await world.post(entra(ADA, "shared-key"))).runId).toBe(runOf(ada).runId);
+    expect(runOf(await world.post(entra(BOB, "shared-key"))).runId).toBe(runOf(bob).runId);
+    expect(await messages()).toHaveLength(2);
+  });
+
+  it("another caller's key with another dryRun is not a 422 naming the first caller's run", async () => {
+    Object.assign(process.env, EASY_AUTH_ON);
+    const ada = runOf(await world.post(entra(ADA, "k1"))).runId;
+
+    const bob = await world.post({ ...entra(BOB, "k1"), query: { dryRun: "true" } });
+
+    expect(bob.status).toBe(202);
+    expect(bob.text).not.toContain(ada);
+    expect(runOf(bob)).toMatchObject({ dryRun: true, state: "queued" });
+  });
+
+  it("holders of two function keys sending one key get two runs; the function key is never stored", async () => {
+    const functionKey = (fk: string) => ({
+      headers: { "Idempotency-Key": "same", "x-functions-key": fk },
+    });
+    const first = await world.post(functionKey("fk-one-0123456789abcdefghijklmnopqrstuvwxyz"));
+    const second = await world.post({
+      headers: { "Idempotency-Key": "same" },
+      query: { code: "fk-two-0123456789abcdefghijklmnopqrstuvwxyz" },
+    });
+    const again = await world.post(functionKey("fk-one-0123456789abcdefghijklmnopqrstuvwxyz"));
+
+    expect(runOf(second).runId).not.toBe(runOf(first).runId);
+    expect(runOf(again).runId).toBe(runOf(first).runId);
+    expect(await messages()).toHaveLength(2);
+    const stored = (await world.storedTexts()).join("\n");
+    expect(stored).not.toContain("fk-one-");
+    expect(stored).not.toContain("fk-two-");
   });
 });

@@ -1,9 +1,12 @@
 import { HttpRequest } from "@azure/functions";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import type { Caller } from "../../shared/auth/callerOf.js";
 import { ValidationError } from "../../shared/errors.js";
 import { idempotencyKeyOf, MAX_KEY_LENGTH } from "../../shared/runs/idempotencyKey.js";
 import { propertyRuns } from "../support/fastCheck.js";
+
+const KEY_HOLDER: Caller = { kind: "function-key" };
 
 const CHARSET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._:~+/=-";
 
@@ -21,7 +24,10 @@ const asSent = (key: string) => key.replace(/^[ \t]+|[ \t]+$/g, "");
 describe("idempotencyKeyOf", () => {
   it("is undefined without the header", () => {
     expect(
-      idempotencyKeyOf(new HttpRequest({ method: "POST", url: "http://localhost/api/renewals" })),
+      idempotencyKeyOf(
+        new HttpRequest({ method: "POST", url: "http://localhost/api/renewals" }),
+        KEY_HOLDER,
+      ),
     ).toBeUndefined();
   });
 
@@ -52,13 +58,13 @@ describe("idempotencyKeyOf", () => {
         let hash: string | undefined;
         let error: unknown;
         try {
-          hash = idempotencyKeyOf(requestWith(key));
+          hash = idempotencyKeyOf(requestWith(key), KEY_HOLDER);
         } catch (e) {
           error = e;
         }
         if (ok) {
           expect(hash).toMatch(/^[0-9a-f]{64}$/);
-          expect(idempotencyKeyOf(requestWith(key))).toBe(hash);
+          expect(idempotencyKeyOf(requestWith(key), KEY_HOLDER)).toBe(hash);
           seen.accepted += 1;
         } else {
           expect(error).toBeInstanceOf(ValidationError);
@@ -75,8 +81,30 @@ describe("idempotencyKeyOf", () => {
   });
 
   it("gives two keys two hashes, and one key the same hash every time", () => {
-    const a = idempotencyKeyOf(requestWith("key-a"));
-    expect(idempotencyKeyOf(requestWith("key-b"))).not.toBe(a);
-    expect(idempotencyKeyOf(requestWith("key-a"))).toBe(a);
+    const a = idempotencyKeyOf(requestWith("key-a"), KEY_HOLDER);
+    expect(idempotencyKeyOf(requestWith("key-b"), KEY_HOLDER)).not.toBe(a);
+    expect(idempotencyKeyOf(requestWith("key-a"), KEY_HOLDER)).toBe(a);
+  });
+
+  it("files one key of two callers under two hashes, and of one caller under one", () => {
+    const entra = (id: string): Caller => ({ kind: "entra", id, name: "same name", roles: [] });
+    const withFunctionKey = (fk: string | undefined) =>
+      new HttpRequest({
+        method: "POST",
+        url: "http://localhost:7071/api/renewals",
+        headers: { "Idempotency-Key": "k", ...(fk ? { "x-functions-key": fk } : {}) },
+      });
+    const hashes = [
+      idempotencyKeyOf(requestWith("k"), entra("oid-a")),
+      idempotencyKeyOf(requestWith("k"), entra("oid-b")),
+      idempotencyKeyOf(withFunctionKey("fk-1"), KEY_HOLDER),
+      idempotencyKeyOf(withFunctionKey("fk-2"), KEY_HOLDER),
+      idempotencyKeyOf(withFunctionKey(undefined), KEY_HOLDER),
+    ];
+    expect(new Set(hashes).size).toBe(hashes.length);
+    expect(idempotencyKeyOf(requestWith("k"), entra("oid-a"))).toBe(hashes[0]);
+    expect(idempotencyKeyOf(withFunctionKey("fk-1"), KEY_HOLDER)).toBe(hashes[2]);
+    // The Entra ID caller is its object id, whatever function key it came with.
+    expect(idempotencyKeyOf(withFunctionKey("fk-9"), entra("oid-a"))).toBe(hashes[0]);
   });
 });

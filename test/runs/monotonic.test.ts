@@ -102,6 +102,25 @@ describe.each(stores)("the %s run store", (_, make) => {
     expect(await store.get(other)).toMatchObject({ state: "failed", problem: "not queued" });
   });
 
+  it("onlyIfNotResent: a run is sent again once; the resend and the undelivered mark round-trip", async () => {
+    const store = make();
+    const id = randomUUID();
+    await store.save(run(id, "queued"));
+    const first = new Date("2026-03-01T09:05:00.000Z");
+    await store.save(run(id, "queued", { resentAt: first }), {
+      onlyIf: "queued",
+      onlyIfNotResent: true,
+    });
+    await store.save(run(id, "queued", { resentAt: new Date("2026-03-01T09:05:00.001Z") }), {
+      onlyIf: "queued",
+      onlyIfNotResent: true,
+    });
+    expect((await store.get(id))?.resentAt).toEqual(first);
+
+    await store.save(run(id, "failed", { resentAt: first, undelivered: true }));
+    expect(await store.get(id)).toMatchObject({ state: "failed", undelivered: true });
+  });
+
   it("a late running write racing the finishing one never wins", async () => {
     const store = make();
     for (let i = 0; i < 8; i++) {

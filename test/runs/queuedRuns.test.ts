@@ -1,6 +1,9 @@
+import { readFileSync } from "node:fs";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { CertschedError } from "../../shared/errors.js";
+import { ATTEMPT_TIMEOUT_MS, MAX_DEQUEUE_COUNT } from "../../shared/runs/run.js";
 import { runLocation } from "../../shared/runs/runView.js";
+import { fakeClock } from "../functions/harness.js";
 import { hostQueueSettings } from "./hostLoop.js";
 import { type RunsWorld, runOf, startRunsWorld } from "./support.js";
 
@@ -155,6 +158,103 @@ describe("POST /api/renewals queues the sweep", () => {
   });
 });
 
+describe("a run delivered again after its attempt died", () => {
+  it("counts what its own first attempt renewed as renewed by this run, not skipped within the grace", async () => {
+    // The first attempt renews, then cannot record its outcome (as if the process died there).
+    const store = world.store;
+    let failFinish = true;
+    await world.configure(
+      {},
+      {},
+      {
+        store: {
+          ...store,
+          save: async (run, options) => {
+            if (failFinish && run.state === "succeeded") {
+              failFinish = false;
+              throw new CertschedError("RUNS_UNAVAILABLE", "run store: cannot write table (503)");
+            }
+            await store.save(run, options);
+          },
+        },
+      },
+    );
+    const { runId } = runOf(await world.post());
+
+    const deliveries = await world.drainRuns();
+
+    expect(deliveries.map((d) => [d.outcome, d.dequeueCount])).toEqual([
+      ["retry", 1],
+      ["done", 2],
+    ]);
+    expect(world.app.sim.renewCallsFor("www-contoso-com")).toBe(1);
+    const run = runOf(await world.get(runId));
+    expect(run).toMatchObject({
+      state: "succeeded",
+      attempts: 2,
+      counts: { due: 1, "renewal-scheduled": 1, skipped: 0 },
+    });
+    expect(run.results?.map((r) => [r.certificateName, r.outcome])).toEqual([
+      ["www-contoso-com", "renewal-scheduled"],
+    ]);
+    expect(run.results?.[0]?.detail).toContain("an earlier attempt of this run");
+  });
+
+  it("another run still reports a renewal this one made as skipped within the grace", async () => {
+    const first = runOf(await world.post()).runId;
+    await world.drainRuns();
+    const second = runOf(await world.post()).runId;
+
+    await world.drainRuns();
+
+    expect(runOf(await world.get(first)).counts).toMatchObject({ "renewal-scheduled": 1 });
+    const run = runOf(await world.get(second));
+    expect(run.counts).toMatchObject({ "renewal-scheduled": 0, skipped: 1 });
+    expect(run.results?.[0]).toMatchObject({ outcome: "skipped", reason: "WithinGrace" });
+    expect(world.app.sim.renewCallsFor("www-contoso-com")).toBe(1);
+  });
+});
+
+describe("run messages other tools base64-encoded (Storage Explorer, the SDK's encoders)", () => {
+  const base64 = (text: string) => Buffer.from(text, "utf8").toString("base64");
+
+  it("a base64-encoded run message runs its run, as plain JSON does", async () => {
+    const { runId } = runOf(await world.post());
+    await world.queue.clearMessages();
+    await world.queue.sendMessage(base64(JSON.stringify({ runId, dryRun: false })));
+
+    const deliveries = await world.drainRuns();
+
+    expect(deliveries.map((d) => [d.outcome, d.dequeueCount])).toEqual([["done", 1]]);
+    expect(runOf(await world.get(runId))).toMatchObject({ state: "succeeded", attempts: 1 });
+    expect(world.app.sim.renewCallsFor("www-contoso-com")).toBe(1);
+  });
+
+  it("base64 of something that is not a run message is still refused and poisoned", async () => {
+    await world.queue.createIfNotExists();
+    await world.queue.sendMessage(base64(JSON.stringify({ runId: "not-a-uuid", dryRun: false })));
+
+    const deliveries = await world.drainRuns();
+
+    expect(deliveries.at(-1)?.outcome).toBe("poisoned");
+    expect(String(deliveries[0]?.error)).toContain("runId");
+    expect(world.app.sim.requests).toEqual([]);
+  });
+
+  it("a base64-encoded poisoned message names its run", async () => {
+    const { runId } = runOf(await world.post());
+    await world.queue.clearMessages();
+    await world.poison.createIfNotExists();
+    await world.poison.sendMessage(base64(JSON.stringify({ runId, dryRun: false })));
+
+    await world.drainPoison();
+
+    expect(world.app.logs.map((l) => l.message)).toContain(
+      `certsched run poisoned: run ${runId}: its message failed every delivery and is in the queue certsched-runs-poison; see docs/runs.md`,
+    );
+  });
+});
+
 describe("?wait=N", () => {
   it("answers 200 with the finished run when the sweep ends in time", async () => {
     const host = world.listenRuns();
@@ -298,6 +398,92 @@ describe("the poison queue", () => {
   });
 });
 
+describe("the poison handler acts only on what the run store confirms was delivered and failed", () => {
+  const poisonMessage = async (runId: string) => {
+    await world.poison.createIfNotExists();
+    await world.poison.sendMessage(JSON.stringify({ runId, dryRun: false }));
+    return world.drainPoison();
+  };
+  const notConfirmed = (runId: string) =>
+    world.app.logs.filter(
+      (l) =>
+        l.level === "warning" &&
+        l.message.startsWith(`certsched run ${runId}: a poisoned message names it`),
+    );
+
+  it("a message written to the poison queue naming a healthy queued run leaves it queued; its real delivery sweeps", async () => {
+    const { runId } = runOf(await world.post());
+
+    const handled = await poisonMessage(runId);
+
+    expect(handled.map((d) => d.outcome)).toEqual(["done"]);
+    expect(runOf(await world.get(runId))).toMatchObject({ state: "queued", attempts: 0 });
+    expect(notConfirmed(runId)).toHaveLength(1);
+    expect(notConfirmed(runId)[0]?.message).toContain("queued, 0 delivery(ies)");
+
+    await world.drainRuns();
+
+    expect(runOf(await world.get(runId))).toMatchObject({ state: "succeeded", attempts: 1 });
+    expect(world.app.sim.renewCallsFor("www-contoso-com")).toBe(1);
+  });
+
+  it("a poisoned copy naming a run whose first attempt failed (the host retries it) leaves it running", async () => {
+    const { runId } = runOf(await world.post());
+    const run = await world.store.get(runId);
+    if (!run) throw new Error("no run");
+    await world.store.save({
+      ...run,
+      state: "running",
+      startedAt: new Date(),
+      attempts: MAX_DEQUEUE_COUNT - 1,
+      problem: "run store: cannot write table (503)",
+    });
+
+    await poisonMessage(runId);
+
+    expect(runOf(await world.get(runId))).toMatchObject({
+      state: "running",
+      attempts: MAX_DEQUEUE_COUNT - 1,
+    });
+    expect(notConfirmed(runId)).toHaveLength(1);
+  });
+
+  it("a poisoned message naming a run the store does not hold writes no run", async () => {
+    const runId = "0f0e0d0c-0b0a-4908-8706-050403020100";
+
+    await poisonMessage(runId);
+
+    expect((await world.get(runId)).status).toBe(404);
+  });
+
+  it("a last attempt with no recorded failure counts as failed once the function timeout has passed since it started, not a millisecond before", async () => {
+    const clock = fakeClock(new Date().toISOString());
+    await world.configure({}, { now: clock.now });
+    const { runId } = runOf(await world.post());
+    const run = await world.store.get(runId);
+    if (!run) throw new Error("no run");
+    // The fifth delivery started and the process died mid-sweep: nothing recorded its failure.
+    await world.store.save({
+      ...run,
+      state: "running",
+      startedAt: clock.now(),
+      attempts: MAX_DEQUEUE_COUNT,
+    });
+
+    clock.advance(ATTEMPT_TIMEOUT_MS - 1);
+    await poisonMessage(runId);
+    expect(runOf(await world.get(runId)).state).toBe("running");
+
+    clock.advance(1);
+    await poisonMessage(runId);
+    const failed = runOf(await world.get(runId));
+    expect(failed).toMatchObject({ state: "failed", attempts: MAX_DEQUEUE_COUNT });
+    expect(failed.problem).toBe(
+      "the run's queue message failed every delivery (5 attempt(s)) and was moved to the poison queue certsched-runs-poison; the last attempt did not finish within the function timeout (10 min)",
+    );
+  });
+});
+
 describe("host.json", () => {
   it("retries a run message a few times, waits between tries, and sends it as plain JSON", () => {
     const settings = hostQueueSettings();
@@ -306,5 +492,11 @@ describe("host.json", () => {
     expect(settings.messageEncoding).toBe("none");
     // One sweep at a time per instance.
     expect(settings.batchSize).toBe(1);
+  });
+
+  it("functionTimeout is the attempt timeout the poison handler and GET rely on", () => {
+    const host = JSON.parse(readFileSync(new URL("../../host.json", import.meta.url), "utf8"));
+    const [h = 0, m = 0, s = 0] = String(host.functionTimeout).split(":").map(Number);
+    expect((h * 3600 + m * 60 + s) * 1000).toBe(ATTEMPT_TIMEOUT_MS);
   });
 });

@@ -1,7 +1,7 @@
-import { createHash } from "node:crypto";
 import { type AddressInfo, createServer, type Socket } from "node:net";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { CertschedError } from "../../shared/errors.js";
+import { ANONYMOUS_SCOPE, keyHashOf } from "../../shared/runs/idempotencyKey.js";
 import { storageRunQueue } from "../../shared/runs/runQueue.js";
 import { tableRunStore } from "../../shared/runs/tableRunStore.js";
 import { closedPort, fakeClock, STACK_FRAME } from "../functions/harness.js";
@@ -189,7 +189,7 @@ describe("storage unavailable", () => {
 
   it("a key whose first request is still being accepted: 409 with Retry-After, nothing queued", async () => {
     // The first request filed the key and has not stored its run yet.
-    const hash = createHash("sha256").update("in-flight", "utf8").digest("hex");
+    const hash = keyHashOf(ANONYMOUS_SCOPE, "in-flight");
     await world.store.claimKey(
       hash,
       { runId: "0b1c2d3e-4f50-4617-8829-3a4b5c6d7e8f", dryRun: false, at: new Date() },
@@ -213,7 +213,7 @@ describe("storage unavailable", () => {
     await world.configure({}, { now: clock.now });
     const file = (key: string, ago: number) =>
       world.store.claimKey(
-        createHash("sha256").update(key, "utf8").digest("hex"),
+        keyHashOf(ANONYMOUS_SCOPE, key),
         {
           runId: "0b1c2d3e-4f50-4617-8829-3a4b5c6d7e8f",
           dryRun: false,
