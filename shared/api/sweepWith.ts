@@ -62,6 +62,7 @@ export async function sweepWith(
   const stopTokenWarnings = runtime.tokens.onWarning((m) => log.warn(m));
   // Issue 12: the records the sweep lists are kept for the inventory (rootDomain, vault).
   const listing = listingTap(runtime.client);
+  const runId = options.runId ?? randomUUID();
   const summary = await telemetry.inSweepSpan(
     () =>
       runSweep({
@@ -77,6 +78,7 @@ export async function sweepWith(
         // The request budget (issue 16): requests counted under the run's trigger.
         trigger: options.trigger ?? "timer",
         budget: { requests: runtime.requests, quota: runtime.settings.serviceQuota },
+        runId,
       }),
     options.traceContext,
   );
@@ -85,7 +87,7 @@ export async function sweepWith(
   await listing.remember(runtime, log);
   telemetry.recordSweep(summary);
   const { events, record } = sweepHistory(summary, {
-    runId: options.runId ?? randomUUID(),
+    runId,
     trigger: options.trigger ?? "timer",
     finishedAt: runtime.now(),
   });
