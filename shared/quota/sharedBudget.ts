@@ -59,6 +59,19 @@ export class QuotaExhaustedError extends CertschedError {
   }
 }
 
+/** Whether a renewal's request fits: `used` (its own included) at most the limit. */
+export function renewalFits(used: number, limit: number): boolean {
+  return used <= limit;
+}
+
+/**
+ * Whether a read's request fits: `used` (its own included) at most 80 % of the limit (whole
+ * numbers, so exactly 80 % fits and one more does not), and `need` still left for due renewals.
+ */
+export function readFits(used: number, need: number, limit: number): boolean {
+  return used * 5 <= limit * 4 && used + need <= limit;
+}
+
 /** How many are left of the limit (never below 0). */
 export const leftOf = (usage: QuotaUsage): number => Math.max(0, usage.quota.requests - usage.used);
 
@@ -271,12 +284,11 @@ export function sharedBudget(options: SharedBudgetOptions): SharedBudget {
       let need: number | undefined;
       /** Whether `used` rows (own included) leave room for this request. */
       const allows = async (used: number): Promise<boolean> => {
-        if (used > quota.requests) return false;
-        if (input.purpose !== "read") return true;
-        // Whole numbers: exactly 80 % may be reached by a read, one more may not.
-        if (used * 5 > quota.requests * 4) return false;
+        if (input.purpose !== "read") return renewalFits(used, quota.requests);
+        // The need is read only for a read that passes the 80 % line (two storage reads).
+        if (!readFits(used, 0, quota.requests)) return false;
         need ??= await options.need();
-        return used + need <= quota.requests;
+        return readFits(used, need, quota.requests);
       };
       for (let attempt = 1; ; attempt++) {
         const outcome = await reserveOnce(input, allows);

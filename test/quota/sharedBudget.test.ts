@@ -303,6 +303,37 @@ describe("one budget for every process", () => {
   });
 });
 
+describe("another process takes what was left while a sweep renews", () => {
+  it("the retry it can no longer send is not sent: the certificates are deferred, the cause named", async () => {
+    const h = await appWith(FIVE_DUE, {
+      CERTSCHED_SERVICE_QUOTA: "6/7d",
+      CERTSCHED_RENEWAL_CONCURRENCY: "1",
+    });
+    // The first renewal is answered 503 with a second's wait: meanwhile another process sends.
+    h.sim.inject("publicRenew", { status: 503, headers: { "retry-after": "1" }, times: 1 });
+
+    const sweeping = timerSweep(h);
+    while (h.sim.requestsFor("publicRenew").length === 0) {
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    const at = new Date();
+    await history.recordRequests(
+      [1, 2, 3, 4].map(() => ({ at, operation: "list", trigger: "cli" as const })),
+    );
+    const { summary, error } = await sweeping;
+
+    // Its list and the first attempt; four others: the quota's six. Nothing more was sent.
+    expect(serviceCalls(h)).toHaveLength(2);
+    expect(summary.counts).toMatchObject({ due: 5, deferred: 5, "renewal-scheduled": 0 });
+    expect(error).toBeInstanceOf(SweepFailedError);
+    expect((error as SweepFailedError).problems).toContainEqual(
+      expect.stringMatching(
+        /^5 certificate\(s\) deferred \(quota\), the service's request budget is spent \(CERTSCHED_SERVICE_QUOTA 6\/7d: 0 used by reads and tests, 4 by other runs and processes \(their lists and renewals\), 2 by this run, 0 left\): /,
+      ),
+    );
+  });
+});
+
 describe("the window is the storage service's (a short window, a real clock)", () => {
   const budgetOf = (requests: number, windowMs: number, now: () => Date) =>
     sharedBudget({
