@@ -148,8 +148,11 @@ export function insertedAt(headers: { etag?: string; date?: Date }): Date | unde
 
 /** A row this young (storage clock) may be a contender's that is about to back off. */
 const CONTENTION_MS = 2_000;
-/** Tries of one reservation when only contenders stood in the way. */
-const CONTENDED_TRIES = 5;
+/**
+ * Tries of one reservation when only contenders stood in the way: a renewal keeps trying
+ * longer than a read, so in a burst the reads give way first.
+ */
+const CONTENDED_TRIES: Readonly<Record<RequestPurpose, number>> = { renewal: 8, read: 3 };
 
 /** OData datetime literal; the storage service compares Timestamp to the 100 ns. */
 const datetime = (at: Date) => `datetime'${at.toISOString()}'`;
@@ -290,13 +293,32 @@ export function sharedBudget(options: SharedBudgetOptions): SharedBudget {
         need ??= await options.need();
         return readFits(used, need, quota.requests);
       };
+      /**
+       * A read that the window as last seen already refuses writes no row: a flood of reads past
+       * their share leaves nothing a renewal's count could trip over. Only a refusal is taken
+       * from this look; a grant always comes from the insert and count.
+       */
+      const refusedAtSight = async (): Promise<QuotaExhaustedError | undefined> => {
+        const now = storageNow();
+        if (input.purpose !== "read" || now === undefined) return undefined;
+        let before: Counted[];
+        try {
+          before = await window(now - quota.windowMs);
+        } catch {
+          return undefined; // The insert and count decide (and say so if storage is down).
+        }
+        if (await allows(before.length + 1)) return undefined;
+        return new QuotaExhaustedError(input.purpose, usageOf(before, input.runId, now), need ?? 0);
+      };
       for (let attempt = 1; ; attempt++) {
+        const atSight = await refusedAtSight();
+        if (atSight) throw atSight;
         const outcome = await reserveOnce(input, allows);
         if ("settle" in outcome) return outcome;
         // Only rows of contenders that may back off too stood in the way: try again after a
         // random pause, so that not every one of a burst gives up (each try is a new insert and
         // count, as safe as the first).
-        if (!outcome.contended || attempt >= CONTENDED_TRIES) {
+        if (!outcome.contended || attempt >= CONTENDED_TRIES[input.purpose]) {
           throw new QuotaExhaustedError(input.purpose, outcome.usage, need ?? 0);
         }
         await new Promise((resolve) => setTimeout(resolve, 20 + Math.random() * 80 * attempt));

@@ -212,6 +212,25 @@ describe("a reader can never starve the renewals (10/7d, five due)", () => {
     expect(serviceCalls(h).length).toBeLessThanOrEqual(10);
   });
 
+  it("a flood of concurrent reads while the sweep runs cannot defer a renewal", async () => {
+    await inventoryKnows(FIVE_DUE);
+    const h = await appWith(FIVE_DUE, { CERTSCHED_SERVICE_QUOTA: "10/7d" });
+    await h.call(getCertificate, read("certificates/due-3", { name: "due-3" }));
+
+    const flood = Promise.all(
+      Array.from({ length: 60 }, () =>
+        h.call(getCertificate, read("certificates/due-3", { name: "due-3" })),
+      ),
+    );
+    const [{ summary, error }, replies] = await Promise.all([timerSweep(h), flood]);
+
+    expect(error).toBeUndefined();
+    expect(summary.counts).toMatchObject({ "renewal-scheduled": 5, deferred: 0 });
+    expect(replies.every((r) => r.status === 200)).toBe(true);
+    expect(h.sim.requestsFor("get").length).toBeLessThanOrEqual(4);
+    expect(serviceCalls(h).length).toBeLessThanOrEqual(10);
+  });
+
   it("reads stop at exactly 80 % when nothing is due: the 8th read of 10 goes, the 9th does not", async () => {
     const h = await appWith([], { CERTSCHED_SERVICE_QUOTA: "10/7d" });
 
