@@ -236,9 +236,14 @@ export function sharedBudget(options: SharedBudgetOptions): SharedBudget {
     input: ReservationInput,
     allows: (used: number) => Promise<boolean>,
   ): Promise<Reservation | { usage: QuotaUsage; contended: boolean }> => {
+    // The row's time (its key: the history's cleanup and 7-day count read it) is this host's,
+    // unless the storage's clock as last seen is later: a host running days behind must not
+    // write rows the cleanup takes for old while they are still in the window.
+    const seenNow = storageNow();
+    const at = new Date(Math.max(options.now().getTime(), seenNow ?? Number.NEGATIVE_INFINITY));
     const row = {
       ...toRequestRow(
-        { at: options.now(), operation: input.operation, trigger: input.trigger },
+        { at, operation: input.operation, trigger: input.trigger },
         randomBytes(6).toString("hex"),
       ),
       purpose: input.purpose,

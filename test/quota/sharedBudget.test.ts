@@ -305,6 +305,19 @@ describe("one budget for every process", () => {
     expect(first.summary.counts).toMatchObject({ "renewal-scheduled": 5 });
     expect(serviceCalls(skewed)).toHaveLength(6);
     const sim = skewed.sim;
+    // Only its first row carries its own clock's time; the others the storage's, so the
+    // history's cleanup cannot take them for old while they are in the window.
+    const rows = TableClient.fromConnectionString(azurite.connectionString, HISTORY_TABLE, {
+      allowInsecureConnection: true,
+    });
+    const times: number[] = [];
+    for await (const row of rows.listEntities<{ at: string }>({
+      queryOptions: { filter: "PartitionKey eq 'request'" },
+    })) {
+      times.push(Date.parse(row.at));
+    }
+    expect(times).toHaveLength(6);
+    expect(times.filter((t) => t < Date.now() - DAY_MS)).toHaveLength(1);
 
     // The right clock, the same storage, a ledger of its own: everything looks due again.
     await skewed.configure(
