@@ -59,8 +59,12 @@ export async function quotaAtStart(
     // Shared: the window on the storage clock (the list's own reservation set it), every
     // process's requests in it. Else this host's clock over the counted requests.
     const shared = requests.shared ? await requests.usage(options.runId) : undefined;
+    // Without storage: what this process sent (the list included), the only count there is.
     used =
-      shared?.used ?? (await requests.since(new Date(options.now().getTime() - quota.windowMs)));
+      shared?.used ??
+      (requests.kind === "none"
+        ? requests.sent()
+        : await requests.since(new Date(options.now().getTime() - quota.windowMs)));
   } catch (error) {
     options.log.warn(
       `certsched: the request count could not be read, so CERTSCHED_SERVICE_QUOTA (${quota.text}) is not applied this run: ${redact(ensureError(error).message)}`,

@@ -15,7 +15,14 @@ import { SweepFailedError } from "../../shared/sweep/sweepFailedError.js";
 import type { SeedCertificate } from "../../sim/index.js";
 import { principalHeader } from "../auth/principals.js";
 import { cliAgainst, jsonOf } from "../cli/helpers.js";
-import { type AppHarness, DAY_MS, httpRequest, startHarness, timer } from "../functions/harness.js";
+import {
+  type AppHarness,
+  closedPort,
+  DAY_MS,
+  httpRequest,
+  startHarness,
+  timer,
+} from "../functions/harness.js";
 import { type AzuriteHandle, startAzurite } from "../support/azurite.js";
 
 /**
@@ -364,6 +371,44 @@ describe("another process takes what was left while a sweep renews", () => {
       ),
     );
   });
+});
+
+describe("where no storage keeps the budget", () => {
+  it("no storage configured: this run's requests only, as before, with the warning", async () => {
+    app = await startHarness({ certificates: FIVE_DUE });
+    await app.configure({ CERTSCHED_SERVICE_QUOTA: "3/7d" }, { ledger: memoryLedger() });
+
+    const { summary, error } = await timerSweep(app);
+
+    // The list and two renewals: the quota, counted in this process.
+    expect(serviceCalls(app)).toHaveLength(3);
+    expect(summary.counts).toMatchObject({ "renewal-scheduled": 2, deferred: 3 });
+    expect(error).toBeInstanceOf(SweepFailedError);
+    expect(app.logs.map((l) => l.message)).toContainEqual(
+      expect.stringContaining("no storage keeps the request count"),
+    );
+  });
+
+  it("storage that cannot be reached does not stop a renewal: sent, and the run says the count failed", async () => {
+    const port = await closedPort();
+    app = await startHarness({ certificates: FIVE_DUE.slice(0, 1) });
+    await app.configure(
+      {
+        CERTSCHED_SERVICE_QUOTA: "3/7d",
+        AzureWebJobsStorage: `DefaultEndpointsProtocol=http;AccountName=devstoreaccount1;AccountKey=${"A".repeat(86)}==;TableEndpoint=http://127.0.0.1:${port}/devstoreaccount1;QueueEndpoint=http://127.0.0.1:${port}/devstoreaccount1;BlobEndpoint=http://127.0.0.1:${port}/devstoreaccount1;`,
+      },
+      { ledger: memoryLedger() },
+    );
+
+    const { summary } = await timerSweep(app);
+
+    expect(renewedOnTheWire(app)).toEqual(["due-1"]);
+    expect(summary.counts).toMatchObject({ "renewal-scheduled": 1 });
+    const warnings = app.logs.filter((l) => l.level === "warning").map((l) => l.message);
+    expect(warnings).toContainEqual(
+      expect.stringMatching(/^certsched: \d+ request\(s\) to the service could not be counted/),
+    );
+  }, 60_000);
 });
 
 describe("the window is the storage service's (a short window, a real clock)", () => {
