@@ -20,8 +20,8 @@ export interface OutboundRequest {
   readonly deadlineMs?: number;
   /**
    * Awaited before every attempt (the first, each retry): the request budget reserves one
-   * request, or rejects (QUOTA_EXHAUSTED) and the attempt is not sent; the rejection is the
-   * call's. The ticket is settled once the attempt is over: `sent` for every attempt that may
+   * request, or rejects (QUOTA_EXHAUSTED) and the attempt is not sent. Refused before the first
+   * attempt, the rejection is the call's; before a retry, the call ends with the attempt before. The ticket is settled once the attempt is over: `sent` for every attempt that may
    * have reached the upstream, all but one whose connection could not be made (NOT_SENT_CODES).
    */
   readonly reserve?: () => Promise<AttemptTicket>;
@@ -120,9 +120,22 @@ export class HttpClient {
       const agent = this.#agentFor(lib);
       const timeoutMs = req.timeoutMs ?? this.#options.timeoutMs;
       const deadline = started + (req.deadlineMs ?? callDeadlineMs(req.policy, timeoutMs));
+      let previous: Outcome | undefined;
       for (let retry = 1; ; retry++) {
-        const ticket = await req.reserve?.();
+        let ticket: AttemptTicket | undefined;
+        try {
+          ticket = await req.reserve?.();
+        } catch (error) {
+          // A retry the budget refuses is not sent: the call ends with the attempt before it,
+          // as when no retry is left. Its answer (a 503, a reset after sending) is the truth a
+          // caller must act on (the ledger's "answer unknown"), not the budget's refusal.
+          if (!previous || !isCertschedError(error) || error.code !== "QUOTA_EXHAUSTED")
+            throw error;
+          if (previous.response) return previous.response;
+          throw networkError(req.upstream, previous.error, timeoutMs);
+        }
         const outcome = await attempt(lib, agent, req, timeoutMs);
+        previous = outcome;
         ticket?.settle(
           outcome.response !== undefined || !NOT_SENT_CODES.has(codeOf(outcome.error)),
         );

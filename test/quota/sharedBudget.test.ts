@@ -343,7 +343,7 @@ describe("one budget for every process", () => {
 });
 
 describe("another process takes what was left while a sweep renews", () => {
-  it("the retry it can no longer send is not sent: the certificates are deferred, the cause named", async () => {
+  it("the retry it can no longer send is not sent: that renewal ends with the service's answer, the others are deferred with the cause named", async () => {
     const h = await appWith(FIVE_DUE, {
       CERTSCHED_SERVICE_QUOTA: "6/7d",
       CERTSCHED_RENEWAL_CONCURRENCY: "1",
@@ -363,11 +363,19 @@ describe("another process takes what was left while a sweep renews", () => {
 
     // Its list and the first attempt; four others: the quota's six. Nothing more was sent.
     expect(serviceCalls(h)).toHaveLength(2);
-    expect(summary.counts).toMatchObject({ due: 5, deferred: 5, "renewal-scheduled": 0 });
+    // The 503 is what the service said (nothing ordered: the next sweep asks again); the
+    // budget's refusal of its retry does not hide it.
+    expect(summary.certificates.map((c) => `${c.name} ${c.outcome}`)).toEqual([
+      "due-1 failed",
+      "due-2 deferred",
+      "due-3 deferred",
+      "due-4 deferred",
+      "due-5 deferred",
+    ]);
     expect(error).toBeInstanceOf(SweepFailedError);
     expect((error as SweepFailedError).problems).toContainEqual(
       expect.stringMatching(
-        /^5 certificate\(s\) deferred \(quota\), the service's request budget is spent \(CERTSCHED_SERVICE_QUOTA 6\/7d: 0 used by reads and tests, 4 by other runs and processes \(their lists and renewals\), 2 by this run, 0 left\): /,
+        /^4 certificate\(s\) deferred \(quota\), the service's request budget is spent \(CERTSCHED_SERVICE_QUOTA 6\/7d: 0 used by reads and tests, 4 by other runs and processes \(their lists and renewals\), 2 by this run, 0 left\): due-2, due-3, due-4, due-5$/,
       ),
     );
   });
