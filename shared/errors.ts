@@ -41,7 +41,12 @@ export type ErrorCode =
   /** A verification run found certificates that need a person; `problems` names each one. */
   | "VERIFICATION_FAILED"
   /** An Entra ID caller lacks the app role the operation needs (shared/auth). */
-  | "FORBIDDEN";
+  | "FORBIDDEN"
+  /**
+   * CERTSCHED_SERVICE_QUOTA refused a request before it was sent (shared/quota/sharedBudget.ts):
+   * the budget is spent, or what is left is kept for renewals. Nothing reached the service.
+   */
+  | "QUOTA_EXHAUSTED";
 
 export interface CertschedErrorOptions {
   /** Whether repeating the same call may succeed. */

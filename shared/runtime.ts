@@ -1,5 +1,7 @@
+import { randomUUID } from "node:crypto";
 import { type History, noHistory } from "./history/history.js";
 import type { Trigger } from "./history/historyEvent.js";
+import { listLedgerRows } from "./history/ledgerRows.js";
 import { tableHistory } from "./history/tableHistory.js";
 import { HttpClient } from "./http/httpClient.js";
 import { type Inventory, noInventory } from "./inventory/inventory.js";
@@ -9,7 +11,9 @@ import { noLedger } from "./ledger/ledger.js";
 import { tableLedger } from "./ledger/tableLedger.js";
 import { createNotifier, type Notifier, noNotifier } from "./notify/notifier.js";
 import { webhookSecrets } from "./notify/webhookFormat.js";
+import { readRenewalNeed } from "./quota/renewalNeed.js";
 import { type RequestLog, requestLog } from "./quota/requestLog.js";
+import { sharedBudget } from "./quota/sharedBudget.js";
 import { registerSecret } from "./redact.js";
 import { createSecretStore, type SecretReader, type SecretStore } from "./secrets/secretStore.js";
 import { withClientSecretRetry } from "./secrets/withFreshClientSecret.js";
@@ -176,10 +180,33 @@ export function createRuntime(settings: Settings, overrides: RuntimeOverrides = 
   const ledger = overrides.ledger ?? (storage ? tableLedger(storage) : noLedger);
   const history = overrides.history ?? (storage ? tableHistory(storage) : noHistory);
   const inventory = overrides.inventory ?? (storage ? tableInventory(storage) : noInventory);
+  // Issue 20: with a quota and a table history, the budget is kept in storage and shared by
+  // every process; without storage, only this process's requests are counted (and warned of).
+  const quota = settings.serviceQuota;
+  const budget =
+    quota && storage && history.kind === "table"
+      ? sharedBudget({
+          ...storage,
+          quota,
+          now,
+          need: () =>
+            readRenewalNeed(
+              {
+                inventory: () => inventory.list(),
+                ledgerRows: async () =>
+                  ledger.kind === "table" ? listLedgerRows(storage) : { items: [], invalid: [] },
+              },
+              now(),
+              quota,
+            ),
+        })
+      : undefined;
   const requests = requestLog({
     history,
     now,
     defaultTrigger: overrides.requestTrigger ?? "http",
+    budget,
+    processId: randomUUID(),
   });
   const client = new ServiceClient({
     settings,

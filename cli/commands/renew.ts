@@ -1,3 +1,5 @@
+import { randomUUID } from "node:crypto";
+import { withPurpose } from "../../shared/quota/requestPurpose.js";
 import { type RenewedByName, renewByName } from "../../shared/service/renewByName.js";
 import { OutcomeUnknownError } from "../../shared/service/scheduleConfirmed.js";
 import { describe } from "../../shared/sweep/renewOne.js";
@@ -67,50 +69,61 @@ export const renewCommand: Command = {
     const needs = allDue
       ? (["subscription", "subscriptionId", "apiKey"] as const)
       : (["subscription", "apiKey"] as const);
-    return withRecordingRuntime(io, needs, async (runtime) => {
-      requireApiKey(runtime);
-      const log = cliLogger(io, { verbose: false });
-      const names = allDue
-        ? [...new Set((await runtime.client.listDue()).certificates.map((c) => c.certificateName))]
-        : [...new Set(given)];
-      const requester = { trigger: "cli", by: "cli" } as const;
-      const json = args.values.json === true;
-      if (names.length === 1 && !allDue) {
-        // One name: its failure is reported as every command's (exit 1, cause, where to look).
-        const name = names[0] as string;
-        let result: Outcome;
-        try {
-          const { status, message, note } = await renewByName(runtime, name, requester, log);
-          result = { certificateName: name, status, message, ...(note ? { note } : {}) };
-        } catch (error) {
-          // Any other failure is reported as every command's (exit 1, cause, where to look).
-          if (!(error instanceof OutcomeUnknownError)) throw error;
-          result = { certificateName: name, status: "unknown", message: error.message };
+    // A person renewing: every request, the --all-due list included, is a renewal's.
+    const asRenewal = <T>(work: () => Promise<T>) =>
+      withPurpose({ purpose: "renewal", runId: randomUUID() }, work);
+    return withRecordingRuntime(io, needs, async (runtime) =>
+      asRenewal(async () => {
+        requireApiKey(runtime);
+        const log = cliLogger(io, { verbose: false });
+        const names = allDue
+          ? [
+              ...new Set(
+                (await runtime.client.listDue()).certificates.map((c) => c.certificateName),
+              ),
+            ]
+          : [...new Set(given)];
+        const requester = { trigger: "cli", by: "cli" } as const;
+        const json = args.values.json === true;
+        if (names.length === 1 && !allDue) {
+          // One name: its failure is reported as every command's (exit 1, cause, where to look).
+          const name = names[0] as string;
+          let result: Outcome;
+          try {
+            const { status, message, note } = await renewByName(runtime, name, requester, log);
+            result = { certificateName: name, status, message, ...(note ? { note } : {}) };
+          } catch (error) {
+            // Any other failure is reported as every command's (exit 1, cause, where to look).
+            if (!(error instanceof OutcomeUnknownError)) throw error;
+            result = { certificateName: name, status: "unknown", message: error.message };
+          }
+          write(io, json, result);
+          return result.status === "unknown" ? EXIT.failed : EXIT.ok;
         }
-        write(io, json, result);
-        return result.status === "unknown" ? EXIT.failed : EXIT.ok;
-      }
-      const results: Outcome[] = [];
-      for (const name of names) {
-        try {
-          const { status, message, note } = await renewByName(runtime, name, requester, log);
-          results.push({ certificateName: name, status, message, ...(note ? { note } : {}) });
-        } catch (error) {
-          const { detail, error: code } = describe(error);
-          results.push({
-            certificateName: name,
-            status: error instanceof OutcomeUnknownError ? "unknown" : "failed",
-            ...(code ? { error: code } : {}),
-            message: detail,
-          });
+        const results: Outcome[] = [];
+        for (const name of names) {
+          try {
+            const { status, message, note } = await renewByName(runtime, name, requester, log);
+            results.push({ certificateName: name, status, message, ...(note ? { note } : {}) });
+          } catch (error) {
+            const { detail, error: code } = describe(error);
+            results.push({
+              certificateName: name,
+              status: error instanceof OutcomeUnknownError ? "unknown" : "failed",
+              ...(code ? { error: code } : {}),
+              message: detail,
+            });
+          }
+          if (!json) write(io, false, results.at(-1) as Outcome);
         }
-        if (!json) write(io, false, results.at(-1) as Outcome);
-      }
-      const failed = results.filter((r) => r.status === "failed" || r.status === "unknown").length;
-      if (json) io.stdout.write(`${JSON.stringify({ results, failed }, null, 2)}\n`);
-      else if (names.length === 0) io.stdout.write("Nothing is due for renewal.\n");
-      return failed > 0 ? EXIT.failed : EXIT.ok;
-    });
+        const failed = results.filter(
+          (r) => r.status === "failed" || r.status === "unknown",
+        ).length;
+        if (json) io.stdout.write(`${JSON.stringify({ results, failed }, null, 2)}\n`);
+        else if (names.length === 0) io.stdout.write("Nothing is due for renewal.\n");
+        return failed > 0 ? EXIT.failed : EXIT.ok;
+      }),
+    );
   },
 };
 

@@ -7,6 +7,7 @@ import {
   UpstreamError,
   ValidationError,
 } from "../errors.js";
+import { QuotaExhaustedError } from "../quota/sharedBudget.js";
 import { redact } from "../redact.js";
 import { problem } from "./problem.js";
 import { BodyTooLargeError, UnsupportedMediaTypeError } from "./readBody.js";
@@ -49,6 +50,12 @@ export function errorResponse(error: unknown, invocationId: string): HttpRespons
     return problem(404, e.code, "No such certificate", detail);
   }
   switch (e.code) {
+    case "QUOTA_EXHAUSTED":
+      // Nothing was sent: the request budget is spent or kept for renewals. Try again once the
+      // oldest request of the window has left it (when known), else in an hour.
+      return problem(429, e.code, "The service's request budget is kept for renewals", detail, {
+        headers: { "retry-after": String(retryAfterSeconds(e)) },
+      });
     case "UPSTREAM_REJECTED":
       return problem(422, e.code, "The service refused the request", detail);
     case "UPSTREAM_UNAUTHORIZED":
@@ -78,4 +85,11 @@ export function errorResponse(error: unknown, invocationId: string): HttpRespons
       );
     }
   }
+}
+
+/** Seconds until the budget's oldest request leaves the window: at least 1, at most a day. */
+function retryAfterSeconds(error: unknown): number {
+  const ms = error instanceof QuotaExhaustedError ? error.usage.freesInMs : undefined;
+  if (ms === undefined) return 3600;
+  return Math.min(86_400, Math.max(1, Math.ceil(ms / 1000)));
 }

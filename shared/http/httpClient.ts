@@ -1,5 +1,5 @@
 import type { Agent } from "undici";
-import { UpstreamError, type UpstreamName } from "../errors.js";
+import { isCertschedError, UpstreamError, type UpstreamName } from "../errors.js";
 import { type RetryPolicy, retryDelayMs } from "./retryPolicy.js";
 
 /** An outbound request, fully built (see shared/service/requests.ts). */
@@ -19,10 +19,18 @@ export interface OutboundRequest {
   /** Longest the whole call may take, in ms, retries included; default callDeadlineMs. */
   readonly deadlineMs?: number;
   /**
-   * Called once per attempt that may have reached the upstream (the request budget counts them):
-   * every attempt but one whose connection could not be made (NOT_SENT_CODES).
+   * Awaited before every attempt (the first, each retry): the request budget reserves one
+   * request, or rejects (QUOTA_EXHAUSTED) and the attempt is not sent. Refused before the first
+   * attempt, the rejection is the call's; before a retry, the call ends with the attempt before. The ticket is settled once the attempt is over: `sent` for every attempt that may
+   * have reached the upstream, all but one whose connection could not be made (NOT_SENT_CODES).
    */
-  readonly onSent?: () => void;
+  readonly reserve?: () => Promise<AttemptTicket>;
+}
+
+/** One attempt's reservation in the request budget (shared/quota/requestLog.ts). */
+export interface AttemptTicket {
+  /** `sent`: the attempt may have reached the upstream; else the reservation is given back. */
+  settle(sent: boolean): void;
 }
 
 /** What came back, after any retries. Non-2xx statuses are returned, not thrown. */
@@ -112,9 +120,25 @@ export class HttpClient {
       const agent = this.#agentFor(lib);
       const timeoutMs = req.timeoutMs ?? this.#options.timeoutMs;
       const deadline = started + (req.deadlineMs ?? callDeadlineMs(req.policy, timeoutMs));
+      let previous: Outcome | undefined;
       for (let retry = 1; ; retry++) {
+        let ticket: AttemptTicket | undefined;
+        try {
+          ticket = await req.reserve?.();
+        } catch (error) {
+          // A retry the budget refuses is not sent: the call ends with the attempt before it,
+          // as when no retry is left. Its answer (a 503, a reset after sending) is the truth a
+          // caller must act on (the ledger's "answer unknown"), not the budget's refusal.
+          if (!previous || !isCertschedError(error) || error.code !== "QUOTA_EXHAUSTED")
+            throw error;
+          if (previous.response) return previous.response;
+          throw networkError(req.upstream, previous.error, timeoutMs);
+        }
         const outcome = await attempt(lib, agent, req, timeoutMs);
-        if (outcome.response || !NOT_SENT_CODES.has(codeOf(outcome.error))) req.onSent?.();
+        previous = outcome;
+        ticket?.settle(
+          outcome.response !== undefined || !NOT_SENT_CODES.has(codeOf(outcome.error)),
+        );
         status = outcome.response?.status;
         const delay = this.#retryDelay(req.policy, retry, outcome);
         const last = delay === undefined || performance.now() + delay + timeoutMs > deadline;
@@ -125,6 +149,8 @@ export class HttpClient {
         await new Promise((resolve) => setTimeout(resolve, delay));
       }
     } catch (error) {
+      // The budget's refusal is the call's answer as it is: nothing was sent.
+      if (isCertschedError(error) && error.code === "QUOTA_EXHAUSTED") throw error;
       throw networkError(req.upstream, error, req.timeoutMs ?? this.#options.timeoutMs);
     } finally {
       this.#options.onCall?.(req.upstream, performance.now() - started, status);

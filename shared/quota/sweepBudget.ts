@@ -6,6 +6,7 @@ import type { CertificateRecord } from "../schemas/records.js";
 import { deferredDetail, type QuotaView } from "../sweep/summary.js";
 import { REQUEST_WINDOW_MS, type RequestLog } from "./requestLog.js";
 import { nearQuota, type ServiceQuota } from "./serviceQuota.js";
+import { type QuotaUsage, usageText } from "./sharedBudget.js";
 
 /** What a sweep needs of the request budget (issue 16): the count, and the quota if set. */
 export interface SweepBudget {
@@ -17,6 +18,11 @@ export interface SweepBudget {
 interface Context {
   readonly log: Logger;
   readonly now: () => Date;
+}
+
+/** The sweep's log and clock, and the run id its requests are reserved under. */
+interface RunContext extends Context {
+  readonly runId: string;
 }
 
 /**
@@ -38,7 +44,7 @@ export function byUrgency(certificates: readonly CertificateRecord[]): Certifica
  */
 export async function quotaAtStart(
   budget: SweepBudget | undefined,
-  options: Context,
+  options: RunContext,
 ): Promise<QuotaView | undefined> {
   const quota = budget?.quota;
   if (!budget || !quota) return undefined;
@@ -50,7 +56,15 @@ export async function quotaAtStart(
   }
   let used: number;
   try {
-    used = await requests.since(new Date(options.now().getTime() - quota.windowMs));
+    // Shared: the window on the storage clock (the list's own reservation set it), every
+    // process's requests in it. Else this host's clock over the counted requests.
+    const shared = requests.shared ? await requests.usage(options.runId) : undefined;
+    // Without storage: what this process sent (the list included), the only count there is.
+    used =
+      shared?.used ??
+      (requests.kind === "none"
+        ? requests.sent()
+        : await requests.since(new Date(options.now().getTime() - quota.windowMs)));
   } catch (error) {
     options.log.warn(
       `certsched: the request count could not be read, so CERTSCHED_SERVICE_QUOTA (${quota.text}) is not applied this run: ${redact(ensureError(error).message)}`,
@@ -85,21 +99,59 @@ export interface RenewalGate {
    */
   readonly sequential: boolean;
   /** The detail of a "deferred" result when the next renewal may not be sent, else undefined. */
-  deferred(): string | undefined;
+  deferred(): Promise<string | undefined>;
+  /** The detail of a renewal the shared budget refused as it was sent (another process). */
+  refused(usage: QuotaUsage): string;
+  /** Why certificates were deferred, for the run's problem line; undefined when none was. */
+  cause(): string | undefined;
+}
+
+/** The problem line's words when this run's own more urgent renewals took the budget. */
+export const TAKEN_BY_MORE_URGENT =
+  "the service's request budget (CERTSCHED_SERVICE_QUOTA) went to more urgent ones";
+
+/**
+ * The cause of a deferral in words, from who used the window: "went to more urgent ones" only
+ * when this run alone used it, else the count by reads and tests, other runs and this one.
+ */
+export function deferralCause(usage: QuotaUsage | undefined): string {
+  if (!usage || (usage.reads === 0 && usage.others === 0)) return TAKEN_BY_MORE_URGENT;
+  return `the service's request budget is spent (${usageText(usage)})`;
 }
 
 /**
  * The gate of a sweep with a quota, built once its list is counted. A renewal goes out only
  * while the requests sent since then, retries included, are fewer than what was left: counting
  * one per certificate let a retried renewal (a 503, a 429) take the budget over its limit.
- * Parallel only when even every renewal sending its most requests cannot reach the limit.
+ * Parallel only when even every renewal sending its most requests cannot reach the limit. With
+ * a shared budget, each attempt is also reserved as it is sent (another process may take what
+ * was left meanwhile): a refusal there is `refused`.
  */
-export function renewalGate(quota: QuotaView, requests: RequestLog, due: number): RenewalGate {
+export function renewalGate(
+  quota: QuotaView,
+  requests: RequestLog,
+  due: number,
+  runId: string,
+): RenewalGate {
   const start = requests.sent();
+  let cause: string | undefined;
+  const detailOf = (usage: QuotaUsage | undefined): string => {
+    cause = deferralCause(usage);
+    return cause === TAKEN_BY_MORE_URGENT
+      ? deferredDetail(quota)
+      : `${usageText(usage as QuotaUsage)}; the next sweep will decide it`;
+  };
   return {
     sequential: quota.remaining < due * MOST_REQUESTS_PER_RENEWAL,
-    deferred: () =>
-      requests.sent() - start >= quota.remaining ? deferredDetail(quota) : undefined,
+    async deferred() {
+      if (requests.sent() - start < quota.remaining) return undefined;
+      const usage = requests.shared
+        ? await requests.usage(runId).catch(() => undefined)
+        : undefined;
+      return detailOf(usage);
+    },
+    refused: (usage) => detailOf(usage),
+    cause: () => cause,
   };
 }
 

@@ -8,6 +8,7 @@ import type { Inventory } from "../inventory/inventory.js";
 import { rememberRenewed } from "../inventory/remember.js";
 import type { Ledger, LedgerEntry } from "../ledger/ledger.js";
 import type { Logger } from "../log.js";
+import { withPurpose } from "../quota/requestPurpose.js";
 import { withTrigger } from "../quota/requestTrigger.js";
 import { redact } from "../redact.js";
 import type { CertificateRecord } from "../schemas/records.js";
@@ -103,8 +104,13 @@ export function renewByName(
   requester: Requester,
   log: Logger,
 ): Promise<RenewedByName> {
-  // Every request it sends (Get Certificate, the renewal) counts for whoever asked.
-  return withTrigger(requester.trigger, () => renew(deps, certificateName, requester, log));
+  // Every request it sends (Get Certificate, the renewal) counts for whoever asked, and is a
+  // renewal's: first claim on the request budget (an Operator asked for it).
+  return withTrigger(requester.trigger, () =>
+    withPurpose({ purpose: "renewal", runId: randomUUID() }, () =>
+      renew(deps, certificateName, requester, log),
+    ),
+  );
 }
 
 /** What Get Certificate showed of a renewal that got no answer: done, or why that is unknown. */

@@ -1,5 +1,7 @@
+import { randomUUID } from "node:crypto";
 import { parseServiceDate } from "../dates.js";
 import { ensureError, UpstreamError } from "../errors.js";
+import { withPurpose } from "../quota/requestPurpose.js";
 import { redact } from "../redact.js";
 import type { CreateCertificateInput } from "../schemas/createRequest.js";
 import type { CertificateRecord } from "../schemas/records.js";
@@ -122,11 +124,23 @@ function issuedAt(record: CertificateRecord): Date | undefined {
  * is thrown as it is. No allowance for clock skew: a skewed clock can only make a real creation
  * read "unknown", never an unknown one read "scheduled".
  */
-export async function createConfirmed(
+export function createConfirmed(
   client: CreateClient,
   input: CreateCertificateInput,
   now: () => Date,
   budget: CallBudget = callBudget(),
+): Promise<CreateOutcome> {
+  // The create and its confirming look-up are a renewal's requests: first claim on the budget.
+  return withPurpose({ purpose: "renewal", runId: randomUUID() }, () =>
+    confirmCreate(client, input, now, budget),
+  );
+}
+
+async function confirmCreate(
+  client: CreateClient,
+  input: CreateCertificateInput,
+  now: () => Date,
+  budget: CallBudget,
 ): Promise<CreateOutcome> {
   const sentAt = now();
   try {

@@ -304,7 +304,7 @@ export class ServiceClient {
         : left !== undefined
           ? { timeoutMs: Math.min(settings.httpTimeoutMs ?? left, left), deadlineMs: left }
           : {}),
-      ...(requests && operation ? { onSent: () => requests.count(operation) } : {}),
+      ...(requests && operation ? { reserve: () => requests.reserve(operation) } : {}),
     });
   }
 }

@@ -11,6 +11,7 @@ import type { CertificateEvent } from "../history/historyEvent.js";
 import { mergeRecord } from "../inventory/inventory.js";
 import { fromServiceRecord } from "../inventory/remember.js";
 import { nearQuota } from "../quota/serviceQuota.js";
+import { QuotaExhaustedError } from "../quota/sharedBudget.js";
 import { redact } from "../redact.js";
 import type { Runtime } from "../runtime.js";
 import type { CertificateRecord } from "../schemas/records.js";
@@ -76,7 +77,8 @@ export type CertificateDetail = (CertificateView | { readonly certificateName: s
  */
 async function budgetKept(runtime: Runtime, now: Date): Promise<string | undefined> {
   const quota = runtime.settings.serviceQuota;
-  if (!quota) return undefined;
+  // A shared budget decides as the request is reserved (80 %, and what renewals need): `ask`.
+  if (!quota || runtime.requests.shared) return undefined;
   let used: number;
   try {
     used = await runtime.requests.since(new Date(now.getTime() - quota.windowMs));
@@ -91,11 +93,24 @@ async function budgetKept(runtime: Runtime, now: Date): Promise<string | undefin
 async function ask(
   runtime: Runtime,
   name: string,
-): Promise<{ record: CertificateRecord } | { error: Error; answer: ServiceAnswer }> {
+): Promise<
+  | { record: CertificateRecord }
+  | { error: Error; answer: ServiceAnswer }
+  | { answer: ServiceAnswer }
+> {
   try {
     return { record: await runtime.client.get(name) };
   } catch (caught) {
     const error = ensureError(caught);
+    // The shared budget kept the request for renewals: not the service's answer, nothing sent.
+    if (error instanceof QuotaExhaustedError) {
+      return {
+        answer: {
+          answer: "not-asked",
+          detail: `not asked: ${redact(error.message)}; the status is from storage`,
+        },
+      };
+    }
     // A name no URL can carry, or certsched not configured: not the service's answer.
     if (error instanceof ValidationError || error instanceof ConfigError) throw error;
     if (!isCertschedError(error)) throw error;

@@ -6,6 +6,7 @@ import {
   type LedgerEntry,
   type LedgerRecord,
 } from "../ledger/ledger.js";
+import { QuotaExhaustedError, type QuotaUsage } from "../quota/sharedBudget.js";
 import { redact } from "../redact.js";
 import type { CertificateRecord } from "../schemas/records.js";
 import { claimAndSend } from "./claimAndSend.js";
@@ -36,7 +37,12 @@ export interface RenewContext {
    * Asked right before a renewal would be sent (the request budget, CERTSCHED_SERVICE_QUOTA):
    * the detail of a "deferred" result when none may be sent, else undefined. Unset: always sent.
    */
-  deferred?(): string | undefined;
+  deferred?(): Promise<string | undefined>;
+  /**
+   * The detail of a "deferred" result for a renewal the shared budget refused as it was about to
+   * be sent (another process took what was left): nothing reached the service.
+   */
+  refused?(usage: QuotaUsage): string;
 }
 
 /** What a failure says, redacted: words, upstream status, error code. */
@@ -131,7 +137,7 @@ export async function renewOne(
   // The deadline may have passed while the row was read.
   const stoppedNow = ctx.stopped();
   if (stoppedNow) return notAttempted(stoppedNow);
-  const deferred = ctx.deferred?.();
+  const deferred = await ctx.deferred?.();
   if (deferred !== undefined) return result("deferred", "QuotaReached", deferred);
 
   const previous = verdict.reason === "NewRenewal" ? undefined : entry?.record;
@@ -166,6 +172,14 @@ export async function renewOne(
         ? result("stuck", verdict.reason, verdict.message)
         : result("renewal-scheduled", verdict.reason, sent.message.trim() || "renewal scheduled");
     default: {
+      if (sent.kind === "refused" && sent.error instanceof QuotaExhaustedError) {
+        // Refused before it left: nothing was ordered, and the ledger says "failed" (so the next
+        // sweep asks again). The result is the budget's, not the service's.
+        const detail =
+          ctx.refused?.(sent.error.usage) ??
+          `${redact(sent.error.message)}; the next sweep will decide it`;
+        return result("deferred", "QuotaReached", detail);
+      }
       const { detail, ...extra } = describe(sent.error);
       return result("failed", verdict.reason, detail, extra);
     }

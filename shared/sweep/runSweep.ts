@@ -1,11 +1,15 @@
+import { randomUUID } from "node:crypto";
 import { daysLeft } from "../dates.js";
 import { ensureError } from "../errors.js";
 import type { Trigger } from "../history/historyEvent.js";
 import { type Ledger, noLedger } from "../ledger/ledger.js";
 import type { Logger } from "../log.js";
+import { withPurpose } from "../quota/requestPurpose.js";
 import { withTrigger } from "../quota/requestTrigger.js";
+import { type QuotaUsage, usageText } from "../quota/sharedBudget.js";
 import {
   byUrgency,
+  deferralCause,
   quotaAtStart,
   renewalGate,
   requestsLast7Days,
@@ -53,15 +57,17 @@ export interface SweepOptions {
   /** What started the run: every request it sends is counted under it. Unset: the default. */
   readonly trigger?: Trigger;
   /**
-   * The run's id, kept on each ledger claim it makes: delivered again after an attempt died, a
-   * run counts its own earlier renewals as renewed, not skipped. Unset: none kept.
-   */
-  readonly runId?: string;
-  /**
    * The request budget: where requests are counted (the summary's requests7d) and
    * CERTSCHED_SERVICE_QUOTA, when set. Unset: nothing counted or enforced.
    */
   readonly budget?: SweepBudget;
+  /**
+   * The run's id. Its requests are reserved under it (issue 20), so a deferral can tell this
+   * run's use of the budget from other runs' (default: a new UUID). When given, it is also kept
+   * on each ledger claim the run makes: delivered again after an attempt died, a run counts its
+   * own earlier renewals as renewed, not skipped (unset: none kept on the ledger).
+   */
+  readonly runId?: string;
 }
 
 /**
@@ -72,10 +78,13 @@ export interface SweepOptions {
  * without duplicate protection); only a sweep with no ledger configured runs without one.
  */
 export function runSweep(options: SweepOptions): Promise<SweepSummary> {
-  return options.trigger ? withTrigger(options.trigger, () => sweep(options)) : sweep(options);
+  const runId = options.runId ?? randomUUID();
+  // Every request of a sweep, its list included, is a renewal's: first claim on the budget.
+  const run = () => withPurpose({ purpose: "renewal", runId }, () => sweep(options, runId));
+  return options.trigger ? withTrigger(options.trigger, run) : run();
 }
 
-async function sweep(options: SweepOptions): Promise<SweepSummary> {
+async function sweep(options: SweepOptions, runId: string): Promise<SweepSummary> {
   const { log, now } = options;
   const startedAt = now();
   const started = performance.now();
@@ -118,6 +127,9 @@ async function sweep(options: SweepOptions): Promise<SweepSummary> {
   options.deadline?.addEventListener("abort", onDeadline, { once: true });
 
   let quota: QuotaView | undefined;
+  let gate: ReturnType<typeof renewalGate> | undefined;
+  /** Why renewals were refused by the shared budget when the sweep had no gate of its own. */
+  let refusedCause: string | undefined;
   const finish = async (
     results: CertificateResult[],
     due: DueList | undefined,
@@ -126,7 +138,7 @@ async function sweep(options: SweepOptions): Promise<SweepSummary> {
     options.deadline?.removeEventListener("abort", onDeadline);
     const requests7d = await requestsLast7Days(options.budget, options);
     const rejected = due?.rejected ?? [];
-    problems.push(...resultProblems(results, rejected));
+    problems.push(...resultProblems(results, rejected, gate?.cause() ?? refusedCause));
     if (unresolved.length > 0) {
       problems.push(
         `${unresolved.length} renewal claim(s) of this sweep left unresolved in the ledger: ${unresolved.join(", ")}`,
@@ -174,12 +186,17 @@ async function sweep(options: SweepOptions): Promise<SweepSummary> {
   for (const warning of recordWarnings(due.certificates)) log.warn(`certsched: ${warning}`);
 
   const certificates = byUrgency(due.certificates);
-  quota = options.dryRun ? undefined : await quotaAtStart(options.budget, options);
+  quota = options.dryRun ? undefined : await quotaAtStart(options.budget, { ...options, runId });
   // Renewals go out while the requests they send (retries included) fit what is left.
-  const gate =
+  gate =
     quota && options.budget
-      ? renewalGate(quota, options.budget.requests, certificates.length)
+      ? renewalGate(quota, options.budget.requests, certificates.length, runId)
       : undefined;
+  const refused = (usage: QuotaUsage): string => {
+    if (gate) return gate.refused(usage);
+    refusedCause = deferralCause(usage);
+    return `${usageText(usage)}; the next sweep will decide it`;
+  };
   const context = {
     client: options.client,
     ledger,
@@ -191,8 +208,9 @@ async function sweep(options: SweepOptions): Promise<SweepSummary> {
     unresolved: (name: string) => {
       unresolved.push(name);
     },
-    ...(gate ? { deferred: () => gate.deferred() } : {}),
+    ...(gate ? { deferred: () => (gate as NonNullable<typeof gate>).deferred() } : {}),
     ...(options.runId ? { runId: options.runId } : {}),
+    refused,
   };
   let done = 0;
   const concurrency = gate?.sequential ? 1 : options.concurrency;

@@ -10,7 +10,10 @@ export type Outcome =
   | "stuck"
   /** The sweep stopped starting renewals (its deadline, or the ledger) before this one. */
   | "not-attempted"
-  /** Due, but the service's request budget (CERTSCHED_SERVICE_QUOTA) went to more urgent ones. */
+  /**
+   * Due, but the service's request budget (CERTSCHED_SERVICE_QUOTA) had nothing left for it: the
+   * run's problem line names who used it (this run's more urgent renewals, reads, other runs).
+   */
   | "deferred";
 export const OUTCOMES: readonly Outcome[] = [
   "renewal-scheduled",
@@ -124,6 +127,8 @@ const STOPPED_BECAUSE: Readonly<Record<StopReason, string>> = {
 export function resultProblems(
   results: readonly CertificateResult[],
   rejected: readonly RejectedRecord[],
+  /** Why certificates were deferred (sweepBudget.ts deferralCause); default: more urgent ones. */
+  deferredCause = "the service's request budget (CERTSCHED_SERVICE_QUOTA) went to more urgent ones",
 ): string[] {
   const problems = rejected.map(
     (r) =>
@@ -140,7 +145,7 @@ export function resultProblems(
   const deferred = names((r) => r.outcome === "deferred");
   if (deferred.length > 0) {
     problems.push(
-      `${deferred.length} certificate(s) deferred (quota), the service's request budget (CERTSCHED_SERVICE_QUOTA) went to more urgent ones: ${deferred.join(", ")}`,
+      `${deferred.length} certificate(s) deferred (quota), ${deferredCause}: ${deferred.join(", ")}`,
     );
   }
   for (const reason of Object.keys(STOPPED_BECAUSE) as StopReason[]) {

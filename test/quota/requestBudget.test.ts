@@ -255,7 +255,7 @@ describe("a sweep renews the most urgent first", () => {
 });
 
 describe("the rolling window (injected clock)", () => {
-  it("a request exactly one window old still counts; one a millisecond older does not", async () => {
+  it("the 7-day count reads each request's time: one exactly one window old still counts; one a millisecond older does not", async () => {
     const now = new Date();
     const edge = new Date(now.getTime() - WEEK_MS);
     await history.recordRequests([
@@ -265,44 +265,27 @@ describe("the rolling window (injected clock)", () => {
     expect(await history.requestsSince(edge)).toBe(1);
     expect(await history.requestsSince(new Date(edge.getTime() + 1))).toBe(0);
     expect(await history.requestsSince(new Date(edge.getTime() - 1))).toBe(2);
+  });
 
-    // 3/7d: the request at the edge and the sweep's list use two; one left for two due.
+  it("the quota's window is the storage's clock (issue 20): rows written now count, whatever time their writer's clock gave them", async () => {
+    const now = new Date();
+    const edge = new Date(now.getTime() - WEEK_MS);
+    // Written now by a host whose clock says a week ago (and a millisecond more).
+    await history.recordRequests([
+      ...earlier(1, edge),
+      ...earlier(1, new Date(edge.getTime() - 1)),
+    ]);
+
+    // 3/7d: both rows and the sweep's list use all three; nothing left for two due.
     const h = await appWith(MIXED.slice(0, 2), { CERTSCHED_SERVICE_QUOTA: "3/7d" }, () => now);
     const { summary } = await timerSweep(h);
 
-    expect(summary.quota).toMatchObject({ used: 2, remaining: 1 });
-    expect(renewedOnTheWire(h)).toEqual(["a-soon"]);
+    expect(summary.quota).toMatchObject({ used: 3, remaining: 0 });
+    expect(renewedOnTheWire(h)).toEqual([]);
     expect(summary.certificates.map((c) => `${c.name} ${c.outcome}`)).toEqual([
-      "a-soon renewal-scheduled",
+      "a-soon deferred",
       "c-later deferred",
     ]);
-  });
-});
-
-describe("across the CLI and the function app (injected clock)", () => {
-  it.each([
-    { after: WEEK_MS, used: 2 },
-    { after: WEEK_MS + 1, used: 1 },
-  ])("a CLI request $after ms before the app's sweep: $used used", async ({ after, used }) => {
-    const h = await appWith([]);
-    const cli = await cliAgainst(h.sim, ["test"], {
-      env: { AzureWebJobsStorage: azurite.connectionString },
-    });
-    expect(cli.code).toBe(0);
-    const [row, ...more] = await requestRows();
-    expect(more).toEqual([]);
-    expect(row?.trigger).toBe("cli");
-    const at = new Date(row?.at ?? "");
-
-    // The app's clock: exactly one window after the CLI's request, or a millisecond more.
-    const now = new Date(at.getTime() + after);
-    expect(h.leaks()).toEqual([]);
-    await h.close();
-    const app2 = await appWith(MIXED.slice(1, 2), { CERTSCHED_SERVICE_QUOTA: "3/7d" }, () => now);
-    const { summary } = await timerSweep(app2);
-
-    // The CLI's request (while inside the window) and the sweep's own list.
-    expect(summary.quota).toMatchObject({ used, remaining: 3 - used });
   });
 });
 
@@ -350,14 +333,14 @@ describe("the CLI's sweep report", () => {
       "3 certificate(s) deferred (quota), the service's request budget (CERTSCHED_SERVICE_QUOTA) went to more urgent ones: d-tie, e-tie, c-later",
     );
 
-    // The same run as JSON: the summary's requests7d counts the first run's three and its own
-    // list (its renewals all deferred: the budget is spent).
+    // The same run again, as JSON: the budget is spent, so not even its list is sent (issue 20:
+    // it used to go out, the quota's fourth request); the failure names who spent it.
     const json = await cliAgainst(h.sim, ["sweep", "--json"], { env });
     expect(json.code).toBe(1);
-    expect(jsonOf(json)).toMatchObject({
-      requests7d: 4,
-      quota: { limit: "3/7d", used: 4, remaining: 0, warning: true },
-      counts: { deferred: 3 },
-    });
+    expect(serviceCalls(h)).toHaveLength(3);
+    expect(jsonOf(json)).toMatchObject({ requests7d: 3, counts: { deferred: 0 } });
+    expect(jsonOf<{ listError: string }>(json).listError).toBe(
+      "request not sent: CERTSCHED_SERVICE_QUOTA 3/7d: 0 used by reads and tests, 3 by other runs and processes (their lists and renewals), 0 by this run, 0 left; the budget is spent",
+    );
   });
 });

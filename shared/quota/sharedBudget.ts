@@ -1,0 +1,342 @@
+import { randomBytes } from "node:crypto";
+import { CertschedError } from "../errors.js";
+import type { Trigger } from "../history/historyEvent.js";
+import { REQUEST_PARTITION, toRequestRow } from "../history/historyRow.js";
+import { failureOf, lazyTable, statusOf, type TableLocation } from "../history/tableClient.js";
+import { HISTORY_TABLE } from "../history/tableHistory.js";
+import type { RequestOperation } from "./requestLog.js";
+import type { RequestPurpose } from "./requestPurpose.js";
+import type { ServiceQuota } from "./serviceQuota.js";
+
+/**
+ * CERTSCHED_SERVICE_QUOTA as one budget shared by every process and instance (issue 20): each
+ * attempt to reach the service first reserves one request by inserting a row into the history's
+ * request partition (the row the 7-day count reads), and is sent only if the reservation is
+ * granted; one that never left is released (its row deleted), one that was sent stays.
+ *
+ * Why no process can take the budget over its limit:
+ * - The window is measured on the storage service's clock only: each row's `Timestamp` is set by
+ *   the storage service when it is inserted, and a reserver counts the rows whose `Timestamp` is
+ *   at or after its own row's minus the window. No host clock plays a part (a host whose clock
+ *   is days off reserves like any other).
+ * - A reservation is granted only if, counted after its own insert, the rows (its own included)
+ *   are at most the limit. Take the granted reservations of any window: the one whose count
+ *   started last, X, started it after every other one's insert had completed (each counts after
+ *   its insert), so X's count saw every one of them still standing (Table storage is strongly
+ *   consistent); released rows were never sent. X was granted, so they are at most the limit.
+ * - Two contenders at the edge may both see the other and both back off: conservative, never
+ *   over. A row whose delete fails stays counted: also conservative.
+ *
+ * Reads are granted only below 80 % and only when what is left still covers what due renewals
+ * need (`need`); renewals may use the budget to the last request.
+ */
+
+/** Who used the requests of the window, for the message that says why one was refused. */
+export interface QuotaUsage {
+  readonly quota: ServiceQuota;
+  /** Rows counted in the window (at most limit + 1: the count stops once it is over). */
+  readonly used: number;
+  /** Of them: reads and tests (Get Certificate, the due list, the connectivity test). */
+  readonly reads: number;
+  /** Of them: renewal requests of the run asking (its list, its renewals). */
+  readonly thisRun: number;
+  /** Of them: renewal requests of other runs and processes, and counts kept before issue 20. */
+  readonly others: number;
+  /** When the oldest counted request leaves the window, in ms from now (storage clock). */
+  readonly freesInMs?: number | undefined;
+}
+
+/** Why a request was not sent: the budget is spent, or what is left is kept for renewals. */
+export class QuotaExhaustedError extends CertschedError {
+  readonly purpose: RequestPurpose;
+  readonly usage: QuotaUsage;
+
+  constructor(purpose: RequestPurpose, usage: QuotaUsage, need: number) {
+    super("QUOTA_EXHAUSTED", quotaMessage(purpose, usage, need), { retriable: true });
+    this.name = "QuotaExhaustedError";
+    this.purpose = purpose;
+    this.usage = usage;
+  }
+}
+
+/** Whether a renewal's request fits: `used` (its own included) at most the limit. */
+export function renewalFits(used: number, limit: number): boolean {
+  return used <= limit;
+}
+
+/**
+ * Whether a read's request fits: `used` (its own included) at most 80 % of the limit (whole
+ * numbers, so exactly 80 % fits and one more does not), and `need` still left for due renewals.
+ */
+export function readFits(used: number, need: number, limit: number): boolean {
+  return used * 5 <= limit * 4 && used + need <= limit;
+}
+
+/** How many are left of the limit (never below 0). */
+export const leftOf = (usage: QuotaUsage): number => Math.max(0, usage.quota.requests - usage.used);
+
+/** "10/7d: 6 used by reads and tests, 4 by other runs' renewals, 0 by this run, 0 left". */
+export function usageText(usage: QuotaUsage): string {
+  return `CERTSCHED_SERVICE_QUOTA ${usage.quota.text}: ${usage.reads} used by reads and tests, ${usage.others} by other runs and processes (their lists and renewals), ${usage.thisRun} by this run, ${leftOf(usage)} left`;
+}
+
+function quotaMessage(purpose: RequestPurpose, usage: QuotaUsage, need: number): string {
+  const spent = usage.used >= usage.quota.requests;
+  const why =
+    purpose === "renewal" || spent
+      ? "the budget is spent"
+      : need > 0 && usage.used + 1 + need > usage.quota.requests
+        ? `the ${need} request(s) due renewals need in the window are kept for them`
+        : "reads stop at 80 % of it";
+  return `request not sent: ${usageText(usage)}; ${why}`;
+}
+
+/** What a reservation is for: stored with its row. */
+export interface ReservationInput {
+  readonly operation: RequestOperation;
+  readonly trigger: Trigger;
+  readonly purpose: RequestPurpose;
+  /** The run (or process) the request belongs to. */
+  readonly runId: string;
+}
+
+/** A granted reservation: settle it once the attempt is over. */
+export interface Reservation {
+  /** `sent`: the attempt may have reached the service (the row stays); else it is released. */
+  settle(sent: boolean): Promise<void>;
+}
+
+export interface SharedBudget {
+  /** Reserves one request; throws QuotaExhaustedError when refused (nothing was sent). */
+  reserve(input: ReservationInput): Promise<Reservation>;
+  /**
+   * The window's use as `runId` sees it, on the storage clock of the last reservation made here
+   * (plus the time since, on this host's monotonic clock); undefined before any reservation.
+   */
+  usage(runId: string): Promise<QuotaUsage | undefined>;
+}
+
+export interface SharedBudgetOptions extends TableLocation {
+  readonly quota: ServiceQuota;
+  /** Requests due renewals still need in the window (renewalNeed.ts); asked only for reads. */
+  readonly need: () => Promise<number>;
+  /** The host clock: only for the row's `at`, shown to people; never for the window. */
+  readonly now: () => Date;
+  readonly tableName?: string;
+  readonly timeoutMs?: number | undefined;
+}
+
+/** A storage timestamp as Table storage writes it in an ETag: W/"datetime'2024-...Z'". */
+const ETAG_TIME = /datetime'([^']+)'/;
+
+/**
+ * The instant the storage service gave the inserted row: its ETag carries the row's Timestamp.
+ * Failing that, the response's Date header (whole seconds, sent after the insert) less one
+ * second, so the window is never shorter than it should be.
+ */
+export function insertedAt(headers: { etag?: string; date?: Date }): Date | undefined {
+  const match = headers.etag ? ETAG_TIME.exec(headers.etag) : null;
+  if (match?.[1]) {
+    const at = new Date(decodeURIComponent(match[1]));
+    if (!Number.isNaN(at.getTime())) return at;
+  }
+  if (headers.date && !Number.isNaN(headers.date.getTime())) {
+    return new Date(headers.date.getTime() - 1000);
+  }
+  return undefined;
+}
+
+/** A row this young (storage clock) may be a contender's that is about to back off. */
+const CONTENTION_MS = 2_000;
+/**
+ * Tries of one reservation when only contenders stood in the way: a renewal keeps trying
+ * longer than a read, so in a burst the reads give way first.
+ */
+const CONTENDED_TRIES: Readonly<Record<RequestPurpose, number>> = { renewal: 8, read: 3 };
+
+/** OData datetime literal; the storage service compares Timestamp to the 100 ns. */
+const datetime = (at: Date) => `datetime'${at.toISOString()}'`;
+
+/** Rows of the window as read: key, what they were for, and when the storage wrote them. */
+interface Counted {
+  readonly rowKey: string;
+  readonly purpose: string | undefined;
+  readonly runId: string | undefined;
+  readonly at: number;
+}
+
+/** The budget in the history table of `options`, shared by everything that writes to it. */
+export function sharedBudget(options: SharedBudgetOptions): SharedBudget {
+  const tableName = options.tableName ?? HISTORY_TABLE;
+  const table = lazyTable(options, tableName);
+  const { quota } = options;
+  /** The storage clock as last seen here, against this host's monotonic clock. */
+  let seen: { readonly storage: number; readonly local: number } | undefined;
+  const storageNow = () =>
+    seen === undefined ? undefined : seen.storage + (performance.now() - seen.local);
+
+  const unavailable = (action: string, error: unknown) =>
+    new CertschedError(
+      "HISTORY_UNAVAILABLE",
+      `request budget: cannot ${action} table ${tableName} (${failureOf(error)})`,
+      { retriable: true, cause: error },
+    );
+
+  /** Rows with a Timestamp at or after `from`, up to limit + 1 (the count stops once over). */
+  const window = async (from: number): Promise<Counted[]> => {
+    const rows: Counted[] = [];
+    const filter = `PartitionKey eq '${REQUEST_PARTITION}' and Timestamp ge ${datetime(new Date(from))}`;
+    const entities = (await table.client()).listEntities<Record<string, unknown>>({
+      queryOptions: { filter },
+      ...table.limit(),
+    });
+    for await (const row of entities) {
+      const at = typeof row.timestamp === "string" ? Date.parse(row.timestamp) : Number.NaN;
+      rows.push({
+        rowKey: String(row.rowKey),
+        purpose: typeof row.purpose === "string" ? row.purpose : undefined,
+        runId: typeof row.runId === "string" ? row.runId : undefined,
+        // A row without a readable Timestamp is counted as new as can be: never left out.
+        at: Number.isNaN(at) ? Number.POSITIVE_INFINITY : at,
+      });
+      if (rows.length > quota.requests) break;
+    }
+    return rows;
+  };
+
+  const usageOf = (rows: readonly Counted[], runId: string, now: number): QuotaUsage => {
+    let reads = 0;
+    let thisRun = 0;
+    for (const row of rows) {
+      if (row.purpose === "read") reads += 1;
+      else if (row.purpose === "renewal" && row.runId === runId) thisRun += 1;
+    }
+    const oldest = Math.min(...rows.map((r) => r.at));
+    return {
+      quota,
+      used: rows.length,
+      reads,
+      thisRun,
+      others: rows.length - reads - thisRun,
+      ...(Number.isFinite(oldest) ? { freesInMs: Math.max(0, oldest + quota.windowMs - now) } : {}),
+    };
+  };
+
+  const remove = async (rowKey: string) => {
+    try {
+      await (await table.client()).deleteEntity(REQUEST_PARTITION, rowKey, table.limit());
+    } catch (error) {
+      // Gone already is released; any other failure leaves the row counted (conservative).
+      if (statusOf(error) !== 404) throw unavailable("release a reservation in", error);
+    }
+  };
+
+  /** One insert and count: the reservation, or why not and whether contenders were in the way. */
+  const reserveOnce = async (
+    input: ReservationInput,
+    allows: (used: number) => Promise<boolean>,
+  ): Promise<Reservation | { usage: QuotaUsage; contended: boolean }> => {
+    // The row's time (its key: the history's cleanup and 7-day count read it) is this host's,
+    // unless the storage's clock as last seen is later: a host running days behind must not
+    // write rows the cleanup takes for old while they are still in the window.
+    const seenNow = storageNow();
+    const at = new Date(Math.max(options.now().getTime(), seenNow ?? Number.NEGATIVE_INFINITY));
+    const row = {
+      ...toRequestRow(
+        { at, operation: input.operation, trigger: input.trigger },
+        randomBytes(6).toString("hex"),
+      ),
+      purpose: input.purpose,
+      runId: input.runId.slice(0, 100),
+    };
+    let own: Date | undefined;
+    try {
+      await table.ensureTable();
+      const created = await (await table.client()).createEntity(row, table.limit());
+      own = insertedAt(created);
+    } catch (error) {
+      throw unavailable("write", error);
+    }
+    if (own === undefined) {
+      await remove(row.rowKey);
+      throw unavailable("write", new Error("no storage time in the answer"));
+    }
+    seen = { storage: own.getTime(), local: performance.now() };
+    let rows: Counted[];
+    try {
+      rows = await window(own.getTime() - quota.windowMs);
+    } catch (error) {
+      await remove(row.rowKey).catch(() => {});
+      throw unavailable("read", error);
+    }
+    if (await allows(rows.length)) {
+      return {
+        settle: async (sent) => {
+          if (!sent) await remove(row.rowKey);
+        },
+      };
+    }
+    await remove(row.rowKey).catch(() => {});
+    const others = rows.filter((r) => r.rowKey !== row.rowKey);
+    // Rows written just now may be contenders about to back off as this one does.
+    const settledBefore = own.getTime() - CONTENTION_MS;
+    const older = others.filter((r) => r.at < settledBefore).length;
+    return {
+      usage: usageOf(others, input.runId, own.getTime()),
+      contended: older < others.length && (await allows(older + 1)),
+    };
+  };
+
+  return {
+    async reserve(input) {
+      let need: number | undefined;
+      /** Whether `used` rows (own included) leave room for this request. */
+      const allows = async (used: number): Promise<boolean> => {
+        if (input.purpose !== "read") return renewalFits(used, quota.requests);
+        // The need is read only for a read that passes the 80 % line (two storage reads).
+        if (!readFits(used, 0, quota.requests)) return false;
+        need ??= await options.need();
+        return readFits(used, need, quota.requests);
+      };
+      /**
+       * A read that the window as last seen already refuses writes no row: a flood of reads past
+       * their share leaves nothing a renewal's count could trip over. Only a refusal is taken
+       * from this look; a grant always comes from the insert and count.
+       */
+      const refusedAtSight = async (): Promise<QuotaExhaustedError | undefined> => {
+        const now = storageNow();
+        if (input.purpose !== "read" || now === undefined) return undefined;
+        let before: Counted[];
+        try {
+          before = await window(now - quota.windowMs);
+        } catch {
+          return undefined; // The insert and count decide (and say so if storage is down).
+        }
+        if (await allows(before.length + 1)) return undefined;
+        return new QuotaExhaustedError(input.purpose, usageOf(before, input.runId, now), need ?? 0);
+      };
+      for (let attempt = 1; ; attempt++) {
+        const atSight = await refusedAtSight();
+        if (atSight) throw atSight;
+        const outcome = await reserveOnce(input, allows);
+        if ("settle" in outcome) return outcome;
+        // Only rows of contenders that may back off too stood in the way: try again after a
+        // random pause, so that not every one of a burst gives up (each try is a new insert and
+        // count, as safe as the first).
+        if (!outcome.contended || attempt >= CONTENDED_TRIES[input.purpose]) {
+          throw new QuotaExhaustedError(input.purpose, outcome.usage, need ?? 0);
+        }
+        await new Promise((resolve) => setTimeout(resolve, 20 + Math.random() * 80 * attempt));
+      }
+    },
+    async usage(runId) {
+      const now = storageNow();
+      if (now === undefined) return undefined;
+      try {
+        return usageOf(await window(now - quota.windowMs), runId, now);
+      } catch (error) {
+        throw unavailable("read", error);
+      }
+    },
+  };
+}
