@@ -1,5 +1,6 @@
 import { TableClient } from "@azure/data-tables";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { cleanupHistory } from "../../functions/handlers/cleanupHistory.js";
 import { getCertificate } from "../../functions/handlers/getCertificate.js";
 import { listDueCertificates } from "../../functions/handlers/listDueCertificates.js";
 import { testConnectivity } from "../../functions/handlers/testConnectivity.js";
@@ -14,6 +15,7 @@ import type { SweepSummary } from "../../shared/sweep/summary.js";
 import { SweepFailedError } from "../../shared/sweep/sweepFailedError.js";
 import type { SeedCertificate } from "../../sim/index.js";
 import { principalHeader } from "../auth/principals.js";
+import { ensureBuilt } from "../cli/build.js";
 import { cliAgainst, jsonOf } from "../cli/helpers.js";
 import {
   type AppHarness,
@@ -38,6 +40,8 @@ let history: History;
 let app: AppHarness | undefined;
 
 beforeAll(async () => {
+  // Cases run the built CLI: a dist/ older than the sources would test the old code.
+  await ensureBuilt();
   azurite = await startAzurite();
   history = tableHistory({ connectionString: azurite.connectionString });
 }, 60_000);
@@ -441,6 +445,26 @@ describe("the window is the storage service's (a short window, a real clock)", (
     await reserve(behind);
     await reserve(ahead);
     await expect(reserve(ahead)).rejects.toBeInstanceOf(QuotaExhaustedError);
+  });
+
+  it("the daily cleanup never removes a request still in the window, whatever clock wrote its key (a fresh process 8 days behind)", async () => {
+    // CERTSCHED_HISTORY_RETENTION as short as the window: the cleanup removes at its edge.
+    const h = await appWith([], {
+      CERTSCHED_SERVICE_QUOTA: "2/7d",
+      CERTSCHED_HISTORY_RETENTION: "7d",
+    });
+    const week = 7 * DAY_MS;
+    // A process that never reserved before (a CLI command, say) on a host 8 days behind: the
+    // only time it has for its row is its own.
+    const skewed = budgetOf(2, week, () => new Date(Date.now() - 8 * DAY_MS));
+    await (await reserve(skewed, "skewed")).settle(true);
+
+    await cleanupHistory(timer(), h.context("cleanupHistory"));
+
+    // The skewed request reached the service a moment ago: one request is left of two.
+    const right = budgetOf(2, week, () => new Date());
+    await (await reserve(right, "right")).settle(true);
+    await expect(reserve(right, "right")).rejects.toBeInstanceOf(QuotaExhaustedError);
   });
 
   it("a reservation whose request never left is released; one sent stays", async () => {
