@@ -3,9 +3,10 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { cleanupHistory } from "../../functions/handlers/cleanupHistory.js";
 import { getCertificate } from "../../functions/handlers/getCertificate.js";
 import { listDueCertificates } from "../../functions/handlers/listDueCertificates.js";
+import { renewCertificate } from "../../functions/handlers/renewCertificate.js";
 import { testConnectivity } from "../../functions/handlers/testConnectivity.js";
 import { renewDueCertificates } from "../../functions/renewDueCertificates.js";
-import { READER } from "../../shared/auth/roles.js";
+import { OPERATOR, READER } from "../../shared/auth/roles.js";
 import type { History } from "../../shared/history/history.js";
 import { HISTORY_TABLE, tableHistory } from "../../shared/history/tableHistory.js";
 import { tableInventory } from "../../shared/inventory/tableInventory.js";
@@ -162,7 +163,10 @@ describe("a reader can never starve the renewals (10/7d, five due)", () => {
     for (const reply of refused) {
       expect(reply.status).toBe(429);
       expect(reply.headers["content-type"]).toBe("application/problem+json");
-      expect(reply.body).toMatchObject({ code: "QUOTA_EXHAUSTED" });
+      expect(reply.body).toMatchObject({
+        code: "QUOTA_EXHAUSTED",
+        title: "The service's request budget is kept for renewals",
+      });
       expect(Number(reply.headers["retry-after"])).toBeGreaterThan(0);
       expect(Number(reply.headers["retry-after"])).toBeLessThanOrEqual(7 * 86_400);
     }
@@ -382,6 +386,34 @@ describe("another process takes what was left while a sweep renews", () => {
         /^4 certificate\(s\) deferred \(quota\), the service's request budget is spent \(CERTSCHED_SERVICE_QUOTA 6\/7d: 0 used by reads and tests, 4 by other runs and processes \(their lists and renewals\), 2 by this run, 0 left\): due-2, due-3, due-4, due-5$/,
       ),
     );
+  });
+});
+
+describe("a renewal the budget refuses", () => {
+  it("an Operator's renew by name past the budget: 429 saying the budget is spent (not 'kept for renewals'), nothing sent", async () => {
+    const h = await appWith(FIVE_DUE, { CERTSCHED_SERVICE_QUOTA: "2/7d" });
+    const at = new Date();
+    await history.recordRequests(
+      [1, 2].map(() => ({ at, operation: "renew" as const, trigger: "timer" as const })),
+    );
+
+    const reply = await h.call(
+      renewCertificate,
+      httpRequest({
+        method: "POST",
+        path: "certificates/due-1/renew",
+        params: { name: "due-1" },
+        headers: { "x-ms-client-principal": principalHeader({ roles: [OPERATOR] }) },
+      }),
+    );
+
+    expect(serviceCalls(h)).toEqual([]);
+    expect(reply.status).toBe(429);
+    const body = reply.body as { code: string; title: string; detail: string };
+    expect(body.code).toBe("QUOTA_EXHAUSTED");
+    expect(body.title).toBe("The service's request budget is spent");
+    expect(body.detail).toContain("the budget is spent");
+    expect(Number(reply.headers["retry-after"])).toBeGreaterThan(0);
   });
 });
 
