@@ -53,7 +53,7 @@ export function errorResponse(error: unknown, invocationId: string): HttpRespons
     case "QUOTA_EXHAUSTED":
       // Nothing was sent: the request budget is spent or kept for renewals. Try again once the
       // oldest request of the window has left it (when known), else in an hour.
-      return problem(429, e.code, "The service's request budget is kept for renewals", detail, {
+      return problem(429, e.code, quotaTitle(e), detail, {
         headers: { "retry-after": String(retryAfterSeconds(e)) },
       });
     case "UPSTREAM_REJECTED":
@@ -92,4 +92,18 @@ function retryAfterSeconds(error: unknown): number {
   const ms = error instanceof QuotaExhaustedError ? error.usage.freesInMs : undefined;
   if (ms === undefined) return 3600;
   return Math.min(86_400, Math.max(1, Math.ceil(ms / 1000)));
+}
+
+/**
+ * The 429's title, true to its cause: a read held back while renewals may still use the rest,
+ * or a budget with nothing left (a renewal, a create: then nothing is "kept for renewals").
+ */
+function quotaTitle(error: unknown): string {
+  const kept =
+    error instanceof QuotaExhaustedError &&
+    error.purpose === "read" &&
+    error.usage.used < error.usage.quota.requests;
+  return kept
+    ? "The service's request budget is kept for renewals"
+    : "The service's request budget is spent";
 }

@@ -195,13 +195,18 @@ export function tableHistory(options: TableHistoryOptions): History {
         const table = await getClient();
         const keys: { partitionKey: string; rowKey: string }[] = [];
         const rows = table.listEntities<Record<string, unknown>>({
-          queryOptions: { filter, select: ["PartitionKey", "RowKey"] },
+          queryOptions: { filter, select: ["PartitionKey", "RowKey", "Timestamp"] },
           ...limit(),
         });
         for await (const row of rows) {
-          if (typeof row.partitionKey === "string" && typeof row.rowKey === "string") {
-            keys.push({ partitionKey: row.partitionKey, rowKey: row.rowKey });
+          if (typeof row.partitionKey !== "string" || typeof row.rowKey !== "string") continue;
+          // A request row's key carries the writing host's clock, which may run days behind;
+          // the request budget counts it by the storage's Timestamp (issue 20). It goes only
+          // once that too is past the cutoff, else the budget would forget a request it counts.
+          if (row.partitionKey === REQUEST_PARTITION && !storedBefore(row.timestamp, cutoff)) {
+            continue;
           }
+          keys.push({ partitionKey: row.partitionKey, rowKey: row.rowKey });
         }
         for (let i = 0; i < keys.length; i += DELETE_CONCURRENCY) {
           await Promise.all(
@@ -223,4 +228,10 @@ export function tableHistory(options: TableHistoryOptions): History {
       return removed;
     },
   };
+}
+
+/** Whether the storage wrote a row (its Timestamp) before `cutoff`; unreadable: it did not. */
+function storedBefore(timestamp: unknown, cutoff: Date): boolean {
+  const at = typeof timestamp === "string" ? Date.parse(timestamp) : Number.NaN;
+  return !Number.isNaN(at) && at < cutoff.getTime();
 }

@@ -24,6 +24,11 @@ import type { ServiceQuota } from "./serviceQuota.js";
  *   started last, X, started it after every other one's insert had completed (each counts after
  *   its insert), so X's count saw every one of them still standing (Table storage is strongly
  *   consistent); released rows were never sent. X was granted, so they are at most the limit.
+ * - A read's row is written "pending", and a renewal's count leaves pending reads out (a flood of
+ *   reads, most of them refused a moment later, must not make a renewal back off). A read is
+ *   sent only after its row is marked "granted" and a second count, pending reads included,
+ *   still allows it; so in the argument above X's last count saw every granted read in its final
+ *   form too (reserveOnce).
  * - Two contenders at the edge may both see the other and both back off: conservative, never
  *   over. A row whose delete fails stays counted: also conservative.
  *
@@ -150,9 +155,15 @@ export function insertedAt(headers: { etag?: string; date?: Date }): Date | unde
 const CONTENTION_MS = 2_000;
 /**
  * Tries of one reservation when only contenders stood in the way: a renewal keeps trying
- * longer than a read, so in a burst the reads give way first.
+ * much longer than a read, so in a burst the reads give way first. Reads past their share write
+ * no row (refusedAtSight), so a flood of reads stops standing in the way once their share is
+ * taken; a renewal's 40 tries span several seconds (CONTENDED_PAUSE_MS), longer than such a
+ * burst lasts even on a loaded host: 8 tries (about 1.5 s) let a renewal be deferred by a
+ * flood of reads on a busy machine.
  */
-const CONTENDED_TRIES: Readonly<Record<RequestPurpose, number>> = { renewal: 8, read: 3 };
+const CONTENDED_TRIES: Readonly<Record<RequestPurpose, number>> = { renewal: 40, read: 3 };
+/** Longest random pause between two contended tries, in ms (grows with the try up to this). */
+const CONTENDED_PAUSE_MS = 400;
 
 /** OData datetime literal; the storage service compares Timestamp to the 100 ns. */
 const datetime = (at: Date) => `datetime'${at.toISOString()}'`;
@@ -164,6 +175,14 @@ interface Counted {
   readonly runId: string | undefined;
   readonly at: number;
 }
+
+/**
+ * A read's row is written "pending" and marked "granted" once its count allowed it; renewals
+ * do not count pending reads (most are refused and released a moment later), so a flood of
+ * reads cannot make a renewal back off. Why that stays within the limit: see reserveOnce.
+ */
+const PENDING = "pending";
+const GRANTED = "granted";
 
 /** The budget in the history table of `options`, shared by everything that writes to it. */
 export function sharedBudget(options: SharedBudgetOptions): SharedBudget {
@@ -182,8 +201,11 @@ export function sharedBudget(options: SharedBudgetOptions): SharedBudget {
       { retriable: true, cause: error },
     );
 
-  /** Rows with a Timestamp at or after `from`, up to limit + 1 (the count stops once over). */
-  const window = async (from: number): Promise<Counted[]> => {
+  /**
+   * Rows with a Timestamp at or after `from`, up to limit + 1 (the count stops once over);
+   * pending reads only with `pendingReads` (a read's own count takes them in, a renewal's not).
+   */
+  const window = async (from: number, pendingReads: boolean): Promise<Counted[]> => {
     const rows: Counted[] = [];
     const filter = `PartitionKey eq '${REQUEST_PARTITION}' and Timestamp ge ${datetime(new Date(from))}`;
     const entities = (await table.client()).listEntities<Record<string, unknown>>({
@@ -191,6 +213,7 @@ export function sharedBudget(options: SharedBudgetOptions): SharedBudget {
       ...table.limit(),
     });
     for await (const row of entities) {
+      if (!pendingReads && row.purpose === "read" && row.state === PENDING) continue;
       const at = typeof row.timestamp === "string" ? Date.parse(row.timestamp) : Number.NaN;
       rows.push({
         rowKey: String(row.rowKey),
@@ -248,6 +271,7 @@ export function sharedBudget(options: SharedBudgetOptions): SharedBudget {
       ),
       purpose: input.purpose,
       runId: input.runId.slice(0, 100),
+      ...(input.purpose === "read" ? { state: PENDING } : {}),
     };
     let own: Date | undefined;
     try {
@@ -262,19 +286,35 @@ export function sharedBudget(options: SharedBudgetOptions): SharedBudget {
       throw unavailable("write", new Error("no storage time in the answer"));
     }
     seen = { storage: own.getTime(), local: performance.now() };
+    const read = input.purpose === "read";
+    const from = own.getTime() - quota.windowMs;
+    const granted: Reservation = {
+      settle: async (sent) => {
+        if (!sent) await remove(row.rowKey);
+      },
+    };
     let rows: Counted[];
     try {
-      rows = await window(own.getTime() - quota.windowMs);
+      rows = await window(from, read);
+      if (await allows(rows.length)) {
+        if (!read) return granted;
+        // A read is marked granted, then counts once more, pending reads included: take the
+        // granted reservation whose last count started last; every other granted one was
+        // already in the table in its final form (a renewal's row, or a read's marked granted)
+        // when that count started, so it saw them all. It was granted, so they are at most the
+        // limit (a read's allowance is below it). A renewal's count may leave pending reads
+        // out: a pending read is sent only after a later count of its own.
+        await (await table.client()).updateEntity(
+          { partitionKey: REQUEST_PARTITION, rowKey: row.rowKey, state: GRANTED },
+          "Merge",
+          table.limit(),
+        );
+        rows = await window(from, true);
+        if (await allows(rows.length)) return granted;
+      }
     } catch (error) {
       await remove(row.rowKey).catch(() => {});
       throw unavailable("read", error);
-    }
-    if (await allows(rows.length)) {
-      return {
-        settle: async (sent) => {
-          if (!sent) await remove(row.rowKey);
-        },
-      };
     }
     await remove(row.rowKey).catch(() => {});
     const others = rows.filter((r) => r.rowKey !== row.rowKey);
@@ -308,7 +348,7 @@ export function sharedBudget(options: SharedBudgetOptions): SharedBudget {
         if (input.purpose !== "read" || now === undefined) return undefined;
         let before: Counted[];
         try {
-          before = await window(now - quota.windowMs);
+          before = await window(now - quota.windowMs, false);
         } catch {
           return undefined; // The insert and count decide (and say so if storage is down).
         }
@@ -326,14 +366,16 @@ export function sharedBudget(options: SharedBudgetOptions): SharedBudget {
         if (!outcome.contended || attempt >= CONTENDED_TRIES[input.purpose]) {
           throw new QuotaExhaustedError(input.purpose, outcome.usage, need ?? 0);
         }
-        await new Promise((resolve) => setTimeout(resolve, 20 + Math.random() * 80 * attempt));
+        await new Promise((resolve) =>
+          setTimeout(resolve, 20 + Math.random() * Math.min(CONTENDED_PAUSE_MS, 80 * attempt)),
+        );
       }
     },
     async usage(runId) {
       const now = storageNow();
       if (now === undefined) return undefined;
       try {
-        return usageOf(await window(now - quota.windowMs), runId, now);
+        return usageOf(await window(now - quota.windowMs, false), runId, now);
       } catch (error) {
         throw unavailable("read", error);
       }

@@ -1,16 +1,33 @@
 import type { QueueClient } from "@azure/storage-queue";
 import { CertschedError, ensureError } from "../errors.js";
-import { failureOf } from "../history/tableClient.js";
+import { failureOf, statusOf } from "../history/tableClient.js";
 import type { Logger } from "../log.js";
 import { redact } from "../redact.js";
 import { RUN_QUEUE, type RunMessage } from "./run.js";
-import { runMessageText } from "./runMessage.js";
+import { decodeRunMessage, runIdSchema, runMessageText } from "./runMessage.js";
 
 /** Where a run's message goes: the Storage Queue the trigger listens on, or this process. */
 export interface RunQueue {
   readonly kind: "storage" | "inline";
   /** Queues the run; throws RUNS_UNAVAILABLE when the message could not be sent. */
   send(message: RunMessage, log: Logger): Promise<void>;
+  /**
+   * Whether a message naming `runId` waits in the queue (visible, not yet delivered): true, it
+   * does; false, every waiting message was seen and none names it; undefined, that cannot be
+   * told (more waiting than one look shows, or the queue not readable). Unset: false.
+   */
+  holds?(runId: string): Promise<boolean | undefined>;
+}
+
+/** Messages one peek shows: the Storage Queue's most. */
+const PEEK_MAX = 32;
+
+/** The run a queued message names, plain or base64 JSON; undefined for anything else. */
+function runIdOf(text: string): string | undefined {
+  const decoded = decodeRunMessage(text);
+  if (typeof decoded !== "object" || decoded === null) return undefined;
+  const parsed = runIdSchema.safeParse((decoded as { runId?: unknown }).runId);
+  return parsed.success ? parsed.data : undefined;
 }
 
 export interface StorageRunQueueOptions {
@@ -62,6 +79,20 @@ export function storageRunQueue(options: StorageRunQueueOptions): RunQueue {
   };
   return {
     kind: "storage",
+    async holds(runId) {
+      try {
+        const queue = await getClient();
+        const { peekedMessageItems: waiting } = await queue.peekMessages({
+          numberOfMessages: PEEK_MAX,
+          ...limit(),
+        });
+        if (waiting.some((m) => runIdOf(m.messageText) === runId)) return true;
+        return waiting.length < PEEK_MAX ? false : undefined;
+      } catch (error) {
+        // No queue yet holds nothing; any other failure cannot tell.
+        return statusOf(error) === 404 ? false : undefined;
+      }
+    },
     async send(message) {
       try {
         const queue = await getClient();

@@ -79,6 +79,11 @@ async function settle(run: Run, { store, queue, log, now }: SettleContext): Prom
     );
     return stored;
   }
+  // Not lost while a copy still waits in the queue (a busy instance, a long sweep ahead of it):
+  // it is delivered in time, and failing the run now would make that delivery do nothing.
+  // Failed only when the queue shows none waiting; a queue that cannot tell leaves it queued.
+  const waiting = queue.holds ? await queue.holds(run.runId) : false;
+  if (waiting !== false) return run;
   const failed: Run = {
     ...run,
     state: "failed",

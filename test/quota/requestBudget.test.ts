@@ -8,6 +8,7 @@ import { memoryLedger } from "../../shared/ledger/ledger.js";
 import type { SweepSummary } from "../../shared/sweep/summary.js";
 import { SweepFailedError } from "../../shared/sweep/sweepFailedError.js";
 import type { SeedCertificate } from "../../sim/index.js";
+import { ensureBuilt } from "../cli/build.js";
 import { cliAgainst, jsonOf } from "../cli/helpers.js";
 import {
   type AppHarness,
@@ -34,6 +35,8 @@ let history: History;
 let app: AppHarness | undefined;
 
 beforeAll(async () => {
+  // Cases run the built CLI: a dist/ older than the sources would test the old code.
+  await ensureBuilt();
   azurite = await startAzurite();
   history = tableHistory({ connectionString: azurite.connectionString });
 }, 60_000);

@@ -1,10 +1,12 @@
 import { TableClient } from "@azure/data-tables";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { cleanupHistory } from "../../functions/handlers/cleanupHistory.js";
 import { getCertificate } from "../../functions/handlers/getCertificate.js";
 import { listDueCertificates } from "../../functions/handlers/listDueCertificates.js";
+import { renewCertificate } from "../../functions/handlers/renewCertificate.js";
 import { testConnectivity } from "../../functions/handlers/testConnectivity.js";
 import { renewDueCertificates } from "../../functions/renewDueCertificates.js";
-import { READER } from "../../shared/auth/roles.js";
+import { OPERATOR, READER } from "../../shared/auth/roles.js";
 import type { History } from "../../shared/history/history.js";
 import { HISTORY_TABLE, tableHistory } from "../../shared/history/tableHistory.js";
 import { tableInventory } from "../../shared/inventory/tableInventory.js";
@@ -14,6 +16,7 @@ import type { SweepSummary } from "../../shared/sweep/summary.js";
 import { SweepFailedError } from "../../shared/sweep/sweepFailedError.js";
 import type { SeedCertificate } from "../../sim/index.js";
 import { principalHeader } from "../auth/principals.js";
+import { ensureBuilt } from "../cli/build.js";
 import { cliAgainst, jsonOf } from "../cli/helpers.js";
 import {
   type AppHarness,
@@ -38,6 +41,8 @@ let history: History;
 let app: AppHarness | undefined;
 
 beforeAll(async () => {
+  // Cases run the built CLI: a dist/ older than the sources would test the old code.
+  await ensureBuilt();
   azurite = await startAzurite();
   history = tableHistory({ connectionString: azurite.connectionString });
 }, 60_000);
@@ -158,7 +163,10 @@ describe("a reader can never starve the renewals (10/7d, five due)", () => {
     for (const reply of refused) {
       expect(reply.status).toBe(429);
       expect(reply.headers["content-type"]).toBe("application/problem+json");
-      expect(reply.body).toMatchObject({ code: "QUOTA_EXHAUSTED" });
+      expect(reply.body).toMatchObject({
+        code: "QUOTA_EXHAUSTED",
+        title: "The service's request budget is kept for renewals",
+      });
       expect(Number(reply.headers["retry-after"])).toBeGreaterThan(0);
       expect(Number(reply.headers["retry-after"])).toBeLessThanOrEqual(7 * 86_400);
     }
@@ -381,6 +389,34 @@ describe("another process takes what was left while a sweep renews", () => {
   });
 });
 
+describe("a renewal the budget refuses", () => {
+  it("an Operator's renew by name past the budget: 429 saying the budget is spent (not 'kept for renewals'), nothing sent", async () => {
+    const h = await appWith(FIVE_DUE, { CERTSCHED_SERVICE_QUOTA: "2/7d" });
+    const at = new Date();
+    await history.recordRequests(
+      [1, 2].map(() => ({ at, operation: "renew" as const, trigger: "timer" as const })),
+    );
+
+    const reply = await h.call(
+      renewCertificate,
+      httpRequest({
+        method: "POST",
+        path: "certificates/due-1/renew",
+        params: { name: "due-1" },
+        headers: { "x-ms-client-principal": principalHeader({ roles: [OPERATOR] }) },
+      }),
+    );
+
+    expect(serviceCalls(h)).toEqual([]);
+    expect(reply.status).toBe(429);
+    const body = reply.body as { code: string; title: string; detail: string };
+    expect(body.code).toBe("QUOTA_EXHAUSTED");
+    expect(body.title).toBe("The service's request budget is spent");
+    expect(body.detail).toContain("the budget is spent");
+    expect(Number(reply.headers["retry-after"])).toBeGreaterThan(0);
+  });
+});
+
 describe("where no storage keeps the budget", () => {
   it("no storage configured: this run's requests only, as before, with the warning", async () => {
     app = await startHarness({ certificates: FIVE_DUE });
@@ -441,6 +477,26 @@ describe("the window is the storage service's (a short window, a real clock)", (
     await reserve(behind);
     await reserve(ahead);
     await expect(reserve(ahead)).rejects.toBeInstanceOf(QuotaExhaustedError);
+  });
+
+  it("the daily cleanup never removes a request still in the window, whatever clock wrote its key (a fresh process 8 days behind)", async () => {
+    // CERTSCHED_HISTORY_RETENTION as short as the window: the cleanup removes at its edge.
+    const h = await appWith([], {
+      CERTSCHED_SERVICE_QUOTA: "2/7d",
+      CERTSCHED_HISTORY_RETENTION: "7d",
+    });
+    const week = 7 * DAY_MS;
+    // A process that never reserved before (a CLI command, say) on a host 8 days behind: the
+    // only time it has for its row is its own.
+    const skewed = budgetOf(2, week, () => new Date(Date.now() - 8 * DAY_MS));
+    await (await reserve(skewed, "skewed")).settle(true);
+
+    await cleanupHistory(timer(), h.context("cleanupHistory"));
+
+    // The skewed request reached the service a moment ago: one request is left of two.
+    const right = budgetOf(2, week, () => new Date());
+    await (await reserve(right, "right")).settle(true);
+    await expect(reserve(right, "right")).rejects.toBeInstanceOf(QuotaExhaustedError);
   });
 
   it("a reservation whose request never left is released; one sent stays", async () => {

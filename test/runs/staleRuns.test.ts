@@ -158,6 +158,40 @@ describe("a queued run whose message never went out", () => {
     expect(await messages()).toHaveLength(1);
   });
 
+  it("failed only when the queue shows every waiting message: behind 32 others it cannot tell and waits; behind 31 it fails", async () => {
+    const runId = await diedBeforeSending();
+    clock.advance(UNDELIVERED_AFTER_MS);
+    await world.get(runId);
+    await world.queue.clearMessages();
+    // Other runs' messages, base64 among them, fill what one look at the queue shows.
+    for (let i = 0; i < 32; i++) {
+      const text = JSON.stringify({ runId: randomUUID(), dryRun: false });
+      await world.queue.sendMessage(i % 2 ? Buffer.from(text).toString("base64") : text);
+    }
+    clock.advance(UNDELIVERED_AFTER_MS);
+
+    expect(runOf(await world.get(runId)).state).toBe("queued");
+
+    const [first] = (await world.queue.receiveMessages({ numberOfMessages: 1 }))
+      .receivedMessageItems;
+    if (!first) throw new Error("no message");
+    await world.queue.deleteMessage(first.messageId, first.popReceipt);
+    expect(runOf(await world.get(runId))).toMatchObject({ state: "failed", attempts: 0 });
+  });
+
+  it("a copy of its message waiting base64-encoded is not lost either", async () => {
+    const runId = await diedBeforeSending();
+    clock.advance(UNDELIVERED_AFTER_MS);
+    await world.get(runId);
+    await world.queue.clearMessages();
+    await world.queue.sendMessage(
+      Buffer.from(JSON.stringify({ runId, dryRun: false })).toString("base64"),
+    );
+    clock.advance(UNDELIVERED_AFTER_MS);
+
+    expect(runOf(await world.get(runId)).state).toBe("queued");
+  });
+
   it("a key whose run failed as undelivered starts a fresh run for another dryRun too, not a 422", async () => {
     const runId = await diedBeforeSending("lost-dry");
     clock.advance(UNDELIVERED_AFTER_MS);
@@ -207,6 +241,27 @@ describe("a healthy queued run", () => {
     expect(deliveries.map((d) => d.outcome)).toEqual(["done", "done"]);
     expect(runOf(await world.get(runId))).toMatchObject({ state: "succeeded", attempts: 1 });
     expect(world.app.sim.requestsFor("list")).toHaveLength(1);
+    expect(world.app.sim.renewCallsFor("www-contoso-com")).toBe(1);
+  });
+
+  it("waiting in the queue past both bounds (a busy instance, a long sweep ahead): not failed as lost, and it sweeps when delivered", async () => {
+    const { runId } = runOf(await world.post());
+    clock.advance(UNDELIVERED_AFTER_MS);
+    await world.get(runId);
+    expect(await messages()).toHaveLength(2);
+
+    // Both copies still wait in the queue: nothing was lost.
+    clock.advance(UNDELIVERED_AFTER_MS);
+    const read = runOf(await world.get(runId));
+    expect(read.state).toBe("queued");
+    expect(read).not.toHaveProperty("problem");
+    await cleanupHistory(timer(), world.app.context("cleanupHistory"));
+    expect(runOf(await world.get(runId)).state).toBe("queued");
+
+    const deliveries = await world.drainRuns();
+
+    expect(deliveries.map((d) => d.outcome)).toEqual(["done", "done"]);
+    expect(runOf(await world.get(runId))).toMatchObject({ state: "succeeded", attempts: 1 });
     expect(world.app.sim.renewCallsFor("www-contoso-com")).toBe(1);
   });
 
