@@ -5,6 +5,7 @@ import { listLedgerRows } from "./history/ledgerRows.js";
 import { tableHistory } from "./history/tableHistory.js";
 import { HttpClient } from "./http/httpClient.js";
 import { type Inventory, noInventory } from "./inventory/inventory.js";
+import { fromServiceRecord } from "./inventory/remember.js";
 import { tableInventory } from "./inventory/tableInventory.js";
 import type { Ledger } from "./ledger/ledger.js";
 import { noLedger } from "./ledger/ledger.js";
@@ -13,6 +14,7 @@ import { createNotifier, type Notifier, noNotifier } from "./notify/notifier.js"
 import { webhookSecrets } from "./notify/webhookFormat.js";
 import { readRenewalNeed } from "./quota/renewalNeed.js";
 import { type RequestLog, requestLog } from "./quota/requestLog.js";
+import { withPurpose } from "./quota/requestPurpose.js";
 import { sharedBudget } from "./quota/sharedBudget.js";
 import { registerSecret } from "./redact.js";
 import { createSecretStore, type SecretReader, type SecretStore } from "./secrets/secretStore.js";
@@ -183,6 +185,23 @@ export function createRuntime(settings: Settings, overrides: RuntimeOverrides = 
   // Issue 20: with a quota and a table history, the budget is kept in storage and shared by
   // every process; without storage, only this process's requests are counted (and warned of).
   const quota = settings.serviceQuota;
+  const processId = randomUUID();
+  // Issue 20: a read may never take what a due renewal needs, so with no recent due list one is
+  // made first (once, for every read waiting on it), as a renewal's request, and kept in the
+  // inventory. The client is made below; this runs only once a read asks.
+  let client: ServiceClient | undefined;
+  let learning: Promise<void> | undefined;
+  const learnNeed = () => {
+    learning ??= withPurpose({ purpose: "renewal", runId: processId }, async () => {
+      if (!client) throw new Error("the service client is not ready");
+      const due = await client.listDue();
+      const seenAt = now();
+      await inventory.upsert(due.certificates.map((c) => fromServiceRecord(c, "due-list", seenAt)));
+    }).finally(() => {
+      learning = undefined;
+    });
+    return learning;
+  };
   const budget =
     quota && storage && history.kind === "table"
       ? sharedBudget({
@@ -199,6 +218,7 @@ export function createRuntime(settings: Settings, overrides: RuntimeOverrides = 
               now(),
               quota,
             ),
+          ...(inventory.kind === "none" ? {} : { learnNeed }),
         })
       : undefined;
   const requests = requestLog({
@@ -206,9 +226,9 @@ export function createRuntime(settings: Settings, overrides: RuntimeOverrides = 
     now,
     defaultTrigger: overrides.requestTrigger ?? "http",
     budget,
-    processId: randomUUID(),
+    processId,
   });
-  const client = new ServiceClient({
+  client = new ServiceClient({
     settings,
     http,
     tokens,

@@ -90,9 +90,11 @@ function quotaMessage(purpose: RequestPurpose, usage: QuotaUsage, need: number):
   const why =
     purpose === "renewal" || spent
       ? "the budget is spent"
-      : need > 0 && usage.used + 1 + need > usage.quota.requests
-        ? `the ${need} request(s) due renewals need in the window are kept for them`
-        : "reads stop at 80 % of it";
+      : need === Number.POSITIVE_INFINITY
+        ? "what due renewals need is not known (no due list could be read), so reads wait for one"
+        : need > 0 && usage.used + 1 + need > usage.quota.requests
+          ? `the ${need} request(s) due renewals need in the window are kept for them`
+          : "reads stop at 80 % of it";
   return `request not sent: ${usageText(usage)}; ${why}`;
 }
 
@@ -125,6 +127,12 @@ export interface SharedBudgetOptions extends TableLocation {
   readonly quota: ServiceQuota;
   /** Requests due renewals still need in the window (renewalNeed.ts); asked only for reads. */
   readonly need: () => Promise<number>;
+  /**
+   * Lists what is due and keeps it in the inventory (as a renewal's request, never a read's),
+   * when no list was sent within LIST_FRESH_MS: the need of renewals is then known before any
+   * read may spend. Unset, or failing: a read is refused while the need is unknown.
+   */
+  readonly learnNeed?: () => Promise<void>;
   /** The host clock: only for the row's `at`, shown to people; never for the window. */
   readonly now: () => Date;
   readonly tableName?: string;
@@ -164,6 +172,12 @@ const CONTENTION_MS = 2_000;
 const CONTENDED_TRIES: Readonly<Record<RequestPurpose, number>> = { renewal: 40, read: 3 };
 /** Longest random pause between two contended tries, in ms (grows with the try up to this). */
 const CONTENDED_PAUSE_MS = 400;
+
+/**
+ * How recent a due list must be (storage clock) for the inventory to say what renewals need:
+ * sweeps run daily, so a day and a margin. Without one, no read spends before a list is made.
+ */
+export const LIST_FRESH_MS = 26 * 3_600_000;
 
 /** OData datetime literal; the storage service compares Timestamp to the 100 ns. */
 const datetime = (at: Date) => `datetime'${at.toISOString()}'`;
@@ -243,6 +257,36 @@ export function sharedBudget(options: SharedBudgetOptions): SharedBudget {
       others: rows.length - reads - thisRun,
       ...(Number.isFinite(oldest) ? { freesInMs: Math.max(0, oldest + quota.windowMs - now) } : {}),
     };
+  };
+
+  /** Whether a list request was sent within LIST_FRESH_MS before `now` (storage clock). */
+  const listSeen = async (now: number): Promise<boolean> => {
+    const filter = `PartitionKey eq '${REQUEST_PARTITION}' and operation eq 'list' and Timestamp ge ${datetime(new Date(now - LIST_FRESH_MS))}`;
+    const entities = (await table.client()).listEntities<Record<string, unknown>>({
+      queryOptions: { filter, select: ["RowKey"] },
+      ...table.limit(),
+    });
+    for await (const _ of entities) return true;
+    return false;
+  };
+
+  /**
+   * What due renewals need, for a read. Issue 20: a read may never take what a due renewal
+   * needs, so the need must be known first: from a list made within LIST_FRESH_MS, or from one
+   * made now (learnNeed, once for every read waiting on it). Unknown: the whole budget (the read
+   * is refused, and says why).
+   */
+  const needOfRenewals = async (now: number): Promise<number> => {
+    let known = await listSeen(now);
+    if (!known && options.learnNeed) {
+      try {
+        await options.learnNeed();
+        known = true;
+      } catch {
+        known = false;
+      }
+    }
+    return known ? options.need() : Number.POSITIVE_INFINITY;
   };
 
   const remove = async (rowKey: string) => {
@@ -335,7 +379,8 @@ export function sharedBudget(options: SharedBudgetOptions): SharedBudget {
         if (input.purpose !== "read") return renewalFits(used, quota.requests);
         // The need is read only for a read that passes the 80 % line (two storage reads).
         if (!readFits(used, 0, quota.requests)) return false;
-        need ??= await options.need();
+        // Asked after an insert or a look at the window: the storage clock is known by then.
+        need ??= await needOfRenewals(storageNow() ?? Date.now());
         return readFits(used, need, quota.requests);
       };
       /**

@@ -185,8 +185,9 @@ describe("a reader can never starve the renewals (10/7d, five due)", () => {
     expect(serviceCalls(h)).toHaveLength(10);
   });
 
-  it("20 sequential Get Certificate reads: exactly what the renewals leave (4) reach the service; the sweep renews all five", async () => {
-    await inventoryKnows(FIVE_DUE);
+  it("20 sequential Get Certificate reads from a cold start: a due list first, then exactly what the renewals leave (3); the sweep renews all five", async () => {
+    // Nothing listed yet (no sweep, no due list): the need of renewals is unknown until a list
+    // is made, so the first read makes one (as a renewal's request) before any read spends.
     const h = await appWith(FIVE_DUE, { CERTSCHED_SERVICE_QUOTA: "10/7d" });
 
     const answers: string[] = [];
@@ -196,9 +197,11 @@ describe("a reader can never starve the renewals (10/7d, five due)", () => {
       answers.push((reply.body as { service: { answer: string } }).service.answer);
     }
 
-    expect(h.sim.requestsFor("get")).toHaveLength(4);
-    expect(answers.filter((a) => a === "found")).toHaveLength(4);
-    expect(answers.filter((a) => a === "not-asked")).toHaveLength(16);
+    expect(h.sim.requestsFor("list")).toHaveLength(1);
+    expect(h.sim.requestsFor("get")).toHaveLength(3);
+    expect(serviceCalls(h)[0]?.operation).toBe("list");
+    expect(answers.filter((a) => a === "found")).toHaveLength(3);
+    expect(answers.filter((a) => a === "not-asked")).toHaveLength(17);
 
     const { summary, error } = await timerSweep(h);
     expect(error).toBeUndefined();
@@ -246,7 +249,7 @@ describe("a reader can never starve the renewals (10/7d, five due)", () => {
     expect(serviceCalls(h).length).toBeLessThanOrEqual(10);
   });
 
-  it("reads stop at exactly 80 % when nothing is due: the 8th read of 10 goes, the 9th does not", async () => {
+  it("reads stop at exactly 80 % when nothing is due: the due list that shows it and 6 reads go, the 9th request does not", async () => {
     const h = await appWith([], { CERTSCHED_SERVICE_QUOTA: "10/7d" });
 
     const statuses = [];
@@ -254,15 +257,35 @@ describe("a reader can never starve the renewals (10/7d, five due)", () => {
       statuses.push((await h.call(testConnectivity, read("connectivity"))).status);
     }
 
-    expect(serviceCalls(h)).toHaveLength(8);
-    expect(statuses).toEqual([200, 200, 200, 200, 200, 200, 200, 200, 429, 429]);
+    // 8 of 10 requests: the due list that shows nothing is due (a 404, believed once a
+    // connectivity test confirms the address, spec 4.3), then 6 reads.
+    expect(serviceCalls(h).map((r) => r.operation)).toEqual([
+      "list",
+      ...Array.from({ length: 7 }, () => "test"),
+    ]);
+    expect(statuses).toEqual([200, 200, 200, 200, 200, 200, 429, 429, 429, 429]);
+  });
+
+  it("a read while no due list can be made is refused, saying the need of renewals is not known", async () => {
+    const h = await appWith(FIVE_DUE, { CERTSCHED_SERVICE_QUOTA: "10/7d" });
+    h.sim.inject("list", { status: 400, body: "refused", times: Number.POSITIVE_INFINITY });
+
+    const reply = await h.call(testConnectivity, read("connectivity"));
+
+    expect(reply.status).toBe(429);
+    expect(JSON.stringify(reply.body)).toContain(
+      "what due renewals need is not known (no due list could be read), so reads wait for one",
+    );
+    expect(h.sim.requestsFor("test")).toHaveLength(0);
   });
 
   it("a sweep deferred by reads says so: the cause names the reads, not more urgent renewals", async () => {
-    const h = await appWith(FIVE_DUE, { CERTSCHED_SERVICE_QUOTA: "10/7d" });
-    // Reads before the inventory knows anything due: they may take up to 80 %.
+    // Nothing due while the reads run (the list they start with shows it), so they may take up
+    // to 80 %; then five certificates come due before the sweep.
+    const h = await appWith([], { CERTSCHED_SERVICE_QUOTA: "10/7d" });
     for (let i = 0; i < 8; i++) await h.call(testConnectivity, read("connectivity"));
     expect(serviceCalls(h)).toHaveLength(8);
+    for (const certificate of FIVE_DUE) h.sim.addCertificate(certificate);
 
     const { summary, error } = await timerSweep(h);
 
@@ -272,7 +295,7 @@ describe("a reader can never starve the renewals (10/7d, five due)", () => {
     expect(error).toBeInstanceOf(SweepFailedError);
     const problem = (error as SweepFailedError).problems.find((p) => p.includes("deferred"));
     expect(problem).toMatch(
-      /^4 certificate\(s\) deferred \(quota\), the service's request budget is spent \(CERTSCHED_SERVICE_QUOTA 10\/7d: 8 used by reads and tests, 0 by other runs and processes \(their lists and renewals\), 2 by this run, 0 left\): /,
+      /^4 certificate\(s\) deferred \(quota\), the service's request budget is spent \(CERTSCHED_SERVICE_QUOTA 10\/7d: 6 used by reads and tests, 2 by other runs and processes \(their lists and renewals\), 2 by this run, 0 left\): /,
     );
     expect(problem).not.toContain("more urgent");
   });
