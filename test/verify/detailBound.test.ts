@@ -92,6 +92,35 @@ describe("a certificate with a 30,000-character name", () => {
   });
 });
 
+describe("a certificate whose issuer is 30,000 characters", () => {
+  it("verify --domain (verifyTargets): the issuer is bounded like a detail, its start kept", async () => {
+    const longCa = makeCa(`Evil\u001b[2J CA ${"i".repeat(30_000)}`);
+    const server = await startTlsServer(
+      makeLeaf(longCa, {
+        names: ["www.contoso.test"],
+        notBefore: new Date(Date.now() - DAY_MS),
+        notAfter: new Date(Date.now() + 60 * DAY_MS),
+      }),
+    );
+    closers.push(() => server.close());
+    const [r] = await verifyTargets(
+      [{ endpoint: parseEndpoint("www.contoso.test") as NamedEndpoint }],
+      {
+        settings: loadVerifySettings({
+          CERTSCHED_VERIFY_CONNECT_TO: `::127.0.0.1:${server.port}`,
+          CERTSCHED_HTTP_TIMEOUT: "5s",
+        }),
+        now: () => new Date(),
+        ca: [...tls.rootCertificates, longCa.cert],
+      },
+    );
+    expect(r?.status).toBe("ok");
+    expect(r?.issuer?.length).toBe(MAX_DETAIL);
+    // Node writes the DN as RFC 4514 does (ESC as \1B); the bound keeps its start.
+    expect(r?.issuer).toMatch(/^CN=Evil\\1B\[2J CA i+…$/);
+  });
+});
+
 describe("boundDetail and boundWithNote", () => {
   it("exactly MAX_DETAIL characters stay whole; one more is cut to MAX_DETAIL with an ellipsis", () => {
     expect(boundDetail("x".repeat(MAX_DETAIL))).toBe("x".repeat(MAX_DETAIL));
