@@ -270,3 +270,25 @@ describe("an address or loopback name written in other Unicode forms (IDNA maps 
     }
   });
 });
+
+describe("a CERTSCHED_WATCH entry is the operator's word for its own host and port only", () => {
+  it("watching NAME:PORT does not open NAME:443 to the service's name, nor the other way round", async () => {
+    const own = hostname().toLowerCase();
+    const server = await tlsServer([own]);
+    // Port 443 of every host goes to the test server; the host still decides the address.
+    const r = await verifyDue([own], {
+      connectTo: `:443::${server.port}`,
+      watch: `${own}:${server.port}`,
+    });
+    expect(r.c0).toMatchObject({ status: "unverifiable" });
+    expect(r.c0?.detail).toMatch(
+      new RegExp(
+        `^not probed: ${own.replaceAll(".", "\\.")} resolves to an address that is not public`,
+      ),
+    );
+    const watched = r[`${own}:${server.port}`];
+    expect(watched).toMatchObject({ status: "ok" });
+    await server.closedAfterHandshakes(1);
+    expect(server.handshakes()).toBe(1);
+  });
+});
