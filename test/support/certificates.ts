@@ -116,6 +116,8 @@ export interface IntermediateOptions {
   readonly ca?: boolean;
   /** keyUsage keyCertSign; default true. */
   readonly keyCertSign?: boolean;
+  /** basicConstraints pathLenConstraint: how many CA certificates may follow it; default none. */
+  readonly pathLen?: number;
 }
 
 /**
@@ -137,7 +139,12 @@ export function makeIntermediate(
     },
     "02",
     [
-      { name: "basicConstraints", cA: options.ca ?? true, critical: true },
+      {
+        name: "basicConstraints",
+        cA: options.ca ?? true,
+        critical: true,
+        ...(options.pathLen === undefined ? {} : { pathLenConstraint: options.pathLen }),
+      },
       {
         name: "keyUsage",
         keyCertSign: options.keyCertSign ?? true,
