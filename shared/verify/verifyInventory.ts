@@ -449,8 +449,15 @@ function toRecord(r: InventoryResult, at: Date, unreachableSince: Date | undefin
 }
 
 /** One line for a result that needs a person: who, where, what, why; redacted and escaped. */
+/** Longest certificate name quoted in a problem line: the line is one line for people. */
+const MAX_NAME_IN_PROBLEM = 120;
+
 function problemLine(r: InventoryResult): string {
-  const who = r.certificateName === undefined ? r.domain : `${r.certificateName} (${r.domain})`;
+  // A name may be 32,768 characters (the domain and the detail are bounded already).
+  const who =
+    r.certificateName === undefined
+      ? r.domain
+      : `${boundDetail(r.certificateName, MAX_NAME_IN_PROBLEM)} (${r.domain})`;
   const what = r.critical
     ? `${r.status} (critical)`
     : r.pastGrace

@@ -176,6 +176,45 @@ describe("a result's domain made from the service's words (a vault, a certificat
   });
 });
 
+describe("a failing certificate with a 30,000-character name", () => {
+  it("its problem line (the failed run's message, the log) names it bounded", async () => {
+    const port = await hugeSanServer();
+    const now = new Date();
+    const name = `n${"m".repeat(30_000)}`;
+    const sim = await startSimulator({
+      certificates: [
+        {
+          certificateName: name,
+          rootDomain: "www.contoso.test",
+          expiryDate: new Date(now.getTime() + 10 * DAY_MS),
+        },
+      ],
+    });
+    const inventory = memoryInventory();
+    const runtime = runtimeFor(sim, {}, { inventory, ledger: memoryLedger() });
+    closers.push(async () => {
+      await runtime.close();
+      await sim.close();
+    });
+    const { certificates } = await runtime.client.listDue();
+    await inventory.upsert(certificates.map((c) => fromServiceRecord(c, "due-list", now)));
+    const v = await verifyInventory(runtime, collectingLogger().log, {
+      trigger: "timer",
+      settings: loadVerifySettings({
+        CERTSCHED_VERIFY_CONNECT_TO: `www.contoso.test:443:127.0.0.1:${port}`,
+        CERTSCHED_HTTP_TIMEOUT: "5s",
+      }),
+      ca: [...tls.rootCertificates, ca.cert],
+    });
+    expect(v.results[0]?.status).toBe("mismatch");
+    expect(v.problems).toHaveLength(1);
+    expect(v.problems[0]?.length).toBeLessThan(2 * MAX_DETAIL);
+    expect(v.problems[0]).toMatch(
+      /^nm+… \(www\.contoso\.test\): mismatch: the certificate served does not cover/,
+    );
+  });
+});
+
 describe("boundDetail and boundWithNote", () => {
   it("exactly MAX_DETAIL characters stay whole; one more is cut to MAX_DETAIL with an ellipsis", () => {
     expect(boundDetail("x".repeat(MAX_DETAIL))).toBe("x".repeat(MAX_DETAIL));
