@@ -165,6 +165,41 @@ function pathLength(value: string | undefined): number | undefined {
   return n;
 }
 
+const EXTENDED_KEY_USAGE = "2.5.29.37";
+/**
+ * Purposes OpenSSL takes for a TLS server (X509_PURPOSE_SSL_SERVER: XKU_SSL_SERVER | XKU_SGC):
+ * serverAuth, and the old Netscape and Microsoft server-gated-crypto ones.
+ */
+const SERVER_PURPOSES: ReadonlySet<string> = new Set([
+  "1.3.6.1.5.5.7.3.1",
+  "2.16.840.1.113730.4.1",
+  "1.3.6.1.4.1.311.10.3.3",
+]);
+
+/**
+ * Whether `cert` may serve TLS (or issue for a TLS server) by its extendedKeyUsage: none at all
+ * allows every purpose; a list must name a server one (RFC 5280 4.2.1.12). OpenSSL checks it
+ * on the leaf and every CA below the anchor before the dates, and reports only its last error.
+ */
+function mayServeTls(cert: X509Certificate): boolean {
+  let value: string | undefined;
+  try {
+    value = extensions(cert.raw).get(EXTENDED_KEY_USAGE);
+  } catch {
+    return false;
+  }
+  if (value === undefined) return true;
+  try {
+    const list = fromDer(forge.util.createBuffer(value), { decodeBitStrings: false });
+    const oids = (Array.isArray(list.value) ? list.value : [])
+      .filter((o) => typeof o.value === "string")
+      .map((o) => forge.asn1.derToOid(forge.util.createBuffer(o.value as string)));
+    return oids.some((oid) => SERVER_PURPOSES.has(oid));
+  } catch {
+    return false;
+  }
+}
+
 function inDate(cert: X509Certificate, now: number): boolean {
   return Date.parse(cert.validFrom) <= now && now <= Date.parse(cert.validTo);
 }
@@ -176,6 +211,10 @@ export function chainAnchored(
   now: number = Date.now(),
 ): Anchoring {
   const chain = chainOf(peer);
+  // The leaf and every CA below the anchor must be for a TLS server (the anchor is the store's).
+  if (chain.slice(0, Math.max(1, chain.length - 1)).some((c) => !mayServeTls(c))) {
+    return { trusted: false, code: "INVALID_PURPOSE" };
+  }
   for (let i = 0; i + 1 < chain.length; i++) {
     const child = chain[i] as X509Certificate;
     const parent = chain[i + 1] as X509Certificate;

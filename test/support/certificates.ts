@@ -33,6 +33,8 @@ export interface LeafOptions {
   readonly notAfter: Date;
   /** Hex serial number (positive); a fixed default otherwise. */
   readonly serial?: string;
+  /** extendedKeyUsage: serverAuth (the default) or clientAuth only, which no browser serves. */
+  readonly extKeyUsage?: "serverAuth" | "clientAuth";
 }
 
 let pair: { privateKey: string; publicKey: string } | undefined;
@@ -104,7 +106,7 @@ export function makeLeaf(ca: TestCa, options: LeafOptions): Issued {
     [
       { name: "basicConstraints", cA: false },
       { name: "keyUsage", digitalSignature: true, keyEncipherment: true, critical: true },
-      { name: "extKeyUsage", serverAuth: true },
+      { name: "extKeyUsage", [options.extKeyUsage ?? "serverAuth"]: true },
       { name: "subjectAltName", altNames: options.names.map(altName) },
     ],
   );

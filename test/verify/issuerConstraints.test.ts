@@ -158,3 +158,36 @@ describe("a path longer than an issuer's pathLenConstraint", () => {
     expect((await verifyTwoIntermediates(0, validLeaf)).status).toBe("untrusted");
   });
 });
+
+describe("a leaf whose extendedKeyUsage does not allow a TLS server", () => {
+  async function verifyLeaf(leafDates: { notBefore: Date; notAfter: Date }): Promise<VerifyResult> {
+    const leaf = makeLeaf(root, {
+      names: ["www.contoso.test"],
+      extKeyUsage: "clientAuth",
+      ...leafDates,
+    });
+    const server = await startTlsServer({ key: leaf.key, cert: leaf.cert });
+    closers.push(() => server.close());
+    const endpoint = parseEndpoint("www.contoso.test");
+    if (typeof endpoint === "string") throw new Error(endpoint);
+    const [result] = await verifyTargets([{ endpoint }], {
+      settings: loadVerifySettings({
+        CERTSCHED_VERIFY_CONNECT_TO: `www.contoso.test:443:127.0.0.1:${server.port}`,
+        CERTSCHED_HTTP_TIMEOUT: "5s",
+      }),
+      now: () => new Date(),
+      ca: CA,
+    });
+    return result as VerifyResult;
+  }
+
+  it("clientAuth only and expired: untrusted (INVALID_PURPOSE), not expired", async () => {
+    const r = await verifyLeaf(expiredLeaf);
+    expect(r.status).toBe("untrusted");
+    expect(r.detail).toContain("(INVALID_PURPOSE)");
+  });
+
+  it("clientAuth only and in date: untrusted (OpenSSL's own verdict)", async () => {
+    expect((await verifyLeaf(validLeaf)).status).toBe("untrusted");
+  });
+});
