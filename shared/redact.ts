@@ -158,17 +158,28 @@ export class SecretRegistry {
     return this.#values[kind].size;
   }
 
-  /** Replaces every form of every registered value, and anything shaped like a bearer token. */
+  /** Replaces every registered secret, in every form, and anything shaped like a bearer token. */
   redact(text: string): string {
+    // Whatever follows "Bearer " in a message (an Authorization header quoted back by an
+    // upstream) is taken for a token, whatever its shape.
+    return this.redactSecrets(text).replace(
+      /\b(Bearer\s+)[A-Za-z0-9\-._~+/]+=*/gi,
+      `$1${REDACTED}`,
+    );
+  }
+
+  /**
+   * Replaces every registered secret, in every form, and every token by its shape (a JWS, a
+   * JWE, the sandbox's): tokens we were never handed (another caller's, or another process's:
+   * rows the function app wrote, read by the CLI) included. Not the word after "Bearer": in a
+   * record's data (a certificate's name, "Bearer Token Service") that is no sign of a token, and
+   * cutting it would make the name another.
+   */
+  redactSecrets(text: string): string {
     this.#matcher ??= new FormMatcher(
       [...this.#values.configured.values(), ...this.#values.issued.values()].flat(),
     );
-    // Tokens we were never handed (another caller's, or another process's: rows the function
-    // app wrote, read by the CLI) still look like bearer tokens, JWTs or JWEs.
-    const cleaned = this.#matcher
-      .replace(text, REDACTED)
-      .replace(/\b(Bearer\s+)[A-Za-z0-9\-._~+/]+=*/gi, `$1${REDACTED}`);
-    return redactTokenShapes(cleaned, REDACTED);
+    return redactTokenShapes(this.#matcher.replace(text, REDACTED), REDACTED);
   }
 }
 
@@ -188,6 +199,15 @@ export function registerToken(value: string | undefined): void {
 /** Replaces every registered secret, in every form, and anything shaped like a bearer token. */
 export function redact(text: string): string {
   return secrets.redact(text);
+}
+
+/**
+ * Replaces every registered secret and every token by its shape, but not the word after
+ * "Bearer" (SecretRegistry.redactSecrets): for records' data (the service's records at their
+ * entry, rows read back), where a name may say "Bearer" and is no token.
+ */
+export function redactSecrets(text: string): string {
+  return secrets.redactSecrets(text);
 }
 
 /** Said instead of a text that holds a secret too short to cut out of it. */

@@ -1,4 +1,4 @@
-import { redact } from "./redact.js";
+import { redact, redactSecrets } from "./redact.js";
 
 /** A plain object as JSON.parse and storage rows make them (not a Date, a Map, a class). */
 function isPlainObject(value: unknown): value is Record<string, unknown> {
@@ -8,14 +8,15 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
 }
 
 /**
- * A copy of `value` with every string in it, object keys included, passed through redact(): a
- * record the service sent, a row read from storage, a document about to be sent. Arrays and
+ * A copy of `value` with every string in it, object keys included, passed through `clean`
+ * (default redact()): a record the service sent, a row read from storage, a document about to
+ * be sent. Arrays and
  * plain objects are copied; anything else (numbers, dates, bigints) is kept as it is.
  *
  * Walked with a stack of its own, not by recursion: a hostile upstream's JSON may nest
  * thousands deep, and an overflow would turn its answer into our crash.
  */
-export function redactStrings<T>(value: T): T {
+export function redactStrings<T>(value: T, clean: (text: string) => string = redact): T {
   let result: unknown;
   const work: { from: unknown; put: (copy: unknown) => void }[] = [
     {
@@ -28,7 +29,7 @@ export function redactStrings<T>(value: T): T {
   for (let task = work.pop(); task !== undefined; task = work.pop()) {
     const { from, put } = task;
     if (typeof from === "string") {
-      put(redact(from));
+      put(clean(from));
     } else if (Array.isArray(from)) {
       const copy: unknown[] = new Array(from.length);
       put(copy);
@@ -46,7 +47,7 @@ export function redactStrings<T>(value: T): T {
       put(copy);
       for (const [key, item] of Object.entries(from)) {
         // Defined, not assigned: a key "__proto__" (JSON.parse makes it an own key) stays a key.
-        const name = redact(key);
+        const name = clean(key);
         work.push({
           from: item,
           put: (c) =>
@@ -63,4 +64,13 @@ export function redactStrings<T>(value: T): T {
     }
   }
   return result as T;
+}
+
+/**
+ * redactStrings for records' data (the service's records as they enter, rows read back, the
+ * dashboard's model): every secret held and every token by its shape, but not the word after
+ * "Bearer", which in a certificate's name ("Bearer Token Service") is no token.
+ */
+export function redactRecordStrings<T>(value: T): T {
+  return redactStrings(value, redactSecrets);
 }

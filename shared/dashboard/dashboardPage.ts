@@ -1,6 +1,6 @@
 import type { HttpResponseInit } from "@azure/functions";
 import { z } from "zod";
-import { redactStrings } from "../redactStrings.js";
+import { redactRecordStrings } from "../redactStrings.js";
 import type { Runtime } from "../runtime.js";
 import type { Env } from "../settings.js";
 import { STATUS_WORDS } from "../status/certificateStatus.js";
@@ -59,7 +59,7 @@ export async function dashboardResponse(
     headers: { ...PAGE_HEADERS },
     // Redacted before it is rendered (escaped HTML is no place to look for a token): the page
     // shows what storage holds, which may quote tokens another process was issued.
-    body: renderDashboard(redactStrings(model), {
+    body: renderDashboard(redactRecordStrings(model), {
       status: query.status,
       warnDays: options.warnDays,
       routeBase: url === undefined ? undefined : routeBaseOf(url),

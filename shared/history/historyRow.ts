@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { redactStrings } from "../redactStrings.js";
+import { redactRecordStrings } from "../redactStrings.js";
 import { parseOrThrow } from "../schemas/problems.js";
 import type { ServiceRequest } from "./history.js";
 import {
@@ -197,7 +197,7 @@ const requestSchema = z.object({
 
 /** A stored request row; throws a ValidationError naming each field that is not right. */
 export function fromRequestRow(stored: Record<string, unknown>, table: string): ServiceRequest {
-  const row = redactStrings(stored);
+  const row = redactRecordStrings(stored);
   const { kind: _kind, ...request } = parseOrThrow(
     requestSchema,
     row,
@@ -210,7 +210,7 @@ export function fromRequestRow(stored: Record<string, unknown>, table: string): 
 export function fromEventRow(stored: Record<string, unknown>, table: string): CertificateEvent {
   // Read back, a row is redacted before anything else sees it: another process may have
   // written it, with tokens this one never held (they are found by their shape).
-  const row = redactStrings(stored);
+  const row = redactRecordStrings(stored);
   const r = parseOrThrow(eventSchema, row, `history row ${String(row.rowKey)} in table ${table}`);
   const { certificateId, ...rest } = r;
   return { ...rest, ...(certificateId !== undefined ? { id: certificateId } : {}) };
@@ -218,6 +218,6 @@ export function fromEventRow(stored: Record<string, unknown>, table: string): Ce
 
 /** A stored run row; throws a ValidationError naming each field that is not right. */
 export function fromRunRow(stored: Record<string, unknown>, table: string): RunRecord {
-  const row = redactStrings(stored);
+  const row = redactRecordStrings(stored);
   return parseOrThrow(runSchema, row, `history run row ${String(row.rowKey)} in table ${table}`);
 }

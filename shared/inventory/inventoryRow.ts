@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { nameKey } from "../history/nameKey.js";
-import { redactStrings } from "../redactStrings.js";
+import { redactRecordStrings } from "../redactStrings.js";
 import { parseOrThrow } from "../schemas/problems.js";
 import { STATUSES } from "../verify/judge.js";
 import type { InventoryRecord, InventorySource, VerificationRecord } from "./inventory.js";
@@ -170,7 +170,7 @@ const rowSchema = z
 export function fromInventoryRow(stored: Record<string, unknown>, table: string): InventoryRecord {
   // Read back, a row is redacted before anything else sees it: another process may have
   // written it, with tokens this one never held (they are found by their shape).
-  const row = redactStrings(stored);
+  const row = redactRecordStrings(stored);
   const r = parseOrThrow(rowSchema, row, `inventory row ${String(row.rowKey)} in table ${table}`);
   const v = r.verification;
   const lastVerification: VerificationRecord | undefined = v && {

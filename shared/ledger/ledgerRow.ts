@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { redactStrings } from "../redactStrings.js";
+import { redactRecordStrings } from "../redactStrings.js";
 import { parseOrThrow } from "../schemas/problems.js";
 import { LEDGER_OUTCOMES, type LedgerOutcome, type LedgerRecord } from "./ledger.js";
 
@@ -119,7 +119,7 @@ const rowSchema = z
 export function fromRow(stored: Record<string, unknown>, table: string): LedgerRecord {
   // Read back, a row is redacted before anything else sees it: another process may have
   // written it, with tokens this one never held (they are found by their shape).
-  const row = redactStrings(stored);
+  const row = redactRecordStrings(stored);
   const r = parseOrThrow(rowSchema, row, `ledger row ${String(row.rowKey)} in table ${table}`);
   return {
     id: Number(r.rowKey),

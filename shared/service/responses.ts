@@ -1,7 +1,7 @@
 import { type ErrorCode, type Problem, UpstreamError, type UpstreamName } from "../errors.js";
 import type { InboundResponse } from "../http/httpClient.js";
 import { responseDetail } from "../http/responseDetail.js";
-import { redactStrings } from "../redactStrings.js";
+import { redactRecordStrings } from "../redactStrings.js";
 import { toProblems } from "../schemas/problems.js";
 import { type CertificateRecord, certificateRecord } from "../schemas/records.js";
 
@@ -239,7 +239,7 @@ export type EnteredRecord =
  * its name. It is named by its id, the one identity it has left.
  */
 export function enteredRecord(item: unknown): EnteredRecord {
-  const record = redactStrings(item);
+  const record = redactRecordStrings(item);
   const name = (value: unknown) =>
     typeof value === "object" && value !== null
       ? (value as { certificateName?: unknown }).certificateName

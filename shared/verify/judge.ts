@@ -50,8 +50,12 @@ export interface Verdict {
   readonly servedNotAfter?: string;
   /** floor((notAfter - now) / 24 h); present whenever a certificate was read. */
   readonly daysLeft?: number;
-  /** The served certificate's issuer, control characters escaped. */
+  /**
+   * The served certificate's issuer, control characters escaped, bounded as a detail is (a
+   * server may send a 30,000-character name; the --json output, the API and webhooks show it).
+   */
   readonly issuer?: string;
+  /** Upper-case hex, bounded as the issuer is (DER allows an integer of any length). */
   readonly serial?: string;
   /** SHA-256, upper-case hex. */
   readonly thumbprint?: string;
@@ -247,8 +251,8 @@ export function judge(endpoint: Endpoint, probe: ProbeResult, options: JudgeOpti
     critical: finding.critical ?? false,
     servedNotAfter: iso(c.notAfter),
     daysLeft: facts.daysLeft,
-    issuer: escapeControl(c.issuer),
-    serial: escapeControl(c.serial),
+    issuer: boundDetail(c.issuer),
+    serial: boundDetail(c.serial),
     thumbprint: c.thumbprint,
     detail: finding.detail,
   };

@@ -205,6 +205,38 @@ function unexpectedAnswer(
   return undefined;
 }
 
+/**
+ * Which certificate a bundle's id names, when it is not the one asked for: "NAME in vault
+ * VAULT", escaped and bounded; undefined when it is the one (names compare without case, as Key
+ * Vault's do). A vault always answers a read with the certificate's own id; whatever answers
+ * with another one's (a proxy, a cache, a forged vault) must not have that certificate's dates
+ * reported as this one's. The vault is the host asked, or a host whose first label is the vault
+ * name (the same vault under another DNS suffix, as a sovereign cloud or the sandbox names it).
+ */
+function otherCertificate(
+  id: string | undefined,
+  asked: { readonly url: URL; readonly vault: string; readonly name: string },
+): string | undefined {
+  let answered: URL | undefined;
+  try {
+    answered = id === undefined ? undefined : new URL(id);
+  } catch {
+    answered = undefined;
+  }
+  const [collection, name] = answered?.pathname.split("/").slice(1) ?? [];
+  const host = answered?.hostname.toLowerCase() ?? "";
+  const sameVault =
+    answered !== undefined &&
+    (answered.host.toLowerCase() === asked.url.host.toLowerCase() ||
+      host.split(".")[0] === asked.vault.toLowerCase());
+  const sameName =
+    collection === "certificates" && name?.toLowerCase() === asked.name.toLowerCase();
+  if (sameVault && sameName) return undefined;
+  if (answered === undefined) return "(an id that is not a URL)";
+  const shown = (text: string) => escapeControl(redact(text)).slice(0, 100);
+  return `${shown(name ?? "")} in vault ${shown(host.split(".")[0] ?? "")}`;
+}
+
 /** The fields of the SDK's RestError we branch on (it may come from another realm). */
 interface RestErrorLike {
   readonly statusCode?: number;
@@ -411,6 +443,15 @@ async function readKeyVaultCertificate(
   if ("error" in outcome) return failure(outcome.error, where, aborted(), outcome.answer);
 
   const { bundle } = outcome;
+  const other = otherCertificate(bundle.properties.id, { url, vault: target.keyVaultName, name });
+  if (other !== undefined) {
+    return {
+      reached: false,
+      failure: "http",
+      status: 200,
+      detail: `vault ${vault} answered for certificate ${certificate} with the record of another certificate (${other}): it is not read as this one's`,
+    };
+  }
   if (!bundle.cer || bundle.cer.length === 0) {
     return {
       reached: false,

@@ -1,5 +1,6 @@
 import { lookup as dnsLookup, type LookupAddress } from "node:dns";
 import { BlockList, isIP, type LookupFunction } from "node:net";
+import { domainToASCII } from "node:url";
 
 /**
  * Where a name from the service may send a probe (issue 20, item 4). The service's due list is
@@ -31,8 +32,13 @@ const NOT_PUBLIC_V4: readonly (readonly [string, number])[] = [
 const NOT_PUBLIC_V6: readonly (readonly [string, number])[] = [
   ["::", 128], // unspecified
   ["::1", 128], // loopback
+  ["::ffff:0:0:0", 96], // IPv4-translated (SIIT): an IPv4 address behind a translator
+  ["64:ff9b:1::", 48], // local-use NAT64 (RFC 8215): reaches the IPv4 network of the site
   ["100::", 64], // discard
+  ["2001::", 32], // Teredo: an IPv4 server and client carried (obfuscated) inside
   ["2001:db8::", 32], // documentation
+  ["3fff::", 20], // documentation (RFC 9637)
+  ["5f00::", 16], // SRv6 segment identifiers (RFC 9602), never a host
   ["fc00::", 7], // unique local (private)
   ["fe80::", 10], // link-local
   ["fec0::", 10], // site-local (deprecated, still routed inside some networks)
@@ -101,15 +107,8 @@ export const SERVICE_NAME_RULE =
 /** The last label is a number (decimal, 0x hex, or empty hex): WHATWG URL and inet_aton read the name as IPv4. */
 const NUMERIC_LAST_LABEL = /(?:^|\.)(?:\d+|0x[0-9a-f]*)$/i;
 
-/**
- * Why a host name from the service may not be probed, judged on the text alone, or undefined.
- * A port, an IP literal in any spelling (IPv6, IPv4-mapped, 2130706433, 0x7f.1, 0177.0.0.1,
- * 127.1) and the loopback names of RFC 6761 (localhost, *.localhost, with or without the
- * trailing dot) are refused; what the name resolves to is checked at connection time
- * (publicOnlyLookup).
- */
-export function serviceNameProblem(text: string): string | undefined {
-  const value = text.trim().toLowerCase();
+/** Why `value` (trimmed, lower-cased) is not a DNS host name to probe, or undefined. */
+function hostProblem(value: string): string | undefined {
   const host = value.startsWith("[") ? value : value.replace(/\.$/, "");
   if (host.startsWith("[") || isIP(host) === 6) return "it is an IP address, not a DNS host name";
   if (host.includes(":")) return "it carries a port";
@@ -120,6 +119,25 @@ export function serviceNameProblem(text: string): string | undefined {
     return "it is a loopback name (localhost)";
   }
   return undefined;
+}
+
+/**
+ * Why a host name from the service may not be probed, judged on the text alone, or undefined.
+ * A port, an IP literal in any spelling (IPv6, IPv4-mapped, 2130706433, 0x7f.1, 0177.0.0.1,
+ * 127.1) and the loopback names of RFC 6761 (localhost, *.localhost, with or without the
+ * trailing dot) are refused; what the name resolves to is checked at connection time
+ * (publicOnlyLookup). A name beyond ASCII is judged in the ASCII form it is looked up and
+ * connected to (IDNA, parseEndpoint): "１２７.０.０.１", "127。0。0。1" and "ｌｏｃａｌｈｏｓｔ" are
+ * 127.0.0.1 and localhost there, and are refused as such.
+ */
+export function serviceNameProblem(text: string): string | undefined {
+  const value = text.trim().toLowerCase();
+  const written = hostProblem(value);
+  if (written !== undefined) return written;
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: any character beyond ASCII.
+  if (!/[^\u0000-\u007f]/.test(value)) return undefined;
+  const ascii = domainToASCII(value);
+  return ascii === "" ? undefined : hostProblem(ascii);
 }
 
 /** The error a refused lookup fails the connection with. */

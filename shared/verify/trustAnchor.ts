@@ -118,7 +118,11 @@ function extensions(der: Buffer): Map<string, string> {
  * (RFC 5280 4.2.1.3, 4.2.1.9). A trust anchor without basicConstraints at all is an old v1
  * root, which OpenSSL accepts as a CA because the store holds it; anything else must say it.
  */
-function issuerProblem(cert: X509Certificate, anchor: boolean): string | undefined {
+function issuerProblem(
+  cert: X509Certificate,
+  anchor: boolean,
+  casBelow: number,
+): string | undefined {
   let found: Map<string, string>;
   try {
     found = extensions(cert.raw);
@@ -135,7 +139,65 @@ function issuerProblem(cert: X509Certificate, anchor: boolean): string | undefin
   }
   // Node's `ca` is OpenSSL's X509_check_ca() == 1: basicConstraints CA:TRUE (and keyCertSign).
   if (!cert.ca && !(anchor && !found.has(BASIC_CONSTRAINTS))) return "INVALID_CA";
+  // pathLenConstraint (RFC 5280 4.2.1.9): how many CA certificates may follow it in the path.
+  const limit = pathLength(found.get(BASIC_CONSTRAINTS));
+  if (limit !== undefined && casBelow > limit) return "PATH_LENGTH_EXCEEDED";
   return undefined;
+}
+
+/** basicConstraints' pathLenConstraint (its extnValue, DER), or undefined when it sets none. */
+function pathLength(value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  let sequence: forge.asn1.Asn1;
+  try {
+    sequence = fromDer(forge.util.createBuffer(value), { decodeBitStrings: false });
+  } catch {
+    return undefined; // X509_check_ca already judged the extension Node could read
+  }
+  const parts = Array.isArray(sequence.value) ? sequence.value : [];
+  const integer = parts.find(
+    (p) => p.tagClass === forge.asn1.Class.UNIVERSAL && p.type === forge.asn1.Type.INTEGER,
+  );
+  if (integer === undefined || typeof integer.value !== "string") return undefined;
+  // A non-negative DER INTEGER, big-endian; any value past 2^31 allows any real path.
+  let n = 0;
+  for (const byte of integer.value) n = Math.min(n * 256 + byte.charCodeAt(0), 2 ** 31);
+  return n;
+}
+
+const EXTENDED_KEY_USAGE = "2.5.29.37";
+/**
+ * Purposes OpenSSL takes for a TLS server (X509_PURPOSE_SSL_SERVER: XKU_SSL_SERVER | XKU_SGC):
+ * serverAuth, and the old Netscape and Microsoft server-gated-crypto ones.
+ */
+const SERVER_PURPOSES: ReadonlySet<string> = new Set([
+  "1.3.6.1.5.5.7.3.1",
+  "2.16.840.1.113730.4.1",
+  "1.3.6.1.4.1.311.10.3.3",
+]);
+
+/**
+ * Whether `cert` may serve TLS (or issue for a TLS server) by its extendedKeyUsage: none at all
+ * allows every purpose; a list must name a server one (RFC 5280 4.2.1.12). OpenSSL checks it
+ * on the leaf and every CA below the anchor before the dates, and reports only its last error.
+ */
+function mayServeTls(cert: X509Certificate): boolean {
+  let value: string | undefined;
+  try {
+    value = extensions(cert.raw).get(EXTENDED_KEY_USAGE);
+  } catch {
+    return false;
+  }
+  if (value === undefined) return true;
+  try {
+    const list = fromDer(forge.util.createBuffer(value), { decodeBitStrings: false });
+    const oids = (Array.isArray(list.value) ? list.value : [])
+      .filter((o) => typeof o.value === "string")
+      .map((o) => forge.asn1.derToOid(forge.util.createBuffer(o.value as string)));
+    return oids.some((oid) => SERVER_PURPOSES.has(oid));
+  } catch {
+    return false;
+  }
 }
 
 function inDate(cert: X509Certificate, now: number): boolean {
@@ -149,6 +211,10 @@ export function chainAnchored(
   now: number = Date.now(),
 ): Anchoring {
   const chain = chainOf(peer);
+  // The leaf and every CA below the anchor must be for a TLS server (the anchor is the store's).
+  if (chain.slice(0, Math.max(1, chain.length - 1)).some((c) => !mayServeTls(c))) {
+    return { trusted: false, code: "INVALID_PURPOSE" };
+  }
   for (let i = 0; i + 1 < chain.length; i++) {
     const child = chain[i] as X509Certificate;
     const parent = chain[i + 1] as X509Certificate;
@@ -156,7 +222,10 @@ export function chainAnchored(
     // untrusted before expired, and OpenSSL reports only its last error (the leaf's dates).
     // Checked first, so the code names the cause (checkIssued refuses a keyUsage without
     // keyCertSign too, as a mere non-issuer).
-    const problem = issuerProblem(parent, i + 2 === chain.length);
+    // The CA certificates between the parent and the leaf that are not self-issued (RFC 5280
+    // 6.1.4 (l)): what the parent's pathLenConstraint counts.
+    const casBelow = chain.slice(1, i + 1).filter((c) => !c.checkIssued(c)).length;
+    const problem = issuerProblem(parent, i + 2 === chain.length, casBelow);
     if (problem !== undefined) return { trusted: false, code: problem };
     if (!child.checkIssued(parent) || !child.verify(parent.publicKey)) {
       return { trusted: false, code: "CERT_SIGNATURE_FAILURE" };

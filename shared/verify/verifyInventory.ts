@@ -105,8 +105,13 @@ export interface VerifyInventoryOptions {
   readonly keyVault?: KeyVaultSeam;
 }
 
-/** Longest `domain` shown for a name that could not be probed (a host name is at most 253). */
-const MAX_REFUSED_DOMAIN = 300;
+/**
+ * Longest `domain` of any result: a host name is at most 253 characters, a vault's
+ * `{vault}/{certificate}` at most 152; a name that could not be probed, a vault or certificate
+ * name from the service (30,000 characters), a certificate with no endpoint named by its name,
+ * are cut to this.
+ */
+const MAX_DOMAIN = 300;
 
 /** Longest piece of such a name quoted in its detail: the rule after it must stay readable. */
 const MAX_NAME_IN_DETAIL = 100;
@@ -174,7 +179,7 @@ function plan(records: readonly InventoryRecord[]): Check[] {
         checks.push({
           kind: "unverifiable",
           // The service's text as it was, escaped and bounded: it was not a name to probe.
-          domain: boundDetail(name, MAX_REFUSED_DOMAIN),
+          domain: boundDetail(name, MAX_DOMAIN),
           detail:
             refused === undefined
               ? `its domain ${endpoint}; name the hosts to check in CERTSCHED_WATCH`
@@ -444,8 +449,15 @@ function toRecord(r: InventoryResult, at: Date, unreachableSince: Date | undefin
 }
 
 /** One line for a result that needs a person: who, where, what, why; redacted and escaped. */
+/** Longest certificate name quoted in a problem line: the line is one line for people. */
+const MAX_NAME_IN_PROBLEM = 120;
+
 function problemLine(r: InventoryResult): string {
-  const who = r.certificateName === undefined ? r.domain : `${r.certificateName} (${r.domain})`;
+  // A name may be 32,768 characters (the domain and the detail are bounded already).
+  const who =
+    r.certificateName === undefined
+      ? r.domain
+      : `${boundDetail(r.certificateName, MAX_NAME_IN_PROBLEM)} (${r.domain})`;
   const what = r.critical
     ? `${r.status} (critical)`
     : r.pastGrace
@@ -524,8 +536,9 @@ export async function verifyInventory(
   const read = await mapWithConcurrency(checks, options.concurrency ?? 16, (check) =>
     runCheck(check, runtime, settings, renewals, options)
       .catch((error: unknown) => brokenCheck(check, error))
-      // Every result's detail, whatever made it, is bounded here (detail.ts).
-      .then(withBoundDetail),
+      // Every result's detail and domain, whatever made them, are bounded here (detail.ts):
+      // both may carry the service's or a server's words.
+      .then((r) => ({ ...withBoundDetail(r), domain: boundDetail(r.domain, MAX_DOMAIN) })),
   );
   const at = runtime.now();
   const graced = read.map((result, i) =>

@@ -33,6 +33,8 @@ export interface LeafOptions {
   readonly notAfter: Date;
   /** Hex serial number (positive); a fixed default otherwise. */
   readonly serial?: string;
+  /** extendedKeyUsage: serverAuth (the default) or clientAuth only, which no browser serves. */
+  readonly extKeyUsage?: "serverAuth" | "clientAuth";
 }
 
 let pair: { privateKey: string; publicKey: string } | undefined;
@@ -104,7 +106,7 @@ export function makeLeaf(ca: TestCa, options: LeafOptions): Issued {
     [
       { name: "basicConstraints", cA: false },
       { name: "keyUsage", digitalSignature: true, keyEncipherment: true, critical: true },
-      { name: "extKeyUsage", serverAuth: true },
+      { name: "extKeyUsage", [options.extKeyUsage ?? "serverAuth"]: true },
       { name: "subjectAltName", altNames: options.names.map(altName) },
     ],
   );
@@ -116,6 +118,8 @@ export interface IntermediateOptions {
   readonly ca?: boolean;
   /** keyUsage keyCertSign; default true. */
   readonly keyCertSign?: boolean;
+  /** basicConstraints pathLenConstraint: how many CA certificates may follow it; default none. */
+  readonly pathLen?: number;
 }
 
 /**
@@ -137,7 +141,12 @@ export function makeIntermediate(
     },
     "02",
     [
-      { name: "basicConstraints", cA: options.ca ?? true, critical: true },
+      {
+        name: "basicConstraints",
+        cA: options.ca ?? true,
+        critical: true,
+        ...(options.pathLen === undefined ? {} : { pathLenConstraint: options.pathLen }),
+      },
       {
         name: "keyUsage",
         keyCertSign: options.keyCertSign ?? true,

@@ -3,7 +3,9 @@ import fc from "fast-check";
 import { afterEach, describe, expect, it } from "vitest";
 import { escapeControl } from "../../shared/escapeControl.js";
 import { memoryInventory } from "../../shared/inventory/inventory.js";
+import { fromServiceRecord } from "../../shared/inventory/remember.js";
 import { memoryLedger } from "../../shared/ledger/ledger.js";
+import { KEY_VAULT } from "../../shared/schemas/fields.js";
 import { boundDetail, boundWithNote, MAX_DETAIL } from "../../shared/verify/detail.js";
 import { type NamedEndpoint, parseEndpoint } from "../../shared/verify/endpoint.js";
 import { verifyTargets } from "../../shared/verify/verifyDomains.js";
@@ -89,6 +91,127 @@ describe("a certificate with a 30,000-character name", () => {
     );
     for (const r of v.results) expect(r.detail.length).toBeLessThanOrEqual(MAX_DETAIL);
     for (const line of v.problems) expect(line.length).toBeLessThan(2 * MAX_DETAIL);
+  });
+});
+
+describe("a certificate whose issuer is 30,000 characters", () => {
+  it("verify --domain (verifyTargets): the issuer is bounded like a detail, its start kept", async () => {
+    const longCa = makeCa(`Evil\u001b[2J CA ${"i".repeat(30_000)}`);
+    const server = await startTlsServer(
+      makeLeaf(longCa, {
+        names: ["www.contoso.test"],
+        notBefore: new Date(Date.now() - DAY_MS),
+        notAfter: new Date(Date.now() + 60 * DAY_MS),
+      }),
+    );
+    closers.push(() => server.close());
+    const [r] = await verifyTargets(
+      [{ endpoint: parseEndpoint("www.contoso.test") as NamedEndpoint }],
+      {
+        settings: loadVerifySettings({
+          CERTSCHED_VERIFY_CONNECT_TO: `::127.0.0.1:${server.port}`,
+          CERTSCHED_HTTP_TIMEOUT: "5s",
+        }),
+        now: () => new Date(),
+        ca: [...tls.rootCertificates, longCa.cert],
+      },
+    );
+    expect(r?.status).toBe("ok");
+    expect(r?.issuer?.length).toBe(MAX_DETAIL);
+    // Node writes the DN as RFC 4514 does (ESC as \1B); the bound keeps its start.
+    expect(r?.issuer).toMatch(/^CN=Evil\\1B\[2J CA i+…$/);
+  });
+});
+
+describe("a result's domain made from the service's words (a vault, a certificate name)", () => {
+  it("is bounded and escaped like a refused name's: a 30,000-character vault or certificate name, a control character", async () => {
+    const now = new Date();
+    const long = "k".repeat(30_000);
+    const sim = await startSimulator({
+      certificates: [
+        // An invalid vault name: its domain is "vault/certificate".
+        {
+          certificateName: "kv-1",
+          target: KEY_VAULT,
+          keyVaultName: `v${long}`,
+          expiryDate: new Date(now.getTime() + 10 * DAY_MS),
+        },
+        // No endpoint to look at: the domain is the certificate's name.
+        {
+          certificateName: `dns-${long}`,
+          target: "Cloud DNS",
+          expiryDate: new Date(now.getTime() + 10 * DAY_MS),
+        },
+        {
+          certificateName: "kv-2",
+          rootDomain: "a\u001b[2Jb.test",
+          target: KEY_VAULT,
+          expiryDate: new Date(now.getTime() + 10 * DAY_MS),
+        },
+      ],
+    });
+    const inventory = memoryInventory();
+    const runtime = runtimeFor(sim, {}, { inventory, ledger: memoryLedger() });
+    closers.push(async () => {
+      await runtime.close();
+      await sim.close();
+    });
+    const { certificates } = await runtime.client.listDue();
+    await inventory.upsert(certificates.map((c) => fromServiceRecord(c, "due-list", now)));
+    const v = await verifyInventory(runtime, collectingLogger().log, {
+      trigger: "http",
+      settings: loadVerifySettings({ CERTSCHED_HTTP_TIMEOUT: "5s" }),
+    });
+    expect(v.results).toHaveLength(3);
+    for (const r of v.results) {
+      expect(r.status, r.domain.slice(0, 20)).toBe("unverifiable");
+      expect(r.domain.length, r.domain.slice(0, 20)).toBeLessThanOrEqual(300);
+      expect(r.detail.length).toBeLessThanOrEqual(MAX_DETAIL);
+      expect(r.domain).not.toContain("\u001b");
+    }
+    const byName = Object.fromEntries(v.results.map((r) => [r.certificateName?.slice(0, 4), r]));
+    expect(byName["kv-1"]?.domain).toMatch(/^vk+…$/);
+    expect(byName["dns-"]?.domain).toMatch(/^dns-k+…$/);
+    expect(byName["kv-2"]?.domain).toBe("a\\u{1b}[2Jb.test");
+  });
+});
+
+describe("a failing certificate with a 30,000-character name", () => {
+  it("its problem line (the failed run's message, the log) names it bounded", async () => {
+    const port = await hugeSanServer();
+    const now = new Date();
+    const name = `n${"m".repeat(30_000)}`;
+    const sim = await startSimulator({
+      certificates: [
+        {
+          certificateName: name,
+          rootDomain: "www.contoso.test",
+          expiryDate: new Date(now.getTime() + 10 * DAY_MS),
+        },
+      ],
+    });
+    const inventory = memoryInventory();
+    const runtime = runtimeFor(sim, {}, { inventory, ledger: memoryLedger() });
+    closers.push(async () => {
+      await runtime.close();
+      await sim.close();
+    });
+    const { certificates } = await runtime.client.listDue();
+    await inventory.upsert(certificates.map((c) => fromServiceRecord(c, "due-list", now)));
+    const v = await verifyInventory(runtime, collectingLogger().log, {
+      trigger: "timer",
+      settings: loadVerifySettings({
+        CERTSCHED_VERIFY_CONNECT_TO: `www.contoso.test:443:127.0.0.1:${port}`,
+        CERTSCHED_HTTP_TIMEOUT: "5s",
+      }),
+      ca: [...tls.rootCertificates, ca.cert],
+    });
+    expect(v.results[0]?.status).toBe("mismatch");
+    expect(v.problems).toHaveLength(1);
+    expect(v.problems[0]?.length).toBeLessThan(2 * MAX_DETAIL);
+    expect(v.problems[0]).toMatch(
+      /^nm+… \(www\.contoso\.test\): mismatch: the certificate served does not cover/,
+    );
   });
 });
 

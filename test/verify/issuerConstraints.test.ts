@@ -115,3 +115,79 @@ describe("chainAnchored: every issuer in the chain must be allowed to issue", ()
     );
   });
 });
+
+describe("a path longer than an issuer's pathLenConstraint", () => {
+  /** root → first (pathLen) → second → leaf for www.contoso.test; leaf, second and first served. */
+  async function verifyTwoIntermediates(
+    pathLen: number,
+    leafDates: { notBefore: Date; notAfter: Date },
+  ): Promise<VerifyResult> {
+    const first = makeIntermediate(root, "path length first", { pathLen });
+    const second = makeIntermediate(first, "path length second");
+    const leaf = makeLeaf(second, { names: ["www.contoso.test"], ...leafDates });
+    const server = await startTlsServer({
+      key: leaf.key,
+      cert: leaf.cert + second.cert + first.cert,
+    });
+    closers.push(() => server.close());
+    const endpoint = parseEndpoint("www.contoso.test");
+    if (typeof endpoint === "string") throw new Error(endpoint);
+    const [result] = await verifyTargets([{ endpoint }], {
+      settings: loadVerifySettings({
+        CERTSCHED_VERIFY_CONNECT_TO: `www.contoso.test:443:127.0.0.1:${server.port}`,
+        CERTSCHED_HTTP_TIMEOUT: "5s",
+      }),
+      now: () => new Date(),
+      ca: CA,
+    });
+    return result as VerifyResult;
+  }
+
+  it("pathLen 0 with a CA below it and an expired leaf: untrusted (PATH_LENGTH_EXCEEDED), not expired", async () => {
+    const r = await verifyTwoIntermediates(0, expiredLeaf);
+    expect(r.status).toBe("untrusted");
+    expect(r.detail).toContain("(PATH_LENGTH_EXCEEDED)");
+  });
+
+  it("pathLen 1 allows that CA: an expired leaf is expired, a valid one ok", async () => {
+    expect((await verifyTwoIntermediates(1, expiredLeaf)).status).toBe("expired");
+    expect((await verifyTwoIntermediates(1, validLeaf)).status).toBe("ok");
+  });
+
+  it("pathLen 0 with a valid leaf: untrusted (OpenSSL's own verdict)", async () => {
+    expect((await verifyTwoIntermediates(0, validLeaf)).status).toBe("untrusted");
+  });
+});
+
+describe("a leaf whose extendedKeyUsage does not allow a TLS server", () => {
+  async function verifyLeaf(leafDates: { notBefore: Date; notAfter: Date }): Promise<VerifyResult> {
+    const leaf = makeLeaf(root, {
+      names: ["www.contoso.test"],
+      extKeyUsage: "clientAuth",
+      ...leafDates,
+    });
+    const server = await startTlsServer({ key: leaf.key, cert: leaf.cert });
+    closers.push(() => server.close());
+    const endpoint = parseEndpoint("www.contoso.test");
+    if (typeof endpoint === "string") throw new Error(endpoint);
+    const [result] = await verifyTargets([{ endpoint }], {
+      settings: loadVerifySettings({
+        CERTSCHED_VERIFY_CONNECT_TO: `www.contoso.test:443:127.0.0.1:${server.port}`,
+        CERTSCHED_HTTP_TIMEOUT: "5s",
+      }),
+      now: () => new Date(),
+      ca: CA,
+    });
+    return result as VerifyResult;
+  }
+
+  it("clientAuth only and expired: untrusted (INVALID_PURPOSE), not expired", async () => {
+    const r = await verifyLeaf(expiredLeaf);
+    expect(r.status).toBe("untrusted");
+    expect(r.detail).toContain("(INVALID_PURPOSE)");
+  });
+
+  it("clientAuth only and in date: untrusted (OpenSSL's own verdict)", async () => {
+    expect((await verifyLeaf(validLeaf)).status).toBe("untrusted");
+  });
+});

@@ -109,3 +109,41 @@ describe("a vault that answers something else than Key Vault", () => {
     expect(result.detail).not.toContain("<html>");
   });
 });
+
+describe("a vault answer for another certificate", () => {
+  it("a bundle whose id names another certificate (or vault) is not read as this one's: unreachable, naming what came back", async () => {
+    const { cert } = await makeSelfSignedCert();
+    const cer = cert.replace(/-----[A-Z ]+-----|\s/g, "");
+    const answers = [
+      "https://contoso-kv.vault.azure.net/certificates/other-cert/0123abcd",
+      "https://elsewhere-kv.vault.azure.net/certificates/www-contoso/0123abcd",
+    ];
+    /** A fresh fake for each answer: its first fault would answer every request after. */
+    const freshVault = async () => {
+      await vault.close();
+      vault = await startFakeKeyVault();
+    };
+    for (const id of answers) {
+      await freshVault();
+      always({ status: 200, body: JSON.stringify({ id, cer, attributes: { enabled: true } }) });
+      const result = await probeKeyVault(TARGET, options());
+      expect(result.status, id).toBe("unreachable");
+      expect(result.servedNotAfter, id).toBeUndefined();
+      expect(result.detail, id).toMatch(
+        /^vault contoso-kv answered for certificate www-contoso with the record of another certificate \((other-cert in vault contoso-kv|www-contoso in vault elsewhere-kv)\): it is not read as this one's$/,
+      );
+    }
+    // The same certificate, its name in another case (Key Vault names ignore case): read.
+    await freshVault();
+    always({
+      status: 200,
+      body: JSON.stringify({
+        id: "https://CONTOSO-KV.vault.azure.net/certificates/WWW-Contoso/0123abcd",
+        cer,
+        attributes: { enabled: true },
+      }),
+    });
+    const same = await probeKeyVault(TARGET, options());
+    expect(same.servedNotAfter).toBeDefined();
+  });
+});

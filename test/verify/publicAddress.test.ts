@@ -62,6 +62,20 @@ describe("isPublicAddress: the edges of every range a service name may not reach
     ["2002:808:808::1", true],
     ["localhost", false],
     ["", false],
+    // Not globally reachable IPv6 (IANA special-purpose registry) that may still lead inward:
+    ["64:ff9b:1::a00:5", false], // local-use NAT64 (RFC 8215): an IPv4 of the app's own network
+    ["64:ff9b:1:ffff:ffff:ffff:ffff:ffff", false],
+    ["64:ff9b:2::1", true],
+    ["::ffff:0:7f00:1", false], // IPv4-translated (SIIT, RFC 2765)
+    ["::ffff:0:a00:5", false],
+    ["2001::1", false], // Teredo: the IPv4 is carried obfuscated
+    ["2001:0:ffff:ffff:ffff:ffff:ffff:ffff", false],
+    ["2001:1::1", true],
+    ["3fff::1", false], // documentation (RFC 9637)
+    ["3fff:fff:ffff::1", false],
+    ["3fff:1000::1", true],
+    ["5f00::1", false], // SRv6 SIDs (RFC 9602)
+    ["5f01::1", true],
   ])("%s is public: %s", (address, expected) => {
     expect(isPublicAddress(address)).toBe(expected);
   });

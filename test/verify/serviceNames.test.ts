@@ -242,3 +242,53 @@ describe("a refused name from the service, shown", () => {
     );
   });
 });
+
+describe("an address or loopback name written in other Unicode forms (IDNA maps them to ASCII)", () => {
+  it("fullwidth digits, ideographic dots and fullwidth letters are refused as the address or name they become", async () => {
+    const server = await tlsServer(["127.0.0.1", "localhost"]);
+    const domains = [
+      "１２７.０.０.１",
+      "127。0。0。1",
+      "０ｘ７ｆ．１",
+      "１０.０.０.５",
+      "ｌｏｃａｌｈｏｓｔ",
+      "ａ．ｌｏｃａｌｈｏｓｔ",
+    ];
+    const r = await verifyDue(domains);
+    expect(server.handshakes()).toBe(0);
+    domains.forEach((domain, i) => {
+      const result = r[`c${i}`];
+      expect(result, domain).toMatchObject({ status: "unverifiable", source: "tls" });
+      expect(result?.detail, domain).toMatch(/^not probed: its domain "/);
+      expect(result?.detail, domain).toContain(RULE);
+    });
+    for (const i of [0, 1, 2, 3]) {
+      expect(r[`c${i}`]?.detail).toContain("because it is an IP address, not a DNS host name");
+    }
+    for (const i of [4, 5]) {
+      expect(r[`c${i}`]?.detail).toContain("because it is a loopback name (localhost)");
+    }
+  });
+});
+
+describe("a CERTSCHED_WATCH entry is the operator's word for its own host and port only", () => {
+  it("watching NAME:PORT does not open NAME:443 to the service's name, nor the other way round", async () => {
+    const own = hostname().toLowerCase();
+    const server = await tlsServer([own]);
+    // Port 443 of every host goes to the test server; the host still decides the address.
+    const r = await verifyDue([own], {
+      connectTo: `:443::${server.port}`,
+      watch: `${own}:${server.port}`,
+    });
+    expect(r.c0).toMatchObject({ status: "unverifiable" });
+    expect(r.c0?.detail).toMatch(
+      new RegExp(
+        `^not probed: ${own.replaceAll(".", "\\.")} resolves to an address that is not public`,
+      ),
+    );
+    const watched = r[`${own}:${server.port}`];
+    expect(watched).toMatchObject({ status: "ok" });
+    await server.closedAfterHandshakes(1);
+    expect(server.handshakes()).toBe(1);
+  });
+});
