@@ -1,6 +1,6 @@
 import type { HttpResponseInit } from "@azure/functions";
 import type { Problem } from "../errors.js";
-import { redactStrings } from "../redactStrings.js";
+import { redactRecordStrings } from "../redactStrings.js";
 
 /**
  * An RFC 9457 problem document. `errors` (one entry per invalid field, naming the field and
@@ -44,12 +44,14 @@ export function problem(
 /**
  * A JSON response. Every string in `body` is redacted on the way out: what it shows came from
  * storage and the service, which may hold tokens another process was issued (found by their
- * shape) or text nobody cleaned before this version.
+ * shape) or text nobody cleaned before this version. As records' data are (redactRecordStrings):
+ * upstream texts were cut at their entry already, and a name that says "Bearer" and a word is
+ * no token, so it is shown as it is.
  */
 export function json(status: number, body: unknown): HttpResponseInit {
   return {
     status,
     headers: { "content-type": "application/json; charset=utf-8" },
-    body: JSON.stringify(redactStrings(body)),
+    body: JSON.stringify(redactRecordStrings(body)),
   };
 }
