@@ -11,9 +11,11 @@
 
 /**
  * Runs of the characters compact JOSE is written in (base64url and "."), long enough to hold
- * the shortest token (`eyJhbGciOiJub25lIn0.e30.`, an unsecured JWS with an empty payload).
+ * the shortest token a header naming its `alg` can start: `{"alg":""}` is `eyJhbGciOiIifQ`
+ * (14), then two dots and empty parts. A bound of 24 (`{"alg":"none"}` and `.e30.`) let
+ * `eyJhbGciOiJkaXIifQ.e30.` (alg "dir", 23) through: a property found it at its 71,444th run.
  */
-const JOSE_RUN = /[A-Za-z0-9_.-]{24,}/g;
+const JOSE_RUN = /[A-Za-z0-9_.-]{16,}/g;
 
 /**
  * Longest header segment taken for one, in characters. Entra ID's are about 120; a JWE header

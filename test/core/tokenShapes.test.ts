@@ -120,6 +120,14 @@ describe("token shapes: every compact JWS and JWE is found, whatever surrounds i
     );
   });
 
+  it("finds the shortest tokens: a short alg, empty payload and signature (a run of 23 was missed)", () => {
+    // The counterexample a property found at its 71,444th run, then the shortest header there is.
+    expect(redactTokenShapes("a eyJhbGciOiJkaXIifQ.e30. b", REDACTED)).toBe(`a ${REDACTED} b`);
+    const shortest = `${b64url('{"alg":""}')}..`;
+    expect(shortest).toHaveLength(16);
+    expect(redactTokenShapes(`[${shortest}]`, REDACTED)).toBe(`[${REDACTED}]`);
+  });
+
   it("needs a header naming its alg: a JSON object without one is not a token", () => {
     const noAlg = `${b64url('{"typ":"JWT","kid":"abc"}')}.${b64url('{"a":1}')}.${"s".repeat(40)}`;
     expect(redactTokenShapes(noAlg, REDACTED)).toBe(noAlg);
