@@ -6,8 +6,8 @@ import {
   TokenError,
   UpstreamError,
   ValidationError,
-} from "../shared/errors.js";
-import { redact } from "../shared/redact.js";
+} from "../shared/lib/errors.js";
+import { redact } from "../shared/lib/redact/redact.js";
 import { settingsHint } from "./config.js";
 import { EXIT } from "./exit.js";
 import type { Io } from "./io.js";

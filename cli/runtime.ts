@@ -1,5 +1,5 @@
-import { noLedger } from "../shared/ledger/ledger.js";
-import { createRuntime, type Runtime, type RuntimeOverrides } from "../shared/runtime.js";
+import { createRuntime, type Runtime, type RuntimeOverrides } from "../shared/app/services.js";
+import { noLedger } from "../shared/core/ports/ledger.js";
 import { cliSettings, type Need } from "./config.js";
 import { located } from "./failure.js";
 import type { Io } from "./io.js";

@@ -1,17 +1,17 @@
-import { type Ledger, memoryLedger } from "../shared/ledger/ledger.js";
-import { createRuntime } from "../shared/runtime.js";
-import { loadSettings } from "../shared/settings.js";
-import type { SweepSummary } from "../shared/sweep/summary.js";
-import { parseEndpoint } from "../shared/verify/endpoint.js";
-import type { AcceptedRenewal } from "../shared/verify/judge.js";
-import { probeKeyVault } from "../shared/verify/keyVaultProbe.js";
-import { type VerifyTarget, verifyTargets } from "../shared/verify/verifyDomains.js";
+import { probeKeyVault } from "../shared/adapters/probes/keyVaultProbe.js";
+import { loadSettings } from "../shared/app/config/settings.js";
+import { loadVerifySettings } from "../shared/app/config/verifySettings.js";
+import { createRuntime } from "../shared/app/services.js";
+import { type Ledger, memoryLedger } from "../shared/core/ports/ledger.js";
+import type { SweepSummary } from "../shared/core/renewal/summary.js";
+import { parseEndpoint } from "../shared/core/verification/endpoint.js";
+import type { AcceptedRenewal } from "../shared/core/verification/judge.js";
 import {
   countInventoryStatuses,
   failsRun,
   type InventoryResult,
-} from "../shared/verify/verifyInventory.js";
-import { loadVerifySettings } from "../shared/verify/verifySettings.js";
+} from "../shared/usecases/steps/verifyInventory.js";
+import { type VerifyTarget, verifyTargets } from "../shared/usecases/verifyDomains.js";
 import type { Hosting, Simulator } from "../sim/index.js";
 import {
   SAMPLE_NOT_LANDED,

@@ -1,14 +1,14 @@
 import { readFile } from "node:fs/promises";
 import { resolve } from "node:path";
-import { ConfigError, ensureError, ValidationError } from "../../shared/errors.js";
-import { rememberCreated } from "../../shared/inventory/remember.js";
-import type { Runtime } from "../../shared/runtime.js";
+import type { Runtime } from "../../shared/app/services.js";
 import {
   type CreateCertificateInput,
   createCertificateInput,
   parseOrThrow,
-} from "../../shared/schemas/index.js";
-import { createConfirmed, OutcomeUnknownError } from "../../shared/service/scheduleConfirmed.js";
+} from "../../shared/core/certificate/index.js";
+import { rememberCreated } from "../../shared/core/inventory/fromRecords.js";
+import { ConfigError, ensureError, ValidationError } from "../../shared/lib/errors.js";
+import { createConfirmed, OutcomeUnknownError } from "../../shared/usecases/createCertificate.js";
 import { cliLogger } from "../cliLogger.js";
 import { type Command, JSON_OPTION } from "../command.js";
 import { EXIT, InputError } from "../failure.js";

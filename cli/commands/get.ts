@@ -1,5 +1,8 @@
-import { type CertificateView, certificateView } from "../../shared/api/views.js";
-import { ConfigError } from "../../shared/errors.js";
+import {
+  type CertificateView,
+  certificateView,
+} from "../../shared/core/certificate/certificateView.js";
+import { ConfigError } from "../../shared/lib/errors.js";
 import { type Command, JSON_OPTION } from "../command.js";
 import { EXIT } from "../failure.js";
 import { palette } from "../output/color.js";

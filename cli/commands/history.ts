@@ -1,4 +1,4 @@
-import { parseDuration } from "../../shared/duration.js";
+import { parseDuration } from "../../shared/lib/time.js";
 import { type Command, JSON_OPTION } from "../command.js";
 import { EXIT } from "../failure.js";
 import { palette } from "../output/color.js";

@@ -1,8 +1,8 @@
 import { randomUUID } from "node:crypto";
-import { withPurpose } from "../../shared/quota/requestPurpose.js";
-import { type RenewedByName, renewByName } from "../../shared/service/renewByName.js";
-import { OutcomeUnknownError } from "../../shared/service/scheduleConfirmed.js";
-import { describe } from "../../shared/sweep/renewOne.js";
+import { withPurpose } from "../../shared/core/quota/requestContext.js";
+import { OutcomeUnknownError } from "../../shared/usecases/createCertificate.js";
+import { type RenewedByName, renewByName } from "../../shared/usecases/renewByName.js";
+import { describe } from "../../shared/usecases/steps/renewOne.js";
 import { cliLogger } from "../cliLogger.js";
 import { type Command, JSON_OPTION } from "../command.js";
 import { EXIT } from "../failure.js";

@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from "node:timers/promises";
-import { parseDuration } from "../../shared/duration.js";
-import { isCertschedError } from "../../shared/errors.js";
-import type { Runtime } from "../../shared/runtime.js";
+import type { Runtime } from "../../shared/app/services.js";
+import { isCertschedError } from "../../shared/lib/errors.js";
+import { parseDuration } from "../../shared/lib/time.js";
 import { type Command, JSON_OPTION } from "../command.js";
 import { EXIT } from "../failure.js";
 import type { Io } from "../io.js";

@@ -1,16 +1,21 @@
-import { parseDuration } from "../../shared/duration.js";
-import { fromServiceRecord, remember } from "../../shared/inventory/remember.js";
-import { adviceFor } from "../../shared/verify/advice.js";
-import { endpointKey, type NamedEndpoint, parseEndpoint } from "../../shared/verify/endpoint.js";
-import { verifyTargets } from "../../shared/verify/verifyDomains.js";
+import { loadVerifySettings } from "../../shared/app/config/verifySettings.js";
+import { type VerifySettings } from "../../shared/core/verification/verifySettings.js";
+import { fromServiceRecord, remember } from "../../shared/core/inventory/fromRecords.js";
+import { adviceFor } from "../../shared/core/verification/advice.js";
+import {
+  endpointKey,
+  type NamedEndpoint,
+  parseEndpoint,
+} from "../../shared/core/verification/endpoint.js";
+import { parseDuration } from "../../shared/lib/time.js";
 import {
   countInventoryStatuses,
   failsRun,
   INVENTORY_STATUSES,
   type InventoryResult,
   verifyInventory,
-} from "../../shared/verify/verifyInventory.js";
-import { loadVerifySettings, type VerifySettings } from "../../shared/verify/verifySettings.js";
+} from "../../shared/usecases/steps/verifyInventory.js";
+import { verifyTargets } from "../../shared/usecases/verifyDomains.js";
 import { cliLogger } from "../cliLogger.js";
 import { type Command, JSON_OPTION } from "../command.js";
 import { cliEnv } from "../config.js";

@@ -1,9 +1,9 @@
 import type { InvocationContext, Timer } from "@azure/functions";
-import { contextLogger } from "../../shared/api/contextLogger.js";
-import { cleanupHistory as cleanup } from "../../shared/history/cleanup.js";
-import { runsOf } from "../../shared/runs/runs.js";
-import { settleUnfinished } from "../../shared/runs/settleRun.js";
-import { getRuntime } from "../../shared/runtime.js";
+import { runsOf } from "../../shared/app/runs.js";
+import { getRuntime } from "../../shared/app/services.js";
+import { contextLogger } from "../../shared/edge/contextLogger.js";
+import { cleanupHistory as cleanup } from "../../shared/usecases/cleanupHistory.js";
+import { settleUnfinished } from "../../shared/usecases/steps/settleRun.js";
 
 /**
  * The daily history cleanup: removes rows older than CERTSCHED_HISTORY_RETENTION (default 400

@@ -1,14 +1,14 @@
 import type { HttpRequest, HttpResponseInit, InvocationContext } from "@azure/functions";
-import { handle } from "../../shared/api/handle.js";
-import { parseQuery } from "../../shared/api/parseQuery.js";
-import { authorize } from "../../shared/auth/authorize.js";
-import { READER } from "../../shared/auth/roles.js";
+import { getRuntime } from "../../shared/app/services.js";
+import { authorize } from "../../shared/edge/auth/authorize.js";
+import { READER } from "../../shared/edge/auth/roles.js";
 import {
   dashboardQuery,
   dashboardResponse,
   dashboardSourcesOf,
-} from "../../shared/dashboard/dashboardPage.js";
-import { getRuntime } from "../../shared/runtime.js";
+} from "../../shared/edge/dashboard/dashboardPage.js";
+import { handle } from "../../shared/edge/handle.js";
+import { parseQuery } from "../../shared/edge/parseQuery.js";
 
 /**
  * GET /api/dashboard: one HTML page with every certificate of the inventory, its status, days

@@ -1,15 +1,15 @@
 import type { HttpRequest, HttpResponseInit, InvocationContext } from "@azure/functions";
 import { z } from "zod";
-import { contextLogger } from "../../shared/api/contextLogger.js";
-import { handle } from "../../shared/api/handle.js";
-import { noQuery, parseQuery } from "../../shared/api/parseQuery.js";
-import { json } from "../../shared/api/problem.js";
-import { authorize } from "../../shared/auth/authorize.js";
-import { callerOf } from "../../shared/auth/callerOf.js";
-import { OPERATOR } from "../../shared/auth/roles.js";
-import { getRuntime } from "../../shared/runtime.js";
-import { parseOrThrow, requiredText } from "../../shared/schemas/index.js";
-import { renewByName, requesterOf } from "../../shared/service/renewByName.js";
+import { getRuntime } from "../../shared/app/services.js";
+import { parseOrThrow, requiredText } from "../../shared/core/certificate/index.js";
+import { authorize } from "../../shared/edge/auth/authorize.js";
+import { callerOf } from "../../shared/edge/auth/callerOf.js";
+import { OPERATOR } from "../../shared/edge/auth/roles.js";
+import { contextLogger } from "../../shared/edge/contextLogger.js";
+import { handle } from "../../shared/edge/handle.js";
+import { noQuery, parseQuery } from "../../shared/edge/parseQuery.js";
+import { json } from "../../shared/edge/problem.js";
+import { renewByName, requesterOf } from "../../shared/usecases/renewByName.js";
 
 const params = z.object({ name: requiredText() });
 

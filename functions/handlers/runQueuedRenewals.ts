@@ -1,8 +1,8 @@
 import type { InvocationContext } from "@azure/functions";
-import { contextLogger } from "../../shared/api/contextLogger.js";
-import { processRun } from "../../shared/runs/processRun.js";
-import { runsOf } from "../../shared/runs/runs.js";
-import { getRuntime } from "../../shared/runtime.js";
+import { runsOf } from "../../shared/app/runs.js";
+import { getRuntime } from "../../shared/app/services.js";
+import { contextLogger } from "../../shared/edge/contextLogger.js";
+import { processRun } from "../../shared/usecases/processRun.js";
 
 /** The host's dequeueCount (1 on the first delivery); 1 when the metadata lacks it. */
 export function dequeueCountOf(context: InvocationContext): number {

@@ -1,10 +1,10 @@
 import type { HttpRequest, HttpResponseInit, InvocationContext } from "@azure/functions";
-import { handle } from "../../shared/api/handle.js";
-import { noQuery, parseQuery } from "../../shared/api/parseQuery.js";
-import { json } from "../../shared/api/problem.js";
-import { authorize } from "../../shared/auth/authorize.js";
-import { READER } from "../../shared/auth/roles.js";
-import { getRuntime } from "../../shared/runtime.js";
+import { getRuntime } from "../../shared/app/services.js";
+import { authorize } from "../../shared/edge/auth/authorize.js";
+import { READER } from "../../shared/edge/auth/roles.js";
+import { handle } from "../../shared/edge/handle.js";
+import { noQuery, parseQuery } from "../../shared/edge/parseQuery.js";
+import { json } from "../../shared/edge/problem.js";
 
 /** GET /api/connectivity: the public test operation (spec 4.5), with certsched's credentials. */
 export async function testConnectivity(

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { json } from "../../shared/api/problem.js";
-import { REDACTED, registerSecret } from "../../shared/redact.js";
+import { json } from "../../shared/edge/problem.js";
+import { REDACTED, registerSecret } from "../../shared/lib/redact/redact.js";
 
 /**
  * Every JSON answer of the HTTP functions goes through json(): it is redacted on the way out

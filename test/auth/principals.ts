@@ -1,4 +1,4 @@
-import { OPERATOR } from "../../shared/auth/roles.js";
+import { OPERATOR } from "../../shared/edge/auth/roles.js";
 /** x-ms-client-principal values as App Service Authentication writes them, for tests. */
 
 export const OID = "http://schemas.microsoft.com/identity/claims/objectidentifier";

@@ -1,7 +1,7 @@
 import { TableClient } from "@azure/data-tables";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { HISTORY_TABLE } from "../../shared/history/tableHistory.js";
-import { tableLedger } from "../../shared/ledger/tableLedger.js";
+import { HISTORY_TABLE } from "../../shared/adapters/storage/tableHistory.js";
+import { tableLedger } from "../../shared/adapters/storage/tableLedger.js";
 import { type Simulator, sandboxSettings, startSimulator } from "../../sim/index.js";
 import { type AzuriteHandle, startAzurite } from "../support/azurite.js";
 import { ensureBuilt, runCli } from "./build.js";

@@ -10,7 +10,7 @@ import {
   type CertificateResult,
   countOutcomes,
   type SweepSummary,
-} from "../../shared/sweep/summary.js";
+} from "../../shared/core/renewal/summary.js";
 import { type Simulator, sandboxSettings, startSimulator } from "../../sim/index.js";
 import { inDays } from "./helpers.js";
 

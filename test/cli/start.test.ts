@@ -4,9 +4,9 @@ import { existsSync, readFileSync } from "node:fs";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { palette } from "../../cli/output/color.js";
 import { renderSandboxVerification, startSandbox, verifySandbox } from "../../cli/sandbox.js";
-import { sweepWith } from "../../shared/api/sweepWith.js";
-import { createRuntime } from "../../shared/runtime.js";
-import { loadSettings } from "../../shared/settings.js";
+import { loadSettings } from "../../shared/app/config/settings.js";
+import { createRuntime } from "../../shared/app/services.js";
+import { sweepWith } from "../../shared/usecases/sweep.js";
 import {
   SAMPLE_REFUSAL,
   type Simulator,

@@ -2,7 +2,7 @@ import { fc, test } from "@fast-check/vitest";
 import { expect } from "vitest";
 import { type Column, renderTable } from "../../cli/output/table.js";
 import { visibleWidth } from "../../cli/output/text.js";
-import { escapeControl } from "../../shared/escapeControl.js";
+import { escapeControl } from "../../shared/lib/text/escapeControl.js";
 
 // biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is the point.
 const LINE_BREAK_OR_ESCAPE = /[\n\r\u001b]/;

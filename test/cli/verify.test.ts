@@ -2,10 +2,10 @@ import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { TableClient } from "@azure/data-tables";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { HISTORY_TABLE, tableHistory } from "../../shared/history/tableHistory.js";
-import { INVENTORY_TABLE, tableInventory } from "../../shared/inventory/tableInventory.js";
-import { LEDGER_TABLE, tableLedger } from "../../shared/ledger/tableLedger.js";
-import { APP_SERVICE } from "../../shared/schemas/fields.js";
+import { HISTORY_TABLE, tableHistory } from "../../shared/adapters/storage/tableHistory.js";
+import { INVENTORY_TABLE, tableInventory } from "../../shared/adapters/storage/tableInventory.js";
+import { LEDGER_TABLE, tableLedger } from "../../shared/adapters/storage/tableLedger.js";
+import { APP_SERVICE } from "../../shared/core/certificate/fields.js";
 import {
   type Hosting,
   type HostingFault,

@@ -1,9 +1,9 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { memoryLedger } from "../../shared/ledger/ledger.js";
-import { silentLogger } from "../../shared/log.js";
-import type { Runtime } from "../../shared/runtime.js";
-import { MAX_CONFIRMATION_BYTES } from "../../shared/service/responses.js";
-import { runSweep } from "../../shared/sweep/runSweep.js";
+import { MAX_CONFIRMATION_BYTES } from "../../shared/adapters/service/responses.js";
+import type { Runtime } from "../../shared/app/services.js";
+import { memoryLedger } from "../../shared/core/ports/ledger.js";
+import { silentLogger } from "../../shared/lib/log.js";
+import { runSweep } from "../../shared/usecases/steps/runSweep.js";
 import { type Fault, type Simulator, toCertificateRecord } from "../../sim/index.js";
 import {
   createInput,

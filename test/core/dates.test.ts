@@ -5,8 +5,8 @@ import { join, resolve } from "node:path";
 import { promisify } from "node:util";
 import { build } from "esbuild";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { daysLeft, parseServiceDate } from "../../shared/dates.js";
-import { certificateRecord } from "../../shared/schemas/index.js";
+import { daysLeft, parseServiceDate } from "../../shared/core/certificate/dates.js";
+import { certificateRecord } from "../../shared/core/certificate/index.js";
 import { formatServiceDate } from "../../sim/index.js";
 
 const run = promisify(execFile);
@@ -76,9 +76,9 @@ describe("daysLeft", () => {
  * plain `node` child runs; the child prints what it parsed.
  */
 const PROBE = `
-import { parseServiceDate, daysLeft } from "./shared/dates.ts";
-import { certificateRecord } from "./shared/schemas/records.ts";
-import { certificateView } from "./shared/api/views.ts";
+import { parseServiceDate, daysLeft } from "./shared/core/certificate/dates.ts";
+import { certificateRecord } from "./shared/core/certificate/records.ts";
+import { certificateView } from "./shared/core/certificate/certificateView.ts";
 import { formatServiceDate } from "./sim/format.ts";
 
 const inputs = ${JSON.stringify([

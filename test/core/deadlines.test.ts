@@ -1,15 +1,15 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { callDeadlineMs, HttpClient } from "../../shared/http/httpClient.js";
+import { buildTestRequest } from "../../shared/adapters/service/requests.js";
+import type { Runtime } from "../../shared/app/services.js";
+import { memoryLedger } from "../../shared/core/ports/ledger.js";
+import { callDeadlineMs, HttpClient } from "../../shared/lib/http/httpClient.js";
 import {
   CREATE_ONLY_WHEN_REFUSED,
   REPEATABLE,
   type RetryPolicy,
-} from "../../shared/http/retryPolicy.js";
-import { memoryLedger } from "../../shared/ledger/ledger.js";
-import { silentLogger } from "../../shared/log.js";
-import type { Runtime } from "../../shared/runtime.js";
-import { buildTestRequest } from "../../shared/service/requests.js";
-import { runSweep } from "../../shared/sweep/runSweep.js";
+} from "../../shared/lib/http/retryPolicy.js";
+import { silentLogger } from "../../shared/lib/log.js";
+import { runSweep } from "../../shared/usecases/steps/runSweep.js";
 import type { Simulator } from "../../sim/index.js";
 import {
   DAY_MS,

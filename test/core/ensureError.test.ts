@@ -1,7 +1,7 @@
 import { runInNewContext } from "node:vm";
 import { RestError } from "@azure/data-tables";
 import { describe, expect, it } from "vitest";
-import { ensureError } from "../../shared/errors.js";
+import { ensureError } from "../../shared/lib/errors.js";
 
 describe("ensureError", () => {
   it("keeps an Error as it is", () => {

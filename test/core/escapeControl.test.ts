@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { escapeControl } from "../../shared/escapeControl.js";
+import { escapeControl } from "../../shared/lib/text/escapeControl.js";
 
 describe("escapeControl", () => {
   it.each([

@@ -1,8 +1,11 @@
 import { randomBytes } from "node:crypto";
 import { expect } from "vitest";
-import { createRuntime, type Runtime, type RuntimeOverrides } from "../../shared/runtime.js";
-import { type CreateCertificateInput, createCertificateInput } from "../../shared/schemas/index.js";
-import { loadSettings } from "../../shared/settings.js";
+import { loadSettings } from "../../shared/app/config/settings.js";
+import { createRuntime, type Runtime, type RuntimeOverrides } from "../../shared/app/services.js";
+import {
+  type CreateCertificateInput,
+  createCertificateInput,
+} from "../../shared/core/certificate/index.js";
 import {
   type RecordedRequest,
   type Simulator,

@@ -1,10 +1,10 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { listDueCertificates } from "../../functions/listDueCertificates.js";
-import { ConfigError } from "../../shared/errors.js";
-import { memoryLedger } from "../../shared/ledger/ledger.js";
-import { silentLogger } from "../../shared/log.js";
-import type { Runtime } from "../../shared/runtime.js";
-import { runSweep } from "../../shared/sweep/runSweep.js";
+import type { Runtime } from "../../shared/app/services.js";
+import { memoryLedger } from "../../shared/core/ports/ledger.js";
+import { ConfigError } from "../../shared/lib/errors.js";
+import { silentLogger } from "../../shared/lib/log.js";
+import { runSweep } from "../../shared/usecases/steps/runSweep.js";
 import type { SeedCertificate, Simulator } from "../../sim/index.js";
 import { httpRequest, startHarness } from "../functions/harness.js";
 import { DAY_MS, expectNoSecretLeaks, failure, runtimeFor, startSandbox } from "./helpers.js";

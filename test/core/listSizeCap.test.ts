@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { listAtCap } from "../../bench/memoryBench.js";
-import { MAX_RESPONSE_BYTES } from "../../shared/http/httpClient.js";
-import type { Runtime } from "../../shared/runtime.js";
+import type { Runtime } from "../../shared/app/services.js";
+import { MAX_RESPONSE_BYTES } from "../../shared/lib/http/httpClient.js";
 import type { Simulator } from "../../sim/index.js";
 import { expectNoSecretLeaks, failure, runtimeFor, type Sandbox, startSandbox } from "./helpers.js";
 

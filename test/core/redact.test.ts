@@ -1,10 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { CertschedError, ConfigError } from "../../shared/errors.js";
-import { REDACTED, redactValue, SecretRegistry, WITHHELD } from "../../shared/redact.js";
-import { MIN_HALF_LENGTH, MIN_SECRET_LENGTH, secretForms } from "../../shared/secretForms.js";
-import { createSecretClientReader } from "../../shared/secrets/secretClientReader.js";
-import { createSecretStore } from "../../shared/secrets/secretStore.js";
-import { loadSettings } from "../../shared/settings.js";
+import { createSecretClientReader } from "../../shared/adapters/identity/secretClientReader.js";
+import { createSecretStore } from "../../shared/adapters/identity/secretStore.js";
+import { loadSettings } from "../../shared/app/config/settings.js";
+import { CertschedError, ConfigError } from "../../shared/lib/errors.js";
+import { REDACTED, redactValue, SecretRegistry, WITHHELD } from "../../shared/lib/redact/redact.js";
+import {
+  MIN_HALF_LENGTH,
+  MIN_SECRET_LENGTH,
+  secretForms,
+} from "../../shared/lib/redact/secretForms.js";
 import { type FakeKeyVault, startFakeKeyVault, stubCredential } from "../support/fakeKeyVault.js";
 
 /** Every Azure client secret holds `~` (form-encoded %7E); `.`, `_` and `-` pass through. */

@@ -1,9 +1,9 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { UpstreamError } from "../../shared/errors.js";
-import { HttpClient } from "../../shared/http/httpClient.js";
-import type { RetryPolicy } from "../../shared/http/retryPolicy.js";
-import type { Runtime } from "../../shared/runtime.js";
-import { buildTestRequest } from "../../shared/service/requests.js";
+import { buildTestRequest } from "../../shared/adapters/service/requests.js";
+import type { Runtime } from "../../shared/app/services.js";
+import { UpstreamError } from "../../shared/lib/errors.js";
+import { HttpClient } from "../../shared/lib/http/httpClient.js";
+import type { RetryPolicy } from "../../shared/lib/http/retryPolicy.js";
 import {
   type Fault,
   type SimOperation,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { responseDetail } from "../../shared/http/responseDetail.js";
+import { responseDetail } from "../../shared/lib/http/responseDetail.js";
 import {
   CREATE_ONLY_WHEN_REFUSED,
   type Failure,
@@ -7,8 +7,8 @@ import {
   type RetryPolicy,
   retryAfterMs,
   retryDelayMs,
-} from "../../shared/http/retryPolicy.js";
-import { REDACTED, registerSecret } from "../../shared/redact.js";
+} from "../../shared/lib/http/retryPolicy.js";
+import { REDACTED, registerSecret } from "../../shared/lib/redact/redact.js";
 
 const NOW = Date.parse("2026-12-01T10:00:00Z");
 const low = () => 0;

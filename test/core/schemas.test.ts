@@ -1,5 +1,4 @@
 import { afterAll, describe, expect, it } from "vitest";
-import { ValidationError } from "../../shared/errors.js";
 import {
   certificateList,
   certificateRecord,
@@ -7,7 +6,8 @@ import {
   MAX_CERTIFICATE_NAME_CHARS,
   parseOrThrow,
   tokenResponse,
-} from "../../shared/schemas/index.js";
+} from "../../shared/core/certificate/index.js";
+import { ValidationError } from "../../shared/lib/errors.js";
 import {
   type CreateInputCase,
   createInputs,

@@ -1,8 +1,8 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { ConfigError, UpstreamError } from "../../shared/errors.js";
-import { REDACTED } from "../../shared/redact.js";
-import type { Runtime } from "../../shared/runtime.js";
-import type { CreateCertificateInput } from "../../shared/schemas/index.js";
+import type { Runtime } from "../../shared/app/services.js";
+import type { CreateCertificateInput } from "../../shared/core/certificate/index.js";
+import { ConfigError, UpstreamError } from "../../shared/lib/errors.js";
+import { REDACTED } from "../../shared/lib/redact/redact.js";
 import {
   SAMPLE_REFUSAL,
   type Simulator,

@@ -1,13 +1,13 @@
 import { afterAll, describe, expect, it } from "vitest";
-import { parseDuration } from "../../shared/duration.js";
-import { ConfigError } from "../../shared/errors.js";
 import {
-  type Env,
   isLoopbackHost,
   loadSettings,
   requireSubscription,
   requireSubscriptionId,
-} from "../../shared/settings.js";
+} from "../../shared/app/config/settings.js";
+import type { Env } from "../../shared/core/settings.js";
+import { ConfigError } from "../../shared/lib/errors.js";
+import { parseDuration } from "../../shared/lib/time.js";
 import { expectNoSecretLeaks, recordError, textsOf, watchSecret } from "./helpers.js";
 
 /** The smallest valid environment for the default client-secret flow. */

@@ -1,8 +1,9 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { ConfigError, type Problem } from "../../shared/errors.js";
-import { type Env, KNOWN_SETTINGS, loadSettings } from "../../shared/settings.js";
+import { KNOWN_SETTINGS, loadSettings } from "../../shared/app/config/settings.js";
+import type { Env } from "../../shared/core/settings.js";
+import { ConfigError, type Problem } from "../../shared/lib/errors.js";
 
 /** The smallest valid environment for the default client-secret flow. */
 const BASE: Env = {

@@ -1,18 +1,18 @@
 import { afterAll, afterEach, beforeEach, describe, expect, it } from "vitest";
-import { sweepWith } from "../../shared/api/sweepWith.js";
-import { TokenError } from "../../shared/errors.js";
-import { HttpClient } from "../../shared/http/httpClient.js";
-import { memoryLedger } from "../../shared/ledger/ledger.js";
-import { silentLogger } from "../../shared/log.js";
-import type { Runtime } from "../../shared/runtime.js";
-import { runSweep } from "../../shared/sweep/runSweep.js";
-import { clientCredentialsSource } from "../../shared/tokens/clientCredentials.js";
+import { clientCredentialsSource } from "../../shared/adapters/identity/clientCredentials.js";
 import {
   EXPIRY_MARGIN_MS,
   MAX_TOKEN_LIFETIME_MS,
   SWEEP_SPAN_MS,
   TokenCache,
-} from "../../shared/tokens/tokenCache.js";
+} from "../../shared/adapters/identity/tokenCache.js";
+import type { Runtime } from "../../shared/app/services.js";
+import { memoryLedger } from "../../shared/core/ports/ledger.js";
+import { TokenError } from "../../shared/lib/errors.js";
+import { HttpClient } from "../../shared/lib/http/httpClient.js";
+import { silentLogger } from "../../shared/lib/log.js";
+import { runSweep } from "../../shared/usecases/steps/runSweep.js";
+import { sweepWith } from "../../shared/usecases/sweep.js";
 import type { Fault, Simulator } from "../../sim/index.js";
 import { collectingLogger } from "../functions/harness.js";
 import {

@@ -1,8 +1,8 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { REDACTED, SecretRegistry } from "../../shared/redact.js";
-import { redactStrings } from "../../shared/redactStrings.js";
-import { redactTokenShapes } from "../../shared/tokenShapes.js";
+import { REDACTED, SecretRegistry } from "../../shared/lib/redact/redact.js";
+import { redactStrings } from "../../shared/lib/redact/redactStrings.js";
+import { redactTokenShapes } from "../../shared/lib/redact/tokenShapes.js";
 import { propertyRuns } from "../support/fastCheck.js";
 
 /*

@@ -1,9 +1,9 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { TokenError } from "../../shared/errors.js";
-import { HttpClient } from "../../shared/http/httpClient.js";
-import type { Runtime } from "../../shared/runtime.js";
-import { clientCredentialsSource } from "../../shared/tokens/clientCredentials.js";
-import { EXPIRY_MARGIN_MS, TokenCache } from "../../shared/tokens/tokenCache.js";
+import { clientCredentialsSource } from "../../shared/adapters/identity/clientCredentials.js";
+import { EXPIRY_MARGIN_MS, TokenCache } from "../../shared/adapters/identity/tokenCache.js";
+import type { Runtime } from "../../shared/app/services.js";
+import { TokenError } from "../../shared/lib/errors.js";
+import { HttpClient } from "../../shared/lib/http/httpClient.js";
 import type { Simulator } from "../../sim/index.js";
 import {
   createInput,

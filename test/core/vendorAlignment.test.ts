@@ -1,12 +1,12 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { certificateView } from "../../shared/api/views.js";
-import { ConfigError, ValidationError } from "../../shared/errors.js";
-import { memoryLedger } from "../../shared/ledger/ledger.js";
-import type { Runtime } from "../../shared/runtime.js";
-import { certificateRecord } from "../../shared/schemas/records.js";
-import { recordWarnings } from "../../shared/schemas/recordWarnings.js";
-import { loadSettings } from "../../shared/settings.js";
-import { runSweep } from "../../shared/sweep/runSweep.js";
+import { loadSettings } from "../../shared/app/config/settings.js";
+import type { Runtime } from "../../shared/app/services.js";
+import { certificateView } from "../../shared/core/certificate/certificateView.js";
+import { certificateRecord } from "../../shared/core/certificate/records.js";
+import { recordWarnings } from "../../shared/core/certificate/recordWarnings.js";
+import { memoryLedger } from "../../shared/core/ports/ledger.js";
+import { ConfigError, ValidationError } from "../../shared/lib/errors.js";
+import { runSweep } from "../../shared/usecases/steps/runSweep.js";
 import { type SeedCertificate, type Simulator, startSimulator } from "../../sim/index.js";
 import { collectingLogger, DAY_MS, leaksIn, runtimeFor } from "../functions/harness.js";
 

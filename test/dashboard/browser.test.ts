@@ -6,7 +6,7 @@ import { fileURLToPath } from "node:url";
 import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { dashboard } from "../../functions/dashboard.js";
-import { type LocalServer, startLocalServer } from "../../shared/dashboard/localServer.js";
+import { type LocalServer, startLocalServer } from "../../shared/edge/localServer.js";
 import { type AppHarness, startHarness } from "../functions/harness.js";
 import { type AzuriteHandle, startAzurite } from "../support/azurite.js";
 import {

@@ -2,9 +2,9 @@ import { createHash, randomBytes } from "node:crypto";
 import fc from "fast-check";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { dashboard } from "../../functions/dashboard.js";
-import { OPERATOR, READER } from "../../shared/auth/roles.js";
-import { escapeHtml } from "../../shared/dashboard/escapeHtml.js";
-import { startLocalServer } from "../../shared/dashboard/localServer.js";
+import { OPERATOR, READER } from "../../shared/edge/auth/roles.js";
+import { startLocalServer } from "../../shared/edge/localServer.js";
+import { escapeHtml } from "../../shared/lib/text/escapeHtml.js";
 import { principalHeader } from "../auth/principals.js";
 import {
   type AppHarness,

@@ -5,12 +5,12 @@ import {
   historyOf,
   loadDashboard,
   nextRun,
-} from "../../shared/dashboard/dashboardModel.js";
-import { routeBaseOf } from "../../shared/dashboard/dashboardPage.js";
-import { escapeHtml } from "../../shared/dashboard/escapeHtml.js";
-import { MAX_ROWS, renderDashboard } from "../../shared/dashboard/renderDashboard.js";
-import { memoryHistory } from "../../shared/history/history.js";
-import { memoryInventory } from "../../shared/inventory/inventory.js";
+} from "../../shared/core/dashboard/dashboardModel.js";
+import { memoryHistory } from "../../shared/core/ports/history.js";
+import { memoryInventory } from "../../shared/core/ports/inventory.js";
+import { routeBaseOf } from "../../shared/edge/dashboard/dashboardPage.js";
+import { MAX_ROWS, renderDashboard } from "../../shared/edge/dashboard/renderDashboard.js";
+import { escapeHtml } from "../../shared/lib/text/escapeHtml.js";
 import { propertyRuns } from "../support/fastCheck.js";
 
 /*

@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { escapeHtml } from "../../shared/dashboard/escapeHtml.js";
-import { escapeControl } from "../../shared/escapeControl.js";
+import { escapeControl } from "../../shared/lib/text/escapeControl.js";
+import { escapeHtml } from "../../shared/lib/text/escapeHtml.js";
 import { propertyRuns } from "../support/fastCheck.js";
 
 /** What a browser reads back from the five references escapeHtml writes. */

@@ -1,8 +1,8 @@
-import { tableHistory } from "../../shared/history/tableHistory.js";
-import type { VerificationRecord } from "../../shared/inventory/inventory.js";
-import { tableInventory } from "../../shared/inventory/tableInventory.js";
-import type { LedgerRecord } from "../../shared/ledger/ledger.js";
-import { tableLedger } from "../../shared/ledger/tableLedger.js";
+import { tableHistory } from "../../shared/adapters/storage/tableHistory.js";
+import { tableInventory } from "../../shared/adapters/storage/tableInventory.js";
+import { tableLedger } from "../../shared/adapters/storage/tableLedger.js";
+import type { VerificationRecord } from "../../shared/core/ports/inventory.js";
+import type { LedgerRecord } from "../../shared/core/ports/ledger.js";
 import { DAY_MS, HOUR_MS } from "../functions/harness.js";
 
 /**

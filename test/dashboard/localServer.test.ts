@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { startLocalServer } from "../../shared/dashboard/localServer.js";
+import { startLocalServer } from "../../shared/edge/localServer.js";
 
 /*
  * The loopback server that plays the Functions host for `certsched sandbox --dashboard` and the

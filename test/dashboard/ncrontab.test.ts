@@ -1,6 +1,10 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { nextOccurrence, parseSchedule, type Schedule } from "../../shared/dashboard/ncrontab.js";
+import {
+  nextOccurrence,
+  parseSchedule,
+  type Schedule,
+} from "../../shared/core/schedule/ncrontab.js";
 import { propertyRuns } from "../support/fastCheck.js";
 
 function schedule(text: string): Schedule {

@@ -1,8 +1,8 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import type { DashboardModel, DashboardRow } from "../../shared/dashboard/dashboardModel.js";
-import { MAX_ROWS, renderDashboard, span } from "../../shared/dashboard/renderDashboard.js";
-import { STATUS_WORDS } from "../../shared/status/certificateStatus.js";
+import type { DashboardModel, DashboardRow } from "../../shared/core/dashboard/dashboardModel.js";
+import { STATUS_WORDS } from "../../shared/core/status/certificateStatus.js";
+import { MAX_ROWS, renderDashboard, span } from "../../shared/edge/dashboard/renderDashboard.js";
 import { propertyRuns } from "../support/fastCheck.js";
 
 const NOW = "2026-11-23T09:30:00.000Z";

@@ -4,7 +4,7 @@ import { palette } from "../../cli/output/color.js";
 import { run } from "../../cli/run.js";
 import { type Sandbox, sandboxBanner, startSandbox } from "../../cli/sandbox.js";
 import { type SandboxDashboard, serveSandboxDashboard } from "../../cli/sandboxDashboard.js";
-import { escapeHtml } from "../../shared/dashboard/escapeHtml.js";
+import { escapeHtml } from "../../shared/lib/text/escapeHtml.js";
 import { SAMPLE_NOT_LANDED } from "../../sim/index.js";
 
 /**

@@ -14,7 +14,7 @@ import { renewCertificate } from "../../functions/renewCertificate.js";
 import { runRenewals } from "../../functions/runRenewals.js";
 import { runVerifications } from "../../functions/runVerifications.js";
 import { testConnectivity } from "../../functions/testConnectivity.js";
-import { type AppRole, OPERATOR, READER } from "../../shared/auth/roles.js";
+import { type AppRole, OPERATOR, READER } from "../../shared/edge/auth/roles.js";
 import { invalidUtf8Principal, principalHeader } from "../auth/principals.js";
 import { validCreateInputs } from "../support/createBodies.js";
 import {

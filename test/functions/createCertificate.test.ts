@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createCertificate } from "../../functions/createCertificate.js";
-import { MAX_BODY_BYTES } from "../../shared/api/readBody.js";
+import { MAX_BODY_BYTES } from "../../shared/edge/readBody.js";
 import { validCreateInputs } from "../support/createBodies.js";
 import {
   type AppHarness,

@@ -2,9 +2,9 @@ import { randomInt } from "node:crypto";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, inject, it } from "vitest";
 import { getCertificate } from "../../functions/getCertificate.js";
 import { renewCertificate } from "../../functions/renewCertificate.js";
-import { READER } from "../../shared/auth/roles.js";
-import { memoryHistory } from "../../shared/history/history.js";
-import { getRuntime } from "../../shared/runtime.js";
+import { getRuntime } from "../../shared/app/services.js";
+import { memoryHistory } from "../../shared/core/ports/history.js";
+import { READER } from "../../shared/edge/auth/roles.js";
 import { principalHeader } from "../auth/principals.js";
 import {
   type AppHarness,

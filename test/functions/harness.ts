@@ -8,14 +8,14 @@ import {
   type LogLevel,
   type Timer,
 } from "@azure/functions";
-import type { Logger } from "../../shared/log.js";
+import { loadSettings } from "../../shared/app/config/settings.js";
 import {
   createRuntime,
   type Runtime,
   type RuntimeOverrides,
   resetRuntime,
-} from "../../shared/runtime.js";
-import { loadSettings } from "../../shared/settings.js";
+} from "../../shared/app/services.js";
+import type { Logger } from "../../shared/lib/log.js";
 import {
   type Simulator,
   type SimulatorOptions,

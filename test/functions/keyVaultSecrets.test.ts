@@ -3,8 +3,8 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { createCertificate } from "../../functions/createCertificate.js";
 import { renewCertificate } from "../../functions/renewCertificate.js";
 import { testConnectivity } from "../../functions/testConnectivity.js";
-import type { RuntimeOverrides } from "../../shared/runtime.js";
-import { createSecretClientReader } from "../../shared/secrets/secretClientReader.js";
+import { createSecretClientReader } from "../../shared/adapters/identity/secretClientReader.js";
+import type { RuntimeOverrides } from "../../shared/app/services.js";
 import { validCreateInputs } from "../support/createBodies.js";
 import { type FakeKeyVault, startFakeKeyVault, stubCredential } from "../support/fakeKeyVault.js";
 import {

@@ -5,7 +5,7 @@ import { renewCertificate } from "../../functions/renewCertificate.js";
 import { renewDueCertificates } from "../../functions/renewDueCertificates.js";
 import { runRenewals } from "../../functions/runRenewals.js";
 import { testConnectivity } from "../../functions/testConnectivity.js";
-import { memoryLedger } from "../../shared/ledger/ledger.js";
+import { memoryLedger } from "../../shared/core/ports/ledger.js";
 import { validCreateInputs } from "../support/createBodies.js";
 import {
   type AppHarness,

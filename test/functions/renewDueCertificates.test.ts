@@ -1,10 +1,10 @@
 import { afterEach, beforeEach, describe, expect, inject, it } from "vitest";
 import { renewCertificate } from "../../functions/renewCertificate.js";
 import { renewDueCertificates } from "../../functions/renewDueCertificates.js";
-import { CertschedError } from "../../shared/errors.js";
-import type { Ledger } from "../../shared/ledger/ledger.js";
-import { tableLedger } from "../../shared/ledger/tableLedger.js";
-import { SweepFailedError } from "../../shared/sweep/sweepFailedError.js";
+import { tableLedger } from "../../shared/adapters/storage/tableLedger.js";
+import type { Ledger } from "../../shared/core/ports/ledger.js";
+import { CertschedError } from "../../shared/lib/errors.js";
+import { SweepFailedError } from "../../shared/lib/sweepFailedError.js";
 import { SAMPLE_REFUSAL, type SeedCertificate } from "../../sim/index.js";
 import {
   type AppHarness,

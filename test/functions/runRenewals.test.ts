@@ -1,8 +1,8 @@
 import { afterEach, beforeEach, describe, expect, inject, it } from "vitest";
 import { getRenewalRun } from "../../functions/getRenewalRun.js";
 import { runRenewals } from "../../functions/runRenewals.js";
-import { tableLedger } from "../../shared/ledger/tableLedger.js";
-import type { SweepSummary } from "../../shared/sweep/summary.js";
+import { tableLedger } from "../../shared/adapters/storage/tableLedger.js";
+import type { SweepSummary } from "../../shared/core/renewal/summary.js";
 import {
   type AppHarness,
   DAY_MS,
@@ -51,7 +51,7 @@ afterEach(async () => {
 /**
  * Without storage for runs (these tests give the app a ledger only), the queue is this process:
  * POST queues the run and it is swept here at once, with the host's retries and poison handling
- * (shared/runs/runs.ts). `?wait` makes the request answer with the finished run, which carries
+ * (shared/app/runs.ts). `?wait` makes the request answer with the finished run, which carries
  * the summary's fields. The Storage Queue itself is tested in test/runs/.
  */
 function run(query: Record<string, string> = {}): Promise<Reply> {

@@ -5,8 +5,8 @@ import { listDueCertificates } from "../../functions/listDueCertificates.js";
 import { renewCertificate } from "../../functions/renewCertificate.js";
 import { runRenewals } from "../../functions/runRenewals.js";
 import { testConnectivity } from "../../functions/testConnectivity.js";
-import { runsOf } from "../../shared/runs/runs.js";
-import { getRuntime } from "../../shared/runtime.js";
+import { runsOf } from "../../shared/app/runs.js";
+import { getRuntime } from "../../shared/app/services.js";
 import { validCreateInputs } from "../support/createBodies.js";
 import {
   type AppHarness,

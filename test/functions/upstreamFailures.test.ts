@@ -5,8 +5,8 @@ import { renewCertificate } from "../../functions/renewCertificate.js";
 import { renewDueCertificates } from "../../functions/renewDueCertificates.js";
 import { runRenewals } from "../../functions/runRenewals.js";
 import { testConnectivity } from "../../functions/testConnectivity.js";
-import type { SweepSummary } from "../../shared/sweep/summary.js";
-import { SweepFailedError } from "../../shared/sweep/sweepFailedError.js";
+import type { SweepSummary } from "../../shared/core/renewal/summary.js";
+import { SweepFailedError } from "../../shared/lib/sweepFailedError.js";
 import { validCreateInputs } from "../support/createBodies.js";
 import {
   type AppHarness,

@@ -1,14 +1,14 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { verifyCertificates } from "../../functions/verifyCertificates.js";
-import { sweepWith } from "../../shared/api/sweepWith.js";
-import { verifyWith } from "../../shared/api/verifyWith.js";
-import { type Inventory, memoryInventory } from "../../shared/inventory/inventory.js";
-import { memoryLedger } from "../../shared/ledger/ledger.js";
-import { getRuntime } from "../../shared/runtime.js";
-import { APP_SERVICE } from "../../shared/schemas/fields.js";
-import { INSTRUMENTS } from "../../shared/telemetry/otelTelemetry.js";
-import { VerificationFailedError } from "../../shared/verify/verificationFailedError.js";
-import { VERIFICATION_SUMMARY_PREFIX } from "../../shared/verify/verificationSummary.js";
+import { INSTRUMENTS } from "../../shared/adapters/telemetry/otelTelemetry.js";
+import { getRuntime } from "../../shared/app/services.js";
+import { APP_SERVICE } from "../../shared/core/certificate/fields.js";
+import { type Inventory, memoryInventory } from "../../shared/core/ports/inventory.js";
+import { memoryLedger } from "../../shared/core/ports/ledger.js";
+import { VERIFICATION_SUMMARY_PREFIX } from "../../shared/core/verification/verificationSummary.js";
+import { VerificationFailedError } from "../../shared/lib/verificationFailedError.js";
+import { sweepWith } from "../../shared/usecases/sweep.js";
+import { verifyWith } from "../../shared/usecases/verify.js";
 import type { Hosting, SeedCertificate } from "../../sim/index.js";
 import { type Receiver, startReceiver } from "../notify/receiver.js";
 import {

@@ -2,16 +2,16 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { getVerifications } from "../../functions/getVerifications.js";
 import { runVerifications } from "../../functions/runVerifications.js";
 import { verifyCertificates } from "../../functions/verifyCertificates.js";
-import { OPERATOR, READER } from "../../shared/auth/roles.js";
-import { CertschedError } from "../../shared/errors.js";
 import {
   type Inventory,
   type InventoryUpdate,
   memoryInventory,
   type VerificationRecord,
-} from "../../shared/inventory/inventory.js";
-import { VerificationFailedError } from "../../shared/verify/verificationFailedError.js";
-import { VERIFICATION_SUMMARY_PREFIX } from "../../shared/verify/verificationSummary.js";
+} from "../../shared/core/ports/inventory.js";
+import { VERIFICATION_SUMMARY_PREFIX } from "../../shared/core/verification/verificationSummary.js";
+import { OPERATOR, READER } from "../../shared/edge/auth/roles.js";
+import { CertschedError } from "../../shared/lib/errors.js";
+import { VerificationFailedError } from "../../shared/lib/verificationFailedError.js";
 import { principalHeader } from "../auth/principals.js";
 import { startSilentServer } from "../verify/support/servers.js";
 import {

@@ -1,8 +1,11 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { EVENT_PARTITION_PREFIX, eventPartition } from "../../shared/history/historyRow.js";
-import { escapedName, MAX_KEY_CHARS, nameKey } from "../../shared/history/nameKey.js";
-import { inventoryRowKey } from "../../shared/inventory/inventoryRow.js";
+import { escapedName, MAX_KEY_CHARS, nameKey } from "../../shared/adapters/storage/nameKey.js";
+import {
+  EVENT_PARTITION_PREFIX,
+  eventPartition,
+} from "../../shared/adapters/storage/rows/historyRow.js";
+import { inventoryRowKey } from "../../shared/adapters/storage/rows/inventoryRow.js";
 import { propertyRuns } from "../support/fastCheck.js";
 
 /** Characters a Table storage key may not hold (Azure's rule): / \ # ? and control characters. */

@@ -4,12 +4,12 @@ import { cleanupHistory } from "../../functions/cleanupHistory.js";
 import { renewCertificate } from "../../functions/renewCertificate.js";
 import { renewDueCertificates } from "../../functions/renewDueCertificates.js";
 import { runRenewals } from "../../functions/runRenewals.js";
-import { OPERATOR } from "../../shared/auth/roles.js";
-import type { History } from "../../shared/history/history.js";
-import type { CertificateEvent } from "../../shared/history/historyEvent.js";
-import { tableHistory } from "../../shared/history/tableHistory.js";
-import type { Ledger } from "../../shared/ledger/ledger.js";
-import { tableLedger } from "../../shared/ledger/tableLedger.js";
+import { tableHistory } from "../../shared/adapters/storage/tableHistory.js";
+import { tableLedger } from "../../shared/adapters/storage/tableLedger.js";
+import type { CertificateEvent } from "../../shared/core/history/events.js";
+import type { History } from "../../shared/core/ports/history.js";
+import type { Ledger } from "../../shared/core/ports/ledger.js";
+import { OPERATOR } from "../../shared/edge/auth/roles.js";
 import { SAMPLE_REFUSAL, type SeedCertificate } from "../../sim/index.js";
 import { EASY_AUTH_ON, principalHeader } from "../auth/principals.js";
 import {

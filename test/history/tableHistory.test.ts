@@ -1,9 +1,9 @@
 import { TableClient } from "@azure/data-tables";
 import { describe, expect, inject, it } from "vitest";
-import { type History, memoryHistory } from "../../shared/history/history.js";
-import type { CertificateEvent, RunRecord } from "../../shared/history/historyEvent.js";
-import { eventPartition, MAX_TEXT } from "../../shared/history/historyRow.js";
-import { tableHistory } from "../../shared/history/tableHistory.js";
+import { eventPartition, MAX_TEXT } from "../../shared/adapters/storage/rows/historyRow.js";
+import { tableHistory } from "../../shared/adapters/storage/tableHistory.js";
+import type { CertificateEvent, RunRecord } from "../../shared/core/history/events.js";
+import { type History, memoryHistory } from "../../shared/core/ports/history.js";
 import { uniqueTableName } from "../functions/harness.js";
 
 const T = new Date("2026-11-23T03:00:00.000Z");

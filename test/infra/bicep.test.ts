@@ -2,8 +2,9 @@ import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { LEDGER_TABLE } from "../../shared/ledger/tableLedger.js";
-import { type Env, loadSettings } from "../../shared/settings.js";
+import { LEDGER_TABLE } from "../../shared/adapters/storage/tableLedger.js";
+import { loadSettings } from "../../shared/app/config/settings.js";
+import type { Env } from "../../shared/core/settings.js";
 import {
   appSettings,
   type BicepFile,
@@ -95,9 +96,9 @@ const ROLES: [string, string, string][] = [
 
 const settingPattern = /\bCERTSCHED_[A-Z0-9_]+\b/g;
 
-/** Every CERTSCHED_* name shared/settings.ts mentions: its zod schema is the list of settings. */
+/** Every CERTSCHED_* name shared/app/config/settings.ts mentions: its zod schema is the list of settings. */
 function settingsReadBySettingsModule(): string[] {
-  const source = readFileSync(join(repoRoot, "shared/settings.ts"), "utf8");
+  const source = readFileSync(join(repoRoot, "shared/app/config/settings.ts"), "utf8");
   return [...new Set(source.match(settingPattern) ?? [])].sort();
 }
 
@@ -196,7 +197,7 @@ describe("infra/*.bicep parse", () => {
 describe("app settings", () => {
   const readByCode = settingsReadBySettingsModule();
 
-  it("derives the settings from shared/settings.ts", () => {
+  it("derives the settings from shared/app/config/settings.ts", () => {
     // Guards the derivation itself: an empty list would make the next test pass vacuously.
     expect(readByCode.length).toBeGreaterThanOrEqual(20);
     expect(readByCode).toEqual(expect.arrayContaining(["CERTSCHED_BASE_URL", ...SECRET_SETTINGS]));

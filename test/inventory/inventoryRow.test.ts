@@ -1,6 +1,5 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import type { InventoryRecord, VerificationRecord } from "../../shared/inventory/inventory.js";
 import {
   fromInventoryRow,
   INVENTORY_SOURCES,
@@ -8,8 +7,9 @@ import {
   MAX_SAN_NAMES,
   MAX_TEXT,
   toInventoryRow,
-} from "../../shared/inventory/inventoryRow.js";
-import { STATUSES } from "../../shared/verify/judge.js";
+} from "../../shared/adapters/storage/rows/inventoryRow.js";
+import type { InventoryRecord, VerificationRecord } from "../../shared/core/ports/inventory.js";
+import { STATUSES } from "../../shared/core/verification/judge.js";
 import { propertyRuns } from "../support/fastCheck.js";
 
 /** Characters a Table storage key may not hold (Azure's rule): / \ # ? and control characters. */

@@ -1,12 +1,12 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createCertificate } from "../../functions/createCertificate.js";
 import { renewCertificate } from "../../functions/renewCertificate.js";
-import { sweepWith } from "../../shared/api/sweepWith.js";
-import { type Inventory, memoryInventory } from "../../shared/inventory/inventory.js";
-import { listingTap } from "../../shared/inventory/remember.js";
-import { memoryLedger } from "../../shared/ledger/ledger.js";
-import { APP_SERVICE, KEY_VAULT } from "../../shared/schemas/fields.js";
-import { renewByName } from "../../shared/service/renewByName.js";
+import { APP_SERVICE, KEY_VAULT } from "../../shared/core/certificate/fields.js";
+import { listingTap } from "../../shared/core/inventory/fromRecords.js";
+import { type Inventory, memoryInventory } from "../../shared/core/ports/inventory.js";
+import { memoryLedger } from "../../shared/core/ports/ledger.js";
+import { renewByName } from "../../shared/usecases/renewByName.js";
+import { sweepWith } from "../../shared/usecases/sweep.js";
 import {
   type AppHarness,
   collectingLogger,

@@ -1,17 +1,20 @@
 import { createServer, type Server, type Socket } from "node:net";
 import { TableClient } from "@azure/data-tables";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { CertschedError, ValidationError } from "../../shared/errors.js";
+import {
+  INVENTORY_PARTITION,
+  inventoryRowKey,
+} from "../../shared/adapters/storage/rows/inventoryRow.js";
+import { INVENTORY_TABLE, tableInventory } from "../../shared/adapters/storage/tableInventory.js";
+import { loadSettings } from "../../shared/app/config/settings.js";
+import { createRuntime } from "../../shared/app/services.js";
 import {
   type Inventory,
   type InventoryUpdate,
   memoryInventory,
   type VerificationRecord,
-} from "../../shared/inventory/inventory.js";
-import { INVENTORY_PARTITION, inventoryRowKey } from "../../shared/inventory/inventoryRow.js";
-import { INVENTORY_TABLE, tableInventory } from "../../shared/inventory/tableInventory.js";
-import { createRuntime } from "../../shared/runtime.js";
-import { loadSettings } from "../../shared/settings.js";
+} from "../../shared/core/ports/inventory.js";
+import { CertschedError, ValidationError } from "../../shared/lib/errors.js";
 import { uniqueTableName } from "../functions/harness.js";
 import { startAzurite } from "../support/azurite.js";
 

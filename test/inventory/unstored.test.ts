@@ -1,13 +1,16 @@
 import { TableClient } from "@azure/data-tables";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, inject, it } from "vitest";
-import { sweepWith } from "../../shared/api/sweepWith.js";
-import { memoryHistory } from "../../shared/history/history.js";
-import { tableHistory } from "../../shared/history/tableHistory.js";
-import { INVENTORY_PARTITION, inventoryRowKey } from "../../shared/inventory/inventoryRow.js";
-import { tableInventory } from "../../shared/inventory/tableInventory.js";
-import { memoryLedger } from "../../shared/ledger/ledger.js";
-import { tableLedger } from "../../shared/ledger/tableLedger.js";
-import { MAX_CERTIFICATE_NAME_CHARS } from "../../shared/schemas/records.js";
+import {
+  INVENTORY_PARTITION,
+  inventoryRowKey,
+} from "../../shared/adapters/storage/rows/inventoryRow.js";
+import { tableHistory } from "../../shared/adapters/storage/tableHistory.js";
+import { tableInventory } from "../../shared/adapters/storage/tableInventory.js";
+import { tableLedger } from "../../shared/adapters/storage/tableLedger.js";
+import { MAX_CERTIFICATE_NAME_CHARS } from "../../shared/core/certificate/records.js";
+import { memoryHistory } from "../../shared/core/ports/history.js";
+import { memoryLedger } from "../../shared/core/ports/ledger.js";
+import { sweepWith } from "../../shared/usecases/sweep.js";
 import { startSimulator } from "../../sim/index.js";
 import {
   type AppHarness,

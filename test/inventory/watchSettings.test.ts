@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { ConfigError } from "../../shared/errors.js";
-import { loadSettings } from "../../shared/settings.js";
+import { loadSettings } from "../../shared/app/config/settings.js";
+import { ConfigError } from "../../shared/lib/errors.js";
 
 const BASE = {
   CERTSCHED_BASE_URL: "https://service.invalid",

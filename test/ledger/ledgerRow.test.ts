@@ -1,8 +1,8 @@
 import { fc, test } from "@fast-check/vitest";
 import { describe, expect, it } from "vitest";
-import { ValidationError } from "../../shared/errors.js";
-import { LEDGER_OUTCOMES, type LedgerRecord } from "../../shared/ledger/ledger.js";
-import { fromRow, MAX_DETAIL, toRow } from "../../shared/ledger/ledgerRow.js";
+import { fromRow, MAX_DETAIL, toRow } from "../../shared/adapters/storage/rows/ledgerRow.js";
+import { LEDGER_OUTCOMES, type LedgerRecord } from "../../shared/core/ports/ledger.js";
+import { ValidationError } from "../../shared/lib/errors.js";
 
 const TABLE = "certschedrenewals";
 

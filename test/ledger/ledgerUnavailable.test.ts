@@ -1,9 +1,9 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { renewDueCertificates } from "../../functions/renewDueCertificates.js";
-import { contextLogger } from "../../shared/api/contextLogger.js";
-import { sweepWith } from "../../shared/api/sweepWith.js";
-import { getRuntime } from "../../shared/runtime.js";
-import type { SweepSummary } from "../../shared/sweep/summary.js";
+import { getRuntime } from "../../shared/app/services.js";
+import type { SweepSummary } from "../../shared/core/renewal/summary.js";
+import { contextLogger } from "../../shared/edge/contextLogger.js";
+import { sweepWith } from "../../shared/usecases/sweep.js";
 import { type AppHarness, DAY_MS, startHarness, timer } from "../functions/harness.js";
 import { type AzuriteHandle, startAzurite } from "../support/azurite.js";
 

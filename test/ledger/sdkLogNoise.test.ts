@@ -1,6 +1,6 @@
 import { AzureLogger, createClientLogger, getLogLevel, setLogLevel } from "@azure/logger";
 import { afterAll, describe, expect, inject, it } from "vitest";
-import { tableLedger } from "../../shared/ledger/tableLedger.js";
+import { tableLedger } from "../../shared/adapters/storage/tableLedger.js";
 import { uniqueTableName } from "../functions/harness.js";
 
 // What reaches the SDK's log output, captured under the filter certsched installs on top.

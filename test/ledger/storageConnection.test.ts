@@ -1,8 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { ConfigError } from "../../shared/errors.js";
-import { storageConnection } from "../../shared/ledger/storageConnection.js";
-import { allowsPlainHttp } from "../../shared/ledger/tableLedger.js";
-import { type Env, loadSettings } from "../../shared/settings.js";
+import { storageConnection } from "../../shared/adapters/storage/storageConnection.js";
+import { allowsPlainHttp } from "../../shared/adapters/storage/tableLedger.js";
+import { loadSettings } from "../../shared/app/config/settings.js";
+import type { Env } from "../../shared/core/settings.js";
+import { ConfigError } from "../../shared/lib/errors.js";
 
 const BASE: Env = {
   CERTSCHED_BASE_URL: "https://certs.example.com",

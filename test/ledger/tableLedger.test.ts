@@ -1,8 +1,8 @@
 import { TableClient } from "@azure/data-tables";
 import { beforeAll, beforeEach, describe, expect, inject, it } from "vitest";
-import { CertschedError, ValidationError } from "../../shared/errors.js";
-import type { Ledger, LedgerEntry, LedgerRecord } from "../../shared/ledger/ledger.js";
-import { tableLedger } from "../../shared/ledger/tableLedger.js";
+import { tableLedger } from "../../shared/adapters/storage/tableLedger.js";
+import type { Ledger, LedgerEntry, LedgerRecord } from "../../shared/core/ports/ledger.js";
+import { CertschedError, ValidationError } from "../../shared/lib/errors.js";
 import { closedPort, uniqueTableName } from "../functions/harness.js";
 
 const connectionString = () => inject("azuriteTableConnectionString");

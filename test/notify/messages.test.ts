@@ -1,12 +1,15 @@
 import { randomBytes } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { webhookBody } from "../../shared/notify/notifier.js";
-import { attentionLine, MAX_LISTED } from "../../shared/notify/sweepReport.js";
-import { resolveWebhookFormat, webhookSecrets } from "../../shared/notify/webhookFormat.js";
-import { registerSecret } from "../../shared/redact.js";
-import { loadSettings } from "../../shared/settings.js";
-import type { CertificateResult, SweepSummary } from "../../shared/sweep/summary.js";
-import { countOutcomes } from "../../shared/sweep/summary.js";
+import { webhookBody } from "../../shared/adapters/notify/notifier.js";
+import { attentionLine, MAX_LISTED } from "../../shared/adapters/notify/sweepReport.js";
+import {
+  resolveWebhookFormat,
+  webhookSecrets,
+} from "../../shared/adapters/notify/webhookFormat.js";
+import { loadSettings } from "../../shared/app/config/settings.js";
+import type { CertificateResult, SweepSummary } from "../../shared/core/renewal/summary.js";
+import { countOutcomes } from "../../shared/core/renewal/summary.js";
+import { registerSecret } from "../../shared/lib/redact/redact.js";
 
 function result(overrides: Partial<CertificateResult> = {}): CertificateResult {
   return {

@@ -1,7 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { Logger } from "../../shared/log.js";
-import { createNotifier, type Notifier } from "../../shared/notify/notifier.js";
-import type { SweepSummary } from "../../shared/sweep/summary.js";
+import { createNotifier } from "../../shared/adapters/notify/notifier.js";
+import type { Notifier } from "../../shared/core/ports/notifier.js";
+import type { SweepSummary } from "../../shared/core/renewal/summary.js";
+import type { Logger } from "../../shared/lib/log.js";
 import { type Receiver, startReceiver } from "./receiver.js";
 
 const FAILED: SweepSummary = {

@@ -1,10 +1,10 @@
 import { randomBytes } from "node:crypto";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { sweepWith } from "../../shared/api/sweepWith.js";
-import { type Ledger, memoryLedger } from "../../shared/ledger/ledger.js";
-import type { Logger } from "../../shared/log.js";
-import { createRuntime, type Runtime } from "../../shared/runtime.js";
-import { loadSettings } from "../../shared/settings.js";
+import { loadSettings } from "../../shared/app/config/settings.js";
+import { createRuntime, type Runtime } from "../../shared/app/services.js";
+import { type Ledger, memoryLedger } from "../../shared/core/ports/ledger.js";
+import type { Logger } from "../../shared/lib/log.js";
+import { sweepWith } from "../../shared/usecases/sweep.js";
 import {
   SAMPLE_REFUSAL,
   type SeedCertificate,

@@ -2,9 +2,9 @@ import { randomBytes, randomUUID } from "node:crypto";
 import { InvocationContext, type Timer } from "@azure/functions";
 import { afterEach, describe, expect, it } from "vitest";
 import { renewDueCertificates } from "../../functions/renewDueCertificates.js";
-import { memoryLedger } from "../../shared/ledger/ledger.js";
-import { resetRuntime } from "../../shared/runtime.js";
-import { SweepFailedError } from "../../shared/sweep/sweepFailedError.js";
+import { resetRuntime } from "../../shared/app/services.js";
+import { memoryLedger } from "../../shared/core/ports/ledger.js";
+import { SweepFailedError } from "../../shared/lib/sweepFailedError.js";
 import {
   type Simulator,
   sampleCertificates,

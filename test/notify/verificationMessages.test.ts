@@ -1,24 +1,23 @@
 import { randomBytes } from "node:crypto";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { InventoryRecord, VerificationRecord } from "../../shared/inventory/inventory.js";
-import type { Logger } from "../../shared/log.js";
 import {
   createNotifier,
   MAX_VERIFICATION_MESSAGES,
-  type Notifier,
-} from "../../shared/notify/notifier.js";
+} from "../../shared/adapters/notify/notifier.js";
 import {
   type BeforeRun,
-  type VerificationNotice,
   verificationBody,
   verificationNotices,
-} from "../../shared/notify/verificationMessage.js";
-import { registerSecret } from "../../shared/redact.js";
+} from "../../shared/adapters/notify/verificationMessage.js";
+import type { InventoryRecord, VerificationRecord } from "../../shared/core/ports/inventory.js";
+import type { Notifier, VerificationNotice } from "../../shared/core/ports/notifier.js";
+import type { Logger } from "../../shared/lib/log.js";
+import { registerSecret } from "../../shared/lib/redact/redact.js";
 import type {
   InventoryResult,
   InventoryVerification,
   StatusChange,
-} from "../../shared/verify/verifyInventory.js";
+} from "../../shared/usecases/steps/verifyInventory.js";
 import { type Receiver, startReceiver } from "./receiver.js";
 
 const AT = new Date("2026-03-01T04:00:00.000Z");

@@ -1,15 +1,12 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import type { InventoryRecord } from "../../shared/inventory/inventory.js";
-import type { LedgerRecord } from "../../shared/ledger/ledger.js";
-import { DUE_WINDOW_MS, renewalNeed } from "../../shared/quota/renewalNeed.js";
-import {
-  insertedAt,
-  type QuotaUsage,
-  readFits,
-  renewalFits,
-} from "../../shared/quota/sharedBudget.js";
-import { deferralCause, TAKEN_BY_MORE_URGENT } from "../../shared/quota/sweepBudget.js";
+import { insertedAt } from "../../shared/adapters/storage/sharedBudget.js";
+import type { QuotaUsage } from "../../shared/core/ports/budget.js";
+import type { InventoryRecord } from "../../shared/core/ports/inventory.js";
+import type { LedgerRecord } from "../../shared/core/ports/ledger.js";
+import { readFits, renewalFits } from "../../shared/core/quota/budgetRules.js";
+import { DUE_WINDOW_MS, renewalNeed } from "../../shared/core/quota/renewalNeed.js";
+import { deferralCause, TAKEN_BY_MORE_URGENT } from "../../shared/core/quota/sweepBudget.js";
 import { propertyRuns } from "../support/fastCheck.js";
 
 /** The rules of the shared request budget (issue 20) on their own: no storage involved. */

@@ -1,10 +1,10 @@
 import { TableClient } from "@azure/data-tables";
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from "vitest";
-import { type History, memoryHistory } from "../../shared/history/history.js";
-import { invertedTime, REQUEST_PARTITION } from "../../shared/history/historyRow.js";
-import { tableHistory } from "../../shared/history/tableHistory.js";
-import { withTrigger } from "../../shared/quota/requestTrigger.js";
-import type { Runtime } from "../../shared/runtime.js";
+import { invertedTime, REQUEST_PARTITION } from "../../shared/adapters/storage/rows/historyRow.js";
+import { tableHistory } from "../../shared/adapters/storage/tableHistory.js";
+import type { Runtime } from "../../shared/app/services.js";
+import { type History, memoryHistory } from "../../shared/core/ports/history.js";
+import { withTrigger } from "../../shared/core/quota/requestTrigger.js";
 import { type Simulator, startSimulator } from "../../sim/index.js";
 import { runtimeFor } from "../core/helpers.js";
 import { closedPort, uniqueTableName } from "../functions/harness.js";

@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { ConfigError, type Problem } from "../../shared/errors.js";
-import { QUOTA_RULE } from "../../shared/quota/serviceQuota.js";
-import { type Env, loadSettings } from "../../shared/settings.js";
+import { loadSettings } from "../../shared/app/config/settings.js";
+import { QUOTA_RULE } from "../../shared/core/quota/serviceQuota.js";
+import type { Env } from "../../shared/core/settings.js";
+import { ConfigError, type Problem } from "../../shared/lib/errors.js";
 
 /** CERTSCHED_SCHEDULE_TIMEOUT and CERTSCHED_SERVICE_QUOTA: defaults, ranges, clear errors. */
 

@@ -5,13 +5,13 @@ import { listDueCertificates } from "../../functions/listDueCertificates.js";
 import { renewCertificate } from "../../functions/renewCertificate.js";
 import { renewDueCertificates } from "../../functions/renewDueCertificates.js";
 import { testConnectivity } from "../../functions/testConnectivity.js";
-import { sweepWith } from "../../shared/api/sweepWith.js";
-import { type Ledger, memoryLedger } from "../../shared/ledger/ledger.js";
-import { createRuntime, type RuntimeOverrides } from "../../shared/runtime.js";
-import { createSecretClientReader } from "../../shared/secrets/secretClientReader.js";
-import { loadSettings } from "../../shared/settings.js";
-import { resultLine, type SweepSummary } from "../../shared/sweep/summary.js";
-import { SweepFailedError } from "../../shared/sweep/sweepFailedError.js";
+import { createSecretClientReader } from "../../shared/adapters/identity/secretClientReader.js";
+import { loadSettings } from "../../shared/app/config/settings.js";
+import { createRuntime, type RuntimeOverrides } from "../../shared/app/services.js";
+import { type Ledger, memoryLedger } from "../../shared/core/ports/ledger.js";
+import { resultLine, type SweepSummary } from "../../shared/core/renewal/summary.js";
+import { SweepFailedError } from "../../shared/lib/sweepFailedError.js";
+import { sweepWith } from "../../shared/usecases/sweep.js";
 import {
   type Fault,
   type SimOperation,

@@ -8,11 +8,11 @@ import { listDueCertificates } from "../../functions/listDueCertificates.js";
 import { renewCertificate } from "../../functions/renewCertificate.js";
 import { runRenewals } from "../../functions/runRenewals.js";
 import { testConnectivity } from "../../functions/testConnectivity.js";
-import { memoryLedger } from "../../shared/ledger/ledger.js";
-import { runsOf } from "../../shared/runs/runs.js";
-import { createRuntime, getRuntime } from "../../shared/runtime.js";
-import { createCertificateInput } from "../../shared/schemas/index.js";
-import { loadSettings } from "../../shared/settings.js";
+import { loadSettings } from "../../shared/app/config/settings.js";
+import { runsOf } from "../../shared/app/runs.js";
+import { createRuntime, getRuntime } from "../../shared/app/services.js";
+import { createCertificateInput } from "../../shared/core/certificate/index.js";
+import { memoryLedger } from "../../shared/core/ports/ledger.js";
 import type { Simulator } from "../../sim/index.js";
 import { propertyRuns } from "../support/fastCheck.js";
 import {

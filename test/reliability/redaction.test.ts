@@ -9,8 +9,8 @@ import { createCertificate } from "../../functions/createCertificate.js";
 import { renewCertificate } from "../../functions/renewCertificate.js";
 import { runRenewals } from "../../functions/runRenewals.js";
 import { testConnectivity } from "../../functions/testConnectivity.js";
-import { tableLedger } from "../../shared/ledger/tableLedger.js";
-import { REDACTED, SecretRegistry } from "../../shared/redact.js";
+import { tableLedger } from "../../shared/adapters/storage/tableLedger.js";
+import { REDACTED, SecretRegistry } from "../../shared/lib/redact/redact.js";
 import type { SimOperation, Simulator } from "../../sim/index.js";
 import { uniqueTableName } from "../functions/harness.js";
 import { type Receiver, startReceiver } from "../notify/receiver.js";
@@ -35,7 +35,7 @@ import { Capture } from "./support/capture.js";
  * The upstream answers 200 quoting the request, the case that was never redacted; the token
  * endpoint answers 400 quoting the form-encoded client secret.
  *
- * The oracle below is written from the encodings' definitions, not from shared/secretForms.ts.
+ * The oracle below is written from the encodings' definitions, not from shared/lib/redact/secretForms.ts.
  */
 
 type Handler = (request: HttpRequest, context: InvocationContext) => Promise<HttpResponseInit>;

@@ -6,9 +6,9 @@ import { renewCertificate } from "../../functions/renewCertificate.js";
 import { renewDueCertificates } from "../../functions/renewDueCertificates.js";
 import { runRenewals } from "../../functions/runRenewals.js";
 import { testConnectivity } from "../../functions/testConnectivity.js";
-import { memoryLedger } from "../../shared/ledger/ledger.js";
-import { REDACTED } from "../../shared/redact.js";
-import { createSecretClientReader } from "../../shared/secrets/secretClientReader.js";
+import { createSecretClientReader } from "../../shared/adapters/identity/secretClientReader.js";
+import { memoryLedger } from "../../shared/core/ports/ledger.js";
+import { REDACTED } from "../../shared/lib/redact/redact.js";
 import type { Fault, SimOperation, Simulator } from "../../sim/index.js";
 import { type FakeKeyVault, startFakeKeyVault, stubCredential } from "../support/fakeKeyVault.js";
 import {

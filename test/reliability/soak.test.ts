@@ -1,12 +1,12 @@
 import { randomInt } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, describe, expect, inject, it } from "vitest";
-import { sweepWith } from "../../shared/api/sweepWith.js";
-import type { Ledger } from "../../shared/ledger/ledger.js";
-import { tableLedger } from "../../shared/ledger/tableLedger.js";
-import { createRuntime } from "../../shared/runtime.js";
-import { loadSettings } from "../../shared/settings.js";
-import type { SweepSummary } from "../../shared/sweep/summary.js";
+import { tableLedger } from "../../shared/adapters/storage/tableLedger.js";
+import { loadSettings } from "../../shared/app/config/settings.js";
+import { createRuntime } from "../../shared/app/services.js";
+import type { Ledger } from "../../shared/core/ports/ledger.js";
+import type { SweepSummary } from "../../shared/core/renewal/summary.js";
+import { sweepWith } from "../../shared/usecases/sweep.js";
 import type { Fault, SeedCertificate } from "../../sim/index.js";
 import {
   DAY_MS,

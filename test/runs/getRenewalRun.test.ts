@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { getRenewalRun } from "../../functions/getRenewalRun.js";
-import { OPERATOR, READER } from "../../shared/auth/roles.js";
+import { OPERATOR, READER } from "../../shared/edge/auth/roles.js";
 import { principalHeader } from "../auth/principals.js";
 import { httpRequest, STACK_FRAME } from "../functions/harness.js";
 import { type RunsWorld, runOf, startRunsWorld } from "./support.js";

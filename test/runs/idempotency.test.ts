@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { IDEMPOTENCY_WINDOW_MS, MAX_KEY_LENGTH } from "../../shared/runs/idempotencyKey.js";
+import { IDEMPOTENCY_WINDOW_MS, MAX_KEY_LENGTH } from "../../shared/core/runs/idempotencyKey.js";
 import { EASY_AUTH_ON, principalHeader } from "../auth/principals.js";
 import { fakeClock } from "../functions/harness.js";
 import { type RunsWorld, runOf, startRunsWorld } from "./support.js";

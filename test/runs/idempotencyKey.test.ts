@@ -1,9 +1,9 @@
 import { HttpRequest } from "@azure/functions";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import type { Caller } from "../../shared/auth/callerOf.js";
-import { ValidationError } from "../../shared/errors.js";
-import { idempotencyKeyOf, MAX_KEY_LENGTH } from "../../shared/runs/idempotencyKey.js";
+import { idempotencyKeyOf, MAX_KEY_LENGTH } from "../../shared/core/runs/idempotencyKey.js";
+import type { Caller } from "../../shared/edge/auth/callerOf.js";
+import { ValidationError } from "../../shared/lib/errors.js";
 import { propertyRuns } from "../support/fastCheck.js";
 
 const KEY_HOLDER: Caller = { kind: "function-key" };

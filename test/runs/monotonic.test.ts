@@ -1,10 +1,10 @@
 import { randomUUID } from "node:crypto";
 import fc from "fast-check";
 import { describe, expect, inject, it } from "vitest";
-import type { Run, RunState } from "../../shared/runs/run.js";
-import { memoryRunStore, type RunStore } from "../../shared/runs/runStore.js";
-import { tableRunStore } from "../../shared/runs/tableRunStore.js";
-import { countOutcomes, type SweepSummary } from "../../shared/sweep/summary.js";
+import { tableRunStore } from "../../shared/adapters/storage/tableRunStore.js";
+import { memoryRunStore, type RunStore } from "../../shared/core/ports/runStore.js";
+import { countOutcomes, type SweepSummary } from "../../shared/core/renewal/summary.js";
+import type { Run, RunState } from "../../shared/core/runs/run.js";
 import { uniqueTableName } from "../functions/harness.js";
 import { propertyRuns } from "../support/fastCheck.js";
 

@@ -1,8 +1,8 @@
 import { readFileSync } from "node:fs";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { CertschedError } from "../../shared/errors.js";
-import { ATTEMPT_TIMEOUT_MS, MAX_DEQUEUE_COUNT } from "../../shared/runs/run.js";
-import { runLocation } from "../../shared/runs/runView.js";
+import { ATTEMPT_TIMEOUT_MS, MAX_DEQUEUE_COUNT } from "../../shared/core/runs/run.js";
+import { runLocation } from "../../shared/edge/views/runView.js";
+import { CertschedError } from "../../shared/lib/errors.js";
 import { fakeClock } from "../functions/harness.js";
 import { hostQueueSettings } from "./hostLoop.js";
 import { type RunsWorld, runOf, startRunsWorld } from "./support.js";

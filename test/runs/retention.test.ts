@@ -1,9 +1,9 @@
 import { describe, expect, inject, it } from "vitest";
 import { cleanupHistory } from "../../functions/cleanupHistory.js";
-import type { Run } from "../../shared/runs/run.js";
-import { memoryRunStore, type RunStore } from "../../shared/runs/runStore.js";
-import { setRunsOverrides } from "../../shared/runs/runs.js";
-import { tableRunStore } from "../../shared/runs/tableRunStore.js";
+import { tableRunStore } from "../../shared/adapters/storage/tableRunStore.js";
+import { setRunsOverrides } from "../../shared/app/runs.js";
+import { memoryRunStore, type RunStore } from "../../shared/core/ports/runStore.js";
+import type { Run } from "../../shared/core/runs/run.js";
 import { DAY_MS, fakeClock, startHarness, timer, uniqueTableName } from "../functions/harness.js";
 
 const CUTOFF = new Date("2026-03-01T00:00:00.000Z");

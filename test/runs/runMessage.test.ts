@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { ValidationError } from "../../shared/errors.js";
-import { parseRunMessage, runMessageText } from "../../shared/runs/runMessage.js";
+import { parseRunMessage, runMessageText } from "../../shared/core/runs/runMessage.js";
+import { ValidationError } from "../../shared/lib/errors.js";
 import { propertyRuns } from "../support/fastCheck.js";
 
 const base64 = (text: string) => Buffer.from(text, "utf8").toString("base64");

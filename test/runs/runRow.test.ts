@@ -1,13 +1,18 @@
 import { describe, expect, it } from "vitest";
-import { ValidationError } from "../../shared/errors.js";
-import type { Run } from "../../shared/runs/run.js";
-import { CHUNK_CHARS, fromRunRow, MAX_CHUNKS, toRunRow } from "../../shared/runs/runRow.js";
-import { memoryRunStore } from "../../shared/runs/runStore.js";
+import {
+  CHUNK_CHARS,
+  fromRunRow,
+  MAX_CHUNKS,
+  toRunRow,
+} from "../../shared/adapters/storage/rows/runRow.js";
+import { memoryRunStore } from "../../shared/core/ports/runStore.js";
 import {
   type CertificateResult,
   countOutcomes,
   type SweepSummary,
-} from "../../shared/sweep/summary.js";
+} from "../../shared/core/renewal/summary.js";
+import type { Run } from "../../shared/core/runs/run.js";
+import { ValidationError } from "../../shared/lib/errors.js";
 
 const RUN_ID = "6f1c2d3e-4a5b-4c6d-8e7f-8091a2b3c4d5";
 

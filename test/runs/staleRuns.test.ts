@@ -1,10 +1,10 @@
 import { randomUUID } from "node:crypto";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { cleanupHistory } from "../../functions/cleanupHistory.js";
-import { CertschedError } from "../../shared/errors.js";
-import { ANONYMOUS_SCOPE, keyHashOf } from "../../shared/runs/idempotencyKey.js";
-import { ATTEMPT_TIMEOUT_MS, MAX_DEQUEUE_COUNT, type Run } from "../../shared/runs/run.js";
-import { UNDELIVERED_AFTER_MS } from "../../shared/runs/settleRun.js";
+import { ANONYMOUS_SCOPE, keyHashOf } from "../../shared/core/runs/idempotencyKey.js";
+import { ATTEMPT_TIMEOUT_MS, MAX_DEQUEUE_COUNT, type Run } from "../../shared/core/runs/run.js";
+import { CertschedError } from "../../shared/lib/errors.js";
+import { UNDELIVERED_AFTER_MS } from "../../shared/usecases/steps/settleRun.js";
 import { fakeClock, timer } from "../functions/harness.js";
 import { type RunsWorld, runOf, startRunsWorld } from "./support.js";
 

@@ -6,13 +6,13 @@ import { getRenewalRun } from "../../functions/getRenewalRun.js";
 import { poisonedRenewals } from "../../functions/poisonedRenewals.js";
 import { runQueuedRenewals } from "../../functions/runQueuedRenewals.js";
 import { runRenewals } from "../../functions/runRenewals.js";
-import { tableLedger } from "../../shared/ledger/tableLedger.js";
-import { storageRunQueue } from "../../shared/runs/runQueue.js";
-import type { RunStore } from "../../shared/runs/runStore.js";
-import { type RunsOverrides, setRunsOverrides } from "../../shared/runs/runs.js";
-import type { RunView } from "../../shared/runs/runView.js";
-import { tableRunStore } from "../../shared/runs/tableRunStore.js";
-import type { RuntimeOverrides } from "../../shared/runtime.js";
+import { storageRunQueue } from "../../shared/adapters/queue/storageRunQueue.js";
+import { tableLedger } from "../../shared/adapters/storage/tableLedger.js";
+import { tableRunStore } from "../../shared/adapters/storage/tableRunStore.js";
+import { type RunsOverrides, setRunsOverrides } from "../../shared/app/runs.js";
+import type { RuntimeOverrides } from "../../shared/app/services.js";
+import type { RunStore } from "../../shared/core/ports/runStore.js";
+import type { RunView } from "../../shared/edge/views/runView.js";
 import {
   type AppHarness,
   DAY_MS,

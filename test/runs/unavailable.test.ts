@@ -1,9 +1,9 @@
 import { type AddressInfo, createServer, type Socket } from "node:net";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { CertschedError } from "../../shared/errors.js";
-import { ANONYMOUS_SCOPE, keyHashOf } from "../../shared/runs/idempotencyKey.js";
-import { storageRunQueue } from "../../shared/runs/runQueue.js";
-import { tableRunStore } from "../../shared/runs/tableRunStore.js";
+import { storageRunQueue } from "../../shared/adapters/queue/storageRunQueue.js";
+import { tableRunStore } from "../../shared/adapters/storage/tableRunStore.js";
+import { ANONYMOUS_SCOPE, keyHashOf } from "../../shared/core/runs/idempotencyKey.js";
+import { CertschedError } from "../../shared/lib/errors.js";
 import { closedPort, fakeClock, STACK_FRAME } from "../functions/harness.js";
 import { type RunsWorld, runOf, startRunsWorld } from "./support.js";
 

@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from "vitest";
-import { cachedValue } from "../../shared/secrets/cachedValue.js";
+import { cachedValue } from "../../shared/lib/cachedValue.js";
 
 /** A read the test finishes by hand, in any order. */
 function manualReads() {

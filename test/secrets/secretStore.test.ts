@@ -1,7 +1,10 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { CertschedError, UpstreamError } from "../../shared/errors.js";
-import { createSecretClientReader } from "../../shared/secrets/secretClientReader.js";
-import { createSecretStore, type SecretStoreOptions } from "../../shared/secrets/secretStore.js";
+import { createSecretClientReader } from "../../shared/adapters/identity/secretClientReader.js";
+import {
+  createSecretStore,
+  type SecretStoreOptions,
+} from "../../shared/adapters/identity/secretStore.js";
+import { CertschedError, UpstreamError } from "../../shared/lib/errors.js";
 import { type FakeKeyVault, startFakeKeyVault, stubCredential } from "../support/fakeKeyVault.js";
 
 const API_KEY = "api-key-VALUE-7c1e";

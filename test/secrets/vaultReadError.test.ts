@@ -1,7 +1,7 @@
 import { CredentialUnavailableError } from "@azure/identity";
 import { describe, expect, it } from "vitest";
-import { UpstreamError } from "../../shared/errors.js";
-import { vaultHost, vaultReadError } from "../../shared/secrets/vaultReadError.js";
+import { vaultHost, vaultReadError } from "../../shared/adapters/identity/vaultReadError.js";
+import { UpstreamError } from "../../shared/lib/errors.js";
 
 const VAULT = "https://certsched-kv.vault.azure.net";
 

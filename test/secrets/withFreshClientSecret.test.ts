@@ -1,8 +1,11 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { TokenError } from "../../shared/errors.js";
-import { createSecretClientReader } from "../../shared/secrets/secretClientReader.js";
-import { createSecretStore, type SecretStoreOptions } from "../../shared/secrets/secretStore.js";
-import { withClientSecretRetry } from "../../shared/secrets/withFreshClientSecret.js";
+import { createSecretClientReader } from "../../shared/adapters/identity/secretClientReader.js";
+import {
+  createSecretStore,
+  type SecretStoreOptions,
+} from "../../shared/adapters/identity/secretStore.js";
+import { withClientSecretRetry } from "../../shared/adapters/identity/withFreshClientSecret.js";
+import { TokenError } from "../../shared/lib/errors.js";
 import { type FakeKeyVault, startFakeKeyVault, stubCredential } from "../support/fakeKeyVault.js";
 
 const SECRET_NAME = "certsched-client-secret";

@@ -1,8 +1,8 @@
 import { describe, expect, inject, it } from "vitest";
-import { sweepWith } from "../../shared/api/sweepWith.js";
-import { tableHistory } from "../../shared/history/tableHistory.js";
-import { tableInventory } from "../../shared/inventory/tableInventory.js";
-import { tableLedger } from "../../shared/ledger/tableLedger.js";
+import { tableHistory } from "../../shared/adapters/storage/tableHistory.js";
+import { tableInventory } from "../../shared/adapters/storage/tableInventory.js";
+import { tableLedger } from "../../shared/adapters/storage/tableLedger.js";
+import { sweepWith } from "../../shared/usecases/sweep.js";
 import { startSimulator } from "../../sim/index.js";
 import { collectingLogger, DAY_MS, runtimeFor, uniqueTableName } from "../functions/harness.js";
 

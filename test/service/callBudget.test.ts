@@ -1,22 +1,21 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { getRuntime } from "../../shared/runtime.js";
+import { SCHEDULE_TIMEOUT_MAX_MS } from "../../shared/app/config/settings.js";
+import { getRuntime } from "../../shared/app/services.js";
 import {
   type CreateCertificateInput,
   createCertificateInput,
-} from "../../shared/schemas/createRequest.js";
-import { renewByName } from "../../shared/service/renewByName.js";
+} from "../../shared/core/certificate/createRequest.js";
+import type { RenewOptions } from "../../shared/core/ports/service.js";
 import {
   CALLS_WITHIN_MS,
   type CallBudget,
   CONFIRM_RESERVE_MS,
   callBudget,
-  createConfirmed,
   FRONT_END_LIMIT_MS,
-  OutcomeUnknownError,
   type WithinOptions,
-} from "../../shared/service/scheduleConfirmed.js";
-import type { RenewOptions } from "../../shared/service/serviceClient.js";
-import { SCHEDULE_TIMEOUT_MAX_MS } from "../../shared/settings.js";
+} from "../../shared/core/renewal/callBudget.js";
+import { createConfirmed, OutcomeUnknownError } from "../../shared/usecases/createCertificate.js";
+import { renewByName } from "../../shared/usecases/renewByName.js";
 import { type AppHarness, DAY_MS, startHarness } from "../functions/harness.js";
 import { validCreateInputs } from "../support/createBodies.js";
 

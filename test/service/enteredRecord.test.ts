@@ -1,9 +1,9 @@
 import { randomBytes } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { UpstreamError } from "../../shared/errors.js";
-import { REDACTED, registerSecret } from "../../shared/redact.js";
-import { certificateFound } from "../../shared/service/getCertificate.js";
-import { dueList } from "../../shared/service/responses.js";
+import { certificateFound } from "../../shared/adapters/service/getCertificate.js";
+import { dueList } from "../../shared/adapters/service/responses.js";
+import { UpstreamError } from "../../shared/lib/errors.js";
+import { REDACTED, registerSecret } from "../../shared/lib/redact/redact.js";
 
 /*
  * Issue 20, item 2, at the entry: a JSON success that quotes a secret certsched holds (one

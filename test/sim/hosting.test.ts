@@ -1,7 +1,7 @@
 import tls from "node:tls";
 import { afterEach, describe, expect, it } from "vitest";
-import { parseConnectTo } from "../../shared/verify/connectTo.js";
-import { type ProbeResult, probeTls } from "../../shared/verify/tlsProbe.js";
+import { type ProbeResult, probeTls } from "../../shared/adapters/probes/tlsProbe.js";
+import { parseConnectTo } from "../../shared/core/verification/connectTo.js";
 import {
   type Hosting,
   type HostingOptions,

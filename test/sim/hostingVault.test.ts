@@ -1,10 +1,13 @@
 import { X509Certificate } from "node:crypto";
 import { afterEach, describe, expect, it } from "vitest";
-import type { Runtime } from "../../shared/runtime.js";
-import { TokenCache } from "../../shared/tokens/tokenCache.js";
-import type { TokenSource } from "../../shared/tokens/tokenSource.js";
-import { parseConnectTo, resolveConnectTo } from "../../shared/verify/connectTo.js";
-import { type KeyVaultProbeOptions, probeKeyVault } from "../../shared/verify/keyVaultProbe.js";
+import { TokenCache } from "../../shared/adapters/identity/tokenCache.js";
+import {
+  type KeyVaultProbeOptions,
+  probeKeyVault,
+} from "../../shared/adapters/probes/keyVaultProbe.js";
+import type { Runtime } from "../../shared/app/services.js";
+import type { TokenSource } from "../../shared/core/ports/tokens.js";
+import { parseConnectTo, resolveConnectTo } from "../../shared/core/verification/connectTo.js";
 import {
   type Hosting,
   type Simulator,

@@ -1,21 +1,21 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { daysLeft } from "../../shared/dates.js";
-import type { InventoryRecord, VerificationRecord } from "../../shared/inventory/inventory.js";
+import { daysLeft } from "../../shared/core/certificate/dates.js";
+import type { InventoryRecord, VerificationRecord } from "../../shared/core/ports/inventory.js";
 import {
   LEDGER_OUTCOMES,
   type LedgerOutcome,
   type LedgerRecord,
-} from "../../shared/ledger/ledger.js";
+} from "../../shared/core/ports/ledger.js";
+import { DAY_TOLERANCE_MS, STUCK_AFTER_MS } from "../../shared/core/renewal/decide.js";
 import {
   type CertificateStatus,
   certificateStatus,
   STATUS_WORDS,
   type StatusInput,
   type StatusWord,
-} from "../../shared/status/certificateStatus.js";
-import { DAY_TOLERANCE_MS, STUCK_AFTER_MS } from "../../shared/sweep/decide.js";
-import { STATUSES } from "../../shared/verify/judge.js";
+} from "../../shared/core/status/certificateStatus.js";
+import { STATUSES } from "../../shared/core/verification/judge.js";
 import { propertyRuns } from "../support/fastCheck.js";
 
 /*

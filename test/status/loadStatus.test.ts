@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { ValidationError } from "../../shared/errors.js";
-import { memoryInventory } from "../../shared/inventory/inventory.js";
-import type { LedgerRecord } from "../../shared/ledger/ledger.js";
-import { loadOne, loadStatus, type StatusSources } from "../../shared/status/loadStatus.js";
+import { memoryInventory } from "../../shared/core/ports/inventory.js";
+import type { LedgerRecord } from "../../shared/core/ports/ledger.js";
+import { ValidationError } from "../../shared/lib/errors.js";
+import { loadOne, loadStatus, type StatusSources } from "../../shared/usecases/steps/loadStatus.js";
 
 /*
  * The status loader's joins: inventory and ledger by name, one listing of each, the row of the

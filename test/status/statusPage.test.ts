@@ -1,15 +1,15 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { ValidationError } from "../../shared/errors.js";
-import { parseOrThrow } from "../../shared/schemas/index.js";
-import type { CertificateStatus, StatusWord } from "../../shared/status/certificateStatus.js";
+import { parseOrThrow } from "../../shared/core/certificate/index.js";
+import type { CertificateStatus, StatusWord } from "../../shared/core/status/certificateStatus.js";
 import {
   continuationAfter,
   MAX_TOP,
   nameAfter,
   pageOf,
   statusPageQuery,
-} from "../../shared/status/statusPage.js";
+} from "../../shared/core/status/statusPage.js";
+import { ValidationError } from "../../shared/lib/errors.js";
 import { propertyRuns } from "../support/fastCheck.js";
 
 /* Paging of GET /api/certificates: the query's rules, the token, and the walk over pages. */

@@ -1,11 +1,11 @@
 import { TableClient } from "@azure/data-tables";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { sweepWith } from "../../shared/api/sweepWith.js";
-import { CertschedError } from "../../shared/errors.js";
-import type { Ledger, LedgerOutcome } from "../../shared/ledger/ledger.js";
-import { tableLedger } from "../../shared/ledger/tableLedger.js";
-import type { Runtime } from "../../shared/runtime.js";
-import { CLAIM_LEASE_MS } from "../../shared/sweep/decide.js";
+import { tableLedger } from "../../shared/adapters/storage/tableLedger.js";
+import type { Runtime } from "../../shared/app/services.js";
+import type { Ledger, LedgerOutcome } from "../../shared/core/ports/ledger.js";
+import { CLAIM_LEASE_MS } from "../../shared/core/renewal/decide.js";
+import { CertschedError } from "../../shared/lib/errors.js";
+import { sweepWith } from "../../shared/usecases/sweep.js";
 import { type Simulator, startSimulator } from "../../sim/index.js";
 import {
   collectingLogger,

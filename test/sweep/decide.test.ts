@@ -1,6 +1,6 @@
 import { fc, test } from "@fast-check/vitest";
 import { describe, expect, it } from "vitest";
-import type { LedgerOutcome, LedgerRecord } from "../../shared/ledger/ledger.js";
+import type { LedgerOutcome, LedgerRecord } from "../../shared/core/ports/ledger.js";
 import {
   ASK_AGAIN,
   CLAIM_LEASE_MS,
@@ -8,7 +8,7 @@ import {
   decide,
   STUCK_AFTER_MS,
   type Verdict,
-} from "../../shared/sweep/decide.js";
+} from "../../shared/core/renewal/decide.js";
 
 const H = 3_600_000;
 const NOW = new Date("2026-03-01T03:00:00.000Z");

@@ -1,7 +1,7 @@
 import { describe, expect, inject, it } from "vitest";
-import { sweepWith } from "../../shared/api/sweepWith.js";
-import type { Ledger, LedgerRecord } from "../../shared/ledger/ledger.js";
-import { tableLedger } from "../../shared/ledger/tableLedger.js";
+import { tableLedger } from "../../shared/adapters/storage/tableLedger.js";
+import type { Ledger, LedgerRecord } from "../../shared/core/ports/ledger.js";
+import { sweepWith } from "../../shared/usecases/sweep.js";
 import { startSimulator } from "../../sim/index.js";
 import {
   collectingLogger,

@@ -1,11 +1,11 @@
 import { afterEach, describe, expect, inject, it } from "vitest";
-import { CertschedError } from "../../shared/errors.js";
-import { type Ledger, memoryLedger } from "../../shared/ledger/ledger.js";
-import { tableLedger } from "../../shared/ledger/tableLedger.js";
-import type { Runtime } from "../../shared/runtime.js";
-import type { CertificateRecord } from "../../shared/schemas/records.js";
-import { runSweep, type SweepOptions } from "../../shared/sweep/runSweep.js";
-import type { CertificateResult } from "../../shared/sweep/summary.js";
+import { tableLedger } from "../../shared/adapters/storage/tableLedger.js";
+import type { Runtime } from "../../shared/app/services.js";
+import type { CertificateRecord } from "../../shared/core/certificate/records.js";
+import { type Ledger, memoryLedger } from "../../shared/core/ports/ledger.js";
+import type { CertificateResult } from "../../shared/core/renewal/summary.js";
+import { CertschedError } from "../../shared/lib/errors.js";
+import { runSweep, type SweepOptions } from "../../shared/usecases/steps/runSweep.js";
 import {
   type SeedCertificate,
   type Simulator,

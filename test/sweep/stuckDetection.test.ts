@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { sweepWith } from "../../shared/api/sweepWith.js";
-import type { Ledger } from "../../shared/ledger/ledger.js";
-import { tableLedger } from "../../shared/ledger/tableLedger.js";
-import type { Runtime } from "../../shared/runtime.js";
+import { tableLedger } from "../../shared/adapters/storage/tableLedger.js";
+import type { Runtime } from "../../shared/app/services.js";
+import type { Ledger } from "../../shared/core/ports/ledger.js";
+import { sweepWith } from "../../shared/usecases/sweep.js";
 import type { Simulator } from "../../sim/index.js";
 import { startSimulator } from "../../sim/index.js";
 import {

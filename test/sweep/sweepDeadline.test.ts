@@ -1,13 +1,13 @@
 import { afterEach, describe, expect, inject, it } from "vitest";
 import { renewDueCertificates } from "../../functions/renewDueCertificates.js";
-import { ConfigError } from "../../shared/errors.js";
-import { memoryLedger } from "../../shared/ledger/ledger.js";
-import { tableLedger } from "../../shared/ledger/tableLedger.js";
-import type { Runtime } from "../../shared/runtime.js";
-import type { CertificateRecord } from "../../shared/schemas/records.js";
-import { loadSettings } from "../../shared/settings.js";
-import { runSweep, type SweepOptions } from "../../shared/sweep/runSweep.js";
-import { SweepFailedError } from "../../shared/sweep/sweepFailedError.js";
+import { tableLedger } from "../../shared/adapters/storage/tableLedger.js";
+import { loadSettings } from "../../shared/app/config/settings.js";
+import type { Runtime } from "../../shared/app/services.js";
+import type { CertificateRecord } from "../../shared/core/certificate/records.js";
+import { memoryLedger } from "../../shared/core/ports/ledger.js";
+import { ConfigError } from "../../shared/lib/errors.js";
+import { SweepFailedError } from "../../shared/lib/sweepFailedError.js";
+import { runSweep, type SweepOptions } from "../../shared/usecases/steps/runSweep.js";
 import { type Simulator, startSimulator } from "../../sim/index.js";
 import {
   type AppHarness,

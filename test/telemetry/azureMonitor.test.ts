@@ -3,12 +3,12 @@ import type { AddressInfo } from "node:net";
 import { gunzipSync } from "node:zlib";
 import { shutdownAzureMonitor } from "@azure/monitor-opentelemetry";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { sweepWith } from "../../shared/api/sweepWith.js";
-import { memoryLedger } from "../../shared/ledger/ledger.js";
-import type { Logger } from "../../shared/log.js";
-import { createRuntime, type Runtime } from "../../shared/runtime.js";
-import { loadSettings } from "../../shared/settings.js";
-import { INSTRUMENTS } from "../../shared/telemetry/otelTelemetry.js";
+import { INSTRUMENTS } from "../../shared/adapters/telemetry/otelTelemetry.js";
+import { loadSettings } from "../../shared/app/config/settings.js";
+import { createRuntime, type Runtime } from "../../shared/app/services.js";
+import { memoryLedger } from "../../shared/core/ports/ledger.js";
+import type { Logger } from "../../shared/lib/log.js";
+import { sweepWith } from "../../shared/usecases/sweep.js";
 import {
   type Simulator,
   sampleCertificates,

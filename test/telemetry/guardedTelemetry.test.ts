@@ -1,12 +1,12 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { sweepWith } from "../../shared/api/sweepWith.js";
-import { memoryLedger } from "../../shared/ledger/ledger.js";
-import { createRuntime, type Runtime } from "../../shared/runtime.js";
-import { loadSettings } from "../../shared/settings.js";
-import type { SweepSummary } from "../../shared/sweep/summary.js";
-import { guardedTelemetry } from "../../shared/telemetry/guardedTelemetry.js";
-import { INSTRUMENTS } from "../../shared/telemetry/otelTelemetry.js";
-import { noTelemetry, type Telemetry } from "../../shared/telemetry/telemetry.js";
+import { INSTRUMENTS } from "../../shared/adapters/telemetry/otelTelemetry.js";
+import { loadSettings } from "../../shared/app/config/settings.js";
+import { createRuntime, type Runtime } from "../../shared/app/services.js";
+import { memoryLedger } from "../../shared/core/ports/ledger.js";
+import { noTelemetry, type Telemetry } from "../../shared/core/ports/telemetry.js";
+import type { SweepSummary } from "../../shared/core/renewal/summary.js";
+import { guardedTelemetry } from "../../shared/core/telemetry/guardedTelemetry.js";
+import { sweepWith } from "../../shared/usecases/sweep.js";
 import { type Simulator, sandboxSettings, startSimulator } from "../../sim/index.js";
 import { histogramCounts, inMemoryTelemetry } from "./inMemoryTelemetry.js";
 

@@ -12,8 +12,8 @@ import {
   type ReadableSpan,
   SimpleSpanProcessor,
 } from "@opentelemetry/sdk-trace-base";
-import { otelTelemetry, SCOPE } from "../../shared/telemetry/otelTelemetry.js";
-import type { Telemetry } from "../../shared/telemetry/telemetry.js";
+import { otelTelemetry, SCOPE } from "../../shared/adapters/telemetry/otelTelemetry.js";
+import type { Telemetry } from "../../shared/core/ports/telemetry.js";
 
 /**
  * certsched's telemetry on real OpenTelemetry SDK providers whose exporters keep everything in

@@ -1,8 +1,8 @@
 import { InvocationContext } from "@azure/functions";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { renewDueCertificates } from "../../functions/renewDueCertificates.js";
-import { memoryLedger } from "../../shared/ledger/ledger.js";
-import { INSTRUMENTS } from "../../shared/telemetry/otelTelemetry.js";
+import { INSTRUMENTS } from "../../shared/adapters/telemetry/otelTelemetry.js";
+import { memoryLedger } from "../../shared/core/ports/ledger.js";
 import { sampleCertificates } from "../../sim/index.js";
 import { type AppHarness, startHarness, timer } from "../functions/harness.js";
 import { type InMemoryTelemetry, inMemoryTelemetry } from "./inMemoryTelemetry.js";

@@ -1,9 +1,9 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { INSTRUMENTS } from "../../shared/telemetry/otelTelemetry.js";
+import { INSTRUMENTS } from "../../shared/adapters/telemetry/otelTelemetry.js";
 import type {
   InventoryResult,
   InventoryVerification,
-} from "../../shared/verify/verifyInventory.js";
+} from "../../shared/usecases/steps/verifyInventory.js";
 import { fakeClock } from "../functions/harness.js";
 import { type InMemoryTelemetry, inMemoryTelemetry, points } from "./inMemoryTelemetry.js";
 

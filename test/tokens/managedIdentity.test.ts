@@ -1,13 +1,13 @@
 import { randomBytes } from "node:crypto";
 import { request } from "undici";
 import { afterEach, describe, expect, it } from "vitest";
-import { sweepWith } from "../../shared/api/sweepWith.js";
-import { memoryLedger } from "../../shared/ledger/ledger.js";
-import type { Logger } from "../../shared/log.js";
-import { createRuntime, type Runtime } from "../../shared/runtime.js";
-import { loadSettings } from "../../shared/settings.js";
-import { INSTRUMENTS } from "../../shared/telemetry/otelTelemetry.js";
-import type { CredentialLike } from "../../shared/tokens/managedIdentity.js";
+import type { CredentialLike } from "../../shared/adapters/identity/managedIdentity.js";
+import { INSTRUMENTS } from "../../shared/adapters/telemetry/otelTelemetry.js";
+import { loadSettings } from "../../shared/app/config/settings.js";
+import { createRuntime, type Runtime } from "../../shared/app/services.js";
+import { memoryLedger } from "../../shared/core/ports/ledger.js";
+import type { Logger } from "../../shared/lib/log.js";
+import { sweepWith } from "../../shared/usecases/sweep.js";
 import { type SeedCertificate, type Simulator, startSimulator } from "../../sim/index.js";
 import { histogramCounts, inMemoryTelemetry } from "../telemetry/inMemoryTelemetry.js";
 

@@ -1,9 +1,9 @@
 import { getEventListeners } from "node:events";
 import tls from "node:tls";
 import { afterEach, describe, expect, it } from "vitest";
-import { type NamedEndpoint, parseEndpoint } from "../../shared/verify/endpoint.js";
-import { verifyTargets } from "../../shared/verify/verifyDomains.js";
-import { loadVerifySettings } from "../../shared/verify/verifySettings.js";
+import { loadVerifySettings } from "../../shared/app/config/verifySettings.js";
+import { type NamedEndpoint, parseEndpoint } from "../../shared/core/verification/endpoint.js";
+import { verifyTargets } from "../../shared/usecases/verifyDomains.js";
 import { makeCa, makeLeaf } from "../support/certificates.js";
 import { startSilentServer, startTlsServer } from "./support/servers.js";
 

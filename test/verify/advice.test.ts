@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { adviceFor } from "../../shared/verify/advice.js";
-import { STATUSES } from "../../shared/verify/judge.js";
+import { adviceFor } from "../../shared/core/verification/advice.js";
+import { STATUSES } from "../../shared/core/verification/judge.js";
 
 describe("what to do about each status (the CLI's cause lines)", () => {
   it("every status but ok says what to do", () => {

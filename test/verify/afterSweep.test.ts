@@ -1,20 +1,20 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { sweepWith } from "../../shared/api/sweepWith.js";
-import { CertschedError } from "../../shared/errors.js";
+import type { Runtime } from "../../shared/app/services.js";
 import {
   type InventoryRecord,
   memoryInventory,
   type VerificationRecord,
-} from "../../shared/inventory/inventory.js";
+} from "../../shared/core/ports/inventory.js";
 import {
   type Ledger,
   type LedgerOutcome,
   memoryLedger,
   noLedger,
-} from "../../shared/ledger/ledger.js";
-import type { Runtime } from "../../shared/runtime.js";
-import { renewedToVerify, verifyAfterSweep } from "../../shared/verify/afterSweep.js";
-import type { InventoryVerification } from "../../shared/verify/verifyInventory.js";
+} from "../../shared/core/ports/ledger.js";
+import { CertschedError } from "../../shared/lib/errors.js";
+import { renewedToVerify, verifyAfterSweep } from "../../shared/usecases/afterSweepVerification.js";
+import type { InventoryVerification } from "../../shared/usecases/steps/verifyInventory.js";
+import { sweepWith } from "../../shared/usecases/sweep.js";
 import type { Simulator } from "../../sim/index.js";
 import { startSimulator } from "../../sim/index.js";
 import { collectingLogger, DAY_MS, HOUR_MS, runtimeFor } from "../functions/harness.js";

@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { ConfigError } from "../../shared/errors.js";
-import { parseConnectTo, resolveConnectTo } from "../../shared/verify/connectTo.js";
+import { parseConnectTo, resolveConnectTo } from "../../shared/core/verification/connectTo.js";
+import { ConfigError } from "../../shared/lib/errors.js";
 import { propertyRuns } from "../support/fastCheck.js";
 
 describe("CERTSCHED_VERIFY_CONNECT_TO parsing (curl's --connect-to)", () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { endpointKey, parseEndpoint } from "../../shared/verify/endpoint.js";
+import { endpointKey, parseEndpoint } from "../../shared/core/verification/endpoint.js";
 
 describe("an endpoint named by a person (--domain, NAME[:PORT])", () => {
   it.each([

@@ -1,10 +1,10 @@
 import { X509Certificate } from "node:crypto";
 import tls, { type DetailedPeerCertificate } from "node:tls";
 import { afterEach, describe, expect, it } from "vitest";
-import { parseEndpoint } from "../../shared/verify/endpoint.js";
-import { chainAnchored } from "../../shared/verify/trustAnchor.js";
-import { type VerifyResult, verifyTargets } from "../../shared/verify/verifyDomains.js";
-import { loadVerifySettings } from "../../shared/verify/verifySettings.js";
+import { chainAnchored } from "../../shared/adapters/probes/trustAnchor.js";
+import { loadVerifySettings } from "../../shared/app/config/verifySettings.js";
+import { parseEndpoint } from "../../shared/core/verification/endpoint.js";
+import { type VerifyResult, verifyTargets } from "../../shared/usecases/verifyDomains.js";
 import {
   type IntermediateOptions,
   makeCa,

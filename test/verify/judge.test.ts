@@ -1,10 +1,14 @@
 import tls from "node:tls";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { parseConnectTo } from "../../shared/verify/connectTo.js";
-import { type NamedEndpoint, parseEndpoint } from "../../shared/verify/endpoint.js";
-import { type AcceptedRenewal, judge, type Verdict } from "../../shared/verify/judge.js";
-import { type ProbeResult, probeTls } from "../../shared/verify/tlsProbe.js";
-import { countStatuses, needsAttention, verifyTargets } from "../../shared/verify/verifyDomains.js";
+import { type ProbeResult, probeTls } from "../../shared/adapters/probes/tlsProbe.js";
+import { parseConnectTo } from "../../shared/core/verification/connectTo.js";
+import { type NamedEndpoint, parseEndpoint } from "../../shared/core/verification/endpoint.js";
+import { type AcceptedRenewal, judge, type Verdict } from "../../shared/core/verification/judge.js";
+import {
+  countStatuses,
+  needsAttention,
+  verifyTargets,
+} from "../../shared/usecases/verifyDomains.js";
 import { type Issued, makeCa, makeLeaf } from "../support/certificates.js";
 import { closedPort, type RecordingServer, startTlsServer } from "./support/servers.js";
 import { certificateWithUnreadableExpiry } from "./support/unreadableDates.js";

@@ -1,9 +1,12 @@
 import { createServer } from "node:https";
 import type { AddressInfo } from "node:net";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { TokenCache } from "../../shared/tokens/tokenCache.js";
-import type { TokenSource } from "../../shared/tokens/tokenSource.js";
-import { type KeyVaultProbeOptions, probeKeyVault } from "../../shared/verify/keyVaultProbe.js";
+import { TokenCache } from "../../shared/adapters/identity/tokenCache.js";
+import {
+  type KeyVaultProbeOptions,
+  probeKeyVault,
+} from "../../shared/adapters/probes/keyVaultProbe.js";
+import type { TokenSource } from "../../shared/core/ports/tokens.js";
 import { type FakeKeyVault, startFakeKeyVault } from "../support/fakeKeyVault.js";
 import { makeSelfSignedCert } from "../support/tls.js";
 

@@ -1,14 +1,14 @@
 import { createHash, X509Certificate } from "node:crypto";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { TokenCache } from "../../shared/tokens/tokenCache.js";
-import type { AccessToken, TokenSource } from "../../shared/tokens/tokenSource.js";
-import type { AcceptedRenewal } from "../../shared/verify/judge.js";
+import { TokenCache } from "../../shared/adapters/identity/tokenCache.js";
 import {
   defaultVaultUrl,
   type KeyVaultProbeOptions,
   type KeyVaultTarget,
   probeKeyVault,
-} from "../../shared/verify/keyVaultProbe.js";
+} from "../../shared/adapters/probes/keyVaultProbe.js";
+import type { AccessToken, TokenSource } from "../../shared/core/ports/tokens.js";
+import type { AcceptedRenewal } from "../../shared/core/verification/judge.js";
 import { makeCa, makeLeaf } from "../support/certificates.js";
 import { type FakeKeyVault, startFakeKeyVault } from "../support/fakeKeyVault.js";
 import { closedPort } from "./support/servers.js";

@@ -1,15 +1,15 @@
 import { AzureLogger, getLogLevel, setLogLevel } from "@azure/logger";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { isCertschedError } from "../../shared/errors.js";
-import { registerToken } from "../../shared/redact.js";
-import { EXPIRY_MARGIN_MS, TokenCache } from "../../shared/tokens/tokenCache.js";
-import { tokenCredential } from "../../shared/tokens/tokenCredential.js";
-import type { AccessToken, TokenSource } from "../../shared/tokens/tokenSource.js";
+import { EXPIRY_MARGIN_MS, TokenCache } from "../../shared/adapters/identity/tokenCache.js";
+import { tokenCredential } from "../../shared/adapters/identity/tokenCredential.js";
 import {
   type KeyVaultProbeOptions,
   type KeyVaultTarget,
   probeKeyVault,
-} from "../../shared/verify/keyVaultProbe.js";
+} from "../../shared/adapters/probes/keyVaultProbe.js";
+import type { AccessToken, TokenSource } from "../../shared/core/ports/tokens.js";
+import { isCertschedError } from "../../shared/lib/errors.js";
+import { registerToken } from "../../shared/lib/redact/redact.js";
 import { makeCa, makeLeaf } from "../support/certificates.js";
 import { type FakeKeyVault, startFakeKeyVault } from "../support/fakeKeyVault.js";
 

@@ -1,10 +1,10 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { renewDueCertificates } from "../../functions/renewDueCertificates.js";
-import { type Ledger, memoryLedger } from "../../shared/ledger/ledger.js";
-import { type NamedEndpoint, parseEndpoint } from "../../shared/verify/endpoint.js";
-import type { AcceptedRenewal } from "../../shared/verify/judge.js";
-import { type VerifyResult, verifyTargets } from "../../shared/verify/verifyDomains.js";
-import { loadVerifySettings } from "../../shared/verify/verifySettings.js";
+import { loadVerifySettings } from "../../shared/app/config/verifySettings.js";
+import { type Ledger, memoryLedger } from "../../shared/core/ports/ledger.js";
+import { type NamedEndpoint, parseEndpoint } from "../../shared/core/verification/endpoint.js";
+import type { AcceptedRenewal } from "../../shared/core/verification/judge.js";
+import { type VerifyResult, verifyTargets } from "../../shared/usecases/verifyDomains.js";
 import type { Hosting, HostingFault, SeedCertificate } from "../../sim/index.js";
 import {
   type AppHarness,

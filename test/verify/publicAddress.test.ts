@@ -1,6 +1,9 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { isPublicAddress, serviceNameProblem } from "../../shared/verify/publicAddress.js";
+import {
+  isPublicAddress,
+  serviceNameProblem,
+} from "../../shared/core/verification/publicAddress.js";
 import { propertyRuns } from "../support/fastCheck.js";
 
 /** Which addresses a name from the service may reach (issue 20, item 4). */

@@ -1,14 +1,17 @@
 import net from "node:net";
 import { hostname } from "node:os";
 import { afterEach, describe, expect, it } from "vitest";
-import { memoryInventory } from "../../shared/inventory/inventory.js";
-import { fromServiceRecord } from "../../shared/inventory/remember.js";
-import { memoryLedger } from "../../shared/ledger/ledger.js";
-import type { Runtime } from "../../shared/runtime.js";
-import { parseConnectTo } from "../../shared/verify/connectTo.js";
-import { probeTls } from "../../shared/verify/tlsProbe.js";
-import { type InventoryResult, verifyInventory } from "../../shared/verify/verifyInventory.js";
-import { loadVerifySettings } from "../../shared/verify/verifySettings.js";
+import { probeTls } from "../../shared/adapters/probes/tlsProbe.js";
+import { loadVerifySettings } from "../../shared/app/config/verifySettings.js";
+import type { Runtime } from "../../shared/app/services.js";
+import { fromServiceRecord } from "../../shared/core/inventory/fromRecords.js";
+import { memoryInventory } from "../../shared/core/ports/inventory.js";
+import { memoryLedger } from "../../shared/core/ports/ledger.js";
+import { parseConnectTo } from "../../shared/core/verification/connectTo.js";
+import {
+  type InventoryResult,
+  verifyInventory,
+} from "../../shared/usecases/steps/verifyInventory.js";
 import { type Simulator, startSimulator } from "../../sim/index.js";
 import { collectingLogger, DAY_MS, runtimeFor } from "../functions/harness.js";
 import { makeCa, makeLeaf } from "../support/certificates.js";

@@ -1,11 +1,14 @@
 import { X509Certificate } from "node:crypto";
 import { afterEach, describe, expect, it } from "vitest";
-import { sweepWith } from "../../shared/api/sweepWith.js";
-import { memoryInventory } from "../../shared/inventory/inventory.js";
-import { memoryLedger } from "../../shared/ledger/ledger.js";
-import type { Runtime } from "../../shared/runtime.js";
-import { type InventoryResult, verifyInventory } from "../../shared/verify/verifyInventory.js";
-import { loadVerifySettings } from "../../shared/verify/verifySettings.js";
+import { loadVerifySettings } from "../../shared/app/config/verifySettings.js";
+import type { Runtime } from "../../shared/app/services.js";
+import { memoryInventory } from "../../shared/core/ports/inventory.js";
+import { memoryLedger } from "../../shared/core/ports/ledger.js";
+import {
+  type InventoryResult,
+  verifyInventory,
+} from "../../shared/usecases/steps/verifyInventory.js";
+import { sweepWith } from "../../shared/usecases/sweep.js";
 import {
   type Hosting,
   type HostingFault,

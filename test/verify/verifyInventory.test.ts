@@ -1,22 +1,22 @@
 import { afterEach, describe, expect, inject, it } from "vitest";
-import { sweepWith } from "../../shared/api/sweepWith.js";
-import { type History, memoryHistory } from "../../shared/history/history.js";
-import { tableHistory } from "../../shared/history/tableHistory.js";
-import { type Inventory, memoryInventory, noInventory } from "../../shared/inventory/inventory.js";
-import { fromServiceRecord } from "../../shared/inventory/remember.js";
-import { tableInventory } from "../../shared/inventory/tableInventory.js";
-import { type Ledger, memoryLedger, noLedger } from "../../shared/ledger/ledger.js";
-import { tableLedger } from "../../shared/ledger/tableLedger.js";
-import type { Runtime } from "../../shared/runtime.js";
-import { APP_SERVICE, KEY_VAULT } from "../../shared/schemas/fields.js";
+import { tableHistory } from "../../shared/adapters/storage/tableHistory.js";
+import { tableInventory } from "../../shared/adapters/storage/tableInventory.js";
+import { tableLedger } from "../../shared/adapters/storage/tableLedger.js";
+import { loadVerifySettings } from "../../shared/app/config/verifySettings.js";
+import type { Runtime } from "../../shared/app/services.js";
+import { APP_SERVICE, KEY_VAULT } from "../../shared/core/certificate/fields.js";
+import { fromServiceRecord } from "../../shared/core/inventory/fromRecords.js";
+import { type History, memoryHistory } from "../../shared/core/ports/history.js";
+import { type Inventory, memoryInventory, noInventory } from "../../shared/core/ports/inventory.js";
+import { type Ledger, memoryLedger, noLedger } from "../../shared/core/ports/ledger.js";
 import {
   countInventoryStatuses,
   failsRun,
   type InventoryResult,
   type VerifyInventoryOptions,
   verifyInventory,
-} from "../../shared/verify/verifyInventory.js";
-import { loadVerifySettings } from "../../shared/verify/verifySettings.js";
+} from "../../shared/usecases/steps/verifyInventory.js";
+import { sweepWith } from "../../shared/usecases/sweep.js";
 import {
   type Hosting,
   type SeedCertificate,

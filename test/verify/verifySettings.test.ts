@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { ConfigError } from "../../shared/errors.js";
-import { KNOWN_SETTINGS } from "../../shared/settings.js";
-import { loadVerifySettings, VERIFY_SETTINGS } from "../../shared/verify/verifySettings.js";
+import { KNOWN_SETTINGS } from "../../shared/app/config/settings.js";
+import { loadVerifySettings, VERIFY_SETTINGS } from "../../shared/app/config/verifySettings.js";
+import { ConfigError } from "../../shared/lib/errors.js";
 
 describe("verification settings, read without the service's", () => {
   it("has its defaults with nothing set, and needs no CERTSCHED_BASE_URL", () => {

@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { createServer } from "node:net";
 import { HttpRequest, type HttpRequestInit, type Timer } from "@azure/functions";
-import { type RuntimeOverrides, resetRuntime } from "../../../shared/runtime.js";
+import { type RuntimeOverrides, resetRuntime } from "../../../shared/app/services.js";
 import {
   type SeedCertificate,
   type Simulator,

@@ -1,0 +1,35 @@
+import type { HttpRequest } from "@azure/functions";
+import { CertschedError } from "../../lib/errors.js";
+import { type AuthEnvironment, type Caller, callerOf } from "./callerOf.js";
+import { type AppRole, hasRole } from "./roles.js";
+
+/** An Entra ID caller without the app role an operation needs (403). */
+export class ForbiddenError extends CertschedError {
+  readonly requiredRole: AppRole;
+
+  constructor(requiredRole: AppRole, callerName: string) {
+    super(
+      "FORBIDDEN",
+      `the app role ${requiredRole} is required; ${callerName} does not have it (ask an owner of the certsched app registration to assign it)`,
+    );
+    this.name = "ForbiddenError";
+    this.requiredRole = requiredRole;
+  }
+}
+
+/**
+ * The guard each HTTP function calls first. A function-key caller passes, as before Entra ID
+ * existed: the key is the credential and the host has checked it. An Entra ID caller needs
+ * `role` (Operator includes Reader). Returns the caller, for the records that name who acted.
+ */
+export function authorize(
+  request: HttpRequest,
+  role: AppRole,
+  env: AuthEnvironment = process.env,
+): Caller {
+  const caller = callerOf(request, env);
+  if (caller.kind === "entra" && !hasRole(caller.roles, role)) {
+    throw new ForbiddenError(role, caller.name);
+  }
+  return caller;
+}

@@ -1,0 +1,109 @@
+import type { HttpResponseInit } from "@azure/functions";
+import { QuotaExhaustedError } from "../core/quota/budgetRules.js";
+import {
+  ConfigError,
+  ensureError,
+  isCertschedError,
+  UpstreamError,
+  ValidationError,
+} from "../lib/errors.js";
+import { redact } from "../lib/redact/redact.js";
+import { ForbiddenError } from "./auth/authorize.js";
+import { problem } from "./problem.js";
+import { BodyTooLargeError, UnsupportedMediaTypeError } from "./readBody.js";
+
+/**
+ * Maps any failure to a problem response. Our callers' mistakes are 4xx naming the field;
+ * upstream refusals of *our* credentials are 502 (not the caller's fault); an unreachable or
+ * slow upstream is 503/504. Messages are ours, redacted, and never carry a stack trace.
+ */
+export function errorResponse(error: unknown, invocationId: string): HttpResponseInit {
+  const e = ensureError(error);
+  if (e instanceof BodyTooLargeError) {
+    return problem(413, "PAYLOAD_TOO_LARGE", "Request body too large", e.message);
+  }
+  if (e instanceof UnsupportedMediaTypeError) {
+    return problem(415, "UNSUPPORTED_MEDIA_TYPE", "Unsupported media type", e.message);
+  }
+  if (e instanceof ValidationError) {
+    return problem(400, e.code, "Invalid request", redact(e.message), { errors: e.issues });
+  }
+  if (e instanceof ForbiddenError) {
+    return problem(403, e.code, "Forbidden", e.message, {
+      errors: [{ name: "role", message: `${e.requiredRole} required` }],
+    });
+  }
+  if (e instanceof ConfigError) {
+    return problem(503, e.code, "certsched is not configured", e.message, { errors: e.problems });
+  }
+  if (!isCertschedError(e)) {
+    return problem(
+      500,
+      "INTERNAL",
+      "Internal error",
+      `certsched failed unexpectedly; see the function logs for invocation ${invocationId}`,
+    );
+  }
+  const detail = redact(e.message);
+  // Get Certificate's 404 is the service's word that it holds no certificate by that name.
+  if (e instanceof UpstreamError && e.upstream === "get" && e.status === 404) {
+    return problem(404, e.code, "No such certificate", detail);
+  }
+  switch (e.code) {
+    case "QUOTA_EXHAUSTED":
+      // Nothing was sent: the request budget is spent or kept for renewals. Try again once the
+      // oldest request of the window has left it (when known), else in an hour.
+      return problem(429, e.code, quotaTitle(e), detail, {
+        headers: { "retry-after": String(retryAfterSeconds(e)) },
+      });
+    case "UPSTREAM_REJECTED":
+      return problem(422, e.code, "The service refused the request", detail);
+    case "UPSTREAM_UNAUTHORIZED":
+      return problem(502, e.code, "The service refused certsched's credentials", detail);
+    case "TOKEN_REFUSED":
+      return problem(502, e.code, "The identity provider refused certsched's credentials", detail);
+    case "UPSTREAM_TIMEOUT":
+      return problem(504, e.code, "The service did not answer in time", detail);
+    case "UPSTREAM_UNREACHABLE":
+    case "TOKEN_UNAVAILABLE":
+    case "SECRET_UNAVAILABLE":
+    case "LEDGER_UNAVAILABLE":
+    case "INVENTORY_UNAVAILABLE":
+    case "RUNS_UNAVAILABLE":
+      return problem(503, e.code, "A dependency is unavailable", detail, {
+        headers: { "retry-after": "60" },
+      });
+    default: {
+      const status = e instanceof UpstreamError ? e.status : undefined;
+      const busy = status === 429 || status === 503;
+      return problem(
+        busy ? 503 : 502,
+        e.code,
+        "The service failed",
+        detail,
+        busy ? { headers: { "retry-after": "60" } } : {},
+      );
+    }
+  }
+}
+
+/** Seconds until the budget's oldest request leaves the window: at least 1, at most a day. */
+function retryAfterSeconds(error: unknown): number {
+  const ms = error instanceof QuotaExhaustedError ? error.usage.freesInMs : undefined;
+  if (ms === undefined) return 3600;
+  return Math.min(86_400, Math.max(1, Math.ceil(ms / 1000)));
+}
+
+/**
+ * The 429's title, true to its cause: a read held back while renewals may still use the rest,
+ * or a budget with nothing left (a renewal, a create: then nothing is "kept for renewals").
+ */
+function quotaTitle(error: unknown): string {
+  const kept =
+    error instanceof QuotaExhaustedError &&
+    error.purpose === "read" &&
+    error.usage.used < error.usage.quota.requests;
+  return kept
+    ? "The service's request budget is kept for renewals"
+    : "The service's request budget is spent";
+}

@@ -1,0 +1,150 @@
+import { listLedgerRows } from "../../adapters/storage/ledgerRows.js";
+import { loadVerifySettings } from "../../app/config/verifySettings.js";
+import type { Runtime } from "../../app/services.js";
+import type { Read } from "../../core/ports/history.js";
+import type { Inventory, InventoryRecord } from "../../core/ports/inventory.js";
+import type { LedgerRecord } from "../../core/ports/ledger.js";
+import type { Env } from "../../core/settings.js";
+import type { StatusInput, StatusOptions } from "../../core/status/certificateStatus.js";
+import { ValidationError } from "../../lib/errors.js";
+
+/**
+ * Reads what the status view needs for many certificates in one pass: one listing of the
+ * inventory and one of the ledger, side by side (two storage calls' worth of waiting, however
+ * many names), joined by certificate name. Changes nothing.
+ */
+
+/** Where the status view reads from. */
+export interface StatusSources {
+  readonly inventory: Inventory;
+  /** Every ledger row, read once (shared/adapters/storage/ledgerRows.ts for the table ledger). */
+  ledgerRows(): Promise<Read<LedgerRecord>>;
+  /**
+   * One ledger row by the service's record id (a point read); undefined when there is none.
+   * Without it, one certificate is found by listing the ledger.
+   */
+  ledgerRow?(id: number): Promise<LedgerRecord | undefined>;
+}
+
+/** Most certificates one load returns; more are left off and `truncated` says so. */
+export const MAX_STATUS_CERTIFICATES = 5_000;
+
+export interface LoadStatusOptions {
+  /** Only these names (each one, known or not); default: every certificate known. */
+  readonly names?: readonly string[] | undefined;
+  /** Default MAX_STATUS_CERTIFICATES. */
+  readonly max?: number;
+}
+
+export interface LoadedStatus {
+  /** One input per certificate, sorted by name (code units: the same order on every host). */
+  readonly inputs: StatusInput[];
+  /** Rows that could not be read, one line each (shown as warnings, never guessed at). */
+  readonly invalid: string[];
+  /** True when more certificates were known than `max`: the first `max` by name are here. */
+  readonly truncated: boolean;
+}
+
+/** Name order by UTF-16 code units: stable, locale-free, and what continuation tokens compare. */
+export const byName = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+
+/**
+ * The row of one name among several (ids differ when a certificate was re-created): the row of
+ * the id the inventory knows, else the one asked for last.
+ */
+function latest(rows: readonly LedgerRecord[], id: number | undefined): LedgerRecord | undefined {
+  const sameId = rows.find((r) => r.id === id);
+  if (sameId) return sameId;
+  const when = (r: LedgerRecord) =>
+    (r.lastRequestedAt ?? r.claimedAt ?? r.expiryAtRequest).getTime();
+  return [...rows].sort((a, b) => when(b) - when(a))[0];
+}
+
+export async function loadStatus(
+  sources: StatusSources,
+  options: LoadStatusOptions = {},
+): Promise<LoadedStatus> {
+  const max = options.max ?? MAX_STATUS_CERTIFICATES;
+  const [inventory, ledger] = await Promise.all([sources.inventory.list(), sources.ledgerRows()]);
+  const records = new Map<string, InventoryRecord>(
+    inventory.items.map((r) => [r.certificateName, r]),
+  );
+  const rows = new Map<string, LedgerRecord[]>();
+  for (const row of ledger.items) {
+    rows.set(row.certificateName, [...(rows.get(row.certificateName) ?? []), row]);
+  }
+  const names =
+    options.names !== undefined
+      ? [...new Set(options.names)]
+      : [...new Set([...records.keys(), ...rows.keys()])];
+  names.sort(byName);
+  const kept = names.slice(0, max);
+  return {
+    inputs: kept.map((name) => {
+      const record = records.get(name);
+      return {
+        certificateName: name,
+        inventory: record,
+        ledger: latest(rows.get(name) ?? [], record?.id),
+      };
+    }),
+    invalid: [...inventory.invalid, ...ledger.invalid],
+    truncated: names.length > kept.length,
+  };
+}
+
+/**
+ * One certificate: a point read of its inventory record, then of its ledger row by the id the
+ * caller (Get Certificate) or the inventory knows; only without an id is the ledger listed.
+ */
+export async function loadOne(
+  sources: StatusSources,
+  name: string,
+  id?: number,
+): Promise<{ input: StatusInput; invalid: string[] }> {
+  const inventory = await sources.inventory.get(name);
+  const known = id ?? inventory?.id;
+  if (known === undefined || !sources.ledgerRow) {
+    const { inputs, invalid } = await loadStatus(sources, { names: [name] });
+    return { input: inputs[0] ?? { certificateName: name }, invalid };
+  }
+  try {
+    const row = await sources.ledgerRow(known);
+    // Another name under this id: the record was re-created under a new name; not this one's.
+    const ledger = row?.certificateName === name ? row : undefined;
+    return { input: { certificateName: name, inventory, ledger }, invalid: [] };
+  } catch (error) {
+    // A row this version cannot read is named, never guessed at (and never a 400 to the caller).
+    if (!(error instanceof ValidationError)) throw error;
+    return { input: { certificateName: name, inventory }, invalid: [error.message] };
+  }
+}
+
+/**
+ * The runtime's sources: its inventory, and the ledger's table read with the runtime's own
+ * settings. A ledger that is not a table (none, or an in-process one) has no rows to list here.
+ */
+export function statusSourcesOf(runtime: Runtime): StatusSources {
+  const { settings } = runtime;
+  return {
+    inventory: runtime.inventory,
+    ledgerRows: async () =>
+      runtime.ledger.kind === "table"
+        ? listLedgerRows({
+            tableUri: settings.ledgerTableUri,
+            connectionString: settings.storageConnectionString,
+            timeoutMs: settings.httpTimeoutMs,
+          })
+        : { items: [], invalid: [] },
+    ledgerRow: async (id) => (await runtime.ledger.read(id))?.record,
+  };
+}
+
+/** The clock and settings the status words are judged with (CERTSCHED_VERIFY_WARN_DAYS...). */
+export function statusOptionsOf(runtime: Runtime, env: Env): StatusOptions {
+  return {
+    now: runtime.now(),
+    graceMs: runtime.settings.renewalGraceMs,
+    warnDays: loadVerifySettings(env).warnDays,
+  };
+}
