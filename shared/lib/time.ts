@@ -1,4 +1,10 @@
-const UNIT_MS = { d: 86_400_000, h: 3_600_000, m: 60_000, s: 1_000, ms: 1 } as const;
+/** Time constants: one definition each, in milliseconds. */
+export const SECOND_MS = 1_000;
+export const MINUTE_MS = 60 * SECOND_MS;
+export const HOUR_MS = 60 * MINUTE_MS;
+export const DAY_MS = 24 * HOUR_MS;
+
+const UNIT_MS = { d: DAY_MS, h: HOUR_MS, m: MINUTE_MS, s: SECOND_MS, ms: 1 } as const;
 
 /**
  * Parses a duration written for people: `2h`, `90m`, `45s`, `1d`, `1h30m`, `250ms`, or
