@@ -1,5 +1,4 @@
 import { loadVerifySettings } from "../../shared/app/config/verifySettings.js";
-import { type VerifySettings } from "../../shared/core/verification/verifySettings.js";
 import { fromServiceRecord, remember } from "../../shared/core/inventory/fromRecords.js";
 import { adviceFor } from "../../shared/core/verification/advice.js";
 import {
@@ -7,6 +6,7 @@ import {
   type NamedEndpoint,
   parseEndpoint,
 } from "../../shared/core/verification/endpoint.js";
+import type { VerifySettings } from "../../shared/core/verification/verifySettings.js";
 import { parseDuration } from "../../shared/lib/time.js";
 import {
   countInventoryStatuses,

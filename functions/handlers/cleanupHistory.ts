@@ -1,5 +1,4 @@
 import type { InvocationContext, Timer } from "@azure/functions";
-import { runsOf } from "../../shared/app/runs.js";
 import { getRuntime } from "../../shared/app/services.js";
 import { contextLogger } from "../../shared/edge/contextLogger.js";
 import { cleanupHistory as cleanup } from "../../shared/usecases/cleanupHistory.js";
@@ -17,7 +16,7 @@ export async function cleanupHistory(_timer: Timer, context: InvocationContext):
     retentionMs: runtime.settings.historyRetentionMs,
     log,
   });
-  const runs = runsOf(runtime);
+  const runs = runtime.runs;
   // Queued runs (docs/runs.md) are kept as long as the history that records them.
   const cutoff = new Date(runtime.now().getTime() - runtime.settings.historyRetentionMs);
   const removed = await runs.store.removeBefore(cutoff);

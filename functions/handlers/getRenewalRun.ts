@@ -1,6 +1,5 @@
 import type { HttpRequest, HttpResponseInit, InvocationContext } from "@azure/functions";
 import { z } from "zod";
-import { runsOf } from "../../shared/app/runs.js";
 import { getRuntime } from "../../shared/app/services.js";
 import { parseOrThrow } from "../../shared/core/certificate/index.js";
 import { runIdSchema } from "../../shared/core/runs/runMessage.js";
@@ -25,7 +24,7 @@ export async function getRenewalRun(
     parseQuery(request, noQuery);
     const { runId } = parseOrThrow(params, { runId: request.params.runId }, "route");
     const runtime = getRuntime();
-    const { store, queue } = runsOf(runtime);
+    const { store, queue } = runtime.runs;
     const read = await store.get(runId);
     if (!read) {
       return problem(

@@ -1,5 +1,4 @@
 import type { InvocationContext } from "@azure/functions";
-import { runsOf } from "../../shared/app/runs.js";
 import { getRuntime } from "../../shared/app/services.js";
 import { contextLogger } from "../../shared/edge/contextLogger.js";
 import { poisonRun } from "../../shared/usecases/poisonRun.js";
@@ -14,7 +13,7 @@ export async function poisonedRenewals(
   context: InvocationContext,
 ): Promise<void> {
   await poisonRun(
-    () => runsOf(getRuntime()),
+    () => getRuntime().runs,
     contextLogger(context),
     message,
     () => getRuntime().now(),

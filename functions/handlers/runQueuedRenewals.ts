@@ -1,5 +1,4 @@
 import type { InvocationContext } from "@azure/functions";
-import { runsOf } from "../../shared/app/runs.js";
 import { getRuntime } from "../../shared/app/services.js";
 import { contextLogger } from "../../shared/edge/contextLogger.js";
 import { processRun } from "../../shared/usecases/processRun.js";
@@ -21,7 +20,7 @@ export async function runQueuedRenewals(
   context: InvocationContext,
 ): Promise<void> {
   const runtime = getRuntime();
-  await processRun(runtime, runsOf(runtime).store, contextLogger(context), message, {
+  await processRun(runtime, runtime.runs.store, contextLogger(context), message, {
     dequeueCount: dequeueCountOf(context),
     traceContext: context.traceContext,
   });

@@ -1,6 +1,5 @@
 import type { HttpRequest, HttpResponseInit, InvocationContext } from "@azure/functions";
 import { z } from "zod";
-import { runsOf } from "../../shared/app/runs.js";
 import { getRuntime } from "../../shared/app/services.js";
 import { IDEMPOTENCY_HEADER, idempotencyKeyOf } from "../../shared/core/runs/idempotencyKey.js";
 import { isFinished } from "../../shared/core/runs/run.js";
@@ -50,7 +49,7 @@ export async function runRenewals(
     const { dryRun, wait } = parseQuery(request, query);
     const keyHash = idempotencyKeyOf(request, caller);
     const runtime = getRuntime();
-    const { store, queue } = runsOf(runtime);
+    const { store, queue } = runtime.runs;
     const result = await startRun(store, queue, contextLogger(context), {
       dryRun: dryRun ?? runtime.settings.dryRun,
       requestedBy: requesterOf(caller).by,

@@ -2,13 +2,11 @@ import { inlineRunQueue, storageRunQueue } from "../adapters/queue/storageRunQue
 import { tableRunStore } from "../adapters/storage/tableRunStore.js";
 import type { RunQueue } from "../core/ports/runQueue.js";
 import { memoryRunStore, type RunStore } from "../core/ports/runStore.js";
-import { MAX_DEQUEUE_COUNT, type RunMessage } from "../core/runs/run.js";
+import type { RunMessage } from "../core/runs/run.js";
+import type { Settings } from "../core/settings.js";
 import type { Logger } from "../lib/log.js";
-import { poisonRun } from "../usecases/poisonRun.js";
-import { processRun } from "../usecases/processRun.js";
-import type { Runtime } from "./services.js";
 
-/** The run store and queue of one runtime. */
+/** The app's run store and queue. */
 export interface Runs {
   readonly store: RunStore;
   readonly queue: RunQueue;
@@ -19,37 +17,26 @@ export interface Runs {
   settled(): Promise<void>;
 }
 
-/** Seams for tests: a store and queue of their own (a unique table and queue on Azurite). */
-export interface RunsOverrides {
-  readonly store?: RunStore;
-  readonly queue?: RunQueue;
-}
-
-const built = new WeakMap<Runtime, Runs>();
-let overrides: RunsOverrides = {};
-
-/** Replaces the store and queue the next runtime gets (tests); `{}` restores the defaults. */
-export function setRunsOverrides(next: RunsOverrides): void {
-  overrides = next;
+export interface RunsSeams {
+  readonly store?: RunStore | undefined;
+  readonly queue?: RunQueue | undefined;
+  /** Sweeps one message of the in-process queue, as the host's queue trigger would. */
+  readonly deliver: (message: RunMessage, log: Logger) => Promise<void>;
 }
 
 /**
- * The runtime's runs, built on first use. With storage (CERTSCHED_LEDGER_TABLE_URI or
- * AzureWebJobsStorage, beside the ledger; CERTSCHED_QUEUE_URI or the connection string's
- * QueueEndpoint) runs live in the table certschedruns and go through the queue certsched-runs.
- * Without any (tests, the sandbox), both are in this process: the message is delivered here,
- * retried up to MAX_DEQUEUE_COUNT times and then poisoned, as the host would; nothing survives
- * a restart, which is why the deployed app always has storage.
+ * The app's runs. With storage (CERTSCHED_LEDGER_TABLE_URI or AzureWebJobsStorage, beside the
+ * ledger; CERTSCHED_QUEUE_URI or the connection string's QueueEndpoint) runs live in the table
+ * certschedruns and go through the queue certsched-runs. Without any (tests, the sandbox), both
+ * are in this process: the message is given to `deliver` here, as the host would; nothing
+ * survives a restart, which is why the deployed app always has storage.
  */
-export function runsOf(runtime: Runtime): Runs {
-  const existing = built.get(runtime);
-  if (existing) return existing;
-  const s = runtime.settings;
+export function buildRuns(s: Settings, seams: RunsSeams): Runs {
   const timeoutMs = s.httpTimeoutMs;
   const hasTables = Boolean(s.ledgerTableUri || s.storageConnectionString);
   const hasQueue = Boolean(s.queueUri || s.storageConnectionString);
   const store =
-    overrides.store ??
+    seams.store ??
     (hasTables
       ? tableRunStore({
           tableUri: s.ledgerTableUri,
@@ -58,37 +45,16 @@ export function runsOf(runtime: Runtime): Runs {
         })
       : memoryRunStore());
   const inline =
-    overrides.queue || hasQueue
+    seams.queue || hasQueue
       ? undefined
-      : inlineRunQueue((message, log) => deliverHere(runtime, store, message, log));
+      : inlineRunQueue((message, log) => seams.deliver(message, log));
   const queue =
-    overrides.queue ??
+    seams.queue ??
     inline ??
     storageRunQueue({
       queueUri: s.queueUri,
       connectionString: s.storageConnectionString,
       timeoutMs,
     });
-  const runs: Runs = { store, queue, settled: async () => inline?.settled() };
-  built.set(runtime, runs);
-  return runs;
-}
-
-/** The host's delivery loop, in this process: attempts, then the poison handling. */
-async function deliverHere(
-  runtime: Runtime,
-  store: RunStore,
-  message: RunMessage,
-  log: Logger,
-): Promise<void> {
-  for (let dequeueCount = 1; dequeueCount <= MAX_DEQUEUE_COUNT; dequeueCount++) {
-    try {
-      await processRun(runtime, store, log, message, { dequeueCount });
-      return;
-    } catch {
-      // processRun logged it and noted it on the run; deliver again, as the host would.
-    }
-  }
-  // This runtime's runs: built by now (this delivery came through their queue).
-  await poisonRun(() => runsOf(runtime), log, message, runtime.now);
+  return { store, queue, settled: async () => inline?.settled() };
 }

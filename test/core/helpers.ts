@@ -1,7 +1,8 @@
 import { randomBytes } from "node:crypto";
 import { expect } from "vitest";
 import { loadSettings } from "../../shared/app/config/settings.js";
-import { createRuntime, type Runtime, type RuntimeOverrides } from "../../shared/app/services.js";
+import type { Seams } from "../../shared/app/seams.js";
+import { createRuntime, type Runtime } from "../../shared/app/services.js";
 import {
   type CreateCertificateInput,
   createCertificateInput,
@@ -41,7 +42,7 @@ export async function startSandbox(
   options: {
     sim?: SimulatorOptions;
     env?: Record<string, string | undefined>;
-    overrides?: RuntimeOverrides;
+    overrides?: Seams;
   } = {},
 ): Promise<Sandbox> {
   const sim = await startSimulator({ ...distinctiveSecrets(), ...options.sim });
@@ -61,7 +62,7 @@ export async function startSandbox(
 export function runtimeFor(
   sim: Simulator,
   env: Record<string, string | undefined> = {},
-  overrides: RuntimeOverrides = {},
+  overrides: Seams = {},
 ): Runtime {
   const settings = loadSettings({ ...sandboxSettings(sim), ...env });
   watchSecret(settings.apiKey);

@@ -9,12 +9,8 @@ import {
   type Timer,
 } from "@azure/functions";
 import { loadSettings } from "../../shared/app/config/settings.js";
-import {
-  createRuntime,
-  type Runtime,
-  type RuntimeOverrides,
-  resetRuntime,
-} from "../../shared/app/services.js";
+import type { Seams } from "../../shared/app/seams.js";
+import { createRuntime, type Runtime, resetRuntime } from "../../shared/app/services.js";
 import type { Logger } from "../../shared/lib/log.js";
 import {
   type Simulator,
@@ -57,7 +53,7 @@ export interface AppHarness {
    * Points the app at the simulator: process.env becomes sandboxSettings(sim) plus `extra`
    * (undefined deletes a setting), then the runtime is rebuilt with `overrides`.
    */
-  configure(extra?: Settings, overrides?: RuntimeOverrides): Promise<void>;
+  configure(extra?: Settings, overrides?: Seams): Promise<void>;
   /** A fresh InvocationContext whose log lines land in `logs`. */
   context(functionName: string): InvocationContext;
   /** Runs an HTTP handler with a fresh context and records its answer. */
@@ -293,11 +289,7 @@ export const STACK_FRAME = /\n\s+at |\bat [\w.<>]+ \(.*:\d+:\d+\)/;
  * A runtime of its own (not the process-wide one) pointed at `sim`: for calling the sweep
  * directly, or for two "function instances" at once. Close it when done.
  */
-export function runtimeFor(
-  sim: Simulator,
-  extra: Settings = {},
-  overrides: RuntimeOverrides = {},
-): Runtime {
+export function runtimeFor(sim: Simulator, extra: Settings = {}, overrides: Seams = {}): Runtime {
   return createRuntime(loadSettings({ ...sandboxSettings(sim), ...extra }), overrides);
 }
 

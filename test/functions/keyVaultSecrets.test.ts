@@ -4,7 +4,7 @@ import { createCertificate } from "../../functions/createCertificate.js";
 import { renewCertificate } from "../../functions/renewCertificate.js";
 import { testConnectivity } from "../../functions/testConnectivity.js";
 import { createSecretClientReader } from "../../shared/adapters/identity/secretClientReader.js";
-import type { RuntimeOverrides } from "../../shared/app/services.js";
+import type { Seams } from "../../shared/app/seams.js";
 import { validCreateInputs } from "../support/createBodies.js";
 import { type FakeKeyVault, startFakeKeyVault, stubCredential } from "../support/fakeKeyVault.js";
 import {
@@ -28,7 +28,7 @@ let app: AppHarness;
 let vault: FakeKeyVault;
 
 /** The app reads its secrets from the fake vault through the real SecretClient. */
-const overrides: RuntimeOverrides = {
+const overrides: Seams = {
   now: clock.now,
   createSecretReader: (url) => createSecretClientReader(url, stubCredential, vault.clientOptions),
 };

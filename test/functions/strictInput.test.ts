@@ -5,7 +5,6 @@ import { listDueCertificates } from "../../functions/listDueCertificates.js";
 import { renewCertificate } from "../../functions/renewCertificate.js";
 import { runRenewals } from "../../functions/runRenewals.js";
 import { testConnectivity } from "../../functions/testConnectivity.js";
-import { runsOf } from "../../shared/app/runs.js";
 import { getRuntime } from "../../shared/app/services.js";
 import { validCreateInputs } from "../support/createBodies.js";
 import {
@@ -46,7 +45,7 @@ beforeEach(async () => {
 });
 afterEach(async () => {
   // POST /api/renewals queues its run; without storage it is swept in this process: let it end.
-  await runsOf(getRuntime()).settled();
+  await getRuntime().runs.settled();
   expect(app.leaks()).toEqual([]);
 });
 afterAll(() => app.close());

@@ -7,7 +7,8 @@ import { renewDueCertificates } from "../../functions/renewDueCertificates.js";
 import { testConnectivity } from "../../functions/testConnectivity.js";
 import { createSecretClientReader } from "../../shared/adapters/identity/secretClientReader.js";
 import { loadSettings } from "../../shared/app/config/settings.js";
-import { createRuntime, type RuntimeOverrides } from "../../shared/app/services.js";
+import type { Seams } from "../../shared/app/seams.js";
+import { createRuntime } from "../../shared/app/services.js";
 import { type Ledger, memoryLedger } from "../../shared/core/ports/ledger.js";
 import { resultLine, type SweepSummary } from "../../shared/core/renewal/summary.js";
 import { SweepFailedError } from "../../shared/lib/sweepFailedError.js";
@@ -65,7 +66,7 @@ interface World {
   settings: Record<string, string>;
   /** Memory ledger by default; undefined lets AzureWebJobsStorage decide. */
   ledger: Ledger | undefined;
-  createSecretReader?: RuntimeOverrides["createSecretReader"];
+  createSecretReader?: Seams["createSecretReader"];
   vault?: FakeKeyVault;
   azurite?: AzuriteHandle;
 }

@@ -9,7 +9,6 @@ import { renewCertificate } from "../../functions/renewCertificate.js";
 import { runRenewals } from "../../functions/runRenewals.js";
 import { testConnectivity } from "../../functions/testConnectivity.js";
 import { loadSettings } from "../../shared/app/config/settings.js";
-import { runsOf } from "../../shared/app/runs.js";
 import { createRuntime, getRuntime } from "../../shared/app/services.js";
 import { createCertificateInput } from "../../shared/core/certificate/index.js";
 import { memoryLedger } from "../../shared/core/ports/ledger.js";
@@ -657,7 +656,7 @@ describe("requests without a body", () => {
             // Queued (docs/runs.md); without storage it is swept in this process: let it end.
             expect(reply.status, reply.text).toBe(202);
             expect((reply.body as { dryRun: boolean }).dryRun).toBe(dryRun === "true");
-            await runsOf(getRuntime()).settled();
+            await getRuntime().runs.settled();
             upstreamCalls += sim.requests.length - calls;
             seen.swept += 1;
           } else {

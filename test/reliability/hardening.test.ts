@@ -11,7 +11,6 @@ import { runRenewals } from "../../functions/runRenewals.js";
 import { testConnectivity } from "../../functions/testConnectivity.js";
 import { createSecretClientReader } from "../../shared/adapters/identity/secretClientReader.js";
 import { loadSettings } from "../../shared/app/config/settings.js";
-import { runsOf } from "../../shared/app/runs.js";
 import { getRuntime } from "../../shared/app/services.js";
 import { memoryLedger } from "../../shared/core/ports/ledger.js";
 import type { SweepSummary } from "../../shared/core/renewal/summary.js";
@@ -173,7 +172,7 @@ describe("request bodies over 64 KiB", () => {
     expect(progress.pulled()).toBeLessThanOrEqual(16 * 1024);
     // POST /api/renewals queued a run, swept in this process (no storage here): let it end
     // before the next case reconfigures the app.
-    await runsOf(getRuntime()).settled();
+    await getRuntime().runs.settled();
     tally.checks += 1;
   });
 });

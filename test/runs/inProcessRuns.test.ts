@@ -1,7 +1,6 @@
 import { afterEach, beforeEach, describe, expect, inject, it } from "vitest";
 import { runRenewals } from "../../functions/runRenewals.js";
 import { loadSettings } from "../../shared/app/config/settings.js";
-import { runsOf, setRunsOverrides } from "../../shared/app/runs.js";
 import { getRuntime } from "../../shared/app/services.js";
 import { memoryLedger } from "../../shared/core/ports/ledger.js";
 import { memoryRunStore, type RunStore } from "../../shared/core/ports/runStore.js";
@@ -21,8 +20,7 @@ beforeEach(async () => {
   });
 });
 afterEach(async () => {
-  await runsOf(getRuntime()).settled();
-  setRunsOverrides({});
+  await getRuntime().runs.settled();
   expect(app.leaks()).toEqual([]);
   await app.close();
 });
@@ -30,7 +28,7 @@ afterEach(async () => {
 describe("where runs live", () => {
   it("with AzureWebJobsStorage: the table and the Storage Queue", async () => {
     await app.configure({ AzureWebJobsStorage: inject("azuriteTableConnectionString") });
-    const runs = runsOf(getRuntime());
+    const runs = getRuntime().runs;
     expect([runs.store.kind, runs.queue.kind]).toEqual(["table", "storage"]);
   });
 
@@ -39,7 +37,7 @@ describe("where runs live", () => {
       CERTSCHED_LEDGER_TABLE_URI: "https://st.table.core.windows.net",
       CERTSCHED_QUEUE_URI: "https://st.queue.core.windows.net",
     });
-    const runs = runsOf(getRuntime());
+    const runs = getRuntime().runs;
     expect([runs.store.kind, runs.queue.kind]).toEqual(["table", "storage"]);
   });
 
@@ -54,7 +52,7 @@ describe("where runs live", () => {
   });
 
   it("without storage: in this process, the message delivered here", async () => {
-    const runs = runsOf(getRuntime());
+    const runs = getRuntime().runs;
     expect([runs.store.kind, runs.queue.kind]).toEqual(["memory", "inline"]);
 
     const reply = await app.call(runRenewals, httpRequest({ path: "renewals" }));
@@ -87,9 +85,8 @@ describe("the in-process queue follows host.json", () => {
         await memory.save(run);
       },
     };
-    setRunsOverrides({ store });
     // The ledger keeps each new delivery from renewing again (without one, nothing would).
-    await app.configure({}, { ledger: memoryLedger() });
+    await app.configure({}, { ledger: memoryLedger(), runs: { store } });
 
     const reply = await app.call(
       runRenewals,

@@ -1,7 +1,6 @@
 import { describe, expect, inject, it } from "vitest";
 import { cleanupHistory } from "../../functions/cleanupHistory.js";
 import { tableRunStore } from "../../shared/adapters/storage/tableRunStore.js";
-import { setRunsOverrides } from "../../shared/app/runs.js";
 import { memoryRunStore, type RunStore } from "../../shared/core/ports/runStore.js";
 import type { Run } from "../../shared/core/runs/run.js";
 import { DAY_MS, fakeClock, startHarness, timer, uniqueTableName } from "../functions/harness.js";
@@ -75,8 +74,10 @@ describe("the daily cleanup", () => {
     try {
       const clock = fakeClock("2026-03-01T04:30:00.000Z");
       const store = memoryRunStore();
-      setRunsOverrides({ store });
-      await app.configure({ CERTSCHED_HISTORY_RETENTION: "1d" }, { now: clock.now });
+      await app.configure(
+        { CERTSCHED_HISTORY_RETENTION: "1d" },
+        { now: clock.now, runs: { store } },
+      );
       await store.save(run("1", new Date(clock.now().getTime() - DAY_MS - 1)));
       await store.save(run("2", new Date(clock.now().getTime() - DAY_MS)));
 
@@ -88,7 +89,6 @@ describe("the daily cleanup", () => {
         "certsched run store cleanup: removed 1 row(s) from before 2026-02-28T04:30:00.000Z",
       );
     } finally {
-      setRunsOverrides({});
       await app.close();
     }
   });

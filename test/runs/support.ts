@@ -9,8 +9,7 @@ import { runRenewals } from "../../functions/runRenewals.js";
 import { storageRunQueue } from "../../shared/adapters/queue/storageRunQueue.js";
 import { tableLedger } from "../../shared/adapters/storage/tableLedger.js";
 import { tableRunStore } from "../../shared/adapters/storage/tableRunStore.js";
-import { type RunsOverrides, setRunsOverrides } from "../../shared/app/runs.js";
-import type { RuntimeOverrides } from "../../shared/app/services.js";
+import type { Seams } from "../../shared/app/seams.js";
 import type { RunStore } from "../../shared/core/ports/runStore.js";
 import type { RunView } from "../../shared/edge/views/runView.js";
 import {
@@ -39,7 +38,7 @@ export interface RunsWorld {
   readonly runsTable: TableClient;
   readonly store: RunStore;
   /** Reconfigures the app (settings, runtime overrides), keeping the same table and queue. */
-  configure(extra?: Settings, overrides?: RuntimeOverrides, runs?: RunsOverrides): Promise<void>;
+  configure(extra?: Settings, overrides?: Seams, runs?: Seams["runs"]): Promise<void>;
   post(init?: { query?: Record<string, string>; headers?: Record<string, string> }): Promise<Reply>;
   get(runId: string, headers?: Record<string, string>): Promise<Reply>;
   /** The host loop on the run queue with the real queue trigger, until the queue is empty. */
@@ -81,12 +80,11 @@ export async function startRunsWorld(
     runsTable,
     store,
     async configure(extra = {}, overrides = {}, runs = {}) {
-      setRunsOverrides({
-        store,
-        queue: storageRunQueue({ connectionString, queueName }),
-        ...runs,
+      await app.configure(extra, {
+        ledger,
+        ...overrides,
+        runs: { store, queue: storageRunQueue({ connectionString, queueName }), ...runs },
       });
-      await app.configure(extra, { ledger, ...overrides });
     },
     post: (init = {}) =>
       app.call(
@@ -135,7 +133,6 @@ export async function startRunsWorld(
       return texts;
     },
     async close() {
-      setRunsOverrides({});
       await queue.deleteIfExists();
       await poison.deleteIfExists();
       await app.close();

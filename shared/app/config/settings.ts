@@ -6,7 +6,6 @@ import type { Env, Settings } from "../../core/settings.js";
 import type { VerifySettings } from "../../core/verification/verifySettings.js";
 import { ConfigError, type Problem } from "../../lib/errors.js";
 import { MIN_SECRET_LENGTH, significantLength } from "../../lib/redact/secretForms.js";
-import { parseDuration } from "../../lib/time.js";
 import { duration } from "./duration.js";
 import { loadVerifySettings } from "./verifySettings.js";
 

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import type { Env } from "../../core/settings.js";
-import { type ConnectToRule, parseConnectTo } from "../../core/verification/connectTo.js";
+import { parseConnectTo } from "../../core/verification/connectTo.js";
 import type { VerifySettings } from "../../core/verification/verifySettings.js";
 import { ConfigError, type Problem } from "../../lib/errors.js";
 import { duration } from "./duration.js";

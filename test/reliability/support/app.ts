@@ -1,7 +1,8 @@
 import { randomBytes } from "node:crypto";
 import { createServer } from "node:net";
 import { HttpRequest, type HttpRequestInit, type Timer } from "@azure/functions";
-import { type RuntimeOverrides, resetRuntime } from "../../../shared/app/services.js";
+import type { Seams } from "../../../shared/app/seams.js";
+import { resetRuntime } from "../../../shared/app/services.js";
 import {
   type SeedCertificate,
   type Simulator,
@@ -96,7 +97,7 @@ const saved = new Map<string, string | undefined>();
  */
 export async function configureApp(
   settings: Record<string, string>,
-  overrides: RuntimeOverrides = {},
+  overrides: Seams = {},
 ): Promise<void> {
   const set = (key: string, value: string | undefined) => {
     if (!saved.has(key)) saved.set(key, process.env[key]);
