@@ -1,4 +1,5 @@
 import type { HttpRequest, HttpResponseInit, InvocationContext } from "@azure/functions";
+import { platformEnv } from "../../shared/app/config/platform.js";
 import { getRuntime } from "../../shared/app/services.js";
 import { createCertificateInput, parseOrThrow } from "../../shared/core/certificate/index.js";
 import { rememberCreated } from "../../shared/core/inventory/fromRecords.js";
@@ -17,7 +18,7 @@ export async function createCertificate(
   context: InvocationContext,
 ): Promise<HttpResponseInit> {
   return handle(context, async () => {
-    authorize(request, OPERATOR);
+    authorize(request, OPERATOR, platformEnv());
     parseQuery(request, noQuery);
     const input = parseOrThrow(
       createCertificateInput,

@@ -1,4 +1,5 @@
 import type { HttpRequest, HttpResponseInit, InvocationContext } from "@azure/functions";
+import { platformEnv } from "../../shared/app/config/platform.js";
 import { getRuntime } from "../../shared/app/services.js";
 import { authorize } from "../../shared/edge/auth/authorize.js";
 import { READER } from "../../shared/edge/auth/roles.js";
@@ -19,7 +20,7 @@ export async function dashboard(
   context: InvocationContext,
 ): Promise<HttpResponseInit> {
   return handle(context, async () => {
-    authorize(request, READER);
+    authorize(request, READER, platformEnv());
     const query = parseQuery(request, dashboardQuery);
     const runtime = getRuntime();
     return dashboardResponse(dashboardSourcesOf(runtime), runtime, query, process.env, request.url);

@@ -1,5 +1,6 @@
 import type { HttpRequest, HttpResponseInit, InvocationContext } from "@azure/functions";
 import { z } from "zod";
+import { platformEnv } from "../../shared/app/config/platform.js";
 import { getRuntime } from "../../shared/app/services.js";
 import { parseOrThrow, requiredText } from "../../shared/core/certificate/index.js";
 import { authorize } from "../../shared/edge/auth/authorize.js";
@@ -25,7 +26,7 @@ export async function getCertificate(
   context: InvocationContext,
 ): Promise<HttpResponseInit> {
   return handle(context, async () => {
-    authorize(request, READER);
+    authorize(request, READER, platformEnv());
     parseQuery(request, noQuery);
     const { name } = parseOrThrow(params, { name: request.params.name }, "route");
     return json(200, await certificateDetail(getRuntime(), name, process.env));

@@ -1,5 +1,6 @@
 import type { HttpRequest, HttpResponseInit, InvocationContext } from "@azure/functions";
 import { z } from "zod";
+import { platformEnv } from "../../shared/app/config/platform.js";
 import { getRuntime } from "../../shared/app/services.js";
 import { parseOrThrow } from "../../shared/core/certificate/index.js";
 import { runIdSchema } from "../../shared/core/runs/runMessage.js";
@@ -20,7 +21,7 @@ export async function getRenewalRun(
   context: InvocationContext,
 ): Promise<HttpResponseInit> {
   return handle(context, async () => {
-    authorize(request, READER);
+    authorize(request, READER, platformEnv());
     parseQuery(request, noQuery);
     const { runId } = parseOrThrow(params, { runId: request.params.runId }, "route");
     const runtime = getRuntime();

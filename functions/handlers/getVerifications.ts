@@ -1,4 +1,5 @@
 import type { HttpRequest, HttpResponseInit, InvocationContext } from "@azure/functions";
+import { platformEnv } from "../../shared/app/config/platform.js";
 import { getRuntime } from "../../shared/app/services.js";
 import { verificationsView } from "../../shared/core/verification/views.js";
 import { authorize } from "../../shared/edge/auth/authorize.js";
@@ -12,7 +13,7 @@ export async function getVerifications(
   context: InvocationContext,
 ): Promise<HttpResponseInit> {
   return handle(context, async () => {
-    authorize(request, READER);
+    authorize(request, READER, platformEnv());
     const read = await getRuntime().inventory.list();
     return json(200, verificationsView(read));
   });

@@ -1,4 +1,5 @@
 import type { HttpRequest, HttpResponseInit, InvocationContext } from "@azure/functions";
+import { platformEnv } from "../../shared/app/config/platform.js";
 import { getRuntime } from "../../shared/app/services.js";
 import { statusPageQuery } from "../../shared/core/status/statusPage.js";
 import { authorize } from "../../shared/edge/auth/authorize.js";
@@ -18,7 +19,7 @@ export async function listCertificates(
   context: InvocationContext,
 ): Promise<HttpResponseInit> {
   return handle(context, async () => {
-    authorize(request, READER);
+    authorize(request, READER, platformEnv());
     const query = parseQuery(request, statusPageQuery);
     return json(200, await statusList(getRuntime(), query, process.env));
   });

@@ -1,4 +1,5 @@
 import type { HttpRequest, HttpResponseInit, InvocationContext } from "@azure/functions";
+import { platformEnv } from "../../shared/app/config/platform.js";
 import { getRuntime } from "../../shared/app/services.js";
 import { certificateView } from "../../shared/core/certificate/certificateView.js";
 import { fromServiceRecord, remember } from "../../shared/core/inventory/fromRecords.js";
@@ -15,7 +16,7 @@ export async function listDueCertificates(
   context: InvocationContext,
 ): Promise<HttpResponseInit> {
   return handle(context, async () => {
-    authorize(request, READER);
+    authorize(request, READER, platformEnv());
     parseQuery(request, noQuery);
     const runtime = getRuntime();
     const { certificates, rejected } = await runtime.client.listDue();

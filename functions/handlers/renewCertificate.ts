@@ -1,5 +1,6 @@
 import type { HttpRequest, HttpResponseInit, InvocationContext } from "@azure/functions";
 import { z } from "zod";
+import { platformEnv } from "../../shared/app/config/platform.js";
 import { getRuntime } from "../../shared/app/services.js";
 import { parseOrThrow, requiredText } from "../../shared/core/certificate/index.js";
 import { authorize } from "../../shared/edge/auth/authorize.js";
@@ -19,12 +20,17 @@ export async function renewCertificate(
   context: InvocationContext,
 ): Promise<HttpResponseInit> {
   return handle(context, async () => {
-    authorize(request, OPERATOR);
+    authorize(request, OPERATOR, platformEnv());
     parseQuery(request, noQuery);
     const { name } = parseOrThrow(params, { name: request.params.name }, "route");
     const log = contextLogger(context);
     // Looked up, then claimed and recorded in the ledger and the history like a sweep's renewal.
-    const renewed = await renewByName(getRuntime(), name, requesterOf(callerOf(request)), log);
+    const renewed = await renewByName(
+      getRuntime(),
+      name,
+      requesterOf(callerOf(request, platformEnv())),
+      log,
+    );
     const done = renewed.status === "scheduled" ? "scheduled" : "already in progress";
     log.info(`certsched renewal ${done} (v3): ${name}`);
     const { status, message, note, confirmedBy } = renewed;

@@ -1,5 +1,6 @@
 import type { HttpRequest, HttpResponseInit, InvocationContext } from "@azure/functions";
 import { z } from "zod";
+import { platformEnv } from "../../shared/app/config/platform.js";
 import { getRuntime } from "../../shared/app/services.js";
 import { IDEMPOTENCY_HEADER, idempotencyKeyOf } from "../../shared/core/runs/idempotencyKey.js";
 import { isFinished } from "../../shared/core/runs/run.js";
@@ -44,8 +45,8 @@ export async function runRenewals(
 ): Promise<HttpResponseInit> {
   const arrived = Date.now();
   return handle(context, async () => {
-    authorize(request, OPERATOR);
-    const caller = callerOf(request);
+    authorize(request, OPERATOR, platformEnv());
+    const caller = callerOf(request, platformEnv());
     const { dryRun, wait } = parseQuery(request, query);
     const keyHash = idempotencyKeyOf(request, caller);
     const runtime = getRuntime();

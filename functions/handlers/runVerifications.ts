@@ -1,4 +1,5 @@
 import type { HttpRequest, HttpResponseInit, InvocationContext } from "@azure/functions";
+import { platformEnv } from "../../shared/app/config/platform.js";
 import { getRuntime } from "../../shared/app/services.js";
 import { authorize } from "../../shared/edge/auth/authorize.js";
 import { OPERATOR } from "../../shared/edge/auth/roles.js";
@@ -20,7 +21,7 @@ export async function runVerifications(
   context: InvocationContext,
 ): Promise<HttpResponseInit> {
   return handle(context, async () => {
-    authorize(request, OPERATOR);
+    authorize(request, OPERATOR, platformEnv());
     const runtime = getRuntime();
     const verification = await verifyWith(runtime, contextLogger(context), {
       trigger: "http",

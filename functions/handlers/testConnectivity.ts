@@ -1,4 +1,5 @@
 import type { HttpRequest, HttpResponseInit, InvocationContext } from "@azure/functions";
+import { platformEnv } from "../../shared/app/config/platform.js";
 import { getRuntime } from "../../shared/app/services.js";
 import { authorize } from "../../shared/edge/auth/authorize.js";
 import { READER } from "../../shared/edge/auth/roles.js";
@@ -12,7 +13,7 @@ export async function testConnectivity(
   context: InvocationContext,
 ): Promise<HttpResponseInit> {
   return handle(context, async () => {
-    authorize(request, READER);
+    authorize(request, READER, platformEnv());
     parseQuery(request, noQuery);
     const message = await getRuntime().client.test();
     return json(200, { ok: true, message });

@@ -22,11 +22,7 @@ export class ForbiddenError extends CertschedError {
  * existed: the key is the credential and the host has checked it. An Entra ID caller needs
  * `role` (Operator includes Reader). Returns the caller, for the records that name who acted.
  */
-export function authorize(
-  request: HttpRequest,
-  role: AppRole,
-  env: AuthEnvironment = process.env,
-): Caller {
+export function authorize(request: HttpRequest, role: AppRole, env: AuthEnvironment): Caller {
   const caller = callerOf(request, env);
   if (caller.kind === "entra" && !hasRole(caller.roles, role)) {
     throw new ForbiddenError(role, caller.name);

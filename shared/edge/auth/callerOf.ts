@@ -12,7 +12,7 @@ export type Caller =
       readonly roles: readonly string[];
     };
 
-/** The app settings read here (process.env in the function app). */
+/** The platform settings read here (app/config/platform.ts: platformEnv). */
 export type AuthEnvironment = Readonly<Record<string, string | undefined>>;
 
 /**
@@ -21,7 +21,7 @@ export type AuthEnvironment = Readonly<Record<string, string | undefined>>;
  * reads the same variable). Only then does the platform strip any x-ms-client-principal a client
  * sends and write its own, which is what makes the header trustworthy.
  */
-export function easyAuthEnabled(env: AuthEnvironment = process.env): boolean {
+export function easyAuthEnabled(env: AuthEnvironment): boolean {
   return env.WEBSITE_AUTH_ENABLED?.trim().toLowerCase() === "true";
 }
 
@@ -31,7 +31,7 @@ export function easyAuthEnabled(env: AuthEnvironment = process.env): boolean {
  * proves nothing. With Easy Auth and no principal, the caller came in on a function key alone
  * (a path Easy Auth leaves open; docs/deploy.md). A malformed header is a ValidationError (400).
  */
-export function callerOf(request: HttpRequest, env: AuthEnvironment = process.env): Caller {
+export function callerOf(request: HttpRequest, env: AuthEnvironment): Caller {
   if (!easyAuthEnabled(env)) return { kind: "function-key" };
   const header = request.headers.get(PRINCIPAL_HEADER);
   if (header === null) return { kind: "function-key" };
