@@ -24,6 +24,7 @@ import { type Inventory, noInventory } from "../core/ports/inventory.js";
 import type { Ledger } from "../core/ports/ledger.js";
 import { noLedger } from "../core/ports/ledger.js";
 import { type Notifier, noNotifier } from "../core/ports/notifier.js";
+import type { Probes } from "../core/ports/probes.js";
 import type { RequestLog } from "../core/ports/requestLog.js";
 import type { SecretReader, SecretStore } from "../core/ports/secrets.js";
 import { noTelemetry, type Telemetry } from "../core/ports/telemetry.js";
@@ -33,6 +34,7 @@ import type { Env, Settings } from "../core/settings.js";
 import { HttpClient } from "../lib/http/httpClient.js";
 import { registerSecret } from "../lib/redact/redact.js";
 import { loadSettings } from "./config/settings.js";
+import { probesFor } from "./probes.js";
 
 /** Everything a function or the CLI needs, built once from the settings. */
 export interface Runtime {
@@ -57,6 +59,8 @@ export interface Runtime {
   telemetry(): Promise<Telemetry>;
   /** Posts sweep messages to CERTSCHED_WEBHOOK_URL; does nothing when it is unset. */
   readonly notifier: Notifier;
+  /** What verification reads certificates with: TLS, and vaults with the vault token. */
+  readonly probes: Probes;
   close(): Promise<void>;
 }
 
@@ -263,6 +267,7 @@ export function createRuntime(settings: Settings, overrides: RuntimeOverrides = 
     now,
     telemetry,
     notifier,
+    probes: probesFor(tokens, settings.vaultResource),
     close: async () => {
       // Requests counted in the last moments are written before the process may end.
       await requests.settled();

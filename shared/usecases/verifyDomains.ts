@@ -1,4 +1,4 @@
-import { type ProbeOptions, type ProbeResult, probeTls } from "../adapters/probes/tlsProbe.js";
+import type { ProbeOptions, ProbeResult, Probes } from "../core/ports/probes.js";
 import type { NamedEndpoint } from "../core/verification/endpoint.js";
 import {
   type AcceptedRenewal,
@@ -35,6 +35,8 @@ export interface VerifyTarget {
 }
 
 export interface VerifyOptions {
+  /** The TLS probe (adapters/probes/tlsProbe.ts, wired by the caller). */
+  readonly probes: Pick<Probes, "tls">;
   readonly settings: Pick<VerifySettings, "connectTo" | "warnDays" | "windowMs" | "timeoutMs">;
   readonly now: () => Date;
   /** Trusted certificates instead of Node's default store (tests). */
@@ -46,7 +48,7 @@ export interface VerifyOptions {
 
 /** Reads what one target serves. Never throws. */
 export function probeTarget(target: VerifyTarget, options: VerifyOptions): Promise<ProbeResult> {
-  return probeTls(target.endpoint, {
+  return options.probes.tls(target.endpoint, {
     connectTo: options.settings.connectTo,
     timeoutMs: options.settings.timeoutMs,
     ...(options.ca ? { ca: options.ca } : {}),

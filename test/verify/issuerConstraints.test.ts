@@ -1,6 +1,7 @@
 import { X509Certificate } from "node:crypto";
 import tls, { type DetailedPeerCertificate } from "node:tls";
 import { afterEach, describe, expect, it } from "vitest";
+import { probeTls } from "../../shared/adapters/probes/tlsProbe.js";
 import { chainAnchored } from "../../shared/adapters/probes/trustAnchor.js";
 import { loadVerifySettings } from "../../shared/app/config/verifySettings.js";
 import { parseEndpoint } from "../../shared/core/verification/endpoint.js";
@@ -46,6 +47,7 @@ async function verifyChain(
   const endpoint = parseEndpoint("www.contoso.test");
   if (typeof endpoint === "string") throw new Error(endpoint);
   const [result] = await verifyTargets([{ endpoint }], {
+    probes: { tls: probeTls },
     settings: loadVerifySettings({
       CERTSCHED_VERIFY_CONNECT_TO: `www.contoso.test:443:127.0.0.1:${server.port}`,
       CERTSCHED_HTTP_TIMEOUT: "5s",
@@ -133,6 +135,7 @@ describe("a path longer than an issuer's pathLenConstraint", () => {
     const endpoint = parseEndpoint("www.contoso.test");
     if (typeof endpoint === "string") throw new Error(endpoint);
     const [result] = await verifyTargets([{ endpoint }], {
+      probes: { tls: probeTls },
       settings: loadVerifySettings({
         CERTSCHED_VERIFY_CONNECT_TO: `www.contoso.test:443:127.0.0.1:${server.port}`,
         CERTSCHED_HTTP_TIMEOUT: "5s",
@@ -171,6 +174,7 @@ describe("a leaf whose extendedKeyUsage does not allow a TLS server", () => {
     const endpoint = parseEndpoint("www.contoso.test");
     if (typeof endpoint === "string") throw new Error(endpoint);
     const [result] = await verifyTargets([{ endpoint }], {
+      probes: { tls: probeTls },
       settings: loadVerifySettings({
         CERTSCHED_VERIFY_CONNECT_TO: `www.contoso.test:443:127.0.0.1:${server.port}`,
         CERTSCHED_HTTP_TIMEOUT: "5s",

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { renewDueCertificates } from "../../functions/renewDueCertificates.js";
+import { probeTls } from "../../shared/adapters/probes/tlsProbe.js";
 import { loadVerifySettings } from "../../shared/app/config/verifySettings.js";
 import { type Ledger, memoryLedger } from "../../shared/core/ports/ledger.js";
 import { type NamedEndpoint, parseEndpoint } from "../../shared/core/verification/endpoint.js";
@@ -91,7 +92,7 @@ async function sweptWith(faults: Record<string, HostingFault> = {}) {
           renewal: renewals.shop,
         },
       ],
-      { settings, now: clock.now, ca: [hosting.caPem] },
+      { probes: { tls: probeTls }, settings, now: clock.now, ca: [hosting.caPem] },
     );
   return { harness, clock, start, inDays, renewals, verify };
 }
