@@ -12,7 +12,8 @@ import {
   type InventoryResult,
 } from "../shared/core/verification/inventoryResult.js";
 import type { AcceptedRenewal } from "../shared/core/verification/judge.js";
-import { type VerifyTarget, verifyTargets } from "../shared/usecases/verifyDomains.js";
+import type { VerifyTarget } from "../shared/core/verification/targets.js";
+import { verifyTargets } from "../shared/usecases/verifyDomains.js";
 import type { Hosting, Simulator } from "../sim/index.js";
 import {
   SAMPLE_NOT_LANDED,

@@ -5,7 +5,8 @@ import { probeTls } from "../../shared/adapters/probes/tlsProbe.js";
 import { chainAnchored } from "../../shared/adapters/probes/trustAnchor.js";
 import { loadVerifySettings } from "../../shared/app/config/verifySettings.js";
 import { parseEndpoint } from "../../shared/core/verification/endpoint.js";
-import { type VerifyResult, verifyTargets } from "../../shared/usecases/verifyDomains.js";
+import type { VerifyResult } from "../../shared/core/verification/targets.js";
+import { verifyTargets } from "../../shared/usecases/verifyDomains.js";
 import {
   type IntermediateOptions,
   makeCa,

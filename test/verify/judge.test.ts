@@ -5,11 +5,8 @@ import type { ProbeResult } from "../../shared/core/ports/probes.js";
 import { parseConnectTo } from "../../shared/core/verification/connectTo.js";
 import { type NamedEndpoint, parseEndpoint } from "../../shared/core/verification/endpoint.js";
 import { type AcceptedRenewal, judge, type Verdict } from "../../shared/core/verification/judge.js";
-import {
-  countStatuses,
-  needsAttention,
-  verifyTargets,
-} from "../../shared/usecases/verifyDomains.js";
+import { countStatuses, needsAttention } from "../../shared/core/verification/targets.js";
+import { verifyTargets } from "../../shared/usecases/verifyDomains.js";
 import { type Issued, makeCa, makeLeaf } from "../support/certificates.js";
 import { closedPort, type RecordingServer, startTlsServer } from "./support/servers.js";
 import { certificateWithUnreadableExpiry } from "./support/unreadableDates.js";

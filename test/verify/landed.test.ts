@@ -5,7 +5,8 @@ import { loadVerifySettings } from "../../shared/app/config/verifySettings.js";
 import { type Ledger, memoryLedger } from "../../shared/core/ports/ledger.js";
 import { type NamedEndpoint, parseEndpoint } from "../../shared/core/verification/endpoint.js";
 import type { AcceptedRenewal } from "../../shared/core/verification/judge.js";
-import { type VerifyResult, verifyTargets } from "../../shared/usecases/verifyDomains.js";
+import type { VerifyResult } from "../../shared/core/verification/targets.js";
+import { verifyTargets } from "../../shared/usecases/verifyDomains.js";
 import type { Hosting, HostingFault, SeedCertificate } from "../../sim/index.js";
 import {
   type AppHarness,

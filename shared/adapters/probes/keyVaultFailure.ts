@@ -4,6 +4,11 @@ import { ensureError, isCertschedError } from "../../lib/errors.js";
 import { redact } from "../../lib/redact/redact.js";
 import { escapeControl } from "../../lib/text/escapeControl.js";
 
+/**
+ * What a failed vault read says (adapters/probes/keyVaultProbe.ts): the SDK's error, an
+ * answer that is no certificate, or another certificate's record, in one line for people.
+ */
+
 /** Longest piece of the vault's own message kept in a detail. */
 export const MAX_MESSAGE = 300;
 

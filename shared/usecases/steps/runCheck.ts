@@ -5,6 +5,7 @@ import type { InventoryResult } from "../../core/verification/inventoryResult.js
 import type { AcceptedRenewal } from "../../core/verification/judge.js";
 import { type Check, nameOf } from "../../core/verification/plan.js";
 import { SERVICE_NAME_RULE } from "../../core/verification/publicAddress.js";
+import { judgeTarget } from "../../core/verification/targets.js";
 import {
   type KeyVaultResult,
   type KeyVaultTarget,
@@ -17,7 +18,7 @@ import type { Logger } from "../../lib/log.js";
 import { mapWithConcurrency } from "../../lib/pool.js";
 import { redact } from "../../lib/redact/redact.js";
 import { escapeControl } from "../../lib/text/escapeControl.js";
-import { judgeTarget, probeTarget } from "../verifyDomains.js";
+import { probeTarget } from "../verifyDomains.js";
 
 /** What reading one check needs: the probes, the ledger's accepted renewals, the clock. */
 export interface CheckPorts {
