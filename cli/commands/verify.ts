@@ -1,3 +1,4 @@
+import { probeTls } from "../../shared/adapters/probes/tlsProbe.js";
 import { loadVerifySettings } from "../../shared/app/config/verifySettings.js";
 import { fromServiceRecord, remember } from "../../shared/core/inventory/fromRecords.js";
 import { adviceFor } from "../../shared/core/verification/advice.js";
@@ -6,15 +7,15 @@ import {
   type NamedEndpoint,
   parseEndpoint,
 } from "../../shared/core/verification/endpoint.js";
-import type { VerifySettings } from "../../shared/core/verification/verifySettings.js";
-import { parseDuration } from "../../shared/lib/time.js";
 import {
   countInventoryStatuses,
   failsRun,
-  INVENTORY_STATUSES,
   type InventoryResult,
-  verifyInventory,
-} from "../../shared/usecases/steps/verifyInventory.js";
+} from "../../shared/core/verification/inventoryResult.js";
+import { INVENTORY_STATUSES } from "../../shared/core/verification/judge.js";
+import type { VerifySettings } from "../../shared/core/verification/verifySettings.js";
+import { parseDuration } from "../../shared/lib/time.js";
+import { verifyInventory } from "../../shared/usecases/steps/verifyInventory.js";
 import { verifyTargets } from "../../shared/usecases/verifyDomains.js";
 import { cliLogger } from "../cliLogger.js";
 import { type Command, JSON_OPTION } from "../command.js";
@@ -186,7 +187,11 @@ export const verifyCommand: Command = {
       const { env } = await cliEnv(io);
       const read = await verifyTargets(
         endpoints.map((endpoint) => ({ endpoint })),
-        { settings: withTimeout(loadVerifySettings(env)), now: () => new Date() },
+        {
+          probes: { tls: probeTls },
+          settings: withTimeout(loadVerifySettings(env)),
+          now: () => new Date(),
+        },
       );
       // No record of earlier attempts is kept for --domain: no grace (contracts/verify.md).
       results = read.map((r) => (r.status === "unreachable" ? { ...r, pastGrace: true } : r));

@@ -11,6 +11,7 @@ import { ServiceClient } from "../adapters/service/serviceClient.js";
 import { listLedgerRows } from "../adapters/storage/ledgerRows.js";
 import { sharedBudget } from "../adapters/storage/sharedBudget.js";
 import { fromServiceRecord } from "../core/inventory/fromRecords.js";
+import type { Probes } from "../core/ports/probes.js";
 import type { RequestLog } from "../core/ports/requestLog.js";
 import type { SecretStore } from "../core/ports/secrets.js";
 import { readRenewalNeed } from "../core/quota/renewalNeed.js";
@@ -18,6 +19,7 @@ import { withPurpose } from "../core/quota/requestContext.js";
 import type { Settings } from "../core/settings.js";
 import { registerSecret } from "../lib/redact/redact.js";
 import { type AppServices, tableLocationOf } from "./appServices.js";
+import { probesFor } from "./probes.js";
 import type { Seams } from "./seams.js";
 
 /** The one account today: the service subscription and tenant the settings describe. */
@@ -36,6 +38,8 @@ export interface AccountServices {
   readonly client: ServiceClient;
   /** Every request sent to the service, counted into the history (the request budget). */
   readonly requests: RequestLog;
+  /** What verification reads certificates with: TLS, and vaults with this account's vault token. */
+  readonly probes: Probes;
   close(): Promise<void>;
 }
 
@@ -154,6 +158,7 @@ export function createAccountServices(
     tokens,
     client,
     requests,
+    probes: probesFor(tokens, settings.vaultResource),
     // Requests counted in the last moments are written before the process may end.
     close: async () => {
       await requests.settled();

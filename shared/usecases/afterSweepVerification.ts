@@ -1,13 +1,11 @@
-import { loadVerifySettings } from "../app/config/verifySettings.js";
-import type { Runtime } from "../app/services.js";
 import type { Trigger } from "../core/history/events.js";
-import type { InventoryRecord } from "../core/ports/inventory.js";
+import type { Inventory, InventoryRecord } from "../core/ports/inventory.js";
 import { ACCEPTED_OUTCOMES, type Ledger } from "../core/ports/ledger.js";
-import type { Env } from "../core/settings.js";
+import type { Settings } from "../core/settings.js";
+import type { InventoryVerification } from "../core/verification/inventoryResult.js";
 import { ensureError } from "../lib/errors.js";
 import type { Logger } from "../lib/log.js";
 import { redact } from "../lib/redact/redact.js";
-import type { InventoryVerification } from "./steps/verifyInventory.js";
 
 /**
  * After each sweep (issue 12, "When"): verify what earlier sweeps renewed once
@@ -78,12 +76,19 @@ export async function renewedToVerify(
   return candidates.filter((_, i) => due[i]).map((r) => r.certificateName);
 }
 
+/** What choosing the renewals to verify needs; the Runtime (app/services.ts) satisfies it. */
+export interface AfterSweepPorts {
+  /** CERTSCHED_VERIFY_WINDOW comes from `verify()`. */
+  readonly settings: Pick<Settings, "verify">;
+  readonly ledger: Ledger;
+  readonly inventory: Pick<Inventory, "list">;
+  readonly now: () => Date;
+}
+
 export interface AfterSweepOptions {
   readonly trigger: Trigger;
   /** The sweep's deadline: no verification starts after it. */
   readonly deadline: AbortSignal;
-  /** Where CERTSCHED_VERIFY_WINDOW is read (default process.env). */
-  readonly env?: Env;
   /** Verifies the names (verifyWith, scope "after-sweep"). */
   readonly verify: (names: readonly string[]) => Promise<InventoryVerification>;
 }
@@ -93,7 +98,7 @@ export interface AfterSweepOptions {
  * could be done (each reason logged). Never throws: the sweep's own outcome stays its own.
  */
 export async function verifyAfterSweep(
-  runtime: Pick<Runtime, "ledger" | "inventory" | "now">,
+  ports: AfterSweepPorts,
   log: Logger,
   options: AfterSweepOptions,
 ): Promise<AfterSweepVerification | undefined> {
@@ -104,10 +109,10 @@ export async function verifyAfterSweep(
       );
       return undefined;
     }
-    const { windowMs } = loadVerifySettings(options.env ?? process.env);
-    const { items } = await runtime.inventory.list();
-    const names = await renewedToVerify(items, runtime.ledger, {
-      now: runtime.now(),
+    const { windowMs } = ports.settings.verify();
+    const { items } = await ports.inventory.list();
+    const names = await renewedToVerify(items, ports.ledger, {
+      now: ports.now(),
       windowMs,
       log,
     });

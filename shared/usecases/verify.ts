@@ -1,11 +1,11 @@
-import { type BeforeRun, verificationNotices } from "../adapters/notify/verificationMessage.js";
-import { loadVerifySettings } from "../app/config/verifySettings.js";
-import type { Runtime } from "../app/services.js";
 import type { Trigger } from "../core/history/events.js";
+import type { Notifier } from "../core/ports/notifier.js";
 import { noTelemetry, type Telemetry } from "../core/ports/telemetry.js";
 import { withTrigger } from "../core/quota/requestTrigger.js";
-import type { Env } from "../core/settings.js";
+import type { Settings } from "../core/settings.js";
 import { guardedTelemetry } from "../core/telemetry/guardedTelemetry.js";
+import type { InventoryVerification } from "../core/verification/inventoryResult.js";
+import { type BeforeRun, verificationNotices } from "../core/verification/notices.js";
 import {
   type VerificationScope,
   verificationSummaryLine,
@@ -14,8 +14,8 @@ import { ensureError } from "../lib/errors.js";
 import type { Logger } from "../lib/log.js";
 import { redact } from "../lib/redact/redact.js";
 import {
-  type InventoryVerification,
   type VerifyInventoryOptions,
+  type VerifyInventoryPorts,
   verifyInventory,
 } from "./steps/verifyInventory.js";
 
@@ -31,14 +31,20 @@ export interface VerifyWithOptions {
   /** Trusted certificates instead of Node's store (tests). */
   readonly ca?: VerifyInventoryOptions["ca"];
   readonly runId?: string;
-  /** Where the verification settings are read (default process.env). */
-  readonly env?: Env;
+}
+
+/** What a verification run with its reports needs; the Runtime (app/services.ts) satisfies it. */
+export interface VerifyPorts extends VerifyInventoryPorts {
+  readonly settings: VerifyInventoryPorts["settings"] & Pick<Settings, "webhookUrl">;
+  /** Rejects when it cannot start: the run goes on without it. */
+  telemetry(): Promise<Telemetry>;
+  readonly notifier: Pick<Notifier, "notifyVerification">;
 }
 
 /** The runtime's telemetry, or none (with a warning) when it cannot start: never a failed run. */
-async function telemetryOf(runtime: Runtime, log: Logger): Promise<Telemetry> {
+async function telemetryOf(ports: Pick<VerifyPorts, "telemetry">, log: Logger): Promise<Telemetry> {
   try {
-    return await runtime.telemetry();
+    return await ports.telemetry();
   } catch (error) {
     log.warn(
       `certsched telemetry could not start, verifying without it: ${redact(ensureError(error).message)}`,
@@ -48,11 +54,11 @@ async function telemetryOf(runtime: Runtime, log: Logger): Promise<Telemetry> {
 }
 
 /** The inventory as it is now, for the notices; undefined (no crossings) when it cannot be read. */
-async function beforeRun(runtime: Runtime, env: Env, log: Logger): Promise<BeforeRun | undefined> {
-  if (!runtime.settings.webhookUrl) return undefined; // only the webhook messages need it
+async function beforeRun(ports: VerifyPorts, log: Logger): Promise<BeforeRun | undefined> {
+  if (!ports.settings.webhookUrl) return undefined; // only the webhook messages need it
   try {
-    const { unreachableAfterMs } = loadVerifySettings(env);
-    const { items } = await runtime.inventory.list();
+    const { unreachableAfterMs } = ports.settings.verify();
+    const { items } = await ports.inventory.list();
     return { records: items, unreachableAfterMs };
   } catch (error) {
     log.warn(
@@ -63,30 +69,28 @@ async function beforeRun(runtime: Runtime, env: Env, log: Logger): Promise<Befor
 }
 
 /**
- * One verification run with the runtime (issue 12), as every trigger runs it: the inventory
+ * One verification run with its ports (issue 12), as every trigger runs it: the inventory
  * verified (shared/usecases/steps/verifyInventory.ts), then recorded in telemetry, one warning per
  * certificate that needs a person, the summary line, and one webhook message per certificate
  * that changed into (or out of) such a state. Telemetry and webhook failures are logged and
  * never change the result; a failure of the run itself (the inventory unreadable) is thrown.
  */
 export async function verifyWith(
-  runtime: Runtime,
+  ports: VerifyPorts,
   log: Logger,
   options: VerifyWithOptions,
 ): Promise<InventoryVerification> {
   const started = performance.now();
-  const env = options.env ?? process.env;
-  const telemetry = guardedTelemetry(await telemetryOf(runtime, log), (m) => log.warn(m));
-  const before = await beforeRun(runtime, env, log);
+  const telemetry = guardedTelemetry(await telemetryOf(ports, log), (m) => log.warn(m));
+  const before = await beforeRun(ports, log);
   // Requests to the service made by the run (Get Certificate for watched names) count under its trigger.
   const verification = await withTrigger(options.trigger, () =>
-    verifyInventory(runtime, log, {
+    verifyInventory(ports, log, {
       trigger: options.trigger,
       ...(options.names ? { names: options.names } : {}),
       ...(options.ca ? { ca: options.ca } : {}),
       ...(options.signal ? { signal: options.signal } : {}),
       ...(options.runId ? { runId: options.runId } : {}),
-      env,
     }),
   );
   telemetry.recordVerification(verification, { partial: options.names !== undefined });
@@ -101,7 +105,7 @@ export async function verifyWith(
     }),
   );
   await Promise.all([
-    runtime.notifier
+    ports.notifier
       .notifyVerification(verificationNotices(verification, before), log)
       .catch((error: unknown) => {
         log.warn(`certsched webhook notification failed: ${redact(ensureError(error).message)}`);

@@ -1,40 +1,15 @@
-import { type ProbeOptions, type ProbeResult, probeTls } from "../adapters/probes/tlsProbe.js";
-import type { NamedEndpoint } from "../core/verification/endpoint.js";
-import {
-  type AcceptedRenewal,
-  judge,
-  STATUSES,
-  type VerifyStatus,
-} from "../core/verification/judge.js";
+import type { ProbeOptions, ProbeResult, Probes } from "../core/ports/probes.js";
+import { judgeTarget, type VerifyResult, type VerifyTarget } from "../core/verification/targets.js";
 import type { VerifySettings } from "../core/verification/verifySettings.js";
-import { withBoundDetail } from "../lib/text/boundDetail.js";
 
-/** One result of `certsched verify` (the --json document's `results`, docs/verification.md). */
-export interface VerifyResult {
-  readonly domain: string;
-  readonly certificateName?: string;
-  readonly source: "tls";
-  readonly servedNotAfter?: string;
-  readonly daysLeft?: number;
-  readonly status: VerifyStatus;
-  /** Present (true) only for a critically `expiring` certificate. */
-  readonly critical?: true;
-  readonly issuer?: string;
-  readonly serial?: string;
-  readonly thumbprint?: string;
-  readonly detail: string;
-}
-
-/** One endpoint to check, and what certsched knows about its certificate. */
-export interface VerifyTarget {
-  readonly endpoint: NamedEndpoint;
-  readonly certificateName?: string;
-  readonly renewal?: AcceptedRenewal;
-  /** The name came from the service: probed only at a public address (ProbeOptions.publicOnly). */
-  readonly publicOnly?: boolean;
-}
+/**
+ * `certsched verify --domain` (and each TLS check of a verification run): the targets probed
+ * through the Probes port, judged by core/verification/targets.ts.
+ */
 
 export interface VerifyOptions {
+  /** The TLS probe (adapters/probes/tlsProbe.ts, wired by the caller). */
+  readonly probes: Pick<Probes, "tls">;
   readonly settings: Pick<VerifySettings, "connectTo" | "warnDays" | "windowMs" | "timeoutMs">;
   readonly now: () => Date;
   /** Trusted certificates instead of Node's default store (tests). */
@@ -46,35 +21,12 @@ export interface VerifyOptions {
 
 /** Reads what one target serves. Never throws. */
 export function probeTarget(target: VerifyTarget, options: VerifyOptions): Promise<ProbeResult> {
-  return probeTls(target.endpoint, {
+  return options.probes.tls(target.endpoint, {
     connectTo: options.settings.connectTo,
     timeoutMs: options.settings.timeoutMs,
     ...(options.ca ? { ca: options.ca } : {}),
     ...(options.signal ? { signal: options.signal } : {}),
     ...(target.publicOnly ? { publicOnly: true } : {}),
-  });
-}
-
-/** The result for one target's probe; the clock is read now. */
-export function judgeTarget(
-  target: VerifyTarget,
-  probe: ProbeResult,
-  options: VerifyOptions,
-): VerifyResult {
-  // The clock is read after the probe: daysLeft is about the moment the certificate was seen.
-  const verdict = judge(target.endpoint, probe, {
-    now: options.now(),
-    warnDays: options.settings.warnDays,
-    windowMs: options.settings.windowMs,
-    renewal: target.renewal,
-  });
-  const { critical, ...rest } = verdict;
-  return withBoundDetail({
-    domain: target.endpoint.label,
-    ...(target.certificateName === undefined ? {} : { certificateName: target.certificateName }),
-    source: "tls" as const,
-    ...rest,
-    ...(critical ? { critical: true as const } : {}),
   });
 }
 
@@ -98,34 +50,4 @@ export async function verifyTargets(
   const width = Math.max(1, Math.min(options.concurrency ?? 16, targets.length));
   await Promise.all(Array.from({ length: width }, worker));
   return results;
-}
-
-/** Every status that occurs, with its count, in the contract's order. */
-export function countStatuses(
-  results: readonly VerifyResult[],
-): Partial<Record<VerifyStatus, number>> {
-  const counts: Partial<Record<VerifyStatus, number>> = {};
-  for (const status of STATUSES) {
-    const n = results.filter((r) => r.status === status).length;
-    if (n > 0) counts[status] = n;
-  }
-  return counts;
-}
-
-/** Statuses that always need a person (exit 1, the timer run fails). */
-const BAD: ReadonlySet<VerifyStatus> = new Set(["not-landed", "expired", "mismatch", "untrusted"]);
-
-/**
- * Whether a result needs a person now. `unreachable` waits out its grace
- * (CERTSCHED_VERIFY_UNREACHABLE_AFTER since the first failed attempt on record); with no record,
- * as for `verify --domain`, there is no grace.
- */
-export function needsAttention(
-  result: Pick<VerifyResult, "status" | "critical">,
-  unreachableWithinGrace = false,
-): boolean {
-  if (BAD.has(result.status)) return true;
-  if (result.status === "expiring") return result.critical === true;
-  if (result.status === "unreachable") return !unreachableWithinGrace;
-  return false;
 }

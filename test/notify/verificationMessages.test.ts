@@ -4,20 +4,17 @@ import {
   createNotifier,
   MAX_VERIFICATION_MESSAGES,
 } from "../../shared/adapters/notify/notifier.js";
-import {
-  type BeforeRun,
-  verificationBody,
-  verificationNotices,
-} from "../../shared/adapters/notify/verificationMessage.js";
+import { verificationBody } from "../../shared/adapters/notify/verificationMessage.js";
 import type { InventoryRecord, VerificationRecord } from "../../shared/core/ports/inventory.js";
 import type { Notifier, VerificationNotice } from "../../shared/core/ports/notifier.js";
-import type { Logger } from "../../shared/lib/log.js";
-import { registerSecret } from "../../shared/lib/redact/redact.js";
 import type {
   InventoryResult,
   InventoryVerification,
   StatusChange,
-} from "../../shared/usecases/steps/verifyInventory.js";
+} from "../../shared/core/verification/inventoryResult.js";
+import { type BeforeRun, verificationNotices } from "../../shared/core/verification/notices.js";
+import type { Logger } from "../../shared/lib/log.js";
+import { registerSecret } from "../../shared/lib/redact/redact.js";
 import { type Receiver, startReceiver } from "./receiver.js";
 
 const AT = new Date("2026-03-01T04:00:00.000Z");

@@ -1,6 +1,7 @@
 import tls from "node:tls";
 import { afterEach, describe, expect, it } from "vitest";
-import { type ProbeResult, probeTls } from "../../shared/adapters/probes/tlsProbe.js";
+import { probeTls } from "../../shared/adapters/probes/tlsProbe.js";
+import type { ProbeResult } from "../../shared/core/ports/probes.js";
 import { parseConnectTo } from "../../shared/core/verification/connectTo.js";
 import {
   type Hosting,

@@ -1,10 +1,7 @@
 import { X509Certificate } from "node:crypto";
 import { afterEach, describe, expect, it } from "vitest";
 import { TokenCache } from "../../shared/adapters/identity/tokenCache.js";
-import {
-  type KeyVaultProbeOptions,
-  probeKeyVault,
-} from "../../shared/adapters/probes/keyVaultProbe.js";
+import { type KeyVaultProbeOptions, probeKeyVault } from "../../shared/app/probes.js";
 import type { Runtime } from "../../shared/app/services.js";
 import type { TokenSource } from "../../shared/core/ports/tokens.js";
 import { parseConnectTo, resolveConnectTo } from "../../shared/core/verification/connectTo.js";

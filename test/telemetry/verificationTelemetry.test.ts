@@ -3,7 +3,7 @@ import { INSTRUMENTS } from "../../shared/adapters/telemetry/otelTelemetry.js";
 import type {
   InventoryResult,
   InventoryVerification,
-} from "../../shared/usecases/steps/verifyInventory.js";
+} from "../../shared/core/verification/inventoryResult.js";
 import { fakeClock } from "../functions/harness.js";
 import { type InMemoryTelemetry, inMemoryTelemetry, points } from "./inMemoryTelemetry.js";
 

@@ -1,6 +1,7 @@
 import { getEventListeners } from "node:events";
 import tls from "node:tls";
 import { afterEach, describe, expect, it } from "vitest";
+import { probeTls } from "../../shared/adapters/probes/tlsProbe.js";
 import { loadVerifySettings } from "../../shared/app/config/verifySettings.js";
 import { type NamedEndpoint, parseEndpoint } from "../../shared/core/verification/endpoint.js";
 import { verifyTargets } from "../../shared/usecases/verifyDomains.js";
@@ -52,6 +53,7 @@ describe("one signal for many probes", () => {
       verifyTargets(
         endpoints(40).map((endpoint) => ({ endpoint })),
         {
+          probes: { tls: probeTls },
           settings: loadVerifySettings({
             CERTSCHED_VERIFY_CONNECT_TO: `::127.0.0.1:${server.port}`,
             CERTSCHED_HTTP_TIMEOUT: "10s",
@@ -77,6 +79,7 @@ describe("one signal for many probes", () => {
       const run = verifyTargets(
         endpoints(40).map((endpoint) => ({ endpoint })),
         {
+          probes: { tls: probeTls },
           settings: loadVerifySettings({
             CERTSCHED_VERIFY_CONNECT_TO: `::127.0.0.1:${silent.port}`,
             CERTSCHED_HTTP_TIMEOUT: "30s",

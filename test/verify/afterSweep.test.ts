@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { loadVerifySettings } from "../../shared/app/config/verifySettings.js";
 import type { Runtime } from "../../shared/app/services.js";
 import {
   type InventoryRecord,
@@ -11,9 +12,14 @@ import {
   memoryLedger,
   noLedger,
 } from "../../shared/core/ports/ledger.js";
+import type { Env } from "../../shared/core/settings.js";
+import type { InventoryVerification } from "../../shared/core/verification/inventoryResult.js";
 import { CertschedError } from "../../shared/lib/errors.js";
-import { renewedToVerify, verifyAfterSweep } from "../../shared/usecases/afterSweepVerification.js";
-import type { InventoryVerification } from "../../shared/usecases/steps/verifyInventory.js";
+import {
+  type AfterSweepPorts,
+  renewedToVerify,
+  verifyAfterSweep,
+} from "../../shared/usecases/afterSweepVerification.js";
 import { sweepWith } from "../../shared/usecases/sweep.js";
 import type { Simulator } from "../../sim/index.js";
 import { startSimulator } from "../../sim/index.js";
@@ -160,12 +166,13 @@ function emptyRun(): InventoryVerification {
 }
 
 describe("verifyAfterSweep", () => {
-  async function seeded() {
+  async function seeded(env: Env = {}) {
     const ledger = memoryLedger();
     const inventory = memoryInventory();
     await inventory.upsert([{ certificateName: "www", id: 1, source: "renewed", seenAt: NOW }]);
     await accepted(ledger, 1, "www", ago(3 * HOUR_MS));
-    const runtime: Pick<Runtime, "ledger" | "inventory" | "now"> = {
+    const runtime: AfterSweepPorts = {
+      settings: { verify: () => loadVerifySettings(env) },
       ledger,
       inventory,
       now: () => NOW,
@@ -175,10 +182,9 @@ describe("verifyAfterSweep", () => {
 
   it("verifies the names and carries what it found", async () => {
     const asked: (readonly string[])[] = [];
-    const outcome = await verifyAfterSweep(await seeded(), collectingLogger().log, {
+    const outcome = await verifyAfterSweep(await seeded({}), collectingLogger().log, {
       trigger: "timer",
       deadline: new AbortController().signal,
-      env: {},
       verify: async (names) => {
         asked.push(names);
         return { ...emptyRun(), failed: true, problems: ["www (www.contoso.com): not-landed"] };
@@ -196,10 +202,9 @@ describe("verifyAfterSweep", () => {
   it("starts nothing once the sweep's deadline has passed", async () => {
     const { log, lines } = collectingLogger();
     let called = false;
-    const outcome = await verifyAfterSweep(await seeded(), log, {
+    const outcome = await verifyAfterSweep(await seeded({}), log, {
       trigger: "timer",
       deadline: AbortSignal.abort(),
-      env: {},
       verify: async () => {
         called = true;
         return emptyRun();
@@ -223,10 +228,9 @@ describe("verifyAfterSweep", () => {
       [{ CERTSCHED_VERIFY_WINDOW: "soon" }, async () => emptyRun()],
     ] as const) {
       const { log, lines } = collectingLogger();
-      const outcome = await verifyAfterSweep(await seeded(), log, {
+      const outcome = await verifyAfterSweep(await seeded(env), log, {
         trigger: "timer",
         deadline: new AbortController().signal,
-        env,
         verify,
       });
       expect(outcome).toBeUndefined();

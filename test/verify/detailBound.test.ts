@@ -1,6 +1,7 @@
 import tls from "node:tls";
 import fc from "fast-check";
 import { afterEach, describe, expect, it } from "vitest";
+import { probeTls } from "../../shared/adapters/probes/tlsProbe.js";
 import { loadVerifySettings } from "../../shared/app/config/verifySettings.js";
 import { KEY_VAULT } from "../../shared/core/certificate/fields.js";
 import { fromServiceRecord } from "../../shared/core/inventory/fromRecords.js";
@@ -47,6 +48,7 @@ describe("a certificate with a 30,000-character name", () => {
     const [r] = await verifyTargets(
       [{ endpoint: parseEndpoint("www.contoso.test") as NamedEndpoint }],
       {
+        probes: { tls: probeTls },
         settings: loadVerifySettings({
           CERTSCHED_VERIFY_CONNECT_TO: `::127.0.0.1:${port}`,
           CERTSCHED_HTTP_TIMEOUT: "5s",
@@ -108,6 +110,7 @@ describe("a certificate whose issuer is 30,000 characters", () => {
     const [r] = await verifyTargets(
       [{ endpoint: parseEndpoint("www.contoso.test") as NamedEndpoint }],
       {
+        probes: { tls: probeTls },
         settings: loadVerifySettings({
           CERTSCHED_VERIFY_CONNECT_TO: `::127.0.0.1:${server.port}`,
           CERTSCHED_HTTP_TIMEOUT: "5s",

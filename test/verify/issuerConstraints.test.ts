@@ -1,10 +1,12 @@
 import { X509Certificate } from "node:crypto";
 import tls, { type DetailedPeerCertificate } from "node:tls";
 import { afterEach, describe, expect, it } from "vitest";
+import { probeTls } from "../../shared/adapters/probes/tlsProbe.js";
 import { chainAnchored } from "../../shared/adapters/probes/trustAnchor.js";
 import { loadVerifySettings } from "../../shared/app/config/verifySettings.js";
 import { parseEndpoint } from "../../shared/core/verification/endpoint.js";
-import { type VerifyResult, verifyTargets } from "../../shared/usecases/verifyDomains.js";
+import type { VerifyResult } from "../../shared/core/verification/targets.js";
+import { verifyTargets } from "../../shared/usecases/verifyDomains.js";
 import {
   type IntermediateOptions,
   makeCa,
@@ -46,6 +48,7 @@ async function verifyChain(
   const endpoint = parseEndpoint("www.contoso.test");
   if (typeof endpoint === "string") throw new Error(endpoint);
   const [result] = await verifyTargets([{ endpoint }], {
+    probes: { tls: probeTls },
     settings: loadVerifySettings({
       CERTSCHED_VERIFY_CONNECT_TO: `www.contoso.test:443:127.0.0.1:${server.port}`,
       CERTSCHED_HTTP_TIMEOUT: "5s",
@@ -133,6 +136,7 @@ describe("a path longer than an issuer's pathLenConstraint", () => {
     const endpoint = parseEndpoint("www.contoso.test");
     if (typeof endpoint === "string") throw new Error(endpoint);
     const [result] = await verifyTargets([{ endpoint }], {
+      probes: { tls: probeTls },
       settings: loadVerifySettings({
         CERTSCHED_VERIFY_CONNECT_TO: `www.contoso.test:443:127.0.0.1:${server.port}`,
         CERTSCHED_HTTP_TIMEOUT: "5s",
@@ -171,6 +175,7 @@ describe("a leaf whose extendedKeyUsage does not allow a TLS server", () => {
     const endpoint = parseEndpoint("www.contoso.test");
     if (typeof endpoint === "string") throw new Error(endpoint);
     const [result] = await verifyTargets([{ endpoint }], {
+      probes: { tls: probeTls },
       settings: loadVerifySettings({
         CERTSCHED_VERIFY_CONNECT_TO: `www.contoso.test:443:127.0.0.1:${server.port}`,
         CERTSCHED_HTTP_TIMEOUT: "5s",

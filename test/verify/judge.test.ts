@@ -1,14 +1,12 @@
 import tls from "node:tls";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type ProbeResult, probeTls } from "../../shared/adapters/probes/tlsProbe.js";
+import { probeTls } from "../../shared/adapters/probes/tlsProbe.js";
+import type { ProbeResult } from "../../shared/core/ports/probes.js";
 import { parseConnectTo } from "../../shared/core/verification/connectTo.js";
 import { type NamedEndpoint, parseEndpoint } from "../../shared/core/verification/endpoint.js";
 import { type AcceptedRenewal, judge, type Verdict } from "../../shared/core/verification/judge.js";
-import {
-  countStatuses,
-  needsAttention,
-  verifyTargets,
-} from "../../shared/usecases/verifyDomains.js";
+import { countStatuses, needsAttention } from "../../shared/core/verification/targets.js";
+import { verifyTargets } from "../../shared/usecases/verifyDomains.js";
 import { type Issued, makeCa, makeLeaf } from "../support/certificates.js";
 import { closedPort, type RecordingServer, startTlsServer } from "./support/servers.js";
 import { certificateWithUnreadableExpiry } from "./support/unreadableDates.js";
@@ -253,6 +251,7 @@ describe("every status, and the contract's order", () => {
   it("a closed port: unreachable, with neither date nor issuer", async () => {
     const port = await closedPort();
     const [r] = await verifyTargets([{ endpoint: endpoint("www.contoso.test") }], {
+      probes: { tls: probeTls },
       settings: { ...SETTINGS, connectTo: parseConnectTo(`::127.0.0.1:${port}`) },
       now: () => realNow,
       ca: CA,
@@ -294,6 +293,7 @@ describe("several endpoints at once", () => {
         certificateName: `cert-${d[0]}`,
       })),
       {
+        probes: { tls: probeTls },
         settings: {
           ...SETTINGS,
           connectTo: parseConnectTo(
@@ -326,6 +326,7 @@ describe("several endpoints at once", () => {
     const results = await verifyTargets(
       ["bad.contoso.test", "a.contoso.test"].map((d) => ({ endpoint: endpoint(d) })),
       {
+        probes: { tls: probeTls },
         settings: {
           ...SETTINGS,
           connectTo: parseConnectTo(

@@ -2,10 +2,7 @@ import { createServer } from "node:https";
 import type { AddressInfo } from "node:net";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { TokenCache } from "../../shared/adapters/identity/tokenCache.js";
-import {
-  type KeyVaultProbeOptions,
-  probeKeyVault,
-} from "../../shared/adapters/probes/keyVaultProbe.js";
+import { type KeyVaultProbeOptions, probeKeyVault } from "../../shared/app/probes.js";
 import type { TokenSource } from "../../shared/core/ports/tokens.js";
 import { type FakeKeyVault, startFakeKeyVault } from "../support/fakeKeyVault.js";
 import { makeSelfSignedCert } from "../support/tls.js";

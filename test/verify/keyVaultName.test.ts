@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { defaultVaultUrl, isKeyVaultName } from "../../shared/adapters/probes/keyVaultProbe.js";
+import { defaultVaultUrl, isKeyVaultName } from "../../shared/core/verification/keyVaultName.js";
 import { propertyRuns } from "../support/fastCheck.js";
 
 const VAULT = "https://vault.azure.net";

@@ -1,14 +1,11 @@
 import { createHash, X509Certificate } from "node:crypto";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { TokenCache } from "../../shared/adapters/identity/tokenCache.js";
-import {
-  defaultVaultUrl,
-  type KeyVaultProbeOptions,
-  type KeyVaultTarget,
-  probeKeyVault,
-} from "../../shared/adapters/probes/keyVaultProbe.js";
+import { type KeyVaultProbeOptions, probeKeyVault } from "../../shared/app/probes.js";
 import type { AccessToken, TokenSource } from "../../shared/core/ports/tokens.js";
 import type { AcceptedRenewal } from "../../shared/core/verification/judge.js";
+import { defaultVaultUrl } from "../../shared/core/verification/keyVaultName.js";
+import type { KeyVaultTarget } from "../../shared/core/verification/vaultVerdict.js";
 import { makeCa, makeLeaf } from "../support/certificates.js";
 import { type FakeKeyVault, startFakeKeyVault } from "../support/fakeKeyVault.js";
 import { closedPort } from "./support/servers.js";

@@ -2,12 +2,9 @@ import { AzureLogger, getLogLevel, setLogLevel } from "@azure/logger";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { EXPIRY_MARGIN_MS, TokenCache } from "../../shared/adapters/identity/tokenCache.js";
 import { tokenCredential } from "../../shared/adapters/identity/tokenCredential.js";
-import {
-  type KeyVaultProbeOptions,
-  type KeyVaultTarget,
-  probeKeyVault,
-} from "../../shared/adapters/probes/keyVaultProbe.js";
+import { type KeyVaultProbeOptions, probeKeyVault } from "../../shared/app/probes.js";
 import type { AccessToken, TokenSource } from "../../shared/core/ports/tokens.js";
+import type { KeyVaultTarget } from "../../shared/core/verification/vaultVerdict.js";
 import { isCertschedError } from "../../shared/lib/errors.js";
 import { registerToken } from "../../shared/lib/redact/redact.js";
 import { makeCa, makeLeaf } from "../support/certificates.js";

@@ -1,10 +1,12 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { renewDueCertificates } from "../../functions/renewDueCertificates.js";
+import { probeTls } from "../../shared/adapters/probes/tlsProbe.js";
 import { loadVerifySettings } from "../../shared/app/config/verifySettings.js";
 import { type Ledger, memoryLedger } from "../../shared/core/ports/ledger.js";
 import { type NamedEndpoint, parseEndpoint } from "../../shared/core/verification/endpoint.js";
 import type { AcceptedRenewal } from "../../shared/core/verification/judge.js";
-import { type VerifyResult, verifyTargets } from "../../shared/usecases/verifyDomains.js";
+import type { VerifyResult } from "../../shared/core/verification/targets.js";
+import { verifyTargets } from "../../shared/usecases/verifyDomains.js";
 import type { Hosting, HostingFault, SeedCertificate } from "../../sim/index.js";
 import {
   type AppHarness,
@@ -91,7 +93,7 @@ async function sweptWith(faults: Record<string, HostingFault> = {}) {
           renewal: renewals.shop,
         },
       ],
-      { settings, now: clock.now, ca: [hosting.caPem] },
+      { probes: { tls: probeTls }, settings, now: clock.now, ca: [hosting.caPem] },
     );
   return { harness, clock, start, inDays, renewals, verify };
 }

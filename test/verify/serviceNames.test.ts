@@ -8,10 +8,8 @@ import { fromServiceRecord } from "../../shared/core/inventory/fromRecords.js";
 import { memoryInventory } from "../../shared/core/ports/inventory.js";
 import { memoryLedger } from "../../shared/core/ports/ledger.js";
 import { parseConnectTo } from "../../shared/core/verification/connectTo.js";
-import {
-  type InventoryResult,
-  verifyInventory,
-} from "../../shared/usecases/steps/verifyInventory.js";
+import type { InventoryResult } from "../../shared/core/verification/inventoryResult.js";
+import { verifyInventory } from "../../shared/usecases/steps/verifyInventory.js";
 import { type Simulator, startSimulator } from "../../sim/index.js";
 import { collectingLogger, DAY_MS, runtimeFor } from "../functions/harness.js";
 import { makeCa, makeLeaf } from "../support/certificates.js";

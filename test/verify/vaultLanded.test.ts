@@ -4,10 +4,8 @@ import { loadVerifySettings } from "../../shared/app/config/verifySettings.js";
 import type { Runtime } from "../../shared/app/services.js";
 import { memoryInventory } from "../../shared/core/ports/inventory.js";
 import { memoryLedger } from "../../shared/core/ports/ledger.js";
-import {
-  type InventoryResult,
-  verifyInventory,
-} from "../../shared/usecases/steps/verifyInventory.js";
+import type { InventoryResult } from "../../shared/core/verification/inventoryResult.js";
+import { verifyInventory } from "../../shared/usecases/steps/verifyInventory.js";
 import { sweepWith } from "../../shared/usecases/sweep.js";
 import {
   type Hosting,

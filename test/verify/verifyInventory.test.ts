@@ -13,6 +13,8 @@ import {
   countInventoryStatuses,
   failsRun,
   type InventoryResult,
+} from "../../shared/core/verification/inventoryResult.js";
+import {
   type VerifyInventoryOptions,
   verifyInventory,
 } from "../../shared/usecases/steps/verifyInventory.js";

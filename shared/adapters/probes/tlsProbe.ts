@@ -1,19 +1,20 @@
 import { X509Certificate } from "node:crypto";
 import { BlockList, isIP } from "node:net";
 import tls from "node:tls";
-import {
-  type ConnectToRule,
-  matchingRule,
-  resolveConnectTo,
-} from "../../core/verification/connectTo.js";
-import {
-  isPublicAddress,
-  NOT_PUBLIC_CODE,
-  publicOnlyLookup,
-} from "../../core/verification/publicAddress.js";
+import type {
+  ChainProblem,
+  ProbeOptions,
+  ProbeResult,
+  ProbeStep,
+  ServedCertificate,
+} from "../../core/ports/probes.js";
+import { matchingRule, resolveConnectTo } from "../../core/verification/connectTo.js";
+import type { Endpoint } from "../../core/verification/endpoint.js";
+import { isPublicAddress, NOT_PUBLIC_CODE } from "../../core/verification/publicAddress.js";
 import { whenAborted } from "../../lib/abort.js";
 import { ensureError } from "../../lib/errors.js";
 import { escapeControl } from "../../lib/text/escapeControl.js";
+import { publicOnlyLookup } from "./publicOnlyLookup.js";
 import { chainAnchored } from "./trustAnchor.js";
 
 /**
@@ -21,78 +22,6 @@ import { chainAnchored } from "./trustAnchor.js";
  * on the connection (no HTTP request, no byte of application data): the handshake alone says
  * what a browser would be shown, and a probe must not count as a visit or trigger anything.
  */
-
-/** What to probe: the name users type, and the port (443 unless given). */
-export interface Endpoint {
-  readonly host: string;
-  readonly port: number;
-}
-
-export interface ProbeOptions {
-  /** CERTSCHED_VERIFY_CONNECT_TO rules: where to connect instead (SNI stays `host`). */
-  readonly connectTo?: readonly ConnectToRule[];
-  /** The whole probe's time (DNS, TCP, handshake), in ms. */
-  readonly timeoutMs: number;
-  /**
-   * Trusted certificates (PEM). Unset: Node's default store, which is its bundled roots plus
-   * NODE_EXTRA_CA_CERTS, read by Node at start, exactly as every HTTPS call of Node sees it.
-   * Tests pass `[...tls.rootCertificates, ...extra]`.
-   */
-  readonly ca?: readonly string[];
-  readonly signal?: AbortSignal;
-  /**
-   * The name came from the service (publicAddress.ts): unless a CERTSCHED_VERIFY_CONNECT_TO rule
-   * names the host to connect to, connect only if every address it resolves to is public;
-   * otherwise the probe is REFUSED without a connection being opened.
-   */
-  readonly publicOnly?: boolean;
-}
-
-/** The served leaf certificate, as read from the handshake. */
-export interface ServedCertificate {
-  readonly notBefore: Date;
-  readonly notAfter: Date;
-  /** Issuer's distinguished name, `CN=..., O=...` (as the server sent it: escape to show). */
-  readonly issuer: string;
-  readonly subject: string;
-  /** Serial number, upper-case hex. */
-  readonly serial: string;
-  /** SHA-256 of the DER certificate, upper-case hex without separators. */
-  readonly thumbprint: string;
-  /** subjectAltName entries, e.g. `DNS:www.contoso.com`, `IP Address:127.0.0.1`. */
-  readonly altNames: readonly string[];
-}
-
-/** Why a chain does not verify: OpenSSL's code (e.g. UNABLE_TO_VERIFY_LEAF_SIGNATURE). */
-export interface ChainProblem {
-  readonly code: string;
-}
-
-export type ProbeResult =
-  | {
-      readonly reached: true;
-      /** Where the connection went (after connect-to). */
-      readonly connectedTo: string;
-      readonly certificate: ServedCertificate;
-      /** Undefined when the chain verifies against the trusted store. */
-      readonly chainProblem: ChainProblem | undefined;
-      /** tls.checkServerIdentity's reason when the certificate does not cover the name. */
-      readonly nameProblem: string | undefined;
-    }
-  | {
-      readonly reached: false;
-      readonly connectedTo: string;
-      /**
-       * DNS, TCP, TLS or TIMEOUT: which step failed. REFUSED: not attempted, the name from the
-       * service resolves to an address that is not public (`publicOnly`).
-       */
-      readonly step: ProbeStep;
-      /** Node's error code, when there is one (ENOTFOUND, ECONNREFUSED, ...). */
-      readonly code: string | undefined;
-      readonly message: string;
-    };
-
-export type ProbeStep = "DNS" | "TCP" | "TLS" | "TIMEOUT" | "REFUSED";
 
 /** How long a clean close may take before the socket is destroyed, in ms. */
 const CLOSE_GRACE_MS = 1_000;

@@ -1,5 +1,5 @@
-import type { InventoryVerification } from "../../usecases/steps/verifyInventory.js";
 import type { SweepSummary } from "../renewal/summary.js";
+import type { InventoryVerification } from "../verification/inventoryResult.js";
 
 /**
  * What certsched reports to a monitoring backend. The default does nothing; with

@@ -1,10 +1,15 @@
 import { isIP } from "node:net";
 import { domainToASCII } from "node:url";
-import type { Endpoint } from "../../adapters/probes/tlsProbe.js";
 import { escapeControl } from "../../lib/text/escapeControl.js";
 
 /** The HTTPS port: what a browser connects to when the address names none. */
 export const DEFAULT_TLS_PORT = 443;
+
+/** What to probe: the name users type, and the port (443 unless given). */
+export interface Endpoint {
+  readonly host: string;
+  readonly port: number;
+}
 
 /** One endpoint named by a person: `NAME[:PORT]`, an IPv4 address, or `[IPv6][:PORT]`. */
 export interface NamedEndpoint extends Endpoint {

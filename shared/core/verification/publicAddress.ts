@@ -1,5 +1,4 @@
-import { lookup as dnsLookup, type LookupAddress } from "node:dns";
-import { BlockList, isIP, type LookupFunction } from "node:net";
+import { BlockList, isIP } from "node:net";
 import { domainToASCII } from "node:url";
 
 /**
@@ -142,31 +141,3 @@ export function serviceNameProblem(text: string): string | undefined {
 
 /** The error a refused lookup fails the connection with. */
 export const NOT_PUBLIC_CODE = "ERR_CERTSCHED_NOT_PUBLIC";
-
-/**
- * dns.lookup, refusing names that resolve to any address that is not public: the connection is
- * then never opened. The addresses checked are the ones the socket connects to (one lookup),
- * so a name cannot answer a public address to a check and a private one to the connection.
- */
-export const publicOnlyLookup: LookupFunction = (hostname, options, callback) => {
-  dnsLookup(hostname, { ...options, all: true }, (error, found: LookupAddress[]) => {
-    if (error) {
-      callback(error, "", 0);
-      return;
-    }
-    if (found.length === 0 || found.some((a) => !isPublicAddress(a.address))) {
-      const refused = Object.assign(
-        new Error(`${hostname} resolves to an address that is not public`),
-        { code: NOT_PUBLIC_CODE },
-      );
-      callback(refused, "", 0);
-      return;
-    }
-    if (options.all) {
-      (callback as unknown as (e: null, all: LookupAddress[]) => void)(null, found);
-      return;
-    }
-    const first = found[0] as LookupAddress;
-    callback(null, first.address, first.family);
-  });
-};

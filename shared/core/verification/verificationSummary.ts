@@ -1,34 +1,6 @@
-import type {
-  InventoryResult,
-  InventoryStatus,
-  InventoryVerification,
-} from "../../usecases/steps/verifyInventory.js";
 import type { Trigger } from "../history/events.js";
 import { JSON_RAW_CONTROL } from "../renewal/summary.js";
-
-/** The statuses that need a person whatever else is true (contracts/verify.md, exit 1). */
-const ALWAYS_BAD: ReadonlySet<InventoryStatus> = new Set([
-  "not-landed",
-  "expired",
-  "mismatch",
-  "untrusted",
-]);
-
-/**
- * Whether a result needs a person now (contracts/verify.md, exit 1): a bad status, a critically
- * expiring certificate, or an endpoint unreachable past CERTSCHED_VERIFY_UNREACHABLE_AFTER.
- */
-export function needsPerson(
-  result: Pick<InventoryResult, "status"> & {
-    readonly critical?: boolean | undefined;
-    readonly pastGrace?: boolean | undefined;
-  },
-): boolean {
-  if (ALWAYS_BAD.has(result.status)) return true;
-  if (result.status === "expiring") return result.critical === true;
-  if (result.status === "unreachable") return result.pastGrace === true;
-  return false;
-}
+import { type InventoryVerification, needsPerson } from "./inventoryResult.js";
 
 /** Which verification wrote the line: the timer's (or an HTTP run's) whole inventory, or a sweep's. */
 export type VerificationScope = "inventory" | "after-sweep";
