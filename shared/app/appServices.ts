@@ -10,7 +10,7 @@ import { noTelemetry, type Telemetry } from "../core/ports/telemetry.js";
 import type { Settings } from "../core/settings.js";
 import { HttpClient } from "../lib/http/httpClient.js";
 import { buildRuns, type Runs, type RunsSeams } from "./runs.js";
-import type { Seams } from "./seams.js";
+import type { OnCall, Seams } from "./seams.js";
 
 /**
  * What the whole deployment shares, built once per process: the clock, the outbound transport,
@@ -39,8 +39,6 @@ export interface AppServices {
   readonly onCall: OnCall | undefined;
   close(): Promise<void>;
 }
-
-export type OnCall = NonNullable<ConstructorParameters<typeof HttpClient>[0]["onCall"]>;
 
 /** Loads the telemetry the settings ask for; the SDK is imported here, never at module load. */
 async function loadTelemetry(settings: Settings, seams: Seams, now: () => Date) {

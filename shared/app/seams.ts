@@ -7,7 +7,10 @@ import type { RunQueue } from "../core/ports/runQueue.js";
 import type { RunStore } from "../core/ports/runStore.js";
 import type { SecretReader } from "../core/ports/secrets.js";
 import type { Telemetry } from "../core/ports/telemetry.js";
-import type { OnCall } from "./appServices.js";
+import type { HttpClient } from "../lib/http/httpClient.js";
+
+/** An observer of each outbound call: upstream, duration, status. */
+export type OnCall = NonNullable<ConstructorParameters<typeof HttpClient>[0]["onCall"]>;
 
 /**
  * What tests and tools may put in place of what the settings would choose; production passes
