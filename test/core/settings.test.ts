@@ -43,6 +43,7 @@ describe("loadSettings: defaults", () => {
     const s = loadSettings(BASE);
 
     expect(s).toEqual({
+      verify: expect.any(Function),
       baseUrl: "https://certs.example.com",
       publicBaseUrl: "https://certs.example.com/public",
       subscription: "portal-subscription",
@@ -75,6 +76,23 @@ describe("loadSettings: defaults", () => {
       watch: [],
       watchCertificates: [],
     });
+  });
+
+  it("parses the verify settings in the same load, when verification first asks for them", () => {
+    expect(loadSettings(BASE).verify()).toEqual({
+      connectTo: [],
+      warnDays: 14,
+      windowMs: 2 * 3_600_000,
+      unreachableAfterMs: 24 * 3_600_000,
+      timeoutMs: 30_000,
+    });
+    const tight = loadSettings({ ...BASE, CERTSCHED_HTTP_TIMEOUT: "5s" });
+    expect(tight.httpTimeoutMs).toBe(5_000);
+    expect(tight.verify().timeoutMs).toBe(5_000);
+    // A bad verify setting fails verification where it is used, not every command.
+    const bad = loadSettings({ ...BASE, CERTSCHED_VERIFY_WARN_DAYS: "soon" });
+    expect(() => bad.verify()).toThrow(ConfigError);
+    expect(() => bad.verify()).toThrow(/CERTSCHED_VERIFY_WARN_DAYS/);
   });
 
   it("drops trailing slashes from URLs and derives the public base URL from the result", () => {
