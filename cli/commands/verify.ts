@@ -1,5 +1,4 @@
 import { loadVerifySettings } from "../../shared/app/config/verifySettings.js";
-import { type VerifySettings } from "../../shared/core/verification/verifySettings.js";
 import { fromServiceRecord, remember } from "../../shared/core/inventory/fromRecords.js";
 import { adviceFor } from "../../shared/core/verification/advice.js";
 import {
@@ -7,6 +6,8 @@ import {
   type NamedEndpoint,
   parseEndpoint,
 } from "../../shared/core/verification/endpoint.js";
+import type { VerifySettings } from "../../shared/core/verification/verifySettings.js";
+import { UsageError } from "../../shared/lib/errors.js";
 import { parseDuration } from "../../shared/lib/time.js";
 import {
   countInventoryStatuses,
@@ -26,7 +27,6 @@ import { formatExpiry } from "../output/expiry.js";
 import { renderTable } from "../output/table.js";
 import { oneLine, wrapToWidth } from "../output/text.js";
 import { withRecordingRuntime } from "../recordingRuntime.js";
-import { UsageError } from "../usage.js";
 
 const HELP = `Usage: certsched verify [--json] [--domain NAME[:PORT] ...] [--timeout DURATION]
 

@@ -10,7 +10,7 @@ import { loadSettings } from "../../shared/app/config/settings.js";
 import { createRuntime, type RuntimeOverrides } from "../../shared/app/services.js";
 import { type Ledger, memoryLedger } from "../../shared/core/ports/ledger.js";
 import { resultLine, type SweepSummary } from "../../shared/core/renewal/summary.js";
-import { SweepFailedError } from "../../shared/lib/sweepFailedError.js";
+import { SweepFailedError } from "../../shared/lib/errors.js";
 import { sweepWith } from "../../shared/usecases/sweep.js";
 import {
   type Fault,

@@ -30,7 +30,7 @@ import { mapWithConcurrency } from "../../lib/pool.js";
 import { redact } from "../../lib/redact/redact.js";
 import { boundDetail, boundWithNote, withBoundDetail } from "../../lib/text/boundDetail.js";
 import { escapeControl } from "../../lib/text/escapeControl.js";
-import { someNames } from "../../lib/unstored.js";
+import { someNames } from "../../lib/text/names.js";
 import { judgeTarget, probeTarget } from "../verifyDomains.js";
 import { recordHistory } from "./recordRun.js";
 import { watchedUpdates } from "./watchedUpdates.js";
