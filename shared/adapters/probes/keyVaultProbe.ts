@@ -9,6 +9,7 @@ import { ensureError, isCertschedError } from "../../lib/errors.js";
 import { redact } from "../../lib/redact/redact.js";
 import { withBoundDetail } from "../../lib/text/boundDetail.js";
 import { escapeControl } from "../../lib/text/escapeControl.js";
+import { DAY_MS } from "../../lib/time.js";
 import type { InventoryResult } from "../../usecases/steps/verifyInventory.js";
 import type { TokenCache } from "../identity/tokenCache.js";
 import { tokenCredential, untilAborted } from "../identity/tokenCredential.js";
@@ -91,8 +92,6 @@ const VAULT_NAME = /^(?!.*--)[a-z][a-z0-9-]{1,22}[a-z0-9]$/i;
 
 /** Longest piece of the vault's own message kept in a detail. */
 const MAX_MESSAGE = 300;
-
-const DAY_MS = 86_400_000;
 
 /** Whether Azure would accept `name` as a vault name; only such a name is put in a host. */
 export function isKeyVaultName(name: string): boolean {

@@ -1,8 +1,9 @@
 import { z } from "zod";
 import type { Env } from "../../core/settings.js";
-import { type ConnectToRule, parseConnectTo } from "../../core/verification/connectTo.js";
+import { parseConnectTo } from "../../core/verification/connectTo.js";
 import type { VerifySettings } from "../../core/verification/verifySettings.js";
 import { ConfigError, type Problem } from "../../lib/errors.js";
+import { DAY_MS, MINUTE_MS } from "../../lib/time.js";
 import { duration } from "./duration.js";
 
 /** The names, for KNOWN_SETTINGS and the docs. */
@@ -12,8 +13,6 @@ export const VERIFY_SETTINGS = [
   "CERTSCHED_VERIFY_WINDOW",
   "CERTSCHED_VERIFY_UNREACHABLE_AFTER",
 ] as const;
-
-const DAY_MS = 86_400_000;
 
 const schema = z.object({
   CERTSCHED_VERIFY_CONNECT_TO: z
@@ -41,7 +40,7 @@ const schema = z.object({
       return n;
     }),
   // 1 min .. 7 d: the service usually completes a renewal within minutes to an hour.
-  CERTSCHED_VERIFY_WINDOW: duration("2h", 60_000, 7 * DAY_MS),
+  CERTSCHED_VERIFY_WINDOW: duration("2h", MINUTE_MS, 7 * DAY_MS),
   // 0 (no grace) .. 30 d.
   CERTSCHED_VERIFY_UNREACHABLE_AFTER: duration("24h", 0, 30 * DAY_MS),
   // The same rule as loadSettings applies to it (shared/app/config/settings.ts).

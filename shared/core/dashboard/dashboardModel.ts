@@ -1,5 +1,6 @@
 import { ensureError } from "../../lib/errors.js";
 import { redact } from "../../lib/redact/redact.js";
+import { DAY_MS } from "../../lib/time.js";
 import { loadStatus, type StatusSources } from "../../usecases/steps/loadStatus.js";
 import type { RunRecord } from "../history/events.js";
 import type { History } from "../ports/history.js";
@@ -18,7 +19,6 @@ import {
  * own: one that fails becomes a line in `problems`, and the rest of the page still shows.
  */
 
-const DAY_MS = 86_400_000;
 /** The request budget's window shown in the header (issue 16 counts a rolling week). */
 export const REQUEST_WINDOW_DAYS = 7;
 /** The inventory prefix of a CERTSCHED_WATCH endpoint: not a certificate of the service. */

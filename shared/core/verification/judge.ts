@@ -1,6 +1,7 @@
 import type { Endpoint, ProbeResult, ServedCertificate } from "../../adapters/probes/tlsProbe.js";
 import { boundDetail } from "../../lib/text/boundDetail.js";
 import { escapeControl } from "../../lib/text/escapeControl.js";
+import { DAY_MS, HOUR_MS, MINUTE_MS } from "../../lib/time.js";
 
 /**
  * The verdict on one probe, as a browser would give it, then what certsched adds (a renewal in
@@ -22,8 +23,6 @@ export type VerifyStatus = (typeof STATUSES)[number];
 
 /** `expiring` is critical below this many whole days left. */
 export const CRITICAL_DAYS = 7;
-
-const DAY_MS = 86_400_000;
 
 /** A renewal the service accepted (answered 2xx); the window starts at that answer. */
 export interface AcceptedRenewal {
@@ -84,15 +83,15 @@ const plural = (n: number, unit: string) => `${n} ${unit}${n === 1 ? "" : "s"}`;
 /** "2 h", "90 min", "45 s": durations in settings' terms. */
 function span(ms: number): string {
   if (ms >= DAY_MS && ms % DAY_MS === 0) return plural(ms / DAY_MS, "day");
-  if (ms >= 3_600_000 && ms % 3_600_000 === 0) return `${ms / 3_600_000} h`;
-  if (ms >= 60_000 && ms % 60_000 === 0) return `${ms / 60_000} min`;
+  if (ms >= HOUR_MS && ms % HOUR_MS === 0) return `${ms / HOUR_MS} h`;
+  if (ms >= MINUTE_MS && ms % MINUTE_MS === 0) return `${ms / MINUTE_MS} min`;
   return `${Math.round(ms / 1000)} s`;
 }
 
 /** A rough age for people: minutes, hours or days, rounded down. */
 function age(ms: number): string {
-  if (ms < 3_600_000) return plural(Math.floor(ms / 60_000), "minute");
-  if (ms < DAY_MS) return plural(Math.floor(ms / 3_600_000), "hour");
+  if (ms < HOUR_MS) return plural(Math.floor(ms / MINUTE_MS), "minute");
+  if (ms < DAY_MS) return plural(Math.floor(ms / HOUR_MS), "hour");
   return plural(Math.floor(ms / DAY_MS), "day");
 }
 

@@ -31,6 +31,7 @@ import { redact } from "../../lib/redact/redact.js";
 import { boundDetail, boundWithNote, withBoundDetail } from "../../lib/text/boundDetail.js";
 import { escapeControl } from "../../lib/text/escapeControl.js";
 import { someNames } from "../../lib/text/names.js";
+import { DAY_MS, HOUR_MS, MINUTE_MS } from "../../lib/time.js";
 import { judgeTarget, probeTarget } from "../verifyDomains.js";
 import { recordHistory } from "./recordRun.js";
 import { watchedUpdates } from "./watchedUpdates.js";
@@ -380,13 +381,11 @@ function brokenCheck(check: Check, error: unknown): InventoryResult {
   };
 }
 
-const DAY_MS = 86_400_000;
-const HOUR_MS = 3_600_000;
 /** "24 h", "90 min", "2 d": the grace in words. */
 function span(ms: number): string {
   if (ms >= DAY_MS && ms % DAY_MS === 0) return `${ms / DAY_MS} d`;
   if (ms >= HOUR_MS && ms % HOUR_MS === 0) return `${ms / HOUR_MS} h`;
-  if (ms >= 60_000 && ms % 60_000 === 0) return `${ms / 60_000} min`;
+  if (ms >= MINUTE_MS && ms % MINUTE_MS === 0) return `${ms / MINUTE_MS} min`;
   return `${Math.round(ms / 1000)} s`;
 }
 
