@@ -6,13 +6,13 @@ import {
   type NamedEndpoint,
   parseEndpoint,
 } from "../../shared/core/verification/endpoint.js";
+import { INVENTORY_STATUSES } from "../../shared/core/verification/judge.js";
 import type { VerifySettings } from "../../shared/core/verification/verifySettings.js";
 import { UsageError } from "../../shared/lib/errors.js";
 import { parseDuration } from "../../shared/lib/time.js";
 import {
   countInventoryStatuses,
   failsRun,
-  INVENTORY_STATUSES,
   type InventoryResult,
   verifyInventory,
 } from "../../shared/usecases/steps/verifyInventory.js";

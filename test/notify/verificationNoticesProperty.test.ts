@@ -2,13 +2,10 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { verificationNotices } from "../../shared/adapters/notify/verificationMessage.js";
 import type { InventoryRecord, VerificationRecord } from "../../shared/core/ports/inventory.js";
+import type { InventoryStatus } from "../../shared/core/verification/judge.js";
 import { STATUSES } from "../../shared/core/verification/judge.js";
 import { needsPerson } from "../../shared/core/verification/verificationSummary.js";
-import type {
-  InventoryResult,
-  InventoryStatus,
-  StatusChange,
-} from "../../shared/usecases/steps/verifyInventory.js";
+import type { InventoryResult, StatusChange } from "../../shared/usecases/steps/verifyInventory.js";
 import { propertyRuns } from "../support/fastCheck.js";
 
 const AT = new Date("2026-03-01T04:00:00.000Z");

@@ -1,6 +1,7 @@
 import type { Logger } from "../../lib/log.js";
-import type { InventoryResult, InventoryStatus } from "../../usecases/steps/verifyInventory.js";
+import type { InventoryResult } from "../../usecases/steps/verifyInventory.js";
 import type { SweepSummary } from "../renewal/summary.js";
+import type { InventoryStatus } from "../verification/judge.js";
 
 /** The webhook messages certsched sends; adapters/notify/ posts them. */
 export type NoticeKind =

@@ -21,6 +21,10 @@ export const STATUSES = [
 
 export type VerifyStatus = (typeof STATUSES)[number];
 
+/** Every status an inventory row may hold: the contract's, then `unverifiable` (no endpoint or vault to look at). */
+export const INVENTORY_STATUSES = [...STATUSES, "unverifiable"] as const;
+export type InventoryStatus = (typeof INVENTORY_STATUSES)[number];
+
 /** `expiring` is critical below this many whole days left. */
 export const CRITICAL_DAYS = 7;
 

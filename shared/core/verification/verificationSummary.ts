@@ -1,10 +1,10 @@
 import type {
   InventoryResult,
-  InventoryStatus,
   InventoryVerification,
 } from "../../usecases/steps/verifyInventory.js";
 import type { Trigger } from "../history/events.js";
 import { JSON_RAW_CONTROL } from "../renewal/summary.js";
+import type { InventoryStatus } from "./judge.js";
 
 /** The statuses that need a person whatever else is true (contracts/verify.md, exit 1). */
 const ALWAYS_BAD: ReadonlySet<InventoryStatus> = new Set([

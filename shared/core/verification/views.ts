@@ -1,5 +1,6 @@
+import { WATCH_PREFIX } from "../inventory/watch.js";
 import type { InventoryRecord } from "../ports/inventory.js";
-import { STATUSES } from "./judge.js";
+import { INVENTORY_STATUSES } from "./judge.js";
 
 /** One certificate's latest verification, as GET /api/verifications shows it. */
 export interface VerificationView {
@@ -33,9 +34,6 @@ export interface VerificationsView {
   readonly invalid: readonly string[];
 }
 
-/** Inventory keys of CERTSCHED_WATCH entries (shared/core/ports/inventory.ts). */
-const WATCH_PREFIX = "watch:";
-
 /** The inventory's last verifications, most urgent status first, then by name. */
 export function verificationsView(read: {
   readonly items: readonly InventoryRecord[];
@@ -66,7 +64,7 @@ export function verificationsView(read: {
       ...(v.unreachableSince ? { unreachableSince: v.unreachableSince.toISOString() } : {}),
     });
   }
-  const order: readonly string[] = [...STATUSES, "unverifiable"];
+  const order: readonly string[] = INVENTORY_STATUSES;
   const rank = (status: string) => {
     const i = order.indexOf(status);
     return i < 0 ? order.length : i;

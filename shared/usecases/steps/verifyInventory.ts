@@ -5,7 +5,7 @@ import { loadVerifySettings } from "../../app/config/verifySettings.js";
 import type { Runtime } from "../../app/services.js";
 import { APP_SERVICE, KEY_VAULT } from "../../core/certificate/fields.js";
 import type { CertificateEvent, Trigger } from "../../core/history/events.js";
-import { WATCH_PREFIX } from "../../core/inventory/watch.js";
+import { WATCH_PREFIX, watchKey } from "../../core/inventory/watch.js";
 import {
   type InventoryRecord,
   type InventoryUpdate,
@@ -19,8 +19,8 @@ import {
   type NamedEndpoint,
   parseEndpoint,
 } from "../../core/verification/endpoint.js";
-import type { AcceptedRenewal, VerifyStatus } from "../../core/verification/judge.js";
-import { STATUSES } from "../../core/verification/judge.js";
+import type { AcceptedRenewal, InventoryStatus } from "../../core/verification/judge.js";
+import { INVENTORY_STATUSES } from "../../core/verification/judge.js";
 import { SERVICE_NAME_RULE, serviceNameProblem } from "../../core/verification/publicAddress.js";
 import { needsPerson } from "../../core/verification/verificationSummary.js";
 import type { VerifySettings } from "../../core/verification/verifySettings.js";
@@ -41,12 +41,6 @@ import { watchedUpdates } from "./watchedUpdates.js";
  * CERTSCHED_WATCH endpoint, judged where users look (TLS or the vault), recorded back.
  * The timer, the sweep, `POST /api/verifications` and `certsched verify` all run this.
  */
-
-/** `unverifiable`: a target with no endpoint or vault to look at (DNS-only, stand-alone...). */
-export type InventoryStatus = VerifyStatus | "unverifiable";
-
-/** Every status, in the contract's order, `unverifiable` last (counts, tables). */
-export const INVENTORY_STATUSES: readonly InventoryStatus[] = [...STATUSES, "unverifiable"];
 
 export interface InventoryResult {
   readonly domain: string;
@@ -505,7 +499,7 @@ async function recordsToVerify(
     laid(watched);
   }
   laid(options.also ?? []);
-  const current = new Set(runtime.settings.watch.map((e) => `${WATCH_PREFIX}${e.label}`));
+  const current = new Set(runtime.settings.watch.map((e) => watchKey(e)));
   const wanted = options.names === undefined ? undefined : new Set(options.names);
   return [...byName.values()].filter((r) =>
     wanted
