@@ -17,14 +17,7 @@ import { problem } from "./problem.js";
  */
 export function errorResponse(error: unknown, invocationId: string): HttpResponseInit {
   const e = ensureError(error);
-  if (!isCertschedError(e)) {
-    return problem(
-      500,
-      "INTERNAL",
-      "Internal error",
-      `certsched failed unexpectedly; see the function logs for invocation ${invocationId}`,
-    );
-  }
+  if (!isCertschedError(e)) return internal(invocationId);
   if (e.fault === "caller") {
     const answer = callerProblem(e);
     if (answer) return answer;
@@ -39,6 +32,12 @@ export function errorResponse(error: unknown, invocationId: string): HttpRespons
     return problem(404, e.code, "No such certificate", detail);
   }
   switch (e.code) {
+    case "USAGE":
+    case "INPUT_INVALID":
+    case "PORT_IN_USE":
+    case "PORT_NOT_ALLOWED":
+      // The CLI's own errors: never thrown under the host; one that were would be a bug of ours.
+      return internal(invocationId);
     case "QUOTA_EXHAUSTED":
       // Nothing was sent: the request budget is spent or kept for renewals. Try again once the
       // oldest request of the window has left it (when known), else in an hour.
@@ -75,9 +74,18 @@ export function errorResponse(error: unknown, invocationId: string): HttpRespons
   }
 }
 
+function internal(invocationId: string): HttpResponseInit {
+  return problem(
+    500,
+    "INTERNAL",
+    "Internal error",
+    `certsched failed unexpectedly; see the function logs for invocation ${invocationId}`,
+  );
+}
+
 /**
  * The caller's mistakes: 413, 415, 400 naming the fields, 403 naming the role. Undefined for a
- * caller's fault this surface does not answer (the CLI's usage and input errors never reach it).
+ * caller's fault the HTTP edge does not answer (the CLI's usage and input errors).
  */
 function callerProblem(e: CertschedError): HttpResponseInit | undefined {
   if (hasCode(e, "PAYLOAD_TOO_LARGE")) {
