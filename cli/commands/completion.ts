@@ -1,7 +1,7 @@
+import { UsageError } from "../../shared/lib/errors.js";
 import type { Command } from "../command.js";
 import { EXIT } from "../exit.js";
 import { COMMANDS } from "../registry.js";
-import { UsageError } from "../usage.js";
 
 const HELP = `Usage: certsched completion bash|zsh
 

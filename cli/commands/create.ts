@@ -7,15 +7,21 @@ import {
   parseOrThrow,
 } from "../../shared/core/certificate/index.js";
 import { rememberCreated } from "../../shared/core/inventory/fromRecords.js";
-import { ConfigError, ensureError, ValidationError } from "../../shared/lib/errors.js";
-import { createConfirmed, OutcomeUnknownError } from "../../shared/usecases/createCertificate.js";
+import {
+  ConfigError,
+  ensureError,
+  InputError,
+  OutcomeUnknownError,
+  UsageError,
+  ValidationError,
+} from "../../shared/lib/errors.js";
+import { createConfirmed } from "../../shared/usecases/createCertificate.js";
 import { cliLogger } from "../cliLogger.js";
 import { type Command, JSON_OPTION } from "../command.js";
-import { EXIT, InputError } from "../failure.js";
+import { EXIT } from "../failure.js";
 import { parseJsonFile } from "../jsonLocation.js";
 import { oneLine, wrapToWidth } from "../output/text.js";
 import { withRuntime } from "../runtime.js";
-import { UsageError } from "../usage.js";
 
 const HELP = `Usage: certsched create --file request.json [--json]
 

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { withPurpose } from "../../shared/core/quota/requestContext.js";
-import { OutcomeUnknownError } from "../../shared/usecases/createCertificate.js";
+import { OutcomeUnknownError, UsageError } from "../../shared/lib/errors.js";
 import { type RenewedByName, renewByName } from "../../shared/usecases/renewByName.js";
 import { describe } from "../../shared/usecases/steps/renewOne.js";
 import { cliLogger } from "../cliLogger.js";
@@ -9,7 +9,6 @@ import { EXIT } from "../failure.js";
 import { palette } from "../output/color.js";
 import { oneLine, wrapToWidth } from "../output/text.js";
 import { withRecordingRuntime } from "../recordingRuntime.js";
-import { UsageError } from "../usage.js";
 import { requireApiKey } from "./create.js";
 
 const HELP = `Usage: certsched renew <certificateName>... [--json]

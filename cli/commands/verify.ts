@@ -14,6 +14,7 @@ import {
 } from "../../shared/core/verification/inventoryResult.js";
 import { INVENTORY_STATUSES } from "../../shared/core/verification/judge.js";
 import type { VerifySettings } from "../../shared/core/verification/verifySettings.js";
+import { UsageError } from "../../shared/lib/errors.js";
 import { parseDuration } from "../../shared/lib/time.js";
 import { verifyInventory } from "../../shared/usecases/steps/verifyInventory.js";
 import { verifyTargets } from "../../shared/usecases/verifyDomains.js";
@@ -27,7 +28,6 @@ import { formatExpiry } from "../output/expiry.js";
 import { renderTable } from "../output/table.js";
 import { oneLine, wrapToWidth } from "../output/text.js";
 import { withRecordingRuntime } from "../recordingRuntime.js";
-import { UsageError } from "../usage.js";
 
 const HELP = `Usage: certsched verify [--json] [--domain NAME[:PORT] ...] [--timeout DURATION]
 

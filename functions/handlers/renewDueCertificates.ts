@@ -1,7 +1,7 @@
 import type { InvocationContext, Timer } from "@azure/functions";
 import { getRuntime } from "../../shared/app/services.js";
 import { contextLogger } from "../../shared/edge/contextLogger.js";
-import { SweepFailedError } from "../../shared/lib/sweepFailedError.js";
+import { SweepFailedError } from "../../shared/lib/errors.js";
 import { sweepWith } from "../../shared/usecases/sweep.js";
 
 /**

@@ -1,7 +1,7 @@
 import type { InvocationContext, Timer } from "@azure/functions";
 import { getRuntime } from "../../shared/app/services.js";
 import { contextLogger } from "../../shared/edge/contextLogger.js";
-import { VerificationFailedError } from "../../shared/lib/verificationFailedError.js";
+import { VerificationFailedError } from "../../shared/lib/errors.js";
 import { verifyWith } from "../../shared/usecases/verify.js";
 
 /**

@@ -1,16 +1,14 @@
 import type { HttpResponseInit } from "@azure/functions";
-import { QuotaExhaustedError } from "../core/quota/budgetRules.js";
+import type { QuotaExhaustedError } from "../core/quota/budgetRules.js";
 import {
-  ConfigError,
+  type CertschedError,
   ensureError,
+  hasCode,
   isCertschedError,
-  UpstreamError,
-  ValidationError,
+  upstreamOf,
 } from "../lib/errors.js";
 import { redact } from "../lib/redact/redact.js";
-import { ForbiddenError } from "./auth/authorize.js";
 import { problem } from "./problem.js";
-import { BodyTooLargeError, UnsupportedMediaTypeError } from "./readBody.js";
 
 /**
  * Maps any failure to a problem response. Our callers' mistakes are 4xx naming the field;
@@ -19,37 +17,27 @@ import { BodyTooLargeError, UnsupportedMediaTypeError } from "./readBody.js";
  */
 export function errorResponse(error: unknown, invocationId: string): HttpResponseInit {
   const e = ensureError(error);
-  if (e instanceof BodyTooLargeError) {
-    return problem(413, "PAYLOAD_TOO_LARGE", "Request body too large", e.message);
+  if (!isCertschedError(e)) return internal(invocationId);
+  if (e.fault === "caller") {
+    const answer = callerProblem(e);
+    if (answer) return answer;
   }
-  if (e instanceof UnsupportedMediaTypeError) {
-    return problem(415, "UNSUPPORTED_MEDIA_TYPE", "Unsupported media type", e.message);
-  }
-  if (e instanceof ValidationError) {
-    return problem(400, e.code, "Invalid request", redact(e.message), { errors: e.issues });
-  }
-  if (e instanceof ForbiddenError) {
-    return problem(403, e.code, "Forbidden", e.message, {
-      errors: [{ name: "role", message: `${e.requiredRole} required` }],
-    });
-  }
-  if (e instanceof ConfigError) {
+  if (hasCode(e, "CONFIG_INVALID")) {
     return problem(503, e.code, "certsched is not configured", e.message, { errors: e.problems });
-  }
-  if (!isCertschedError(e)) {
-    return problem(
-      500,
-      "INTERNAL",
-      "Internal error",
-      `certsched failed unexpectedly; see the function logs for invocation ${invocationId}`,
-    );
   }
   const detail = redact(e.message);
   // Get Certificate's 404 is the service's word that it holds no certificate by that name.
-  if (e instanceof UpstreamError && e.upstream === "get" && e.status === 404) {
+  const { upstream, status } = upstreamOf(e);
+  if (upstream === "get" && status === 404) {
     return problem(404, e.code, "No such certificate", detail);
   }
   switch (e.code) {
+    case "USAGE":
+    case "INPUT_INVALID":
+    case "PORT_IN_USE":
+    case "PORT_NOT_ALLOWED":
+      // The CLI's own errors: never thrown under the host; one that were would be a bug of ours.
+      return internal(invocationId);
     case "QUOTA_EXHAUSTED":
       // Nothing was sent: the request budget is spent or kept for renewals. Try again once the
       // oldest request of the window has left it (when known), else in an hour.
@@ -74,7 +62,6 @@ export function errorResponse(error: unknown, invocationId: string): HttpRespons
         headers: { "retry-after": "60" },
       });
     default: {
-      const status = e instanceof UpstreamError ? e.status : undefined;
       const busy = status === 429 || status === 503;
       return problem(
         busy ? 503 : 502,
@@ -87,9 +74,43 @@ export function errorResponse(error: unknown, invocationId: string): HttpRespons
   }
 }
 
+function internal(invocationId: string): HttpResponseInit {
+  return problem(
+    500,
+    "INTERNAL",
+    "Internal error",
+    `certsched failed unexpectedly; see the function logs for invocation ${invocationId}`,
+  );
+}
+
+/**
+ * The caller's mistakes: 413, 415, 400 naming the fields, 403 naming the role. Undefined for a
+ * caller's fault the HTTP edge does not answer (the CLI's usage and input errors).
+ */
+function callerProblem(e: CertschedError): HttpResponseInit | undefined {
+  if (hasCode(e, "PAYLOAD_TOO_LARGE")) {
+    return problem(413, e.code, "Request body too large", e.message);
+  }
+  if (hasCode(e, "UNSUPPORTED_MEDIA_TYPE")) {
+    return problem(415, e.code, "Unsupported media type", e.message);
+  }
+  if (hasCode(e, "VALIDATION_FAILED")) {
+    return problem(400, e.code, "Invalid request", redact(e.message), { errors: e.issues });
+  }
+  if (hasCode(e, "FORBIDDEN")) {
+    return problem(403, e.code, "Forbidden", e.message, {
+      errors: [{ name: "role", message: `${e.requiredRole} required` }],
+    });
+  }
+  return undefined;
+}
+
+/** What QUOTA_EXHAUSTED carries (QuotaExhaustedError, in core), read by code, not by class. */
+type QuotaFields = Partial<Pick<QuotaExhaustedError, "purpose" | "usage">>;
+
 /** Seconds until the budget's oldest request leaves the window: at least 1, at most a day. */
-function retryAfterSeconds(error: unknown): number {
-  const ms = error instanceof QuotaExhaustedError ? error.usage.freesInMs : undefined;
+function retryAfterSeconds(error: CertschedError & QuotaFields): number {
+  const ms = error.usage?.freesInMs;
   if (ms === undefined) return 3600;
   return Math.min(86_400, Math.max(1, Math.ceil(ms / 1000)));
 }
@@ -98,10 +119,10 @@ function retryAfterSeconds(error: unknown): number {
  * The 429's title, true to its cause: a read held back while renewals may still use the rest,
  * or a budget with nothing left (a renewal, a create: then nothing is "kept for renewals").
  */
-function quotaTitle(error: unknown): string {
+function quotaTitle(error: CertschedError & QuotaFields): string {
   const kept =
-    error instanceof QuotaExhaustedError &&
     error.purpose === "read" &&
+    error.usage !== undefined &&
     error.usage.used < error.usage.quota.requests;
   return kept
     ? "The service's request budget is kept for renewals"

@@ -1,29 +1,13 @@
 import type { HttpRequest } from "@azure/functions";
-import { ValidationError } from "../lib/errors.js";
+import { BodyTooLargeError, UnsupportedMediaTypeError, ValidationError } from "../lib/errors.js";
 import { jsonSyntaxProblem } from "../lib/text/jsonSyntax.js";
 
 /** Largest request body we read (64 KiB): a create request is well under 4 KiB. */
 export const MAX_BODY_BYTES = 64 * 1024;
 
-/** A body too large to read; answered 413 without reading the rest. */
-export class BodyTooLargeError extends Error {
-  constructor() {
-    super(`request body is larger than ${MAX_BODY_BYTES} bytes`);
-    this.name = "BodyTooLargeError";
-  }
-}
-
-/** The request's Content-Type is not JSON, or declares a charset other than UTF-8; answered 415. */
-export class UnsupportedMediaTypeError extends Error {
-  constructor(readonly contentType: string) {
-    super("request body must be application/json, encoded as UTF-8");
-    this.name = "UnsupportedMediaTypeError";
-  }
-}
-
 async function readCapped(request: HttpRequest, limit: number): Promise<string> {
   const declared = Number(request.headers.get("content-length") ?? Number.NaN);
-  if (declared > limit) throw new BodyTooLargeError();
+  if (declared > limit) throw new BodyTooLargeError(MAX_BODY_BYTES);
   if (!request.body) return "";
   const reader = request.body.getReader();
   const chunks: Uint8Array[] = [];
@@ -34,7 +18,7 @@ async function readCapped(request: HttpRequest, limit: number): Promise<string> 
     size += value.byteLength;
     if (size > limit) {
       await reader.cancel();
-      throw new BodyTooLargeError();
+      throw new BodyTooLargeError(MAX_BODY_BYTES);
     }
     chunks.push(value);
   }

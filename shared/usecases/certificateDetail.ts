@@ -17,6 +17,7 @@ import {
   ValidationError,
 } from "../lib/errors.js";
 import { redact } from "../lib/redact/redact.js";
+import { DAY_MS } from "../lib/time.js";
 import { loadOne, statusOptionsOf, statusSourcesOf } from "./steps/loadStatus.js";
 
 /**
@@ -29,7 +30,6 @@ import { loadOne, statusOptionsOf, statusSourcesOf } from "./steps/loadStatus.js
 /** How far back the history of one certificate goes, and at most how many events. */
 export const DETAIL_HISTORY_DAYS = 30;
 export const DETAIL_HISTORY_LIMIT = 50;
-const DAY_MS = 86_400_000;
 
 /** What Get Certificate said: the record was `found`, the service knows `not-found`, or it `failed`. */
 export type ServiceAnswer =

@@ -6,39 +6,13 @@ import { withPurpose } from "../core/quota/requestContext.js";
 import {
   type CallBudget,
   callBudget,
-  checkWith,
   NO_TIME_TO_CONFIRM,
   scheduleBudget,
   unanswered,
   type WithinOptions,
 } from "../core/renewal/callBudget.js";
-import { ensureError, UpstreamError } from "../lib/errors.js";
+import { ensureError, OutcomeUnknownError } from "../lib/errors.js";
 import { redact } from "../lib/redact/redact.js";
-
-/**
- * No answer in time, and Get Certificate could not show that it took effect. Code
- * UPSTREAM_TIMEOUT (the HTTP API answers 504), with the way to find out in the message.
- */
-export class OutcomeUnknownError extends UpstreamError {
-  readonly certificateName: string;
-
-  constructor(
-    operation: "create" | "renew",
-    certificateName: string,
-    why: string,
-    cause: UpstreamError,
-  ) {
-    const what = operation === "create" ? "Creation" : "Renewal";
-    super(
-      "UPSTREAM_TIMEOUT",
-      operation,
-      `${what} of ${certificateName}: the service did not answer in time (${cause.message}), and ${why}: it may still have been scheduled; ${checkWith(certificateName)}`,
-      { retriable: false, cause },
-    );
-    this.name = "OutcomeUnknownError";
-    this.certificateName = certificateName;
-  }
-}
 
 /** A create's outcome: scheduled, and whether Get Certificate had to confirm it. */
 export interface CreateOutcome {

@@ -20,10 +20,9 @@ import {
 import { claimAndSend } from "../core/renewal/claimAndSend.js";
 import { decide } from "../core/renewal/decide.js";
 import type { Caller } from "../edge/auth/callerOf.js";
-import { ensureError, ValidationError } from "../lib/errors.js";
+import { ensureError, OutcomeUnknownError, ValidationError } from "../lib/errors.js";
 import type { Logger } from "../lib/log.js";
 import { redact } from "../lib/redact/redact.js";
-import { OutcomeUnknownError } from "./createCertificate.js";
 import { recordHistory } from "./steps/recordRun.js";
 import { describe } from "./steps/renewOne.js";
 

@@ -6,6 +6,7 @@ import type { Run } from "../core/runs/run.js";
 import { ensureError } from "../lib/errors.js";
 import type { Logger } from "../lib/log.js";
 import { redact } from "../lib/redact/redact.js";
+import { MINUTE_MS } from "../lib/time.js";
 import { settleRun } from "./steps/settleRun.js";
 
 export interface StartRunRequest {
@@ -30,7 +31,7 @@ export type StartRunResult =
 const IN_FLIGHT_READS = 5;
 const IN_FLIGHT_PAUSE_MS = 100;
 /** A key filed this long ago (ms) whose run was never stored belongs to a request that died. */
-const ABANDONED_AFTER_MS = 60_000;
+const ABANDONED_AFTER_MS = MINUTE_MS;
 
 /**
  * Accepts a run: with an Idempotency-Key, first files the key (of two requests with one key,

@@ -1,10 +1,10 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { authorize, ForbiddenError } from "../../shared/edge/auth/authorize.js";
+import { authorize } from "../../shared/edge/auth/authorize.js";
 import { callerOf, easyAuthEnabled } from "../../shared/edge/auth/callerOf.js";
 import { parseClientPrincipal } from "../../shared/edge/auth/clientPrincipal.js";
 import { hasRole, OPERATOR, READER } from "../../shared/edge/auth/roles.js";
-import { ValidationError } from "../../shared/lib/errors.js";
+import { ForbiddenError, ValidationError } from "../../shared/lib/errors.js";
 import { httpRequest } from "../functions/harness.js";
 import { propertyRuns } from "../support/fastCheck.js";
 import {

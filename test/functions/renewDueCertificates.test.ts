@@ -3,8 +3,7 @@ import { renewCertificate } from "../../functions/renewCertificate.js";
 import { renewDueCertificates } from "../../functions/renewDueCertificates.js";
 import { tableLedger } from "../../shared/adapters/storage/tableLedger.js";
 import type { Ledger } from "../../shared/core/ports/ledger.js";
-import { CertschedError } from "../../shared/lib/errors.js";
-import { SweepFailedError } from "../../shared/lib/sweepFailedError.js";
+import { CertschedError, SweepFailedError } from "../../shared/lib/errors.js";
 import { SAMPLE_REFUSAL, type SeedCertificate } from "../../sim/index.js";
 import {
   type AppHarness,

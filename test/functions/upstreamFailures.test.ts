@@ -6,7 +6,7 @@ import { renewDueCertificates } from "../../functions/renewDueCertificates.js";
 import { runRenewals } from "../../functions/runRenewals.js";
 import { testConnectivity } from "../../functions/testConnectivity.js";
 import type { SweepSummary } from "../../shared/core/renewal/summary.js";
-import { SweepFailedError } from "../../shared/lib/sweepFailedError.js";
+import { SweepFailedError } from "../../shared/lib/errors.js";
 import { validCreateInputs } from "../support/createBodies.js";
 import {
   type AppHarness,

@@ -6,7 +6,7 @@ import { APP_SERVICE } from "../../shared/core/certificate/fields.js";
 import { type Inventory, memoryInventory } from "../../shared/core/ports/inventory.js";
 import { memoryLedger } from "../../shared/core/ports/ledger.js";
 import { VERIFICATION_SUMMARY_PREFIX } from "../../shared/core/verification/verificationSummary.js";
-import { VerificationFailedError } from "../../shared/lib/verificationFailedError.js";
+import { VerificationFailedError } from "../../shared/lib/errors.js";
 import { sweepWith } from "../../shared/usecases/sweep.js";
 import { verifyWith } from "../../shared/usecases/verify.js";
 import type { Hosting, SeedCertificate } from "../../sim/index.js";

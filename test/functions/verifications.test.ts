@@ -10,8 +10,7 @@ import {
 } from "../../shared/core/ports/inventory.js";
 import { VERIFICATION_SUMMARY_PREFIX } from "../../shared/core/verification/verificationSummary.js";
 import { OPERATOR, READER } from "../../shared/edge/auth/roles.js";
-import { CertschedError } from "../../shared/lib/errors.js";
-import { VerificationFailedError } from "../../shared/lib/verificationFailedError.js";
+import { CertschedError, VerificationFailedError } from "../../shared/lib/errors.js";
 import { principalHeader } from "../auth/principals.js";
 import { startSilentServer } from "../verify/support/servers.js";
 import {

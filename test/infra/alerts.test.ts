@@ -16,8 +16,7 @@ import {
 } from "../../shared/core/renewal/summary.js";
 import type { InventoryVerification } from "../../shared/core/verification/inventoryResult.js";
 import { verificationSummaryLine } from "../../shared/core/verification/verificationSummary.js";
-import { SweepFailedError } from "../../shared/lib/sweepFailedError.js";
-import { VerificationFailedError } from "../../shared/lib/verificationFailedError.js";
+import { SweepFailedError, VerificationFailedError } from "../../shared/lib/errors.js";
 import type { Hosting } from "../../sim/index.js";
 import { DAY_MS, HOUR_MS, startHarness, timer } from "../functions/harness.js";
 import {

@@ -274,7 +274,7 @@ describe("app settings", () => {
     }
     expect(Object.keys(fromDefaults).length).toBeGreaterThanOrEqual(15);
     // verify() parses CERTSCHED_VERIFY_* on first call: compare what it returns, not the function.
-    const parsed = (env: Record<string, string>) => {
+    const parsed = (env: Readonly<Record<string, string | undefined>>) => {
       const settings = loadSettings(env);
       return { ...settings, verify: settings.verify() };
     };

@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { renewDueCertificates } from "../../functions/renewDueCertificates.js";
 import { resetRuntime } from "../../shared/app/services.js";
 import { memoryLedger } from "../../shared/core/ports/ledger.js";
-import { SweepFailedError } from "../../shared/lib/sweepFailedError.js";
+import { SweepFailedError } from "../../shared/lib/errors.js";
 import {
   type Simulator,
   sampleCertificates,

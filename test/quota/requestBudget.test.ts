@@ -6,7 +6,7 @@ import { HISTORY_TABLE, tableHistory } from "../../shared/adapters/storage/table
 import type { History, ServiceRequest } from "../../shared/core/ports/history.js";
 import { memoryLedger } from "../../shared/core/ports/ledger.js";
 import type { SweepSummary } from "../../shared/core/renewal/summary.js";
-import { SweepFailedError } from "../../shared/lib/sweepFailedError.js";
+import { SweepFailedError } from "../../shared/lib/errors.js";
 import type { SeedCertificate } from "../../sim/index.js";
 import { ensureBuilt } from "../cli/build.js";
 import { cliAgainst, jsonOf } from "../cli/helpers.js";

@@ -14,7 +14,7 @@ import { memoryLedger } from "../../shared/core/ports/ledger.js";
 import { QuotaExhaustedError } from "../../shared/core/quota/budgetRules.js";
 import type { SweepSummary } from "../../shared/core/renewal/summary.js";
 import { OPERATOR, READER } from "../../shared/edge/auth/roles.js";
-import { SweepFailedError } from "../../shared/lib/sweepFailedError.js";
+import { SweepFailedError } from "../../shared/lib/errors.js";
 import type { SeedCertificate } from "../../sim/index.js";
 import { principalHeader } from "../auth/principals.js";
 import { ensureBuilt } from "../cli/build.js";

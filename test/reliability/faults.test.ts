@@ -11,7 +11,7 @@ import type { Seams } from "../../shared/app/seams.js";
 import { createRuntime } from "../../shared/app/services.js";
 import { type Ledger, memoryLedger } from "../../shared/core/ports/ledger.js";
 import { resultLine, type SweepSummary } from "../../shared/core/renewal/summary.js";
-import { SweepFailedError } from "../../shared/lib/sweepFailedError.js";
+import { SweepFailedError } from "../../shared/lib/errors.js";
 import { sweepWith } from "../../shared/usecases/sweep.js";
 import {
   type Fault,

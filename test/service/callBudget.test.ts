@@ -14,7 +14,8 @@ import {
   FRONT_END_LIMIT_MS,
   type WithinOptions,
 } from "../../shared/core/renewal/callBudget.js";
-import { createConfirmed, OutcomeUnknownError } from "../../shared/usecases/createCertificate.js";
+import { OutcomeUnknownError } from "../../shared/lib/errors.js";
+import { createConfirmed } from "../../shared/usecases/createCertificate.js";
 import { renewByName } from "../../shared/usecases/renewByName.js";
 import { type AppHarness, DAY_MS, startHarness } from "../functions/harness.js";
 import { validCreateInputs } from "../support/createBodies.js";

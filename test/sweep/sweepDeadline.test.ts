@@ -5,8 +5,7 @@ import { loadSettings } from "../../shared/app/config/settings.js";
 import type { Runtime } from "../../shared/app/services.js";
 import type { CertificateRecord } from "../../shared/core/certificate/records.js";
 import { memoryLedger } from "../../shared/core/ports/ledger.js";
-import { ConfigError } from "../../shared/lib/errors.js";
-import { SweepFailedError } from "../../shared/lib/sweepFailedError.js";
+import { ConfigError, SweepFailedError } from "../../shared/lib/errors.js";
 import { runSweep, type SweepOptions } from "../../shared/usecases/steps/runSweep.js";
 import { type Simulator, startSimulator } from "../../sim/index.js";
 import {

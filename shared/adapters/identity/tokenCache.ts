@@ -1,10 +1,11 @@
 import type { AccessToken, TokenSource, Tokens } from "../../core/ports/tokens.js";
+import { HOUR_MS, MINUTE_MS } from "../../lib/time.js";
 
 /** Refresh this long before a token's end, so a token never expires mid-sweep (5 min). */
-export const EXPIRY_MARGIN_MS = 5 * 60_000;
+export const EXPIRY_MARGIN_MS = 5 * MINUTE_MS;
 
 /** Longest a token is kept, whatever its expires_on says (24 h): an absurd date is not trusted. */
-export const MAX_TOKEN_LIFETIME_MS = 24 * 3_600_000;
+export const MAX_TOKEN_LIFETIME_MS = 24 * HOUR_MS;
 
 /**
  * Longer than a sweep may run (host.json functionTimeout, 10 min). A token that arrives already
@@ -12,7 +13,7 @@ export const MAX_TOKEN_LIFETIME_MS = 24 * 3_600_000;
  * fetched because the service refused its predecessor is not dropped again within it. So one
  * sweep costs at most 2 token requests with healthy lifetimes, and at most 4 under a 401.
  */
-export const SWEEP_SPAN_MS = 10 * 60_000;
+export const SWEEP_SPAN_MS = 10 * MINUTE_MS;
 
 export interface TokenCacheOptions {
   /** Epoch milliseconds. */
@@ -123,8 +124,8 @@ export class TokenCache implements Tokens {
         : "an unreadable time";
       this.#warn(
         `certsched: the token for ${resource} arrived with ${left} left, inside the ${Math.round(
-          this.#marginMs / 60_000,
-        )}-minute refresh margin (check the clock, and the identity provider's expires_on / expires_in); using it for up to ${Math.round(SWEEP_SPAN_MS / 60_000)} minutes without asking again`,
+          this.#marginMs / MINUTE_MS,
+        )}-minute refresh margin (check the clock, and the identity provider's expires_on / expires_in); using it for up to ${Math.round(SWEEP_SPAN_MS / MINUTE_MS)} minutes without asking again`,
       );
     }
     const kept: Cached = {

@@ -1,8 +1,9 @@
 import type { SecretStore } from "../../core/ports/secrets.js";
 import { TokenError } from "../../lib/errors.js";
+import { SECRET_REJECTED_CODES } from "./aadsts.js";
 
-/** AADSTS codes meaning the client secret itself is wrong: invalid (7000215) or expired (7000222). */
-const BAD_CLIENT_SECRET = new Set([7000215, 7000222]);
+/** AADSTS codes meaning the client secret itself is wrong, invalid or expired (aadsts.ts). */
+const BAD_CLIENT_SECRET = new Set(SECRET_REJECTED_CODES);
 
 /**
  * Runs `fn` with the client secret. If the identity provider refuses that secret and it came

@@ -9,6 +9,7 @@ import { QuotaExhaustedError, readFits, renewalFits } from "../../core/quota/bud
 import type { RequestPurpose } from "../../core/quota/requestContext.js";
 import type { ServiceQuota } from "../../core/quota/serviceQuota.js";
 import { CertschedError } from "../../lib/errors.js";
+import { HOUR_MS } from "../../lib/time.js";
 import { REQUEST_PARTITION, toRequestRow } from "./rows/historyRow.js";
 import { failureOf, lazyTable, statusOf, type TableLocation } from "./table.js";
 import { HISTORY_TABLE } from "./tableHistory.js";
@@ -95,7 +96,7 @@ const CONTENDED_PAUSE_MS = 400;
  * How recent a due list must be (storage clock) for the inventory to say what renewals need:
  * sweeps run daily, so a day and a margin. Without one, no read spends before a list is made.
  */
-export const LIST_FRESH_MS = 26 * 3_600_000;
+export const LIST_FRESH_MS = 26 * HOUR_MS;
 
 /** OData datetime literal; the storage service compares Timestamp to the 100 ns. */
 const datetime = (at: Date) => `datetime'${at.toISOString()}'`;

@@ -2,9 +2,9 @@ import { randomBytes } from "node:crypto";
 import type { TableClient } from "@azure/data-tables";
 import type { CertificateEvent, RunRecord } from "../../core/history/events.js";
 import { DEFAULT_EVENT_LIMIT, type History, type Read } from "../../core/ports/history.js";
-import { CertschedError, ValidationError } from "../../lib/errors.js";
+import { CertschedError, UnstoredError, ValidationError } from "../../lib/errors.js";
 import { mapWithConcurrency } from "../../lib/pool.js";
-import { someNames, UnstoredError } from "../../lib/unstored.js";
+import { someNames } from "../../lib/text/names.js";
 import {
   EVENT_PARTITION_PREFIX,
   eventPartition,

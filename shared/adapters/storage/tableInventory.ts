@@ -7,9 +7,9 @@ import {
   type InventoryUpdate,
   mergeRecord,
 } from "../../core/ports/inventory.js";
-import { CertschedError, ensureError, ValidationError } from "../../lib/errors.js";
+import { CertschedError, ensureError, UnstoredError, ValidationError } from "../../lib/errors.js";
 import { mapWithConcurrency } from "../../lib/pool.js";
-import { someNames, UnstoredError } from "../../lib/unstored.js";
+import { someNames } from "../../lib/text/names.js";
 import {
   fromInventoryRow,
   INVENTORY_PARTITION,

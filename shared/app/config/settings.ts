@@ -6,6 +6,7 @@ import type { Env, Settings } from "../../core/settings.js";
 import type { VerifySettings } from "../../core/verification/verifySettings.js";
 import { ConfigError, type Problem } from "../../lib/errors.js";
 import { MIN_SECRET_LENGTH, significantLength } from "../../lib/redact/secretForms.js";
+import { DAY_MS } from "../../lib/time.js";
 import { duration } from "./duration.js";
 import { loadVerifySettings } from "./verifySettings.js";
 
@@ -134,7 +135,7 @@ const schema = z.object({
   CERTSCHED_KEY_VAULT_URL: upstreamUrl().optional(),
   CERTSCHED_API_KEY_SECRET_NAME: text.default("certsched-api-key"),
   CERTSCHED_CLIENT_SECRET_SECRET_NAME: text.default("certsched-client-secret"),
-  CERTSCHED_SECRET_CACHE_TTL: duration("10m", 0, 86_400_000),
+  CERTSCHED_SECRET_CACHE_TTL: duration("10m", 0, DAY_MS),
   CERTSCHED_RENEWAL_CONCURRENCY: z
     .string()
     .default("8")
@@ -146,7 +147,7 @@ const schema = z.object({
       }
       return n;
     }),
-  CERTSCHED_RENEWAL_GRACE: duration("2h", 0, 7 * 86_400_000),
+  CERTSCHED_RENEWAL_GRACE: duration("2h", 0, 7 * DAY_MS),
   CERTSCHED_DRY_RUN: flag,
   CERTSCHED_HTTP_TIMEOUT: duration("30s", 100, 600_000),
   CERTSCHED_SCHEDULE_TIMEOUT: duration("120s", 100, SCHEDULE_TIMEOUT_MAX_MS),
@@ -162,12 +163,12 @@ const schema = z.object({
     })
     .optional(),
   // 1 s .. 24 h; plans with a longer functionTimeout than Consumption's 10 min may raise it.
-  CERTSCHED_SWEEP_DEADLINE: duration("9m", 1_000, 86_400_000),
+  CERTSCHED_SWEEP_DEADLINE: duration("9m", 1_000, DAY_MS),
   AzureWebJobsStorage: storageConnectionString.optional(),
   CERTSCHED_LEDGER_TABLE_URI: upstreamUrl().optional(),
   CERTSCHED_QUEUE_URI: upstreamUrl().optional(),
   // 1 day .. 10 years; a year and a month by default, so last year's renewal is still there.
-  CERTSCHED_HISTORY_RETENTION: duration("400d", 86_400_000, 3_650 * 86_400_000),
+  CERTSCHED_HISTORY_RETENTION: duration("400d", DAY_MS, 3_650 * DAY_MS),
   // Webhook URLs carry their signature in the query (Teams workflows, Slack): keep it.
   CERTSCHED_WEBHOOK_URL: upstreamUrl({ allowQuery: true }).optional(),
   CERTSCHED_WEBHOOK_FORMAT: z

@@ -1,3 +1,5 @@
+import { DAY_MS, MINUTE_MS } from "../../lib/time.js";
+
 /**
  * The service writes dates like `2026-12-01T10:00:00.1234567`: no zone designator, seven
  * fractional digits (spec 2.3). They are UTC. `new Date(s)` would read such a string as local
@@ -29,12 +31,10 @@ export function parseServiceDate(text: string): Date | undefined {
   if (zone && zone !== "Z") {
     const sign = zone.startsWith("-") ? -1 : 1;
     const [zh, zm] = zone.slice(1).split(":").map(Number);
-    epoch -= sign * ((zh ?? 0) * 60 + (zm ?? 0)) * 60_000;
+    epoch -= sign * ((zh ?? 0) * 60 + (zm ?? 0)) * MINUTE_MS;
   }
   return new Date(epoch);
 }
-
-const DAY_MS = 86_400_000;
 
 /** Whole days from `now` until `expiry`, rounded down; negative once expired. */
 export function daysLeft(expiry: Date, now: Date): number {

@@ -1,7 +1,9 @@
 import { ensureError } from "../../lib/errors.js";
 import { redact } from "../../lib/redact/redact.js";
+import { DAY_MS } from "../../lib/time.js";
 import { loadStatus, type StatusSources } from "../../usecases/steps/loadStatus.js";
 import type { RunRecord } from "../history/events.js";
+import { WATCH_PREFIX } from "../inventory/watch.js";
 import type { History } from "../ports/history.js";
 import { nextOccurrence, parseSchedule } from "../schedule/ncrontab.js";
 import {
@@ -18,11 +20,8 @@ import {
  * own: one that fails becomes a line in `problems`, and the rest of the page still shows.
  */
 
-const DAY_MS = 86_400_000;
 /** The request budget's window shown in the header (issue 16 counts a rolling week). */
 export const REQUEST_WINDOW_DAYS = 7;
-/** The inventory prefix of a CERTSCHED_WATCH endpoint: not a certificate of the service. */
-const WATCH_PREFIX = "watch:";
 
 /** One row of the table. Dates are ISO-8601 UTC; texts are redacted, not yet HTML-escaped. */
 export interface DashboardRow {

@@ -1,7 +1,7 @@
-import { ensureError } from "../../lib/errors.js";
+import { ensureError, UnstoredError } from "../../lib/errors.js";
 import type { Logger } from "../../lib/log.js";
 import { redact } from "../../lib/redact/redact.js";
-import { someNames, UnstoredError } from "../../lib/unstored.js";
+import { someNames } from "../../lib/text/names.js";
 import type { CreateCertificateInput } from "../certificate/createRequest.js";
 import type { CertificateRecord } from "../certificate/records.js";
 import type { Inventory, InventorySource, InventoryUpdate } from "../ports/inventory.js";

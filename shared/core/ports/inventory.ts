@@ -1,4 +1,4 @@
-import type { VerifyStatus } from "../verification/judge.js";
+import type { InventoryStatus } from "../verification/judge.js";
 import type { Read } from "./history.js";
 
 /**
@@ -13,7 +13,7 @@ export type InventorySource = "due-list" | "created" | "renewed" | "get" | "watc
 /** What one verification found, kept with the certificate (or the watched endpoint). */
 export interface VerificationRecord {
   readonly at: Date;
-  readonly status: VerifyStatus | "unverifiable";
+  readonly status: InventoryStatus;
   /** True only for an `expiring` certificate below the critical days. */
   readonly critical?: boolean | undefined;
   readonly source: "tls" | "keyvault";

@@ -1,9 +1,10 @@
+import { DAY_MS } from "../../lib/time.js";
 import type { Read } from "../ports/history.js";
 import type { InventoryRecord } from "../ports/inventory.js";
 import { ACCEPTED_OUTCOMES, type LedgerRecord } from "../ports/ledger.js";
 
 /** The service lists a certificate for renewal 20 days before it expires (spec 4.3). */
-export const DUE_WINDOW_MS = 20 * 86_400_000;
+export const DUE_WINDOW_MS = 20 * DAY_MS;
 
 /** Where the need is read from: the inventory's records and the ledger's rows. */
 export interface NeedSources {

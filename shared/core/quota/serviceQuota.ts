@@ -1,4 +1,4 @@
-import { parseDuration } from "../../lib/time.js";
+import { DAY_MS, HOUR_MS, parseDuration } from "../../lib/time.js";
 
 /**
  * The service's request budget, CERTSCHED_SERVICE_QUOTA: at most `requests` requests in any
@@ -19,8 +19,8 @@ export const QUOTA_RULE =
   "must be <requests>/<window>, such as 100/7d: a whole number from 1 to 1000000, a slash, and a window from 1h to 31d written like 7d, 168h or P7D";
 
 const MAX_REQUESTS = 1_000_000;
-const MIN_WINDOW_MS = 3_600_000;
-const MAX_WINDOW_MS = 31 * 86_400_000;
+const MIN_WINDOW_MS = HOUR_MS;
+const MAX_WINDOW_MS = 31 * DAY_MS;
 
 /** Parses "100/7d"; returns the quota, or the problem in words (never the value: it is echoed). */
 export function parseServiceQuota(value: string): ServiceQuota | string {

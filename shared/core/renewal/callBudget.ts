@@ -52,11 +52,6 @@ export function unanswered(error: unknown): error is UpstreamError {
   return error instanceof UpstreamError && error.code === "UPSTREAM_TIMEOUT";
 }
 
-/** How a person finds out, in the words every surface uses (CLI, HTTP API, history). */
-export function checkWith(certificateName: string): string {
-  return `unknown: check with certsched get ${certificateName} (GET /api/certificates/${encodeURIComponent(certificateName)}) in a few minutes`;
-}
-
 /** Options of a service call made within a request's time. */
 export interface WithinOptions {
   /** The call, retries included, ends within `budget.left()`; unset: the client's own limits. */

@@ -1,3 +1,4 @@
+import { HOUR_MS, MINUTE_MS } from "../../lib/time.js";
 import type { LedgerRecord } from "../ports/ledger.js";
 
 /**
@@ -38,28 +39,28 @@ export interface DecisionInput {
 }
 
 /** A certificate still listed this long after its first renewal request is stuck (24 h). */
-export const STUCK_AFTER_MS = 24 * 3_600_000;
+export const STUCK_AFTER_MS = 24 * HOUR_MS;
 /** A stuck certificate is requested again at most this often (once a day). */
-export const STUCK_RETRY_EVERY_MS = 24 * 3_600_000;
+export const STUCK_RETRY_EVERY_MS = 24 * HOUR_MS;
 /**
  * Daily sweeps are not exactly 24 h apart (each reaches a certificate after a list of varying
  * latency): a day that is a few seconds short must still count as a day, or detection and the
  * daily re-request would slip to every other day.
  */
-export const DAY_TOLERANCE_MS = 30 * 60_000;
+export const DAY_TOLERANCE_MS = 30 * MINUTE_MS;
 /**
  * How long a claim ("claimed", not yet sent) keeps other sweeps away (1 min). Between claim and
  * send a sweep makes one ledger write; a claim older than this was abandoned (the sweep died), so
  * nothing was sent and the next sweep renews at once. Safety does not rest on it: a sweep sends
  * only after its conditional "sent" write wins, and a takeover makes that write lose.
  */
-export const CLAIM_LEASE_MS = 60_000;
+export const CLAIM_LEASE_MS = MINUTE_MS;
 
 type Check = (input: DecisionInput) => Verdict | undefined;
 
 function hours(ms: number): string {
-  const h = ms / 3_600_000;
-  return h >= 1 ? `${h.toFixed(1)} h` : `${Math.round(ms / 60_000)} min`;
+  const h = ms / HOUR_MS;
+  return h >= 1 ? `${h.toFixed(1)} h` : `${Math.round(ms / MINUTE_MS)} min`;
 }
 
 /** No record, or a record of an earlier certificate: a new expiry means the last renewal landed. */

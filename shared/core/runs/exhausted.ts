@@ -1,4 +1,5 @@
 import { redact } from "../../lib/redact/redact.js";
+import { MINUTE_MS } from "../../lib/time.js";
 import { ATTEMPT_TIMEOUT_MS, MAX_DEQUEUE_COUNT, POISON_QUEUE, type Run } from "./run.js";
 
 /**
@@ -24,7 +25,7 @@ export function exhaustedRun(run: Run, how: "failed" | "timed-out", at: Date): R
   const last =
     how === "failed"
       ? `the last attempt failed: ${run.problem}`
-      : `the last attempt did not finish within the function timeout (${ATTEMPT_TIMEOUT_MS / 60_000} min)`;
+      : `the last attempt did not finish within the function timeout (${ATTEMPT_TIMEOUT_MS / MINUTE_MS} min)`;
   return {
     ...run,
     state: "failed",

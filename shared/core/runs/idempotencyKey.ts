@@ -3,12 +3,13 @@ import type { HttpRequest } from "@azure/functions";
 import type { Caller } from "../../edge/auth/callerOf.js";
 import { FUNCTION_KEY_PARAMETER } from "../../edge/parseQuery.js";
 import { ValidationError } from "../../lib/errors.js";
+import { HOUR_MS } from "../../lib/time.js";
 
 /** The header a client sends so that repeating POST /api/renewals returns the same run. */
 export const IDEMPOTENCY_HEADER = "Idempotency-Key";
 
 /** How long a key names its run (issue 13: "the same key within 24 h returns the same run"). */
-export const IDEMPOTENCY_WINDOW_MS = 24 * 3_600_000;
+export const IDEMPOTENCY_WINDOW_MS = 24 * HOUR_MS;
 
 /** Longest key accepted, in characters: a UUID is 36, a ULID 26; 128 leaves room for prefixes. */
 export const MAX_KEY_LENGTH = 128;

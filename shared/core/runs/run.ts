@@ -1,3 +1,4 @@
+import { MINUTE_MS } from "../../lib/time.js";
 import type { SweepSummary } from "../renewal/summary.js";
 
 /**
@@ -88,7 +89,7 @@ export const MAX_DEQUEUE_COUNT = 5;
  * host.json functionTimeout: the host ends an attempt this long after it started, so a run whose
  * latest attempt started longer ago than this is not being swept by it any more.
  */
-export const ATTEMPT_TIMEOUT_MS = 10 * 60_000;
+export const ATTEMPT_TIMEOUT_MS = 10 * MINUTE_MS;
 
 /** What travels on the queue: nothing secret, nothing the run store does not hold too. */
 export interface RunMessage {

@@ -1,3 +1,5 @@
+import { DAY_MS } from "../../lib/time.js";
+
 /**
  * The renewal timer's schedule (CERTSCHED_RENEWAL_SCHEDULE), read the way the Functions host
  * reads it: NCRONTAB with six fields, `second minute hour day month day-of-week`, in UTC (the
@@ -111,7 +113,6 @@ export function parseSchedule(text: string): ParsedSchedule {
   };
 }
 
-const DAY_MS = 86_400_000;
 /**
  * How far ahead to look. February 29th on a given weekday comes round every 28 years at most, so
  * any schedule that can ever fire does so within this span; one that cannot is never due.

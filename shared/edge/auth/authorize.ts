@@ -1,21 +1,7 @@
 import type { HttpRequest } from "@azure/functions";
-import { CertschedError } from "../../lib/errors.js";
+import { ForbiddenError } from "../../lib/errors.js";
 import { type AuthEnvironment, type Caller, callerOf } from "./callerOf.js";
 import { type AppRole, hasRole } from "./roles.js";
-
-/** An Entra ID caller without the app role an operation needs (403). */
-export class ForbiddenError extends CertschedError {
-  readonly requiredRole: AppRole;
-
-  constructor(requiredRole: AppRole, callerName: string) {
-    super(
-      "FORBIDDEN",
-      `the app role ${requiredRole} is required; ${callerName} does not have it (ask an owner of the certsched app registration to assign it)`,
-    );
-    this.name = "ForbiddenError";
-    this.requiredRole = requiredRole;
-  }
-}
 
 /**
  * The guard each HTTP function calls first. A function-key caller passes, as before Entra ID

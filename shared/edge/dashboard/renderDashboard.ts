@@ -6,6 +6,7 @@ import type {
 } from "../../core/dashboard/dashboardModel.js";
 import { STATUS_WORDS, type StatusWord } from "../../core/status/certificateStatus.js";
 import { escapeHtml as h } from "../../lib/text/escapeHtml.js";
+import { MINUTE_MS } from "../../lib/time.js";
 import { SCRIPT, STYLE } from "./pageAssets.js";
 
 /**
@@ -38,8 +39,6 @@ export interface RenderOptions {
    */
   readonly routeBase?: string | undefined;
 }
-
-const MINUTE_MS = 60_000;
 
 /** "2026-11-23 22:40 UTC": minutes are what a person compares on this page. */
 function when(iso: string): string {

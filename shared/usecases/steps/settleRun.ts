@@ -5,6 +5,7 @@ import type { Run } from "../../core/runs/run.js";
 import { ensureError } from "../../lib/errors.js";
 import type { Logger } from "../../lib/log.js";
 import { redact } from "../../lib/redact/redact.js";
+import { MINUTE_MS } from "../../lib/time.js";
 
 /**
  * How long a queued run may go without a delivery before its message is taken for lost (5 min).
@@ -12,9 +13,9 @@ import { redact } from "../../lib/redact/redact.js";
  * ahead of it on a busy instance; a message the request never sent (its process was killed
  * between storing the run and sending) is never delivered at all.
  */
-export const UNDELIVERED_AFTER_MS = 5 * 60_000;
+export const UNDELIVERED_AFTER_MS = 5 * MINUTE_MS;
 
-const MINUTES = UNDELIVERED_AFTER_MS / 60_000;
+const MINUTES = UNDELIVERED_AFTER_MS / MINUTE_MS;
 
 /** The cause a run failed for when neither its message nor the copy sent again was delivered. */
 export const UNDELIVERED_PROBLEM = `no delivery of the run's queue message within ${MINUTES} min of queueing it, nor within ${MINUTES} min of sending it again: the message was lost (the request that queued it stopped before sending it, or the message was deleted); start a new run`;

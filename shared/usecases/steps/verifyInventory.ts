@@ -28,7 +28,7 @@ import type { Logger } from "../../lib/log.js";
 import { mapWithConcurrency } from "../../lib/pool.js";
 import { redact } from "../../lib/redact/redact.js";
 import { boundDetail, withBoundDetail } from "../../lib/text/boundDetail.js";
-import { someNames } from "../../lib/unstored.js";
+import { someNames } from "../../lib/text/names.js";
 import { recordHistory } from "./recordRun.js";
 import {
   acceptedRenewals,

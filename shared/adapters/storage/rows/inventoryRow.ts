@@ -4,7 +4,7 @@ import type {
   InventorySource,
   VerificationRecord,
 } from "../../../core/ports/inventory.js";
-import { STATUSES } from "../../../core/verification/judge.js";
+import { INVENTORY_STATUSES } from "../../../core/verification/judge.js";
 import { redactRecordStrings } from "../../../lib/redact/redactStrings.js";
 import { parseOrThrow } from "../../../lib/zodProblems.js";
 import { nameKey } from "../nameKey.js";
@@ -29,7 +29,7 @@ export const INVENTORY_SOURCES: readonly InventorySource[] = [
   "get",
   "watch",
 ];
-const VERIFICATION_STATUSES = [...STATUSES, "unverifiable"] as const;
+const VERIFICATION_STATUSES = INVENTORY_STATUSES;
 
 /**
  * The row key of a certificate: its name escaped for a key, or, when that is longer than a key

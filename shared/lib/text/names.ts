@@ -1,26 +1,3 @@
-import { CertschedError, type CertschedErrorOptions, type ErrorCode } from "./errors.js";
-
-/**
- * Some certificates' rows could not be written; every other row of the same call was. Carries
- * the names of those not stored, so a warning names them and not the call's first few (issue
- * 20: a sweep's warning named three certificates that were stored, not the one that was not).
- */
-export class UnstoredError extends CertschedError {
-  /** The certificates whose rows were not written, in the order they were given. */
-  readonly certificateNames: readonly string[];
-
-  constructor(
-    code: ErrorCode,
-    message: string,
-    certificateNames: readonly string[],
-    options: CertschedErrorOptions = {},
-  ) {
-    super(code, message, options);
-    this.name = "UnstoredError";
-    this.certificateNames = certificateNames;
-  }
-}
-
 /** Names shown in one line; the rest are counted. */
 const SHOWN_NAMES = 3;
 /** Longest name shown whole, in characters: a name may be thousands long (the service allows it). */
