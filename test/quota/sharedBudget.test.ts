@@ -221,10 +221,9 @@ describe("a reader can never starve the renewals (10/7d, five due)", () => {
     );
 
     expect(replies.every((r) => r.status === 200)).toBe(true);
-    const gets = h.sim.requestsFor("get").length;
-    // Contenders at the edge may both back off (never both go): at most 4, at least one.
-    expect(gets).toBeLessThanOrEqual(4);
-    expect(gets).toBeGreaterThan(0);
+    // Contenders at the edge may all back off (conservative: each counts after its own
+    // insert, so 30 inserts before any count refuse all 30), never all go: at most 4.
+    expect(h.sim.requestsFor("get").length).toBeLessThanOrEqual(4);
 
     const { summary } = await timerSweep(h);
     expect(summary.counts).toMatchObject({ "renewal-scheduled": 5, deferred: 0 });
