@@ -5,7 +5,7 @@ import { callerOf, easyAuthEnabled } from "../../shared/edge/auth/callerOf.js";
 import { parseClientPrincipal } from "../../shared/edge/auth/clientPrincipal.js";
 import { hasRole, OPERATOR, READER } from "../../shared/edge/auth/roles.js";
 import { ValidationError } from "../../shared/lib/errors.js";
-import { httpRequest } from "../functions/harness.js";
+import { httpRequest } from "../support/app.js";
 import { propertyRuns } from "../support/fastCheck.js";
 import {
   EASY_AUTH_ON,
@@ -16,7 +16,7 @@ import {
   principalHeader,
   principalJson,
   ROLE_URI,
-} from "./principals.js";
+} from "../support/principals.js";
 
 function request(header?: string) {
   return httpRequest({

@@ -7,8 +7,8 @@ import {
   startSimulator,
   toCertificateRecord,
 } from "../../sim/index.js";
-import { ensureBuilt, runCli } from "./build.js";
-import { cliAgainst, expectNoSecret, inDays, jsonOf, tempDir, writeJson } from "./helpers.js";
+import { cliAgainst, expectNoSecret, inDays, jsonOf, tempDir, writeJson } from "../support/cli.js";
+import { ensureBuilt, runCli } from "../support/cliBuild.js";
 
 const ISO_UTC = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 

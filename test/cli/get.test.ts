@@ -1,7 +1,8 @@
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import { DAY_MS } from "../../shared/lib/time.js";
 import { type Simulator, startSimulator } from "../../sim/index.js";
-import { ensureBuilt } from "./build.js";
-import { cliAgainst, DAY_MS, jsonOf } from "./helpers.js";
+import { cliAgainst, jsonOf } from "../support/cli.js";
+import { ensureBuilt } from "../support/cliBuild.js";
 
 /*
  * `certsched get <name>` (issue 16, item 3) and `certsched renew` looking the target up with it

@@ -4,9 +4,9 @@ import { HISTORY_TABLE } from "../../shared/adapters/storage/tableHistory.js";
 import { tableLedger } from "../../shared/adapters/storage/tableLedger.js";
 import { type Simulator, sandboxSettings, startSimulator } from "../../sim/index.js";
 import { type AzuriteHandle, startAzurite } from "../support/azurite.js";
-import { ensureBuilt, runCli } from "./build.js";
-import { cliAgainst, inDays, jsonOf, secretsOf } from "./helpers.js";
-import { runInTerminal, screenLines } from "./terminal.js";
+import { cliAgainst, inDays, jsonOf, secretsOf } from "../support/cli.js";
+import { ensureBuilt, runCli } from "../support/cliBuild.js";
+import { runInTerminal, screenLines } from "../support/terminal.js";
 
 /**
  * certsched status, history and runs end to end: the built CLI as child processes, the

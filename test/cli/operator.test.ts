@@ -11,9 +11,9 @@ import {
   sandboxSettings,
   startSimulator,
 } from "../../sim/index.js";
-import { CLI, ensureBuilt, ROOT, runCli } from "./build.js";
-import { cliAgainst, inDays, jsonOf, tempDir } from "./helpers.js";
-import { runInTerminal, screenLines, unwrapped } from "./terminal.js";
+import { cliAgainst, inDays, jsonOf, tempDir } from "../support/cli.js";
+import { CLI, ensureBuilt, ROOT, runCli } from "../support/cliBuild.js";
+import { runInTerminal, screenLines, unwrapped } from "../support/terminal.js";
 
 /*
  * Issue 15: what an operator sees at 2 a.m., in a real pseudo-terminal (80 and 120 columns,

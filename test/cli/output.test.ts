@@ -12,7 +12,7 @@ import {
   type SweepSummary,
 } from "../../shared/core/renewal/summary.js";
 import { type Simulator, sandboxSettings, startSimulator } from "../../sim/index.js";
-import { inDays } from "./helpers.js";
+import { inDays } from "../support/cli.js";
 
 /*
  * What only a terminal shows (colour, the progress line, cutting to the width) cannot be seen

@@ -13,8 +13,8 @@ import {
   sandboxSettings,
   startSimulator,
 } from "../../sim/index.js";
-import { CLI, ensureBuilt, ROOT, runCli, runNode, START } from "./build.js";
-import { expectNoSandboxSecret, expectNoSecret, inDays, jsonOf, tempDir } from "./helpers.js";
+import { expectNoSandboxSecret, expectNoSecret, inDays, jsonOf, tempDir } from "../support/cli.js";
+import { CLI, ensureBuilt, ROOT, runCli, runNode, START } from "../support/cliBuild.js";
 
 interface VerifyDocument {
   results: { domain: string; source: string; status: string; daysLeft?: number; issuer?: string }[];

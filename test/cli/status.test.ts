@@ -1,13 +1,14 @@
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { DAY_MS } from "../../shared/lib/time.js";
 import { type Simulator, sandboxSettings, startSimulator } from "../../sim/index.js";
 import { type AzuriteHandle, startAzurite } from "../support/azurite.js";
 import { makeCa, makeLeaf } from "../support/certificates.js";
-import { type RecordingServer, startTlsServer } from "../verify/support/servers.js";
-import { ensureBuilt, runCli } from "./build.js";
-import { cliAgainst, DAY_MS, inDays, jsonOf, tempDir } from "./helpers.js";
-import { runInTerminal, screenLines } from "./terminal.js";
+import { cliAgainst, inDays, jsonOf, tempDir } from "../support/cli.js";
+import { ensureBuilt, runCli } from "../support/cliBuild.js";
+import { runInTerminal, screenLines } from "../support/terminal.js";
+import { type RecordingServer, startTlsServer } from "../support/tlsServers.js";
 
 /**
  * certsched status end to end (issue 13): the built CLI as a child process, the simulator as

@@ -1,7 +1,8 @@
 import { afterEach, beforeAll, describe, expect, inject, it } from "vitest";
+import { DAY_MS } from "../../shared/lib/time.js";
 import { type Simulator, startSimulator } from "../../sim/index.js";
-import { ensureBuilt } from "./build.js";
-import { cliAgainst, DAY_MS, inDays, jsonOf, seeds } from "./helpers.js";
+import { cliAgainst, inDays, jsonOf, seeds } from "../support/cli.js";
+import { ensureBuilt } from "../support/cliBuild.js";
 
 interface SweepResult {
   certificateName: string;

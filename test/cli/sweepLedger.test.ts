@@ -1,9 +1,9 @@
 import { connect } from "node:net";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { type Simulator, startSimulator } from "../../sim/index.js";
-import { closedPort } from "../functions/harness.js";
-import { ensureBuilt } from "./build.js";
-import { cliAgainst, jsonOf, seeds } from "./helpers.js";
+import { closedPort } from "../support/app.js";
+import { cliAgainst, jsonOf, seeds } from "../support/cli.js";
+import { ensureBuilt } from "../support/cliBuild.js";
 
 interface SweepDocument {
   ledger: string;

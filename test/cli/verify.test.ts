@@ -17,14 +17,6 @@ import {
 } from "../../sim/index.js";
 import { type AzuriteHandle, startAzurite } from "../support/azurite.js";
 import { type Issued, makeCa, makeLeaf } from "../support/certificates.js";
-import { CERTIFICATE_PASSWORD, validCreateInputs } from "../support/createBodies.js";
-import {
-  closedPort,
-  type RecordingServer,
-  startSilentServer,
-  startTlsServer,
-} from "../verify/support/servers.js";
-import { type ChildResult, ensureBuilt, runCli } from "./build.js";
 import {
   cliAgainst,
   expectNoSecret,
@@ -33,8 +25,16 @@ import {
   secretsOf,
   tempDir,
   writeJson,
-} from "./helpers.js";
-import { runInTerminal, screenLines } from "./terminal.js";
+} from "../support/cli.js";
+import { type ChildResult, ensureBuilt, runCli } from "../support/cliBuild.js";
+import { CERTIFICATE_PASSWORD, validCreateInputs } from "../support/createBodies.js";
+import { runInTerminal, screenLines } from "../support/terminal.js";
+import {
+  closedPort,
+  type RecordingServer,
+  startSilentServer,
+  startTlsServer,
+} from "../support/tlsServers.js";
 
 const HOUR = 3_600_000;
 const DAY = 86_400_000;

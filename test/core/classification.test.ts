@@ -3,18 +3,18 @@ import { MAX_CONFIRMATION_BYTES } from "../../shared/adapters/service/responses.
 import type { Runtime } from "../../shared/app/services.js";
 import { memoryLedger } from "../../shared/core/ports/ledger.js";
 import { silentLogger } from "../../shared/lib/log.js";
+import { DAY_MS } from "../../shared/lib/time.js";
 import { runSweep } from "../../shared/usecases/steps/runSweep.js";
 import { type Fault, type Simulator, toCertificateRecord } from "../../sim/index.js";
 import {
   createInput,
-  DAY_MS,
   expectNoSecretLeaks,
   failure,
   runtimeFor,
   type Sandbox,
   startSandbox,
   textsOf,
-} from "./helpers.js";
+} from "../support/simulatorServices.js";
 
 /*
  * Issue 11, item 7: any 2xx counted as "scheduled", even a 2 KB HTML block page, and the page

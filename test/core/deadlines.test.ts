@@ -9,16 +9,16 @@ import {
   type RetryPolicy,
 } from "../../shared/lib/http/retryPolicy.js";
 import { silentLogger } from "../../shared/lib/log.js";
+import { DAY_MS } from "../../shared/lib/time.js";
 import { runSweep } from "../../shared/usecases/steps/runSweep.js";
 import type { Simulator } from "../../sim/index.js";
 import {
-  DAY_MS,
   expectNoSecretLeaks,
   failure,
   runtimeFor,
   type Sandbox,
   startSandbox,
-} from "./helpers.js";
+} from "../support/simulatorServices.js";
 
 /*
  * Issue 11, item 4: every attempt has a deadline covering the headers AND the whole body, and

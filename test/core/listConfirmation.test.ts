@@ -4,10 +4,16 @@ import type { Runtime } from "../../shared/app/services.js";
 import { memoryLedger } from "../../shared/core/ports/ledger.js";
 import { ConfigError } from "../../shared/lib/errors.js";
 import { silentLogger } from "../../shared/lib/log.js";
+import { DAY_MS } from "../../shared/lib/time.js";
 import { runSweep } from "../../shared/usecases/steps/runSweep.js";
 import type { SeedCertificate, Simulator } from "../../sim/index.js";
-import { httpRequest, startHarness } from "../functions/harness.js";
-import { DAY_MS, expectNoSecretLeaks, failure, runtimeFor, startSandbox } from "./helpers.js";
+import { httpRequest, startHarness } from "../support/app.js";
+import {
+  expectNoSecretLeaks,
+  failure,
+  runtimeFor,
+  startSandbox,
+} from "../support/simulatorServices.js";
 
 /*
  * Issue 11, item 6: with a typo in CERTSCHED_PUBLIC_BASE_URL the list path answered the server's

@@ -3,7 +3,13 @@ import { listAtCap } from "../../bench/memoryBench.js";
 import type { Runtime } from "../../shared/app/services.js";
 import { MAX_RESPONSE_BYTES } from "../../shared/lib/http/httpClient.js";
 import type { Simulator } from "../../sim/index.js";
-import { expectNoSecretLeaks, failure, runtimeFor, type Sandbox, startSandbox } from "./helpers.js";
+import {
+  expectNoSecretLeaks,
+  failure,
+  runtimeFor,
+  type Sandbox,
+  startSandbox,
+} from "../support/simulatorServices.js";
 
 /*
  * Issue 11, item 10: the list's 64 MiB cap allowed a list that ran a 512 MB instance out of

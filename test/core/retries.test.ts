@@ -17,7 +17,7 @@ import {
   runtimeFor,
   type Sandbox,
   startSandbox,
-} from "./helpers.js";
+} from "../support/simulatorServices.js";
 
 /*
  * The retry matrix over real sockets. Faults are queued in the simulator; what counts is how many

@@ -15,7 +15,7 @@ import {
   recordError,
   textsOf,
   watchSecret,
-} from "./helpers.js";
+} from "../support/simulatorServices.js";
 
 type Body = Record<string, unknown>;
 

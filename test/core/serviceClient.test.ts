@@ -3,6 +3,7 @@ import type { Runtime } from "../../shared/app/services.js";
 import type { CreateCertificateInput } from "../../shared/core/certificate/index.js";
 import { ConfigError, UpstreamError } from "../../shared/lib/errors.js";
 import { REDACTED } from "../../shared/lib/redact/redact.js";
+import { DAY_MS } from "../../shared/lib/time.js";
 import {
   SAMPLE_REFUSAL,
   type Simulator,
@@ -12,7 +13,6 @@ import {
 import {
   type CreateInputCase,
   createInput,
-  DAY_MS,
   distinctiveSecrets,
   expectNoSecretLeaks,
   failure,
@@ -24,7 +24,7 @@ import {
   startSandbox,
   tokenResources,
   watchSimulator,
-} from "./helpers.js";
+} from "../support/simulatorServices.js";
 
 const MANAGEMENT = "https://management.core.windows.net/";
 

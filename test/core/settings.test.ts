@@ -8,7 +8,12 @@ import {
 import type { Env } from "../../shared/core/settings.js";
 import { ConfigError } from "../../shared/lib/errors.js";
 import { parseDuration } from "../../shared/lib/time.js";
-import { expectNoSecretLeaks, recordError, textsOf, watchSecret } from "./helpers.js";
+import {
+  expectNoSecretLeaks,
+  recordError,
+  textsOf,
+  watchSecret,
+} from "../support/simulatorServices.js";
 
 /** The smallest valid environment for the default client-secret flow. */
 const BASE: Env = {

@@ -11,12 +11,12 @@ import { memoryLedger } from "../../shared/core/ports/ledger.js";
 import { TokenError } from "../../shared/lib/errors.js";
 import { HttpClient } from "../../shared/lib/http/httpClient.js";
 import { silentLogger } from "../../shared/lib/log.js";
+import { DAY_MS } from "../../shared/lib/time.js";
 import { runSweep } from "../../shared/usecases/steps/runSweep.js";
 import { sweepWith } from "../../shared/usecases/sweep.js";
 import type { Fault, Simulator } from "../../sim/index.js";
-import { collectingLogger } from "../functions/harness.js";
+import { collectingLogger } from "../support/app.js";
 import {
-  DAY_MS,
   expectNoSecretLeaks,
   failure,
   runtimeFor,
@@ -24,7 +24,7 @@ import {
   startSandbox,
   tokenResources,
   watchSecret,
-} from "./helpers.js";
+} from "../support/simulatorServices.js";
 
 /*
  * Issue 11, item 8: token lifetimes were trusted blindly. An absurd expires_on was cached for

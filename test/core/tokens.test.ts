@@ -4,10 +4,10 @@ import { EXPIRY_MARGIN_MS, TokenCache } from "../../shared/adapters/identity/tok
 import type { Runtime } from "../../shared/app/services.js";
 import { TokenError } from "../../shared/lib/errors.js";
 import { HttpClient } from "../../shared/lib/http/httpClient.js";
+import { DAY_MS } from "../../shared/lib/time.js";
 import type { Simulator } from "../../sim/index.js";
 import {
   createInput,
-  DAY_MS,
   expectNoSecretLeaks,
   failure,
   runtimeFor,
@@ -16,7 +16,7 @@ import {
   textsOf,
   tokenResources,
   watchSecret,
-} from "./helpers.js";
+} from "../support/simulatorServices.js";
 
 const MANAGEMENT = "https://management.core.windows.net/";
 const VAULT = "https://vault.azure.net";

@@ -6,9 +6,10 @@ import { certificateRecord } from "../../shared/core/certificate/records.js";
 import { recordWarnings } from "../../shared/core/certificate/recordWarnings.js";
 import { memoryLedger } from "../../shared/core/ports/ledger.js";
 import { ConfigError, ValidationError } from "../../shared/lib/errors.js";
+import { DAY_MS } from "../../shared/lib/time.js";
 import { runSweep } from "../../shared/usecases/steps/runSweep.js";
 import { type SeedCertificate, type Simulator, startSimulator } from "../../sim/index.js";
-import { collectingLogger, DAY_MS, leaksIn, runtimeFor } from "../functions/harness.js";
+import { collectingLogger, leaksIn, runtimeFor } from "../support/app.js";
 
 /*
  * Issue 16, item 1: the vendor's own client reads certificateDownloadUrl as an object of links,

@@ -7,7 +7,7 @@ import { type Browser, type BrowserContext, chromium, type Page } from "playwrig
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { dashboard } from "../../functions/dashboard.js";
 import { type LocalServer, startLocalServer } from "../../shared/edge/localServer.js";
-import { type AppHarness, startHarness } from "../functions/harness.js";
+import { type AppHarness, startHarness } from "../support/app.js";
 import { type AzuriteHandle, startAzurite } from "../support/azurite.js";
 import {
   EXPECTED,
@@ -17,7 +17,7 @@ import {
   NOW,
   type Planted,
   seedDashboard,
-} from "./fixture.js";
+} from "../support/dashboard.js";
 
 /**
  * The dashboard in a real browser: Debian's chromium driven by playwright-core, the page served

@@ -5,7 +5,6 @@ import { dashboard } from "../../functions/dashboard.js";
 import { OPERATOR, READER } from "../../shared/edge/auth/roles.js";
 import { startLocalServer } from "../../shared/edge/localServer.js";
 import { escapeHtml } from "../../shared/lib/text/escapeHtml.js";
-import { principalHeader } from "../auth/principals.js";
 import {
   type AppHarness,
   closedPort,
@@ -14,9 +13,8 @@ import {
   type Settings,
   STACK_FRAME,
   startHarness,
-} from "../functions/harness.js";
+} from "../support/app.js";
 import { type AzuriteHandle, startAzurite } from "../support/azurite.js";
-import { propertyRuns } from "../support/fastCheck.js";
 import {
   EXPECTED,
   HOSTILE_DOMAIN,
@@ -25,7 +23,9 @@ import {
   NOW,
   type Planted,
   seedDashboard,
-} from "./fixture.js";
+} from "../support/dashboard.js";
+import { propertyRuns } from "../support/fastCheck.js";
+import { principalHeader } from "../support/principals.js";
 
 let azurite: AzuriteHandle;
 let app: AppHarness;

@@ -15,16 +15,16 @@ import { runRenewals } from "../../functions/runRenewals.js";
 import { runVerifications } from "../../functions/runVerifications.js";
 import { testConnectivity } from "../../functions/testConnectivity.js";
 import { type AppRole, OPERATOR, READER } from "../../shared/edge/auth/roles.js";
-import { invalidUtf8Principal, principalHeader } from "../auth/principals.js";
-import { validCreateInputs } from "../support/createBodies.js";
+import { DAY_MS } from "../../shared/lib/time.js";
 import {
   type AppHarness,
-  DAY_MS,
   httpRequest,
   type Reply,
   STACK_FRAME,
   startHarness,
-} from "./harness.js";
+} from "../support/app.js";
+import { validCreateInputs } from "../support/createBodies.js";
+import { invalidUtf8Principal, principalHeader } from "../support/principals.js";
 
 type Handler = (request: HttpRequest, context: InvocationContext) => Promise<HttpResponseInit>;
 

@@ -1,7 +1,6 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createCertificate } from "../../functions/createCertificate.js";
 import { MAX_BODY_BYTES } from "../../shared/edge/readBody.js";
-import { validCreateInputs } from "../support/createBodies.js";
 import {
   type AppHarness,
   httpRequest,
@@ -9,7 +8,8 @@ import {
   STACK_FRAME,
   startHarness,
   streamingRequest,
-} from "./harness.js";
+} from "../support/app.js";
+import { validCreateInputs } from "../support/createBodies.js";
 
 type Body = Record<string, unknown>;
 

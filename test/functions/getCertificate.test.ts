@@ -5,16 +5,16 @@ import { renewCertificate } from "../../functions/renewCertificate.js";
 import { getRuntime } from "../../shared/app/services.js";
 import { memoryHistory } from "../../shared/core/ports/history.js";
 import { READER } from "../../shared/edge/auth/roles.js";
-import { principalHeader } from "../auth/principals.js";
+import { DAY_MS } from "../../shared/lib/time.js";
 import {
   type AppHarness,
   closedPort,
-  DAY_MS,
   httpRequest,
   type Reply,
   STACK_FRAME,
   startHarness,
-} from "./harness.js";
+} from "../support/app.js";
+import { principalHeader } from "../support/principals.js";
 
 /*
  * Issue 16, items 3 and 4 through the HTTP API: GET /api/certificates/{name} (Get Certificate)

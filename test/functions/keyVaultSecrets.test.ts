@@ -5,18 +5,17 @@ import { renewCertificate } from "../../functions/renewCertificate.js";
 import { testConnectivity } from "../../functions/testConnectivity.js";
 import { createSecretClientReader } from "../../shared/adapters/identity/secretClientReader.js";
 import type { RuntimeOverrides } from "../../shared/app/services.js";
-import { validCreateInputs } from "../support/createBodies.js";
-import { type FakeKeyVault, startFakeKeyVault, stubCredential } from "../support/fakeKeyVault.js";
+import { DAY_MS, HOUR_MS } from "../../shared/lib/time.js";
 import {
   type AppHarness,
-  DAY_MS,
-  fakeClock,
-  HOUR_MS,
   httpRequest,
   type Reply,
   type Settings,
   startHarness,
-} from "./harness.js";
+} from "../support/app.js";
+import { fakeClock } from "../support/clock.js";
+import { validCreateInputs } from "../support/createBodies.js";
+import { type FakeKeyVault, startFakeKeyVault, stubCredential } from "../support/fakeKeyVault.js";
 
 const API_KEY_NAME = "certsched-api-key";
 const CLIENT_SECRET_NAME = "certsched-client-secret";

@@ -6,19 +6,18 @@ import { getRuntime } from "../../shared/app/services.js";
 import { type InventoryUpdate, memoryInventory } from "../../shared/core/ports/inventory.js";
 import type { LedgerOutcome } from "../../shared/core/ports/ledger.js";
 import { READER } from "../../shared/edge/auth/roles.js";
-import { principalHeader } from "../auth/principals.js";
-import { type AzuriteHandle, startAzurite } from "../support/azurite.js";
-import { propertyRuns } from "../support/fastCheck.js";
+import { DAY_MS, HOUR_MS } from "../../shared/lib/time.js";
 import {
   type AppHarness,
   closedPort,
-  DAY_MS,
-  HOUR_MS,
   httpRequest,
   type Reply,
   STACK_FRAME,
   startHarness,
-} from "./harness.js";
+} from "../support/app.js";
+import { type AzuriteHandle, startAzurite } from "../support/azurite.js";
+import { propertyRuns } from "../support/fastCheck.js";
+import { principalHeader } from "../support/principals.js";
 
 /*
  * GET /api/certificates (issue 13): the inventory with each certificate's status, paged, over

@@ -1,6 +1,7 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { renewCertificate } from "../../functions/renewCertificate.js";
-import { type AppHarness, DAY_MS, httpRequest, type Reply, startHarness } from "./harness.js";
+import { DAY_MS } from "../../shared/lib/time.js";
+import { type AppHarness, httpRequest, type Reply, startHarness } from "../support/app.js";
 
 let app: AppHarness;
 

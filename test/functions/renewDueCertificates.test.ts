@@ -5,16 +5,15 @@ import { tableLedger } from "../../shared/adapters/storage/tableLedger.js";
 import type { Ledger } from "../../shared/core/ports/ledger.js";
 import { CertschedError } from "../../shared/lib/errors.js";
 import { SweepFailedError } from "../../shared/lib/sweepFailedError.js";
+import { DAY_MS, HOUR_MS } from "../../shared/lib/time.js";
 import { SAMPLE_REFUSAL, type SeedCertificate } from "../../sim/index.js";
 import {
   type AppHarness,
-  DAY_MS,
-  HOUR_MS,
   httpRequest,
   startHarness,
   timer,
   uniqueTableName,
-} from "./harness.js";
+} from "../support/app.js";
 
 const inDays = (days: number) => new Date(Date.now() + (days + 0.5) * DAY_MS);
 const REFUSAL = SAMPLE_REFUSAL;

@@ -3,15 +3,15 @@ import { getRenewalRun } from "../../functions/getRenewalRun.js";
 import { runRenewals } from "../../functions/runRenewals.js";
 import { tableLedger } from "../../shared/adapters/storage/tableLedger.js";
 import type { SweepSummary } from "../../shared/core/renewal/summary.js";
+import { DAY_MS } from "../../shared/lib/time.js";
 import {
   type AppHarness,
-  DAY_MS,
   httpRequest,
   type Reply,
   type Settings,
   startHarness,
   uniqueTableName,
-} from "./harness.js";
+} from "../support/app.js";
 
 // Half a day more, so the whole days left do not change while the test runs.
 const inDays = (days: number) => new Date(Date.now() + (days + 0.5) * DAY_MS);

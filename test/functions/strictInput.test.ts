@@ -7,16 +7,16 @@ import { runRenewals } from "../../functions/runRenewals.js";
 import { testConnectivity } from "../../functions/testConnectivity.js";
 import { runsOf } from "../../shared/app/runs.js";
 import { getRuntime } from "../../shared/app/services.js";
-import { validCreateInputs } from "../support/createBodies.js";
+import { DAY_MS } from "../../shared/lib/time.js";
 import {
   type AppHarness,
-  DAY_MS,
   httpRequest,
   type Reply,
   STACK_FRAME,
   startHarness,
   streamingRequest,
-} from "./harness.js";
+} from "../support/app.js";
+import { validCreateInputs } from "../support/createBodies.js";
 
 /*
  * Strict input at the HTTP edge (issue 11, items 11 and 12): a query parameter a function does

@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { testConnectivity } from "../../functions/testConnectivity.js";
-import { type AppHarness, httpRequest, startHarness } from "./harness.js";
+import { type AppHarness, httpRequest, startHarness } from "../support/app.js";
 
 let app: AppHarness;
 

@@ -7,7 +7,6 @@ import { runRenewals } from "../../functions/runRenewals.js";
 import { testConnectivity } from "../../functions/testConnectivity.js";
 import type { SweepSummary } from "../../shared/core/renewal/summary.js";
 import { SweepFailedError } from "../../shared/lib/sweepFailedError.js";
-import { validCreateInputs } from "../support/createBodies.js";
 import {
   type AppHarness,
   closedPort,
@@ -16,7 +15,8 @@ import {
   STACK_FRAME,
   startHarness,
   timer,
-} from "./harness.js";
+} from "../support/app.js";
+import { validCreateInputs } from "../support/createBodies.js";
 
 const INPUT = validCreateInputs().appServiceHttp;
 

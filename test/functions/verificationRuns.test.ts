@@ -6,25 +6,15 @@ import { APP_SERVICE } from "../../shared/core/certificate/fields.js";
 import { type Inventory, memoryInventory } from "../../shared/core/ports/inventory.js";
 import { memoryLedger } from "../../shared/core/ports/ledger.js";
 import { VERIFICATION_SUMMARY_PREFIX } from "../../shared/core/verification/verificationSummary.js";
+import { DAY_MS, HOUR_MS } from "../../shared/lib/time.js";
 import { VerificationFailedError } from "../../shared/lib/verificationFailedError.js";
 import { sweepWith } from "../../shared/usecases/sweep.js";
 import { verifyWith } from "../../shared/usecases/verify.js";
 import type { Hosting, SeedCertificate } from "../../sim/index.js";
-import { type Receiver, startReceiver } from "../notify/receiver.js";
-import {
-  type InMemoryTelemetry,
-  inMemoryTelemetry,
-  points,
-} from "../telemetry/inMemoryTelemetry.js";
-import {
-  type AppHarness,
-  collectingLogger,
-  DAY_MS,
-  fakeClock,
-  HOUR_MS,
-  startHarness,
-  timer,
-} from "./harness.js";
+import { type AppHarness, collectingLogger, startHarness, timer } from "../support/app.js";
+import { fakeClock } from "../support/clock.js";
+import { type InMemoryTelemetry, inMemoryTelemetry, points } from "../support/telemetry.js";
+import { type Receiver, startReceiver } from "../support/webhookReceiver.js";
 
 /**
  * Verification runs end to end over real TLS: the simulator's hosting endpoint serves each App

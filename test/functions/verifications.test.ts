@@ -11,18 +11,11 @@ import {
 import { VERIFICATION_SUMMARY_PREFIX } from "../../shared/core/verification/verificationSummary.js";
 import { OPERATOR, READER } from "../../shared/edge/auth/roles.js";
 import { CertschedError } from "../../shared/lib/errors.js";
+import { DAY_MS, HOUR_MS } from "../../shared/lib/time.js";
 import { VerificationFailedError } from "../../shared/lib/verificationFailedError.js";
-import { principalHeader } from "../auth/principals.js";
-import { startSilentServer } from "../verify/support/servers.js";
-import {
-  type AppHarness,
-  DAY_MS,
-  HOUR_MS,
-  httpRequest,
-  STACK_FRAME,
-  startHarness,
-  timer,
-} from "./harness.js";
+import { type AppHarness, httpRequest, STACK_FRAME, startHarness, timer } from "../support/app.js";
+import { principalHeader } from "../support/principals.js";
+import { startSilentServer } from "../support/tlsServers.js";
 
 const AT = new Date("2026-03-01T04:00:00.000Z");
 

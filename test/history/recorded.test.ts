@@ -10,17 +10,16 @@ import type { CertificateEvent } from "../../shared/core/history/events.js";
 import type { History } from "../../shared/core/ports/history.js";
 import type { Ledger } from "../../shared/core/ports/ledger.js";
 import { OPERATOR } from "../../shared/edge/auth/roles.js";
+import { DAY_MS, HOUR_MS } from "../../shared/lib/time.js";
 import { SAMPLE_REFUSAL, type SeedCertificate } from "../../sim/index.js";
-import { EASY_AUTH_ON, principalHeader } from "../auth/principals.js";
 import {
   type AppHarness,
-  DAY_MS,
-  HOUR_MS,
   httpRequest,
   startHarness,
   timer,
   uniqueTableName,
-} from "../functions/harness.js";
+} from "../support/app.js";
+import { EASY_AUTH_ON, principalHeader } from "../support/principals.js";
 
 const inDays = (days: number) => new Date(Date.now() + (days + 0.5) * DAY_MS);
 const REFUSAL = SAMPLE_REFUSAL;

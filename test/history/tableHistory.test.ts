@@ -4,7 +4,7 @@ import { eventPartition, MAX_TEXT } from "../../shared/adapters/storage/rows/his
 import { tableHistory } from "../../shared/adapters/storage/tableHistory.js";
 import type { CertificateEvent, RunRecord } from "../../shared/core/history/events.js";
 import { type History, memoryHistory } from "../../shared/core/ports/history.js";
-import { uniqueTableName } from "../functions/harness.js";
+import { uniqueTableName } from "../support/app.js";
 
 const T = new Date("2026-11-23T03:00:00.000Z");
 const at = (ms: number) => new Date(T.getTime() + ms);

@@ -16,10 +16,11 @@ import {
 } from "../../shared/core/renewal/summary.js";
 import { verificationSummaryLine } from "../../shared/core/verification/verificationSummary.js";
 import { SweepFailedError } from "../../shared/lib/sweepFailedError.js";
+import { DAY_MS, HOUR_MS } from "../../shared/lib/time.js";
 import { VerificationFailedError } from "../../shared/lib/verificationFailedError.js";
 import type { InventoryVerification } from "../../shared/usecases/steps/verifyInventory.js";
 import type { Hosting } from "../../sim/index.js";
-import { DAY_MS, HOUR_MS, startHarness, timer } from "../functions/harness.js";
+import { startHarness, timer } from "../support/app.js";
 import {
   type BicepFile,
   calls,

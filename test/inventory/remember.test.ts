@@ -5,16 +5,16 @@ import { APP_SERVICE, KEY_VAULT } from "../../shared/core/certificate/fields.js"
 import { listingTap } from "../../shared/core/inventory/fromRecords.js";
 import { type Inventory, memoryInventory } from "../../shared/core/ports/inventory.js";
 import { memoryLedger } from "../../shared/core/ports/ledger.js";
+import { DAY_MS } from "../../shared/lib/time.js";
 import { renewByName } from "../../shared/usecases/renewByName.js";
 import { sweepWith } from "../../shared/usecases/sweep.js";
 import {
   type AppHarness,
   collectingLogger,
-  DAY_MS,
   httpRequest,
   runtimeFor,
   startHarness,
-} from "../functions/harness.js";
+} from "../support/app.js";
 import { validCreateInputs } from "../support/createBodies.js";
 
 /**

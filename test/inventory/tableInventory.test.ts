@@ -15,7 +15,7 @@ import {
   type VerificationRecord,
 } from "../../shared/core/ports/inventory.js";
 import { CertschedError, ValidationError } from "../../shared/lib/errors.js";
-import { uniqueTableName } from "../functions/harness.js";
+import { uniqueTableName } from "../support/app.js";
 import { startAzurite } from "../support/azurite.js";
 
 const T = new Date("2026-11-23T03:00:00.000Z");

@@ -10,16 +10,16 @@ import { tableLedger } from "../../shared/adapters/storage/tableLedger.js";
 import { MAX_CERTIFICATE_NAME_CHARS } from "../../shared/core/certificate/records.js";
 import { memoryHistory } from "../../shared/core/ports/history.js";
 import { memoryLedger } from "../../shared/core/ports/ledger.js";
+import { DAY_MS } from "../../shared/lib/time.js";
 import { sweepWith } from "../../shared/usecases/sweep.js";
 import { startSimulator } from "../../sim/index.js";
 import {
   type AppHarness,
   collectingLogger,
-  DAY_MS,
   runtimeFor,
   startHarness,
   uniqueTableName,
-} from "../functions/harness.js";
+} from "../support/app.js";
 
 /**
  * A write that fails for one certificate names that certificate (issue 20): the warning named

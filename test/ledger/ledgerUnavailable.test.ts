@@ -3,8 +3,9 @@ import { renewDueCertificates } from "../../functions/renewDueCertificates.js";
 import { getRuntime } from "../../shared/app/services.js";
 import type { SweepSummary } from "../../shared/core/renewal/summary.js";
 import { contextLogger } from "../../shared/edge/contextLogger.js";
+import { DAY_MS } from "../../shared/lib/time.js";
 import { sweepWith } from "../../shared/usecases/sweep.js";
-import { type AppHarness, DAY_MS, startHarness, timer } from "../functions/harness.js";
+import { type AppHarness, startHarness, timer } from "../support/app.js";
 import { type AzuriteHandle, startAzurite } from "../support/azurite.js";
 
 const DUE = ["www-contoso-com", "api-contoso-com", "vault-fabrikam-com"];

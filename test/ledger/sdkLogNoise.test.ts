@@ -1,7 +1,7 @@
 import { AzureLogger, createClientLogger, getLogLevel, setLogLevel } from "@azure/logger";
 import { afterAll, describe, expect, inject, it } from "vitest";
 import { tableLedger } from "../../shared/adapters/storage/tableLedger.js";
-import { uniqueTableName } from "../functions/harness.js";
+import { uniqueTableName } from "../support/app.js";
 
 // What reaches the SDK's log output, captured under the filter certsched installs on top.
 const lines: string[] = [];

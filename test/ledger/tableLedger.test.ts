@@ -3,7 +3,7 @@ import { beforeAll, beforeEach, describe, expect, inject, it } from "vitest";
 import { tableLedger } from "../../shared/adapters/storage/tableLedger.js";
 import type { Ledger, LedgerEntry, LedgerRecord } from "../../shared/core/ports/ledger.js";
 import { CertschedError, ValidationError } from "../../shared/lib/errors.js";
-import { closedPort, uniqueTableName } from "../functions/harness.js";
+import { closedPort, uniqueTableName } from "../support/app.js";
 
 const connectionString = () => inject("azuriteTableConnectionString");
 

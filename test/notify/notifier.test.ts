@@ -3,7 +3,7 @@ import { createNotifier } from "../../shared/adapters/notify/notifier.js";
 import type { Notifier } from "../../shared/core/ports/notifier.js";
 import type { SweepSummary } from "../../shared/core/renewal/summary.js";
 import type { Logger } from "../../shared/lib/log.js";
-import { type Receiver, startReceiver } from "./receiver.js";
+import { type Receiver, startReceiver } from "../support/webhookReceiver.js";
 
 const FAILED: SweepSummary = {
   dryRun: false,

@@ -13,7 +13,7 @@ import {
   sandboxSettings,
   startSimulator,
 } from "../../sim/index.js";
-import { type Receiver, startReceiver } from "./receiver.js";
+import { type Receiver, startReceiver } from "../support/webhookReceiver.js";
 
 const NOW = new Date("2026-03-01T03:00:00Z");
 const now = () => NOW;

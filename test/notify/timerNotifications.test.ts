@@ -11,7 +11,7 @@ import {
   sandboxSettings,
   startSimulator,
 } from "../../sim/index.js";
-import { type Behaviour, type Receiver, startReceiver } from "./receiver.js";
+import { type Behaviour, type Receiver, startReceiver } from "../support/webhookReceiver.js";
 
 /** The daily timer, as the host runs it, with a webhook configured in the app settings. */
 

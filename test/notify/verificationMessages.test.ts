@@ -18,7 +18,7 @@ import type {
   InventoryVerification,
   StatusChange,
 } from "../../shared/usecases/steps/verifyInventory.js";
-import { type Receiver, startReceiver } from "./receiver.js";
+import { type Receiver, startReceiver } from "../support/webhookReceiver.js";
 
 const AT = new Date("2026-03-01T04:00:00.000Z");
 const HOUR = 3_600_000;

@@ -7,18 +7,12 @@ import type { History, ServiceRequest } from "../../shared/core/ports/history.js
 import { memoryLedger } from "../../shared/core/ports/ledger.js";
 import type { SweepSummary } from "../../shared/core/renewal/summary.js";
 import { SweepFailedError } from "../../shared/lib/sweepFailedError.js";
+import { DAY_MS, HOUR_MS } from "../../shared/lib/time.js";
 import type { SeedCertificate } from "../../sim/index.js";
-import { ensureBuilt } from "../cli/build.js";
-import { cliAgainst, jsonOf } from "../cli/helpers.js";
-import {
-  type AppHarness,
-  DAY_MS,
-  HOUR_MS,
-  httpRequest,
-  startHarness,
-  timer,
-} from "../functions/harness.js";
+import { type AppHarness, httpRequest, startHarness, timer } from "../support/app.js";
 import { type AzuriteHandle, startAzurite } from "../support/azurite.js";
+import { cliAgainst, jsonOf } from "../support/cli.js";
+import { ensureBuilt } from "../support/cliBuild.js";
 
 /**
  * The request budget (issue 16, item 5) over Azurite and the simulator: every request certsched

@@ -6,8 +6,8 @@ import type { Runtime } from "../../shared/app/services.js";
 import { type History, memoryHistory } from "../../shared/core/ports/history.js";
 import { withTrigger } from "../../shared/core/quota/requestTrigger.js";
 import { type Simulator, startSimulator } from "../../sim/index.js";
-import { runtimeFor } from "../core/helpers.js";
-import { closedPort, uniqueTableName } from "../functions/harness.js";
+import { closedPort, uniqueTableName } from "../support/app.js";
+import { runtimeFor } from "../support/simulatorServices.js";
 
 /**
  * What counts as a request to the service: each attempt that may have reached it (retries

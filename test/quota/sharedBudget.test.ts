@@ -15,19 +15,13 @@ import { QuotaExhaustedError } from "../../shared/core/quota/budgetRules.js";
 import type { SweepSummary } from "../../shared/core/renewal/summary.js";
 import { OPERATOR, READER } from "../../shared/edge/auth/roles.js";
 import { SweepFailedError } from "../../shared/lib/sweepFailedError.js";
+import { DAY_MS } from "../../shared/lib/time.js";
 import type { SeedCertificate } from "../../sim/index.js";
-import { principalHeader } from "../auth/principals.js";
-import { ensureBuilt } from "../cli/build.js";
-import { cliAgainst, jsonOf } from "../cli/helpers.js";
-import {
-  type AppHarness,
-  closedPort,
-  DAY_MS,
-  httpRequest,
-  startHarness,
-  timer,
-} from "../functions/harness.js";
+import { type AppHarness, closedPort, httpRequest, startHarness, timer } from "../support/app.js";
 import { type AzuriteHandle, startAzurite } from "../support/azurite.js";
+import { cliAgainst, jsonOf } from "../support/cli.js";
+import { ensureBuilt } from "../support/cliBuild.js";
+import { principalHeader } from "../support/principals.js";
 
 /**
  * Issue 20, item 1: CERTSCHED_SERVICE_QUOTA is one budget shared by every process, reserved in

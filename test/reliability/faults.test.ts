@@ -11,6 +11,7 @@ import { createRuntime, type RuntimeOverrides } from "../../shared/app/services.
 import { type Ledger, memoryLedger } from "../../shared/core/ports/ledger.js";
 import { resultLine, type SweepSummary } from "../../shared/core/renewal/summary.js";
 import { SweepFailedError } from "../../shared/lib/sweepFailedError.js";
+import { DAY_MS, HOUR_MS, MINUTE_MS } from "../../shared/lib/time.js";
 import { sweepWith } from "../../shared/usecases/sweep.js";
 import {
   type Fault,
@@ -19,17 +20,13 @@ import {
   toCertificateRecord,
 } from "../../sim/index.js";
 import { type AzuriteHandle, startAzurite } from "../support/azurite.js";
+import { type FakeClock, fakeClock } from "../support/clock.js";
 import { type FakeKeyVault, startFakeKeyVault, stubCredential } from "../support/fakeKeyVault.js";
 import {
   closedPort,
   configureApp,
-  DAY_MS,
   dueCertificates,
-  type FakeClock,
-  fakeClock,
-  HOUR_MS,
   httpRequest,
-  MINUTE_MS,
   type Reply,
   releaseApp,
   settingsFor,

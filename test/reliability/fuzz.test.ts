@@ -13,11 +13,11 @@ import { runsOf } from "../../shared/app/runs.js";
 import { createRuntime, getRuntime } from "../../shared/app/services.js";
 import { createCertificateInput } from "../../shared/core/certificate/index.js";
 import { memoryLedger } from "../../shared/core/ports/ledger.js";
+import { DAY_MS } from "../../shared/lib/time.js";
 import type { Simulator } from "../../sim/index.js";
 import { propertyRuns } from "../support/fastCheck.js";
 import {
   configureApp,
-  DAY_MS,
   httpRequest,
   type Reply,
   releaseApp,

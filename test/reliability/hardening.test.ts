@@ -18,6 +18,7 @@ import type { SweepSummary } from "../../shared/core/renewal/summary.js";
 import { MAX_BODY_BYTES } from "../../shared/edge/readBody.js";
 import { ConfigError } from "../../shared/lib/errors.js";
 import { silentLogger } from "../../shared/lib/log.js";
+import { DAY_MS } from "../../shared/lib/time.js";
 import { sweepWith } from "../../shared/usecases/sweep.js";
 import type { SimOperation, Simulator } from "../../sim/index.js";
 import { type FakeKeyVault, startFakeKeyVault, stubCredential } from "../support/fakeKeyVault.js";
@@ -25,7 +26,6 @@ import { makeSelfSignedCert } from "../support/tls.js";
 import {
   closedPort,
   configureApp,
-  DAY_MS,
   httpRequest,
   type Reply,
   releaseApp,

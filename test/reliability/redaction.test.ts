@@ -11,14 +11,14 @@ import { runRenewals } from "../../functions/runRenewals.js";
 import { testConnectivity } from "../../functions/testConnectivity.js";
 import { tableLedger } from "../../shared/adapters/storage/tableLedger.js";
 import { REDACTED, SecretRegistry } from "../../shared/lib/redact/redact.js";
+import { DAY_MS } from "../../shared/lib/time.js";
 import type { SimOperation, Simulator } from "../../sim/index.js";
-import { uniqueTableName } from "../functions/harness.js";
-import { type Receiver, startReceiver } from "../notify/receiver.js";
+import { uniqueTableName } from "../support/app.js";
 import { propertyRuns } from "../support/fastCheck.js";
-import { type InMemoryTelemetry, inMemoryTelemetry } from "../telemetry/inMemoryTelemetry.js";
+import { type InMemoryTelemetry, inMemoryTelemetry } from "../support/telemetry.js";
+import { type Receiver, startReceiver } from "../support/webhookReceiver.js";
 import {
   configureApp,
-  DAY_MS,
   httpRequest,
   releaseApp,
   settingsFor,

@@ -9,11 +9,11 @@ import { testConnectivity } from "../../functions/testConnectivity.js";
 import { createSecretClientReader } from "../../shared/adapters/identity/secretClientReader.js";
 import { memoryLedger } from "../../shared/core/ports/ledger.js";
 import { REDACTED } from "../../shared/lib/redact/redact.js";
+import { DAY_MS } from "../../shared/lib/time.js";
 import type { Fault, SimOperation, Simulator } from "../../sim/index.js";
 import { type FakeKeyVault, startFakeKeyVault, stubCredential } from "../support/fakeKeyVault.js";
 import {
   configureApp,
-  DAY_MS,
   httpRequest,
   type Reply,
   releaseApp,

@@ -2,9 +2,9 @@ import { randomUUID } from "node:crypto";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { getRenewalRun } from "../../functions/getRenewalRun.js";
 import { OPERATOR, READER } from "../../shared/edge/auth/roles.js";
-import { principalHeader } from "../auth/principals.js";
-import { httpRequest, STACK_FRAME } from "../functions/harness.js";
-import { type RunsWorld, runOf, startRunsWorld } from "./support.js";
+import { httpRequest, STACK_FRAME } from "../support/app.js";
+import { principalHeader } from "../support/principals.js";
+import { type RunsWorld, runOf, startRunsWorld } from "../support/runs.js";
 
 let world: RunsWorld;
 

@@ -1,8 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { IDEMPOTENCY_WINDOW_MS, MAX_KEY_LENGTH } from "../../shared/core/runs/idempotencyKey.js";
-import { EASY_AUTH_ON, principalHeader } from "../auth/principals.js";
-import { fakeClock } from "../functions/harness.js";
-import { type RunsWorld, runOf, startRunsWorld } from "./support.js";
+import { fakeClock } from "../support/clock.js";
+import { EASY_AUTH_ON, principalHeader } from "../support/principals.js";
+import { type RunsWorld, runOf, startRunsWorld } from "../support/runs.js";
 
 let world: RunsWorld;
 let clock: ReturnType<typeof fakeClock>;

@@ -5,7 +5,7 @@ import { tableRunStore } from "../../shared/adapters/storage/tableRunStore.js";
 import { memoryRunStore, type RunStore } from "../../shared/core/ports/runStore.js";
 import { countOutcomes, type SweepSummary } from "../../shared/core/renewal/summary.js";
 import type { Run, RunState } from "../../shared/core/runs/run.js";
-import { uniqueTableName } from "../functions/harness.js";
+import { uniqueTableName } from "../support/app.js";
 import { propertyRuns } from "../support/fastCheck.js";
 
 /**

@@ -3,9 +3,9 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { ATTEMPT_TIMEOUT_MS, MAX_DEQUEUE_COUNT } from "../../shared/core/runs/run.js";
 import { runLocation } from "../../shared/edge/views/runView.js";
 import { CertschedError } from "../../shared/lib/errors.js";
-import { fakeClock } from "../functions/harness.js";
-import { hostQueueSettings } from "./hostLoop.js";
-import { type RunsWorld, runOf, startRunsWorld } from "./support.js";
+import { fakeClock } from "../support/clock.js";
+import { hostQueueSettings } from "../support/hostLoop.js";
+import { type RunsWorld, runOf, startRunsWorld } from "../support/runs.js";
 
 let world: RunsWorld;
 

@@ -4,7 +4,9 @@ import { tableRunStore } from "../../shared/adapters/storage/tableRunStore.js";
 import { setRunsOverrides } from "../../shared/app/runs.js";
 import { memoryRunStore, type RunStore } from "../../shared/core/ports/runStore.js";
 import type { Run } from "../../shared/core/runs/run.js";
-import { DAY_MS, fakeClock, startHarness, timer, uniqueTableName } from "../functions/harness.js";
+import { DAY_MS } from "../../shared/lib/time.js";
+import { startHarness, timer, uniqueTableName } from "../support/app.js";
+import { fakeClock } from "../support/clock.js";
 
 const CUTOFF = new Date("2026-03-01T00:00:00.000Z");
 const at = (ms: number) => new Date(CUTOFF.getTime() + ms);

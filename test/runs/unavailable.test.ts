@@ -4,8 +4,9 @@ import { storageRunQueue } from "../../shared/adapters/queue/storageRunQueue.js"
 import { tableRunStore } from "../../shared/adapters/storage/tableRunStore.js";
 import { ANONYMOUS_SCOPE, keyHashOf } from "../../shared/core/runs/idempotencyKey.js";
 import { CertschedError } from "../../shared/lib/errors.js";
-import { closedPort, fakeClock, STACK_FRAME } from "../functions/harness.js";
-import { type RunsWorld, runOf, startRunsWorld } from "./support.js";
+import { closedPort, STACK_FRAME } from "../support/app.js";
+import { fakeClock } from "../support/clock.js";
+import { type RunsWorld, runOf, startRunsWorld } from "../support/runs.js";
 
 let world: RunsWorld;
 

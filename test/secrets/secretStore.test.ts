@@ -5,11 +5,14 @@ import {
   type SecretStoreOptions,
 } from "../../shared/adapters/identity/secretStore.js";
 import { CertschedError, UpstreamError } from "../../shared/lib/errors.js";
+import { fakeClock } from "../support/clock.js";
 import { type FakeKeyVault, startFakeKeyVault, stubCredential } from "../support/fakeKeyVault.js";
 
 const API_KEY = "api-key-VALUE-7c1e";
 const CLIENT_SECRET = "client-secret-VALUE-93ab";
 const TEN_MINUTES = 10 * 60_000;
+/** Where the fake clocks of this suite start. */
+const START = "2025-01-01T00:00:00Z";
 
 let vault: FakeKeyVault;
 
@@ -23,12 +26,6 @@ beforeEach(async () => {
 afterEach(async () => {
   await vault.close();
 });
-
-/** A fake clock the test moves by hand. */
-function fakeClock(start = "2025-01-01T00:00:00Z"): { now: () => Date; advance(ms: number): void } {
-  let t = Date.parse(start);
-  return { now: () => new Date(t), advance: (ms) => (t += ms) };
-}
 
 /** A store reading `target` through the REAL SecretClient. */
 function storeFor(target: FakeKeyVault, overrides: Partial<SecretStoreOptions> = {}) {
@@ -105,7 +102,7 @@ describe("createSecretStore with Key Vault", () => {
   });
 
   it("reuses a value within the TTL and picks up a rotation after it", async () => {
-    const clock = fakeClock();
+    const clock = fakeClock(START);
     const store = storeFor(vault, { now: clock.now });
 
     expect(await store.apiKey()).toBe(API_KEY);
@@ -129,7 +126,7 @@ describe("createSecretStore with Key Vault", () => {
   });
 
   it("bypasses the cache for a fresh client secret", async () => {
-    const store = storeFor(vault, { now: fakeClock().now });
+    const store = storeFor(vault, { now: fakeClock(START).now });
     await store.clientSecret();
     vault.setSecret("certsched-client-secret", "rotated-client-secret");
 

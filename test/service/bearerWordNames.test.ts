@@ -2,9 +2,10 @@ import { describe, expect, inject, it } from "vitest";
 import { tableHistory } from "../../shared/adapters/storage/tableHistory.js";
 import { tableInventory } from "../../shared/adapters/storage/tableInventory.js";
 import { tableLedger } from "../../shared/adapters/storage/tableLedger.js";
+import { DAY_MS } from "../../shared/lib/time.js";
 import { sweepWith } from "../../shared/usecases/sweep.js";
 import { startSimulator } from "../../sim/index.js";
-import { collectingLogger, DAY_MS, runtimeFor, uniqueTableName } from "../functions/harness.js";
+import { collectingLogger, runtimeFor, uniqueTableName } from "../support/app.js";
 
 /**
  * Issue 20, item 2 guards against tokens quoted back; "Bearer <word>" in a certificate's name is

@@ -14,9 +14,10 @@ import {
   FRONT_END_LIMIT_MS,
   type WithinOptions,
 } from "../../shared/core/renewal/callBudget.js";
+import { DAY_MS } from "../../shared/lib/time.js";
 import { createConfirmed, OutcomeUnknownError } from "../../shared/usecases/createCertificate.js";
 import { renewByName } from "../../shared/usecases/renewByName.js";
-import { type AppHarness, DAY_MS, startHarness } from "../functions/harness.js";
+import { type AppHarness, startHarness } from "../support/app.js";
 import { validCreateInputs } from "../support/createBodies.js";
 
 /**

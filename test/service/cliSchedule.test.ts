@@ -1,8 +1,8 @@
 import { join } from "node:path";
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { type Simulator, startSimulator } from "../../sim/index.js";
-import { ensureBuilt } from "../cli/build.js";
-import { cliAgainst, jsonOf, tempDir, writeJson } from "../cli/helpers.js";
+import { cliAgainst, jsonOf, tempDir, writeJson } from "../support/cli.js";
+import { ensureBuilt } from "../support/cliBuild.js";
 import { validCreateInputs } from "../support/createBodies.js";
 
 /**

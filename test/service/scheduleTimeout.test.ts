@@ -1,14 +1,9 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, inject, it } from "vitest";
 import { createCertificate } from "../../functions/createCertificate.js";
 import { renewCertificate } from "../../functions/renewCertificate.js";
+import { DAY_MS } from "../../shared/lib/time.js";
 import { formatServiceDate, toCertificateRecord } from "../../sim/index.js";
-import {
-  type AppHarness,
-  DAY_MS,
-  httpRequest,
-  type Reply,
-  startHarness,
-} from "../functions/harness.js";
+import { type AppHarness, httpRequest, type Reply, startHarness } from "../support/app.js";
 import { validCreateInputs } from "../support/createBodies.js";
 
 /**

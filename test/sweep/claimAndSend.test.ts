@@ -5,17 +5,11 @@ import type { Runtime } from "../../shared/app/services.js";
 import type { Ledger, LedgerOutcome } from "../../shared/core/ports/ledger.js";
 import { CLAIM_LEASE_MS } from "../../shared/core/renewal/decide.js";
 import { CertschedError } from "../../shared/lib/errors.js";
+import { DAY_MS, HOUR_MS } from "../../shared/lib/time.js";
 import { sweepWith } from "../../shared/usecases/sweep.js";
 import { type Simulator, startSimulator } from "../../sim/index.js";
-import {
-  collectingLogger,
-  DAY_MS,
-  fakeClock,
-  HOUR_MS,
-  leaksIn,
-  runtimeFor,
-  uniqueTableName,
-} from "../functions/harness.js";
+import { collectingLogger, leaksIn, runtimeFor, uniqueTableName } from "../support/app.js";
+import { fakeClock } from "../support/clock.js";
 
 /**
  * A sweep that dies between its ledger claim and the renewal request, or between the request

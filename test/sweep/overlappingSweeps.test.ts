@@ -1,16 +1,10 @@
 import { describe, expect, inject, it } from "vitest";
 import { tableLedger } from "../../shared/adapters/storage/tableLedger.js";
 import type { Ledger, LedgerRecord } from "../../shared/core/ports/ledger.js";
+import { DAY_MS, HOUR_MS } from "../../shared/lib/time.js";
 import { sweepWith } from "../../shared/usecases/sweep.js";
 import { startSimulator } from "../../sim/index.js";
-import {
-  collectingLogger,
-  DAY_MS,
-  HOUR_MS,
-  leaksIn,
-  runtimeFor,
-  uniqueTableName,
-} from "../functions/harness.js";
+import { collectingLogger, leaksIn, runtimeFor, uniqueTableName } from "../support/app.js";
 
 const CERTIFICATES = 12;
 

@@ -5,6 +5,7 @@ import type { CertificateRecord } from "../../shared/core/certificate/records.js
 import { type Ledger, memoryLedger } from "../../shared/core/ports/ledger.js";
 import type { CertificateResult } from "../../shared/core/renewal/summary.js";
 import { CertschedError } from "../../shared/lib/errors.js";
+import { DAY_MS } from "../../shared/lib/time.js";
 import { runSweep, type SweepOptions } from "../../shared/usecases/steps/runSweep.js";
 import {
   type SeedCertificate,
@@ -12,13 +13,7 @@ import {
   startSimulator,
   toCertificateRecord,
 } from "../../sim/index.js";
-import {
-  collectingLogger,
-  DAY_MS,
-  leaksIn,
-  runtimeFor,
-  uniqueTableName,
-} from "../functions/harness.js";
+import { collectingLogger, leaksIn, runtimeFor, uniqueTableName } from "../support/app.js";
 
 const inDays = (days: number) => new Date(Date.now() + (days + 0.5) * DAY_MS);
 const REFUSAL = "Renewal refused: DNS zone 'contoso-dns' not found in resource group 'rg-dns'";

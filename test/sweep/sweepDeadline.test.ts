@@ -7,18 +7,18 @@ import type { CertificateRecord } from "../../shared/core/certificate/records.js
 import { memoryLedger } from "../../shared/core/ports/ledger.js";
 import { ConfigError } from "../../shared/lib/errors.js";
 import { SweepFailedError } from "../../shared/lib/sweepFailedError.js";
+import { DAY_MS } from "../../shared/lib/time.js";
 import { runSweep, type SweepOptions } from "../../shared/usecases/steps/runSweep.js";
 import { type Simulator, startSimulator } from "../../sim/index.js";
 import {
   type AppHarness,
   collectingLogger,
-  DAY_MS,
   leaksIn,
   runtimeFor,
   startHarness,
   timer,
   uniqueTableName,
-} from "../functions/harness.js";
+} from "../support/app.js";
 
 const inDays = (days: number) => new Date(Date.now() + (days + 0.5) * DAY_MS);
 const NAMES = ["c0", "c1", "c2", "c3", "c4", "c5"];

@@ -8,7 +8,7 @@ import type { SweepSummary } from "../../shared/core/renewal/summary.js";
 import { guardedTelemetry } from "../../shared/core/telemetry/guardedTelemetry.js";
 import { sweepWith } from "../../shared/usecases/sweep.js";
 import { type Simulator, sandboxSettings, startSimulator } from "../../sim/index.js";
-import { histogramCounts, inMemoryTelemetry } from "./inMemoryTelemetry.js";
+import { histogramCounts, inMemoryTelemetry } from "../support/telemetry.js";
 
 const SUMMARY: SweepSummary = {
   dryRun: false,

@@ -17,7 +17,7 @@ import {
   type InMemoryTelemetry,
   inMemoryTelemetry,
   points,
-} from "./inMemoryTelemetry.js";
+} from "../support/telemetry.js";
 
 const NOW = new Date("2026-03-01T03:00:00Z");
 const now = () => NOW;

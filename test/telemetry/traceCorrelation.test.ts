@@ -4,8 +4,8 @@ import { renewDueCertificates } from "../../functions/renewDueCertificates.js";
 import { INSTRUMENTS } from "../../shared/adapters/telemetry/otelTelemetry.js";
 import { memoryLedger } from "../../shared/core/ports/ledger.js";
 import { sampleCertificates } from "../../sim/index.js";
-import { type AppHarness, startHarness, timer } from "../functions/harness.js";
-import { type InMemoryTelemetry, inMemoryTelemetry } from "./inMemoryTelemetry.js";
+import { type AppHarness, startHarness, timer } from "../support/app.js";
+import { type InMemoryTelemetry, inMemoryTelemetry } from "../support/telemetry.js";
 
 // What the host hands the worker for an invocation: its own span in the operation's trace.
 const TRACE_ID = "4bf92f3577b34da6a3ce929d0e0e4736";

@@ -4,8 +4,8 @@ import type {
   InventoryResult,
   InventoryVerification,
 } from "../../shared/usecases/steps/verifyInventory.js";
-import { fakeClock } from "../functions/harness.js";
-import { type InMemoryTelemetry, inMemoryTelemetry, points } from "./inMemoryTelemetry.js";
+import { fakeClock } from "../support/clock.js";
+import { type InMemoryTelemetry, inMemoryTelemetry, points } from "../support/telemetry.js";
 
 const DAY = 86_400_000;
 

@@ -9,7 +9,7 @@ import { memoryLedger } from "../../shared/core/ports/ledger.js";
 import type { Logger } from "../../shared/lib/log.js";
 import { sweepWith } from "../../shared/usecases/sweep.js";
 import { type SeedCertificate, type Simulator, startSimulator } from "../../sim/index.js";
-import { histogramCounts, inMemoryTelemetry } from "../telemetry/inMemoryTelemetry.js";
+import { histogramCounts, inMemoryTelemetry } from "../support/telemetry.js";
 
 /**
  * CERTSCHED_CLOUD_CREDENTIAL=managed-identity: the two cloud tokens come from the app's own

@@ -5,7 +5,7 @@ import { loadVerifySettings } from "../../shared/app/config/verifySettings.js";
 import { type NamedEndpoint, parseEndpoint } from "../../shared/core/verification/endpoint.js";
 import { verifyTargets } from "../../shared/usecases/verifyDomains.js";
 import { makeCa, makeLeaf } from "../support/certificates.js";
-import { startSilentServer, startTlsServer } from "./support/servers.js";
+import { startSilentServer, startTlsServer } from "../support/tlsServers.js";
 
 /**
  * Issue 20, item 5: verifying 30-40 endpoints with one signal (the invocation's) printed Node's

@@ -12,12 +12,13 @@ import {
   noLedger,
 } from "../../shared/core/ports/ledger.js";
 import { CertschedError } from "../../shared/lib/errors.js";
+import { DAY_MS, HOUR_MS } from "../../shared/lib/time.js";
 import { renewedToVerify, verifyAfterSweep } from "../../shared/usecases/afterSweepVerification.js";
 import type { InventoryVerification } from "../../shared/usecases/steps/verifyInventory.js";
 import { sweepWith } from "../../shared/usecases/sweep.js";
 import type { Simulator } from "../../sim/index.js";
 import { startSimulator } from "../../sim/index.js";
-import { collectingLogger, DAY_MS, HOUR_MS, runtimeFor } from "../functions/harness.js";
+import { collectingLogger, runtimeFor } from "../support/app.js";
 
 const NOW = new Date("2026-03-01T12:00:00.000Z");
 const WINDOW = 2 * HOUR_MS;

@@ -9,13 +9,14 @@ import { memoryLedger } from "../../shared/core/ports/ledger.js";
 import { type NamedEndpoint, parseEndpoint } from "../../shared/core/verification/endpoint.js";
 import { boundDetail, boundWithNote, MAX_DETAIL } from "../../shared/lib/text/boundDetail.js";
 import { escapeControl } from "../../shared/lib/text/escapeControl.js";
+import { DAY_MS } from "../../shared/lib/time.js";
 import { verifyInventory } from "../../shared/usecases/steps/verifyInventory.js";
 import { verifyTargets } from "../../shared/usecases/verifyDomains.js";
 import { startSimulator } from "../../sim/index.js";
-import { collectingLogger, DAY_MS, runtimeFor } from "../functions/harness.js";
+import { collectingLogger, runtimeFor } from "../support/app.js";
 import { makeCa, makeLeaf } from "../support/certificates.js";
 import { propertyRuns } from "../support/fastCheck.js";
-import { startTlsServer } from "./support/servers.js";
+import { startTlsServer } from "../support/tlsServers.js";
 
 /**
  * Issue 20, item 5: one 30,000-character SAN gave a 30,590-character `mismatch` detail in the

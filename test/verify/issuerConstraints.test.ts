@@ -11,7 +11,7 @@ import {
   makeIntermediate,
   makeLeaf,
 } from "../support/certificates.js";
-import { type RecordingServer, startTlsServer } from "./support/servers.js";
+import { type RecordingServer, startTlsServer } from "../support/tlsServers.js";
 
 /**
  * Issue 20, item 5: a chain whose intermediate may not issue certificates (basicConstraints

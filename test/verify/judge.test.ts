@@ -10,8 +10,8 @@ import {
   verifyTargets,
 } from "../../shared/usecases/verifyDomains.js";
 import { type Issued, makeCa, makeLeaf } from "../support/certificates.js";
-import { closedPort, type RecordingServer, startTlsServer } from "./support/servers.js";
-import { certificateWithUnreadableExpiry } from "./support/unreadableDates.js";
+import { closedPort, type RecordingServer, startTlsServer } from "../support/tlsServers.js";
+import { certificateWithUnreadableExpiry } from "../support/unreadableDates.js";
 
 const MINUTE = 60_000;
 const HOUR = 3_600_000;

@@ -11,7 +11,7 @@ import type { AccessToken, TokenSource } from "../../shared/core/ports/tokens.js
 import type { AcceptedRenewal } from "../../shared/core/verification/judge.js";
 import { makeCa, makeLeaf } from "../support/certificates.js";
 import { type FakeKeyVault, startFakeKeyVault } from "../support/fakeKeyVault.js";
-import { closedPort } from "./support/servers.js";
+import { closedPort } from "../support/tlsServers.js";
 
 const HOUR = 3_600_000;
 const DAY = 86_400_000;

@@ -4,16 +4,11 @@ import { loadVerifySettings } from "../../shared/app/config/verifySettings.js";
 import { type Ledger, memoryLedger } from "../../shared/core/ports/ledger.js";
 import { type NamedEndpoint, parseEndpoint } from "../../shared/core/verification/endpoint.js";
 import type { AcceptedRenewal } from "../../shared/core/verification/judge.js";
+import { DAY_MS, HOUR_MS } from "../../shared/lib/time.js";
 import { type VerifyResult, verifyTargets } from "../../shared/usecases/verifyDomains.js";
 import type { Hosting, HostingFault, SeedCertificate } from "../../sim/index.js";
-import {
-  type AppHarness,
-  DAY_MS,
-  fakeClock,
-  HOUR_MS,
-  startHarness,
-  timer,
-} from "../functions/harness.js";
+import { type AppHarness, startHarness, timer } from "../support/app.js";
+import { fakeClock } from "../support/clock.js";
 
 /**
  * The loop the issue closes, end to end over real sockets: the timer's sweep renews through the

@@ -8,14 +8,15 @@ import { fromServiceRecord } from "../../shared/core/inventory/fromRecords.js";
 import { memoryInventory } from "../../shared/core/ports/inventory.js";
 import { memoryLedger } from "../../shared/core/ports/ledger.js";
 import { parseConnectTo } from "../../shared/core/verification/connectTo.js";
+import { DAY_MS } from "../../shared/lib/time.js";
 import {
   type InventoryResult,
   verifyInventory,
 } from "../../shared/usecases/steps/verifyInventory.js";
 import { type Simulator, startSimulator } from "../../sim/index.js";
-import { collectingLogger, DAY_MS, runtimeFor } from "../functions/harness.js";
+import { collectingLogger, runtimeFor } from "../support/app.js";
 import { makeCa, makeLeaf } from "../support/certificates.js";
-import { type RecordingServer, startTlsServer } from "./support/servers.js";
+import { type RecordingServer, startTlsServer } from "../support/tlsServers.js";
 
 /**
  * Issue 20, item 4: the service's due list (readable by any Reader, written by someone else)

@@ -8,7 +8,7 @@ import {
   type RecordingServer,
   startSilentServer,
   startTlsServer,
-} from "./support/servers.js";
+} from "../support/tlsServers.js";
 
 const HOUR = 3_600_000;
 const DAY = 86_400_000;

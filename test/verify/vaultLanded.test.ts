@@ -4,6 +4,7 @@ import { loadVerifySettings } from "../../shared/app/config/verifySettings.js";
 import type { Runtime } from "../../shared/app/services.js";
 import { memoryInventory } from "../../shared/core/ports/inventory.js";
 import { memoryLedger } from "../../shared/core/ports/ledger.js";
+import { DAY_MS, HOUR_MS } from "../../shared/lib/time.js";
 import {
   type InventoryResult,
   verifyInventory,
@@ -16,14 +17,8 @@ import {
   sandboxSettings,
   startSimulator,
 } from "../../sim/index.js";
-import {
-  collectingLogger,
-  DAY_MS,
-  fakeClock,
-  HOUR_MS,
-  leaksIn,
-  runtimeFor,
-} from "../functions/harness.js";
+import { collectingLogger, leaksIn, runtimeFor } from "../support/app.js";
+import { fakeClock } from "../support/clock.js";
 
 /**
  * The loop the issue closes, for Key Vault certificates, end to end over real HTTPS: a sweep

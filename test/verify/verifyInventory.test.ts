@@ -9,6 +9,7 @@ import { fromServiceRecord } from "../../shared/core/inventory/fromRecords.js";
 import { type History, memoryHistory } from "../../shared/core/ports/history.js";
 import { type Inventory, memoryInventory, noInventory } from "../../shared/core/ports/inventory.js";
 import { type Ledger, memoryLedger, noLedger } from "../../shared/core/ports/ledger.js";
+import { DAY_MS, HOUR_MS } from "../../shared/lib/time.js";
 import {
   countInventoryStatuses,
   failsRun,
@@ -23,18 +24,11 @@ import {
   type Simulator,
   startSimulator,
 } from "../../sim/index.js";
-import {
-  collectingLogger,
-  DAY_MS,
-  fakeClock,
-  HOUR_MS,
-  leaksIn,
-  runtimeFor,
-  uniqueTableName,
-} from "../functions/harness.js";
+import { collectingLogger, leaksIn, runtimeFor, uniqueTableName } from "../support/app.js";
 import { makeCa, makeLeaf } from "../support/certificates.js";
+import { fakeClock } from "../support/clock.js";
 import { type FakeKeyVault, startFakeKeyVault } from "../support/fakeKeyVault.js";
-import { certificateWithUnreadableExpiry } from "./support/unreadableDates.js";
+import { certificateWithUnreadableExpiry } from "../support/unreadableDates.js";
 
 /**
  * The inventory verification run over real sockets: the simulator's hosting endpoint serves

@@ -14,9 +14,7 @@ import { type Reply, toReply } from "../../support/reply.js";
 export type { Reply };
 export { toReply };
 
-export const MINUTE_MS = 60_000;
-export const HOUR_MS = 60 * MINUTE_MS;
-export const DAY_MS = 24 * HOUR_MS;
+import { DAY_MS } from "../../../shared/lib/time.js";
 
 /** A simulator whose API key and client secret are random, so a leak cannot hide in a word. */
 export function startSim(options: SimulatorOptions = {}): Promise<Simulator> {
@@ -25,28 +23,6 @@ export function startSim(options: SimulatorOptions = {}): Promise<Simulator> {
     clientSecret: `rel-client-secret-${randomBytes(12).toString("hex")}`,
     ...options,
   });
-}
-
-/** A clock the test moves by hand; the simulator and certsched both read it. */
-export interface FakeClock {
-  now(): Date;
-  advance(ms: number): void;
-  /** Moves to `ms` after the start. */
-  setElapsed(ms: number): void;
-}
-
-export function fakeClock(start = "2026-03-01T03:00:00.000Z"): FakeClock {
-  const origin = Date.parse(start);
-  let t = origin;
-  return {
-    now: () => new Date(t),
-    advance: (ms) => {
-      t += ms;
-    },
-    setElapsed: (ms) => {
-      t = origin + ms;
-    },
-  };
 }
 
 /**

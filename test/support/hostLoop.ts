@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { InvocationContext } from "@azure/functions";
 import type { QueueClient } from "@azure/storage-queue";
-import type { LogLine } from "../functions/harness.js";
+import type { LogLine } from "./app.js";
 
 /**
  * A STAND-IN for the Functions host's queue listener, which cannot run here (Core Tools cannot

@@ -1,5 +1,5 @@
 import { spawn } from "node:child_process";
-import { CLI, ROOT } from "./build.js";
+import { CLI, ROOT } from "./cliBuild.js";
 
 /** What a person sees in a terminal: stdout and stderr interleaved, as the terminal shows them. */
 export interface TerminalResult {

@@ -13,15 +13,15 @@ import { type RunsOverrides, setRunsOverrides } from "../../shared/app/runs.js";
 import type { RuntimeOverrides } from "../../shared/app/services.js";
 import type { RunStore } from "../../shared/core/ports/runStore.js";
 import type { RunView } from "../../shared/edge/views/runView.js";
+import { DAY_MS } from "../../shared/lib/time.js";
 import {
   type AppHarness,
-  DAY_MS,
   httpRequest,
   type Reply,
   type Settings,
   startHarness,
   uniqueTableName,
-} from "../functions/harness.js";
+} from "./app.js";
 import { type Delivered, drain, type HostLoopOptions, listen } from "./hostLoop.js";
 
 // Half a day more, so the whole days left do not change while the test runs.

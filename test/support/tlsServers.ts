@@ -1,6 +1,6 @@
 import net from "node:net";
 import tls from "node:tls";
-import type { Issued } from "../../support/certificates.js";
+import type { Issued } from "./certificates.js";
 
 /** A TLS server on loopback that records what each client sent after the handshake. */
 export interface RecordingServer {

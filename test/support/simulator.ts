@@ -82,19 +82,6 @@ export function apiKeyHeader(sim: Simulator): Record<string, string> {
   return { authorization: `Bearer ${sim.options.apiKey}` };
 }
 
-export const DAY_MS = 24 * 3600 * 1000;
-
-/** A fake clock tests can move. */
-export function fakeClock(start: string) {
-  let t = new Date(start).getTime();
-  return {
-    now: () => new Date(t),
-    advance(ms: number) {
-      t += ms;
-    },
-  };
-}
-
 /** Polls until `condition` holds (a request has arrived, say); the test's timeout bounds it. */
 export async function waitFor(condition: () => boolean): Promise<void> {
   while (!condition()) await new Promise((resolve) => setTimeout(resolve, 5));

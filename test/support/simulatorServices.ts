@@ -13,7 +13,7 @@ import {
   sandboxSettings,
   startSimulator,
 } from "../../sim/index.js";
-import { validCreateInputs } from "../support/createBodies.js";
+import { validCreateInputs } from "./createBodies.js";
 
 /*
  * Shared by the core suites: a simulator plus a runtime built from real settings, and a leak
@@ -21,8 +21,6 @@ import { validCreateInputs } from "../support/createBodies.js";
  * `expectNoSecretLeaks()`, which scans them all for the API key, the client secret and every
  * token the simulator issued.
  */
-
-export const DAY_MS = 86_400_000;
 
 /** Long, distinctive secrets: a leak scan on "sim-api-key" could miss a partial echo. */
 export function distinctiveSecrets(): { apiKey: string; clientSecret: string } {

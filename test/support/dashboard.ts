@@ -3,7 +3,7 @@ import { tableInventory } from "../../shared/adapters/storage/tableInventory.js"
 import { tableLedger } from "../../shared/adapters/storage/tableLedger.js";
 import type { VerificationRecord } from "../../shared/core/ports/inventory.js";
 import type { LedgerRecord } from "../../shared/core/ports/ledger.js";
-import { DAY_MS, HOUR_MS } from "../functions/harness.js";
+import { DAY_MS, HOUR_MS } from "../../shared/lib/time.js";
 
 /**
  * One storage account's worth of dashboard content, written through the real table stores (a

@@ -1,5 +1,5 @@
 import forge from "node-forge";
-import type { Issued } from "../../support/certificates.js";
+import type { Issued } from "./certificates.js";
 
 /**
  * A self-signed certificate whose notAfter is not a time at all ("991399999999Z": month 13,

@@ -22,7 +22,7 @@ import {
   sandboxSettings,
   startSimulator,
 } from "../../sim/index.js";
-import { type Reply, toReply } from "../support/reply.js";
+import { type Reply, toReply } from "./reply.js";
 
 export type { Reply };
 
@@ -263,23 +263,6 @@ export function timer(isPastDue = false): Timer {
     scheduleStatus: { last: now, next: now, lastUpdated: now },
   };
 }
-
-/** A clock tests move by hand; both the simulator and the app read it. */
-export function fakeClock(start = "2026-03-01T03:00:00.000Z") {
-  let t = new Date(start).getTime();
-  return {
-    now: () => new Date(t),
-    advance(ms: number) {
-      t += ms;
-    },
-    set(at: Date) {
-      t = at.getTime();
-    },
-  };
-}
-
-export const HOUR_MS = 3_600_000;
-export const DAY_MS = 24 * HOUR_MS;
 
 /** A table name no other test uses (Azure table names: letters and digits, 3..63). */
 export function uniqueTableName(prefix = "t"): string {

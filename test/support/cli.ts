@@ -2,15 +2,14 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { expect } from "vitest";
+import { DAY_MS } from "../../shared/lib/time.js";
 import {
   SANDBOX_CREDENTIALS,
   type SeedCertificate,
   type Simulator,
   sandboxSettings,
 } from "../../sim/index.js";
-import { type ChildOptions, type ChildResult, runCli } from "./build.js";
-
-export const DAY_MS = 86_400_000;
+import { type ChildOptions, type ChildResult, runCli } from "./cliBuild.js";
 
 /** A date `days` from now: the children read the real clock, so seeds do too. */
 export const inDays = (days: number) => new Date(Date.now() + days * DAY_MS);
