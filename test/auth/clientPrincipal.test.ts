@@ -5,8 +5,8 @@ import { callerOf, easyAuthEnabled } from "../../shared/edge/auth/callerOf.js";
 import { parseClientPrincipal } from "../../shared/edge/auth/clientPrincipal.js";
 import { hasRole, OPERATOR, READER } from "../../shared/edge/auth/roles.js";
 import { ValidationError } from "../../shared/lib/errors.js";
-import { httpRequest } from "../support/app.js";
 import { propertyRuns } from "../support/fastCheck.js";
+import { httpRequest } from "../support/invoke.js";
 import {
   EASY_AUTH_ON,
   encodePrincipal,

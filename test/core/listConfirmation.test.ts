@@ -7,7 +7,8 @@ import { silentLogger } from "../../shared/lib/log.js";
 import { DAY_MS } from "../../shared/lib/time.js";
 import { runSweep } from "../../shared/usecases/steps/runSweep.js";
 import type { SeedCertificate, Simulator } from "../../sim/index.js";
-import { httpRequest, startHarness } from "../support/app.js";
+import { startHarness } from "../support/app.js";
+import { httpRequest } from "../support/invoke.js";
 import {
   expectNoSecretLeaks,
   failure,

@@ -8,7 +8,6 @@ import { escapeHtml } from "../../shared/lib/text/escapeHtml.js";
 import {
   type AppHarness,
   closedPort,
-  httpRequest,
   type Reply,
   type Settings,
   STACK_FRAME,
@@ -25,6 +24,7 @@ import {
   seedDashboard,
 } from "../support/dashboard.js";
 import { propertyRuns } from "../support/fastCheck.js";
+import { httpRequest } from "../support/invoke.js";
 import { principalHeader } from "../support/principals.js";
 
 let azurite: AzuriteHandle;

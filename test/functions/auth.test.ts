@@ -16,14 +16,9 @@ import { runVerifications } from "../../functions/runVerifications.js";
 import { testConnectivity } from "../../functions/testConnectivity.js";
 import { type AppRole, OPERATOR, READER } from "../../shared/edge/auth/roles.js";
 import { DAY_MS } from "../../shared/lib/time.js";
-import {
-  type AppHarness,
-  httpRequest,
-  type Reply,
-  STACK_FRAME,
-  startHarness,
-} from "../support/app.js";
+import { type AppHarness, type Reply, STACK_FRAME, startHarness } from "../support/app.js";
 import { validCreateInputs } from "../support/createBodies.js";
+import { httpRequest } from "../support/invoke.js";
 import { invalidUtf8Principal, principalHeader } from "../support/principals.js";
 
 type Handler = (request: HttpRequest, context: InvocationContext) => Promise<HttpResponseInit>;

@@ -1,15 +1,9 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createCertificate } from "../../functions/createCertificate.js";
 import { MAX_BODY_BYTES } from "../../shared/edge/readBody.js";
-import {
-  type AppHarness,
-  httpRequest,
-  type Reply,
-  STACK_FRAME,
-  startHarness,
-  streamingRequest,
-} from "../support/app.js";
+import { type AppHarness, type Reply, STACK_FRAME, startHarness } from "../support/app.js";
 import { validCreateInputs } from "../support/createBodies.js";
+import { httpRequest, streamingRequest } from "../support/invoke.js";
 
 type Body = Record<string, unknown>;
 

@@ -9,11 +9,11 @@ import { DAY_MS } from "../../shared/lib/time.js";
 import {
   type AppHarness,
   closedPort,
-  httpRequest,
   type Reply,
   STACK_FRAME,
   startHarness,
 } from "../support/app.js";
+import { httpRequest } from "../support/invoke.js";
 import { principalHeader } from "../support/principals.js";
 
 /*

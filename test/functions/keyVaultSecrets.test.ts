@@ -6,16 +6,11 @@ import { testConnectivity } from "../../functions/testConnectivity.js";
 import { createSecretClientReader } from "../../shared/adapters/identity/secretClientReader.js";
 import type { RuntimeOverrides } from "../../shared/app/services.js";
 import { DAY_MS, HOUR_MS } from "../../shared/lib/time.js";
-import {
-  type AppHarness,
-  httpRequest,
-  type Reply,
-  type Settings,
-  startHarness,
-} from "../support/app.js";
+import { type AppHarness, type Reply, type Settings, startHarness } from "../support/app.js";
 import { fakeClock } from "../support/clock.js";
 import { validCreateInputs } from "../support/createBodies.js";
 import { type FakeKeyVault, startFakeKeyVault, stubCredential } from "../support/fakeKeyVault.js";
+import { httpRequest } from "../support/invoke.js";
 
 const API_KEY_NAME = "certsched-api-key";
 const CLIENT_SECRET_NAME = "certsched-client-secret";

@@ -10,13 +10,13 @@ import { DAY_MS, HOUR_MS } from "../../shared/lib/time.js";
 import {
   type AppHarness,
   closedPort,
-  httpRequest,
   type Reply,
   STACK_FRAME,
   startHarness,
 } from "../support/app.js";
 import { type AzuriteHandle, startAzurite } from "../support/azurite.js";
 import { propertyRuns } from "../support/fastCheck.js";
+import { httpRequest } from "../support/invoke.js";
 import { principalHeader } from "../support/principals.js";
 
 /*

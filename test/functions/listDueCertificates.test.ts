@@ -2,8 +2,9 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { listDueCertificates } from "../../functions/listDueCertificates.js";
 import { DAY_MS, HOUR_MS } from "../../shared/lib/time.js";
 import { formatServiceDate, toCertificateRecord } from "../../sim/index.js";
-import { type AppHarness, httpRequest, type Reply, startHarness } from "../support/app.js";
+import { type AppHarness, type Reply, startHarness } from "../support/app.js";
 import { fakeClock } from "../support/clock.js";
+import { httpRequest } from "../support/invoke.js";
 
 const clock = fakeClock("2026-03-01T03:00:00.000Z");
 const inDays = (days: number) => new Date(clock.now().getTime() + days * DAY_MS);

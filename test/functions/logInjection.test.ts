@@ -7,8 +7,9 @@ import { runRenewals } from "../../functions/runRenewals.js";
 import { testConnectivity } from "../../functions/testConnectivity.js";
 import { memoryLedger } from "../../shared/core/ports/ledger.js";
 import { DAY_MS } from "../../shared/lib/time.js";
-import { type AppHarness, httpRequest, type LogLine, startHarness, timer } from "../support/app.js";
+import { type AppHarness, type LogLine, startHarness } from "../support/app.js";
 import { validCreateInputs } from "../support/createBodies.js";
+import { httpRequest, timer } from "../support/invoke.js";
 
 /*
  * Log injection (issue 11, item 13): text from a caller (a route name) or an upstream (an error

@@ -1,7 +1,8 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { renewCertificate } from "../../functions/renewCertificate.js";
 import { DAY_MS } from "../../shared/lib/time.js";
-import { type AppHarness, httpRequest, type Reply, startHarness } from "../support/app.js";
+import { type AppHarness, type Reply, startHarness } from "../support/app.js";
+import { httpRequest } from "../support/invoke.js";
 
 let app: AppHarness;
 

@@ -7,13 +7,8 @@ import { CertschedError } from "../../shared/lib/errors.js";
 import { SweepFailedError } from "../../shared/lib/sweepFailedError.js";
 import { DAY_MS, HOUR_MS } from "../../shared/lib/time.js";
 import { SAMPLE_REFUSAL, type SeedCertificate } from "../../sim/index.js";
-import {
-  type AppHarness,
-  httpRequest,
-  startHarness,
-  timer,
-  uniqueTableName,
-} from "../support/app.js";
+import { type AppHarness, startHarness, uniqueTableName } from "../support/app.js";
+import { httpRequest, timer } from "../support/invoke.js";
 
 const inDays = (days: number) => new Date(Date.now() + (days + 0.5) * DAY_MS);
 const REFUSAL = SAMPLE_REFUSAL;

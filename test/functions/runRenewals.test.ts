@@ -6,12 +6,12 @@ import type { SweepSummary } from "../../shared/core/renewal/summary.js";
 import { DAY_MS } from "../../shared/lib/time.js";
 import {
   type AppHarness,
-  httpRequest,
   type Reply,
   type Settings,
   startHarness,
   uniqueTableName,
 } from "../support/app.js";
+import { httpRequest } from "../support/invoke.js";
 
 // Half a day more, so the whole days left do not change while the test runs.
 const inDays = (days: number) => new Date(Date.now() + (days + 0.5) * DAY_MS);

@@ -8,15 +8,9 @@ import { testConnectivity } from "../../functions/testConnectivity.js";
 import { runsOf } from "../../shared/app/runs.js";
 import { getRuntime } from "../../shared/app/services.js";
 import { DAY_MS } from "../../shared/lib/time.js";
-import {
-  type AppHarness,
-  httpRequest,
-  type Reply,
-  STACK_FRAME,
-  startHarness,
-  streamingRequest,
-} from "../support/app.js";
+import { type AppHarness, type Reply, STACK_FRAME, startHarness } from "../support/app.js";
 import { validCreateInputs } from "../support/createBodies.js";
+import { httpRequest, streamingRequest } from "../support/invoke.js";
 
 /*
  * Strict input at the HTTP edge (issue 11, items 11 and 12): a query parameter a function does

@@ -1,6 +1,7 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { testConnectivity } from "../../functions/testConnectivity.js";
-import { type AppHarness, httpRequest, startHarness } from "../support/app.js";
+import { type AppHarness, startHarness } from "../support/app.js";
+import { httpRequest } from "../support/invoke.js";
 
 let app: AppHarness;
 

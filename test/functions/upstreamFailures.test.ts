@@ -10,13 +10,12 @@ import { SweepFailedError } from "../../shared/lib/sweepFailedError.js";
 import {
   type AppHarness,
   closedPort,
-  httpRequest,
   type Reply,
   STACK_FRAME,
   startHarness,
-  timer,
 } from "../support/app.js";
 import { validCreateInputs } from "../support/createBodies.js";
+import { httpRequest, timer } from "../support/invoke.js";
 
 const INPUT = validCreateInputs().appServiceHttp;
 

@@ -11,8 +11,9 @@ import { VerificationFailedError } from "../../shared/lib/verificationFailedErro
 import { sweepWith } from "../../shared/usecases/sweep.js";
 import { verifyWith } from "../../shared/usecases/verify.js";
 import type { Hosting, SeedCertificate } from "../../sim/index.js";
-import { type AppHarness, collectingLogger, startHarness, timer } from "../support/app.js";
+import { type AppHarness, collectingLogger, startHarness } from "../support/app.js";
 import { fakeClock } from "../support/clock.js";
+import { timer } from "../support/invoke.js";
 import { type InMemoryTelemetry, inMemoryTelemetry, points } from "../support/telemetry.js";
 import { type Receiver, startReceiver } from "../support/webhookReceiver.js";
 

@@ -13,7 +13,8 @@ import { OPERATOR, READER } from "../../shared/edge/auth/roles.js";
 import { CertschedError } from "../../shared/lib/errors.js";
 import { DAY_MS, HOUR_MS } from "../../shared/lib/time.js";
 import { VerificationFailedError } from "../../shared/lib/verificationFailedError.js";
-import { type AppHarness, httpRequest, STACK_FRAME, startHarness, timer } from "../support/app.js";
+import { type AppHarness, STACK_FRAME, startHarness } from "../support/app.js";
+import { httpRequest, timer } from "../support/invoke.js";
 import { principalHeader } from "../support/principals.js";
 import { startSilentServer } from "../support/tlsServers.js";
 

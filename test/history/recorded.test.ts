@@ -12,13 +12,8 @@ import type { Ledger } from "../../shared/core/ports/ledger.js";
 import { OPERATOR } from "../../shared/edge/auth/roles.js";
 import { DAY_MS, HOUR_MS } from "../../shared/lib/time.js";
 import { SAMPLE_REFUSAL, type SeedCertificate } from "../../sim/index.js";
-import {
-  type AppHarness,
-  httpRequest,
-  startHarness,
-  timer,
-  uniqueTableName,
-} from "../support/app.js";
+import { type AppHarness, startHarness, uniqueTableName } from "../support/app.js";
+import { httpRequest, timer } from "../support/invoke.js";
 import { EASY_AUTH_ON, principalHeader } from "../support/principals.js";
 
 const inDays = (days: number) => new Date(Date.now() + (days + 0.5) * DAY_MS);

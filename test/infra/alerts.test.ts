@@ -20,7 +20,8 @@ import { DAY_MS, HOUR_MS } from "../../shared/lib/time.js";
 import { VerificationFailedError } from "../../shared/lib/verificationFailedError.js";
 import type { InventoryVerification } from "../../shared/usecases/steps/verifyInventory.js";
 import type { Hosting } from "../../sim/index.js";
-import { startHarness, timer } from "../support/app.js";
+import { startHarness } from "../support/app.js";
+import { timer } from "../support/invoke.js";
 import {
   type BicepFile,
   calls,

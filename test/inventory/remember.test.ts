@@ -8,14 +8,9 @@ import { memoryLedger } from "../../shared/core/ports/ledger.js";
 import { DAY_MS } from "../../shared/lib/time.js";
 import { renewByName } from "../../shared/usecases/renewByName.js";
 import { sweepWith } from "../../shared/usecases/sweep.js";
-import {
-  type AppHarness,
-  collectingLogger,
-  httpRequest,
-  runtimeFor,
-  startHarness,
-} from "../support/app.js";
+import { type AppHarness, collectingLogger, runtimeFor, startHarness } from "../support/app.js";
 import { validCreateInputs } from "../support/createBodies.js";
+import { httpRequest } from "../support/invoke.js";
 
 /**
  * How certificates get into the inventory: the due list a sweep saw, a create, a renewal by

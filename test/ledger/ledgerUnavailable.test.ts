@@ -5,8 +5,9 @@ import type { SweepSummary } from "../../shared/core/renewal/summary.js";
 import { contextLogger } from "../../shared/edge/contextLogger.js";
 import { DAY_MS } from "../../shared/lib/time.js";
 import { sweepWith } from "../../shared/usecases/sweep.js";
-import { type AppHarness, startHarness, timer } from "../support/app.js";
+import { type AppHarness, startHarness } from "../support/app.js";
 import { type AzuriteHandle, startAzurite } from "../support/azurite.js";
+import { timer } from "../support/invoke.js";
 
 const DUE = ["www-contoso-com", "api-contoso-com", "vault-fabrikam-com"];
 

@@ -9,10 +9,11 @@ import type { SweepSummary } from "../../shared/core/renewal/summary.js";
 import { SweepFailedError } from "../../shared/lib/sweepFailedError.js";
 import { DAY_MS, HOUR_MS } from "../../shared/lib/time.js";
 import type { SeedCertificate } from "../../sim/index.js";
-import { type AppHarness, httpRequest, startHarness, timer } from "../support/app.js";
+import { type AppHarness, startHarness } from "../support/app.js";
 import { type AzuriteHandle, startAzurite } from "../support/azurite.js";
 import { cliAgainst, jsonOf } from "../support/cli.js";
 import { ensureBuilt } from "../support/cliBuild.js";
+import { httpRequest, timer } from "../support/invoke.js";
 
 /**
  * The request budget (issue 16, item 5) over Azurite and the simulator: every request certsched

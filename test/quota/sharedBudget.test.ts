@@ -17,10 +17,11 @@ import { OPERATOR, READER } from "../../shared/edge/auth/roles.js";
 import { SweepFailedError } from "../../shared/lib/sweepFailedError.js";
 import { DAY_MS } from "../../shared/lib/time.js";
 import type { SeedCertificate } from "../../sim/index.js";
-import { type AppHarness, closedPort, httpRequest, startHarness, timer } from "../support/app.js";
+import { type AppHarness, closedPort, startHarness } from "../support/app.js";
 import { type AzuriteHandle, startAzurite } from "../support/azurite.js";
 import { cliAgainst, jsonOf } from "../support/cli.js";
 import { ensureBuilt } from "../support/cliBuild.js";
+import { httpRequest, timer } from "../support/invoke.js";
 import { principalHeader } from "../support/principals.js";
 
 /**

@@ -18,9 +18,10 @@ import { REDACTED } from "../../shared/lib/redact/redact.js";
 import { DAY_MS } from "../../shared/lib/time.js";
 import { sandboxSettings } from "../../sim/index.js";
 import type { AppHarness } from "../support/app.js";
-import { httpRequest, startHarness, timer } from "../support/app.js";
+import { startHarness } from "../support/app.js";
 import { type AzuriteHandle, startAzurite } from "../support/azurite.js";
 import { ensureBuilt, runCli } from "../support/cliBuild.js";
+import { httpRequest, timer } from "../support/invoke.js";
 
 /*
  * Issue 20, item 2: a due list and Get Certificate records that quote the request's accessToken

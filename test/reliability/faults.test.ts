@@ -19,22 +19,14 @@ import {
   type Simulator,
   toCertificateRecord,
 } from "../../sim/index.js";
+import { closedPort, configureApp, releaseApp } from "../support/app.js";
 import { type AzuriteHandle, startAzurite } from "../support/azurite.js";
 import { type FakeClock, fakeClock } from "../support/clock.js";
 import { type FakeKeyVault, startFakeKeyVault, stubCredential } from "../support/fakeKeyVault.js";
-import {
-  closedPort,
-  configureApp,
-  dueCertificates,
-  httpRequest,
-  type Reply,
-  releaseApp,
-  settingsFor,
-  startSim,
-  timer,
-  toReply,
-} from "./support/app.js";
+import { httpRequest, timer } from "../support/invoke.js";
+import { type Reply, toReply } from "../support/reply.js";
 import { Capture } from "./support/capture.js";
+import { dueCertificates, settingsFor, startSim } from "./support/staging.js";
 import { reportTally } from "./support/tally.js";
 
 /*

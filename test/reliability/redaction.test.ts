@@ -13,19 +13,14 @@ import { tableLedger } from "../../shared/adapters/storage/tableLedger.js";
 import { REDACTED, SecretRegistry } from "../../shared/lib/redact/redact.js";
 import { DAY_MS } from "../../shared/lib/time.js";
 import type { SimOperation, Simulator } from "../../sim/index.js";
-import { uniqueTableName } from "../support/app.js";
+import { configureApp, releaseApp, uniqueTableName } from "../support/app.js";
 import { propertyRuns } from "../support/fastCheck.js";
+import { httpRequest } from "../support/invoke.js";
+import { toReply } from "../support/reply.js";
 import { type InMemoryTelemetry, inMemoryTelemetry } from "../support/telemetry.js";
 import { type Receiver, startReceiver } from "../support/webhookReceiver.js";
-import {
-  configureApp,
-  httpRequest,
-  releaseApp,
-  settingsFor,
-  startSim,
-  toReply,
-} from "./support/app.js";
 import { Capture } from "./support/capture.js";
+import { settingsFor, startSim } from "./support/staging.js";
 
 /*
  * Issue 11, "Secrets": for random secrets (every character an Azure client secret may hold; an

@@ -10,8 +10,8 @@ import { DAY_MS, HOUR_MS, MINUTE_MS } from "../../shared/lib/time.js";
 import { sweepWith } from "../../shared/usecases/sweep.js";
 import type { Fault, SeedCertificate } from "../../sim/index.js";
 import { fakeClock } from "../support/clock.js";
-import { dueCertificates, settingsFor, startSim } from "./support/app.js";
 import { Capture } from "./support/capture.js";
+import { dueCertificates, settingsFor, startSim } from "./support/staging.js";
 import { reportTally } from "./support/tally.js";
 
 /*

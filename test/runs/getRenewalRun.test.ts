@@ -2,7 +2,8 @@ import { randomUUID } from "node:crypto";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { getRenewalRun } from "../../functions/getRenewalRun.js";
 import { OPERATOR, READER } from "../../shared/edge/auth/roles.js";
-import { httpRequest, STACK_FRAME } from "../support/app.js";
+import { STACK_FRAME } from "../support/app.js";
+import { httpRequest } from "../support/invoke.js";
 import { principalHeader } from "../support/principals.js";
 import { type RunsWorld, runOf, startRunsWorld } from "../support/runs.js";
 

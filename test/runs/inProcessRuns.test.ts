@@ -8,8 +8,9 @@ import { memoryRunStore, type RunStore } from "../../shared/core/ports/runStore.
 import { MAX_DEQUEUE_COUNT } from "../../shared/core/runs/run.js";
 import { CertschedError } from "../../shared/lib/errors.js";
 import { sandboxSettings } from "../../sim/index.js";
-import { type AppHarness, httpRequest, startHarness } from "../support/app.js";
+import { type AppHarness, startHarness } from "../support/app.js";
 import { hostQueueSettings } from "../support/hostLoop.js";
+import { httpRequest } from "../support/invoke.js";
 import { inDays, runOf } from "../support/runs.js";
 
 let app: AppHarness;

@@ -5,8 +5,9 @@ import { setRunsOverrides } from "../../shared/app/runs.js";
 import { memoryRunStore, type RunStore } from "../../shared/core/ports/runStore.js";
 import type { Run } from "../../shared/core/runs/run.js";
 import { DAY_MS } from "../../shared/lib/time.js";
-import { startHarness, timer, uniqueTableName } from "../support/app.js";
+import { startHarness, uniqueTableName } from "../support/app.js";
 import { fakeClock } from "../support/clock.js";
+import { timer } from "../support/invoke.js";
 
 const CUTOFF = new Date("2026-03-01T00:00:00.000Z");
 const at = (ms: number) => new Date(CUTOFF.getTime() + ms);

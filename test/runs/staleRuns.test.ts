@@ -5,8 +5,8 @@ import { ANONYMOUS_SCOPE, keyHashOf } from "../../shared/core/runs/idempotencyKe
 import { ATTEMPT_TIMEOUT_MS, MAX_DEQUEUE_COUNT, type Run } from "../../shared/core/runs/run.js";
 import { CertschedError } from "../../shared/lib/errors.js";
 import { UNDELIVERED_AFTER_MS } from "../../shared/usecases/steps/settleRun.js";
-import { timer } from "../support/app.js";
 import { fakeClock } from "../support/clock.js";
+import { timer } from "../support/invoke.js";
 import { type RunsWorld, runOf, startRunsWorld } from "../support/runs.js";
 
 /**

@@ -3,8 +3,9 @@ import { createCertificate } from "../../functions/createCertificate.js";
 import { renewCertificate } from "../../functions/renewCertificate.js";
 import { DAY_MS } from "../../shared/lib/time.js";
 import { formatServiceDate, toCertificateRecord } from "../../sim/index.js";
-import { type AppHarness, httpRequest, type Reply, startHarness } from "../support/app.js";
+import { type AppHarness, type Reply, startHarness } from "../support/app.js";
 import { validCreateInputs } from "../support/createBodies.js";
+import { httpRequest } from "../support/invoke.js";
 
 /**
  * v3 create and renew wait CERTSCHED_SCHEDULE_TIMEOUT, not CERTSCHED_HTTP_TIMEOUT, and a call

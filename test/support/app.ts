@@ -1,13 +1,6 @@
 import { randomBytes, randomUUID } from "node:crypto";
 import { createServer } from "node:net";
-import {
-  HttpRequest,
-  type HttpRequestInit,
-  type HttpResponseInit,
-  InvocationContext,
-  type LogLevel,
-  type Timer,
-} from "@azure/functions";
+import type { HttpRequest, HttpResponseInit, InvocationContext, LogLevel } from "@azure/functions";
 import { loadSettings } from "../../shared/app/config/settings.js";
 import {
   createRuntime,
@@ -22,6 +15,7 @@ import {
   sandboxSettings,
   startSimulator,
 } from "../../sim/index.js";
+import { invocationContext } from "./invoke.js";
 import { type Reply, toReply } from "./reply.js";
 
 export type { Reply };
@@ -98,12 +92,8 @@ export async function startHarness(options: SimulatorOptions = {}): Promise<AppH
       await resetRuntime(overrides);
     },
     context(functionName) {
-      return new InvocationContext({
-        invocationId: randomUUID(),
-        functionName,
-        logHandler: (level, ...args) => {
-          logs.push({ level, functionName, message: args.map(String).join(" ") });
-        },
+      return invocationContext(functionName, (level, message) => {
+        logs.push({ level, functionName, message });
       });
     },
     async call(handler, request) {
@@ -134,7 +124,7 @@ export async function startHarness(options: SimulatorOptions = {}): Promise<AppH
 }
 
 /** Saves every setting it touches and puts them back on restore. */
-class EnvSnapshot {
+export class EnvSnapshot {
   readonly #saved = new Map<string, string | undefined>();
 
   replace(settings: Settings): void {
@@ -157,111 +147,25 @@ class EnvSnapshot {
   }
 }
 
-const BASE = "http://localhost:7071/api/";
-
-export interface RequestInit {
-  readonly method?: string;
-  /** Route below /api/, e.g. "certificates/due". */
-  readonly path: string;
-  readonly query?: Record<string, string>;
-  readonly params?: Record<string, string>;
-  /** Sent as application/json unless `headers` names another content type. */
-  readonly json?: unknown;
-  /** A raw body; give the content type in `headers`. */
-  readonly body?: string | Uint8Array;
-  readonly headers?: Record<string, string>;
-}
-
-/** An HttpRequest as the host builds it for a buffered request. */
-export function httpRequest(init: RequestInit): HttpRequest {
-  const url = new URL(init.path, BASE);
-  for (const [key, value] of Object.entries(init.query ?? {})) url.searchParams.set(key, value);
-  const headers: Record<string, string> = { ...init.headers };
-  let body: HttpRequestInit["body"];
-  if (init.json !== undefined) {
-    headers["content-type"] ??= "application/json";
-    body = { string: JSON.stringify(init.json) };
-  } else if (typeof init.body === "string") {
-    body = { string: init.body };
-  } else if (init.body) {
-    body = { bytes: init.body };
-  }
-  return new HttpRequest({
-    method: init.method ?? "POST",
-    url: url.href,
-    headers,
-    params: init.params ?? {},
-    ...(body ? { body } : {}),
-  });
-}
-
-/** What `streamingRequest` has handed out so far. */
-export interface StreamProgress {
-  /** Bytes the handler pulled from the stream. */
-  pulled(): number;
-  /** Whether the handler cancelled the stream (stopped reading). */
-  cancelled(): boolean;
-}
+const appEnv = new EnvSnapshot();
 
 /**
- * An HttpRequest whose body streams in 16 KiB chunks, as the host's HTTP streaming mode delivers
- * it (a native Request with a stream body; see the library's createStreamRequest). The body is
- * `content`, or `totalBytes` of a JSON string that never ends. Nothing tells the handler the size
- * up front unless `headers` does.
+ * Points the function app's process-wide runtime at `settings` without a harness: every
+ * CERTSCHED_* variable (and AzureWebJobsStorage) is replaced, then the runtime is rebuilt with
+ * `overrides`. `releaseApp` undoes it.
  */
-export function streamingRequest(
-  init: { path: string; content?: string; totalBytes?: number; headers?: Record<string, string> },
-  chunkBytes = 16 * 1024,
-): { request: HttpRequest; progress: StreamProgress } {
-  const content = init.content === undefined ? undefined : Buffer.from(init.content);
-  const total = content?.length ?? init.totalBytes ?? 0;
-  let sent = 0;
-  let cancelled = false;
-  const stream = new ReadableStream<Uint8Array>({
-    pull(controller) {
-      if (sent >= total) {
-        controller.close();
-        return;
-      }
-      const size = Math.min(chunkBytes, total - sent);
-      let chunk: Buffer;
-      if (content) {
-        chunk = content.subarray(sent, sent + size);
-      } else {
-        // An unterminated JSON string: the handler must stop on size, not on a parse error.
-        chunk = Buffer.alloc(size, "a".charCodeAt(0));
-        if (sent === 0) chunk.write('{"x":"');
-      }
-      sent += size;
-      controller.enqueue(chunk);
-    },
-    cancel() {
-      cancelled = true;
-    },
-  });
-  const url = new URL(init.path, BASE).href;
-  const nativeRequest = new Request(url, {
-    method: "POST",
-    headers: { "content-type": "application/json", ...init.headers },
-    body: stream,
-    duplex: "half",
-  });
-  // The library's own streaming path passes the native request this way (not in its typings).
-  const streamInit: HttpRequestInit & { nativeRequest: Request } = { nativeRequest, params: {} };
-  return {
-    request: new HttpRequest(streamInit),
-    progress: { pulled: () => sent, cancelled: () => cancelled },
-  };
+export async function configureApp(
+  settings: Settings,
+  overrides: RuntimeOverrides = {},
+): Promise<void> {
+  appEnv.replace(settings);
+  await resetRuntime(overrides);
 }
 
-/** The timer argument the host passes; scheduleStatus is as the host fills it on a normal run. */
-export function timer(isPastDue = false): Timer {
-  const now = new Date().toISOString();
-  return {
-    isPastDue,
-    schedule: { adjustForDST: false },
-    scheduleStatus: { last: now, next: now, lastUpdated: now },
-  };
+/** Puts the environment back and drops the runtime. */
+export async function releaseApp(): Promise<void> {
+  appEnv.restore();
+  await resetRuntime();
 }
 
 /** A table name no other test uses (Azure table names: letters and digits, 3..63). */

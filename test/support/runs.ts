@@ -16,13 +16,13 @@ import type { RunView } from "../../shared/edge/views/runView.js";
 import { DAY_MS } from "../../shared/lib/time.js";
 import {
   type AppHarness,
-  httpRequest,
   type Reply,
   type Settings,
   startHarness,
   uniqueTableName,
 } from "./app.js";
 import { type Delivered, drain, type HostLoopOptions, listen } from "./hostLoop.js";
+import { httpRequest } from "./invoke.js";
 
 // Half a day more, so the whole days left do not change while the test runs.
 export const inDays = (days: number) => new Date(Date.now() + (days + 0.5) * DAY_MS);

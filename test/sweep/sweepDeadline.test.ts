@@ -16,9 +16,9 @@ import {
   leaksIn,
   runtimeFor,
   startHarness,
-  timer,
   uniqueTableName,
 } from "../support/app.js";
+import { timer } from "../support/invoke.js";
 
 const inDays = (days: number) => new Date(Date.now() + (days + 0.5) * DAY_MS);
 const NAMES = ["c0", "c1", "c2", "c3", "c4", "c5"];

@@ -4,7 +4,8 @@ import { renewDueCertificates } from "../../functions/renewDueCertificates.js";
 import { INSTRUMENTS } from "../../shared/adapters/telemetry/otelTelemetry.js";
 import { memoryLedger } from "../../shared/core/ports/ledger.js";
 import { sampleCertificates } from "../../sim/index.js";
-import { type AppHarness, startHarness, timer } from "../support/app.js";
+import { type AppHarness, startHarness } from "../support/app.js";
+import { timer } from "../support/invoke.js";
 import { type InMemoryTelemetry, inMemoryTelemetry } from "../support/telemetry.js";
 
 // What the host hands the worker for an invocation: its own span in the operation's trace.

@@ -7,8 +7,9 @@ import type { AcceptedRenewal } from "../../shared/core/verification/judge.js";
 import { DAY_MS, HOUR_MS } from "../../shared/lib/time.js";
 import { type VerifyResult, verifyTargets } from "../../shared/usecases/verifyDomains.js";
 import type { Hosting, HostingFault, SeedCertificate } from "../../sim/index.js";
-import { type AppHarness, startHarness, timer } from "../support/app.js";
+import { type AppHarness, startHarness } from "../support/app.js";
 import { fakeClock } from "../support/clock.js";
+import { timer } from "../support/invoke.js";
 
 /**
  * The loop the issue closes, end to end over real sockets: the timer's sweep renews through the
