@@ -52,7 +52,9 @@ afterEach(async () => {
  * Without storage for runs (these tests give the app a ledger only), the queue is this process:
  * POST queues the run and it is swept here at once, with the host's retries and poison handling
  * (shared/app/runs.ts). `?wait` makes the request answer with the finished run, which carries
- * the summary's fields. The Storage Queue itself is tested in test/runs/.
+ * the summary's fields. The Storage Queue itself is tested in
+ * test/functions/handlers/runQueuedRenewals.test.ts and
+ * test/shared/adapters/storage/tableRunStore.unavailable.test.ts.
  */
 function run(query: Record<string, string> = {}): Promise<Reply> {
   return app.call(runRenewals, httpRequest({ path: "renewals", query: { wait: "30", ...query } }));

@@ -260,7 +260,7 @@ describe("certificate record (spec 2.3)", () => {
   };
 
   // Issue 16: only the fields certsched uses are interpreted (expiryDate as a UTC instant);
-  // every other field is kept as sent (test/core/vendorAlignment.test.ts).
+  // every other field is kept as sent (test/shared/core/certificate/records.vendorAlignment.test.ts).
   it("reads a list record with nulls and siteId 0, the expiry as a UTC instant", () => {
     expect(certificateRecord.parse(wire)).toEqual({
       ...wire,

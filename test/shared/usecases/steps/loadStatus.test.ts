@@ -11,7 +11,7 @@ import {
 /*
  * The status loader's joins: inventory and ledger by name, one listing of each, the row of the
  * right id, the bound. The sources are in-process stand-ins with the real interfaces (the table
- * ones are exercised end to end in test/functions/listCertificates.test.ts).
+ * ones are exercised end to end in test/functions/handlers/listCertificates.test.ts).
  */
 
 const SEEN = new Date("2026-03-01T00:00:00.000Z");
