@@ -66,10 +66,7 @@ const COVERED_ELSEWHERE: Readonly<Record<string, string>> = {
   "shared/core/quota/requestContext.ts": "test/shared/adapters/service/requestLog.test.ts",
   "shared/core/quota/requestTrigger.ts": "test/shared/adapters/service/requestLog.test.ts",
   "shared/core/quota/serviceQuota.ts": "test/shared/app/config/settings.quota.test.ts",
-  "shared/core/renewal/listedOnce.ts": "test/shared/usecases/steps/runSweep.test.ts",
   "shared/core/renewal/summary.ts": "test/shared/usecases/steps/runSweep.test.ts",
-  "shared/core/runs/exhausted.ts": "test/shared/usecases/steps/settleRun.staleRuns.test.ts",
-  "shared/core/runs/run.ts": "test/shared/adapters/storage/rows/runRow.test.ts",
   "shared/core/status/serviceOverlay.ts": "test/cli/commands/status.test.ts",
   "shared/core/verification/verificationSummary.ts":
     "test/functions/handlers/getVerifications.test.ts",
@@ -92,14 +89,11 @@ const COVERED_ELSEWHERE: Readonly<Record<string, string>> = {
   // lib/ helpers, through their callers.
   "shared/lib/abort.ts": "test/shared/adapters/probes/tlsProbe.test.ts",
   "shared/lib/http/responseDetail.ts": "test/shared/lib/http/retryPolicy.test.ts",
-  "shared/lib/pool.ts": "test/shared/usecases/steps/runSweep.test.ts",
   "shared/lib/redact/redactStrings.ts": "test/shared/lib/redact/tokenShapes.test.ts",
   "shared/lib/redact/secretForms.ts": "test/shared/lib/redact/redact.test.ts",
   "shared/lib/sweepFailedError.ts": "test/functions/handlers/renewDueCertificates.test.ts",
   "shared/lib/text/boundDetail.ts":
     "test/shared/usecases/steps/verifyInventory.detailBound.test.ts",
-  "shared/lib/text/jsonSyntax.ts": "test/shared/edge/readBody.strictInput.test.ts",
-  "shared/lib/time.ts": "test/shared/app/config/settings.test.ts",
   "shared/lib/verificationFailedError.ts": "test/functions/handlers/getVerifications.test.ts",
   "shared/lib/zodProblems.ts": "test/shared/core/certificate/records.schemas.test.ts",
   // Use cases, through the handler that runs them.
