@@ -17,8 +17,10 @@ import {
 import type { InventoryVerification } from "../../shared/core/verification/inventoryResult.js";
 import { verificationSummaryLine } from "../../shared/core/verification/verificationSummary.js";
 import { SweepFailedError, VerificationFailedError } from "../../shared/lib/errors.js";
+import { DAY_MS, HOUR_MS } from "../../shared/lib/time.js";
 import type { Hosting } from "../../sim/index.js";
-import { DAY_MS, HOUR_MS, startHarness, timer } from "../functions/harness.js";
+import { startHarness } from "../support/app.js";
+import { timer } from "../support/invoke.js";
 import {
   type BicepFile,
   calls,

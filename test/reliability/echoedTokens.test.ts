@@ -15,11 +15,13 @@ import { HISTORY_TABLE } from "../../shared/adapters/storage/tableHistory.js";
 import { INVENTORY_TABLE } from "../../shared/adapters/storage/tableInventory.js";
 import { LEDGER_TABLE } from "../../shared/adapters/storage/tableLedger.js";
 import { REDACTED } from "../../shared/lib/redact/redact.js";
+import { DAY_MS } from "../../shared/lib/time.js";
 import { sandboxSettings } from "../../sim/index.js";
-import { ensureBuilt, runCli } from "../cli/build.js";
-import type { AppHarness } from "../functions/harness.js";
-import { DAY_MS, httpRequest, startHarness, timer } from "../functions/harness.js";
+import type { AppHarness } from "../support/app.js";
+import { startHarness } from "../support/app.js";
 import { type AzuriteHandle, startAzurite } from "../support/azurite.js";
+import { ensureBuilt, runCli } from "../support/cliBuild.js";
+import { httpRequest, timer } from "../support/invoke.js";
 
 /*
  * Issue 20, item 2: a due list and Get Certificate records that quote the request's accessToken

@@ -12,6 +12,7 @@ import { createRuntime } from "../../shared/app/services.js";
 import { type Ledger, memoryLedger } from "../../shared/core/ports/ledger.js";
 import { resultLine, type SweepSummary } from "../../shared/core/renewal/summary.js";
 import { SweepFailedError } from "../../shared/lib/errors.js";
+import { DAY_MS, HOUR_MS, MINUTE_MS } from "../../shared/lib/time.js";
 import { sweepWith } from "../../shared/usecases/sweep.js";
 import {
   type Fault,
@@ -19,26 +20,14 @@ import {
   type Simulator,
   toCertificateRecord,
 } from "../../sim/index.js";
+import { closedPort, configureApp, releaseApp } from "../support/app.js";
 import { type AzuriteHandle, startAzurite } from "../support/azurite.js";
+import { type FakeClock, fakeClock } from "../support/clock.js";
 import { type FakeKeyVault, startFakeKeyVault, stubCredential } from "../support/fakeKeyVault.js";
-import {
-  closedPort,
-  configureApp,
-  DAY_MS,
-  dueCertificates,
-  type FakeClock,
-  fakeClock,
-  HOUR_MS,
-  httpRequest,
-  MINUTE_MS,
-  type Reply,
-  releaseApp,
-  settingsFor,
-  startSim,
-  timer,
-  toReply,
-} from "./support/app.js";
+import { httpRequest, timer } from "../support/invoke.js";
+import { type Reply, toReply } from "../support/reply.js";
 import { Capture } from "./support/capture.js";
+import { dueCertificates, settingsFor, startSim } from "./support/staging.js";
 import { reportTally } from "./support/tally.js";
 
 /*

@@ -12,18 +12,12 @@ import { loadSettings } from "../../shared/app/config/settings.js";
 import { createRuntime, getRuntime } from "../../shared/app/services.js";
 import { createCertificateInput } from "../../shared/core/certificate/index.js";
 import { memoryLedger } from "../../shared/core/ports/ledger.js";
+import { DAY_MS } from "../../shared/lib/time.js";
 import type { Simulator } from "../../sim/index.js";
+import { configureApp, releaseApp } from "../support/app.js";
 import { propertyRuns } from "../support/fastCheck.js";
-import {
-  configureApp,
-  DAY_MS,
-  httpRequest,
-  type Reply,
-  releaseApp,
-  settingsFor,
-  startSim,
-  toReply,
-} from "./support/app.js";
+import { httpRequest } from "../support/invoke.js";
+import { type Reply, toReply } from "../support/reply.js";
 import {
   anyJson,
   applyMutation,
@@ -38,6 +32,7 @@ import {
   validCreate,
 } from "./support/arbitraries.js";
 import { Capture } from "./support/capture.js";
+import { settingsFor, startSim } from "./support/staging.js";
 import { reportTally } from "./support/tally.js";
 
 /*

@@ -17,23 +17,16 @@ import type { SweepSummary } from "../../shared/core/renewal/summary.js";
 import { MAX_BODY_BYTES } from "../../shared/edge/readBody.js";
 import { ConfigError } from "../../shared/lib/errors.js";
 import { silentLogger } from "../../shared/lib/log.js";
+import { DAY_MS } from "../../shared/lib/time.js";
 import { sweepWith } from "../../shared/usecases/sweep.js";
 import type { SimOperation, Simulator } from "../../sim/index.js";
+import { closedPort, configureApp, releaseApp } from "../support/app.js";
 import { type FakeKeyVault, startFakeKeyVault, stubCredential } from "../support/fakeKeyVault.js";
+import { httpRequest, streamingRequest } from "../support/invoke.js";
+import { type Reply, toReply } from "../support/reply.js";
 import { makeSelfSignedCert } from "../support/tls.js";
-import {
-  closedPort,
-  configureApp,
-  DAY_MS,
-  httpRequest,
-  type Reply,
-  releaseApp,
-  settingsFor,
-  startSim,
-  streamingRequest,
-  toReply,
-} from "./support/app.js";
 import { Capture } from "./support/capture.js";
+import { settingsFor, startSim } from "./support/staging.js";
 import { reportTally } from "./support/tally.js";
 
 /*

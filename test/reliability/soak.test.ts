@@ -6,18 +6,12 @@ import { loadSettings } from "../../shared/app/config/settings.js";
 import { createRuntime } from "../../shared/app/services.js";
 import type { Ledger } from "../../shared/core/ports/ledger.js";
 import type { SweepSummary } from "../../shared/core/renewal/summary.js";
+import { DAY_MS, HOUR_MS, MINUTE_MS } from "../../shared/lib/time.js";
 import { sweepWith } from "../../shared/usecases/sweep.js";
 import type { Fault, SeedCertificate } from "../../sim/index.js";
-import {
-  DAY_MS,
-  dueCertificates,
-  fakeClock,
-  HOUR_MS,
-  MINUTE_MS,
-  settingsFor,
-  startSim,
-} from "./support/app.js";
+import { fakeClock } from "../support/clock.js";
 import { Capture } from "./support/capture.js";
+import { dueCertificates, settingsFor, startSim } from "./support/staging.js";
 import { reportTally } from "./support/tally.js";
 
 /*

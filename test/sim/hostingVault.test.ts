@@ -5,6 +5,7 @@ import { type KeyVaultProbeOptions, probeKeyVault } from "../../shared/app/probe
 import type { Runtime } from "../../shared/app/services.js";
 import type { TokenSource } from "../../shared/core/ports/tokens.js";
 import { parseConnectTo, resolveConnectTo } from "../../shared/core/verification/connectTo.js";
+import { DAY_MS } from "../../shared/lib/time.js";
 import {
   type Hosting,
   type Simulator,
@@ -12,7 +13,7 @@ import {
   sandboxSettings,
   startSimulator,
 } from "../../sim/index.js";
-import { DAY_MS, leaksIn, runtimeFor } from "../functions/harness.js";
+import { leaksIn, runtimeFor } from "../support/app.js";
 import { type FakeKeyVault, startFakeKeyVault } from "../support/fakeKeyVault.js";
 
 /**
