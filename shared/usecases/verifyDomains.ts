@@ -10,7 +10,8 @@ import type { VerifySettings } from "../core/verification/verifySettings.js";
 export interface VerifyOptions {
   /** The TLS probe (adapters/probes/tlsProbe.ts, wired by the caller). */
   readonly probes: Pick<Probes, "tls">;
-  readonly settings: Pick<VerifySettings, "connectTo" | "warnDays" | "windowMs" | "timeoutMs">;
+  readonly settings: Pick<VerifySettings, "connectTo" | "warnDays" | "windowMs" | "timeoutMs"> &
+    Partial<Pick<VerifySettings, "extraCaCertsPath">>;
   readonly now: () => Date;
   /** Trusted certificates instead of Node's default store (tests). */
   readonly ca?: ProbeOptions["ca"];
@@ -25,6 +26,9 @@ export function probeTarget(target: VerifyTarget, options: VerifyOptions): Promi
     connectTo: options.settings.connectTo,
     timeoutMs: options.settings.timeoutMs,
     ...(options.ca ? { ca: options.ca } : {}),
+    ...(options.settings.extraCaCertsPath
+      ? { extraCaCertsPath: options.settings.extraCaCertsPath }
+      : {}),
     ...(options.signal ? { signal: options.signal } : {}),
     ...(target.publicOnly ? { publicOnly: true } : {}),
   });

@@ -87,13 +87,14 @@ function chainVerdict(
   socket: tls.TLSSocket,
   peer: tls.DetailedPeerCertificate,
   ca: readonly string[] | undefined,
+  extraCaCertsPath: string | undefined,
 ): ChainProblem | undefined {
   const error = socket.authorizationError;
   if (socket.authorized || error === null || error === undefined) return undefined;
   const code =
     typeof error === "string" ? error : ((error as { code?: string }).code ?? String(error));
   if (TIME_ERRORS.has(code)) {
-    const anchored = chainAnchored(peer, ca);
+    const anchored = chainAnchored(peer, ca, Date.now(), extraCaCertsPath);
     // The leaf's own dates are judged by the judge, with its clock; any other time error stays.
     if (anchored.trusted && anchored.onlyLeafOutOfDate) return undefined;
     if (!anchored.trusted) return { code: anchored.code };
@@ -245,7 +246,7 @@ export function probeTls(endpoint: Endpoint, options: ProbeOptions): Promise<Pro
           reached: true,
           connectedTo,
           certificate: describeCertificate(peer.raw),
-          chainProblem: chainVerdict(s, peer, options.ca),
+          chainProblem: chainVerdict(s, peer, options.ca, options.extraCaCertsPath),
           nameProblem: nameError?.message,
         });
       } catch (error) {

@@ -36,11 +36,14 @@ function fingerprints(pems: readonly string[]): Set<string> {
   return out;
 }
 
-/** NODE_EXTRA_CA_CERTS as Node reads it at start: a PEM file added to the default store. */
-function extraCaCertificates(): string[] {
+/**
+ * NODE_EXTRA_CA_CERTS as Node reads it at start: a PEM file added to the default store. Node 22
+ * lists what it loaded; older Node does not, so the file named by the setting (parsed with the
+ * verify settings, passed in) is read the same way.
+ */
+function extraCaCertificates(path: string | undefined): string[] {
   const withApi = tls as { getCACertificates?: (type: string) => string[] };
   if (typeof withApi.getCACertificates === "function") return withApi.getCACertificates("extra");
-  const path = process.env.NODE_EXTRA_CA_CERTS;
   if (path === undefined || path === "") return [];
   try {
     return [readFileSync(path, "utf8")];
@@ -50,13 +53,21 @@ function extraCaCertificates(): string[] {
   }
 }
 
-let defaultStore: Set<string> | undefined;
+const defaultStores = new Map<string, Set<string>>();
 const injectedStores = new WeakMap<readonly string[], Set<string>>();
 
-function trustedFingerprints(ca: readonly string[] | undefined): Set<string> {
+function trustedFingerprints(
+  ca: readonly string[] | undefined,
+  extraCaCertsPath: string | undefined,
+): Set<string> {
   if (ca === undefined) {
-    defaultStore ??= fingerprints([...tls.rootCertificates, ...extraCaCertificates()]);
-    return defaultStore;
+    const key = extraCaCertsPath ?? "";
+    let store = defaultStores.get(key);
+    if (store === undefined) {
+      store = fingerprints([...tls.rootCertificates, ...extraCaCertificates(extraCaCertsPath)]);
+      defaultStores.set(key, store);
+    }
+    return store;
   }
   let store = injectedStores.get(ca);
   if (store === undefined) {
@@ -209,6 +220,7 @@ export function chainAnchored(
   peer: tls.DetailedPeerCertificate,
   ca: readonly string[] | undefined,
   now: number = Date.now(),
+  extraCaCertsPath?: string,
 ): Anchoring {
   const chain = chainOf(peer);
   // The leaf and every CA below the anchor must be for a TLS server (the anchor is the store's).
@@ -243,7 +255,7 @@ export function chainAnchored(
           : "UNABLE_TO_GET_ISSUER_CERT_LOCALLY",
     };
   }
-  if (!trustedFingerprints(ca).has(top.fingerprint256)) {
+  if (!trustedFingerprints(ca, extraCaCertsPath).has(top.fingerprint256)) {
     return {
       trusted: false,
       code: chain.length === 1 ? "DEPTH_ZERO_SELF_SIGNED_CERT" : "SELF_SIGNED_CERT_IN_CHAIN",

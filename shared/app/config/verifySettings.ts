@@ -69,5 +69,7 @@ export function loadVerifySettings(env: Env): VerifySettings {
     windowMs: s.CERTSCHED_VERIFY_WINDOW,
     unreachableAfterMs: s.CERTSCHED_VERIFY_UNREACHABLE_AFTER,
     timeoutMs: s.CERTSCHED_HTTP_TIMEOUT,
+    // Node's own variable, not certsched's: read as Node read it at start (blank: none).
+    ...(env.NODE_EXTRA_CA_CERTS?.trim() ? { extraCaCertsPath: env.NODE_EXTRA_CA_CERTS } : {}),
   };
 }

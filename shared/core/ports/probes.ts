@@ -18,6 +18,8 @@ export interface ProbeOptions {
    * Tests pass `[...tls.rootCertificates, ...extra]`.
    */
   readonly ca?: readonly string[];
+  /** NODE_EXTRA_CA_CERTS (VerifySettings): read where Node cannot list what it loaded (Node 20). */
+  readonly extraCaCertsPath?: string | undefined;
   readonly signal?: AbortSignal;
   /**
    * The name came from the service (publicAddress.ts): unless a CERTSCHED_VERIFY_CONNECT_TO rule

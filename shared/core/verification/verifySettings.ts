@@ -12,4 +12,9 @@ export interface VerifySettings {
   readonly unreachableAfterMs: number;
   /** CERTSCHED_HTTP_TIMEOUT, ms: one probe's whole time (DNS, TCP, handshake). Default 30 s. */
   readonly timeoutMs: number;
+  /**
+   * NODE_EXTRA_CA_CERTS: the PEM file Node added to its CA store at start. Node 22 lists what it
+   * loaded; on Node 20 the probe reads this file to judge a chain the same way.
+   */
+  readonly extraCaCertsPath?: string | undefined;
 }
