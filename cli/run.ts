@@ -1,7 +1,8 @@
 import { closest, distance } from "fastest-levenshtein";
+import type { CommandEntry } from "./commandList.js";
 import { EXIT } from "./exit.js";
 import type { Io, OutputStream } from "./io.js";
-import { COMMANDS, type CommandEntry } from "./registry.js";
+import { COMMANDS } from "./registry.js";
 import { parseCommandArgs, UsageError } from "./usage.js";
 import { packageVersion } from "./version.js";
 

@@ -5,9 +5,8 @@ import type { AddressInfo } from "node:net";
 import type { TLSSocket } from "node:tls";
 import { KEY_VAULT_TARGET, type SimCertificate } from "../certificate.js";
 import type { CertificateRenewed } from "../state.js";
-import type { HostingVault, VaultRequest } from "./hosting.js";
+import type { HostingSource, HostingVault, VaultRequest } from "./hosting.js";
 import type { HostingCa } from "./hostingCa.js";
-import type { HostingSource } from "./hostingEndpoint.js";
 import type { HostingFaultPlan } from "./hostingFaults.js";
 import {
   certificateBundle,
