@@ -9,9 +9,10 @@ import type {
 } from "../../core/certificate/createRequest.js";
 import { KEY_VAULT } from "../../core/certificate/fields.js";
 import type { CertificateRecord, CertificateRef } from "../../core/certificate/records.js";
-import type { RequestLog, RequestOperation } from "../../core/ports/requestLog.js";
+import type { RequestLog } from "../../core/ports/requestLog.js";
 import type { DueList, RenewOptions, ServiceOperations } from "../../core/ports/service.js";
 import { noneDue } from "../../core/ports/service.js";
+import type { RequestOperation } from "../../core/quota/requestContext.js";
 import type { CallBudget, WithinOptions } from "../../core/renewal/callBudget.js";
 import type { Settings } from "../../core/settings.js";
 import { ConfigError, UpstreamError, type UpstreamName } from "../../lib/errors.js";
