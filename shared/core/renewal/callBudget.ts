@@ -62,3 +62,10 @@ export interface WithinOptions {
   /** The call, retries included, ends within `budget.left()`; unset: the client's own limits. */
   readonly budget?: CallBudget | undefined;
 }
+
+/**
+ * Longest CERTSCHED_SCHEDULE_TIMEOUT, in ms: the HTTP functions that create and renew answer
+ * behind a front end that drops a request after 230 s; 200 s leaves room for the Get Certificate
+ * that confirms a call which timed out, and for the rest of the invocation.
+ */
+export const SCHEDULE_TIMEOUT_MAX_MS = 200_000;
