@@ -1,6 +1,7 @@
 import type { HttpRequest, HttpResponseInit, InvocationContext } from "@azure/functions";
 import { z } from "zod";
 import { getRuntime } from "../../shared/app/services.js";
+import { statusSourcesOf } from "../../shared/app/sources.js";
 import { parseOrThrow, requiredText } from "../../shared/core/certificate/index.js";
 import { authorize } from "../../shared/edge/auth/authorize.js";
 import { READER } from "../../shared/edge/auth/roles.js";
@@ -28,6 +29,7 @@ export async function getCertificate(
     authorize(request, READER);
     parseQuery(request, noQuery);
     const { name } = parseOrThrow(params, { name: request.params.name }, "route");
-    return json(200, await certificateDetail(getRuntime(), name, process.env));
+    const runtime = getRuntime();
+    return json(200, await certificateDetail(runtime, statusSourcesOf(runtime), name));
   });
 }

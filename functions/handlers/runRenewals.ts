@@ -2,13 +2,14 @@ import type { HttpRequest, HttpResponseInit, InvocationContext } from "@azure/fu
 import { z } from "zod";
 import { runsOf } from "../../shared/app/runs.js";
 import { getRuntime } from "../../shared/app/services.js";
-import { IDEMPOTENCY_HEADER, idempotencyKeyOf } from "../../shared/core/runs/idempotencyKey.js";
+import { IDEMPOTENCY_HEADER } from "../../shared/core/runs/idempotencyKey.js";
 import { isFinished } from "../../shared/core/runs/run.js";
 import { authorize } from "../../shared/edge/auth/authorize.js";
 import { callerOf } from "../../shared/edge/auth/callerOf.js";
 import { OPERATOR } from "../../shared/edge/auth/roles.js";
 import { contextLogger } from "../../shared/edge/contextLogger.js";
 import { handle } from "../../shared/edge/handle.js";
+import { idempotencyKeyOf } from "../../shared/edge/idempotencyKey.js";
 import { parseQuery } from "../../shared/edge/parseQuery.js";
 import { json, problem } from "../../shared/edge/problem.js";
 import { runLocation, runView } from "../../shared/edge/views/runView.js";
