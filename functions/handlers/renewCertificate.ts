@@ -2,6 +2,7 @@ import type { HttpRequest, HttpResponseInit, InvocationContext } from "@azure/fu
 import { z } from "zod";
 import { getRuntime } from "../../shared/app/services.js";
 import { parseOrThrow, requiredText } from "../../shared/core/certificate/index.js";
+import { requesterOf } from "../../shared/core/renewal/requester.js";
 import { authorize } from "../../shared/edge/auth/authorize.js";
 import { callerOf } from "../../shared/edge/auth/callerOf.js";
 import { OPERATOR } from "../../shared/edge/auth/roles.js";
@@ -9,7 +10,7 @@ import { contextLogger } from "../../shared/edge/contextLogger.js";
 import { handle } from "../../shared/edge/handle.js";
 import { noQuery, parseQuery } from "../../shared/edge/parseQuery.js";
 import { json } from "../../shared/edge/problem.js";
-import { renewByName, requesterOf } from "../../shared/usecases/renewByName.js";
+import { renewByName } from "../../shared/usecases/renewByName.js";
 
 const params = z.object({ name: requiredText() });
 

@@ -2,6 +2,7 @@ import type { HttpRequest, HttpResponseInit, InvocationContext } from "@azure/fu
 import { z } from "zod";
 import { runsOf } from "../../shared/app/runs.js";
 import { getRuntime } from "../../shared/app/services.js";
+import { requesterOf } from "../../shared/core/renewal/requester.js";
 import { IDEMPOTENCY_HEADER } from "../../shared/core/runs/idempotencyKey.js";
 import { isFinished } from "../../shared/core/runs/run.js";
 import { authorize } from "../../shared/edge/auth/authorize.js";
@@ -13,7 +14,6 @@ import { idempotencyKeyOf } from "../../shared/edge/idempotencyKey.js";
 import { parseQuery } from "../../shared/edge/parseQuery.js";
 import { json, problem } from "../../shared/edge/problem.js";
 import { runLocation, runView } from "../../shared/edge/views/runView.js";
-import { requesterOf } from "../../shared/usecases/renewByName.js";
 import { startRun } from "../../shared/usecases/startRun.js";
 import { MAX_WAIT_SECONDS, waitForRun } from "../../shared/usecases/waitForRun.js";
 
