@@ -12,7 +12,8 @@ import type { CallBudget, WithinOptions } from "../../core/renewal/callBudget.js
 import { SCHEDULE_TIMEOUT_MAX_MS } from "../../core/renewal/callBudget.js";
 import type { Settings } from "../../core/settings.js";
 import { ConfigError, UpstreamError, type UpstreamName } from "../../lib/errors.js";
-import type { HttpClient, InboundResponse } from "../../lib/http/httpClient.js";
+import type { InboundResponse } from "../../lib/http/attempt.js";
+import type { HttpClient } from "../../lib/http/httpClient.js";
 import {
   CREATE_ONLY_WHEN_REFUSED,
   RENEW,
