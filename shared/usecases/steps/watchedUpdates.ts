@@ -7,8 +7,8 @@ import { ensureError } from "../../lib/errors.js";
 import type { Logger } from "../../lib/log.js";
 import { mapWithConcurrency } from "../../lib/pool.js";
 import { redact } from "../../lib/redact/redact.js";
+import { DAY_MS } from "../../lib/time.js";
 
-const DAY_MS = 86_400_000;
 /**
  * How long what Get Certificate said about a watched certificate is used before asking again.
  * A week: the service may count every request against a weekly budget (issue 16), and what
