@@ -3,7 +3,7 @@ import { promisify } from "node:util";
 import { loadSettings } from "../shared/app/config/settings.js";
 import { createRuntime } from "../shared/app/services.js";
 import type { UpstreamName } from "../shared/lib/errors.js";
-import { MAX_RESPONSE_BYTES } from "../shared/lib/http/httpClient.js";
+import { MAX_RESPONSE_BYTES } from "../shared/lib/http/attempt.js";
 import { type Simulator, sandboxSettings, startSimulator } from "../sim/index.js";
 import { dueCertificates } from "./dueCertificates.js";
 import { childEnv } from "./isolation.js";

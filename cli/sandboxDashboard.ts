@@ -10,6 +10,7 @@ import { handle } from "../shared/edge/handle.js";
 import { type LocalServer, startLocalServer } from "../shared/edge/localServer.js";
 import { parseQuery } from "../shared/edge/parseQuery.js";
 import { silentLogger as quiet } from "../shared/lib/log.js";
+import { dashboard } from "../shared/usecases/dashboard.js";
 import { verifyInventory } from "../shared/usecases/steps/verifyInventory.js";
 import { sweepWith } from "../shared/usecases/sweep.js";
 import type { Sandbox } from "./sandbox.js";
@@ -89,21 +90,16 @@ export async function serveSandboxDashboard(
       },
       history: runtime.history,
     };
-    const env = { CERTSCHED_RENEWAL_SCHEDULE: SAMPLE_SCHEDULE };
     server = await startLocalServer({
       functionKey: key,
       ...(options.port === undefined ? {} : { port: options.port }),
       routes: {
         "/api/dashboard": (request, context) =>
-          handle(context, async () =>
-            dashboardResponse(
-              sources,
-              runtime,
-              parseQuery(request, dashboardQuery),
-              env,
-              request.url,
-            ),
-          ),
+          handle(context, async () => {
+            const query = parseQuery(request, dashboardQuery);
+            const page = await dashboard(runtime, sources, { schedule: SAMPLE_SCHEDULE });
+            return dashboardResponse(page, query, request.url);
+          }),
       },
     });
   } catch (error) {

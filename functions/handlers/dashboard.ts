@@ -1,15 +1,13 @@
 import type { HttpRequest, HttpResponseInit, InvocationContext } from "@azure/functions";
 import { platformEnv } from "../../shared/app/config/platform.js";
 import { getRuntime } from "../../shared/app/services.js";
+import { dashboardSourcesOf } from "../../shared/app/sources.js";
 import { authorize } from "../../shared/edge/auth/authorize.js";
 import { READER } from "../../shared/edge/auth/roles.js";
-import {
-  dashboardQuery,
-  dashboardResponse,
-  dashboardSourcesOf,
-} from "../../shared/edge/dashboard/dashboardPage.js";
+import { dashboardQuery, dashboardResponse } from "../../shared/edge/dashboard/dashboardPage.js";
 import { handle } from "../../shared/edge/handle.js";
 import { parseQuery } from "../../shared/edge/parseQuery.js";
+import { dashboard as readDashboard } from "../../shared/usecases/dashboard.js";
 
 /**
  * GET /api/dashboard: one HTML page with every certificate of the inventory, its status, days
@@ -23,6 +21,11 @@ export async function dashboard(
     authorize(request, READER, platformEnv());
     const query = parseQuery(request, dashboardQuery);
     const runtime = getRuntime();
-    return dashboardResponse(dashboardSourcesOf(runtime), runtime, query, process.env, request.url);
+    // The host's own settings for the timer (it reads them itself; they are not certsched's).
+    const page = await readDashboard(runtime, dashboardSourcesOf(runtime), {
+      schedule: process.env.CERTSCHED_RENEWAL_SCHEDULE,
+      timeZone: process.env.WEBSITE_TIME_ZONE,
+    });
+    return dashboardResponse(page, query, request.url);
   });
 }

@@ -2,6 +2,7 @@ import type { HttpRequest, HttpResponseInit, InvocationContext } from "@azure/fu
 import { z } from "zod";
 import { platformEnv } from "../../shared/app/config/platform.js";
 import { getRuntime } from "../../shared/app/services.js";
+import { statusSourcesOf } from "../../shared/app/sources.js";
 import { parseOrThrow, requiredText } from "../../shared/core/certificate/index.js";
 import { authorize } from "../../shared/edge/auth/authorize.js";
 import { READER } from "../../shared/edge/auth/roles.js";
@@ -29,6 +30,7 @@ export async function getCertificate(
     authorize(request, READER, platformEnv());
     parseQuery(request, noQuery);
     const { name } = parseOrThrow(params, { name: request.params.name }, "route");
-    return json(200, await certificateDetail(getRuntime(), name, process.env));
+    const runtime = getRuntime();
+    return json(200, await certificateDetail(runtime, statusSourcesOf(runtime), name));
   });
 }

@@ -1,6 +1,7 @@
 import type { HttpRequest, HttpResponseInit, InvocationContext } from "@azure/functions";
 import { platformEnv } from "../../shared/app/config/platform.js";
 import { getRuntime } from "../../shared/app/services.js";
+import { statusSourcesOf } from "../../shared/app/sources.js";
 import { statusPageQuery } from "../../shared/core/status/statusPage.js";
 import { authorize } from "../../shared/edge/auth/authorize.js";
 import { READER } from "../../shared/edge/auth/roles.js";
@@ -21,6 +22,7 @@ export async function listCertificates(
   return handle(context, async () => {
     authorize(request, READER, platformEnv());
     const query = parseQuery(request, statusPageQuery);
-    return json(200, await statusList(getRuntime(), query, process.env));
+    const runtime = getRuntime();
+    return json(200, await statusList(runtime, statusSourcesOf(runtime), query));
   });
 }

@@ -3,6 +3,7 @@ import { z } from "zod";
 import { platformEnv } from "../../shared/app/config/platform.js";
 import { getRuntime } from "../../shared/app/services.js";
 import { parseOrThrow, requiredText } from "../../shared/core/certificate/index.js";
+import { requesterOf } from "../../shared/core/renewal/requester.js";
 import { authorize } from "../../shared/edge/auth/authorize.js";
 import { callerOf } from "../../shared/edge/auth/callerOf.js";
 import { OPERATOR } from "../../shared/edge/auth/roles.js";
@@ -10,7 +11,7 @@ import { contextLogger } from "../../shared/edge/contextLogger.js";
 import { handle } from "../../shared/edge/handle.js";
 import { noQuery, parseQuery } from "../../shared/edge/parseQuery.js";
 import { json } from "../../shared/edge/problem.js";
-import { renewByName, requesterOf } from "../../shared/usecases/renewByName.js";
+import { renewByName } from "../../shared/usecases/renewByName.js";
 
 const params = z.object({ name: requiredText() });
 

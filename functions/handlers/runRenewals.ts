@@ -2,17 +2,18 @@ import type { HttpRequest, HttpResponseInit, InvocationContext } from "@azure/fu
 import { z } from "zod";
 import { platformEnv } from "../../shared/app/config/platform.js";
 import { getRuntime } from "../../shared/app/services.js";
-import { IDEMPOTENCY_HEADER, idempotencyKeyOf } from "../../shared/core/runs/idempotencyKey.js";
+import { requesterOf } from "../../shared/core/renewal/requester.js";
+import { IDEMPOTENCY_HEADER } from "../../shared/core/runs/idempotencyKey.js";
 import { isFinished } from "../../shared/core/runs/run.js";
 import { authorize } from "../../shared/edge/auth/authorize.js";
 import { callerOf } from "../../shared/edge/auth/callerOf.js";
 import { OPERATOR } from "../../shared/edge/auth/roles.js";
 import { contextLogger } from "../../shared/edge/contextLogger.js";
 import { handle } from "../../shared/edge/handle.js";
+import { idempotencyKeyOf } from "../../shared/edge/idempotencyKey.js";
 import { parseQuery } from "../../shared/edge/parseQuery.js";
 import { json, problem } from "../../shared/edge/problem.js";
 import { runLocation, runView } from "../../shared/edge/views/runView.js";
-import { requesterOf } from "../../shared/usecases/renewByName.js";
 import { startRun } from "../../shared/usecases/startRun.js";
 import { MAX_WAIT_SECONDS, waitForRun } from "../../shared/usecases/waitForRun.js";
 

@@ -1,7 +1,8 @@
 import { inlineRunQueue, storageRunQueue } from "../adapters/queue/storageRunQueue.js";
+import { memoryRunStore } from "../adapters/storage/memory/memoryRunStore.js";
 import { tableRunStore } from "../adapters/storage/tableRunStore.js";
 import type { RunQueue } from "../core/ports/runQueue.js";
-import { memoryRunStore, type RunStore } from "../core/ports/runStore.js";
+import type { RunStore } from "../core/ports/runStore.js";
 import type { RunMessage } from "../core/runs/run.js";
 import type { Settings } from "../core/settings.js";
 import type { Logger } from "../lib/log.js";

@@ -1,13 +1,16 @@
-import type { Runtime } from "../app/services.js";
 import { type CertificateView, certificateView } from "../core/certificate/certificateView.js";
 import type { CertificateRecord } from "../core/certificate/records.js";
 import type { CertificateEvent } from "../core/history/events.js";
 import { fromServiceRecord } from "../core/inventory/fromRecords.js";
+import type { History } from "../core/ports/history.js";
 import { mergeRecord } from "../core/ports/inventory.js";
+import type { RequestLog } from "../core/ports/requestLog.js";
+import type { ServiceOperations } from "../core/ports/service.js";
 import { QuotaExhaustedError } from "../core/quota/budgetRules.js";
 import { nearQuota } from "../core/quota/serviceQuota.js";
-import type { Env } from "../core/settings.js";
+import type { Settings } from "../core/settings.js";
 import { type CertificateStatus, certificateStatus } from "../core/status/certificateStatus.js";
+import type { StatusSources } from "../core/status/statusSources.js";
 import {
   ConfigError,
   type ErrorCode,
@@ -18,7 +21,7 @@ import {
 } from "../lib/errors.js";
 import { redact } from "../lib/redact/redact.js";
 import { DAY_MS } from "../lib/time.js";
-import { loadOne, statusOptionsOf, statusSourcesOf } from "./steps/loadStatus.js";
+import { loadOne, type StatusOptionsPorts, statusOptionsOf } from "./steps/loadStatus.js";
 
 /**
  * One certificate for GET /api/certificates/{name} (issues 13 and 16): the service's record
@@ -30,6 +33,14 @@ import { loadOne, statusOptionsOf, statusSourcesOf } from "./steps/loadStatus.js
 /** How far back the history of one certificate goes, and at most how many events. */
 export const DETAIL_HISTORY_DAYS = 30;
 export const DETAIL_HISTORY_LIMIT = 50;
+
+/** What the detail of one certificate needs besides its status sources (a Runtime has it all). */
+export interface CertificateDetailPorts extends StatusOptionsPorts {
+  readonly client: Pick<ServiceOperations, "get">;
+  readonly history: Pick<History, "events">;
+  readonly requests: Pick<RequestLog, "shared" | "since">;
+  readonly settings: Pick<Settings, "renewalGraceMs" | "verify" | "serviceQuota">;
+}
 
 /** What Get Certificate said: the record was `found`, the service knows `not-found`, or it `failed`. */
 export type ServiceAnswer =
@@ -75,13 +86,13 @@ export type CertificateDetail = (CertificateView | { readonly certificateName: s
  * so that a reader clicking through the dashboard can never defer a renewal. A count that cannot
  * be read does not block the read (the sweep, which decides, checks again).
  */
-async function budgetKept(runtime: Runtime, now: Date): Promise<string | undefined> {
-  const quota = runtime.settings.serviceQuota;
+async function budgetKept(ports: CertificateDetailPorts, now: Date): Promise<string | undefined> {
+  const quota = ports.settings.serviceQuota;
   // A shared budget decides as the request is reserved (80 %, and what renewals need): `ask`.
-  if (!quota || runtime.requests.shared) return undefined;
+  if (!quota || ports.requests.shared) return undefined;
   let used: number;
   try {
-    used = await runtime.requests.since(new Date(now.getTime() - quota.windowMs));
+    used = await ports.requests.since(new Date(now.getTime() - quota.windowMs));
   } catch {
     return undefined;
   }
@@ -91,7 +102,7 @@ async function budgetKept(runtime: Runtime, now: Date): Promise<string | undefin
 
 /** Get Certificate, its failure kept as a value; the caller's own mistakes still throw. */
 async function ask(
-  runtime: Runtime,
+  ports: CertificateDetailPorts,
   name: string,
 ): Promise<
   | { record: CertificateRecord }
@@ -99,7 +110,7 @@ async function ask(
   | { answer: ServiceAnswer }
 > {
   try {
-    return { record: await runtime.client.get(name) };
+    return { record: await ports.client.get(name) };
   } catch (caught) {
     const error = ensureError(caught);
     // The shared budget kept the request for renewals: not the service's answer, nothing sent.
@@ -144,10 +155,14 @@ function redacted(event: CertificateEvent): CertificateEvent {
   };
 }
 
-async function historyOf(runtime: Runtime, name: string, now: Date): Promise<DetailHistory> {
+async function historyOf(
+  ports: CertificateDetailPorts,
+  name: string,
+  now: Date,
+): Promise<DetailHistory> {
   const since = new Date(now.getTime() - DETAIL_HISTORY_DAYS * DAY_MS);
   try {
-    const { items, invalid } = await runtime.history.events({
+    const { items, invalid } = await ports.history.events({
       certificateName: name,
       since,
       limit: DETAIL_HISTORY_LIMIT,
@@ -173,22 +188,22 @@ async function historyOf(runtime: Runtime, name: string, now: Date): Promise<Det
  * service found the certificate, and thrown when it did not (nothing else could answer).
  */
 export async function certificateDetail(
-  runtime: Runtime,
+  ports: CertificateDetailPorts,
+  sources: StatusSources,
   name: string,
-  env: Env,
 ): Promise<CertificateDetail> {
-  const options = statusOptionsOf(runtime, env);
-  const kept = await budgetKept(runtime, options.now);
+  const options = statusOptionsOf(ports);
+  const kept = await budgetKept(ports, options.now);
   const [asked, history] = await Promise.all([
     kept === undefined
-      ? ask(runtime, name)
+      ? ask(ports, name)
       : Promise.resolve({ answer: { answer: "not-asked" as const, detail: kept } }),
-    historyOf(runtime, name, options.now),
+    historyOf(ports, name, options.now),
   ]);
   const record = "record" in asked ? asked.record : undefined;
   let loaded: Awaited<ReturnType<typeof loadOne>>;
   try {
-    loaded = await loadOne(statusSourcesOf(runtime), name, record?.id);
+    loaded = await loadOne(sources, name, record?.id);
   } catch (error) {
     if (!record || !isCertschedError(error)) throw error;
     loaded = { input: { certificateName: name }, invalid: [redact(error.message)] };

@@ -1,4 +1,3 @@
-import type { Runtime } from "../app/services.js";
 import type { RunStore } from "../core/ports/runStore.js";
 import type { TraceParent } from "../core/ports/telemetry.js";
 import { isFinished, type Run } from "../core/runs/run.js";
@@ -6,7 +5,7 @@ import { parseRunMessage } from "../core/runs/runMessage.js";
 import { ensureError, ValidationError } from "../lib/errors.js";
 import type { Logger } from "../lib/log.js";
 import { redact } from "../lib/redact/redact.js";
-import { sweepWith } from "./sweep.js";
+import { type SweepPorts, sweepWith } from "./sweep.js";
 
 /** One delivery of a run's message, as the queue trigger sees it. */
 export interface Delivery {
@@ -28,7 +27,7 @@ export interface Delivery {
  * keeps from ordering anything twice.
  */
 export async function processRun(
-  runtime: Runtime,
+  ports: SweepPorts,
   store: RunStore,
   log: Logger,
   value: unknown,
@@ -64,14 +63,14 @@ export async function processRun(
   const started: Run = {
     ...run,
     state: "running",
-    startedAt: runtime.now(),
+    startedAt: ports.now(),
     attempts: Math.max(run.attempts + 1, delivery.dequeueCount),
     problem: undefined,
   };
   await store.save(started);
   log.info(`certsched run ${run.runId} running (attempt ${started.attempts})`);
   try {
-    const summary = await sweepWith(runtime, log, {
+    const summary = await sweepWith(ports, log, {
       dryRun: run.dryRun,
       trigger: "queue",
       runId: run.runId,
@@ -80,7 +79,7 @@ export async function processRun(
     const finished: Run = {
       ...started,
       state: summary.failed ? "failed" : "succeeded",
-      finishedAt: runtime.now(),
+      finishedAt: ports.now(),
       summary,
     };
     await store.save(finished);

@@ -1,36 +1,31 @@
 import { randomUUID } from "node:crypto";
 import type { CertificateRecord } from "../core/certificate/records.js";
-import type { CertificateEvent, EventKind, Trigger } from "../core/history/events.js";
+import type { CertificateEvent, EventKind } from "../core/history/events.js";
 import { rememberRenewed } from "../core/inventory/fromRecords.js";
 import type { History } from "../core/ports/history.js";
 import type { Inventory } from "../core/ports/inventory.js";
 import type { Ledger, LedgerEntry } from "../core/ports/ledger.js";
-import type { RenewOptions } from "../core/ports/service.js";
+import type { ServiceOperations } from "../core/ports/service.js";
 import { withPurpose } from "../core/quota/requestContext.js";
 import { withTrigger } from "../core/quota/requestTrigger.js";
 import {
   type CallBudget,
-  CONFIRM_RESERVE_MS,
   callBudget,
-  NO_TIME_TO_CONFIRM,
+  lookupBudget,
   scheduleBudget,
-  unanswered,
-  type WithinOptions,
 } from "../core/renewal/callBudget.js";
 import { claimAndSend } from "../core/renewal/claimAndSend.js";
 import { decide } from "../core/renewal/decide.js";
-import type { Caller } from "../edge/auth/callerOf.js";
-import { ensureError, OutcomeUnknownError, ValidationError } from "../lib/errors.js";
+import { MANUAL_REQUEST, type Requester } from "../core/renewal/requester.js";
+import { ensureError, ValidationError } from "../lib/errors.js";
 import type { Logger } from "../lib/log.js";
 import { redact } from "../lib/redact/redact.js";
+import { afterFailure, confirmedMessage } from "./steps/confirmRenewal.js";
 import { recordHistory } from "./steps/recordRun.js";
 import { describe } from "./steps/renewOne.js";
 
 /** What a v3 renewal by name needs of the service client. */
-export interface RenewByNameClient {
-  get(certificateName: string, options?: WithinOptions): Promise<CertificateRecord>;
-  renew(certificateName: string, options?: RenewOptions): Promise<string>;
-}
+export type RenewByNameClient = Pick<ServiceOperations, "get" | "renew">;
 
 /** What a recorded renewal by name needs (a Runtime has it all). */
 export interface RenewByNameDeps {
@@ -51,23 +46,6 @@ export interface RenewByNameDeps {
   /** Where the certificate is remembered for verification (issue 12); a Runtime has it. */
   readonly inventory?: Inventory;
 }
-
-/** Who asked: the history's `by` ("function-key", "entra:<name> (<oid>)", "cli"). */
-export interface Requester {
-  readonly trigger: Exclude<Trigger, "timer">;
-  readonly by: string;
-}
-
-/** Who a caller of the HTTP API is, as the history records it. */
-export function requesterOf(caller: Caller): Requester {
-  return {
-    trigger: "http",
-    by: caller.kind === "entra" ? `entra:${caller.name} (${caller.id})` : "function-key",
-  };
-}
-
-/** The reason constant a manual renewal's ledger row and history events carry. */
-export const MANUAL_REQUEST = "ManualRequest";
 
 export interface RenewedByName {
   /** "in-progress": a sweep was sending its own request for it at that moment; none sent. */
@@ -112,43 +90,6 @@ export function renewByName(
   );
 }
 
-/** What Get Certificate showed of a renewal that got no answer: done, or why that is unknown. */
-type Confirmation = { readonly after: CertificateRecord } | { readonly why: string };
-
-/**
- * A renewal that got no answer in time took effect if Get Certificate now shows the same
- * certificate (the id it had before the renewal was sent) with a later expiry. A record with
- * another id is another certificate, whatever its name and expiry (issue 20): it says nothing
- * about this renewal. Needs the record from before; without it nothing can be confirmed.
- */
-async function renewedSince(
-  client: RenewByNameClient,
-  certificateName: string,
-  before: CertificateRecord | undefined,
-  budget: CallBudget,
-): Promise<Confirmation> {
-  if (!before) return { why: "it could not be looked up with Get Certificate" };
-  if (budget.left() <= 0) return { why: NO_TIME_TO_CONFIRM };
-  const notYet = { why: "Get Certificate does not show a new expiry yet" };
-  let after: CertificateRecord;
-  try {
-    after = await client.get(certificateName, { budget });
-  } catch {
-    return budget.left() <= 0 ? { why: NO_TIME_TO_CONFIRM } : notYet;
-  }
-  if (after.id !== before.id) {
-    return { why: `Get Certificate shows another certificate (id ${after.id}, not ${before.id})` };
-  }
-  return after.expiryDate.getTime() > before.expiryDate.getTime() ? { after } : notYet;
-}
-
-/** Words for a renewal Get Certificate confirmed after the service did not answer in time. */
-const confirmedMessage = (after: CertificateRecord) =>
-  `the service did not answer in time, but Get Certificate shows ${after.certificateName} renewed (expires ${after.expiryDate.toISOString()})`;
-
-/** Shortest time, in ms, the first look-up is given, however long the renewal may wait. */
-const LOOKUP_MIN_MS = 5_000;
-
 async function renew(
   deps: RenewByNameDeps,
   certificateName: string,
@@ -156,14 +97,7 @@ async function renew(
   log: Logger,
 ): Promise<RenewedByName> {
   const budget = deps.budget ?? callBudget();
-  // The look-up leaves the renewal a whole attempt and the confirming Get its reserve.
-  const lookupBudget: CallBudget = {
-    left: () =>
-      Math.max(
-        LOOKUP_MIN_MS,
-        budget.left() - (deps.settings.scheduleTimeoutMs ?? 0) - CONFIRM_RESERVE_MS,
-      ),
-  };
+  const lookup = lookupBudget(budget, deps.settings.scheduleTimeoutMs);
   const sendBudget = scheduleBudget(budget);
   const runId = randomUUID();
   const events: CertificateEvent[] = [];
@@ -183,7 +117,7 @@ async function renew(
   let cert: CertificateRecord | undefined;
   let lookupFailure: string | undefined;
   try {
-    cert = await deps.client.get(certificateName, { budget: lookupBudget });
+    cert = await deps.client.get(certificateName, { budget: lookup });
   } catch (error) {
     lookupFailure = redact(ensureError(error).message);
     log.warn(
@@ -212,11 +146,9 @@ async function renew(
         ...(note ? { note } : {}),
       };
     } catch (error) {
-      const shown = unanswered(error)
-        ? await renewedSince(deps.client, certificateName, cert, budget)
-        : undefined;
-      if (shown && "after" in shown) {
-        const message = confirmedMessage(shown.after);
+      const failed = await afterFailure(deps.client, certificateName, cert, budget, error, true);
+      if ("after" in failed) {
+        const message = confirmedMessage(failed.after);
         event("renewal-scheduled", { ...known, detail: message });
         return {
           status: "scheduled",
@@ -227,10 +159,7 @@ async function renew(
           ...(note ? { note } : {}),
         };
       }
-      const thrown =
-        shown && unanswered(error)
-          ? new OutcomeUnknownError("renew", certificateName, shown.why, error)
-          : error;
+      const { thrown } = failed;
       const { detail, ...extra } = describe(thrown);
       event(extra.error === "UPSTREAM_TIMEOUT" ? "answer-unknown" : "failed", {
         ...known,
@@ -330,12 +259,16 @@ async function renew(
     default: {
       // The ledger keeps "answer unknown" (the next sweeps wait out the grace); Get
       // Certificate may show it done already.
-      const shown =
-        sent.kind === "unanswered" && unanswered(sent.error)
-          ? await renewedSince(deps.client, certificateName, cert, budget)
-          : undefined;
-      if (shown && "after" in shown) {
-        const message = confirmedMessage(shown.after);
+      const failed = await afterFailure(
+        deps.client,
+        certificateName,
+        cert,
+        budget,
+        sent.error,
+        sent.kind === "unanswered",
+      );
+      if ("after" in failed) {
+        const message = confirmedMessage(failed.after);
         event("renewal-scheduled", { ...outcome, detail: message });
         await record();
         return {
@@ -346,10 +279,7 @@ async function renew(
           confirmedBy: "get-certificate",
         };
       }
-      const thrown =
-        shown && unanswered(sent.error)
-          ? new OutcomeUnknownError("renew", certificateName, shown.why, sent.error)
-          : sent.error;
+      const { thrown } = failed;
       const { detail, ...extra } = describe(thrown);
       event(sent.kind === "unanswered" ? "answer-unknown" : "failed", {
         ...outcome,

@@ -6,9 +6,8 @@ import type { TLSSocket } from "node:tls";
 import { DAY_MS } from "../../shared/lib/time.js";
 import { KEY_VAULT_TARGET, type SimCertificate } from "../certificate.js";
 import type { CertificateRenewed } from "../state.js";
-import type { HostingVault, VaultRequest } from "./hosting.js";
+import type { HostingSource, HostingVault, VaultRequest } from "./hosting.js";
 import type { HostingCa } from "./hostingCa.js";
-import type { HostingSource } from "./hostingEndpoint.js";
 import type { HostingFaultPlan } from "./hostingFaults.js";
 import {
   certificateBundle,

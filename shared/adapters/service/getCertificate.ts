@@ -1,6 +1,6 @@
 import { type CertificateRecord, certificateRecord } from "../../core/certificate/records.js";
 import { UpstreamError } from "../../lib/errors.js";
-import type { InboundResponse } from "../../lib/http/httpClient.js";
+import type { InboundResponse } from "../../lib/http/attempt.js";
 import { responseDetail } from "../../lib/http/responseDetail.js";
 import { toProblems } from "../../lib/zodProblems.js";
 import { enteredRecord, isHtml, OPERATION_LABEL, SECRET_QUOTED, statusError } from "./responses.js";

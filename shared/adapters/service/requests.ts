@@ -5,7 +5,9 @@ import type {
   RenewRequest,
   ResourceRequest,
 } from "../../core/certificate/records.js";
-import { ValidationError } from "../../lib/errors.js";
+import type { RequestOperation } from "../../core/quota/requestContext.js";
+import type { Settings } from "../../core/settings.js";
+import { ConfigError, type UpstreamName, ValidationError } from "../../lib/errors.js";
 
 /**
  * Request building for every operation of the interface, as pure functions to read next to
@@ -190,4 +192,45 @@ export function buildTestRequest(
     headers: headersFor(gatewayKey),
     body: JSON.stringify(body),
   };
+}
+
+/** The subscription value for v3 paths, or a ConfigError naming the setting. */
+export function requireSubscription(settings: Pick<Settings, "subscription">): string {
+  if (settings.subscription) return settings.subscription;
+  throw new ConfigError([
+    { name: "CERTSCHED_SUBSCRIPTION", message: "is required for create and renew (v3)" },
+  ]);
+}
+
+/** The subscription id for public paths, or a ConfigError naming the setting. */
+export function requireSubscriptionId(settings: Pick<Settings, "subscriptionId">): string {
+  if (settings.subscriptionId) return settings.subscriptionId;
+  throw new ConfigError([
+    {
+      name: "CERTSCHED_SUBSCRIPTION_ID",
+      message: "is required for list, renew and test (or set CERTSCHED_SUBSCRIPTION)",
+    },
+  ]);
+}
+
+/** The request budget's name of each operation (ServiceRequest.operation). */
+export const COUNTED_AS: Readonly<Record<UpstreamName, RequestOperation | undefined>> = {
+  list: "list",
+  publicRenew: "renew",
+  test: "test",
+  create: "create",
+  renew: "renew-v3",
+  get: "get",
+  token: undefined,
+  keyVault: undefined,
+  ledger: undefined,
+  webhook: undefined,
+};
+
+/** The cloud tokens one call carries: always the management token, the vault token if needed. */
+export type CallTokens = { readonly management: string; readonly vault?: string };
+
+/** The two tokens the public operations carry in their body (no vault token: an empty one). */
+export function pair(tokens: CallTokens): CloudTokenPair {
+  return { management: tokens.management, vault: tokens.vault ?? "" };
 }

@@ -6,7 +6,7 @@ import {
   UpstreamError,
   type UpstreamName,
 } from "../../lib/errors.js";
-import type { InboundResponse } from "../../lib/http/httpClient.js";
+import type { InboundResponse } from "../../lib/http/attempt.js";
 import { responseDetail } from "../../lib/http/responseDetail.js";
 import { redactRecordStrings } from "../../lib/redact/redactStrings.js";
 import { toProblems } from "../../lib/zodProblems.js";

@@ -1,21 +1,19 @@
-import {
-  requireSubscription,
-  requireSubscriptionId,
-  SCHEDULE_TIMEOUT_MAX_MS,
-} from "../../app/config/settings.js";
 import type {
   CreateCertificateInput,
   CreateCertificateRequest,
 } from "../../core/certificate/createRequest.js";
 import { KEY_VAULT } from "../../core/certificate/fields.js";
 import type { CertificateRecord, CertificateRef } from "../../core/certificate/records.js";
-import type { RequestLog, RequestOperation } from "../../core/ports/requestLog.js";
+import type { RequestLog } from "../../core/ports/requestLog.js";
 import type { DueList, RenewOptions, ServiceOperations } from "../../core/ports/service.js";
 import { noneDue } from "../../core/ports/service.js";
+import type { Tokens } from "../../core/ports/tokens.js";
 import type { CallBudget, WithinOptions } from "../../core/renewal/callBudget.js";
+import { SCHEDULE_TIMEOUT_MAX_MS } from "../../core/renewal/callBudget.js";
 import type { Settings } from "../../core/settings.js";
 import { ConfigError, UpstreamError, type UpstreamName } from "../../lib/errors.js";
-import type { HttpClient, InboundResponse } from "../../lib/http/httpClient.js";
+import type { InboundResponse } from "../../lib/http/attempt.js";
+import type { HttpClient } from "../../lib/http/httpClient.js";
 import {
   CREATE_ONLY_WHEN_REFUSED,
   RENEW,
@@ -23,7 +21,6 @@ import {
   type RetryPolicy,
 } from "../../lib/http/retryPolicy.js";
 import { redact, redactValue } from "../../lib/redact/redact.js";
-import type { TokenCache } from "../identity/tokenCache.js";
 import { certificateFound } from "./getCertificate.js";
 import {
   type BuiltRequest,
@@ -33,7 +30,11 @@ import {
   buildPublicRenewRequest,
   buildRenewRequest,
   buildTestRequest,
-  type CloudTokenPair,
+  type CallTokens,
+  COUNTED_AS,
+  pair,
+  requireSubscription,
+  requireSubscriptionId,
 } from "./requests.js";
 import { dueList, isHtml, OPERATION_LABEL, plainText, statusError } from "./responses.js";
 
@@ -49,26 +50,12 @@ export interface ServiceClientDeps {
   > &
     Partial<Pick<Settings, "publicAuth" | "scheduleTimeoutMs" | "httpTimeoutMs">>;
   readonly http: HttpClient;
-  readonly tokens: TokenCache;
+  readonly tokens: Pick<Tokens, "token" | "refused">;
   /** The service API key, from a direct setting or Key Vault. */
   readonly apiKey: () => Promise<string>;
   /** Where each request sent to the service is counted (the request budget); default none. */
   readonly requests?: RequestLog;
 }
-
-/** The request budget's name of each operation (ServiceRequest.operation). */
-const COUNTED_AS: Readonly<Record<UpstreamName, RequestOperation | undefined>> = {
-  list: "list",
-  publicRenew: "renew",
-  test: "test",
-  create: "create",
-  renew: "renew-v3",
-  get: "get",
-  token: undefined,
-  keyVault: undefined,
-  ledger: undefined,
-  webhook: undefined,
-};
 
 /**
  * The schedule operations (v3 create and renew) get their own timeout per attempt
@@ -77,9 +64,6 @@ const COUNTED_AS: Readonly<Record<UpstreamName, RequestOperation | undefined>> =
  * them stay under their 230 s front end.
  */
 const SCHEDULE_DEADLINE_MS = SCHEDULE_TIMEOUT_MAX_MS;
-
-/** The cloud tokens one call carries: always the management token, the vault token if needed. */
-type CallTokens = { readonly management: string; readonly vault?: string };
 
 /**
  * A 2xx confirmation is upstream text like any other: one that quotes the request (a proxy, a
@@ -294,8 +278,4 @@ export class ServiceClient implements ServiceOperations {
       ...(requests && operation ? { reserve: () => requests.reserve(operation) } : {}),
     });
   }
-}
-
-function pair(tokens: CallTokens): CloudTokenPair {
-  return { management: tokens.management, vault: tokens.vault ?? "" };
 }

@@ -1,7 +1,7 @@
 import type { TableClient } from "@azure/data-tables";
-import { isSecureOrLoopback } from "../../app/config/settings.js";
 import type { Ledger, LedgerEntry } from "../../core/ports/ledger.js";
 import { CertschedError } from "../../lib/errors.js";
+import { isSecureOrLoopback } from "../../lib/url.js";
 import { quietKnownSdkWarnings } from "./azureSdkLog.js";
 import { fromRow, PARTITION, type Row, toRow } from "./rows/ledgerRow.js";
 import { storageConnection } from "./storageConnection.js";

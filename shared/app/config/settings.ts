@@ -2,24 +2,15 @@ import { z } from "zod";
 import { storageConnection } from "../../adapters/storage/storageConnection.js";
 import { watchCertificateNames, watchEndpoints } from "../../core/inventory/watch.js";
 import { parseServiceQuota, type ServiceQuota } from "../../core/quota/serviceQuota.js";
+import { SCHEDULE_TIMEOUT_MAX_MS } from "../../core/renewal/callBudget.js";
 import type { Env, Settings } from "../../core/settings.js";
 import type { VerifySettings } from "../../core/verification/verifySettings.js";
 import { ConfigError, type Problem } from "../../lib/errors.js";
 import { MIN_SECRET_LENGTH, significantLength } from "../../lib/redact/secretForms.js";
 import { DAY_MS } from "../../lib/time.js";
+import { isSecureOrLoopback } from "../../lib/url.js";
 import { duration } from "./duration.js";
 import { loadVerifySettings } from "./verifySettings.js";
-
-const LOOPBACK_HOSTS = new Set(["localhost", "[::1]", "::1"]);
-
-export function isLoopbackHost(hostname: string): boolean {
-  return LOOPBACK_HOSTS.has(hostname) || /^127(\.\d{1,3}){3}$/.test(hostname);
-}
-
-/** The one rule for every address certsched reaches: https, or plain http to a loopback host. */
-export function isSecureOrLoopback(url: URL): boolean {
-  return url.protocol === "https:" || (url.protocol === "http:" && isLoopbackHost(url.hostname));
-}
 
 /** https anywhere; plain http only on loopback, so the simulator works and nothing else leaks. */
 function upstreamUrl(options: { allowQuery?: boolean } = {}) {
@@ -87,13 +78,6 @@ const flag = z
   });
 
 const text = z.string().trim().min(1);
-
-/**
- * Longest CERTSCHED_SCHEDULE_TIMEOUT, in ms: the HTTP functions that create and renew answer
- * behind a front end that drops a request after 230 s; 200 s leaves room for the Get Certificate
- * that confirms a call which timed out, and for the rest of the invocation.
- */
-export const SCHEDULE_TIMEOUT_MAX_MS = 200_000;
 
 /**
  * A value that becomes one URL path segment. Encoding cannot protect "." and "..": URL parsers
@@ -348,23 +332,4 @@ function credentialProblems(raw: Record<string, string>): Problem[] {
     });
   }
   return problems;
-}
-
-/** The subscription value for v3 paths, or a ConfigError naming the setting. */
-export function requireSubscription(settings: Pick<Settings, "subscription">): string {
-  if (settings.subscription) return settings.subscription;
-  throw new ConfigError([
-    { name: "CERTSCHED_SUBSCRIPTION", message: "is required for create and renew (v3)" },
-  ]);
-}
-
-/** The subscription id for public paths, or a ConfigError naming the setting. */
-export function requireSubscriptionId(settings: Pick<Settings, "subscriptionId">): string {
-  if (settings.subscriptionId) return settings.subscriptionId;
-  throw new ConfigError([
-    {
-      name: "CERTSCHED_SUBSCRIPTION_ID",
-      message: "is required for list, renew and test (or set CERTSCHED_SUBSCRIPTION)",
-    },
-  ]);
 }

@@ -1,14 +1,9 @@
-import { ensureError } from "../../lib/errors.js";
 import { redact } from "../../lib/redact/redact.js";
-import { DAY_MS } from "../../lib/time.js";
-import { loadStatus, type StatusSources } from "../../usecases/steps/loadStatus.js";
 import type { RunRecord } from "../history/events.js";
 import { WATCH_PREFIX } from "../inventory/watch.js";
-import type { History } from "../ports/history.js";
 import { nextOccurrence, parseSchedule } from "../schedule/ncrontab.js";
 import {
   type CertificateStatus,
-  certificateStatus,
   STATUS_WORDS,
   type StatusWord,
 } from "../status/certificateStatus.js";
@@ -82,26 +77,6 @@ export interface DashboardModel {
   readonly problems: readonly string[];
 }
 
-export interface DashboardSources {
-  readonly status: StatusSources;
-  readonly history: History;
-}
-
-export interface DashboardOptions {
-  readonly now: Date;
-  /** CERTSCHED_RENEWAL_GRACE, ms (the stuck rule). */
-  readonly graceMs: number;
-  /** CERTSCHED_VERIFY_WARN_DAYS. */
-  readonly warnDays: number;
-  /** CERTSCHED_RENEWAL_SCHEDULE as the host reads it; undefined when unset. */
-  readonly schedule: string | undefined;
-  /**
-   * WEBSITE_TIME_ZONE, when set: the host then runs the schedule in that zone (Windows plans),
-   * which this page does not convert, so it says so rather than show a wrong time.
-   */
-  readonly timeZone?: string | undefined;
-}
-
 /**
  * WEBSITE_TIME_ZONE values that mean UTC itself: Windows's id and the IANA names Linux plans take
  * (never "GMT Standard Time": that is London, with summer time).
@@ -157,7 +132,8 @@ export function historyOf(name: string): DashboardRow["history"] {
   }
 }
 
-function row(view: CertificateStatus): DashboardRow {
+/** The row of one certificate's status. */
+export function dashboardRow(view: CertificateStatus): DashboardRow {
   const watched = view.certificateName.startsWith(WATCH_PREFIX);
   return {
     name: view.certificateName,
@@ -200,9 +176,8 @@ export function byDaysLeft(a: DashboardRow, b: DashboardRow): number {
   return a.name < b.name ? -1 : a.name > b.name ? 1 : 0;
 }
 
-const cause = (what: string, error: unknown) => redact(`${what}: ${ensureError(error).message}`);
-
-function lastRunOf(run: RunRecord): LastRun {
+/** The last run as the page shows it: dates as ISO-8601, problems redacted. */
+export function lastRunOf(run: RunRecord): LastRun {
   return {
     startedAt: run.startedAt.toISOString(),
     finishedAt: run.finishedAt.toISOString(),
@@ -211,54 +186,5 @@ function lastRunOf(run: RunRecord): LastRun {
     failed: run.failed,
     counts: run.counts,
     problems: run.problems.map(redact),
-  };
-}
-
-export async function loadDashboard(
-  sources: DashboardSources,
-  options: DashboardOptions,
-): Promise<DashboardModel> {
-  const { now } = options;
-  const [status, runs, requests] = await Promise.allSettled([
-    // Every certificate, not loadStatus's first 5,000 by name: the rows are sorted by days left
-    // and the counts cover all, so a bound by name would hide the most urgent of a large inventory.
-    loadStatus(sources.status, { max: Number.POSITIVE_INFINITY }),
-    sources.history.runs(1),
-    sources.history.requestsSince(new Date(now.getTime() - REQUEST_WINDOW_DAYS * DAY_MS)),
-  ]);
-  const problems: string[] = [];
-  let rows: DashboardRow[] = [];
-  if (status.status === "fulfilled") {
-    const statusOptions = { now, graceMs: options.graceMs, warnDays: options.warnDays };
-    rows = status.value.inputs.map((input) => row(certificateStatus(input, statusOptions)));
-    rows.sort(byDaysLeft);
-    problems.push(...status.value.invalid.map((line) => redact(`unreadable row: ${line}`)));
-  } else {
-    problems.push(cause("certificates could not be read", status.reason));
-  }
-  let lastRun: LastRun | undefined;
-  if (runs.status === "fulfilled") {
-    const latest = runs.value.items[0];
-    lastRun = latest ? lastRunOf(latest) : undefined;
-    problems.push(...runs.value.invalid.map((line) => redact(`unreadable run: ${line}`)));
-  } else {
-    problems.push(cause("the last run could not be read", runs.reason));
-  }
-  if (requests.status === "rejected") {
-    problems.push(cause("the service requests could not be counted", requests.reason));
-  }
-  const counts = Object.fromEntries(STATUS_WORDS.map((word) => [word, 0])) as Record<
-    StatusWord,
-    number
-  >;
-  for (const r of rows) counts[r.status] += 1;
-  return {
-    generatedAt: now.toISOString(),
-    rows,
-    counts,
-    lastRun,
-    nextRun: nextRun(options.schedule, now, options.timeZone),
-    requestsLastWeek: requests.status === "fulfilled" ? requests.value : undefined,
-    problems,
   };
 }

@@ -1,7 +1,6 @@
 import type { Trigger } from "../history/events.js";
-import type { RequestPurpose } from "../quota/requestContext.js";
+import type { RequestOperation, RequestPurpose } from "../quota/requestContext.js";
 import type { ServiceQuota } from "../quota/serviceQuota.js";
-import type { RequestOperation } from "./requestLog.js";
 
 /** Who used the requests of the window, for the message that says why one was refused. */
 export interface QuotaUsage {

@@ -1,13 +1,11 @@
 import type { AttemptTicket } from "../../lib/http/httpClient.js";
 import { DAY_MS } from "../../lib/time.js";
+import type { RequestOperation } from "../quota/requestContext.js";
 import type { QuotaUsage } from "./budget.js";
 import type { History } from "./history.js";
 
 /** The window `certsched status`, the dashboard and the sweep summary count over: 7 days. */
 export const REQUEST_WINDOW_MS = 7 * DAY_MS;
-
-/** Operations as the history names them (ServiceRequest.operation). */
-export type RequestOperation = "list" | "renew" | "test" | "create" | "renew-v3" | "get";
 
 /**
  * Every request certsched sends to the service, counted into the history (issue 16: the vendor

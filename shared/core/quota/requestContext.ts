@@ -1,5 +1,4 @@
 import { AsyncLocalStorage } from "node:async_hooks";
-import type { RequestOperation } from "../ports/requestLog.js";
 
 /**
  * What a request to the service is for, as the shared request budget ranks it (issue 20):
@@ -39,3 +38,6 @@ export function purposeOf(operation: RequestOperation): RequestPurpose {
   if (operation === "renew" || operation === "renew-v3" || operation === "create") return "renewal";
   return currentPurpose()?.purpose ?? "read";
 }
+
+/** Operations as the history names them (ServiceRequest.operation). */
+export type RequestOperation = "list" | "renew" | "test" | "create" | "renew-v3" | "get";

@@ -57,3 +57,27 @@ export interface WithinOptions {
   /** The call, retries included, ends within `budget.left()`; unset: the client's own limits. */
   readonly budget?: CallBudget | undefined;
 }
+
+/**
+ * Longest CERTSCHED_SCHEDULE_TIMEOUT, in ms: the HTTP functions that create and renew answer
+ * behind a front end that drops a request after 230 s; 200 s leaves room for the Get Certificate
+ * that confirms a call which timed out, and for the rest of the invocation.
+ */
+export const SCHEDULE_TIMEOUT_MAX_MS = 200_000;
+
+/** Shortest time, in ms, the first look-up is given, however long the renewal may wait. */
+const LOOKUP_MIN_MS = 5_000;
+
+/**
+ * The budget of a renewal by name's first Get Certificate: it leaves the renewal a whole attempt
+ * (CERTSCHED_SCHEDULE_TIMEOUT, in ms) and the confirming Get its reserve, never below 5 s.
+ */
+export function lookupBudget(
+  budget: CallBudget,
+  scheduleTimeoutMs: number | undefined,
+): CallBudget {
+  return {
+    left: () =>
+      Math.max(LOOKUP_MIN_MS, budget.left() - (scheduleTimeoutMs ?? 0) - CONFIRM_RESERVE_MS),
+  };
+}

@@ -1,7 +1,4 @@
 import { createHash } from "node:crypto";
-import type { HttpRequest } from "@azure/functions";
-import type { Caller } from "../../edge/auth/callerOf.js";
-import { FUNCTION_KEY_PARAMETER } from "../../edge/parseQuery.js";
 import { ValidationError } from "../../lib/errors.js";
 import { HOUR_MS } from "../../lib/time.js";
 
@@ -17,24 +14,24 @@ export const MAX_KEY_LENGTH = 128;
 /** Letters, digits and - _ . : ~ + / = (UUIDs, ULIDs, base64 and base64url all fit). */
 const KEY = /^[A-Za-z0-9._:~+/=-]+$/;
 
-/** The header a function key arrives in, when not as `?code=`. */
-const FUNCTION_KEY_HEADER = "x-functions-key";
-
 const sha256 = (text: string) => createHash("sha256").update(text, "utf8").digest("hex");
+
+/** Who asked, as far as the scope of a key needs: an Entra ID object id, or a function key. */
+export type ScopeCaller =
+  | { readonly kind: "function-key" }
+  | { readonly kind: "entra"; readonly id: string };
 
 /**
  * Whose keys a request's Idempotency-Key is one of: a key names a run only for the caller who
  * first used it (issue 20), or a second caller sending it would get the first one's run, and
  * nothing queued for them. An Entra ID caller is its object id (stable, unlike a name). A
- * function-key caller is the key it presented (the host checked it): callers given keys of
- * their own have scopes of their own; only a hash of the key takes part, never the key. No key
- * at all (local `func start`, which checks none) is one shared scope: such callers are
- * indistinguishable.
+ * function-key caller is the key it presented (`functionKey`: the host checked it): callers
+ * given keys of their own have scopes of their own; only a hash of the key takes part, never the
+ * key. No key at all (local `func start`, which checks none) is one shared scope: such callers
+ * are indistinguishable.
  */
-export function callerScopeOf(request: HttpRequest, caller: Caller): string {
+export function scopeOf(caller: ScopeCaller, functionKey: string | null | undefined): string {
   if (caller.kind === "entra") return `entra:${caller.id}`;
-  const functionKey =
-    request.headers.get(FUNCTION_KEY_HEADER) ?? request.query.get(FUNCTION_KEY_PARAMETER);
   return functionKey ? `function-key:${sha256(functionKey)}` : ANONYMOUS_SCOPE;
 }
 
@@ -47,14 +44,12 @@ export function keyHashOf(scope: string, key: string): string {
 }
 
 /**
- * The request's Idempotency-Key, as the hash the run store files it under: SHA-256 of the
- * caller's scope (callerScopeOf) and the key, so one key of two callers is two entries. The key
- * itself is never stored or echoed: it is the caller's text. Undefined when the header is
- * absent; an empty, too long or oddly-charactered key is a 400 naming the header and the rule.
+ * An Idempotency-Key header's value, as the hash the run store files it under: SHA-256 of the
+ * caller's scope (scopeOf) and the key, so one key of two callers is two entries. The key itself
+ * is never stored or echoed: it is the caller's text. An empty, too long or oddly-charactered
+ * key is a 400 naming the header and the rule.
  */
-export function idempotencyKeyOf(request: HttpRequest, caller: Caller): string | undefined {
-  const value = request.headers.get(IDEMPOTENCY_HEADER);
-  if (value === null) return undefined;
+export function idempotencyKeyHash(value: string, scope: string): string {
   // Headers.get joins repeated headers with ", ": a comma is not in the charset, so two keys
   // are refused by the same rule.
   const problem =
@@ -67,5 +62,5 @@ export function idempotencyKeyOf(request: HttpRequest, caller: Caller): string |
           : undefined;
   if (problem)
     throw new ValidationError("request", [{ name: IDEMPOTENCY_HEADER, message: problem }]);
-  return keyHashOf(callerScopeOf(request, caller), value);
+  return keyHashOf(scope, value);
 }

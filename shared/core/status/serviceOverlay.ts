@@ -1,4 +1,3 @@
-import { byName } from "../../usecases/steps/loadStatus.js";
 import type { CertificateRecord } from "../certificate/records.js";
 import { fromServiceRecord } from "../inventory/fromRecords.js";
 import {
@@ -7,6 +6,7 @@ import {
   type InventorySource,
   mergeRecord,
 } from "../ports/inventory.js";
+import { byName } from "./statusSources.js";
 
 /**
  * The service's fresh word (the due list, Get Certificate) laid over the stored inventory, in

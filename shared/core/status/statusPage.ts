@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { byName } from "../../usecases/steps/loadStatus.js";
 import { type CertificateStatus, STATUS_WORDS, type StatusWord } from "./certificateStatus.js";
+import { byName } from "./statusSources.js";
 
 /**
  * Paging of the status list (GET /api/certificates): stable name order, a filter on the overall

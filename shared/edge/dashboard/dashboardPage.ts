@@ -1,11 +1,8 @@
 import type { HttpResponseInit } from "@azure/functions";
 import { z } from "zod";
-import type { Runtime } from "../../app/services.js";
-import { type DashboardSources, loadDashboard } from "../../core/dashboard/dashboardModel.js";
-import type { Env } from "../../core/settings.js";
+import type { DashboardModel } from "../../core/dashboard/dashboardModel.js";
 import { STATUS_WORDS } from "../../core/status/certificateStatus.js";
 import { redactRecordStrings } from "../../lib/redact/redactStrings.js";
-import { statusOptionsOf, statusSourcesOf } from "../../usecases/steps/loadStatus.js";
 import { PAGE_HEADERS } from "./pageAssets.js";
 import { renderDashboard } from "./renderDashboard.js";
 
@@ -29,39 +26,24 @@ export function routeBaseOf(url: string): string | undefined {
     : undefined;
 }
 
-/** What the page reads: the runtime's inventory, ledger rows and history. */
-export function dashboardSourcesOf(runtime: Runtime): DashboardSources {
-  return { status: statusSourcesOf(runtime), history: runtime.history };
-}
-
 /**
- * The dashboard response: reads, renders, and sets the headers that lock the page down. The
- * settings it needs besides the runtime's are the host's schedule and the verification's warn
- * days, read from `env` (the app settings).
+ * The dashboard response: renders the page (usecases/dashboard.ts read it) and sets the headers
+ * that lock it down.
  */
-export async function dashboardResponse(
-  sources: DashboardSources,
-  runtime: Runtime,
+export function dashboardResponse(
+  page: { readonly model: DashboardModel; readonly warnDays: number },
   query: DashboardQuery,
-  env: Env,
   /** The page's URL as requested: its links to other routes start where its path does. */
   url?: string,
-): Promise<HttpResponseInit> {
-  // The same clock and rules as certsched status and GET /api/certificates.
-  const options = statusOptionsOf(runtime, env);
-  const model = await loadDashboard(sources, {
-    ...options,
-    schedule: env.CERTSCHED_RENEWAL_SCHEDULE,
-    timeZone: env.WEBSITE_TIME_ZONE,
-  });
+): HttpResponseInit {
   return {
     status: 200,
     headers: { ...PAGE_HEADERS },
     // Redacted before it is rendered (escaped HTML is no place to look for a token): the page
     // shows what storage holds, which may quote tokens another process was issued.
-    body: renderDashboard(redactRecordStrings(model), {
+    body: renderDashboard(redactRecordStrings(page.model), {
       status: query.status,
-      warnDays: options.warnDays,
+      warnDays: page.warnDays,
       routeBase: url === undefined ? undefined : routeBaseOf(url),
     }),
   };

@@ -1,11 +1,8 @@
-import { listLedgerRows } from "../../adapters/storage/ledgerRows.js";
-import { loadVerifySettings } from "../../app/config/verifySettings.js";
-import type { Runtime } from "../../app/services.js";
-import type { Read } from "../../core/ports/history.js";
-import type { Inventory, InventoryRecord } from "../../core/ports/inventory.js";
+import type { InventoryRecord } from "../../core/ports/inventory.js";
 import type { LedgerRecord } from "../../core/ports/ledger.js";
-import type { Env } from "../../core/settings.js";
+import type { Settings } from "../../core/settings.js";
 import type { StatusInput, StatusOptions } from "../../core/status/certificateStatus.js";
+import { byName, type StatusSources } from "../../core/status/statusSources.js";
 import { ValidationError } from "../../lib/errors.js";
 
 /**
@@ -13,18 +10,6 @@ import { ValidationError } from "../../lib/errors.js";
  * inventory and one of the ledger, side by side (two storage calls' worth of waiting, however
  * many names), joined by certificate name. Changes nothing.
  */
-
-/** Where the status view reads from. */
-export interface StatusSources {
-  readonly inventory: Inventory;
-  /** Every ledger row, read once (shared/adapters/storage/ledgerRows.ts for the table ledger). */
-  ledgerRows(): Promise<Read<LedgerRecord>>;
-  /**
-   * One ledger row by the service's record id (a point read); undefined when there is none.
-   * Without it, one certificate is found by listing the ledger.
-   */
-  ledgerRow?(id: number): Promise<LedgerRecord | undefined>;
-}
 
 /** Most certificates one load returns; more are left off and `truncated` says so. */
 export const MAX_STATUS_CERTIFICATES = 5_000;
@@ -44,9 +29,6 @@ export interface LoadedStatus {
   /** True when more certificates were known than `max`: the first `max` by name are here. */
   readonly truncated: boolean;
 }
-
-/** Name order by UTF-16 code units: stable, locale-free, and what continuation tokens compare. */
-export const byName = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
 /**
  * The row of one name among several (ids differ when a certificate was re-created): the row of
@@ -120,31 +102,17 @@ export async function loadOne(
   }
 }
 
-/**
- * The runtime's sources: its inventory, and the ledger's table read with the runtime's own
- * settings. A ledger that is not a table (none, or an in-process one) has no rows to list here.
- */
-export function statusSourcesOf(runtime: Runtime): StatusSources {
-  const { settings } = runtime;
-  return {
-    inventory: runtime.inventory,
-    ledgerRows: async () =>
-      runtime.ledger.kind === "table"
-        ? listLedgerRows({
-            tableUri: settings.ledgerTableUri,
-            connectionString: settings.storageConnectionString,
-            timeoutMs: settings.httpTimeoutMs,
-          })
-        : { items: [], invalid: [] },
-    ledgerRow: async (id) => (await runtime.ledger.read(id))?.record,
-  };
+/** What the status words are judged with: the clock and two settings. */
+export interface StatusOptionsPorts {
+  readonly now: () => Date;
+  readonly settings: Pick<Settings, "renewalGraceMs" | "verify">;
 }
 
 /** The clock and settings the status words are judged with (CERTSCHED_VERIFY_WARN_DAYS...). */
-export function statusOptionsOf(runtime: Runtime, env: Env): StatusOptions {
+export function statusOptionsOf(ports: StatusOptionsPorts): StatusOptions {
   return {
-    now: runtime.now(),
-    graceMs: runtime.settings.renewalGraceMs,
-    warnDays: loadVerifySettings(env).warnDays,
+    now: ports.now(),
+    graceMs: ports.settings.renewalGraceMs,
+    warnDays: ports.settings.verify().warnDays,
   };
 }

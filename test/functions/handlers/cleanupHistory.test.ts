@@ -1,7 +1,8 @@
 import { describe, expect, inject, it } from "vitest";
 import { cleanupHistory } from "../../../functions/cleanupHistory.js";
+import { memoryRunStore } from "../../../shared/adapters/storage/memory/memoryRunStore.js";
 import { tableRunStore } from "../../../shared/adapters/storage/tableRunStore.js";
-import { memoryRunStore, type RunStore } from "../../../shared/core/ports/runStore.js";
+import type { RunStore } from "../../../shared/core/ports/runStore.js";
 import type { Run } from "../../../shared/core/runs/run.js";
 import { DAY_MS } from "../../../shared/lib/time.js";
 import { startHarness, uniqueTableName } from "../../support/app.js";

@@ -1,9 +1,10 @@
 import { afterEach, beforeEach, describe, expect, inject, it } from "vitest";
 import { runRenewals } from "../../../functions/runRenewals.js";
+import { memoryRunStore } from "../../../shared/adapters/storage/memory/memoryRunStore.js";
 import { loadSettings } from "../../../shared/app/config/settings.js";
 import { getRuntime } from "../../../shared/app/services.js";
 import { memoryLedger } from "../../../shared/core/ports/ledger.js";
-import { memoryRunStore, type RunStore } from "../../../shared/core/ports/runStore.js";
+import type { RunStore } from "../../../shared/core/ports/runStore.js";
 import { MAX_DEQUEUE_COUNT } from "../../../shared/core/runs/run.js";
 import { CertschedError } from "../../../shared/lib/errors.js";
 import { sandboxSettings } from "../../../sim/index.js";

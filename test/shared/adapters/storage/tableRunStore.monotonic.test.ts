@@ -1,8 +1,9 @@
 import { randomUUID } from "node:crypto";
 import fc from "fast-check";
 import { describe, expect, inject, it } from "vitest";
+import { memoryRunStore } from "../../../../shared/adapters/storage/memory/memoryRunStore.js";
 import { tableRunStore } from "../../../../shared/adapters/storage/tableRunStore.js";
-import { memoryRunStore, type RunStore } from "../../../../shared/core/ports/runStore.js";
+import type { RunStore } from "../../../../shared/core/ports/runStore.js";
 import { countOutcomes, type SweepSummary } from "../../../../shared/core/renewal/summary.js";
 import type { Run, RunState } from "../../../../shared/core/runs/run.js";
 import { uniqueTableName } from "../../../support/app.js";

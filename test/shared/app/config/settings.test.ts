@@ -1,13 +1,13 @@
 import { afterAll, describe, expect, it } from "vitest";
 import {
-  isLoopbackHost,
-  loadSettings,
   requireSubscription,
   requireSubscriptionId,
-} from "../../../../shared/app/config/settings.js";
+} from "../../../../shared/adapters/service/requests.js";
+import { loadSettings } from "../../../../shared/app/config/settings.js";
 import type { Env } from "../../../../shared/core/settings.js";
 import { ConfigError } from "../../../../shared/lib/errors.js";
 import { parseDuration } from "../../../../shared/lib/time.js";
+import { isLoopbackHost } from "../../../../shared/lib/url.js";
 import {
   expectNoSecretLeaks,
   recordError,

@@ -3,7 +3,6 @@ import { describe, expect, it } from "vitest";
 import {
   type DashboardModel,
   historyOf,
-  loadDashboard,
   nextRun,
 } from "../../../../shared/core/dashboard/dashboardModel.js";
 import { memoryHistory } from "../../../../shared/core/ports/history.js";
@@ -11,6 +10,7 @@ import { memoryInventory } from "../../../../shared/core/ports/inventory.js";
 import { routeBaseOf } from "../../../../shared/edge/dashboard/dashboardPage.js";
 import { MAX_ROWS, renderDashboard } from "../../../../shared/edge/dashboard/renderDashboard.js";
 import { escapeHtml } from "../../../../shared/lib/text/escapeHtml.js";
+import { loadDashboard } from "../../../../shared/usecases/dashboard.js";
 import { propertyRuns } from "../../../support/fastCheck.js";
 
 /*

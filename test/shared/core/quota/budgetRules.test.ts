@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { insertedAt } from "../../../../shared/adapters/storage/sharedBudget.js";
+import { insertedAt } from "../../../../shared/adapters/storage/budgetRows.js";
 import type { QuotaUsage } from "../../../../shared/core/ports/budget.js";
 import type { InventoryRecord } from "../../../../shared/core/ports/inventory.js";
 import type { LedgerRecord } from "../../../../shared/core/ports/ledger.js";

@@ -1,5 +1,4 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { SCHEDULE_TIMEOUT_MAX_MS } from "../../../../shared/app/config/settings.js";
 import { getRuntime } from "../../../../shared/app/services.js";
 import {
   type CreateCertificateInput,
@@ -12,6 +11,7 @@ import {
   CONFIRM_RESERVE_MS,
   callBudget,
   FRONT_END_LIMIT_MS,
+  SCHEDULE_TIMEOUT_MAX_MS,
   type WithinOptions,
 } from "../../../../shared/core/renewal/callBudget.js";
 import { OutcomeUnknownError } from "../../../../shared/lib/errors.js";

@@ -1,8 +1,9 @@
 import { HttpRequest } from "@azure/functions";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { idempotencyKeyOf, MAX_KEY_LENGTH } from "../../../../shared/core/runs/idempotencyKey.js";
+import { MAX_KEY_LENGTH } from "../../../../shared/core/runs/idempotencyKey.js";
 import type { Caller } from "../../../../shared/edge/auth/callerOf.js";
+import { idempotencyKeyOf } from "../../../../shared/edge/idempotencyKey.js";
 import { ValidationError } from "../../../../shared/lib/errors.js";
 import { propertyRuns } from "../../../support/fastCheck.js";
 

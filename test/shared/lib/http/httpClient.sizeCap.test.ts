@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { listAtCap } from "../../../../bench/memoryBench.js";
 import type { Runtime } from "../../../../shared/app/services.js";
-import { MAX_RESPONSE_BYTES } from "../../../../shared/lib/http/httpClient.js";
+import { MAX_RESPONSE_BYTES } from "../../../../shared/lib/http/attempt.js";
 import type { Simulator } from "../../../../sim/index.js";
 import {
   expectNoSecretLeaks,

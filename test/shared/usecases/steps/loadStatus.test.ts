@@ -1,12 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { memoryInventory } from "../../../../shared/core/ports/inventory.js";
 import type { LedgerRecord } from "../../../../shared/core/ports/ledger.js";
+import type { StatusSources } from "../../../../shared/core/status/statusSources.js";
 import { ValidationError } from "../../../../shared/lib/errors.js";
-import {
-  loadOne,
-  loadStatus,
-  type StatusSources,
-} from "../../../../shared/usecases/steps/loadStatus.js";
+import { loadOne, loadStatus } from "../../../../shared/usecases/steps/loadStatus.js";
 
 /*
  * The status loader's joins: inventory and ledger by name, one listing of each, the row of the

@@ -1,11 +1,11 @@
 import { describe, expect, it } from "vitest";
+import { memoryRunStore } from "../../../../../shared/adapters/storage/memory/memoryRunStore.js";
 import {
   CHUNK_CHARS,
   fromRunRow,
   MAX_CHUNKS,
   toRunRow,
 } from "../../../../../shared/adapters/storage/rows/runRow.js";
-import { memoryRunStore } from "../../../../../shared/core/ports/runStore.js";
 import {
   type CertificateResult,
   countOutcomes,
