@@ -1,6 +1,7 @@
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
-import { KNOWN_SETTINGS, loadSettings } from "../shared/app/config/settings.js";
+import { KNOWN_SETTINGS } from "../shared/app/config/schema.js";
+import { loadSettings } from "../shared/app/config/settings.js";
 import type { Env, Settings } from "../shared/core/settings.js";
 import { ConfigError, ensureError, type Problem } from "../shared/lib/errors.js";
 import type { Io } from "./io.js";

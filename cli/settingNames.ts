@@ -1,5 +1,5 @@
 import { closest, distance } from "fastest-levenshtein";
-import { KNOWN_SETTINGS } from "../shared/app/config/settings.js";
+import { KNOWN_SETTINGS } from "../shared/app/config/schema.js";
 import { ConfigError, type Problem } from "../shared/lib/errors.js";
 import type { Io } from "./io.js";
 import { palette } from "./output/color.js";

@@ -18,13 +18,14 @@ export async function dashboard(
   context: InvocationContext,
 ): Promise<HttpResponseInit> {
   return handle(context, async () => {
-    authorize(request, READER, platformEnv());
+    const platform = platformEnv();
+    authorize(request, READER, platform);
     const query = parseQuery(request, dashboardQuery);
     const runtime = getRuntime();
     // The host's own settings for the timer (it reads them itself; they are not certsched's).
     const page = await readDashboard(runtime, dashboardSourcesOf(runtime), {
-      schedule: process.env.CERTSCHED_RENEWAL_SCHEDULE,
-      timeZone: process.env.WEBSITE_TIME_ZONE,
+      schedule: platform.CERTSCHED_RENEWAL_SCHEDULE,
+      timeZone: platform.WEBSITE_TIME_ZONE,
     });
     return dashboardResponse(page, query, request.url);
   });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { checkSettingNames } from "../../cli/settingNames.js";
-import { KNOWN_SETTINGS } from "../../shared/app/config/settings.js";
+import { KNOWN_SETTINGS } from "../../shared/app/config/schema.js";
 import { ConfigError } from "../../shared/lib/errors.js";
 
 function check(names: readonly string[]): { warnings: string; refused: readonly string[] } {

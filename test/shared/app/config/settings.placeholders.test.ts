@@ -1,7 +1,8 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { KNOWN_SETTINGS, loadSettings } from "../../../../shared/app/config/settings.js";
+import { KNOWN_SETTINGS } from "../../../../shared/app/config/schema.js";
+import { loadSettings } from "../../../../shared/app/config/settings.js";
 import type { Env } from "../../../../shared/core/settings.js";
 import { ConfigError, type Problem } from "../../../../shared/lib/errors.js";
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { KNOWN_SETTINGS } from "../../../../shared/app/config/settings.js";
+import { KNOWN_SETTINGS } from "../../../../shared/app/config/schema.js";
 import {
   loadVerifySettings,
   VERIFY_SETTINGS,

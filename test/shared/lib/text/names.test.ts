@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { shownName, someNames } from "../../../shared/lib/text/names.js";
+import { shownName, someNames } from "../../../../shared/lib/text/names.js";
 
 describe("someNames and shownName: a warning names the certificates not stored", () => {
   it.each([

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { reportFailure } from "../../cli/failure.js";
-import type { Io } from "../../cli/io.js";
-import { QuotaExhaustedError } from "../../shared/core/quota/budgetRules.js";
-import { errorResponse } from "../../shared/edge/errorResponse.js";
+import { reportFailure } from "../../../../cli/failure.js";
+import type { Io } from "../../../../cli/io.js";
+import { QuotaExhaustedError } from "../../../../shared/core/quota/budgetRules.js";
+import { errorResponse } from "../../../../shared/edge/errorResponse.js";
 import {
   BodyTooLargeError,
   CertschedError,
@@ -21,7 +21,7 @@ import {
   UsageError,
   ValidationError,
   VerificationFailedError,
-} from "../../shared/lib/errors.js";
+} from "../../../../shared/lib/errors.js";
 
 const timeout = new UpstreamError("UPSTREAM_TIMEOUT", "create", "create: no answer");
 
