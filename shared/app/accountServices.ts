@@ -19,7 +19,6 @@ import { withPurpose } from "../core/quota/requestContext.js";
 import type { Settings } from "../core/settings.js";
 import { registerSecret } from "../lib/redact/redact.js";
 import { type AppServices, tableLocationOf } from "./appServices.js";
-import { probesFor } from "./probes.js";
 import type { Seams } from "./seams.js";
 
 /** The one account today: the service subscription and tenant the settings describe. */
@@ -56,6 +55,22 @@ function registered(store: SecretStore): SecretStore {
       return value;
     },
     describe: () => store.describe(),
+  };
+}
+
+/**
+ * The probes, loaded on first use: the TLS and vault readers (node-forge, the Key Vault SDK's
+ * types and their helpers) are for verification, not for every function's cold start.
+ */
+function lazyProbes(tokens: TokenCache, vaultResource: string): Probes {
+  let loaded: Promise<Probes> | undefined;
+  const load = () => {
+    loaded ??= import("./probes.js").then((m) => m.probesFor(tokens, vaultResource));
+    return loaded;
+  };
+  return {
+    tls: async (endpoint, options) => (await load()).tls(endpoint, options),
+    keyVault: async (target, options) => (await load()).keyVault(target, options),
   };
 }
 
@@ -158,7 +173,7 @@ export function createAccountServices(
     tokens,
     client,
     requests,
-    probes: probesFor(tokens, settings.vaultResource),
+    probes: lazyProbes(tokens, settings.vaultResource),
     // Requests counted in the last moments are written before the process may end.
     close: async () => {
       await requests.settled();

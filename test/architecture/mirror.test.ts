@@ -52,8 +52,7 @@ const COVERED_ELSEWHERE: Readonly<Record<string, string>> = {
   "shared/adapters/storage/ledgerRows.ts": "test/cli/commands/status.test.ts",
   "shared/adapters/storage/rows/historyRow.ts": "test/shared/adapters/storage/tableHistory.test.ts",
   "shared/adapters/storage/table.ts": "test/shared/adapters/storage/tableHistory.test.ts",
-  // The composition root: every suite that runs the app builds it.
-  "shared/app/services.ts": "test/shared/app/runs.inProcess.test.ts",
+  // Configuration: the duration rule is read through the settings it parses.
   "shared/app/config/duration.ts": "test/shared/app/config/settings.test.ts",
   // Core rules exercised through the module that applies them.
   "shared/core/certificate/certificateView.ts":

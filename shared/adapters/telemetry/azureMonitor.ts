@@ -6,7 +6,7 @@ import { otelTelemetry, SCOPE } from "./otelTelemetry.js";
 /**
  * Never import this module statically: it pulls in the whole OpenTelemetry SDK. The runtime
  * imports it on first use, and only when APPLICATIONINSIGHTS_CONNECTION_STRING is set
- * (test/telemetry/lazyLoading.test.ts holds that line).
+ * (test/functions/registrations.lazyLoading.test.ts holds that line).
  */
 
 let started: Promise<Telemetry> | undefined;
