@@ -179,7 +179,10 @@ describe("every HTTP function", () => {
       const work = readFileSync(join(dir, "handlers", f), "utf8");
       for (const m of source.matchAll(/app\.http\(\s*"([^"]+)"/g)) {
         registered.push(m[1] as string);
-        expect(work, f).toMatch(/\n {4}authorize\(request, (READER|OPERATOR)\);\n/);
+        // The guard reads Easy Auth's switch from the platform's environment (app/config).
+        expect(work, f).toMatch(
+          /\n {4}authorize\(request, (READER|OPERATOR), (platformEnv\(\)|platform)\);\n/,
+        );
       }
     }
     expect(registered.sort()).toEqual(Object.keys(ENDPOINTS).sort());
