@@ -7,7 +7,6 @@ import type {
 } from "../../core/ports/budget.js";
 import { QuotaExhaustedError, readFits, renewalFits } from "../../core/quota/budgetRules.js";
 import type { ServiceQuota } from "../../core/quota/serviceQuota.js";
-import { CertschedError } from "../../lib/errors.js";
 import {
   CONTENDED_PAUSE_MS,
   CONTENDED_TRIES,
@@ -20,7 +19,7 @@ import {
   PENDING,
 } from "./budgetRows.js";
 import { REQUEST_PARTITION, toRequestRow } from "./rows/historyRow.js";
-import { failureOf, lazyTable, statusOf, type TableLocation } from "./table.js";
+import { lazyTable, statusOf, type TableLocation, unavailableError } from "./table.js";
 import { HISTORY_TABLE } from "./tableHistory.js";
 
 /**
@@ -77,12 +76,7 @@ export function sharedBudget(options: SharedBudgetOptions): SharedBudget {
   const storageNow = () =>
     seen === undefined ? undefined : seen.storage + (performance.now() - seen.local);
 
-  const unavailable = (action: string, error: unknown) =>
-    new CertschedError(
-      "HISTORY_UNAVAILABLE",
-      `request budget: cannot ${action} table ${tableName} (${failureOf(error)})`,
-      { retriable: true, cause: error },
-    );
+  const unavailable = unavailableError("HISTORY_UNAVAILABLE", "request budget", tableName);
 
   /**
    * Rows with a Timestamp at or after `from`, up to limit + 1 (the count stops once over);

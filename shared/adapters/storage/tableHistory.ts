@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import type { TableClient } from "@azure/data-tables";
 import type { CertificateEvent, RunRecord } from "../../core/history/events.js";
 import { DEFAULT_EVENT_LIMIT, type History, type Read } from "../../core/ports/history.js";
-import { CertschedError, UnstoredError, ValidationError } from "../../lib/errors.js";
+import { UnstoredError, ValidationError } from "../../lib/errors.js";
 import { mapWithConcurrency } from "../../lib/pool.js";
 import { someNames } from "../../lib/text/names.js";
 import {
@@ -18,7 +18,14 @@ import {
   toRequestRow,
   toRunRow,
 } from "./rows/historyRow.js";
-import { failureOf, lazyTable, statusOf, type TableLocation } from "./table.js";
+import {
+  failureOf,
+  lazyTable,
+  removeOld,
+  statusOf,
+  type TableLocation,
+  unavailableError,
+} from "./table.js";
 
 /** Next to the ledger's table, in the same account. */
 export const HISTORY_TABLE = "certschedhistory";
@@ -43,12 +50,7 @@ export function tableHistory(options: TableHistoryOptions): History {
   const table = lazyTable(options, tableName);
   const { limit, ensureTable } = table;
   const getClient = table.client;
-  const unavailable = (action: string, error: unknown) =>
-    new CertschedError(
-      "HISTORY_UNAVAILABLE",
-      `run history: cannot ${action} table ${tableName} (${failureOf(error)})`,
-      { retriable: true, cause: error },
-    );
+  const unavailable = unavailableError("HISTORY_UNAVAILABLE", "run history", tableName);
   /** Reads rows matching `filter`, up to `max`; a missing table reads as empty. */
   const query = async <T>(
     filter: string,
@@ -190,42 +192,20 @@ export function tableHistory(options: TableHistoryOptions): History {
     async removeBefore(cutoff) {
       // Older rows have larger inverted times: one range across every partition.
       const filter = `RowKey gt ${literal(`${invertedTime(cutoff)}.`)}`;
-      let removed = 0;
       try {
-        const table = await getClient();
-        const keys: { partitionKey: string; rowKey: string }[] = [];
-        const rows = table.listEntities<Record<string, unknown>>({
-          queryOptions: { filter, select: ["PartitionKey", "RowKey", "Timestamp"] },
-          ...limit(),
-        });
-        for await (const row of rows) {
-          if (typeof row.partitionKey !== "string" || typeof row.rowKey !== "string") continue;
+        return await removeOld(table, {
+          filter,
+          select: ["PartitionKey", "RowKey", "Timestamp"],
           // A request row's key carries the writing host's clock, which may run days behind;
           // the request budget counts it by the storage's Timestamp (issue 20). It goes only
           // once that too is past the cutoff, else the budget would forget a request it counts.
-          if (row.partitionKey === REQUEST_PARTITION && !storedBefore(row.timestamp, cutoff)) {
-            continue;
-          }
-          keys.push({ partitionKey: row.partitionKey, rowKey: row.rowKey });
-        }
-        for (let i = 0; i < keys.length; i += DELETE_CONCURRENCY) {
-          await Promise.all(
-            keys.slice(i, i + DELETE_CONCURRENCY).map(async (k) => {
-              try {
-                await table.deleteEntity(k.partitionKey, k.rowKey, limit());
-                removed += 1;
-              } catch (error) {
-                // Someone else removed it first: the cleanup's aim is met.
-                if (statusOf(error) !== 404) throw error;
-              }
-            }),
-          );
-        }
+          keep: (row) =>
+            row.partitionKey === REQUEST_PARTITION && !storedBefore(row.timestamp, cutoff),
+          concurrency: DELETE_CONCURRENCY,
+        });
       } catch (error) {
-        if (statusOf(error) === 404 && removed === 0) return 0;
         throw unavailable("clean up", error);
       }
-      return removed;
     },
   };
 }

@@ -1,5 +1,4 @@
 import { setTimeout as sleep } from "node:timers/promises";
-import type { TableClient } from "@azure/data-tables";
 import type { Read } from "../../core/ports/history.js";
 import {
   type Inventory,
@@ -7,7 +6,7 @@ import {
   type InventoryUpdate,
   mergeRecord,
 } from "../../core/ports/inventory.js";
-import { CertschedError, ensureError, UnstoredError, ValidationError } from "../../lib/errors.js";
+import { ensureError, UnstoredError, ValidationError } from "../../lib/errors.js";
 import { mapWithConcurrency } from "../../lib/pool.js";
 import { someNames } from "../../lib/text/names.js";
 import {
@@ -18,7 +17,15 @@ import {
   toInventoryRow,
   verificationJson,
 } from "./rows/inventoryRow.js";
-import { failureOf, lazyTable, statusOf, type TableLocation } from "./table.js";
+import {
+  failureOf,
+  lazyTable,
+  readRow,
+  statusOf,
+  type TableLocation,
+  unavailableError,
+  writeRow,
+} from "./table.js";
 
 /** Next to the ledger's table, in the same account. */
 export const INVENTORY_TABLE = "certschedinventory";
@@ -59,25 +66,14 @@ export function tableInventory(options: TableInventoryOptions): Inventory {
   const table = lazyTable(options, tableName);
   const { limit, ensureTable } = table;
   const getClient = table.client;
-  const unavailable = (action: string, error: unknown) =>
-    new CertschedError(
-      "INVENTORY_UNAVAILABLE",
-      `inventory: cannot ${action} table ${tableName} (${failureOf(error)})`,
-      { retriable: true, cause: error },
-    );
+  const unavailable = unavailableError("INVENTORY_UNAVAILABLE", "inventory", tableName);
 
   /** The stored row and its version; undefined when there is none. Storage errors thrown raw. */
   const read = async (
-    table: TableClient,
     name: string,
   ): Promise<{ record: InventoryRecord; etag: string } | undefined> => {
-    let row: Record<string, unknown> & { etag: string };
-    try {
-      row = await table.getEntity(INVENTORY_PARTITION, inventoryRowKey(name), limit());
-    } catch (error) {
-      if (statusOf(error) === 404) return undefined;
-      throw error;
-    }
+    const row = await readRow(table, INVENTORY_PARTITION, inventoryRowKey(name));
+    if (row === undefined) return undefined;
     const record = fromInventoryRow(row, tableName);
     // The key stands for the name (a hash, for a long one): the row must be that name's.
     if (record.certificateName !== name) {
@@ -89,28 +85,15 @@ export function tableInventory(options: TableInventoryOptions): Inventory {
   };
 
   /** Read, merge, conditional write; again when another writer got there first. */
-  const mergeOne = async (table: TableClient, update: InventoryUpdate): Promise<void> => {
+  const mergeOne = async (update: InventoryUpdate): Promise<void> => {
     for (let attempt = 1; ; attempt++) {
-      const stored = await read(table, update.certificateName);
+      const stored = await read(update.certificateName);
       const row = toInventoryRow(mergeRecord(stored?.record, update));
-      try {
-        if (stored) {
-          await table.updateEntity<InventoryRow>(row, "Replace", {
-            etag: stored.etag,
-            ...limit(),
-          });
-        } else {
-          await table.createEntity<InventoryRow>(row, limit());
-        }
-        return;
-      } catch (error) {
-        const status = statusOf(error);
-        if ((status === 409 || status === 412) && attempt < MERGE_ATTEMPTS) {
-          await sleep(Math.random() * MERGE_JITTER_MS);
-          continue;
-        }
-        throw error;
-      }
+      const written = await writeRow<InventoryRow>(table, row, stored?.etag);
+      if (!("conflict" in written)) return;
+      // Still another writer's after every try: the storage's own answer says so.
+      if (attempt >= MERGE_ATTEMPTS) throw written.conflict;
+      await sleep(Math.random() * MERGE_JITTER_MS);
     }
   };
 
@@ -138,17 +121,16 @@ export function tableInventory(options: TableInventoryOptions): Inventory {
     kind: "table",
     async upsert(updates) {
       if (updates.length === 0) return;
-      let table: TableClient;
       try {
         await ensureTable();
-        table = await getClient();
+        await table.client();
       } catch (error) {
         throw unavailable("write", error);
       }
       const problems = (
         await mapWithConcurrency(combined(updates), WRITE_CONCURRENCY, async (update) => {
           try {
-            await mergeOne(table, update);
+            await mergeOne(update);
             return undefined;
           } catch (error) {
             return { name: update.certificateName, error } satisfies WriteProblem;
@@ -219,7 +201,7 @@ export function tableInventory(options: TableInventoryOptions): Inventory {
     },
     async get(certificateName) {
       try {
-        return (await read(await getClient(), certificateName))?.record;
+        return (await read(certificateName))?.record;
       } catch (error) {
         // A row that fails validation is not an unavailable inventory: the caller sees which.
         if (error instanceof ValidationError) throw error;

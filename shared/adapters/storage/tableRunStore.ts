@@ -3,7 +3,16 @@ import type { KeyClaim, KeyEntry, RunStore } from "../../core/ports/runStore.js"
 import { advances, type Run } from "../../core/runs/run.js";
 import { CertschedError, ValidationError } from "../../lib/errors.js";
 import { fromRunRow, RUN_PARTITION, toRunRow } from "./rows/runRow.js";
-import { failureOf, lazyTable, statusOf, type TableLocation } from "./table.js";
+import {
+  lazyTable,
+  readRow,
+  removeOld,
+  type StoredRow,
+  statusOf,
+  type TableLocation,
+  unavailableError,
+  writeRow,
+} from "./table.js";
 
 /** Next to the ledger's and the history's tables, in the same account. */
 export const RUNS_TABLE = "certschedruns";
@@ -39,13 +48,7 @@ export function tableRunStore(options: TableRunStoreOptions): RunStore {
   const tableName = options.tableName ?? RUNS_TABLE;
   const table = lazyTable(options, tableName);
   const { limit, ensureTable } = table;
-  const getClient = table.client;
-  const unavailable = (action: string, error: unknown) =>
-    new CertschedError(
-      "RUNS_UNAVAILABLE",
-      `run store: cannot ${action} table ${tableName} (${failureOf(error)})`,
-      { retriable: true, cause: error },
-    );
+  const unavailable = unavailableError("RUNS_UNAVAILABLE", "run store", tableName);
   const readKey = async (table: TableClient, keyHash: string) => {
     const row = await table.getEntity<Record<string, unknown>>(KEY_PARTITION, keyHash, limit());
     return { entry: entryOf(row), etag: row.etag };
@@ -54,18 +57,14 @@ export function tableRunStore(options: TableRunStoreOptions): RunStore {
   return {
     kind: "table",
     async get(runId) {
-      let row: Record<string, unknown>;
+      let row: StoredRow | undefined;
       try {
-        row = await (await getClient()).getEntity<Record<string, unknown>>(
-          RUN_PARTITION,
-          runId,
-          limit(),
-        );
+        row = await readRow(table, RUN_PARTITION, runId);
       } catch (error) {
-        // 404: no such run, or no table yet (nothing was ever queued).
-        if (statusOf(error) === 404) return undefined;
         throw unavailable("read", error);
       }
+      // No such run, or no table yet (nothing was ever queued).
+      if (row === undefined) return undefined;
       try {
         return fromRunRow(row, tableName);
       } catch (error) {
@@ -81,22 +80,12 @@ export function tableRunStore(options: TableRunStoreOptions): RunStore {
     async save(run, options) {
       try {
         await ensureTable();
-        const table = await getClient();
+        await table.client();
         const row = toRunRow(run);
         // Read the stored state, then write only if the run moves forward, under its etag: a
         // late write (an attempt that lost its lease, a poisoned copy) must not undo an outcome.
         for (let round = 0; round < 5; round++) {
-          let stored: { state: unknown; resentAt: unknown; etag: string } | undefined;
-          try {
-            const current = await table.getEntity<Record<string, unknown>>(
-              RUN_PARTITION,
-              run.runId,
-              { queryOptions: { select: ["state", "resentAt"] }, ...limit() },
-            );
-            stored = { state: current.state, resentAt: current.resentAt, etag: current.etag };
-          } catch (error) {
-            if (statusOf(error) !== 404) throw error;
-          }
+          const stored = await readRow(table, RUN_PARTITION, run.runId, ["state", "resentAt"]);
           if (options?.onlyIf !== undefined && stored?.state !== options.onlyIf) return;
           // Azurite answers a selected property a row lacks as null.
           if (
@@ -105,18 +94,13 @@ export function tableRunStore(options: TableRunStoreOptions): RunStore {
             stored.resentAt !== null
           )
             return;
+          if (stored && !advances(stored.state, run.state)) return;
+          // Replace, not merge: a shorter summary must not keep the old one's trailing chunks.
+          // A conflict, or the row removed meanwhile (404): read again.
           try {
-            if (!stored) {
-              await table.createEntity(row, limit());
-              return;
-            }
-            if (!advances(stored.state, run.state)) return;
-            // Replace, not merge: a shorter summary must not keep the old one's trailing chunks.
-            await table.updateEntity(row, "Replace", { etag: stored.etag, ...limit() });
-            return;
+            if (!("conflict" in (await writeRow(table, row, stored?.etag)))) return;
           } catch (error) {
-            const status = statusOf(error);
-            if (status !== 409 && status !== 412 && status !== 404) throw error;
+            if (statusOf(error) !== 404) throw error;
           }
         }
         throw new Error(`run ${run.runId} changed under every write`);
@@ -134,19 +118,19 @@ export function tableRunStore(options: TableRunStoreOptions): RunStore {
       };
       try {
         await ensureTable();
-        const table = await getClient();
+        const client = await table.client();
         // Two rounds at most: insert; else read, and replace an expired entry unless someone
         // else replaced it first (the etag), in which case theirs is the live one.
         for (let round = 0; round < 3; round++) {
           try {
-            await table.createEntity(row, limit());
+            await client.createEntity(row, limit());
             return { claimed: true };
           } catch (error) {
             if (statusOf(error) !== 409) throw error;
           }
           let held: Awaited<ReturnType<typeof readKey>>;
           try {
-            held = await readKey(table, keyHash);
+            held = await readKey(client, keyHash);
           } catch (error) {
             if (statusOf(error) === 404) continue; // removed meanwhile: insert again
             throw error;
@@ -155,13 +139,13 @@ export function tableRunStore(options: TableRunStoreOptions): RunStore {
             return { claimed: false, entry: held.entry };
           }
           try {
-            await table.updateEntity(row, "Replace", { etag: held.etag, ...limit() });
+            await client.updateEntity(row, "Replace", { etag: held.etag, ...limit() });
             return { claimed: true };
           } catch (error) {
             if (statusOf(error) !== 412 && statusOf(error) !== 404) throw error;
           }
         }
-        const final = await readKey(table, keyHash);
+        const final = await readKey(client, keyHash);
         if (final.entry) return { claimed: false, entry: final.entry };
         throw new Error("the idempotency key changed hands repeatedly");
       } catch (error) {
@@ -171,8 +155,7 @@ export function tableRunStore(options: TableRunStoreOptions): RunStore {
     async listUnfinished(max) {
       const found: Run[] = [];
       try {
-        const table = await getClient();
-        const rows = table.listEntities<Record<string, unknown>>({
+        const rows = (await table.client()).listEntities<Record<string, unknown>>({
           queryOptions: {
             filter: `PartitionKey eq '${RUN_PARTITION}' and (state eq 'queued' or state eq 'running')`,
           },
@@ -197,37 +180,22 @@ export function tableRunStore(options: TableRunStoreOptions): RunStore {
       // ISO-8601 UTC strings of one format sort as their instants: one range per partition.
       const before = cutoff.toISOString();
       const filter = `(PartitionKey eq '${RUN_PARTITION}' and requestedAt lt '${before}') or (PartitionKey eq '${KEY_PARTITION}' and at lt '${before}')`;
-      let removed = 0;
       try {
-        const table = await getClient();
-        const keys: { partitionKey: string; rowKey: string }[] = [];
-        const rows = table.listEntities<Record<string, unknown>>({
-          queryOptions: { filter, select: ["PartitionKey", "RowKey"] },
-          ...limit(),
+        return await removeOld(table, {
+          filter,
+          select: ["PartitionKey", "RowKey"],
+          concurrency: 1,
         });
-        for await (const row of rows) {
-          keys.push({ partitionKey: String(row.partitionKey), rowKey: String(row.rowKey) });
-        }
-        for (const key of keys) {
-          try {
-            await table.deleteEntity(key.partitionKey, key.rowKey, limit());
-            removed += 1;
-          } catch (error) {
-            if (statusOf(error) !== 404) throw error;
-          }
-        }
       } catch (error) {
-        if (statusOf(error) === 404 && removed === 0) return 0; // no table: nothing to remove
         throw unavailable("clean up", error);
       }
-      return removed;
     },
     async releaseKey(keyHash, runId) {
       try {
-        const table = await getClient();
-        const held = await readKey(table, keyHash);
+        const client = await table.client();
+        const held = await readKey(client, keyHash);
         if (held.entry?.runId !== runId) return;
-        await table.deleteEntity(KEY_PARTITION, keyHash, { etag: held.etag, ...limit() });
+        await client.deleteEntity(KEY_PARTITION, keyHash, { etag: held.etag, ...limit() });
       } catch (error) {
         const status = statusOf(error);
         if (status === 404 || status === 412) return;

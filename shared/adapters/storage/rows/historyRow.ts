@@ -11,6 +11,7 @@ import type { ServiceRequest } from "../../../core/ports/history.js";
 import { redactRecordStrings } from "../../../lib/redact/redactStrings.js";
 import { parseOrThrow } from "../../../lib/zodProblems.js";
 import { MAX_KEY_CHARS, nameKey } from "../nameKey.js";
+import { instant, jsonText } from "./rowText.js";
 
 /**
  * History rows in Table storage, and the mappers both ways. Keys: a certificate's events share a
@@ -141,23 +142,9 @@ export function toRequestRow(r: ServiceRequest, unique: string): RequestRow {
   };
 }
 
-const instant = z.iso
-  .datetime({ message: "must be an ISO-8601 UTC date-time" })
-  .transform((text) => new Date(text));
 const trigger = z.enum(TRIGGERS as [Trigger, ...Trigger[]], {
   error: `must be one of ${TRIGGERS.join(", ")}`,
 });
-const jsonText = <T extends z.ZodType>(schema: T) =>
-  z.string().transform((text, ctx) => {
-    try {
-      const parsed = schema.safeParse(JSON.parse(text));
-      if (parsed.success) return parsed.data as z.output<T>;
-    } catch {
-      // reported below
-    }
-    ctx.addIssue({ code: "custom", message: "must be JSON of the documented shape" });
-    return z.NEVER;
-  });
 
 const eventSchema = z.object({
   at: instant,

@@ -8,6 +8,7 @@ import { INVENTORY_STATUSES } from "../../../core/verification/judge.js";
 import { redactRecordStrings } from "../../../lib/redact/redactStrings.js";
 import { parseOrThrow } from "../../../lib/zodProblems.js";
 import { nameKey } from "../nameKey.js";
+import { instant, jsonText } from "./rowText.js";
 
 /**
  * The inventory's Table storage row, and the mappers both ways. One partition (the inventory is
@@ -108,22 +109,6 @@ export function toInventoryRow(r: InventoryRecord): InventoryRow {
     ) as Partial<InventoryRow>),
   };
 }
-
-const instant = z.iso
-  .datetime({ message: "must be an ISO-8601 UTC date-time" })
-  .transform((text) => new Date(text));
-
-const jsonText = <T extends z.ZodType>(schema: T) =>
-  z.string().transform((text, ctx) => {
-    try {
-      const parsed = schema.safeParse(JSON.parse(text));
-      if (parsed.success) return parsed.data as z.output<T>;
-    } catch {
-      // reported below
-    }
-    ctx.addIssue({ code: "custom", message: "must be JSON of the documented shape" });
-    return z.NEVER;
-  });
 
 const verificationSchema = z.object({
   at: instant,

@@ -6,6 +6,7 @@ import {
 } from "../../../core/ports/ledger.js";
 import { redactRecordStrings } from "../../../lib/redact/redactStrings.js";
 import { parseOrThrow } from "../../../lib/zodProblems.js";
+import { instant } from "./rowText.js";
 
 /**
  * The ledger's Table storage row, and the mappers both ways. A row read back is input like any
@@ -49,10 +50,6 @@ export function toRow(r: LedgerRecord): Row {
     ...(r.runId ? { runId: r.runId } : {}),
   };
 }
-
-const instant = z.iso
-  .datetime({ message: "must be an ISO-8601 UTC date-time" })
-  .transform((text) => new Date(text));
 
 /**
  * Rows written before the ledger told "claimed" from "sent" said "requesting" for both. Such a

@@ -4,6 +4,7 @@ import { RUN_STATES, type Run, type RunState } from "../../../core/runs/run.js";
 import { runIdSchema } from "../../../core/runs/runMessage.js";
 import { redact } from "../../../lib/redact/redact.js";
 import { parseOrThrow } from "../../../lib/zodProblems.js";
+import { instant } from "./rowText.js";
 
 /**
  * Run rows in Table storage and the mappers both ways. Runs share the partition "run" with the
@@ -84,10 +85,6 @@ export function toRunRow(run: Run): RunRow {
   }
   return row;
 }
-
-const instant = z.iso
-  .datetime({ message: "must be an ISO-8601 UTC date-time" })
-  .transform((text) => new Date(text));
 
 const count = z.number().int().nonnegative();
 
