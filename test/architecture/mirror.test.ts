@@ -51,7 +51,6 @@ const COVERED_ELSEWHERE: Readonly<Record<string, string>> = {
   // Storage: the table helper and rows under the stores built on them.
   "shared/adapters/storage/ledgerRows.ts": "test/cli/commands/status.test.ts",
   "shared/adapters/storage/rows/historyRow.ts": "test/shared/adapters/storage/tableHistory.test.ts",
-  "shared/adapters/storage/table.ts": "test/shared/adapters/storage/tableHistory.test.ts",
   // Configuration: the duration rule is read through the settings it parses.
   "shared/app/config/duration.ts": "test/shared/app/config/settings.test.ts",
   // Core rules exercised through the module that applies them.
