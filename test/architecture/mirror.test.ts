@@ -127,11 +127,6 @@ const COVERED_ELSEWHERE: Readonly<Record<string, string>> = {
     "test/shared/usecases/steps/verifyInventory.landed.test.ts",
   "shared/core/verification/vaultVerdict.ts":
     "test/shared/adapters/probes/keyVaultProbe.tokens.test.ts",
-  "shared/lib/errors/cli.ts": "test/shared/lib/errors/family.test.ts",
-  "shared/lib/errors/http.ts": "test/shared/lib/errors/family.test.ts",
-  "shared/lib/errors/input.ts": "test/shared/lib/errors/family.test.ts",
-  "shared/lib/errors/outcomes.ts": "test/shared/lib/errors/family.test.ts",
-  "shared/lib/errors/upstream.ts": "test/shared/lib/errors/family.test.ts",
   "shared/lib/http/attempt.ts": "test/shared/lib/http/httpClient.sizeCap.test.ts",
   "shared/usecases/dashboard.ts": "test/shared/core/dashboard/dashboardModel.test.ts",
   "shared/usecases/steps/confirmRenewal.ts": "test/functions/handlers/renewCertificate.test.ts",
