@@ -119,8 +119,6 @@ const COVERED_ELSEWHERE: Readonly<Record<string, string>> = {
   "shared/app/probes.ts": "test/shared/adapters/probes/keyVaultProbe.answers.test.ts",
   "shared/app/sources.ts": "test/shared/usecases/steps/loadStatus.test.ts",
   "shared/core/status/statusSources.ts": "test/shared/usecases/steps/loadStatus.test.ts",
-  "shared/core/verification/notices.ts": "test/shared/adapters/notify/verificationMessage.test.ts",
-  "shared/core/verification/plan.ts": "test/shared/usecases/steps/verifyInventory.test.ts",
   "shared/lib/http/attempt.ts": "test/shared/lib/http/httpClient.sizeCap.test.ts",
   "shared/usecases/dashboard.ts": "test/shared/core/dashboard/dashboardModel.test.ts",
   "shared/usecases/steps/confirmRenewal.ts": "test/functions/handlers/renewCertificate.test.ts",
