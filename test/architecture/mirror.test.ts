@@ -108,8 +108,6 @@ const COVERED_ELSEWHERE: Readonly<Record<string, string>> = {
   "shared/usecases/waitForRun.ts": "test/functions/handlers/runRenewals.test.ts",
   // Split out of a module by issue 21's move; covered by the suite of the module it left.
   "shared/adapters/probes/connectToAgent.ts": "test/shared/adapters/probes/keyVaultProbe.test.ts",
-  "shared/adapters/probes/keyVaultFailure.ts":
-    "test/shared/adapters/probes/keyVaultProbe.answers.test.ts",
   "shared/adapters/probes/probes.ts": "test/shared/adapters/probes/keyVaultProbe.test.ts",
   "shared/adapters/probes/publicOnlyLookup.ts":
     "test/shared/core/verification/publicAddress.test.ts",
@@ -118,8 +116,6 @@ const COVERED_ELSEWHERE: Readonly<Record<string, string>> = {
   "shared/app/appServices.ts": "test/shared/app/services.test.ts",
   "shared/app/probes.ts": "test/shared/adapters/probes/keyVaultProbe.answers.test.ts",
   "shared/app/sources.ts": "test/shared/usecases/steps/loadStatus.test.ts",
-  "shared/core/status/statusSources.ts": "test/shared/usecases/steps/loadStatus.test.ts",
-  "shared/lib/http/attempt.ts": "test/shared/lib/http/httpClient.sizeCap.test.ts",
   "shared/usecases/dashboard.ts": "test/shared/core/dashboard/dashboardModel.test.ts",
   "shared/usecases/steps/confirmRenewal.ts": "test/functions/handlers/renewCertificate.test.ts",
   "shared/usecases/steps/runCheck.ts": "test/shared/usecases/steps/verifyInventory.test.ts",
