@@ -111,7 +111,6 @@ const COVERED_ELSEWHERE: Readonly<Record<string, string>> = {
   "shared/adapters/probes/probes.ts": "test/shared/adapters/probes/keyVaultProbe.test.ts",
   "shared/adapters/probes/publicOnlyLookup.ts":
     "test/shared/core/verification/publicAddress.test.ts",
-  "shared/adapters/storage/memory/memoryRunStore.ts": "test/shared/app/runs.inProcess.test.ts",
   "shared/app/accountServices.ts": "test/shared/app/services.test.ts",
   "shared/app/appServices.ts": "test/shared/app/services.test.ts",
   "shared/app/probes.ts": "test/shared/adapters/probes/keyVaultProbe.answers.test.ts",
