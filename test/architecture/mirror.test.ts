@@ -116,7 +116,6 @@ const COVERED_ELSEWHERE: Readonly<Record<string, string>> = {
   "shared/app/probes.ts": "test/shared/adapters/probes/keyVaultProbe.answers.test.ts",
   "shared/app/sources.ts": "test/shared/usecases/steps/loadStatus.test.ts",
   "shared/usecases/dashboard.ts": "test/shared/core/dashboard/dashboardModel.test.ts",
-  "shared/usecases/steps/runCheck.ts": "test/shared/usecases/steps/verifyInventory.test.ts",
 };
 
 /**
