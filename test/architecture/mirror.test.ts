@@ -115,7 +115,6 @@ const COVERED_ELSEWHERE: Readonly<Record<string, string>> = {
   "shared/app/appServices.ts": "test/shared/app/services.test.ts",
   "shared/app/probes.ts": "test/shared/adapters/probes/keyVaultProbe.answers.test.ts",
   "shared/app/sources.ts": "test/shared/usecases/steps/loadStatus.test.ts",
-  "shared/usecases/dashboard.ts": "test/shared/core/dashboard/dashboardModel.test.ts",
 };
 
 /**
