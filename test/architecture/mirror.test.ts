@@ -109,8 +109,6 @@ const COVERED_ELSEWHERE: Readonly<Record<string, string>> = {
   // Split out of a module by issue 21's move; covered by the suite of the module it left.
   "shared/adapters/probes/connectToAgent.ts": "test/shared/adapters/probes/keyVaultProbe.test.ts",
   "shared/adapters/probes/probes.ts": "test/shared/adapters/probes/keyVaultProbe.test.ts",
-  "shared/adapters/probes/publicOnlyLookup.ts":
-    "test/shared/core/verification/publicAddress.test.ts",
   "shared/app/accountServices.ts": "test/shared/app/services.test.ts",
   "shared/app/appServices.ts": "test/shared/app/services.test.ts",
   "shared/app/probes.ts": "test/shared/adapters/probes/keyVaultProbe.answers.test.ts",
