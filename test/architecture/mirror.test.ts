@@ -107,10 +107,8 @@ const COVERED_ELSEWHERE: Readonly<Record<string, string>> = {
   "shared/usecases/verify.ts": "test/functions/handlers/verifyCertificates.runs.test.ts",
   "shared/usecases/waitForRun.ts": "test/functions/handlers/runRenewals.test.ts",
   // Split out of a module by issue 21's move; covered by the suite of the module it left.
-  "shared/adapters/probes/probes.ts": "test/shared/adapters/probes/keyVaultProbe.test.ts",
   "shared/app/accountServices.ts": "test/shared/app/services.test.ts",
   "shared/app/appServices.ts": "test/shared/app/services.test.ts",
-  "shared/app/probes.ts": "test/shared/adapters/probes/keyVaultProbe.answers.test.ts",
   "shared/app/sources.ts": "test/shared/usecases/steps/loadStatus.test.ts",
 };
 
