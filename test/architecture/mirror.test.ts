@@ -109,7 +109,6 @@ const COVERED_ELSEWHERE: Readonly<Record<string, string>> = {
   // Split out of a module by issue 21's move; covered by the suite of the module it left.
   "shared/app/accountServices.ts": "test/shared/app/services.test.ts",
   "shared/app/appServices.ts": "test/shared/app/services.test.ts",
-  "shared/app/sources.ts": "test/shared/usecases/steps/loadStatus.test.ts",
 };
 
 /**
