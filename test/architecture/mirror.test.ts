@@ -107,42 +107,8 @@ const COVERED_ELSEWHERE: Readonly<Record<string, string>> = {
   "shared/usecases/verify.ts": "test/functions/handlers/verifyCertificates.runs.test.ts",
   "shared/usecases/waitForRun.ts": "test/functions/handlers/runRenewals.test.ts",
   // Split out of a module by issue 21's move; covered by the suite of the module it left.
-  "shared/adapters/probes/connectToAgent.ts": "test/shared/adapters/probes/keyVaultProbe.test.ts",
-  "shared/adapters/probes/keyVaultFailure.ts":
-    "test/shared/adapters/probes/keyVaultProbe.answers.test.ts",
-  "shared/adapters/probes/probes.ts": "test/shared/adapters/probes/keyVaultProbe.test.ts",
-  "shared/adapters/probes/publicOnlyLookup.ts":
-    "test/shared/core/verification/publicAddress.test.ts",
-  "shared/adapters/storage/budgetRows.ts": "test/shared/adapters/storage/sharedBudget.test.ts",
-  "shared/adapters/storage/memory/memoryRunStore.ts": "test/shared/app/runs.inProcess.test.ts",
   "shared/app/accountServices.ts": "test/shared/app/services.test.ts",
   "shared/app/appServices.ts": "test/shared/app/services.test.ts",
-  "shared/app/config/platform.ts": "test/shared/edge/auth/clientPrincipal.test.ts",
-  "shared/app/probes.ts": "test/shared/adapters/probes/keyVaultProbe.answers.test.ts",
-  "shared/app/sources.ts": "test/shared/usecases/steps/loadStatus.test.ts",
-  "shared/core/renewal/requester.ts": "test/functions/handlers/renewCertificate.test.ts",
-  "shared/core/status/statusSources.ts": "test/shared/usecases/steps/loadStatus.test.ts",
-  "shared/core/verification/inventoryResult.ts":
-    "test/shared/usecases/steps/verifyInventory.test.ts",
-  "shared/core/verification/keyVaultName.ts":
-    "test/shared/adapters/probes/keyVaultProbe.vaultNames.test.ts",
-  "shared/core/verification/notices.ts": "test/shared/adapters/notify/verificationMessage.test.ts",
-  "shared/core/verification/plan.ts": "test/shared/usecases/steps/verifyInventory.test.ts",
-  "shared/core/verification/targets.ts":
-    "test/shared/usecases/steps/verifyInventory.landed.test.ts",
-  "shared/core/verification/vaultVerdict.ts":
-    "test/shared/adapters/probes/keyVaultProbe.tokens.test.ts",
-  "shared/edge/idempotencyKey.ts": "test/shared/core/runs/idempotencyKey.test.ts",
-  "shared/lib/errors/cli.ts": "test/shared/lib/errors/family.test.ts",
-  "shared/lib/errors/http.ts": "test/shared/lib/errors/family.test.ts",
-  "shared/lib/errors/input.ts": "test/shared/lib/errors/family.test.ts",
-  "shared/lib/errors/outcomes.ts": "test/shared/lib/errors/family.test.ts",
-  "shared/lib/errors/upstream.ts": "test/shared/lib/errors/family.test.ts",
-  "shared/lib/http/attempt.ts": "test/shared/lib/http/httpClient.sizeCap.test.ts",
-  "shared/lib/url.ts": "test/shared/app/config/settings.test.ts",
-  "shared/usecases/dashboard.ts": "test/shared/core/dashboard/dashboardModel.test.ts",
-  "shared/usecases/steps/confirmRenewal.ts": "test/functions/handlers/renewCertificate.test.ts",
-  "shared/usecases/steps/runCheck.ts": "test/shared/usecases/steps/verifyInventory.test.ts",
 };
 
 /**
