@@ -174,7 +174,7 @@ function appendix(input: BenchInput): string {
     "",
     "- Run it with `npm run bench` (two to three minutes on 2 cores; `npm run bench -- --quick` is a smoke run that writes its report to node_modules/.cache/certsched-bench/performance.quick.md instead). It exits non-zero when a sweep makes more than 2 token requests or its speed-up falls below 0.8 x the concurrency.",
     "- The bench builds what it measures first: `tsc -p tsconfig.build.json` (what `npm run build` does, into dist/) and `node scripts/bundle.mjs` (into dist/bundle/).",
-    "- What keeps the load path short: undici is imported on the first outbound call (shared/http/httpClient.ts); the Azure SDKs (identity, Key Vault, Tables) and OpenTelemetry on first use. zod and @azure/functions are needed to register and validate, so they load with the app.",
+    "- What keeps the load path short: undici is imported on the first outbound call (shared/lib/http/httpClient.ts); the Azure SDKs (identity, Key Vault, Tables) and OpenTelemetry on first use. zod and @azure/functions are needed to register and validate, so they load with the app.",
     "- The bundle (scripts/bundle.mjs, esbuild): one entry registering every functions/*.ts, code splitting so dynamic imports stay lazy chunks, zod's message translations left out (English only: certsched writes its own messages), undici given the named exports Node's own loader gives it. It saves Node's per-file resolution and CommonJS translation, which is most of the tsc output's start-up; test/bench/bundle.test.ts holds that the bundle answers like the sources.",
     deployment,
   ].join("\n");

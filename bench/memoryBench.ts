@@ -1,9 +1,9 @@
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
-import type { UpstreamName } from "../shared/errors.js";
-import { MAX_RESPONSE_BYTES } from "../shared/http/httpClient.js";
-import { createRuntime } from "../shared/runtime.js";
-import { loadSettings } from "../shared/settings.js";
+import { loadSettings } from "../shared/app/config/settings.js";
+import { createRuntime } from "../shared/app/services.js";
+import type { UpstreamName } from "../shared/lib/errors.js";
+import { MAX_RESPONSE_BYTES } from "../shared/lib/http/attempt.js";
 import { type Simulator, sandboxSettings, startSimulator } from "../sim/index.js";
 import { dueCertificates } from "./dueCertificates.js";
 import { childEnv } from "./isolation.js";
@@ -123,8 +123,8 @@ export async function memoryBench(options: MemoryBenchOptions): Promise<Section>
       },
     ],
     notes: [
-      `Each run is a fresh \`node\` process (bench/memoryChild.ts) that builds the runtime from sandbox settings and fetches the two tokens, then calls client.listDue() once against a simulator (no added latency, in the parent process) seeded with ${n} due certificates: the list call, JSON.parse and per-record zod validation (shared/service/responses.ts dueList). Peak RSS is the child's getrusage maxrss, so the simulator's memory is not in it; the child gets PATH and the sandbox settings only (NODE_EXTRA_CA_CERTS, for one, costs tens of MiB). Times are medians of ${options.runs} runs.`,
-      `At the cap: the same child, the simulator answering the list with one JSON body just under MAX_RESPONSE_BYTES (shared/http/httpClient.ts, ${MAX_RESPONSE_BYTES / 1048576} MiB) of the smallest records the schema accepts (about 170 bytes each; every absent field still becomes a property of the validated record, so this is the most memory per byte). A 64 MiB cap let a 336,000-record list take 784 MB of heap; the cap is set so this peak stays under half of a 512 MB instance.`,
+      `Each run is a fresh \`node\` process (bench/memoryChild.ts) that builds the runtime from sandbox settings and fetches the two tokens, then calls client.listDue() once against a simulator (no added latency, in the parent process) seeded with ${n} due certificates: the list call, JSON.parse and per-record zod validation (shared/adapters/service/responses.ts dueList). Peak RSS is the child's getrusage maxrss, so the simulator's memory is not in it; the child gets PATH and the sandbox settings only (NODE_EXTRA_CA_CERTS, for one, costs tens of MiB). Times are medians of ${options.runs} runs.`,
+      `At the cap: the same child, the simulator answering the list with one JSON body just under MAX_RESPONSE_BYTES (shared/lib/http/httpClient.ts, ${MAX_RESPONSE_BYTES / 1048576} MiB) of the smallest records the schema accepts (about 170 bytes each; every absent field still becomes a property of the validated record, so this is the most memory per byte). A 64 MiB cap let a 336,000-record list take 784 MB of heap; the cap is set so this peak stays under half of a 512 MB instance.`,
       `Nothing due: a runtime in this process against a simulator with no certificates (its list answers 404). A 404 is believed only after the connectivity test under the same CERTSCHED_PUBLIC_BASE_URL answers 200, since a mistyped address answers 404 too; that one extra call is paid only when the list says 404. Median of ${NONE_DUE_SAMPLES} calls after a warm-up call.`,
     ],
   };

@@ -3,9 +3,10 @@
  * through the real client (HTTP, JSON parse, per-record validation), and prints what it cost.
  * Alone in its process, so its peak RSS is the listing's and nothing else's.
  */
-import type { UpstreamName } from "../shared/errors.js";
-import { createRuntime } from "../shared/runtime.js";
-import { loadSettings } from "../shared/settings.js";
+
+import { loadSettings } from "../shared/app/config/settings.js";
+import { createRuntime } from "../shared/app/services.js";
+import type { UpstreamName } from "../shared/lib/errors.js";
 
 export interface MemoryChildResult {
   readonly certificates: number;

@@ -1,8 +1,8 @@
-import { HttpClient } from "../shared/http/httpClient.js";
-import { ServiceClient } from "../shared/service/serviceClient.js";
-import type { Settings } from "../shared/settings.js";
-import { clientCredentialsSource } from "../shared/tokens/clientCredentials.js";
-import { TokenCache } from "../shared/tokens/tokenCache.js";
+import { clientCredentialsSource } from "../shared/adapters/identity/clientCredentials.js";
+import { TokenCache } from "../shared/adapters/identity/tokenCache.js";
+import { ServiceClient } from "../shared/adapters/service/serviceClient.js";
+import type { Settings } from "../shared/core/settings.js";
+import { HttpClient } from "../shared/lib/http/httpClient.js";
 
 /** Timings of one baseline run. */
 export interface BaselineRun {

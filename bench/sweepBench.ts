@@ -1,8 +1,8 @@
-import { memoryLedger } from "../shared/ledger/ledger.js";
-import { silentLogger } from "../shared/log.js";
-import { createRuntime } from "../shared/runtime.js";
-import { loadSettings } from "../shared/settings.js";
-import { runSweep } from "../shared/sweep/runSweep.js";
+import { loadSettings } from "../shared/app/config/settings.js";
+import { createRuntime } from "../shared/app/services.js";
+import { memoryLedger } from "../shared/core/ports/ledger.js";
+import { silentLogger } from "../shared/lib/log.js";
+import { runSweep } from "../shared/usecases/steps/runSweep.js";
 import { type Simulator, sandboxSettings, startSimulator } from "../sim/index.js";
 import { dueCertificates } from "./dueCertificates.js";
 import type { Gate, Section } from "./report.js";

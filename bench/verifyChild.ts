@@ -1,17 +1,18 @@
 /**
  * Child process of the verification benchmark (bench/verifyBench.ts): verifies an inventory of
  * N App Service certificates whose domains all lead (CERTSCHED_VERIFY_CONNECT_TO) to the
- * parent's TLS server, through the real run (shared/verify/verifyInventory.ts), after timing
+ * parent's TLS server, through the real run (shared/usecases/steps/verifyInventory.ts), after timing
  * single handshakes one at a time. Alone in its process, so its peak RSS is the run's.
  */
-import { memoryInventory } from "../shared/inventory/inventory.js";
-import { silentLogger } from "../shared/log.js";
-import { createRuntime } from "../shared/runtime.js";
-import { APP_SERVICE } from "../shared/schemas/fields.js";
-import { loadSettings } from "../shared/settings.js";
-import { probeTls } from "../shared/verify/tlsProbe.js";
-import { verifyInventory } from "../shared/verify/verifyInventory.js";
-import { loadVerifySettings } from "../shared/verify/verifySettings.js";
+
+import { probeTls } from "../shared/adapters/probes/tlsProbe.js";
+import { loadSettings } from "../shared/app/config/settings.js";
+import { loadVerifySettings } from "../shared/app/config/verifySettings.js";
+import { createRuntime } from "../shared/app/services.js";
+import { APP_SERVICE } from "../shared/core/certificate/fields.js";
+import { memoryInventory } from "../shared/core/ports/inventory.js";
+import { silentLogger } from "../shared/lib/log.js";
+import { verifyInventory } from "../shared/usecases/steps/verifyInventory.js";
 import { median } from "./stats.js";
 
 export interface VerifyChildInput {

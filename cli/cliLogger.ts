@@ -1,4 +1,4 @@
-import type { Logger } from "../shared/log.js";
+import type { Logger } from "../shared/lib/log.js";
 import type { Io } from "./io.js";
 import { palette } from "./output/color.js";
 import type { Progress } from "./output/progress.js";

@@ -1,7 +1,9 @@
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
-import { ConfigError, ensureError, type Problem } from "../shared/errors.js";
-import { type Env, KNOWN_SETTINGS, loadSettings, type Settings } from "../shared/settings.js";
+import { KNOWN_SETTINGS } from "../shared/app/config/schema.js";
+import { loadSettings } from "../shared/app/config/settings.js";
+import type { Env, Settings } from "../shared/core/settings.js";
+import { ConfigError, ensureError, type Problem } from "../shared/lib/errors.js";
 import type { Io } from "./io.js";
 import { parseJsonFile } from "./jsonLocation.js";
 import { checkSettingNames } from "./settingNames.js";

@@ -1,49 +1,20 @@
 import {
-  ConfigError,
+  type CertschedError,
   ensureError,
+  hasCode,
   isCertschedError,
   type Problem,
-  TokenError,
-  UpstreamError,
-  ValidationError,
-} from "../shared/errors.js";
-import { redact } from "../shared/redact.js";
+  upstreamOf,
+} from "../shared/lib/errors.js";
+import { redact } from "../shared/lib/redact/redact.js";
 import { settingsHint } from "./config.js";
 import { EXIT } from "./exit.js";
 import type { Io } from "./io.js";
 import { type Where, whereToLook } from "./output/cause.js";
 import { palette } from "./output/color.js";
 import { append, oneLine, wrapToWidth } from "./output/text.js";
-import { UsageError } from "./usage.js";
 
 export { EXIT };
-
-/** A file named on the command line is missing, unreadable or invalid; nothing was sent. */
-export class InputError extends Error {
-  readonly problems: readonly Problem[];
-
-  constructor(message: string, problems: readonly Problem[] = []) {
-    super(message);
-    this.name = "InputError";
-    this.problems = problems;
-  }
-}
-
-/**
- * Something the CLI itself could not do, outside the service (the sandbox's port is taken, say):
- * its own stable code, and the exit code it means.
- */
-export class CliFailure extends Error {
-  readonly code: string;
-  readonly exitCode: number;
-
-  constructor(code: string, message: string, exitCode: number = EXIT.failed) {
-    super(message);
-    this.name = "CliFailure";
-    this.code = code;
-    this.exitCode = exitCode;
-  }
-}
 
 // The settings a failed command ran with, so its report can say which URL it tried and which
 // setting to check. Weak: the error owns the entry and nothing outlives the report.
@@ -56,11 +27,8 @@ export function located(error: unknown, where: Where): unknown {
 }
 
 /** Where to look for a failure of the service or the identity provider. */
-function upstreamHint(e: Error): string | undefined {
-  if (!isCertschedError(e)) return undefined;
-  const upstream =
-    e instanceof UpstreamError ? e.upstream : e instanceof TokenError ? "token" : undefined;
-  const status = e instanceof UpstreamError || e instanceof TokenError ? e.status : undefined;
+function upstreamHint(e: CertschedError): string | undefined {
+  const { upstream, status } = upstreamOf(e);
   return whereToLook({ upstream, code: e.code, status, text: e.message }, WHERE.get(e));
 }
 
@@ -72,21 +40,20 @@ interface Described {
   readonly hint?: string;
 }
 
+/** Branches on the error's code and fault (every class is in shared/lib/errors.ts). */
 function describe(error: unknown, command: string | undefined, cwd: string): Described {
   const e = ensureError(error);
-  const help = `Run "certsched ${command ? `${command} ` : ""}--help" for usage.`;
-  if (e instanceof UsageError) {
-    return { exitCode: EXIT.usage, code: "USAGE", message: e.message, hint: help };
+  if (!isCertschedError(e)) {
+    return { exitCode: EXIT.failed, code: "INTERNAL", message: `unexpected error: ${e.message}` };
   }
-  if (e instanceof InputError) {
-    return {
-      exitCode: EXIT.usage,
-      code: "INPUT_INVALID",
-      message: e.message,
-      problems: e.problems,
-    };
+  if (hasCode(e, "USAGE")) {
+    const help = `Run "certsched ${command ? `${command} ` : ""}--help" for usage.`;
+    return { exitCode: EXIT.usage, code: e.code, message: e.message, hint: help };
   }
-  if (e instanceof ConfigError) {
+  if (hasCode(e, "INPUT_INVALID")) {
+    return { exitCode: EXIT.usage, code: e.code, message: e.message, problems: e.problems };
+  }
+  if (hasCode(e, "CONFIG_INVALID")) {
     return {
       exitCode: EXIT.usage,
       code: e.code,
@@ -95,17 +62,15 @@ function describe(error: unknown, command: string | undefined, cwd: string): Des
       hint: settingsHint(cwd),
     };
   }
-  if (e instanceof ValidationError) {
+  if (hasCode(e, "VALIDATION_FAILED")) {
     return { exitCode: EXIT.usage, code: e.code, message: e.message, problems: e.issues };
   }
-  if (e instanceof CliFailure) {
+  if (hasCode(e, "PORT_IN_USE") || hasCode(e, "PORT_NOT_ALLOWED")) {
     return { exitCode: e.exitCode, code: e.code, message: e.message };
   }
-  if (isCertschedError(e)) {
-    const hint = upstreamHint(e);
-    return { exitCode: EXIT.failed, code: e.code, message: e.message, ...(hint ? { hint } : {}) };
-  }
-  return { exitCode: EXIT.failed, code: "INTERNAL", message: `unexpected error: ${e.message}` };
+  // Only an upstream's failure has a setting or a URL to point at (whereToLook).
+  const hint = e.fault === "upstream" ? upstreamHint(e) : undefined;
+  return { exitCode: EXIT.failed, code: e.code, message: e.message, ...(hint ? { hint } : {}) };
 }
 
 /**

@@ -1,5 +1,5 @@
-import { redact } from "../shared/redact.js";
-import type { Env } from "../shared/settings.js";
+import type { Env } from "../shared/core/settings.js";
+import { redact } from "../shared/lib/redact/redact.js";
 
 /** Where the CLI writes: a terminal, a pipe, or a test's buffer. */
 export interface OutputStream {

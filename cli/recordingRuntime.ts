@@ -1,4 +1,4 @@
-import type { Runtime } from "../shared/runtime.js";
+import type { Runtime } from "../shared/app/services.js";
 import type { Need } from "./config.js";
 import type { Io } from "./io.js";
 import { runWith } from "./runtime.js";

@@ -1,76 +1,28 @@
 import type { Command } from "./command.js";
+import { COMMAND_LIST, type CommandEntry } from "./commandList.js";
 
 /**
- * Every command: its name and one-line summary here, its code loaded only when it runs, so
- * `certsched --version`, `--help` and a mistyped command start as fast as node itself (the
- * command modules pull in the HTTP client, zod and the Azure SDK).
+ * Every command: its name and one-line summary in cli/commandList.ts, its code loaded only when
+ * it runs, so `certsched --version`, `--help` and a mistyped command start as fast as node
+ * itself (the command modules pull in the HTTP client, zod and the Azure SDK).
  */
-export interface CommandEntry {
-  readonly name: string;
-  /** One line for `certsched --help`. */
-  readonly summary: string;
-  readonly load: () => Promise<Command>;
-}
+const LOADERS: Readonly<Record<string, () => Promise<Command>>> = {
+  sweep: async () => (await import("./commands/sweep.js")).sweepCommand,
+  due: async () => (await import("./commands/due.js")).dueCommand,
+  verify: async () => (await import("./commands/verify.js")).verifyCommand,
+  create: async () => (await import("./commands/create.js")).createCommand,
+  renew: async () => (await import("./commands/renew.js")).renewCommand,
+  get: async () => (await import("./commands/get.js")).getCommand,
+  status: async () => (await import("./commands/status.js")).statusCommand,
+  history: async () => (await import("./commands/history.js")).historyCommand,
+  runs: async () => (await import("./commands/runs.js")).runsCommand,
+  test: async () => (await import("./commands/test.js")).testCommand,
+  sandbox: async () => (await import("./commands/sandbox.js")).sandboxCommand,
+  completion: async () => (await import("./commands/completion.js")).completionCommandFor(COMMANDS),
+};
 
-export const COMMANDS: readonly CommandEntry[] = [
-  {
-    name: "sweep",
-    summary: "Run the renewal sweep once (the timer's job)",
-    load: async () => (await import("./commands/sweep.js")).sweepCommand,
-  },
-  {
-    name: "due",
-    summary: "List the certificates due for renewal, with days left",
-    load: async () => (await import("./commands/due.js")).dueCommand,
-  },
-  {
-    name: "verify",
-    summary: "Check what each domain serves, as a browser would (--domain)",
-    load: async () => (await import("./commands/verify.js")).verifyCommand,
-  },
-  {
-    name: "create",
-    summary: "Schedule the creation of a certificate from a request file",
-    load: async () => (await import("./commands/create.js")).createCommand,
-  },
-  {
-    name: "renew",
-    summary: "Schedule renewals by name (several, or --all-due), recorded",
-    load: async () => (await import("./commands/renew.js")).renewCommand,
-  },
-  {
-    name: "get",
-    summary: "Show one certificate by name, as the service holds it",
-    load: async () => (await import("./commands/get.js")).getCommand,
-  },
-  {
-    name: "status",
-    summary: "Show each certificate's status, expiry and last renewal request",
-    load: async () => (await import("./commands/status.js")).statusCommand,
-  },
-  {
-    name: "history",
-    summary: "Show what happened to certificates, newest first (--since)",
-    load: async () => (await import("./commands/history.js")).historyCommand,
-  },
-  {
-    name: "runs",
-    summary: "Show the latest sweeps and why a failed one failed",
-    load: async () => (await import("./commands/runs.js")).runsCommand,
-  },
-  {
-    name: "test",
-    summary: "Check connectivity and credentials (--wait: until it answers)",
-    load: async () => (await import("./commands/test.js")).testCommand,
-  },
-  {
-    name: "sandbox",
-    summary: "Start the simulator with sample certificates; print its settings",
-    load: async () => (await import("./commands/sandbox.js")).sandboxCommand,
-  },
-  {
-    name: "completion",
-    summary: "Print a shell completion script: certsched completion bash|zsh",
-    load: async () => (await import("./commands/completion.js")).completionCommand,
-  },
-];
+export const COMMANDS: readonly CommandEntry[] = COMMAND_LIST.map((entry) => {
+  const load = LOADERS[entry.name];
+  if (!load) throw new Error(`certsched: no loader for the command ${entry.name}`);
+  return { ...entry, load };
+});

@@ -1,8 +1,10 @@
 import { closest, distance } from "fastest-levenshtein";
+import { UsageError } from "../shared/lib/errors.js";
+import type { CommandEntry } from "./commandList.js";
 import { EXIT } from "./exit.js";
 import type { Io, OutputStream } from "./io.js";
-import { COMMANDS, type CommandEntry } from "./registry.js";
-import { parseCommandArgs, UsageError } from "./usage.js";
+import { COMMANDS } from "./registry.js";
+import { parseCommandArgs } from "./usage.js";
 import { packageVersion } from "./version.js";
 
 function topHelp(): string {

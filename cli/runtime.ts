@@ -1,5 +1,6 @@
-import { noLedger } from "../shared/ledger/ledger.js";
-import { createRuntime, type Runtime, type RuntimeOverrides } from "../shared/runtime.js";
+import type { Seams } from "../shared/app/seams.js";
+import { createRuntime, type Runtime } from "../shared/app/services.js";
+import { noLedger } from "../shared/core/ports/ledger.js";
 import { cliSettings, type Need } from "./config.js";
 import { located } from "./failure.js";
 import type { Io } from "./io.js";
@@ -22,7 +23,7 @@ export function withRuntime<T>(
 export async function runWith<T>(
   io: Io,
   needs: readonly Need[],
-  overrides: RuntimeOverrides,
+  overrides: Seams,
   work: (runtime: Runtime) => Promise<T>,
 ): Promise<T> {
   const runtime = createRuntime(await cliSettings(io, needs), {

@@ -1,17 +1,19 @@
-import { type Ledger, memoryLedger } from "../shared/ledger/ledger.js";
-import { createRuntime } from "../shared/runtime.js";
-import { loadSettings } from "../shared/settings.js";
-import type { SweepSummary } from "../shared/sweep/summary.js";
-import { parseEndpoint } from "../shared/verify/endpoint.js";
-import type { AcceptedRenewal } from "../shared/verify/judge.js";
-import { probeKeyVault } from "../shared/verify/keyVaultProbe.js";
-import { type VerifyTarget, verifyTargets } from "../shared/verify/verifyDomains.js";
+import { probeTls } from "../shared/adapters/probes/tlsProbe.js";
+import { loadSettings } from "../shared/app/config/settings.js";
+import { loadVerifySettings } from "../shared/app/config/verifySettings.js";
+import { probeKeyVault } from "../shared/app/probes.js";
+import { createRuntime } from "../shared/app/services.js";
+import { type Ledger, memoryLedger } from "../shared/core/ports/ledger.js";
+import type { SweepSummary } from "../shared/core/renewal/summary.js";
+import { parseEndpoint } from "../shared/core/verification/endpoint.js";
 import {
   countInventoryStatuses,
   failsRun,
   type InventoryResult,
-} from "../shared/verify/verifyInventory.js";
-import { loadVerifySettings } from "../shared/verify/verifySettings.js";
+} from "../shared/core/verification/inventoryResult.js";
+import type { AcceptedRenewal } from "../shared/core/verification/judge.js";
+import type { VerifyTarget } from "../shared/core/verification/targets.js";
+import { verifyTargets } from "../shared/usecases/verifyDomains.js";
 import type { Hosting, Simulator } from "../sim/index.js";
 import {
   SAMPLE_NOT_LANDED,
@@ -160,6 +162,7 @@ export async function verifySandbox(sandbox: Sandbox): Promise<SandboxVerificati
     });
   }
   const results: InventoryResult[] = await verifyTargets(targets, {
+    probes: { tls: probeTls },
     settings,
     now,
     ca: [sandbox.hosting.caPem],

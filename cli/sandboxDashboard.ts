@@ -1,17 +1,18 @@
 import { randomBytes } from "node:crypto";
-import { handle } from "../shared/api/handle.js";
-import { parseQuery } from "../shared/api/parseQuery.js";
-import { sweepWith } from "../shared/api/sweepWith.js";
-import { dashboardQuery, dashboardResponse } from "../shared/dashboard/dashboardPage.js";
-import { type LocalServer, startLocalServer } from "../shared/dashboard/localServer.js";
-import { memoryHistory } from "../shared/history/history.js";
-import { memoryInventory } from "../shared/inventory/inventory.js";
-import type { Ledger, LedgerRecord } from "../shared/ledger/ledger.js";
-import { silentLogger as quiet } from "../shared/log.js";
-import { createRuntime, type Runtime } from "../shared/runtime.js";
-import { loadSettings } from "../shared/settings.js";
-import { verifyInventory } from "../shared/verify/verifyInventory.js";
-import { loadVerifySettings } from "../shared/verify/verifySettings.js";
+import { loadSettings } from "../shared/app/config/settings.js";
+import { loadVerifySettings } from "../shared/app/config/verifySettings.js";
+import { createRuntime, type Runtime } from "../shared/app/services.js";
+import { memoryHistory } from "../shared/core/ports/history.js";
+import { memoryInventory } from "../shared/core/ports/inventory.js";
+import type { Ledger, LedgerRecord } from "../shared/core/ports/ledger.js";
+import { dashboardQuery, dashboardResponse } from "../shared/edge/dashboard/dashboardPage.js";
+import { handle } from "../shared/edge/handle.js";
+import { type LocalServer, startLocalServer } from "../shared/edge/localServer.js";
+import { parseQuery } from "../shared/edge/parseQuery.js";
+import { silentLogger as quiet } from "../shared/lib/log.js";
+import { dashboard } from "../shared/usecases/dashboard.js";
+import { verifyInventory } from "../shared/usecases/steps/verifyInventory.js";
+import { sweepWith } from "../shared/usecases/sweep.js";
 import type { Sandbox } from "./sandbox.js";
 
 /**
@@ -89,21 +90,16 @@ export async function serveSandboxDashboard(
       },
       history: runtime.history,
     };
-    const env = { CERTSCHED_RENEWAL_SCHEDULE: SAMPLE_SCHEDULE };
     server = await startLocalServer({
       functionKey: key,
       ...(options.port === undefined ? {} : { port: options.port }),
       routes: {
         "/api/dashboard": (request, context) =>
-          handle(context, async () =>
-            dashboardResponse(
-              sources,
-              runtime,
-              parseQuery(request, dashboardQuery),
-              env,
-              request.url,
-            ),
-          ),
+          handle(context, async () => {
+            const query = parseQuery(request, dashboardQuery);
+            const page = await dashboard(runtime, sources, { schedule: SAMPLE_SCHEDULE });
+            return dashboardResponse(page, query, request.url);
+          }),
       },
     });
   } catch (error) {

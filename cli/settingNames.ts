@@ -1,6 +1,6 @@
 import { closest, distance } from "fastest-levenshtein";
-import { ConfigError, type Problem } from "../shared/errors.js";
-import { KNOWN_SETTINGS } from "../shared/settings.js";
+import { KNOWN_SETTINGS } from "../shared/app/config/schema.js";
+import { ConfigError, type Problem } from "../shared/lib/errors.js";
 import type { Io } from "./io.js";
 import { palette } from "./output/color.js";
 import { oneLine, wrapToWidth } from "./output/text.js";

@@ -1,9 +1,9 @@
-import { ConfigError } from "../shared/errors.js";
-import type { History } from "../shared/history/history.js";
-import type { TableLocation } from "../shared/history/tableClient.js";
-import { tableHistory } from "../shared/history/tableHistory.js";
-import { createRuntime, type Runtime } from "../shared/runtime.js";
-import { loadSettings } from "../shared/settings.js";
+import type { TableLocation } from "../shared/adapters/storage/table.js";
+import { tableHistory } from "../shared/adapters/storage/tableHistory.js";
+import { loadSettings } from "../shared/app/config/settings.js";
+import { createRuntime, type Runtime } from "../shared/app/services.js";
+import type { History } from "../shared/core/ports/history.js";
+import { ConfigError } from "../shared/lib/errors.js";
 import { cliEnv, cliSettings } from "./config.js";
 import { located } from "./failure.js";
 import type { Io } from "./io.js";

@@ -1,17 +1,6 @@
 import { type ParseArgsConfig, parseArgs } from "node:util";
 import { closest, distance } from "fastest-levenshtein";
-
-/** The command line itself is wrong (unknown command or flag, bad value): exit code 2. */
-export class UsageError extends Error {
-  /** The command whose help would have helped; undefined for the top level. */
-  readonly command: string | undefined;
-
-  constructor(message: string, command?: string) {
-    super(message);
-    this.name = "UsageError";
-    this.command = command;
-  }
-}
+import { UsageError } from "../shared/lib/errors.js";
 
 export type OptionSpec = NonNullable<ParseArgsConfig["options"]>;
 

@@ -16,7 +16,7 @@ export async function runQueuedRenewals(
 }
 
 app.storageQueue("runQueuedRenewals", {
-  // Must match RUN_QUEUE in shared/runs/run.ts and infra/modules/storage.bicep.
+  // Must match RUN_QUEUE in shared/core/runs/run.ts and infra/modules/storage.bicep.
   queueName: "certsched-runs",
   // The host's own storage: a connection string locally, the identity in Azure
   // (AzureWebJobsStorage__accountName; Storage Queue Data Contributor in infra/modules/access.bicep).

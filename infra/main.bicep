@@ -205,9 +205,9 @@ param entraKeyOnlyPaths string = ''
 var resourceToken = toLower(uniqueString(subscription().id, resourceGroup().id, environmentName))
 var allTags = union(tags, { 'azd-env-name': environmentName })
 var serviceName = 'certsched'
-// Must match LEDGER_TABLE in shared/ledger/tableLedger.ts (test/infra checks it).
+// Must match LEDGER_TABLE in shared/adapters/storage/tableLedger.ts (test/infra checks it).
 var ledgerTableName = 'certschedrenewals'
-// Must match RUN_QUEUE in shared/runs/run.ts and the trigger in functions/runQueuedRenewals.ts.
+// Must match RUN_QUEUE in shared/core/runs/run.ts and the trigger in functions/runQueuedRenewals.ts.
 var runQueueName = 'certsched-runs'
 var deploymentContainerName = 'app-package'
 
@@ -270,7 +270,7 @@ module access 'modules/access.bicep' = {
   }
 }
 
-// Every setting shared/settings.ts reads, plus the timer schedule the host reads. Blank values
+// Every setting shared/app/config/settings.ts reads, plus the timer schedule the host reads. Blank values
 // count as unset there, so an empty parameter means "the code's default". Left out on purpose:
 // CERTSCHED_API_KEY and CERTSCHED_CLIENT_SECRET (read from Key Vault, never plain settings) and
 // the plain AzureWebJobsStorage connection string (identity-based form in functionApp.bicep).

@@ -30,7 +30,7 @@ export const EXTERNAL = [
   "@azure/keyvault-secrets",
   "@azure/keyvault-certificates",
   "@azure/data-tables",
-  // One instance with the SDKs above: shared/azureSdkLog.ts filters the SDKs' own logger.
+  // One instance with the SDKs above: shared/adapters/storage/azureSdkLog.ts filters the SDKs' own logger.
   "@azure/logger",
   "@azure/monitor-opentelemetry",
   "@opentelemetry/*",
@@ -68,7 +68,7 @@ const zodEnglishOnly = {
 };
 
 /**
- * undici is CommonJS and certsched imports it dynamically (shared/http/httpClient.ts). Node's own
+ * undici is CommonJS and certsched imports it dynamically (shared/lib/http/httpClient.ts). Node's own
  * ES module view of it has named exports (`request`, `Agent`, ...); esbuild's split chunk would
  * offer only `default`, and every call would fail. This shim gives the chunk the same named
  * exports Node gives, read from undici itself at bundle time.

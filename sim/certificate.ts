@@ -1,3 +1,4 @@
+import { DAY_MS } from "../shared/lib/time.js";
 /** The two installation targets of the service (spec 2.1), spelled exactly as on the wire. */
 export type CertificateTarget = "Cloud App Service" | "Cloud Key Vault + DNS";
 export type ChallengeType = "http" | "dns";
@@ -83,6 +84,6 @@ export interface SimCertificate {
 }
 
 /** Validity of an issued or renewed certificate. */
-export const CERTIFICATE_LIFETIME_MS = 90 * 24 * 3600 * 1000;
+export const CERTIFICATE_LIFETIME_MS = 90 * DAY_MS;
 /** The public list returns certificates expiring within this window (spec 4.3). */
-export const RENEWAL_WINDOW_MS = 20 * 24 * 3600 * 1000;
+export const RENEWAL_WINDOW_MS = 20 * DAY_MS;

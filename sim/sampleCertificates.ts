@@ -1,6 +1,6 @@
+import { DAY_MS } from "../shared/lib/time.js";
 import type { SeedCertificate } from "./certificate.js";
 
-const DAY_MS = 24 * 3600 * 1000;
 const CLOUD_SUBSCRIPTION = "00000000-0000-4000-8000-00000000c0de";
 
 /** The refusal text of the sample certificate whose renewal always fails. */

@@ -1,7 +1,7 @@
+import { UsageError } from "../../shared/lib/errors.js";
 import type { Command } from "../command.js";
+import type { CommandEntry } from "../commandList.js";
 import { EXIT } from "../exit.js";
-import { COMMANDS } from "../registry.js";
-import { UsageError } from "../usage.js";
 
 const HELP = `Usage: certsched completion bash|zsh
 
@@ -19,9 +19,9 @@ Exit codes: 0 printed; 2 no shell or an unknown one.
 `;
 
 /** Every command's flags, as typed on a command line (--help included). */
-async function flagsByCommand(): Promise<Map<string, string[]>> {
+async function flagsByCommand(commands: readonly CommandEntry[]): Promise<Map<string, string[]>> {
   const out = new Map<string, string[]>();
-  for (const entry of COMMANDS) {
+  for (const entry of commands) {
     const command = entry.name === "completion" ? undefined : await entry.load();
     const names = Object.keys(command?.options ?? {}).map((name) => `--${name}`);
     out.set(entry.name, [...names, "--help"]);
@@ -32,13 +32,13 @@ async function flagsByCommand(): Promise<Map<string, string[]>> {
 /** A word safe inside single quotes in bash and zsh. */
 const quoted = (text: string) => `'${text.replaceAll("'", "'\\''")}'`;
 
-function bash(flags: Map<string, string[]>): string {
+function bash(commands: readonly CommandEntry[], flags: Map<string, string[]>): string {
   const cases = [...flags].map(([name, list]) => `    ${name}) words=${quoted(list.join(" "))} ;;`);
   return `# certsched completion for bash: eval "$(certsched completion bash)"
 _certsched() {
   local cur=\${COMP_WORDS[COMP_CWORD]} prev=\${COMP_WORDS[COMP_CWORD-1]} words
   if [ "$COMP_CWORD" -eq 1 ]; then
-    COMPREPLY=( $(compgen -W ${quoted(`${COMMANDS.map((c) => c.name).join(" ")} --help --version`)} -- "$cur") )
+    COMPREPLY=( $(compgen -W ${quoted(`${commands.map((c) => c.name).join(" ")} --help --version`)} -- "$cur") )
     return
   fi
   case "$prev" in
@@ -55,8 +55,8 @@ complete -o default -F _certsched certsched
 `;
 }
 
-function zsh(flags: Map<string, string[]>): string {
-  const described = COMMANDS.map((c) => quoted(`${c.name}:${c.summary}`)).join(" ");
+function zsh(commands: readonly CommandEntry[], flags: Map<string, string[]>): string {
+  const described = commands.map((c) => quoted(`${c.name}:${c.summary}`)).join(" ");
   const cases = [...flags].map(([name, list]) => `    ${name}) flags=(${list.join(" ")}) ;;`);
   return `#compdef certsched
 # certsched completion for zsh: eval "$(certsched completion zsh)" (after compinit)
@@ -82,7 +82,11 @@ compdef _certsched certsched
 `;
 }
 
-export const completionCommand: Command = {
+/**
+ * The completion command for `commands` (cli/registry.ts passes its entries: this module imports
+ * no command, so the registry and it form no cycle).
+ */
+export const completionCommandFor = (commands: readonly CommandEntry[]): Command => ({
   name: "completion",
   help: HELP,
   options: {},
@@ -93,8 +97,8 @@ export const completionCommand: Command = {
       const given = shell === undefined ? "no shell given" : `unknown shell "${shell}"`;
       throw new UsageError(`${given}: certsched completion bash, or zsh`, "completion");
     }
-    const flags = await flagsByCommand();
-    io.stdout.write(shell === "bash" ? bash(flags) : zsh(flags));
+    const flags = await flagsByCommand(commands);
+    io.stdout.write(shell === "bash" ? bash(commands, flags) : zsh(commands, flags));
     return EXIT.ok;
   },
-};
+});

@@ -1,21 +1,27 @@
 import { readFile } from "node:fs/promises";
 import { resolve } from "node:path";
-import { ConfigError, ensureError, ValidationError } from "../../shared/errors.js";
-import { rememberCreated } from "../../shared/inventory/remember.js";
-import type { Runtime } from "../../shared/runtime.js";
+import type { Runtime } from "../../shared/app/services.js";
 import {
   type CreateCertificateInput,
   createCertificateInput,
   parseOrThrow,
-} from "../../shared/schemas/index.js";
-import { createConfirmed, OutcomeUnknownError } from "../../shared/service/scheduleConfirmed.js";
+} from "../../shared/core/certificate/index.js";
+import { rememberCreated } from "../../shared/core/inventory/fromRecords.js";
+import {
+  ConfigError,
+  ensureError,
+  InputError,
+  OutcomeUnknownError,
+  UsageError,
+  ValidationError,
+} from "../../shared/lib/errors.js";
+import { createConfirmed } from "../../shared/usecases/createCertificate.js";
 import { cliLogger } from "../cliLogger.js";
 import { type Command, JSON_OPTION } from "../command.js";
-import { EXIT, InputError } from "../failure.js";
+import { EXIT } from "../failure.js";
 import { parseJsonFile } from "../jsonLocation.js";
 import { oneLine, wrapToWidth } from "../output/text.js";
 import { withRuntime } from "../runtime.js";
-import { UsageError } from "../usage.js";
 
 const HELP = `Usage: certsched create --file request.json [--json]
 

@@ -1,5 +1,5 @@
-import { certificateView } from "../../shared/api/views.js";
-import { recordWarnings } from "../../shared/schemas/recordWarnings.js";
+import { certificateView } from "../../shared/core/certificate/certificateView.js";
+import { recordWarnings } from "../../shared/core/certificate/recordWarnings.js";
 import { type Command, JSON_OPTION } from "../command.js";
 import { EXIT } from "../failure.js";
 import { palette } from "../output/color.js";

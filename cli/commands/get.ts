@@ -1,5 +1,8 @@
-import { type CertificateView, certificateView } from "../../shared/api/views.js";
-import { ConfigError } from "../../shared/errors.js";
+import {
+  type CertificateView,
+  certificateView,
+} from "../../shared/core/certificate/certificateView.js";
+import { ConfigError, UsageError } from "../../shared/lib/errors.js";
 import { type Command, JSON_OPTION } from "../command.js";
 import { EXIT } from "../failure.js";
 import { palette } from "../output/color.js";
@@ -7,7 +10,6 @@ import { formatExpiry } from "../output/expiry.js";
 import { daysPaint } from "../output/sweepReport.js";
 import { oneLine } from "../output/text.js";
 import { withRuntime } from "../runtime.js";
-import { UsageError } from "../usage.js";
 
 const HELP = `Usage: certsched get <certificateName> [--json]
 

@@ -1,11 +1,11 @@
-import { parseDuration } from "../../shared/duration.js";
+import { UsageError } from "../../shared/lib/errors.js";
+import { parseDuration } from "../../shared/lib/time.js";
 import { type Command, JSON_OPTION } from "../command.js";
 import { EXIT } from "../failure.js";
 import { palette } from "../output/color.js";
 import { renderTable } from "../output/table.js";
 import { oneLine, wrapToWidth } from "../output/text.js";
 import { withStorage } from "../storage.js";
-import { UsageError } from "../usage.js";
 import { minute } from "./status.js";
 
 const HELP = `Usage: certsched history [<certificateName>] [--since 30d] [--json]

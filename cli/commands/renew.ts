@@ -1,15 +1,14 @@
 import { randomUUID } from "node:crypto";
-import { withPurpose } from "../../shared/quota/requestPurpose.js";
-import { type RenewedByName, renewByName } from "../../shared/service/renewByName.js";
-import { OutcomeUnknownError } from "../../shared/service/scheduleConfirmed.js";
-import { describe } from "../../shared/sweep/renewOne.js";
+import { withPurpose } from "../../shared/core/quota/requestContext.js";
+import { OutcomeUnknownError, UsageError } from "../../shared/lib/errors.js";
+import { type RenewedByName, renewByName } from "../../shared/usecases/renewByName.js";
+import { describe } from "../../shared/usecases/steps/renewOne.js";
 import { cliLogger } from "../cliLogger.js";
 import { type Command, JSON_OPTION } from "../command.js";
 import { EXIT } from "../failure.js";
 import { palette } from "../output/color.js";
 import { oneLine, wrapToWidth } from "../output/text.js";
 import { withRecordingRuntime } from "../recordingRuntime.js";
-import { UsageError } from "../usage.js";
 import { requireApiKey } from "./create.js";
 
 const HELP = `Usage: certsched renew <certificateName>... [--json]

@@ -1,8 +1,9 @@
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { CliFailure } from "../../shared/lib/errors.js";
 import type { Command } from "../command.js";
-import { CliFailure, EXIT } from "../failure.js";
+import { EXIT } from "../failure.js";
 import { palette } from "../output/color.js";
 import { wrapToWidth } from "../output/text.js";
 import { startSandbox } from "../sandbox.js";
@@ -65,12 +66,14 @@ function listenFailure(error: unknown, port: number | undefined): unknown {
     return new CliFailure(
       "PORT_IN_USE",
       `port ${port} is already in use: stop what listens there, choose another --port, or leave --port out for a free one`,
+      EXIT.failed,
     );
   }
   if (code === "EACCES") {
     return new CliFailure(
       "PORT_NOT_ALLOWED",
       `port ${port} needs privileges this user lacks: choose a port above 1023`,
+      EXIT.failed,
     );
   }
   return error;

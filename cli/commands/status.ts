@@ -1,17 +1,17 @@
-import { ensureError } from "../../shared/errors.js";
-import { listLedgerRows } from "../../shared/history/ledgerRows.js";
-import { tableInventory } from "../../shared/inventory/tableInventory.js";
-import { requestsLast7Days } from "../../shared/quota/requestLog.js";
-import { redact } from "../../shared/redact.js";
-import type { CertificateRecord } from "../../shared/schemas/records.js";
+import { requestsLast7Days } from "../../shared/adapters/service/requestLog.js";
+import { listLedgerRows } from "../../shared/adapters/storage/ledgerRows.js";
+import { tableInventory } from "../../shared/adapters/storage/tableInventory.js";
+import { loadVerifySettings } from "../../shared/app/config/verifySettings.js";
+import type { CertificateRecord } from "../../shared/core/certificate/records.js";
 import {
   type CertificateStatus,
   certificateStatus,
   type StatusWord,
-} from "../../shared/status/certificateStatus.js";
-import { loadStatus } from "../../shared/status/loadStatus.js";
-import { withServiceRecords } from "../../shared/status/serviceOverlay.js";
-import { loadVerifySettings } from "../../shared/verify/verifySettings.js";
+} from "../../shared/core/status/certificateStatus.js";
+import { withServiceRecords } from "../../shared/core/status/serviceOverlay.js";
+import { ensureError } from "../../shared/lib/errors.js";
+import { redact } from "../../shared/lib/redact/redact.js";
+import { loadStatus } from "../../shared/usecases/steps/loadStatus.js";
 import { type Command, JSON_OPTION } from "../command.js";
 import { cliEnv } from "../config.js";
 import { EXIT } from "../failure.js";

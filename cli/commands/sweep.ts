@@ -1,9 +1,10 @@
-import { sweepWith } from "../../shared/api/sweepWith.js";
-import type { Ledger } from "../../shared/ledger/ledger.js";
-import { noLedger } from "../../shared/ledger/ledger.js";
-import { createRuntime, type Runtime } from "../../shared/runtime.js";
-import { loadSettings, type Settings } from "../../shared/settings.js";
-import type { SweepSummary } from "../../shared/sweep/summary.js";
+import { loadSettings } from "../../shared/app/config/settings.js";
+import { createRuntime, type Runtime } from "../../shared/app/services.js";
+import type { Ledger } from "../../shared/core/ports/ledger.js";
+import { noLedger } from "../../shared/core/ports/ledger.js";
+import type { SweepSummary } from "../../shared/core/renewal/summary.js";
+import type { Settings } from "../../shared/core/settings.js";
+import { sweepWith } from "../../shared/usecases/sweep.js";
 import { cliLogger } from "../cliLogger.js";
 import { type Command, JSON_OPTION } from "../command.js";
 import { cliSettings } from "../config.js";

@@ -1,13 +1,12 @@
 import { setTimeout as sleep } from "node:timers/promises";
-import { parseDuration } from "../../shared/duration.js";
-import { isCertschedError } from "../../shared/errors.js";
-import type { Runtime } from "../../shared/runtime.js";
+import type { Runtime } from "../../shared/app/services.js";
+import { isCertschedError, UsageError } from "../../shared/lib/errors.js";
+import { parseDuration } from "../../shared/lib/time.js";
 import { type Command, JSON_OPTION } from "../command.js";
 import { EXIT } from "../failure.js";
 import type { Io } from "../io.js";
 import { cutToWidth, oneLine, visibleWidth, wrapToWidth } from "../output/text.js";
 import { withRuntime } from "../runtime.js";
-import { UsageError } from "../usage.js";
 
 const HELP = `Usage: certsched test [--wait [TIMEOUT]] [--json]
 

@@ -1,16 +1,23 @@
-import { parseDuration } from "../../shared/duration.js";
-import { fromServiceRecord, remember } from "../../shared/inventory/remember.js";
-import { adviceFor } from "../../shared/verify/advice.js";
-import { endpointKey, type NamedEndpoint, parseEndpoint } from "../../shared/verify/endpoint.js";
-import { verifyTargets } from "../../shared/verify/verifyDomains.js";
+import { probeTls } from "../../shared/adapters/probes/tlsProbe.js";
+import { loadVerifySettings } from "../../shared/app/config/verifySettings.js";
+import { fromServiceRecord, remember } from "../../shared/core/inventory/fromRecords.js";
+import { adviceFor } from "../../shared/core/verification/advice.js";
+import {
+  endpointKey,
+  type NamedEndpoint,
+  parseEndpoint,
+} from "../../shared/core/verification/endpoint.js";
 import {
   countInventoryStatuses,
   failsRun,
-  INVENTORY_STATUSES,
   type InventoryResult,
-  verifyInventory,
-} from "../../shared/verify/verifyInventory.js";
-import { loadVerifySettings, type VerifySettings } from "../../shared/verify/verifySettings.js";
+} from "../../shared/core/verification/inventoryResult.js";
+import { INVENTORY_STATUSES } from "../../shared/core/verification/judge.js";
+import type { VerifySettings } from "../../shared/core/verification/verifySettings.js";
+import { UsageError } from "../../shared/lib/errors.js";
+import { parseDuration } from "../../shared/lib/time.js";
+import { verifyInventory } from "../../shared/usecases/steps/verifyInventory.js";
+import { verifyTargets } from "../../shared/usecases/verifyDomains.js";
 import { cliLogger } from "../cliLogger.js";
 import { type Command, JSON_OPTION } from "../command.js";
 import { cliEnv } from "../config.js";
@@ -21,7 +28,6 @@ import { formatExpiry } from "../output/expiry.js";
 import { renderTable } from "../output/table.js";
 import { oneLine, wrapToWidth } from "../output/text.js";
 import { withRecordingRuntime } from "../recordingRuntime.js";
-import { UsageError } from "../usage.js";
 
 const HELP = `Usage: certsched verify [--json] [--domain NAME[:PORT] ...] [--timeout DURATION]
 
@@ -181,7 +187,11 @@ export const verifyCommand: Command = {
       const { env } = await cliEnv(io);
       const read = await verifyTargets(
         endpoints.map((endpoint) => ({ endpoint })),
-        { settings: withTimeout(loadVerifySettings(env)), now: () => new Date() },
+        {
+          probes: { tls: probeTls },
+          settings: withTimeout(loadVerifySettings(env)),
+          now: () => new Date(),
+        },
       );
       // No record of earlier attempts is kept for --domain: no grace (contracts/verify.md).
       results = read.map((r) => (r.status === "unreachable" ? { ...r, pastGrace: true } : r));

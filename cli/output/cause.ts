@@ -1,13 +1,13 @@
-import type { UpstreamName } from "../../shared/errors.js";
-import { redact } from "../../shared/redact.js";
+import { buildTokenRequest } from "../../shared/adapters/identity/clientCredentials.js";
 import {
   buildListRequest,
   buildPublicRenewRequest,
   buildRenewRequest,
   buildTestRequest,
-} from "../../shared/service/requests.js";
-import type { Settings } from "../../shared/settings.js";
-import { buildTokenRequest } from "../../shared/tokens/clientCredentials.js";
+} from "../../shared/adapters/service/requests.js";
+import type { Settings } from "../../shared/core/settings.js";
+import type { UpstreamName } from "../../shared/lib/errors.js";
+import { redact } from "../../shared/lib/redact/redact.js";
 
 /**
  * How a failure reads for an operator: the service's status and words without the prose around
@@ -15,10 +15,10 @@ import { buildTokenRequest } from "../../shared/tokens/clientCredentials.js";
  * --json stay as shared/ writes them.
  */
 
-/** "renew certificate failed: the service answered 400: <words>" (shared/service/responses.ts). */
+/** "renew certificate failed: the service answered 400: <words>" (shared/adapters/service/responses.ts). */
 const ANSWERED =
   /^.*? failed: the service answered (\d{3})( \(the service refused certsched's credentials\))?(?:: ([\s\S]*))?$/;
-/** "publicRenew: cannot reach the service (ECONNREFUSED)" (shared/http/httpClient.ts). */
+/** "publicRenew: cannot reach the service (ECONNREFUSED)" (shared/lib/http/httpClient.ts). */
 const TRANSPORT = /^(\w+): ((?:cannot reach the service|no answer within the timeout)[\s\S]*)$/;
 
 /** `400: <the service's words>`; other texts unchanged but for an upstream label in front. */

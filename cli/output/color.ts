@@ -1,4 +1,4 @@
-import type { Env } from "../../shared/settings.js";
+import type { Env } from "../../shared/core/settings.js";
 import type { OutputStream } from "../io.js";
 
 export type Paint = (text: string) => string;

@@ -1,5 +1,5 @@
-import type { CertificateResult, SweepSummary } from "../../shared/sweep/summary.js";
-import { OUTCOMES } from "../../shared/sweep/summary.js";
+import type { CertificateResult, SweepSummary } from "../../shared/core/renewal/summary.js";
+import { OUTCOMES } from "../../shared/core/renewal/summary.js";
 import { type FailureFacts, shortCause, statusOf, type Where, whereToLook } from "./cause.js";
 import type { Paint, Palette } from "./color.js";
 import { formatExpiry } from "./expiry.js";

@@ -1,6 +1,6 @@
 import stringWidth from "string-width";
 import wrapAnsi from "wrap-ansi";
-import { escapeControl } from "../../shared/escapeControl.js";
+import { escapeControl } from "../../shared/lib/text/escapeControl.js";
 
 /**
  * Terminal-width helpers. Widths are visible columns (string-width: East Asian wide characters

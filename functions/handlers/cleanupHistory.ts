@@ -1,9 +1,8 @@
 import type { InvocationContext, Timer } from "@azure/functions";
-import { contextLogger } from "../../shared/api/contextLogger.js";
-import { cleanupHistory as cleanup } from "../../shared/history/cleanup.js";
-import { runsOf } from "../../shared/runs/runs.js";
-import { settleUnfinished } from "../../shared/runs/settleRun.js";
-import { getRuntime } from "../../shared/runtime.js";
+import { getRuntime } from "../../shared/app/services.js";
+import { contextLogger } from "../../shared/edge/contextLogger.js";
+import { cleanupHistory as cleanup } from "../../shared/usecases/cleanupHistory.js";
+import { settleUnfinished } from "../../shared/usecases/steps/settleRun.js";
 
 /**
  * The daily history cleanup: removes rows older than CERTSCHED_HISTORY_RETENTION (default 400
@@ -17,7 +16,7 @@ export async function cleanupHistory(_timer: Timer, context: InvocationContext):
     retentionMs: runtime.settings.historyRetentionMs,
     log,
   });
-  const runs = runsOf(runtime);
+  const runs = runtime.runs;
   // Queued runs (docs/runs.md) are kept as long as the history that records them.
   const cutoff = new Date(runtime.now().getTime() - runtime.settings.historyRetentionMs);
   const removed = await runs.store.removeBefore(cutoff);

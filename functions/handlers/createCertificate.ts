@@ -1,15 +1,16 @@
 import type { HttpRequest, HttpResponseInit, InvocationContext } from "@azure/functions";
-import { contextLogger } from "../../shared/api/contextLogger.js";
-import { handle } from "../../shared/api/handle.js";
-import { noQuery, parseQuery } from "../../shared/api/parseQuery.js";
-import { json } from "../../shared/api/problem.js";
-import { readJsonBody } from "../../shared/api/readBody.js";
-import { authorize } from "../../shared/auth/authorize.js";
-import { OPERATOR } from "../../shared/auth/roles.js";
-import { rememberCreated } from "../../shared/inventory/remember.js";
-import { getRuntime } from "../../shared/runtime.js";
-import { createCertificateInput, parseOrThrow } from "../../shared/schemas/index.js";
-import { createConfirmed } from "../../shared/service/scheduleConfirmed.js";
+import { platformEnv } from "../../shared/app/config/platform.js";
+import { getRuntime } from "../../shared/app/services.js";
+import { createCertificateInput, parseOrThrow } from "../../shared/core/certificate/index.js";
+import { rememberCreated } from "../../shared/core/inventory/fromRecords.js";
+import { authorize } from "../../shared/edge/auth/authorize.js";
+import { OPERATOR } from "../../shared/edge/auth/roles.js";
+import { contextLogger } from "../../shared/edge/contextLogger.js";
+import { handle } from "../../shared/edge/handle.js";
+import { noQuery, parseQuery } from "../../shared/edge/parseQuery.js";
+import { json } from "../../shared/edge/problem.js";
+import { readJsonBody } from "../../shared/edge/readBody.js";
+import { createConfirmed } from "../../shared/usecases/createCertificate.js";
 
 /** POST /api/certificates: schedules creation (spec 4.1); certsched injects the tokens. */
 export async function createCertificate(
@@ -17,7 +18,7 @@ export async function createCertificate(
   context: InvocationContext,
 ): Promise<HttpResponseInit> {
   return handle(context, async () => {
-    authorize(request, OPERATOR);
+    authorize(request, OPERATOR, platformEnv());
     parseQuery(request, noQuery);
     const input = parseOrThrow(
       createCertificateInput,

@@ -1,14 +1,13 @@
 import type { HttpRequest, HttpResponseInit, InvocationContext } from "@azure/functions";
-import { handle } from "../../shared/api/handle.js";
-import { parseQuery } from "../../shared/api/parseQuery.js";
-import { authorize } from "../../shared/auth/authorize.js";
-import { READER } from "../../shared/auth/roles.js";
-import {
-  dashboardQuery,
-  dashboardResponse,
-  dashboardSourcesOf,
-} from "../../shared/dashboard/dashboardPage.js";
-import { getRuntime } from "../../shared/runtime.js";
+import { platformEnv } from "../../shared/app/config/platform.js";
+import { getRuntime } from "../../shared/app/services.js";
+import { dashboardSourcesOf } from "../../shared/app/sources.js";
+import { authorize } from "../../shared/edge/auth/authorize.js";
+import { READER } from "../../shared/edge/auth/roles.js";
+import { dashboardQuery, dashboardResponse } from "../../shared/edge/dashboard/dashboardPage.js";
+import { handle } from "../../shared/edge/handle.js";
+import { parseQuery } from "../../shared/edge/parseQuery.js";
+import { dashboard as readDashboard } from "../../shared/usecases/dashboard.js";
 
 /**
  * GET /api/dashboard: one HTML page with every certificate of the inventory, its status, days
@@ -19,9 +18,15 @@ export async function dashboard(
   context: InvocationContext,
 ): Promise<HttpResponseInit> {
   return handle(context, async () => {
-    authorize(request, READER);
+    const platform = platformEnv();
+    authorize(request, READER, platform);
     const query = parseQuery(request, dashboardQuery);
     const runtime = getRuntime();
-    return dashboardResponse(dashboardSourcesOf(runtime), runtime, query, process.env, request.url);
+    // The host's own settings for the timer (it reads them itself; they are not certsched's).
+    const page = await readDashboard(runtime, dashboardSourcesOf(runtime), {
+      schedule: platform.CERTSCHED_RENEWAL_SCHEDULE,
+      timeZone: platform.WEBSITE_TIME_ZONE,
+    });
+    return dashboardResponse(page, query, request.url);
   });
 }

@@ -1,20 +1,22 @@
 import type { HttpRequest, HttpResponseInit, InvocationContext } from "@azure/functions";
 import { z } from "zod";
-import { handle } from "../../shared/api/handle.js";
-import { noQuery, parseQuery } from "../../shared/api/parseQuery.js";
-import { json } from "../../shared/api/problem.js";
-import { authorize } from "../../shared/auth/authorize.js";
-import { READER } from "../../shared/auth/roles.js";
-import { getRuntime } from "../../shared/runtime.js";
-import { parseOrThrow, requiredText } from "../../shared/schemas/index.js";
-import { certificateDetail } from "../../shared/status/certificateDetail.js";
+import { platformEnv } from "../../shared/app/config/platform.js";
+import { getRuntime } from "../../shared/app/services.js";
+import { statusSourcesOf } from "../../shared/app/sources.js";
+import { parseOrThrow, requiredText } from "../../shared/core/certificate/index.js";
+import { authorize } from "../../shared/edge/auth/authorize.js";
+import { READER } from "../../shared/edge/auth/roles.js";
+import { handle } from "../../shared/edge/handle.js";
+import { noQuery, parseQuery } from "../../shared/edge/parseQuery.js";
+import { json } from "../../shared/edge/problem.js";
+import { certificateDetail } from "../../shared/usecases/certificateDetail.js";
 
 const params = z.object({ name: requiredText() });
 
 /**
  * GET /api/certificates/{name}: the certificate as the service holds it (Get Certificate, as the
  * due list shows records: no password, PFX or private-key links), with `service` (what Get
- * Certificate said), `status` (shared/status/certificateStatus.ts) and `history` (the last 30
+ * Certificate said), `status` (shared/core/status/certificateStatus.ts) and `history` (the last 30
  * days, at most 50 events). A name the service does not know, or a service that fails, still
  * answers 200 with the status when the inventory or the ledger knows the name; unknown
  * everywhere is a 404 problem. The host matches the literal route certificates/due first, so a
@@ -25,9 +27,10 @@ export async function getCertificate(
   context: InvocationContext,
 ): Promise<HttpResponseInit> {
   return handle(context, async () => {
-    authorize(request, READER);
+    authorize(request, READER, platformEnv());
     parseQuery(request, noQuery);
     const { name } = parseOrThrow(params, { name: request.params.name }, "route");
-    return json(200, await certificateDetail(getRuntime(), name, process.env));
+    const runtime = getRuntime();
+    return json(200, await certificateDetail(runtime, statusSourcesOf(runtime), name));
   });
 }

@@ -1,17 +1,17 @@
 import type { HttpRequest, HttpResponseInit, InvocationContext } from "@azure/functions";
 import { z } from "zod";
-import { contextLogger } from "../../shared/api/contextLogger.js";
-import { handle } from "../../shared/api/handle.js";
-import { noQuery, parseQuery } from "../../shared/api/parseQuery.js";
-import { json, problem } from "../../shared/api/problem.js";
-import { authorize } from "../../shared/auth/authorize.js";
-import { READER } from "../../shared/auth/roles.js";
-import { runIdSchema } from "../../shared/runs/runMessage.js";
-import { runsOf } from "../../shared/runs/runs.js";
-import { runView } from "../../shared/runs/runView.js";
-import { settleRun } from "../../shared/runs/settleRun.js";
-import { getRuntime } from "../../shared/runtime.js";
-import { parseOrThrow } from "../../shared/schemas/index.js";
+import { platformEnv } from "../../shared/app/config/platform.js";
+import { getRuntime } from "../../shared/app/services.js";
+import { parseOrThrow } from "../../shared/core/certificate/index.js";
+import { runIdSchema } from "../../shared/core/runs/runMessage.js";
+import { authorize } from "../../shared/edge/auth/authorize.js";
+import { READER } from "../../shared/edge/auth/roles.js";
+import { contextLogger } from "../../shared/edge/contextLogger.js";
+import { handle } from "../../shared/edge/handle.js";
+import { noQuery, parseQuery } from "../../shared/edge/parseQuery.js";
+import { json, problem } from "../../shared/edge/problem.js";
+import { runView } from "../../shared/edge/views/runView.js";
+import { settleRun } from "../../shared/usecases/steps/settleRun.js";
 
 const params = z.object({ runId: runIdSchema });
 
@@ -21,11 +21,11 @@ export async function getRenewalRun(
   context: InvocationContext,
 ): Promise<HttpResponseInit> {
   return handle(context, async () => {
-    authorize(request, READER);
+    authorize(request, READER, platformEnv());
     parseQuery(request, noQuery);
     const { runId } = parseOrThrow(params, { runId: request.params.runId }, "route");
     const runtime = getRuntime();
-    const { store, queue } = runsOf(runtime);
+    const { store, queue } = runtime.runs;
     const read = await store.get(runId);
     if (!read) {
       return problem(

@@ -1,13 +1,14 @@
 import type { HttpRequest, HttpResponseInit, InvocationContext } from "@azure/functions";
-import { contextLogger } from "../../shared/api/contextLogger.js";
-import { handle } from "../../shared/api/handle.js";
-import { noQuery, parseQuery } from "../../shared/api/parseQuery.js";
-import { json } from "../../shared/api/problem.js";
-import { certificateView } from "../../shared/api/views.js";
-import { authorize } from "../../shared/auth/authorize.js";
-import { READER } from "../../shared/auth/roles.js";
-import { fromServiceRecord, remember } from "../../shared/inventory/remember.js";
-import { getRuntime } from "../../shared/runtime.js";
+import { platformEnv } from "../../shared/app/config/platform.js";
+import { getRuntime } from "../../shared/app/services.js";
+import { certificateView } from "../../shared/core/certificate/certificateView.js";
+import { fromServiceRecord, remember } from "../../shared/core/inventory/fromRecords.js";
+import { authorize } from "../../shared/edge/auth/authorize.js";
+import { READER } from "../../shared/edge/auth/roles.js";
+import { contextLogger } from "../../shared/edge/contextLogger.js";
+import { handle } from "../../shared/edge/handle.js";
+import { noQuery, parseQuery } from "../../shared/edge/parseQuery.js";
+import { json } from "../../shared/edge/problem.js";
 
 /** GET /api/certificates/due: certificates expiring within 20 days (spec 4.3). */
 export async function listDueCertificates(
@@ -15,7 +16,7 @@ export async function listDueCertificates(
   context: InvocationContext,
 ): Promise<HttpResponseInit> {
   return handle(context, async () => {
-    authorize(request, READER);
+    authorize(request, READER, platformEnv());
     parseQuery(request, noQuery);
     const runtime = getRuntime();
     const { certificates, rejected } = await runtime.client.listDue();

@@ -1,8 +1,7 @@
 import type { InvocationContext } from "@azure/functions";
-import { contextLogger } from "../../shared/api/contextLogger.js";
-import { poisonRun } from "../../shared/runs/poisonRun.js";
-import { runsOf } from "../../shared/runs/runs.js";
-import { getRuntime } from "../../shared/runtime.js";
+import { getRuntime } from "../../shared/app/services.js";
+import { contextLogger } from "../../shared/edge/contextLogger.js";
+import { poisonRun } from "../../shared/usecases/poisonRun.js";
 
 /**
  * A run message the host gave up on (certsched-runs-poison): logs the alert's line and marks the
@@ -14,7 +13,7 @@ export async function poisonedRenewals(
   context: InvocationContext,
 ): Promise<void> {
   await poisonRun(
-    () => runsOf(getRuntime()),
+    () => getRuntime().runs,
     contextLogger(context),
     message,
     () => getRuntime().now(),

@@ -1,15 +1,17 @@
 import type { HttpRequest, HttpResponseInit, InvocationContext } from "@azure/functions";
 import { z } from "zod";
-import { contextLogger } from "../../shared/api/contextLogger.js";
-import { handle } from "../../shared/api/handle.js";
-import { noQuery, parseQuery } from "../../shared/api/parseQuery.js";
-import { json } from "../../shared/api/problem.js";
-import { authorize } from "../../shared/auth/authorize.js";
-import { callerOf } from "../../shared/auth/callerOf.js";
-import { OPERATOR } from "../../shared/auth/roles.js";
-import { getRuntime } from "../../shared/runtime.js";
-import { parseOrThrow, requiredText } from "../../shared/schemas/index.js";
-import { renewByName, requesterOf } from "../../shared/service/renewByName.js";
+import { platformEnv } from "../../shared/app/config/platform.js";
+import { getRuntime } from "../../shared/app/services.js";
+import { parseOrThrow, requiredText } from "../../shared/core/certificate/index.js";
+import { requesterOf } from "../../shared/core/renewal/requester.js";
+import { authorize } from "../../shared/edge/auth/authorize.js";
+import { callerOf } from "../../shared/edge/auth/callerOf.js";
+import { OPERATOR } from "../../shared/edge/auth/roles.js";
+import { contextLogger } from "../../shared/edge/contextLogger.js";
+import { handle } from "../../shared/edge/handle.js";
+import { noQuery, parseQuery } from "../../shared/edge/parseQuery.js";
+import { json } from "../../shared/edge/problem.js";
+import { renewByName } from "../../shared/usecases/renewByName.js";
 
 const params = z.object({ name: requiredText() });
 
@@ -19,12 +21,17 @@ export async function renewCertificate(
   context: InvocationContext,
 ): Promise<HttpResponseInit> {
   return handle(context, async () => {
-    authorize(request, OPERATOR);
+    authorize(request, OPERATOR, platformEnv());
     parseQuery(request, noQuery);
     const { name } = parseOrThrow(params, { name: request.params.name }, "route");
     const log = contextLogger(context);
     // Looked up, then claimed and recorded in the ledger and the history like a sweep's renewal.
-    const renewed = await renewByName(getRuntime(), name, requesterOf(callerOf(request)), log);
+    const renewed = await renewByName(
+      getRuntime(),
+      name,
+      requesterOf(callerOf(request, platformEnv())),
+      log,
+    );
     const done = renewed.status === "scheduled" ? "scheduled" : "already in progress";
     log.info(`certsched renewal ${done} (v3): ${name}`);
     const { status, message, note, confirmedBy } = renewed;

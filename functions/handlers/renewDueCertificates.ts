@@ -1,8 +1,8 @@
 import type { InvocationContext, Timer } from "@azure/functions";
-import { contextLogger } from "../../shared/api/contextLogger.js";
-import { sweepWith } from "../../shared/api/sweepWith.js";
-import { getRuntime } from "../../shared/runtime.js";
-import { SweepFailedError } from "../../shared/sweep/sweepFailedError.js";
+import { getRuntime } from "../../shared/app/services.js";
+import { contextLogger } from "../../shared/edge/contextLogger.js";
+import { SweepFailedError } from "../../shared/lib/errors.js";
+import { sweepWith } from "../../shared/usecases/sweep.js";
 
 /**
  * The daily sweep. Unlike a timer that swallows exceptions, this one throws after doing all

@@ -1,8 +1,7 @@
 import type { InvocationContext } from "@azure/functions";
-import { contextLogger } from "../../shared/api/contextLogger.js";
-import { processRun } from "../../shared/runs/processRun.js";
-import { runsOf } from "../../shared/runs/runs.js";
-import { getRuntime } from "../../shared/runtime.js";
+import { getRuntime } from "../../shared/app/services.js";
+import { contextLogger } from "../../shared/edge/contextLogger.js";
+import { processRun } from "../../shared/usecases/processRun.js";
 
 /** The host's dequeueCount (1 on the first delivery); 1 when the metadata lacks it. */
 export function dequeueCountOf(context: InvocationContext): number {
@@ -21,7 +20,7 @@ export async function runQueuedRenewals(
   context: InvocationContext,
 ): Promise<void> {
   const runtime = getRuntime();
-  await processRun(runtime, runsOf(runtime).store, contextLogger(context), message, {
+  await processRun(runtime, runtime.runs.store, contextLogger(context), message, {
     dequeueCount: dequeueCountOf(context),
     traceContext: context.traceContext,
   });

@@ -1,20 +1,21 @@
 import type { HttpRequest, HttpResponseInit, InvocationContext } from "@azure/functions";
 import { z } from "zod";
-import { contextLogger } from "../../shared/api/contextLogger.js";
-import { handle } from "../../shared/api/handle.js";
-import { parseQuery } from "../../shared/api/parseQuery.js";
-import { json, problem } from "../../shared/api/problem.js";
-import { authorize } from "../../shared/auth/authorize.js";
-import { callerOf } from "../../shared/auth/callerOf.js";
-import { OPERATOR } from "../../shared/auth/roles.js";
-import { IDEMPOTENCY_HEADER, idempotencyKeyOf } from "../../shared/runs/idempotencyKey.js";
-import { isFinished } from "../../shared/runs/run.js";
-import { runsOf } from "../../shared/runs/runs.js";
-import { runLocation, runView } from "../../shared/runs/runView.js";
-import { startRun } from "../../shared/runs/startRun.js";
-import { MAX_WAIT_SECONDS, waitForRun } from "../../shared/runs/waitForRun.js";
-import { getRuntime } from "../../shared/runtime.js";
-import { requesterOf } from "../../shared/service/renewByName.js";
+import { platformEnv } from "../../shared/app/config/platform.js";
+import { getRuntime } from "../../shared/app/services.js";
+import { requesterOf } from "../../shared/core/renewal/requester.js";
+import { IDEMPOTENCY_HEADER } from "../../shared/core/runs/idempotencyKey.js";
+import { isFinished } from "../../shared/core/runs/run.js";
+import { authorize } from "../../shared/edge/auth/authorize.js";
+import { callerOf } from "../../shared/edge/auth/callerOf.js";
+import { OPERATOR } from "../../shared/edge/auth/roles.js";
+import { contextLogger } from "../../shared/edge/contextLogger.js";
+import { handle } from "../../shared/edge/handle.js";
+import { idempotencyKeyOf } from "../../shared/edge/idempotencyKey.js";
+import { parseQuery } from "../../shared/edge/parseQuery.js";
+import { json, problem } from "../../shared/edge/problem.js";
+import { runLocation, runView } from "../../shared/edge/views/runView.js";
+import { startRun } from "../../shared/usecases/startRun.js";
+import { MAX_WAIT_SECONDS, waitForRun } from "../../shared/usecases/waitForRun.js";
 
 const query = z.object({
   dryRun: z
@@ -45,12 +46,12 @@ export async function runRenewals(
 ): Promise<HttpResponseInit> {
   const arrived = Date.now();
   return handle(context, async () => {
-    authorize(request, OPERATOR);
-    const caller = callerOf(request);
+    authorize(request, OPERATOR, platformEnv());
+    const caller = callerOf(request, platformEnv());
     const { dryRun, wait } = parseQuery(request, query);
     const keyHash = idempotencyKeyOf(request, caller);
     const runtime = getRuntime();
-    const { store, queue } = runsOf(runtime);
+    const { store, queue } = runtime.runs;
     const result = await startRun(store, queue, contextLogger(context), {
       dryRun: dryRun ?? runtime.settings.dryRun,
       requestedBy: requesterOf(caller).by,

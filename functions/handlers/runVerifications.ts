@@ -1,11 +1,12 @@
 import type { HttpRequest, HttpResponseInit, InvocationContext } from "@azure/functions";
-import { contextLogger } from "../../shared/api/contextLogger.js";
-import { handle } from "../../shared/api/handle.js";
-import { json } from "../../shared/api/problem.js";
-import { verifyWith } from "../../shared/api/verifyWith.js";
-import { authorize } from "../../shared/auth/authorize.js";
-import { OPERATOR } from "../../shared/auth/roles.js";
-import { getRuntime } from "../../shared/runtime.js";
+import { platformEnv } from "../../shared/app/config/platform.js";
+import { getRuntime } from "../../shared/app/services.js";
+import { authorize } from "../../shared/edge/auth/authorize.js";
+import { OPERATOR } from "../../shared/edge/auth/roles.js";
+import { contextLogger } from "../../shared/edge/contextLogger.js";
+import { handle } from "../../shared/edge/handle.js";
+import { json } from "../../shared/edge/problem.js";
+import { verifyWith } from "../../shared/usecases/verify.js";
 
 /**
  * How long a run started over HTTP may take (ms): under the 230 s Azure's front end waits for an
@@ -20,7 +21,7 @@ export async function runVerifications(
   context: InvocationContext,
 ): Promise<HttpResponseInit> {
   return handle(context, async () => {
-    authorize(request, OPERATOR);
+    authorize(request, OPERATOR, platformEnv());
     const runtime = getRuntime();
     const verification = await verifyWith(runtime, contextLogger(context), {
       trigger: "http",

@@ -1,8 +1,8 @@
 import type { InvocationContext, Timer } from "@azure/functions";
-import { contextLogger } from "../../shared/api/contextLogger.js";
-import { verifyWith } from "../../shared/api/verifyWith.js";
-import { getRuntime } from "../../shared/runtime.js";
-import { VerificationFailedError } from "../../shared/verify/verificationFailedError.js";
+import { getRuntime } from "../../shared/app/services.js";
+import { contextLogger } from "../../shared/edge/contextLogger.js";
+import { VerificationFailedError } from "../../shared/lib/errors.js";
+import { verifyWith } from "../../shared/usecases/verify.js";
 
 /**
  * The verification timer (issue 12). It throws after the whole run whenever a certificate needs

@@ -40,7 +40,7 @@ resource appInsights 'Microsoft.Insights/components@2020-02-02' existing = {
   name: appInsightsName
 }
 
-// Reads the API key and client secret at run time (shared/secrets/secretClientReader.ts).
+// Reads the API key and client secret at run time (shared/adapters/identity/secretClientReader.ts).
 resource vaultSecretsUser 'Microsoft.Authorization/roleAssignments@2022-04-01' = {
   name: guid(vault.id, principalId, roles.keyVaultSecretsUser)
   scope: vault
@@ -64,7 +64,7 @@ resource storageBlobDataOwner 'Microsoft.Authorization/roleAssignments@2022-04-0
   }
 }
 
-// The renewal ledger: reads and writes entities of the ledger table (shared/ledger/tableLedger.ts,
+// The renewal ledger: reads and writes entities of the ledger table (shared/adapters/storage/tableLedger.ts,
 // CERTSCHED_LEDGER_TABLE_URI). The table itself is created by storage.bicep.
 resource storageTableDataContributor 'Microsoft.Authorization/roleAssignments@2022-04-01' = {
   name: guid(storage.id, principalId, roles.storageTableDataContributor)
@@ -77,7 +77,7 @@ resource storageTableDataContributor 'Microsoft.Authorization/roleAssignments@20
 }
 
 // The run queues (docs/runs.md), identity-based like everything else on the account (shared keys
-// are off): POST /api/renewals sends to certsched-runs (shared/runs/runQueue.ts,
+// are off): POST /api/renewals sends to certsched-runs (shared/adapters/queue/storageRunQueue.ts,
 // CERTSCHED_QUEUE_URI); the host's queue triggers (AzureWebJobsStorage__*) read and delete
 // messages there, and move the ones that keep failing to certsched-runs-poison. Contributor,
 // not Message Sender/Processor alone: the app does both, and the host also updates a message's

@@ -16,10 +16,10 @@ param tags object = {}
 @description('Blob container that holds the deployment package of the Flex Consumption app.')
 param deploymentContainerName string
 
-@description('Table of the renewal ledger; must match LEDGER_TABLE in shared/ledger/tableLedger.ts.')
+@description('Table of the renewal ledger; must match LEDGER_TABLE in shared/adapters/storage/tableLedger.ts.')
 param ledgerTableName string
 
-@description('Queue of the runs POST /api/renewals starts; must match RUN_QUEUE in shared/runs/run.ts and the queue trigger in functions/runQueuedRenewals.ts.')
+@description('Queue of the runs POST /api/renewals starts; must match RUN_QUEUE in shared/core/runs/run.ts and the queue trigger in functions/runQueuedRenewals.ts.')
 param runQueueName string
 
 resource storage 'Microsoft.Storage/storageAccounts@2023-05-01' = {

@@ -1,3 +1,5 @@
+import type { SimCertificate } from "../certificate.js";
+import type { RenewedListener } from "../state.js";
 import type { HostingFault } from "./hostingFaults.js";
 
 /**
@@ -90,4 +92,17 @@ export interface HostingVault {
   readonly requests: readonly VaultRequest[];
   /** Every version of a certificate (by its name in the vault), oldest first; the last is current. */
   versions(keyVaultName: string, certificateName: string): readonly HostingVaultVersion[];
+}
+
+/** What the hosting side reads of the service: its certificates, and completed renewals. */
+export interface HostingSource {
+  /** The simulator's certificates after completing what is due on the sim clock (live, read-only). */
+  certificates(): readonly SimCertificate[];
+  onRenewed(listener: RenewedListener): () => void;
+  /** The sim clock. */
+  now(): Date;
+  /** The resource the vault's challenge names (the identity provider's vault resource). */
+  readonly vaultResource?: string;
+  /** Why a bearer token is no vault token of the identity provider; undefined when it is one. */
+  vaultToken?(token: string): string | undefined;
 }

@@ -1,8 +1,9 @@
 import { generateKeyPair } from "node:crypto";
 import { promisify } from "node:util";
 import forge from "node-forge";
+import { DAY_MS } from "../../shared/lib/time.js";
 
-const YEAR_MS = 365 * 86_400_000;
+const YEAR_MS = 365 * DAY_MS;
 
 /** A PEM certificate and its PEM (PKCS#8) key, ready for `tls.createSecureContext`. */
 export interface IssuedLeaf {

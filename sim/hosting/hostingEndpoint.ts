@@ -1,24 +1,11 @@
 import type { AddressInfo, Socket } from "node:net";
 import tls from "node:tls";
 import { APP_SERVICE_TARGET, type SimCertificate } from "../certificate.js";
-import type { CertificateRenewed, RenewedListener } from "../state.js";
-import type { Hosting, HostingOptions } from "./hosting.js";
+import type { CertificateRenewed } from "../state.js";
+import type { Hosting, HostingOptions, HostingSource } from "./hosting.js";
 import { HostingCa, type Validity } from "./hostingCa.js";
 import { type HostingFault, HostingFaultPlan, WRONG_NAME } from "./hostingFaults.js";
 import { startVault } from "./vault.js";
-
-/** What the hosting side reads of the service: its certificates, and completed renewals. */
-export interface HostingSource {
-  /** The simulator's certificates after completing what is due on the sim clock (live, read-only). */
-  certificates(): readonly SimCertificate[];
-  onRenewed(listener: RenewedListener): () => void;
-  /** The sim clock. */
-  now(): Date;
-  /** The resource the vault's challenge names (the identity provider's vault resource). */
-  readonly vaultResource?: string;
-  /** Why a bearer token is no vault token of the identity provider; undefined when it is one. */
-  vaultToken?(token: string): string | undefined;
-}
 
 /** A certificate bound on the endpoint; its bytes are made on first use, then kept. */
 interface Binding {

@@ -3,11 +3,11 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { createServer } from "node:https";
 import type { AddressInfo } from "node:net";
 import type { TLSSocket } from "node:tls";
+import { DAY_MS } from "../../shared/lib/time.js";
 import { KEY_VAULT_TARGET, type SimCertificate } from "../certificate.js";
 import type { CertificateRenewed } from "../state.js";
-import type { HostingVault, VaultRequest } from "./hosting.js";
+import type { HostingSource, HostingVault, VaultRequest } from "./hosting.js";
 import type { HostingCa } from "./hostingCa.js";
-import type { HostingSource } from "./hostingEndpoint.js";
 import type { HostingFaultPlan } from "./hostingFaults.js";
 import {
   certificateBundle,
@@ -21,8 +21,6 @@ import {
 
 /** The public cloud's vault host suffix: `{vault}.vault.azure.net`. */
 export const VAULT_HOST_SUFFIX = "vault.azure.net";
-
-const DAY_MS = 86_400_000;
 
 /** A name that may stand before `.vault.azure.net` (and in a connect-to entry). */
 const VAULT_LABEL = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/i;

@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createCertificate } from "../../functions/createCertificate.js";
 import { listDueCertificates } from "../../functions/listDueCertificates.js";
 import { bundleFunctionApp } from "../../scripts/bundle.mjs";
-import { resetRuntime } from "../../shared/runtime.js";
+import { resetRuntime } from "../../shared/app/services.js";
 import {
   type Simulator,
   sampleCertificates,

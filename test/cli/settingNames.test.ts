@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { checkSettingNames } from "../../cli/settingNames.js";
-import { ConfigError } from "../../shared/errors.js";
-import { KNOWN_SETTINGS } from "../../shared/settings.js";
+import { KNOWN_SETTINGS } from "../../shared/app/config/schema.js";
+import { ConfigError } from "../../shared/lib/errors.js";
 
 function check(names: readonly string[]): { warnings: string; refused: readonly string[] } {
   let warnings = "";

@@ -85,7 +85,7 @@ describe("function registrations", () => {
   });
 
   it("the run queue and its poison queue each have their trigger, on the host's storage", async () => {
-    const { RUN_QUEUE, POISON_QUEUE } = await import("../../shared/runs/run.js");
+    const { RUN_QUEUE, POISON_QUEUE } = await import("../../shared/core/runs/run.js");
     const queue = (name: string) =>
       registered.storageQueue.get(name) as StorageQueueFunctionOptions | undefined;
 

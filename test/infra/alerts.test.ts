@@ -5,21 +5,22 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { poisonedRenewals } from "../../functions/poisonedRenewals.js";
 import { renewDueCertificates } from "../../functions/renewDueCertificates.js";
 import { verifyCertificates } from "../../functions/verifyCertificates.js";
-import { memoryInventory } from "../../shared/inventory/inventory.js";
-import { memoryLedger } from "../../shared/ledger/ledger.js";
-import { APP_SERVICE } from "../../shared/schemas/fields.js";
+import { APP_SERVICE } from "../../shared/core/certificate/fields.js";
+import { memoryInventory } from "../../shared/core/ports/inventory.js";
+import { memoryLedger } from "../../shared/core/ports/ledger.js";
 import {
   type CertificateResult,
   countOutcomes,
   resultLine,
   summaryLine,
-} from "../../shared/sweep/summary.js";
-import { SweepFailedError } from "../../shared/sweep/sweepFailedError.js";
-import { VerificationFailedError } from "../../shared/verify/verificationFailedError.js";
-import { verificationSummaryLine } from "../../shared/verify/verificationSummary.js";
-import type { InventoryVerification } from "../../shared/verify/verifyInventory.js";
+} from "../../shared/core/renewal/summary.js";
+import type { InventoryVerification } from "../../shared/core/verification/inventoryResult.js";
+import { verificationSummaryLine } from "../../shared/core/verification/verificationSummary.js";
+import { SweepFailedError, VerificationFailedError } from "../../shared/lib/errors.js";
+import { DAY_MS, HOUR_MS } from "../../shared/lib/time.js";
 import type { Hosting } from "../../sim/index.js";
-import { DAY_MS, HOUR_MS, startHarness, timer } from "../functions/harness.js";
+import { startHarness } from "../support/app.js";
+import { timer } from "../support/invoke.js";
 import {
   type BicepFile,
   calls,

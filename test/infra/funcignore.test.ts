@@ -25,7 +25,7 @@ const BUILD_OUTPUTS = [
   "dist/bundle/chunks/tableLedger-ABCD1234.js.map",
   "dist/cli/main.js",
   "dist/functions/runRenewals.js",
-  "dist/shared/settings.js",
+  "dist/shared/app/config/settings.js",
   "dist/sim/main.js",
   "node_modules/@azure/identity/package.json",
   "node_modules/.bin/tsc",
@@ -82,7 +82,11 @@ describe(".funcignore: what azd deploy uploads", () => {
     // Guards the enumeration: an empty tree would make every check below pass.
     expect(tree.length).toBeGreaterThan(150);
     expect(tree).toEqual(
-      expect.arrayContaining(["functions/runRenewals.ts", "shared/settings.ts", "host.json"]),
+      expect.arrayContaining([
+        "functions/runRenewals.ts",
+        "shared/app/config/settings.ts",
+        "host.json",
+      ]),
     );
   });
 
@@ -218,7 +222,7 @@ describe("the checks themselves", () => {
 
   it("catches sources and tests being uploaded", () => {
     const problems = packageProblems(packageOf(without("/shared/"), tree), tree);
-    expect(problems.unwanted).toContain("shared/settings.ts");
+    expect(problems.unwanted).toContain("shared/app/config/settings.ts");
     const tests = packageProblems(packageOf(without("/test/"), tree), tree);
     expect(tests.unwanted.some((p) => p.startsWith("test/"))).toBe(true);
   });

@@ -8,18 +8,20 @@ import { listCertificates } from "../../functions/listCertificates.js";
 import { listDueCertificates } from "../../functions/listDueCertificates.js";
 import { renewDueCertificates } from "../../functions/renewDueCertificates.js";
 import { runVerifications } from "../../functions/runVerifications.js";
-import { toEventRow } from "../../shared/history/historyRow.js";
-import { HISTORY_TABLE } from "../../shared/history/tableHistory.js";
-import { toInventoryRow } from "../../shared/inventory/inventoryRow.js";
-import { INVENTORY_TABLE } from "../../shared/inventory/tableInventory.js";
-import { toRow } from "../../shared/ledger/ledgerRow.js";
-import { LEDGER_TABLE } from "../../shared/ledger/tableLedger.js";
-import { REDACTED } from "../../shared/redact.js";
+import { toEventRow } from "../../shared/adapters/storage/rows/historyRow.js";
+import { toInventoryRow } from "../../shared/adapters/storage/rows/inventoryRow.js";
+import { toRow } from "../../shared/adapters/storage/rows/ledgerRow.js";
+import { HISTORY_TABLE } from "../../shared/adapters/storage/tableHistory.js";
+import { INVENTORY_TABLE } from "../../shared/adapters/storage/tableInventory.js";
+import { LEDGER_TABLE } from "../../shared/adapters/storage/tableLedger.js";
+import { REDACTED } from "../../shared/lib/redact/redact.js";
+import { DAY_MS } from "../../shared/lib/time.js";
 import { sandboxSettings } from "../../sim/index.js";
-import { ensureBuilt, runCli } from "../cli/build.js";
-import type { AppHarness } from "../functions/harness.js";
-import { DAY_MS, httpRequest, startHarness, timer } from "../functions/harness.js";
+import type { AppHarness } from "../support/app.js";
+import { startHarness } from "../support/app.js";
 import { type AzuriteHandle, startAzurite } from "../support/azurite.js";
+import { ensureBuilt, runCli } from "../support/cliBuild.js";
+import { httpRequest, timer } from "../support/invoke.js";
 
 /*
  * Issue 20, item 2: a due list and Get Certificate records that quote the request's accessToken

@@ -5,39 +5,29 @@ import { listDueCertificates } from "../../functions/listDueCertificates.js";
 import { renewCertificate } from "../../functions/renewCertificate.js";
 import { renewDueCertificates } from "../../functions/renewDueCertificates.js";
 import { testConnectivity } from "../../functions/testConnectivity.js";
-import { sweepWith } from "../../shared/api/sweepWith.js";
-import { type Ledger, memoryLedger } from "../../shared/ledger/ledger.js";
-import { createRuntime, type RuntimeOverrides } from "../../shared/runtime.js";
-import { createSecretClientReader } from "../../shared/secrets/secretClientReader.js";
-import { loadSettings } from "../../shared/settings.js";
-import { resultLine, type SweepSummary } from "../../shared/sweep/summary.js";
-import { SweepFailedError } from "../../shared/sweep/sweepFailedError.js";
+import { createSecretClientReader } from "../../shared/adapters/identity/secretClientReader.js";
+import { loadSettings } from "../../shared/app/config/settings.js";
+import type { Seams } from "../../shared/app/seams.js";
+import { createRuntime } from "../../shared/app/services.js";
+import { type Ledger, memoryLedger } from "../../shared/core/ports/ledger.js";
+import { resultLine, type SweepSummary } from "../../shared/core/renewal/summary.js";
+import { SweepFailedError } from "../../shared/lib/errors.js";
+import { DAY_MS, HOUR_MS, MINUTE_MS } from "../../shared/lib/time.js";
+import { sweepWith } from "../../shared/usecases/sweep.js";
 import {
   type Fault,
   type SimOperation,
   type Simulator,
   toCertificateRecord,
 } from "../../sim/index.js";
+import { closedPort, configureApp, releaseApp } from "../support/app.js";
 import { type AzuriteHandle, startAzurite } from "../support/azurite.js";
+import { type FakeClock, fakeClock } from "../support/clock.js";
 import { type FakeKeyVault, startFakeKeyVault, stubCredential } from "../support/fakeKeyVault.js";
-import {
-  closedPort,
-  configureApp,
-  DAY_MS,
-  dueCertificates,
-  type FakeClock,
-  fakeClock,
-  HOUR_MS,
-  httpRequest,
-  MINUTE_MS,
-  type Reply,
-  releaseApp,
-  settingsFor,
-  startSim,
-  timer,
-  toReply,
-} from "./support/app.js";
+import { httpRequest, timer } from "../support/invoke.js";
+import { type Reply, toReply } from "../support/reply.js";
 import { Capture } from "./support/capture.js";
+import { dueCertificates, settingsFor, startSim } from "./support/staging.js";
 import { reportTally } from "./support/tally.js";
 
 /*
@@ -65,7 +55,7 @@ interface World {
   settings: Record<string, string>;
   /** Memory ledger by default; undefined lets AzureWebJobsStorage decide. */
   ledger: Ledger | undefined;
-  createSecretReader?: RuntimeOverrides["createSecretReader"];
+  createSecretReader?: Seams["createSecretReader"];
   vault?: FakeKeyVault;
   azurite?: AzuriteHandle;
 }

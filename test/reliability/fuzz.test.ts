@@ -8,23 +8,16 @@ import { listDueCertificates } from "../../functions/listDueCertificates.js";
 import { renewCertificate } from "../../functions/renewCertificate.js";
 import { runRenewals } from "../../functions/runRenewals.js";
 import { testConnectivity } from "../../functions/testConnectivity.js";
-import { memoryLedger } from "../../shared/ledger/ledger.js";
-import { runsOf } from "../../shared/runs/runs.js";
-import { createRuntime, getRuntime } from "../../shared/runtime.js";
-import { createCertificateInput } from "../../shared/schemas/index.js";
-import { loadSettings } from "../../shared/settings.js";
+import { loadSettings } from "../../shared/app/config/settings.js";
+import { createRuntime, getRuntime } from "../../shared/app/services.js";
+import { createCertificateInput } from "../../shared/core/certificate/index.js";
+import { memoryLedger } from "../../shared/core/ports/ledger.js";
+import { DAY_MS } from "../../shared/lib/time.js";
 import type { Simulator } from "../../sim/index.js";
+import { configureApp, releaseApp } from "../support/app.js";
 import { propertyRuns } from "../support/fastCheck.js";
-import {
-  configureApp,
-  DAY_MS,
-  httpRequest,
-  type Reply,
-  releaseApp,
-  settingsFor,
-  startSim,
-  toReply,
-} from "./support/app.js";
+import { httpRequest } from "../support/invoke.js";
+import { type Reply, toReply } from "../support/reply.js";
 import {
   anyJson,
   applyMutation,
@@ -39,6 +32,7 @@ import {
   validCreate,
 } from "./support/arbitraries.js";
 import { Capture } from "./support/capture.js";
+import { settingsFor, startSim } from "./support/staging.js";
 import { reportTally } from "./support/tally.js";
 
 /*
@@ -657,7 +651,7 @@ describe("requests without a body", () => {
             // Queued (docs/runs.md); without storage it is swept in this process: let it end.
             expect(reply.status, reply.text).toBe(202);
             expect((reply.body as { dryRun: boolean }).dryRun).toBe(dryRun === "true");
-            await runsOf(getRuntime()).settled();
+            await getRuntime().runs.settled();
             upstreamCalls += sim.requests.length - calls;
             seen.swept += 1;
           } else {

@@ -9,32 +9,24 @@ import { listDueCertificates } from "../../functions/listDueCertificates.js";
 import { renewCertificate } from "../../functions/renewCertificate.js";
 import { runRenewals } from "../../functions/runRenewals.js";
 import { testConnectivity } from "../../functions/testConnectivity.js";
-import { MAX_BODY_BYTES } from "../../shared/api/readBody.js";
-import { sweepWith } from "../../shared/api/sweepWith.js";
-import { ConfigError } from "../../shared/errors.js";
-import { memoryLedger } from "../../shared/ledger/ledger.js";
-import { silentLogger } from "../../shared/log.js";
-import { runsOf } from "../../shared/runs/runs.js";
-import { getRuntime } from "../../shared/runtime.js";
-import { createSecretClientReader } from "../../shared/secrets/secretClientReader.js";
-import { loadSettings } from "../../shared/settings.js";
-import type { SweepSummary } from "../../shared/sweep/summary.js";
+import { createSecretClientReader } from "../../shared/adapters/identity/secretClientReader.js";
+import { loadSettings } from "../../shared/app/config/settings.js";
+import { getRuntime } from "../../shared/app/services.js";
+import { memoryLedger } from "../../shared/core/ports/ledger.js";
+import type { SweepSummary } from "../../shared/core/renewal/summary.js";
+import { MAX_BODY_BYTES } from "../../shared/edge/readBody.js";
+import { ConfigError } from "../../shared/lib/errors.js";
+import { silentLogger } from "../../shared/lib/log.js";
+import { DAY_MS } from "../../shared/lib/time.js";
+import { sweepWith } from "../../shared/usecases/sweep.js";
 import type { SimOperation, Simulator } from "../../sim/index.js";
+import { closedPort, configureApp, releaseApp } from "../support/app.js";
 import { type FakeKeyVault, startFakeKeyVault, stubCredential } from "../support/fakeKeyVault.js";
+import { httpRequest, streamingRequest } from "../support/invoke.js";
+import { type Reply, toReply } from "../support/reply.js";
 import { makeSelfSignedCert } from "../support/tls.js";
-import {
-  closedPort,
-  configureApp,
-  DAY_MS,
-  httpRequest,
-  type Reply,
-  releaseApp,
-  settingsFor,
-  startSim,
-  streamingRequest,
-  toReply,
-} from "./support/app.js";
 import { Capture } from "./support/capture.js";
+import { settingsFor, startSim } from "./support/staging.js";
 import { reportTally } from "./support/tally.js";
 
 /*
@@ -173,7 +165,7 @@ describe("request bodies over 64 KiB", () => {
     expect(progress.pulled()).toBeLessThanOrEqual(16 * 1024);
     // POST /api/renewals queued a run, swept in this process (no storage here): let it end
     // before the next case reconfigures the app.
-    await runsOf(getRuntime()).settled();
+    await getRuntime().runs.settled();
     tally.checks += 1;
   });
 });

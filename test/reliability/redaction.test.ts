@@ -9,23 +9,18 @@ import { createCertificate } from "../../functions/createCertificate.js";
 import { renewCertificate } from "../../functions/renewCertificate.js";
 import { runRenewals } from "../../functions/runRenewals.js";
 import { testConnectivity } from "../../functions/testConnectivity.js";
-import { tableLedger } from "../../shared/ledger/tableLedger.js";
-import { REDACTED, SecretRegistry } from "../../shared/redact.js";
+import { tableLedger } from "../../shared/adapters/storage/tableLedger.js";
+import { REDACTED, SecretRegistry } from "../../shared/lib/redact/redact.js";
+import { DAY_MS } from "../../shared/lib/time.js";
 import type { SimOperation, Simulator } from "../../sim/index.js";
-import { uniqueTableName } from "../functions/harness.js";
-import { type Receiver, startReceiver } from "../notify/receiver.js";
+import { configureApp, releaseApp, uniqueTableName } from "../support/app.js";
 import { propertyRuns } from "../support/fastCheck.js";
-import { type InMemoryTelemetry, inMemoryTelemetry } from "../telemetry/inMemoryTelemetry.js";
-import {
-  configureApp,
-  DAY_MS,
-  httpRequest,
-  releaseApp,
-  settingsFor,
-  startSim,
-  toReply,
-} from "./support/app.js";
+import { httpRequest } from "../support/invoke.js";
+import { toReply } from "../support/reply.js";
+import { type InMemoryTelemetry, inMemoryTelemetry } from "../support/telemetry.js";
+import { type Receiver, startReceiver } from "../support/webhookReceiver.js";
 import { Capture } from "./support/capture.js";
+import { settingsFor, startSim } from "./support/staging.js";
 
 /*
  * Issue 11, "Secrets": for random secrets (every character an Azure client secret may hold; an
@@ -35,7 +30,7 @@ import { Capture } from "./support/capture.js";
  * The upstream answers 200 quoting the request, the case that was never redacted; the token
  * endpoint answers 400 quoting the form-encoded client secret.
  *
- * The oracle below is written from the encodings' definitions, not from shared/secretForms.ts.
+ * The oracle below is written from the encodings' definitions, not from shared/lib/redact/secretForms.ts.
  */
 
 type Handler = (request: HttpRequest, context: InvocationContext) => Promise<HttpResponseInit>;

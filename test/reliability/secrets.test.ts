@@ -6,23 +6,17 @@ import { renewCertificate } from "../../functions/renewCertificate.js";
 import { renewDueCertificates } from "../../functions/renewDueCertificates.js";
 import { runRenewals } from "../../functions/runRenewals.js";
 import { testConnectivity } from "../../functions/testConnectivity.js";
-import { memoryLedger } from "../../shared/ledger/ledger.js";
-import { REDACTED } from "../../shared/redact.js";
-import { createSecretClientReader } from "../../shared/secrets/secretClientReader.js";
+import { createSecretClientReader } from "../../shared/adapters/identity/secretClientReader.js";
+import { memoryLedger } from "../../shared/core/ports/ledger.js";
+import { REDACTED } from "../../shared/lib/redact/redact.js";
+import { DAY_MS } from "../../shared/lib/time.js";
 import type { Fault, SimOperation, Simulator } from "../../sim/index.js";
+import { configureApp, releaseApp } from "../support/app.js";
 import { type FakeKeyVault, startFakeKeyVault, stubCredential } from "../support/fakeKeyVault.js";
-import {
-  configureApp,
-  DAY_MS,
-  httpRequest,
-  type Reply,
-  releaseApp,
-  settingsFor,
-  startSim,
-  timer,
-  toReply,
-} from "./support/app.js";
+import { httpRequest, timer } from "../support/invoke.js";
+import { type Reply, toReply } from "../support/reply.js";
 import { Capture } from "./support/capture.js";
+import { settingsFor, startSim } from "./support/staging.js";
 import { reportTally } from "./support/tally.js";
 
 /*

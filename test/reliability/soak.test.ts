@@ -1,23 +1,17 @@
 import { randomInt } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, describe, expect, inject, it } from "vitest";
-import { sweepWith } from "../../shared/api/sweepWith.js";
-import type { Ledger } from "../../shared/ledger/ledger.js";
-import { tableLedger } from "../../shared/ledger/tableLedger.js";
-import { createRuntime } from "../../shared/runtime.js";
-import { loadSettings } from "../../shared/settings.js";
-import type { SweepSummary } from "../../shared/sweep/summary.js";
+import { tableLedger } from "../../shared/adapters/storage/tableLedger.js";
+import { loadSettings } from "../../shared/app/config/settings.js";
+import { createRuntime } from "../../shared/app/services.js";
+import type { Ledger } from "../../shared/core/ports/ledger.js";
+import type { SweepSummary } from "../../shared/core/renewal/summary.js";
+import { DAY_MS, HOUR_MS, MINUTE_MS } from "../../shared/lib/time.js";
+import { sweepWith } from "../../shared/usecases/sweep.js";
 import type { Fault, SeedCertificate } from "../../sim/index.js";
-import {
-  DAY_MS,
-  dueCertificates,
-  fakeClock,
-  HOUR_MS,
-  MINUTE_MS,
-  settingsFor,
-  startSim,
-} from "./support/app.js";
+import { fakeClock } from "../support/clock.js";
 import { Capture } from "./support/capture.js";
+import { dueCertificates, settingsFor, startSim } from "./support/staging.js";
 import { reportTally } from "./support/tally.js";
 
 /*

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Simulator, startSimulator } from "../../sim/index.js";
-import { type CreateBodies, createBodies } from "./createBodies.js";
-import { apiKeyHeader, post, tokens, v3Url } from "./helpers.js";
+import { type CreateBodies, createBodies } from "../support/createBodies.js";
+import { apiKeyHeader, post, tokens, v3Url } from "../support/simulator.js";
 
 let sim: Simulator;
 let bodies: CreateBodies;

@@ -1,7 +1,15 @@
 import { errors } from "undici";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { DAY_MS } from "../../shared/lib/time.js";
 import { type Simulator, startSimulator } from "../../sim/index.js";
-import { DAY_MS, post, publicUrl, tokenEndpoint, tokenForm, tokens, waitFor } from "./helpers.js";
+import {
+  post,
+  publicUrl,
+  tokenEndpoint,
+  tokenForm,
+  tokens,
+  waitFor,
+} from "../support/simulator.js";
 
 let sim: Simulator;
 let resourceRequest: { accessToken: string; accessTokenKeyVault: string };

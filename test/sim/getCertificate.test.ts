@@ -1,7 +1,7 @@
 import { request } from "undici";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { type Simulator, startSimulator } from "../../sim/index.js";
-import { post, tokens } from "./helpers.js";
+import { post, tokens } from "../support/simulator.js";
 
 /*
  * Get Certificate (issue 16, item 3) and the v3 renew of a key-vault certificate (item 4) as

@@ -1,7 +1,9 @@
 import tls from "node:tls";
 import { afterEach, describe, expect, it } from "vitest";
-import { parseConnectTo } from "../../shared/verify/connectTo.js";
-import { type ProbeResult, probeTls } from "../../shared/verify/tlsProbe.js";
+import { probeTls } from "../../shared/adapters/probes/tlsProbe.js";
+import type { ProbeResult } from "../../shared/core/ports/probes.js";
+import { parseConnectTo } from "../../shared/core/verification/connectTo.js";
+import { DAY_MS } from "../../shared/lib/time.js";
 import {
   type Hosting,
   type HostingOptions,
@@ -10,7 +12,8 @@ import {
   startSimulator,
   WRONG_NAME,
 } from "../../sim/index.js";
-import { apiKeyHeader, DAY_MS, fakeClock, post, tokens, v3Url } from "./helpers.js";
+import { fakeClock } from "../support/clock.js";
+import { apiKeyHeader, post, tokens, v3Url } from "../support/simulator.js";
 
 const START = "2026-05-10T08:00:00.123Z";
 const days = (n: number) => new Date(Date.parse(START) + n * DAY_MS);

@@ -1,6 +1,8 @@
 import { afterEach, describe, expect, it } from "vitest";
+import { DAY_MS } from "../../shared/lib/time.js";
 import { type CertificateRenewed, type Simulator, startSimulator } from "../../sim/index.js";
-import { apiKeyHeader, DAY_MS, fakeClock, post, tokens, v3Url } from "./helpers.js";
+import { fakeClock } from "../support/clock.js";
+import { apiKeyHeader, post, tokens, v3Url } from "../support/simulator.js";
 
 const START = "2026-05-10T08:00:00.123Z";
 const days = (n: number) => new Date(Date.parse(START) + n * DAY_MS);

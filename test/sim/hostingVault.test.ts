@@ -1,10 +1,11 @@
 import { X509Certificate } from "node:crypto";
 import { afterEach, describe, expect, it } from "vitest";
-import type { Runtime } from "../../shared/runtime.js";
-import { TokenCache } from "../../shared/tokens/tokenCache.js";
-import type { TokenSource } from "../../shared/tokens/tokenSource.js";
-import { parseConnectTo, resolveConnectTo } from "../../shared/verify/connectTo.js";
-import { type KeyVaultProbeOptions, probeKeyVault } from "../../shared/verify/keyVaultProbe.js";
+import { TokenCache } from "../../shared/adapters/identity/tokenCache.js";
+import { type KeyVaultProbeOptions, probeKeyVault } from "../../shared/app/probes.js";
+import type { Runtime } from "../../shared/app/services.js";
+import type { TokenSource } from "../../shared/core/ports/tokens.js";
+import { parseConnectTo, resolveConnectTo } from "../../shared/core/verification/connectTo.js";
+import { DAY_MS } from "../../shared/lib/time.js";
 import {
   type Hosting,
   type Simulator,
@@ -12,7 +13,7 @@ import {
   sandboxSettings,
   startSimulator,
 } from "../../sim/index.js";
-import { DAY_MS, leaksIn, runtimeFor } from "../functions/harness.js";
+import { leaksIn, runtimeFor } from "../support/app.js";
 import { type FakeKeyVault, startFakeKeyVault } from "../support/fakeKeyVault.js";
 
 /**

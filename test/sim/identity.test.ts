@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { type Simulator, startSimulator } from "../../sim/index.js";
-import { fakeClock, post, publicUrl, tokenEndpoint, tokenForm, waitFor } from "./helpers.js";
+import { fakeClock } from "../support/clock.js";
+import { post, publicUrl, tokenEndpoint, tokenForm, waitFor } from "../support/simulator.js";
 
 const clock = fakeClock("2026-03-01T12:00:00Z");
 let sim: Simulator;

@@ -1,7 +1,9 @@
 import { afterEach, describe, expect, it } from "vitest";
+import { DAY_MS } from "../../shared/lib/time.js";
 import { type SeedCertificate, type Simulator, startSimulator } from "../../sim/index.js";
-import { createBodies } from "./createBodies.js";
-import { apiKeyHeader, DAY_MS, fakeClock, post, publicUrl, tokens, v3Url } from "./helpers.js";
+import { fakeClock } from "../support/clock.js";
+import { createBodies } from "../support/createBodies.js";
+import { apiKeyHeader, post, publicUrl, tokens, v3Url } from "../support/simulator.js";
 
 const SERVICE_DATE = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{7}$/;
 const REFUSAL = "Renewal refused: DNS zone 'contoso-dns' not found in resource group 'rg-dns'";

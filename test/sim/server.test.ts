@@ -1,11 +1,12 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { DAY_MS } from "../../shared/lib/time.js";
 import {
   type Simulator,
   sampleCertificates,
   sandboxSettings,
   startSimulator,
 } from "../../sim/index.js";
-import { apiKeyHeader, DAY_MS, post, publicUrl, tokens, waitFor } from "./helpers.js";
+import { apiKeyHeader, post, publicUrl, tokens, waitFor } from "../support/simulator.js";
 
 let sim: Simulator;
 let resourceRequest: { accessToken: string; accessTokenKeyVault: string };

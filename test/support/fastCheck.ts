@@ -6,7 +6,7 @@ import fc from "fast-check";
  * - FC_NUM_RUNS: runs per property (`npm run test:props` sets 10,000); unset keeps each
  *   property's own default.
  * - FC_SEED (and FC_PATH): replay the counterexample a failing property printed, e.g.
- *   `FC_SEED=-1234 FC_PATH="0:1" npx vitest run test/sweep/decide.test.ts -t "stuck"`.
+ *   `FC_SEED=-1234 FC_PATH="0:1" npx vitest run test/shared/core/renewal/decide.test.ts -t "stuck"`.
  */
 const numRuns = Number(process.env.FC_NUM_RUNS);
 const seed = process.env.FC_SEED;

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { InvocationContext } from "@azure/functions";
-import type { Logger } from "../../../shared/log.js";
+import type { Logger } from "../../../shared/lib/log.js";
 import type { Simulator } from "../../../sim/index.js";
 
 /** One thing a person or a caller could read: a log line, a response body, an error. */

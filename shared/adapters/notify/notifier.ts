@@ -1,0 +1,127 @@
+import type { Notifier, NotifyOutcome } from "../../core/ports/notifier.js";
+import type { SweepSummary } from "../../core/renewal/summary.js";
+import type { Settings } from "../../core/settings.js";
+import { ensureError } from "../../lib/errors.js";
+import { HttpClient, type HttpClientOptions } from "../../lib/http/httpClient.js";
+import { responseDetail } from "../../lib/http/responseDetail.js";
+import type { RetryPolicy } from "../../lib/http/retryPolicy.js";
+import type { Logger } from "../../lib/log.js";
+import { redact } from "../../lib/redact/redact.js";
+import { jsonMessage } from "./jsonMessage.js";
+import { slackMessage } from "./slackMessage.js";
+import { sweepReport } from "./sweepReport.js";
+import { teamsMessage } from "./teamsMessage.js";
+import { verificationBody } from "./verificationMessage.js";
+import { resolveWebhookFormat, type WebhookFormat } from "./webhookFormat.js";
+
+/** A webhook that has not answered by then is given up on: the sweep must not wait (10 s). */
+export const WEBHOOK_TIMEOUT_MS = 10_000;
+
+/**
+ * Only "not now" answers are tried again (once): nothing was posted then. A 5xx or a timeout may
+ * have posted the message already, and a duplicate in a channel is worse than a log line.
+ */
+export const WEBHOOK_POLICY: RetryPolicy = {
+  statuses: [429, 503],
+  networkErrors: false,
+  maxRetries: 1,
+  baseDelayMs: 1_000,
+  maxDelayMs: 1_000,
+  maxRetryAfterMs: 5_000,
+};
+
+/**
+ * Messages one verification run posts at most (one per changed certificate): a mass change (a CA
+ * distrusted, a network down) must not flood a channel for minutes.
+ */
+export const MAX_VERIFICATION_MESSAGES = 25;
+
+export interface NotifierOptions {
+  /** CERTSCHED_WEBHOOK_URL; a secret (its query or path is the signature): never logged. */
+  readonly url: string;
+  readonly format: Settings["webhookFormat"];
+  /** CERTSCHED_NOTIFY_SUCCESS: also post after sweeps that went well. */
+  readonly notifySuccess: boolean;
+  /** Per attempt, in ms (default WEBHOOK_TIMEOUT_MS). */
+  readonly timeoutMs?: number;
+  /** Observer of the webhook call (telemetry), reported as upstream "webhook". */
+  readonly onCall?: HttpClientOptions["onCall"];
+}
+
+/** Failed sweeps always; good ones only when asked, so silence can mean "fine" or "off". */
+export function shouldNotify(summary: SweepSummary, notifySuccess: boolean): boolean {
+  return summary.failed || notifySuccess;
+}
+
+/** The request body for a format; every line went through redact(), the whole does again. */
+export function webhookBody(summary: SweepSummary, format: WebhookFormat): string {
+  const report = sweepReport(summary);
+  const message =
+    format === "teams"
+      ? teamsMessage(report)
+      : format === "slack"
+        ? slackMessage(report)
+        : jsonMessage(summary, report);
+  return redact(JSON.stringify(message));
+}
+
+/** Posts sweep messages to the webhook; its own HttpClient, so its short timeout stays its own. */
+export function createNotifier(options: NotifierOptions): Notifier {
+  const format = resolveWebhookFormat(options.format, options.url);
+  let http: HttpClient | undefined;
+  /** One POST; `work` names what the message is about ("the sweep", "the verification"). */
+  const post = async (body: string, work: string, log: Logger): Promise<NotifyOutcome> => {
+    try {
+      http ??= new HttpClient({
+        timeoutMs: options.timeoutMs ?? WEBHOOK_TIMEOUT_MS,
+        ...(options.onCall ? { onCall: options.onCall } : {}),
+      });
+      const res = await http.send({
+        upstream: "webhook",
+        url: options.url,
+        headers: { "content-type": "application/json; charset=utf-8" },
+        body,
+        policy: WEBHOOK_POLICY,
+      });
+      if (res.status < 200 || res.status > 299) {
+        const detail = responseDetail(res.text, res.contentType);
+        log.warn(
+          `certsched webhook notification failed (${format}), ${work} is unaffected: the webhook answered ${res.status}${detail ? `: ${detail}` : ""}`,
+        );
+        return "failed";
+      }
+      log.info(`certsched webhook notified (${format}, ${res.status})`);
+      return "sent";
+    } catch (error) {
+      // The URL is never part of the message: its query or path is the webhook's signature.
+      log.warn(
+        `certsched webhook notification failed (${format}), ${work} is unaffected: ${redact(ensureError(error).message)}`,
+      );
+      return "failed";
+    }
+  };
+  return {
+    async notify(summary, log) {
+      if (!shouldNotify(summary, options.notifySuccess)) return "not-needed";
+      return post(webhookBody(summary, format), "the sweep", log);
+    },
+    async notifyVerification(notices, log) {
+      if (notices.length === 0) return "not-needed";
+      let outcome: NotifyOutcome = "sent";
+      if (notices.length > MAX_VERIFICATION_MESSAGES) {
+        log.warn(
+          `certsched webhook: ${notices.length} certificates changed status in one verification; posting the first ${MAX_VERIFICATION_MESSAGES} (the summary line and GET /api/verifications have them all)`,
+        );
+      }
+      // One at a time: a channel shows them in order, and a 429 is not made worse.
+      for (const notice of notices.slice(0, MAX_VERIFICATION_MESSAGES)) {
+        const sent = await post(verificationBody(notice, format), "the verification", log);
+        if (sent === "failed") outcome = "failed";
+      }
+      return outcome;
+    },
+    async close() {
+      await http?.close();
+    },
+  };
+}

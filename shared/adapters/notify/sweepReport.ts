@@ -1,0 +1,95 @@
+import type { CertificateResult, SweepSummary } from "../../core/renewal/summary.js";
+import { redact } from "../../lib/redact/redact.js";
+
+/** Chat messages list this many certificates; the rest are counted (chat platforms cap size). */
+export const MAX_LISTED = 25;
+/** Run-level problems listed; the rest are counted. */
+export const MAX_PROBLEMS = 10;
+/** One cause or problem line, in characters: enough for the service's sentence. */
+const MAX_CAUSE = 240;
+
+/** What every message format says, decided once so the formats cannot drift apart. */
+export interface SweepReport {
+  readonly failed: boolean;
+  /** "certsched: renewal sweep failed" and the like. */
+  readonly title: string;
+  /** Counts in display order; "would renew" only in a dry run. (Facts in a verification notice.) */
+  readonly counts: readonly { readonly label: string; readonly value: number | string }[];
+  /** Failed and stuck certificates, most urgent first. */
+  readonly attention: readonly CertificateResult[];
+  /** One line per listed certificate (the first MAX_LISTED of `attention`). */
+  readonly attentionLines: readonly string[];
+  /** Certificates needing attention beyond MAX_LISTED. */
+  readonly omitted: number;
+  /** Run-level problems (list failure, ledger, invalid records), shortened. */
+  readonly problems: readonly string[];
+  /** Everything above as plain text: the fallback of chat formats. */
+  readonly text: string;
+}
+
+/** Whitespace collapsed, secrets redacted, shortened to `max` characters. */
+export function oneLine(text: string, max = MAX_CAUSE): string {
+  const flat = redact(text.replace(/\s+/g, " ").trim());
+  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+}
+
+function daysText(days: number): string {
+  if (days > 1) return `${days} days left`;
+  if (days === 1) return "1 day left";
+  if (days === 0) return "expires within a day";
+  return days === -1 ? "expired 1 day ago" : `expired ${-days} days ago`;
+}
+
+/** `name (target): 8 days left, failed: the cause (HTTP 400)`, on one line. */
+export function attentionLine(r: CertificateResult): string {
+  const status = r.status !== undefined ? ` (HTTP ${r.status})` : "";
+  return `${r.certificateName} (${r.target}): ${daysText(r.daysLeft)}, ${r.outcome}: ${oneLine(r.detail)}${status}`;
+}
+
+function title(summary: SweepSummary): string {
+  const dry = summary.dryRun ? " (dry run)" : "";
+  return summary.failed
+    ? `certsched: renewal sweep failed${dry}`
+    : `certsched: renewal sweep succeeded${dry}`;
+}
+
+/** The content of a sweep notification, independent of the format it is posted in. */
+export function sweepReport(summary: SweepSummary): SweepReport {
+  const c = summary.counts;
+  const counts = [
+    { label: "Due", value: c.due },
+    summary.dryRun
+      ? { label: "Would renew", value: c["would-renew"] }
+      : { label: "Renewal scheduled", value: c["renewal-scheduled"] },
+    { label: "Skipped", value: c.skipped },
+    { label: "Failed", value: c.failed },
+    { label: "Stuck", value: c.stuck },
+  ];
+  const attention = summary.results
+    .filter((r) => r.outcome === "failed" || r.outcome === "stuck")
+    .sort((a, b) => a.daysLeft - b.daysLeft || a.certificateName.localeCompare(b.certificateName));
+  const attentionLines = attention.slice(0, MAX_LISTED).map(attentionLine);
+  const omitted = attention.length - attentionLines.length;
+  const problems = summary.problems.slice(0, MAX_PROBLEMS).map((p) => oneLine(p));
+  if (summary.problems.length > MAX_PROBLEMS) {
+    problems.push(`…and ${summary.problems.length - MAX_PROBLEMS} more problem(s)`);
+  }
+  const t = title(summary);
+  const lines = [
+    t,
+    counts.map((x) => `${x.label}: ${x.value}`).join(", "),
+    ...attentionLines,
+    ...(omitted > 0 ? [`…and ${omitted} more certificate(s) needing attention`] : []),
+    ...problems.map((p) => `Problem: ${p}`),
+  ];
+  return {
+    failed: summary.failed,
+    title: t,
+    counts,
+    attention,
+    attentionLines,
+    omitted,
+    problems,
+    text: lines.join("\n"),
+  };
+}

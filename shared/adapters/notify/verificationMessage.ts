@@ -1,0 +1,91 @@
+import type { VerificationNotice } from "../../core/ports/notifier.js";
+import { redact } from "../../lib/redact/redact.js";
+import { slackMessage } from "./slackMessage.js";
+import { oneLine, type SweepReport } from "./sweepReport.js";
+import { teamsMessage } from "./teamsMessage.js";
+import type { WebhookFormat } from "./webhookFormat.js";
+
+/**
+ * Webhook messages of a verification run (issue 12), one per notice
+ * (core/verification/notices.ts says which certificates get one).
+ */
+
+function statusText(n: Pick<VerificationNotice, "to" | "critical" | "pastGrace">): string {
+  if (n.to === "expiring" && n.critical) return "critically expiring";
+  if (n.to === "unreachable" && n.pastGrace) return "unreachable past its grace";
+  return n.to;
+}
+
+/** What every format says about one notice, in the shape the sweep's chat formats take. */
+export function noticeReport(notice: VerificationNotice): SweepReport {
+  const who =
+    notice.certificateName === undefined
+      ? notice.domain
+      : `${notice.certificateName} (${notice.domain})`;
+  const title =
+    notice.kind === "bad"
+      ? `certsched: ${oneLine(who, 120)} is ${statusText(notice)}`
+      : `certsched: ${oneLine(who, 120)} is ok again`;
+  const r = notice.result;
+  const facts = [
+    { label: "Status", value: statusText(notice) },
+    { label: "Was", value: notice.from ?? "not verified before" },
+    ...(r?.daysLeft === undefined ? [] : [{ label: "Days left (as served)", value: r.daysLeft }]),
+    ...(r?.servedNotAfter === undefined
+      ? []
+      : [{ label: "Served until", value: r.servedNotAfter }]),
+    ...(r ? [{ label: "Checked", value: r.source === "tls" ? "TLS endpoint" : "Key Vault" }] : []),
+  ];
+  const lines = r ? [oneLine(r.detail)] : [];
+  const text = [title, facts.map((f) => `${f.label}: ${f.value}`).join(", "), ...lines].join("\n");
+  return {
+    failed: notice.kind === "bad",
+    title,
+    counts: facts,
+    attention: [],
+    attentionLines: lines,
+    omitted: 0,
+    problems: [],
+    text,
+  };
+}
+
+/** The generic JSON message of one notice, for a receiver of your own. */
+function jsonNotice(notice: VerificationNotice, report: SweepReport): unknown {
+  const r = notice.result;
+  return {
+    source: "certsched",
+    event: "verification",
+    status: notice.kind === "bad" ? "failed" : "recovered",
+    title: report.title,
+    ...(notice.certificateName === undefined ? {} : { certificateName: notice.certificateName }),
+    domain: notice.domain,
+    ...(notice.from === undefined ? {} : { from: notice.from }),
+    to: notice.to,
+    critical: notice.critical,
+    pastGrace: notice.pastGrace,
+    ...(r
+      ? {
+          checked: r.source,
+          ...(r.servedNotAfter === undefined ? {} : { servedNotAfter: r.servedNotAfter }),
+          ...(r.daysLeft === undefined ? {} : { daysLeft: r.daysLeft }),
+          ...(r.issuer === undefined ? {} : { issuer: oneLine(r.issuer) }),
+          ...(r.thumbprint === undefined ? {} : { thumbprint: r.thumbprint }),
+          detail: oneLine(r.detail),
+        }
+      : {}),
+    text: report.text,
+  };
+}
+
+/** The request body of one notice in a format; redacted as a whole, as the sweep's are. */
+export function verificationBody(notice: VerificationNotice, format: WebhookFormat): string {
+  const report = noticeReport(notice);
+  const message =
+    format === "teams"
+      ? teamsMessage(report)
+      : format === "slack"
+        ? slackMessage(report)
+        : jsonNotice(notice, report);
+  return redact(JSON.stringify(message));
+}

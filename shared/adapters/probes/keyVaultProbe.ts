@@ -1,0 +1,182 @@
+import type { TokenCredential } from "@azure/identity";
+import type { CertificateClientOptions } from "@azure/keyvault-certificates";
+import type {
+  KeyVaultRead,
+  KeyVaultReadOptions,
+  VaultCertificate,
+} from "../../core/ports/probes.js";
+import { resolveConnectTo } from "../../core/verification/connectTo.js";
+import { defaultVaultUrl } from "../../core/verification/keyVaultName.js";
+import { whenAborted } from "../../lib/abort.js";
+import { ensureError } from "../../lib/errors.js";
+import { escapeControl } from "../../lib/text/escapeControl.js";
+import { ConnectToAgent } from "./connectToAgent.js";
+import {
+  failure,
+  MAX_MESSAGE,
+  type OnResponse,
+  otherCertificate,
+  type RestErrorLike,
+  type VaultAnswer,
+} from "./keyVaultFailure.js";
+import { describeCertificate } from "./tlsProbe.js";
+
+/**
+ * The Key Vault read (issue 12): the current version of a certificate from the customer's
+ * vault, through the real CertificateClient and certsched's own vault token
+ * (core/verification/vaultVerdict.ts judges it like a served certificate).
+ */
+
+/**
+ * certsched's vault token for the SDK, wired by the composition (shared/app/probes.ts) from the
+ * token cache: never a second login of the SDK's own.
+ */
+export interface VaultCredentials {
+  /** CERTSCHED_VAULT_RESOURCE (settings.vaultResource), e.g. https://vault.azure.net. */
+  readonly resource: string;
+  /**
+   * A TokenCredential for `resource` only, made per read (a client's token cycler must not keep
+   * a token the cache has since dropped); `lastToken` is the last token it handed out.
+   */
+  credential(): TokenCredential & { readonly lastToken: string | undefined };
+  /** The vault refused `token` (401): true when the next token replaces it (one more try). */
+  refused(token: string): boolean;
+}
+
+/** Within the whole read's timeout: a 5xx or a dropped connection is tried again, briefly. */
+const RETRY_OPTIONS = { maxRetries: 2, retryDelayInMs: 500, maxRetryDelayInMs: 4_000 } as const;
+
+/** `work`, or a rejection once `signal` aborts, whichever comes first (the token wait takes no signal). */
+function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<T>((resolve, reject) => {
+    const stop = whenAborted(signal, () => reject(signal.reason));
+    work.then(resolve, reject).finally(stop);
+  });
+}
+
+/**
+ * Reads the current version of the certificate. Never throws for anything the vault, the
+ * network or the token source does; gives up after `settings.timeoutMs`. The vault name must
+ * be checked first (core/verification/keyVaultName.ts), as it becomes part of the host.
+ */
+export async function readKeyVaultCertificate(
+  target: VaultCertificate,
+  options: KeyVaultReadOptions & { readonly vault: VaultCredentials },
+): Promise<KeyVaultRead> {
+  const vault = escapeControl(target.keyVaultName);
+  const name = target.keyVaultCertificateName || target.certificateName;
+  const certificate = escapeControl(name);
+  const vaultUrl =
+    options.seam?.vaultUrl?.(target.keyVaultName) ??
+    defaultVaultUrl(target.keyVaultName, options.vault.resource);
+  const url = new URL(vaultUrl);
+  const host = url.host;
+  // A seam's vaultUrl already says where the (test's) vault is: connect-to is for the vault's
+  // own host, `{vault}.vault.azure.net`, as production always has it.
+  const rules = options.seam?.vaultUrl ? [] : (options.settings.connectTo ?? []);
+  const to = resolveConnectTo(rules, url.hostname, Number(url.port || 443));
+  // Only when a rule redirects the vault: the SDK's own connection handling otherwise.
+  const redirected = to.host !== url.hostname.toLowerCase() || to.port !== Number(url.port || 443);
+  const connectedTo = redirected
+    ? `${to.host.includes(":") ? `[${to.host}]` : to.host}:${to.port}`
+    : host;
+  const timeout = AbortSignal.timeout(options.settings.timeoutMs);
+  const signal = options.signal ? AbortSignal.any([options.signal, timeout]) : timeout;
+  const where = { vault, certificate, host, timeoutMs: options.settings.timeoutMs, vaultUrl };
+  const aborted = () => ({
+    timedOut: timeout.aborted,
+    cancelled: options.signal?.aborted === true,
+  });
+
+  const attempt = async () => {
+    // Loaded on first use: a function app that never checks a vault does not pay for the SDK.
+    const { CertificateClient } = await import("@azure/keyvault-certificates");
+    const credential = options.vault.credential();
+    // A client per read: its token cycler must not keep a token the cache has since dropped.
+    const clientOptions: CertificateClientOptions = {
+      retryOptions: RETRY_OPTIONS,
+      ...(options.seam?.clientOptions as CertificateClientOptions | undefined),
+      // A vault never redirects a certificate read; whatever does (a proxy, a portal) would get
+      // the vault token along with the next request. Reported, not followed.
+      redirectOptions: { maxRetries: 0 },
+    };
+    // An agent of a request is used as it is, without the client's tlsOptions: it takes them.
+    const agent = redirected
+      ? new ConnectToAgent(rules, { keepAlive: false, ...clientOptions.tlsOptions })
+      : undefined;
+    const client = new CertificateClient(
+      vaultUrl,
+      credential,
+      agent ? { ...clientOptions, agent } : clientOptions,
+    );
+    // The last answer's status and headers, kept for the detail: when the SDK cannot read an
+    // answer (an HTML page with a 200) it throws its own TypeError, which says nothing useful.
+    let answer: VaultAnswer | undefined;
+    const onResponse: OnResponse = (raw) => {
+      answer = {
+        status: raw.status,
+        contentType: raw.headers.get("content-type"),
+        location: raw.headers.get("location"),
+      };
+    };
+    try {
+      return { bundle: await client.getCertificate(name, { abortSignal: signal, onResponse }) };
+    } catch (error) {
+      return { error, refusedToken: credential.lastToken, answer };
+    } finally {
+      agent?.destroy();
+    }
+  };
+
+  let outcome: Awaited<ReturnType<typeof attempt>>;
+  try {
+    outcome = await untilAborted(attempt(), signal);
+    // A 401 to a token the cache still held: the cache drops it, and one more try gets a fresh one.
+    if (
+      "error" in outcome &&
+      (outcome.error as RestErrorLike).statusCode === 401 &&
+      outcome.refusedToken !== undefined &&
+      options.vault.refused(outcome.refusedToken)
+    ) {
+      outcome = await untilAborted(attempt(), signal);
+    }
+  } catch (error) {
+    outcome = { error, refusedToken: undefined, answer: undefined };
+  }
+  if ("error" in outcome) return failure(outcome.error, where, aborted(), outcome.answer);
+
+  const { bundle } = outcome;
+  const other = otherCertificate(bundle.properties.id, { url, vault: target.keyVaultName, name });
+  if (other !== undefined) {
+    return {
+      reached: false,
+      failure: "http",
+      status: 200,
+      detail: `vault ${vault} answered for certificate ${certificate} with the record of another certificate (${other}): it is not read as this one's`,
+    };
+  }
+  if (!bundle.cer || bundle.cer.length === 0) {
+    return {
+      reached: false,
+      failure: "no-certificate",
+      detail: `vault ${vault} holds certificate ${certificate} but no issued version of it yet`,
+    };
+  }
+  try {
+    return {
+      reached: true,
+      connectedTo,
+      certificate: describeCertificate(bundle.cer),
+      chainProblem: undefined,
+      nameProblem: undefined,
+      version: bundle.properties.version,
+    };
+  } catch (error) {
+    return {
+      reached: false,
+      failure: "bad-certificate",
+      detail: `vault ${vault} holds a certificate ${certificate} that cannot be read: ${escapeControl(ensureError(error).message.slice(0, MAX_MESSAGE))}`,
+    };
+  }
+}

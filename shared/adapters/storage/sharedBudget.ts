@@ -1,0 +1,292 @@
+import { randomBytes } from "node:crypto";
+import type {
+  QuotaUsage,
+  Reservation,
+  ReservationInput,
+  SharedBudget,
+} from "../../core/ports/budget.js";
+import { QuotaExhaustedError, readFits, renewalFits } from "../../core/quota/budgetRules.js";
+import type { ServiceQuota } from "../../core/quota/serviceQuota.js";
+import {
+  CONTENDED_PAUSE_MS,
+  CONTENDED_TRIES,
+  CONTENTION_MS,
+  type Counted,
+  datetime,
+  GRANTED,
+  insertedAt,
+  LIST_FRESH_MS,
+  PENDING,
+} from "./budgetRows.js";
+import { REQUEST_PARTITION, toRequestRow } from "./rows/historyRow.js";
+import { lazyTable, statusOf, type TableLocation, unavailableError } from "./table.js";
+import { HISTORY_TABLE } from "./tableHistory.js";
+
+/**
+ * CERTSCHED_SERVICE_QUOTA as one budget shared by every process and instance (issue 20): each
+ * attempt to reach the service first reserves one request by inserting a row into the history's
+ * request partition (the row the 7-day count reads), and is sent only if the reservation is
+ * granted; one that never left is released (its row deleted), one that was sent stays.
+ *
+ * Why no process can take the budget over its limit:
+ * - The window is measured on the storage service's clock only: each row's `Timestamp` is set by
+ *   the storage service when it is inserted, and a reserver counts the rows whose `Timestamp` is
+ *   at or after its own row's minus the window. No host clock plays a part (a host whose clock
+ *   is days off reserves like any other).
+ * - A reservation is granted only if, counted after its own insert, the rows (its own included)
+ *   are at most the limit. Take the granted reservations of any window: the one whose count
+ *   started last, X, started it after every other one's insert had completed (each counts after
+ *   its insert), so X's count saw every one of them still standing (Table storage is strongly
+ *   consistent); released rows were never sent. X was granted, so they are at most the limit.
+ * - A read's row is written "pending", and a renewal's count leaves pending reads out (a flood of
+ *   reads, most of them refused a moment later, must not make a renewal back off). A read is
+ *   sent only after its row is marked "granted" and a second count, pending reads included,
+ *   still allows it; so in the argument above X's last count saw every granted read in its final
+ *   form too (reserveOnce).
+ * - Two contenders at the edge may both see the other and both back off: conservative, never
+ *   over. A row whose delete fails stays counted: also conservative.
+ *
+ * Reads are granted only below 80 % and only when what is left still covers what due renewals
+ * need (`need`); renewals may use the budget to the last request.
+ */
+
+export interface SharedBudgetOptions extends TableLocation {
+  readonly quota: ServiceQuota;
+  /** Requests due renewals still need in the window (renewalNeed.ts); asked only for reads. */
+  readonly need: () => Promise<number>;
+  /**
+   * Lists what is due and keeps it in the inventory (as a renewal's request, never a read's),
+   * when no list was sent within LIST_FRESH_MS: the need of renewals is then known before any
+   * read may spend. Unset, or failing: a read is refused while the need is unknown.
+   */
+  readonly learnNeed?: () => Promise<void>;
+  /** The host clock: only for the row's `at`, shown to people; never for the window. */
+  readonly now: () => Date;
+  readonly tableName?: string;
+  readonly timeoutMs?: number | undefined;
+}
+
+/** The budget in the history table of `options`, shared by everything that writes to it. */
+export function sharedBudget(options: SharedBudgetOptions): SharedBudget {
+  const tableName = options.tableName ?? HISTORY_TABLE;
+  const table = lazyTable(options, tableName);
+  const { quota } = options;
+  /** The storage clock as last seen here, against this host's monotonic clock. */
+  let seen: { readonly storage: number; readonly local: number } | undefined;
+  const storageNow = () =>
+    seen === undefined ? undefined : seen.storage + (performance.now() - seen.local);
+
+  const unavailable = unavailableError("HISTORY_UNAVAILABLE", "request budget", tableName);
+
+  /**
+   * Rows with a Timestamp at or after `from`, up to limit + 1 (the count stops once over);
+   * pending reads only with `pendingReads` (a read's own count takes them in, a renewal's not).
+   */
+  const window = async (from: number, pendingReads: boolean): Promise<Counted[]> => {
+    const rows: Counted[] = [];
+    const filter = `PartitionKey eq '${REQUEST_PARTITION}' and Timestamp ge ${datetime(new Date(from))}`;
+    const entities = (await table.client()).listEntities<Record<string, unknown>>({
+      queryOptions: { filter },
+      ...table.limit(),
+    });
+    for await (const row of entities) {
+      if (!pendingReads && row.purpose === "read" && row.state === PENDING) continue;
+      const at = typeof row.timestamp === "string" ? Date.parse(row.timestamp) : Number.NaN;
+      rows.push({
+        rowKey: String(row.rowKey),
+        purpose: typeof row.purpose === "string" ? row.purpose : undefined,
+        runId: typeof row.runId === "string" ? row.runId : undefined,
+        // A row without a readable Timestamp is counted as new as can be: never left out.
+        at: Number.isNaN(at) ? Number.POSITIVE_INFINITY : at,
+      });
+      if (rows.length > quota.requests) break;
+    }
+    return rows;
+  };
+
+  const usageOf = (rows: readonly Counted[], runId: string, now: number): QuotaUsage => {
+    let reads = 0;
+    let thisRun = 0;
+    for (const row of rows) {
+      if (row.purpose === "read") reads += 1;
+      else if (row.purpose === "renewal" && row.runId === runId) thisRun += 1;
+    }
+    const oldest = Math.min(...rows.map((r) => r.at));
+    return {
+      quota,
+      used: rows.length,
+      reads,
+      thisRun,
+      others: rows.length - reads - thisRun,
+      ...(Number.isFinite(oldest) ? { freesInMs: Math.max(0, oldest + quota.windowMs - now) } : {}),
+    };
+  };
+
+  /** Whether a list request was sent within LIST_FRESH_MS before `now` (storage clock). */
+  const listSeen = async (now: number): Promise<boolean> => {
+    const filter = `PartitionKey eq '${REQUEST_PARTITION}' and operation eq 'list' and Timestamp ge ${datetime(new Date(now - LIST_FRESH_MS))}`;
+    const entities = (await table.client()).listEntities<Record<string, unknown>>({
+      queryOptions: { filter, select: ["RowKey"] },
+      ...table.limit(),
+    });
+    for await (const _ of entities) return true;
+    return false;
+  };
+
+  /**
+   * What due renewals need, for a read. Issue 20: a read may never take what a due renewal
+   * needs, so the need must be known first: from a list made within LIST_FRESH_MS, or from one
+   * made now (learnNeed, once for every read waiting on it). Unknown: the whole budget (the read
+   * is refused, and says why).
+   */
+  const needOfRenewals = async (now: number): Promise<number> => {
+    let known = await listSeen(now);
+    if (!known && options.learnNeed) {
+      try {
+        await options.learnNeed();
+        known = true;
+      } catch {
+        known = false;
+      }
+    }
+    return known ? options.need() : Number.POSITIVE_INFINITY;
+  };
+
+  const remove = async (rowKey: string) => {
+    try {
+      await (await table.client()).deleteEntity(REQUEST_PARTITION, rowKey, table.limit());
+    } catch (error) {
+      // Gone already is released; any other failure leaves the row counted (conservative).
+      if (statusOf(error) !== 404) throw unavailable("release a reservation in", error);
+    }
+  };
+
+  /** One insert and count: the reservation, or why not and whether contenders were in the way. */
+  const reserveOnce = async (
+    input: ReservationInput,
+    allows: (used: number) => Promise<boolean>,
+  ): Promise<Reservation | { usage: QuotaUsage; contended: boolean }> => {
+    // The row's time (its key: the history's cleanup and 7-day count read it) is this host's,
+    // unless the storage's clock as last seen is later: a host running days behind must not
+    // write rows the cleanup takes for old while they are still in the window.
+    const seenNow = storageNow();
+    const at = new Date(Math.max(options.now().getTime(), seenNow ?? Number.NEGATIVE_INFINITY));
+    const row = {
+      ...toRequestRow(
+        { at, operation: input.operation, trigger: input.trigger },
+        randomBytes(6).toString("hex"),
+      ),
+      purpose: input.purpose,
+      runId: input.runId.slice(0, 100),
+      ...(input.purpose === "read" ? { state: PENDING } : {}),
+    };
+    let own: Date | undefined;
+    try {
+      await table.ensureTable();
+      const created = await (await table.client()).createEntity(row, table.limit());
+      own = insertedAt(created);
+    } catch (error) {
+      throw unavailable("write", error);
+    }
+    if (own === undefined) {
+      await remove(row.rowKey);
+      throw unavailable("write", new Error("no storage time in the answer"));
+    }
+    seen = { storage: own.getTime(), local: performance.now() };
+    const read = input.purpose === "read";
+    const from = own.getTime() - quota.windowMs;
+    const granted: Reservation = {
+      settle: async (sent) => {
+        if (!sent) await remove(row.rowKey);
+      },
+    };
+    let rows: Counted[];
+    try {
+      rows = await window(from, read);
+      if (await allows(rows.length)) {
+        if (!read) return granted;
+        // A read is marked granted, then counts once more, pending reads included: take the
+        // granted reservation whose last count started last; every other granted one was
+        // already in the table in its final form (a renewal's row, or a read's marked granted)
+        // when that count started, so it saw them all. It was granted, so they are at most the
+        // limit (a read's allowance is below it). A renewal's count may leave pending reads
+        // out: a pending read is sent only after a later count of its own.
+        await (await table.client()).updateEntity(
+          { partitionKey: REQUEST_PARTITION, rowKey: row.rowKey, state: GRANTED },
+          "Merge",
+          table.limit(),
+        );
+        rows = await window(from, true);
+        if (await allows(rows.length)) return granted;
+      }
+    } catch (error) {
+      await remove(row.rowKey).catch(() => {});
+      throw unavailable("read", error);
+    }
+    await remove(row.rowKey).catch(() => {});
+    const others = rows.filter((r) => r.rowKey !== row.rowKey);
+    // Rows written just now may be contenders about to back off as this one does.
+    const settledBefore = own.getTime() - CONTENTION_MS;
+    const older = others.filter((r) => r.at < settledBefore).length;
+    return {
+      usage: usageOf(others, input.runId, own.getTime()),
+      contended: older < others.length && (await allows(older + 1)),
+    };
+  };
+
+  return {
+    async reserve(input) {
+      let need: number | undefined;
+      /** Whether `used` rows (own included) leave room for this request. */
+      const allows = async (used: number): Promise<boolean> => {
+        if (input.purpose !== "read") return renewalFits(used, quota.requests);
+        // The need is read only for a read that passes the 80 % line (two storage reads).
+        if (!readFits(used, 0, quota.requests)) return false;
+        // Asked after an insert or a look at the window: the storage clock is known by then.
+        need ??= await needOfRenewals(storageNow() ?? Date.now());
+        return readFits(used, need, quota.requests);
+      };
+      /**
+       * A read that the window as last seen already refuses writes no row: a flood of reads past
+       * their share leaves nothing a renewal's count could trip over. Only a refusal is taken
+       * from this look; a grant always comes from the insert and count.
+       */
+      const refusedAtSight = async (): Promise<QuotaExhaustedError | undefined> => {
+        const now = storageNow();
+        if (input.purpose !== "read" || now === undefined) return undefined;
+        let before: Counted[];
+        try {
+          before = await window(now - quota.windowMs, false);
+        } catch {
+          return undefined; // The insert and count decide (and say so if storage is down).
+        }
+        if (await allows(before.length + 1)) return undefined;
+        return new QuotaExhaustedError(input.purpose, usageOf(before, input.runId, now), need ?? 0);
+      };
+      for (let attempt = 1; ; attempt++) {
+        const atSight = await refusedAtSight();
+        if (atSight) throw atSight;
+        const outcome = await reserveOnce(input, allows);
+        if ("settle" in outcome) return outcome;
+        // Only rows of contenders that may back off too stood in the way: try again after a
+        // random pause, so that not every one of a burst gives up (each try is a new insert and
+        // count, as safe as the first).
+        if (!outcome.contended || attempt >= CONTENDED_TRIES[input.purpose]) {
+          throw new QuotaExhaustedError(input.purpose, outcome.usage, need ?? 0);
+        }
+        await new Promise((resolve) =>
+          setTimeout(resolve, 20 + Math.random() * Math.min(CONTENDED_PAUSE_MS, 80 * attempt)),
+        );
+      }
+    },
+    async usage(runId) {
+      const now = storageNow();
+      if (now === undefined) return undefined;
+      try {
+        return usageOf(await window(now - quota.windowMs, false), runId, now);
+      } catch (error) {
+        throw unavailable("read", error);
+      }
+    },
+  };
+}

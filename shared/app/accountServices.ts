@@ -1,0 +1,182 @@
+import { randomUUID } from "node:crypto";
+import { clientCredentialsSource } from "../adapters/identity/clientCredentials.js";
+import { managedIdentitySource } from "../adapters/identity/managedIdentity.js";
+import { createSecretStore } from "../adapters/identity/secretStore.js";
+import { timedTokenSource } from "../adapters/identity/timedTokenSource.js";
+import { TokenCache } from "../adapters/identity/tokenCache.js";
+import { withClientSecretRetry } from "../adapters/identity/withFreshClientSecret.js";
+import { webhookSecrets } from "../adapters/notify/webhookFormat.js";
+import { requestLog } from "../adapters/service/requestLog.js";
+import { ServiceClient } from "../adapters/service/serviceClient.js";
+import { listLedgerRows } from "../adapters/storage/ledgerRows.js";
+import { sharedBudget } from "../adapters/storage/sharedBudget.js";
+import { fromServiceRecord } from "../core/inventory/fromRecords.js";
+import type { Probes } from "../core/ports/probes.js";
+import type { RequestLog } from "../core/ports/requestLog.js";
+import type { SecretStore } from "../core/ports/secrets.js";
+import { readRenewalNeed } from "../core/quota/renewalNeed.js";
+import { withPurpose } from "../core/quota/requestContext.js";
+import type { Settings } from "../core/settings.js";
+import { registerSecret } from "../lib/redact/redact.js";
+import { type AppServices, tableLocationOf } from "./appServices.js";
+import type { Seams } from "./seams.js";
+
+/** The one account today: the service subscription and tenant the settings describe. */
+export const DEFAULT_ACCOUNT = "default";
+
+/**
+ * What one service account uses, built per account on its first use: its settings, its secrets,
+ * its token cache, its service client and its request count and budget. Nothing here is shared
+ * between accounts (a token or a budget of one is never another's).
+ */
+export interface AccountServices {
+  readonly account: string;
+  readonly settings: Settings;
+  readonly secrets: SecretStore;
+  readonly tokens: TokenCache;
+  readonly client: ServiceClient;
+  /** Every request sent to the service, counted into the history (the request budget). */
+  readonly requests: RequestLog;
+  /** What verification reads certificates with: TLS, and vaults with this account's vault token. */
+  readonly probes: Probes;
+  close(): Promise<void>;
+}
+
+function registered(store: SecretStore): SecretStore {
+  return {
+    apiKey: async () => {
+      const value = await store.apiKey();
+      registerSecret(value);
+      return value;
+    },
+    clientSecret: async (options) => {
+      const value = await store.clientSecret(options);
+      registerSecret(value);
+      return value;
+    },
+    describe: () => store.describe(),
+  };
+}
+
+/**
+ * The probes, loaded on first use: the TLS and vault readers (node-forge, the Key Vault SDK's
+ * types and their helpers) are for verification, not for every function's cold start.
+ */
+function lazyProbes(tokens: TokenCache, vaultResource: string): Probes {
+  let loaded: Promise<Probes> | undefined;
+  const load = () => {
+    loaded ??= import("./probes.js").then((m) => m.probesFor(tokens, vaultResource));
+    return loaded;
+  };
+  return {
+    tls: async (endpoint, options) => (await load()).tls(endpoint, options),
+    keyVault: async (target, options) => (await load()).keyVault(target, options),
+  };
+}
+
+export function createAccountServices(
+  account: string,
+  settings: Settings,
+  app: AppServices,
+  seams: Seams,
+): AccountServices {
+  const { now, http, onCall, ledger, history, inventory } = app;
+  registerSecret(settings.apiKey);
+  registerSecret(settings.clientSecret);
+  for (const secret of webhookSecrets(settings.webhookUrl)) registerSecret(secret);
+  const secrets = registered(
+    createSecretStore({
+      vaultUrl: settings.keyVaultUrl,
+      apiKeySecretName: settings.apiKeySecretName,
+      clientSecretSecretName: settings.clientSecretSecretName,
+      direct: { apiKey: settings.apiKey, clientSecret: settings.clientSecret },
+      ttlMs: settings.secretCacheTtlMs,
+      timeoutMs: settings.httpTimeoutMs,
+      now,
+      ...(seams.createSecretReader ? { createReader: seams.createSecretReader } : {}),
+    }),
+  );
+  // Managed-identity tokens bypass our HttpClient (@azure/identity calls): time them here,
+  // and give up after the same timeout as every other outbound call.
+  const tokenTimeout = { timeoutMs: settings.httpTimeoutMs };
+  const source =
+    settings.cloudCredential === "managed-identity"
+      ? onCall
+        ? timedTokenSource(managedIdentitySource(seams.credential, tokenTimeout), onCall)
+        : managedIdentitySource(seams.credential, tokenTimeout)
+      : clientCredentialsSource({
+          tokenUrl: settings.tokenUrl,
+          tenantId: settings.tenantId ?? "",
+          clientId: settings.clientId ?? "",
+          withClientSecret: (request) => withClientSecretRetry(secrets, request),
+          http,
+        });
+  const tokens = new TokenCache(source, { now: () => now().getTime() });
+  const storage = tableLocationOf(settings);
+  // Issue 20: with a quota and a table history, the budget is kept in storage and shared by
+  // every process; without storage, only this process's requests are counted (and warned of).
+  const quota = settings.serviceQuota;
+  const processId = randomUUID();
+  // Issue 20: a read may never take what a due renewal needs, so with no recent due list one is
+  // made first (once, for every read waiting on it), as a renewal's request, and kept in the
+  // inventory. The client is made below; this runs only once a read asks.
+  let client: ServiceClient | undefined;
+  let learning: Promise<void> | undefined;
+  const learnNeed = () => {
+    learning ??= withPurpose({ purpose: "renewal", runId: processId }, async () => {
+      if (!client) throw new Error("the service client is not ready");
+      const due = await client.listDue();
+      const seenAt = now();
+      await inventory.upsert(due.certificates.map((c) => fromServiceRecord(c, "due-list", seenAt)));
+    }).finally(() => {
+      learning = undefined;
+    });
+    return learning;
+  };
+  const budget =
+    quota && storage && history.kind === "table"
+      ? sharedBudget({
+          ...storage,
+          quota,
+          now,
+          need: () =>
+            readRenewalNeed(
+              {
+                inventory: () => inventory.list(),
+                ledgerRows: async () =>
+                  ledger.kind === "table" ? listLedgerRows(storage) : { items: [], invalid: [] },
+              },
+              now(),
+              quota,
+            ),
+          ...(inventory.kind === "none" ? {} : { learnNeed }),
+        })
+      : undefined;
+  const requests = requestLog({
+    history,
+    now,
+    defaultTrigger: seams.requestTrigger ?? "http",
+    budget,
+    processId,
+  });
+  client = new ServiceClient({
+    settings,
+    http,
+    tokens,
+    apiKey: () => secrets.apiKey(),
+    requests,
+  });
+  return {
+    account,
+    settings,
+    secrets,
+    tokens,
+    client,
+    requests,
+    probes: lazyProbes(tokens, settings.vaultResource),
+    // Requests counted in the last moments are written before the process may end.
+    close: async () => {
+      await requests.settled();
+    },
+  };
+}

@@ -1,0 +1,130 @@
+import { createNotifier } from "../adapters/notify/notifier.js";
+import { tableHistory } from "../adapters/storage/tableHistory.js";
+import { tableInventory } from "../adapters/storage/tableInventory.js";
+import { tableLedger } from "../adapters/storage/tableLedger.js";
+import { type History, noHistory } from "../core/ports/history.js";
+import { type Inventory, noInventory } from "../core/ports/inventory.js";
+import { type Ledger, noLedger } from "../core/ports/ledger.js";
+import { type Notifier, noNotifier } from "../core/ports/notifier.js";
+import { noTelemetry, type Telemetry } from "../core/ports/telemetry.js";
+import type { Settings } from "../core/settings.js";
+import { HttpClient } from "../lib/http/httpClient.js";
+import { buildRuns, type Runs, type RunsSeams } from "./runs.js";
+import type { OnCall, Seams } from "./seams.js";
+
+/**
+ * What the whole deployment shares, built once per process: the clock, the outbound transport,
+ * the storage repositories (ledger, history, inventory, runs), the notifier and the telemetry.
+ */
+export interface AppServices {
+  readonly now: () => Date;
+  /** The transport: one pool, one timeout, every call observed (telemetry, the bench). */
+  readonly http: HttpClient;
+  readonly ledger: Ledger;
+  /** The run history (issue 13), in the ledger's storage account; records, never decides. */
+  readonly history: History;
+  /** Every certificate certsched knows (issue 12), beside the ledger; says what to verify. */
+  readonly inventory: Inventory;
+  /** The run store and queue of POST /api/renewals (issue 17). */
+  readonly runs: Runs;
+  /** Posts sweep messages to CERTSCHED_WEBHOOK_URL; does nothing when it is unset. */
+  readonly notifier: Notifier;
+  /**
+   * The telemetry, built on first call: OpenTelemetry to Application Insights when
+   * APPLICATIONINSIGHTS_CONNECTION_STRING is set (imported only then), else a no-op. Rejects
+   * when it cannot start; the next call tries again.
+   */
+  telemetry(): Promise<Telemetry>;
+  /** Observer of each outbound call (telemetry and the seams'); undefined when none listens. */
+  readonly onCall: OnCall | undefined;
+  close(): Promise<void>;
+}
+
+/** Loads the telemetry the settings ask for; the SDK is imported here, never at module load. */
+async function loadTelemetry(settings: Settings, seams: Seams, now: () => Date) {
+  if (seams.telemetry) return seams.telemetry;
+  const connectionString = settings.appInsightsConnectionString;
+  if (!connectionString) return noTelemetry;
+  const { startAzureMonitor } = await import("../adapters/telemetry/azureMonitor.js");
+  return startAzureMonitor(connectionString, now);
+}
+
+/** Where the app's tables live, when it has any (CERTSCHED_LEDGER_TABLE_URI, AzureWebJobsStorage). */
+export function tableLocationOf(settings: Settings) {
+  return settings.ledgerTableUri || settings.storageConnectionString
+    ? {
+        tableUri: settings.ledgerTableUri,
+        connectionString: settings.storageConnectionString,
+        timeoutMs: settings.httpTimeoutMs,
+      }
+    : undefined;
+}
+
+/**
+ * Builds the app's services from the app-wide settings. `deliver` is how the in-process run
+ * queue (no storage queue configured) sweeps a run: the composition root wires it to the use
+ * cases once the account exists.
+ */
+export function createAppServices(
+  settings: Settings,
+  seams: Seams,
+  deliver: RunsSeams["deliver"],
+): AppServices {
+  const now = seams.now ?? (() => new Date());
+  let telemetryLoad: Promise<Telemetry> | undefined;
+  const telemetry = (): Promise<Telemetry> => {
+    telemetryLoad ??= loadTelemetry(settings, seams, now).catch((error: unknown) => {
+      telemetryLoad = undefined;
+      throw error;
+    });
+    return telemetryLoad;
+  };
+  const telemetryOn =
+    seams.telemetry !== undefined || settings.appInsightsConnectionString !== undefined;
+  // The first recorded call loads the telemetry; a call that cannot be recorded is dropped.
+  const recordCall: OnCall = (upstream, durationMs, status) => {
+    telemetry()
+      .then((t) => t.recordCall(upstream, durationMs, status))
+      .catch(() => {});
+  };
+  const onCall: OnCall | undefined =
+    telemetryOn || seams.onCall
+      ? (upstream, durationMs, status) => {
+          seams.onCall?.(upstream, durationMs, status);
+          if (telemetryOn) recordCall(upstream, durationMs, status);
+        }
+      : undefined;
+  const http = new HttpClient({
+    timeoutMs: settings.httpTimeoutMs,
+    now: () => now().getTime(),
+    ...(onCall ? { onCall } : {}),
+  });
+  // The ledger and the history live side by side in the app's storage, reached the same way.
+  const storage = tableLocationOf(settings);
+  const ledger = seams.ledger ?? (storage ? tableLedger(storage) : noLedger);
+  const history = seams.history ?? (storage ? tableHistory(storage) : noHistory);
+  const inventory = seams.inventory ?? (storage ? tableInventory(storage) : noInventory);
+  const notifier = settings.webhookUrl
+    ? createNotifier({
+        url: settings.webhookUrl,
+        format: settings.webhookFormat,
+        notifySuccess: settings.notifySuccess,
+        ...(onCall ? { onCall } : {}),
+      })
+    : noNotifier;
+  const runs = buildRuns(settings, { ...(seams.runs ?? {}), deliver });
+  return {
+    now,
+    http,
+    ledger,
+    history,
+    inventory,
+    runs,
+    notifier,
+    telemetry,
+    onCall,
+    close: async () => {
+      await Promise.all([http.close(), notifier.close()]);
+    },
+  };
+}

@@ -1,0 +1,24 @@
+import { z } from "zod";
+import { parseDuration } from "../../lib/time.js";
+
+/** A duration setting (parseDuration), its default, and its range in ms: one rule for all. */
+export function duration(defaultText: string, min: number, max: number) {
+  return z
+    .string()
+    .default(defaultText)
+    .transform((text, ctx) => {
+      const ms = parseDuration(text);
+      if (ms === undefined) {
+        ctx.addIssue({ code: "custom", message: "must be a duration like 2h, 90m, 30s or PT2H" });
+        return z.NEVER;
+      }
+      if (ms < min || ms > max) {
+        ctx.addIssue({
+          code: "custom",
+          message: `must be between ${min / 1000}s and ${max / 1000}s`,
+        });
+        return z.NEVER;
+      }
+      return ms;
+    });
+}

@@ -1,0 +1,185 @@
+import { z } from "zod";
+import { storageConnection } from "../../adapters/storage/storageConnection.js";
+import { watchCertificateNames, watchEndpoints } from "../../core/inventory/watch.js";
+import { parseServiceQuota } from "../../core/quota/serviceQuota.js";
+import { SCHEDULE_TIMEOUT_MAX_MS } from "../../core/renewal/callBudget.js";
+import { MIN_SECRET_LENGTH, significantLength } from "../../lib/redact/secretForms.js";
+import { DAY_MS } from "../../lib/time.js";
+import { isSecureOrLoopback } from "../../lib/url.js";
+import { duration } from "./duration.js";
+
+/**
+ * The zod schema of every certsched setting, with its default and range (loadSettings.ts parses
+ * the environment with it; verify settings have their own in verifySettings.ts).
+ */
+
+/** https anywhere; plain http only on loopback, so the simulator works and nothing else leaks. */
+function upstreamUrl(options: { allowQuery?: boolean } = {}) {
+  return z.string().transform((text, ctx) => {
+    let url: URL;
+    try {
+      url = new URL(text);
+    } catch {
+      ctx.addIssue({ code: "custom", message: "must be an absolute URL" });
+      return z.NEVER;
+    }
+    if (!isSecureOrLoopback(url)) {
+      ctx.addIssue({
+        code: "custom",
+        message: "must use https (plain http is accepted only for loopback hosts)",
+      });
+      return z.NEVER;
+    }
+    if (url.username || url.password) {
+      ctx.addIssue({ code: "custom", message: "must not carry credentials" });
+      return z.NEVER;
+    }
+    if ((url.search && !options.allowQuery) || url.hash) {
+      ctx.addIssue({
+        code: "custom",
+        message: options.allowQuery
+          ? "must not have a fragment"
+          : "must not have a query or fragment",
+      });
+      return z.NEVER;
+    }
+    return url.href.replace(/\/+$/, "");
+  });
+}
+
+/**
+ * AzureWebJobsStorage: every endpoint it names or implies (Blob, Queue, Table, the ones derived
+ * from AccountName and DefaultEndpointsProtocol, the emulator's) under the same https-or-loopback
+ * rule as every other address. The value itself is never quoted: it holds the account key.
+ */
+const storageConnectionString = z.string().superRefine((text, ctx) => {
+  const connection = storageConnection(text);
+  for (const message of connection.problems) ctx.addIssue({ code: "custom", message });
+  for (const { source, url } of connection.endpoints) {
+    if (!url) {
+      ctx.addIssue({ code: "custom", message: `${source} must be an absolute URL` });
+    } else if (!isSecureOrLoopback(url)) {
+      ctx.addIssue({
+        code: "custom",
+        message: `${source} must use https (plain http is accepted only for loopback hosts)`,
+      });
+    }
+  }
+});
+
+const flag = z
+  .string()
+  .default("false")
+  .transform((text, ctx) => {
+    const value = text.trim().toLowerCase();
+    if (["true", "1", "yes"].includes(value)) return true;
+    if (["false", "0", "no"].includes(value)) return false;
+    ctx.addIssue({ code: "custom", message: "must be true or false" });
+    return z.NEVER;
+  });
+
+const text = z.string().trim().min(1);
+
+/**
+ * A value that becomes one URL path segment. Encoding cannot protect "." and "..": URL parsers
+ * (undici's included) resolve them, and their %2E forms, as dot segments, changing the path.
+ */
+const pathSegment = text.refine((value) => value !== "." && value !== "..", {
+  message: 'must not be "." or "..": it would change the request path',
+});
+
+/**
+ * CERTSCHED_API_KEY / CERTSCHED_CLIENT_SECRET given directly. A value with fewer than
+ * MIN_SECRET_LENGTH characters besides whitespace is refused: it cannot be told apart from
+ * ordinary words, so it could not be kept out of logs and responses (README, "Secrets").
+ */
+const directSecret = z.string().refine((value) => significantLength(value) >= MIN_SECRET_LENGTH, {
+  message: `must hold at least ${MIN_SECRET_LENGTH} characters (not counting spaces): a shorter secret cannot be told apart from ordinary text, so certsched could not keep it out of logs and responses`,
+});
+
+export const schema = z.object({
+  CERTSCHED_BASE_URL: upstreamUrl(),
+  CERTSCHED_PUBLIC_BASE_URL: upstreamUrl().optional(),
+  CERTSCHED_SUBSCRIPTION: pathSegment.optional(),
+  CERTSCHED_SUBSCRIPTION_ID: pathSegment.optional(),
+  CERTSCHED_API_KEY: directSecret.optional(),
+  CERTSCHED_PUBLIC_AUTH: z
+    .enum(["none", "api-key"], { error: 'must be "none" or "api-key"' })
+    .default("none"),
+  CERTSCHED_TENANT_ID: pathSegment.optional(),
+  CERTSCHED_CLIENT_ID: text.optional(),
+  CERTSCHED_CLIENT_SECRET: directSecret.optional(),
+  CERTSCHED_CLOUD_CREDENTIAL: z
+    .enum(["client-secret", "managed-identity"], {
+      error: 'must be "client-secret" or "managed-identity"',
+    })
+    .default("client-secret"),
+  CERTSCHED_TOKEN_URL: upstreamUrl().default("https://login.microsoftonline.com"),
+  CERTSCHED_MANAGEMENT_RESOURCE: text.default("https://management.core.windows.net/"),
+  CERTSCHED_VAULT_RESOURCE: text.default("https://vault.azure.net"),
+  CERTSCHED_KEY_VAULT_URL: upstreamUrl().optional(),
+  CERTSCHED_API_KEY_SECRET_NAME: text.default("certsched-api-key"),
+  CERTSCHED_CLIENT_SECRET_SECRET_NAME: text.default("certsched-client-secret"),
+  CERTSCHED_SECRET_CACHE_TTL: duration("10m", 0, DAY_MS),
+  CERTSCHED_RENEWAL_CONCURRENCY: z
+    .string()
+    .default("8")
+    .transform((value, ctx) => {
+      const n = Number(value);
+      if (!Number.isInteger(n) || n < 1 || n > 64) {
+        ctx.addIssue({ code: "custom", message: "must be a whole number from 1 to 64" });
+        return z.NEVER;
+      }
+      return n;
+    }),
+  CERTSCHED_RENEWAL_GRACE: duration("2h", 0, 7 * DAY_MS),
+  CERTSCHED_DRY_RUN: flag,
+  CERTSCHED_HTTP_TIMEOUT: duration("30s", 100, 600_000),
+  CERTSCHED_SCHEDULE_TIMEOUT: duration("120s", 100, SCHEDULE_TIMEOUT_MAX_MS),
+  CERTSCHED_SERVICE_QUOTA: z
+    .string()
+    .transform((text, ctx) => {
+      const parsed = parseServiceQuota(text);
+      if (typeof parsed === "string") {
+        ctx.addIssue({ code: "custom", message: parsed });
+        return z.NEVER;
+      }
+      return parsed;
+    })
+    .optional(),
+  // 1 s .. 24 h; plans with a longer functionTimeout than Consumption's 10 min may raise it.
+  CERTSCHED_SWEEP_DEADLINE: duration("9m", 1_000, DAY_MS),
+  AzureWebJobsStorage: storageConnectionString.optional(),
+  CERTSCHED_LEDGER_TABLE_URI: upstreamUrl().optional(),
+  CERTSCHED_QUEUE_URI: upstreamUrl().optional(),
+  // 1 day .. 10 years; a year and a month by default, so last year's renewal is still there.
+  CERTSCHED_HISTORY_RETENTION: duration("400d", DAY_MS, 3_650 * DAY_MS),
+  // Webhook URLs carry their signature in the query (Teams workflows, Slack): keep it.
+  CERTSCHED_WEBHOOK_URL: upstreamUrl({ allowQuery: true }).optional(),
+  CERTSCHED_WEBHOOK_FORMAT: z
+    .enum(["auto", "teams", "slack", "json"], {
+      error: 'must be "auto", "teams", "slack" or "json"',
+    })
+    .default("auto"),
+  CERTSCHED_NOTIFY_SUCCESS: flag,
+  APPLICATIONINSIGHTS_CONNECTION_STRING: z.string().optional(),
+  CERTSCHED_WATCH: watchEndpoints,
+  CERTSCHED_WATCH_CERTIFICATES: watchCertificateNames,
+});
+
+/**
+ * Every setting name certsched reads: the schema's, plus CERTSCHED_RENEWAL_SCHEDULE, which the
+ * Functions host reads (the timer's %CERTSCHED_RENEWAL_SCHEDULE% binding expression). The CLI
+ * warns about names that look like these but are not.
+ */
+export const KNOWN_SETTINGS: readonly string[] = [
+  ...Object.keys(schema.shape),
+  "CERTSCHED_RENEWAL_SCHEDULE",
+  // The verification timer's %CERTSCHED_VERIFY_SCHEDULE%, read by the host too.
+  "CERTSCHED_VERIFY_SCHEDULE",
+  // Read by shared/app/config/verifySettings.ts, on their own: `verify --domain` needs no service.
+  "CERTSCHED_VERIFY_CONNECT_TO",
+  "CERTSCHED_VERIFY_WARN_DAYS",
+  "CERTSCHED_VERIFY_WINDOW",
+  "CERTSCHED_VERIFY_UNREACHABLE_AFTER",
+];

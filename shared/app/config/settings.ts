@@ -1,0 +1,157 @@
+import type { ServiceQuota } from "../../core/quota/serviceQuota.js";
+import type { Env, Settings } from "../../core/settings.js";
+import type { VerifySettings } from "../../core/verification/verifySettings.js";
+import { ConfigError, type Problem } from "../../lib/errors.js";
+import { KNOWN_SETTINGS, schema } from "./schema.js";
+import { loadVerifySettings } from "./verifySettings.js";
+
+/**
+ * local.settings.sample.json's placeholders: `<directory (tenant) id>`, and
+ * `https://<your-vault>.vault.azure.net`. A copied sample that was never filled in would
+ * otherwise fail much later, as "identity provider unreachable".
+ */
+const PLACEHOLDER = /^<.*>$/s;
+/** A URL whose host is (or holds) a placeholder: `https://<your-vault>.vault.azure.net`. */
+const URL_PLACEHOLDER = /^[a-z][a-z0-9+.-]*:\/\/[^/?#]*<[^<>]*>/i;
+
+/**
+ * Only a whole `<...>` value or a placeholder in a URL's host counts: a secret may hold `<` and
+ * `>` (an API key of any printable characters) and must not be refused for it.
+ */
+function isPlaceholder(value: string): boolean {
+  const text = value.trim();
+  return PLACEHOLDER.test(text) || URL_PLACEHOLDER.test(text);
+}
+
+function placeholderProblems(raw: Record<string, string>): Problem[] {
+  return Object.entries(raw)
+    .filter(([name, value]) => KNOWN_SETTINGS.includes(name) && isPlaceholder(value))
+    .map(([name]) => ({
+      name,
+      // The value is not quoted: in a secret's setting it could be the secret itself.
+      message:
+        "still holds a placeholder from local.settings.sample.json (<...>): replace it with the real value",
+    }));
+}
+
+/** Blank app settings are common in the portal; treat them as unset so defaults apply. */
+function withoutBlanks(env: Env): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [key, value] of Object.entries(env)) {
+    if (value !== undefined && value.trim() !== "") out[key] = value;
+  }
+  return out;
+}
+
+/**
+ * Parses and checks every setting at once; throws a ConfigError listing every problem, each
+ * naming its setting. Values are never echoed: several are secrets.
+ */
+/** loadVerifySettings on first call, kept (its ConfigError is thrown again on every call). */
+function verifyOnce(env: Env): () => VerifySettings {
+  let parsed: VerifySettings | undefined;
+  return () => {
+    parsed ??= loadVerifySettings(env);
+    return parsed;
+  };
+}
+
+export function loadSettings(env: Env = process.env): Settings {
+  const raw = withoutBlanks(env);
+  const result = schema.safeParse(raw);
+  // A placeholder is the one thing wrong with its setting: say that, not "must be a URL".
+  const placeholders = placeholderProblems(raw);
+  const held = new Set(placeholders.map((p) => p.name));
+  const problems: Problem[] = [
+    ...(result.success ? [] : result.error.issues)
+      .map((issue) => ({
+        name: String(issue.path[0] ?? "(settings)"),
+        message:
+          issue.code === "invalid_type" && issue.message.includes("undefined")
+            ? "is required"
+            : issue.message,
+      }))
+      .filter((p) => !held.has(p.name)),
+    ...placeholders,
+  ];
+  // Read from the raw values, so these are reported together with any other problem.
+  problems.push(...credentialProblems(raw));
+  if (result.success) problems.push(...quotaWindowProblems(result.data));
+  if (!result.success || problems.length > 0) throw new ConfigError(problems);
+  const s = result.data;
+  return {
+    verify: verifyOnce(env),
+    baseUrl: s.CERTSCHED_BASE_URL,
+    publicBaseUrl: s.CERTSCHED_PUBLIC_BASE_URL ?? `${s.CERTSCHED_BASE_URL}/public`,
+    subscription: s.CERTSCHED_SUBSCRIPTION,
+    subscriptionId: s.CERTSCHED_SUBSCRIPTION_ID ?? s.CERTSCHED_SUBSCRIPTION,
+    apiKey: s.CERTSCHED_API_KEY,
+    publicAuth: s.CERTSCHED_PUBLIC_AUTH,
+    tenantId: s.CERTSCHED_TENANT_ID,
+    clientId: s.CERTSCHED_CLIENT_ID,
+    clientSecret: s.CERTSCHED_CLIENT_SECRET,
+    cloudCredential: s.CERTSCHED_CLOUD_CREDENTIAL,
+    tokenUrl: s.CERTSCHED_TOKEN_URL,
+    managementResource: s.CERTSCHED_MANAGEMENT_RESOURCE,
+    vaultResource: s.CERTSCHED_VAULT_RESOURCE,
+    keyVaultUrl: s.CERTSCHED_KEY_VAULT_URL,
+    apiKeySecretName: s.CERTSCHED_API_KEY_SECRET_NAME,
+    clientSecretSecretName: s.CERTSCHED_CLIENT_SECRET_SECRET_NAME,
+    secretCacheTtlMs: s.CERTSCHED_SECRET_CACHE_TTL,
+    renewalConcurrency: s.CERTSCHED_RENEWAL_CONCURRENCY,
+    renewalGraceMs: s.CERTSCHED_RENEWAL_GRACE,
+    dryRun: s.CERTSCHED_DRY_RUN,
+    httpTimeoutMs: s.CERTSCHED_HTTP_TIMEOUT,
+    scheduleTimeoutMs: s.CERTSCHED_SCHEDULE_TIMEOUT,
+    serviceQuota: s.CERTSCHED_SERVICE_QUOTA,
+    sweepDeadlineMs: s.CERTSCHED_SWEEP_DEADLINE,
+    storageConnectionString: s.AzureWebJobsStorage,
+    ledgerTableUri: s.CERTSCHED_LEDGER_TABLE_URI,
+    queueUri: s.CERTSCHED_QUEUE_URI,
+    historyRetentionMs: s.CERTSCHED_HISTORY_RETENTION,
+    webhookUrl: s.CERTSCHED_WEBHOOK_URL,
+    webhookFormat: s.CERTSCHED_WEBHOOK_FORMAT,
+    notifySuccess: s.CERTSCHED_NOTIFY_SUCCESS,
+    appInsightsConnectionString: s.APPLICATIONINSIGHTS_CONNECTION_STRING,
+    watch: s.CERTSCHED_WATCH,
+    watchCertificates: s.CERTSCHED_WATCH_CERTIFICATES,
+  };
+}
+
+/**
+ * Requests older than the history's retention are removed with it: a quota window longer than
+ * that would count too few, and let certsched send more than the budget allows.
+ */
+function quotaWindowProblems(s: {
+  CERTSCHED_SERVICE_QUOTA?: ServiceQuota | undefined;
+  CERTSCHED_HISTORY_RETENTION: number;
+}): Problem[] {
+  const quota = s.CERTSCHED_SERVICE_QUOTA;
+  if (quota === undefined || quota.windowMs <= s.CERTSCHED_HISTORY_RETENTION) return [];
+  return [
+    {
+      name: "CERTSCHED_SERVICE_QUOTA",
+      message: `its window (${quota.text}) must not be longer than CERTSCHED_HISTORY_RETENTION: requests older than the retention are no longer counted`,
+    },
+  ];
+}
+
+function required(name: string): Problem {
+  return { name, message: "is required" };
+}
+
+/** The client-secret flow (the default) needs tenant, client id and a secret (direct or vault). */
+function credentialProblems(raw: Record<string, string>): Problem[] {
+  // Another value is either managed-identity or invalid, which the schema reports by name.
+  if ((raw.CERTSCHED_CLOUD_CREDENTIAL ?? "client-secret") !== "client-secret") return [];
+  const problems: Problem[] = [];
+  if (!raw.CERTSCHED_TENANT_ID) problems.push(required("CERTSCHED_TENANT_ID"));
+  if (!raw.CERTSCHED_CLIENT_ID) problems.push(required("CERTSCHED_CLIENT_ID"));
+  if (!raw.CERTSCHED_CLIENT_SECRET && !raw.CERTSCHED_KEY_VAULT_URL) {
+    problems.push({
+      name: "CERTSCHED_CLIENT_SECRET",
+      message: "is required unless CERTSCHED_KEY_VAULT_URL names the vault that holds it",
+    });
+  }
+  return problems;
+}

@@ -1,0 +1,43 @@
+import type { CredentialLike } from "../adapters/identity/managedIdentity.js";
+import type { Trigger } from "../core/history/events.js";
+import type { History } from "../core/ports/history.js";
+import type { Inventory } from "../core/ports/inventory.js";
+import type { Ledger } from "../core/ports/ledger.js";
+import type { RunQueue } from "../core/ports/runQueue.js";
+import type { RunStore } from "../core/ports/runStore.js";
+import type { SecretReader } from "../core/ports/secrets.js";
+import type { Telemetry } from "../core/ports/telemetry.js";
+import type { HttpClient } from "../lib/http/httpClient.js";
+
+/** An observer of each outbound call: upstream, duration, status. */
+export type OnCall = NonNullable<ConstructorParameters<typeof HttpClient>[0]["onCall"]>;
+
+/**
+ * What tests and tools may put in place of what the settings would choose; production passes
+ * none. Given to the composition root only (createRuntime, resetRuntime): nothing else holds
+ * a replacement, so there is one place that says what a process runs on.
+ */
+export interface Seams {
+  readonly now?: () => Date;
+  /** Builds the Key Vault reader (tests: a real SecretClient trusting a local fake vault). */
+  readonly createSecretReader?: (vaultUrl: string) => SecretReader | Promise<SecretReader>;
+  /** The app's identity for managed-identity tokens. */
+  readonly credential?: CredentialLike;
+  /** Replaces the ledger chosen from CERTSCHED_LEDGER_TABLE_URI / AzureWebJobsStorage. */
+  readonly ledger?: Ledger;
+  /** Replaces the history chosen the same way as the ledger. */
+  readonly history?: History;
+  /** Replaces the inventory chosen the same way as the ledger. */
+  readonly inventory?: Inventory;
+  /** Replaces the run store and queue (tests: a unique table and queue on Azurite). */
+  readonly runs?: { readonly store?: RunStore; readonly queue?: RunQueue };
+  /** Observer of every outbound call (benchmark); telemetry observes them too when on. */
+  readonly onCall?: OnCall;
+  /** Replaces the telemetry chosen from the settings (tests: in-memory OpenTelemetry). */
+  readonly telemetry?: Telemetry;
+  /**
+   * The trigger of service requests sent outside a sweep or a renewal by name, for the request
+   * count: "http" (the function app's default), "cli" for the CLI.
+   */
+  readonly requestTrigger?: Trigger;
+}

@@ -1,0 +1,113 @@
+import { MAX_DEQUEUE_COUNT, type RunMessage } from "../core/runs/run.js";
+import type { Env, Settings } from "../core/settings.js";
+import { ConfigError } from "../lib/errors.js";
+import type { Logger } from "../lib/log.js";
+import { type AccountServices, createAccountServices, DEFAULT_ACCOUNT } from "./accountServices.js";
+import { type AppServices, createAppServices } from "./appServices.js";
+import { loadSettings } from "./config/settings.js";
+import type { Seams } from "./seams.js";
+
+/**
+ * The composition root (docs/design/floor-plan.md): the one place that builds adapters and
+ * hands them to use cases. App services are built once per process; account services once per
+ * account, on first use. Today there is exactly one account, the one the settings describe.
+ */
+export interface Services {
+  readonly app: AppServices;
+  /** The account's services; no id: the one account. Another id is a ConfigError (for now). */
+  account(id?: string): AccountServices;
+  /** The app's services with one account's: what a handler or a command gives its use case. */
+  runtime(id?: string): Runtime;
+  close(): Promise<void>;
+}
+
+/**
+ * The app's services and one account's, as one object: every use case takes the narrow ports it
+ * needs (its `…Ports` interface), which this satisfies.
+ */
+export type Runtime = Omit<AppServices, "close"> &
+  Omit<AccountServices, "close"> & {
+    close(): Promise<void>;
+  };
+
+export function createServices(settings: Settings, seams: Seams = {}): Services {
+  let view: Runtime | undefined;
+  const accounts = new Map<string, AccountServices>();
+  // The in-process run queue sweeps here, as the host's queue trigger would: attempts, then
+  // the poison handling. The runtime exists by the time a message is delivered. Imported on
+  // first delivery: a handler that never sweeps a run does not load the sweep.
+  const deliver = async (message: RunMessage, log: Logger): Promise<void> => {
+    const runtime = services.runtime();
+    const [{ processRun }, { poisonRun }] = await Promise.all([
+      import("../usecases/processRun.js"),
+      import("../usecases/poisonRun.js"),
+    ]);
+    for (let dequeueCount = 1; dequeueCount <= MAX_DEQUEUE_COUNT; dequeueCount++) {
+      try {
+        await processRun(runtime, runtime.runs.store, log, message, { dequeueCount });
+        return;
+      } catch {
+        // processRun logged it and noted it on the run; deliver again, as the host would.
+      }
+    }
+    await poisonRun(() => runtime.runs, log, message, runtime.now);
+  };
+  const app = createAppServices(settings, seams, deliver);
+  const account = (id: string = DEFAULT_ACCOUNT): AccountServices => {
+    if (id !== DEFAULT_ACCOUNT) {
+      throw new ConfigError([
+        {
+          name: "account",
+          message: `is unknown: this deployment has one account, '${DEFAULT_ACCOUNT}'`,
+        },
+      ]);
+    }
+    let built = accounts.get(id);
+    if (!built) {
+      built = createAccountServices(id, settings, app, seams);
+      accounts.set(id, built);
+    }
+    return built;
+  };
+  const close = async (): Promise<void> => {
+    await Promise.all([...accounts.values()].map((a) => a.close()));
+    await app.close();
+  };
+  const services: Services = {
+    app,
+    account,
+    runtime: (id) => {
+      const one = account(id);
+      view ??= { ...app, ...one, close };
+      return view;
+    },
+    close,
+  };
+  return services;
+}
+
+/** The app's services and the one account's, built from `settings` (tests, the CLI, tools). */
+export function createRuntime(settings: Settings, seams: Seams = {}): Runtime {
+  return createServices(settings, seams).runtime();
+}
+
+let current: Services | undefined;
+let currentSeams: Seams = {};
+
+/**
+ * The process-wide services' runtime, built on first use (not at import: cold start stays
+ * cheap, and a settings problem surfaces as a clear error from the first call, not a crash at
+ * load).
+ */
+export function getRuntime(env?: Env): Runtime {
+  current ??= createServices(loadSettings(env), currentSeams);
+  return current.runtime();
+}
+
+/** Drops the process-wide services so the next call rebuilds them (tests, settings reload). */
+export async function resetRuntime(seams: Seams = {}): Promise<void> {
+  const old = current;
+  current = undefined;
+  currentSeams = seams;
+  await old?.close();
+}

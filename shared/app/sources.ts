@@ -1,0 +1,30 @@
+import { listLedgerRows } from "../adapters/storage/ledgerRows.js";
+import type { StatusSources } from "../core/status/statusSources.js";
+import type { DashboardSources } from "../usecases/dashboard.js";
+import type { Runtime } from "./services.js";
+
+/**
+ * What the status view and the dashboard read, wired from the runtime: its inventory, and the
+ * ledger's table read with the runtime's own settings. A ledger that is not a table (none, or an
+ * in-process one) has no rows to list here.
+ */
+export function statusSourcesOf(runtime: Runtime): StatusSources {
+  const { settings } = runtime;
+  return {
+    inventory: runtime.inventory,
+    ledgerRows: async () =>
+      runtime.ledger.kind === "table"
+        ? listLedgerRows({
+            tableUri: settings.ledgerTableUri,
+            connectionString: settings.storageConnectionString,
+            timeoutMs: settings.httpTimeoutMs,
+          })
+        : { items: [], invalid: [] },
+    ledgerRow: async (id) => (await runtime.ledger.read(id))?.record,
+  };
+}
+
+/** What the dashboard reads: the runtime's inventory, ledger rows and history. */
+export function dashboardSourcesOf(runtime: Runtime): DashboardSources {
+  return { status: statusSourcesOf(runtime), history: runtime.history };
+}

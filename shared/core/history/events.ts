@@ -1,0 +1,81 @@
+/**
+ * What the history holds: one event per thing that happened to a certificate, one record per
+ * run. History only records; the ledger decides (nothing here is read back into a decision).
+ */
+
+/** What started a run or a request. */
+export type Trigger = "timer" | "http" | "cli" | "queue";
+export const TRIGGERS: readonly Trigger[] = ["timer", "http", "cli", "queue"];
+
+export type EventKind =
+  /** A person asked for the renewal by name (`by` says who). */
+  | "manual-request"
+  /** A request went out and the service accepted it. */
+  | "renewal-scheduled"
+  /** A request went out and no answer came in time: the service may have scheduled it. */
+  | "answer-unknown"
+  /** The service refused, or the request failed before it could be acted on. */
+  | "failed"
+  /** Still due a day after the first request. */
+  | "stuck"
+  /** Left alone this run (recently requested, another sweep holds it): `reason` says why. */
+  | "skipped"
+  /** The run stopped starting renewals (deadline, ledger) before this certificate. */
+  | "not-attempted"
+  /** Left for a later run because the service's request budget (CERTSCHED_SERVICE_QUOTA) ran out. */
+  | "deferred"
+  /** A verification read the certificate where users look (`reason`: its status). */
+  | "verified"
+  /** A verification found the renewal has not landed after the window. */
+  | "not-landed";
+export const EVENT_KINDS: readonly EventKind[] = [
+  "manual-request",
+  "renewal-scheduled",
+  "answer-unknown",
+  "failed",
+  "stuck",
+  "skipped",
+  "not-attempted",
+  "deferred",
+  "verified",
+  "not-landed",
+];
+
+export interface CertificateEvent {
+  readonly at: Date;
+  readonly certificateName: string;
+  /** The service's record id, when known. */
+  readonly id?: number | undefined;
+  readonly event: EventKind;
+  readonly trigger: Trigger;
+  /** The run this event belongs to (a manual request is a run of its own). */
+  readonly runId: string;
+  /** Who asked (manual requests): "function-key", "entra:<name> (<object id>)" or "cli". */
+  readonly by?: string | undefined;
+  /** Reason constant (decide.ts VerdictReason, summary.ts ResultReason, "ManualRequest"). */
+  readonly reason?: string | undefined;
+  /** Words: the service's answer or the failure's cause, redacted and shortened. */
+  readonly detail?: string | undefined;
+  /** Upstream HTTP status of a failure. */
+  readonly status?: number | undefined;
+  /** Error code of a failure (shared/lib/errors.ts). */
+  readonly error?: string | undefined;
+  /** Expiry as the service said when this happened. */
+  readonly expiryDate?: Date | undefined;
+}
+
+export interface RunRecord {
+  readonly runId: string;
+  readonly trigger: Trigger;
+  readonly startedAt: Date;
+  readonly finishedAt: Date;
+  readonly dryRun: boolean;
+  /** Whether the run must be reported failed (SweepSummary.failed). */
+  readonly failed: boolean;
+  /** Which ledger guarded the run ("table", "memory", "none", "unavailable"). */
+  readonly ledger: string;
+  /** Certificates per outcome, and `due`. */
+  readonly counts: Readonly<Record<string, number>>;
+  /** Why the run failed, one line each, redacted. */
+  readonly problems: readonly string[];
+}

@@ -1,0 +1,138 @@
+import { ensureError, UnstoredError } from "../../lib/errors.js";
+import type { Logger } from "../../lib/log.js";
+import { redact } from "../../lib/redact/redact.js";
+import { someNames } from "../../lib/text/names.js";
+import type { CreateCertificateInput } from "../certificate/createRequest.js";
+import type { CertificateRecord } from "../certificate/records.js";
+import type { Inventory, InventorySource, InventoryUpdate } from "../ports/inventory.js";
+import type { DueList } from "../ports/service.js";
+
+/**
+ * How certificates get into the inventory (issue 12): each record seen in a due list, each
+ * certificate created or renewed through certsched, each name looked up for
+ * CERTSCHED_WATCH_CERTIFICATES. Writing the inventory never fails (nor holds up longer than
+ * the storage's own timeout) the sweep or the renewal it follows: a failure is a warning.
+ */
+
+/** What remembering needs: a Runtime has it all. */
+export interface RememberDeps {
+  readonly inventory: Inventory;
+  readonly now: () => Date;
+}
+
+const known = (value: string | null | undefined) => (value === null ? undefined : value);
+
+/** What a service record (spec 2.3: due list, Get Certificate) says about a certificate. */
+export function fromServiceRecord(
+  record: CertificateRecord,
+  source: InventorySource,
+  seenAt: Date,
+): InventoryUpdate {
+  return {
+    certificateName: record.certificateName,
+    id: record.id,
+    subscriptionId: String(record.subscriptionId),
+    target: record.target,
+    renewal: record.renewal,
+    rootDomain: known(record.rootDomain),
+    keyVaultName: known(record.keyVaultName),
+    keyVaultCertificateName: known(record.keyVaultCertificateName),
+    serviceExpiry: record.expiryDate,
+    source,
+    seenAt,
+  };
+}
+
+/** What a create request says: no id or expiry yet (the service answers "scheduled"). */
+export function fromCreateInput(input: CreateCertificateInput, seenAt: Date): InventoryUpdate {
+  return {
+    certificateName: input.certificateName,
+    target: input.target,
+    rootDomain: input.rootDomain,
+    ...("keyVaultName" in input ? { keyVaultName: input.keyVaultName } : {}),
+    source: "created",
+    seenAt,
+  };
+}
+
+/** Stores `updates`; a failure is logged as a warning and swallowed. Resolves false then. */
+export async function remember(
+  deps: RememberDeps,
+  log: Logger,
+  updates: readonly InventoryUpdate[],
+): Promise<boolean> {
+  if (deps.inventory.kind === "none" || updates.length === 0) return false;
+  try {
+    await deps.inventory.upsert(updates);
+    return true;
+  } catch (error) {
+    // The ones the inventory could not store, when it says which; else every one given.
+    const which = someNames(
+      error instanceof UnstoredError
+        ? error.certificateNames
+        : updates.map((u) => u.certificateName),
+    );
+    log.warn(
+      `certsched could not update the inventory for ${which} (the work itself is done; verification may not watch them until the next sweep): ${redact(ensureError(error).message)}`,
+    );
+    return false;
+  }
+}
+
+/** A certificate created through certsched (CLI create, POST /api/certificates). */
+export function rememberCreated(
+  deps: RememberDeps,
+  log: Logger,
+  input: CreateCertificateInput,
+): Promise<boolean> {
+  return remember(deps, log, [fromCreateInput(input, deps.now())]);
+}
+
+/** A certificate renewed by name (CLI renew, POST /api/certificates/{name}/renew). */
+export function rememberRenewed(
+  deps: RememberDeps,
+  log: Logger,
+  record: CertificateRecord,
+): Promise<boolean> {
+  return remember(deps, log, [fromServiceRecord(record, "renewed", deps.now())]);
+}
+
+/** The service operation a sweep lists with. */
+interface Lister {
+  listDue(): Promise<DueList>;
+}
+
+/**
+ * Wraps a sweep's client so the records it lists are kept, then remembered after the sweep:
+ * the sweep's own code stays as it is, and the records carry what verification needs
+ * (rootDomain, the vault), which the summary does not.
+ */
+export function listingTap<C extends Lister>(
+  client: C,
+): { readonly client: C; remember(deps: RememberDeps, log: Logger): Promise<boolean> } {
+  let listed: readonly CertificateRecord[] = [];
+  const listDue = async () => {
+    const due = await client.listDue();
+    listed = due.certificates;
+    return due;
+  };
+  // A proxy, not a copy: every other method runs on the client itself (private fields and all).
+  const tapped = new Proxy(client, {
+    get(target, property) {
+      if (property === "listDue") return listDue;
+      const value: unknown = Reflect.get(target, property, target);
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+  });
+  return {
+    client: tapped,
+    remember: (deps, log) => {
+      const seenAt = deps.now();
+      return remember(
+        deps,
+        log,
+        listed.map((r) => fromServiceRecord(r, "due-list", seenAt)),
+      );
+    },
+  };
+}

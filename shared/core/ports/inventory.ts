@@ -1,0 +1,122 @@
+import type { InventoryStatus } from "../verification/judge.js";
+import type { Read } from "./history.js";
+
+/**
+ * The inventory (issue 12): every certificate certsched knows, so it can keep watching a
+ * certificate after the service stops listing it as due. Rows live in Table storage next to the
+ * ledger. The ledger still decides renewals; the inventory says what to verify and shows it.
+ */
+
+/** How certsched came to know a certificate (the latest wins; `firstSeen` keeps the first). */
+export type InventorySource = "due-list" | "created" | "renewed" | "get" | "watch";
+
+/** What one verification found, kept with the certificate (or the watched endpoint). */
+export interface VerificationRecord {
+  readonly at: Date;
+  readonly status: InventoryStatus;
+  /** True only for an `expiring` certificate below the critical days. */
+  readonly critical?: boolean | undefined;
+  readonly source: "tls" | "keyvault";
+  /** The domain[:port] probed, or `vault/certificate` for a vault check. */
+  readonly domain: string;
+  readonly servedNotAfter?: Date | undefined;
+  readonly daysLeft?: number | undefined;
+  readonly issuer?: string | undefined;
+  readonly thumbprint?: string | undefined;
+  /** One line for people, redacted and escaped. */
+  readonly detail: string;
+  /**
+   * When the endpoint first failed to answer in the current run of failures; kept while it stays
+   * unreachable, cleared by any reading. The unreachable grace counts from here.
+   */
+  readonly unreachableSince?: Date | undefined;
+}
+
+export interface InventoryRecord {
+  /** The key: the service's certificateName, or `watch:host[:port]` for a CERTSCHED_WATCH entry. */
+  readonly certificateName: string;
+  readonly id?: number | undefined;
+  readonly subscriptionId?: string | undefined;
+  /** The service's target, as it said it (values beyond the spec's are kept). */
+  readonly target?: string | undefined;
+  readonly renewal?: string | undefined;
+  readonly rootDomain?: string | undefined;
+  /** SAN names, when known. */
+  readonly sanNames?: readonly string[] | undefined;
+  readonly keyVaultName?: string | undefined;
+  readonly keyVaultCertificateName?: string | undefined;
+  /** The expiry the service last reported. */
+  readonly serviceExpiry?: Date | undefined;
+  readonly source: InventorySource;
+  readonly firstSeen: Date;
+  readonly lastSeen: Date;
+  readonly lastVerification?: VerificationRecord | undefined;
+}
+
+/** What a caller knows now; fields left undefined keep their stored value. */
+export type InventoryUpdate = Omit<
+  InventoryRecord,
+  "firstSeen" | "lastSeen" | "lastVerification"
+> & {
+  readonly seenAt: Date;
+};
+
+export interface Inventory {
+  /** "none": no storage configured; nothing is kept. */
+  readonly kind: "table" | "memory" | "none";
+  /** Inserts or merges each record (undefined fields keep what is stored). */
+  upsert(updates: readonly InventoryUpdate[]): Promise<void>;
+  /** Stores the latest verification of a known (or watched) certificate. */
+  recordVerification(certificateName: string, verification: VerificationRecord): Promise<void>;
+  /** Every record, sorted by certificateName. */
+  list(): Promise<Read<InventoryRecord>>;
+  get(certificateName: string): Promise<InventoryRecord | undefined>;
+}
+
+export const noInventory: Inventory = {
+  kind: "none",
+  upsert: async () => {},
+  recordVerification: async () => {},
+  list: async () => ({ items: [], invalid: [] }),
+  get: async () => undefined,
+};
+
+/** Merges an update into what is stored: a field the caller does not know keeps its value. */
+export function mergeRecord(
+  stored: InventoryRecord | undefined,
+  update: InventoryUpdate,
+): InventoryRecord {
+  const { seenAt, ...fields } = update;
+  const known = Object.fromEntries(
+    Object.entries(fields).filter(([, value]) => value !== undefined),
+  ) as Partial<InventoryRecord>;
+  return {
+    ...(stored ?? {}),
+    ...known,
+    certificateName: update.certificateName,
+    source: update.source,
+    firstSeen: stored?.firstSeen ?? seenAt,
+    lastSeen: stored && stored.lastSeen > seenAt ? stored.lastSeen : seenAt,
+  };
+}
+
+/** In-process inventory (the sandbox without storage, tests of callers). */
+export function memoryInventory(): Inventory {
+  const rows = new Map<string, InventoryRecord>();
+  return {
+    kind: "memory",
+    upsert: async (updates) => {
+      for (const update of updates)
+        rows.set(update.certificateName, mergeRecord(rows.get(update.certificateName), update));
+    },
+    recordVerification: async (name, verification) => {
+      const stored = rows.get(name);
+      if (stored) rows.set(name, { ...stored, lastVerification: verification });
+    },
+    list: async () => ({
+      items: [...rows.values()].sort((a, b) => a.certificateName.localeCompare(b.certificateName)),
+      invalid: [],
+    }),
+    get: async (name) => rows.get(name),
+  };
+}

@@ -1,0 +1,53 @@
+import type { Logger } from "../../lib/log.js";
+import type { SweepSummary } from "../renewal/summary.js";
+import type { InventoryResult } from "../verification/inventoryResult.js";
+import type { InventoryStatus } from "../verification/judge.js";
+
+/** The webhook messages certsched sends; adapters/notify/ posts them. */
+export type NoticeKind =
+  /** Now not-landed, expired, mismatch, untrusted, critically expiring or unreachable past grace. */
+  | "bad"
+  /** Back to `ok` from one of those. */
+  | "recovered";
+
+export interface VerificationNotice {
+  readonly kind: NoticeKind;
+  readonly certificateName?: string | undefined;
+  readonly domain: string;
+  /** The status before; undefined when never verified before. */
+  readonly from?: InventoryStatus | undefined;
+  readonly to: InventoryStatus;
+  readonly critical: boolean;
+  /** For `unreachable`: CERTSCHED_VERIFY_UNREACHABLE_AFTER has passed. */
+  readonly pastGrace: boolean;
+  /** This run's reading (served expiry, days left, issuer, why). */
+  readonly result?: InventoryResult | undefined;
+}
+
+/** What happened to a sweep's notification. */
+export type NotifyOutcome =
+  /** No CERTSCHED_WEBHOOK_URL. */
+  | "disabled"
+  /** The sweep went well and CERTSCHED_NOTIFY_SUCCESS is off. */
+  | "not-needed"
+  | "sent"
+  /** The webhook refused or could not be reached; logged, the sweep is unaffected. */
+  | "failed";
+
+export interface Notifier {
+  /** Posts the sweep's message when the settings ask for one. Never throws. */
+  notify(summary: SweepSummary, log: Logger): Promise<NotifyOutcome>;
+  /**
+   * Posts one message per notice of a verification run (verificationMessage.ts), one after the
+   * other; "sent" only when every one was. Never throws.
+   */
+  notifyVerification(notices: readonly VerificationNotice[], log: Logger): Promise<NotifyOutcome>;
+  close(): Promise<void>;
+}
+
+/** No webhook configured. */
+export const noNotifier: Notifier = {
+  notify: async () => "disabled",
+  notifyVerification: async () => "disabled",
+  close: async () => {},
+};

@@ -1,0 +1,51 @@
+import type { Problem } from "../../lib/errors.js";
+import type { CreateCertificateInput } from "../certificate/createRequest.js";
+import type { CertificateRecord, CertificateRef } from "../certificate/records.js";
+import type { WithinOptions } from "../renewal/callBudget.js";
+
+/** A record the service sent that we could not use; reported, never dropped silently. */
+export interface RejectedRecord {
+  readonly index: number;
+  readonly certificateName: string | undefined;
+  readonly id: number | undefined;
+  readonly problems: readonly Problem[];
+}
+
+export interface DueList {
+  readonly certificates: CertificateRecord[];
+  readonly rejected: RejectedRecord[];
+}
+
+/** What a confirmed 404 from the list means (spec 4.3): nothing is due. */
+export function noneDue(): DueList {
+  return { certificates: [], rejected: [] };
+}
+
+/** Options of ServiceClient.renew. */
+export interface RenewOptions extends WithinOptions {
+  /**
+   * The certificate's target, when known (due list, Get Certificate). The key-vault target's
+   * renewal also carries the vault token, as the vendor's renewal function sends it; unknown or
+   * another target: the spec's two fields (2.2).
+   */
+  readonly target?: string | undefined;
+}
+
+/**
+ * The operations of the Certificate Scheduling Service (spec 4.1-4.5), as certsched calls them:
+ * callers never hold tokens or the API key (adapters/service/serviceClient.ts injects them).
+ */
+export interface ServiceOperations {
+  /** 4.1: schedules creation; returns the service's plain-text message. */
+  create(input: CreateCertificateInput, options?: WithinOptions): Promise<string>;
+  /** 4.2: schedules renewal by name; returns the service's plain-text message. */
+  renew(certificateName: string, options?: RenewOptions): Promise<string>;
+  /** 4.5: the service's record of one certificate. */
+  get(certificateName: string, options?: WithinOptions): Promise<CertificateRecord>;
+  /** 4.3: the certificates due for renewal; records that fail validation are reported apart. */
+  listDue(): Promise<DueList>;
+  /** 4.4: renews a certificate from the due list; returns the service's message. */
+  renewListed(certificate: CertificateRef): Promise<string>;
+  /** Tests connectivity (both tokens and the service); returns the service's message. */
+  test(): Promise<string>;
+}

@@ -1,0 +1,111 @@
+import { z } from "zod";
+import { type CertificateStatus, STATUS_WORDS, type StatusWord } from "./certificateStatus.js";
+import { byName } from "./statusSources.js";
+
+/**
+ * Paging of the status list (GET /api/certificates): stable name order, a filter on the overall
+ * word, and an opaque continuation token that resumes after the last name of a page. A page is
+ * cut from a fresh read each time, so a certificate added or removed between pages is seen or
+ * missed once, never repeated.
+ */
+
+export const DEFAULT_TOP = 50;
+export const MAX_TOP = 200;
+
+/** Token format version: a token of another format is refused, not misread. */
+const TOKEN_VERSION = 1;
+/**
+ * A certificate name is at most 1024 characters (MAX_FIELD_LENGTH); in the token each may take
+ * 6 bytes (a lone surrogate is escaped as \uXXXX), 8 base64url characters per 6 bytes: 8,2xx
+ * at most. A token far longer is not ours.
+ */
+const MAX_TOKEN_CHARS = 16_384;
+
+/** The opaque `next` of a page: base64url of a small JSON document. */
+export function continuationAfter(name: string): string {
+  return Buffer.from(JSON.stringify({ v: TOKEN_VERSION, after: name })).toString("base64url");
+}
+
+const tokenShape = z.object({ v: z.literal(TOKEN_VERSION), after: z.string().min(1) }).strict();
+
+/** The name a token resumes after; undefined when the text is not a token of ours. */
+export function nameAfter(token: string): string | undefined {
+  if (token.length > MAX_TOKEN_CHARS || !/^[A-Za-z0-9_-]+$/.test(token)) return undefined;
+  try {
+    const parsed = tokenShape.safeParse(JSON.parse(Buffer.from(token, "base64url").toString()));
+    return parsed.success ? parsed.data.after : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+const STATUS_MESSAGE = `must be one or more of ${STATUS_WORDS.join(", ")}, separated by commas`;
+
+/** The query of GET /api/certificates, strictly (parseQuery refuses any other parameter). */
+export const statusPageQuery = z.object({
+  top: z
+    .string()
+    .optional()
+    .transform((text, ctx) => {
+      if (text === undefined) return DEFAULT_TOP;
+      // Digits only: "5.0", " 5", "1e2" and "0x10" are not what a person typing a count means.
+      const n = /^\d{1,3}$/.test(text) ? Number(text) : Number.NaN;
+      if (!(n >= 1 && n <= MAX_TOP)) {
+        ctx.addIssue({ code: "custom", message: `must be a whole number from 1 to ${MAX_TOP}` });
+        return z.NEVER;
+      }
+      return n;
+    }),
+  continuation: z
+    .string()
+    .optional()
+    .transform((text, ctx) => {
+      if (text === undefined) return undefined;
+      const after = nameAfter(text);
+      if (after === undefined) {
+        ctx.addIssue({
+          code: "custom",
+          message: "must be the `next` of an earlier answer, unchanged",
+        });
+        return z.NEVER;
+      }
+      return after;
+    }),
+  status: z
+    .string()
+    .optional()
+    .transform((text, ctx) => {
+      if (text === undefined) return undefined;
+      const words = text.split(",");
+      if (!words.every((w): w is StatusWord => (STATUS_WORDS as readonly string[]).includes(w))) {
+        ctx.addIssue({ code: "custom", message: STATUS_MESSAGE });
+        return z.NEVER;
+      }
+      return new Set<StatusWord>(words);
+    }),
+});
+
+export type StatusPageQuery = z.output<typeof statusPageQuery>;
+
+export interface StatusPage {
+  readonly items: CertificateStatus[];
+  /** Present when more items follow: pass it back as `?continuation=`. */
+  readonly next?: string;
+}
+
+/** One page of `statuses` (any order): those with a wanted word, after the token's name. */
+export function pageOf(statuses: readonly CertificateStatus[], query: StatusPageQuery): StatusPage {
+  const { continuation: after, status: wanted, top } = query;
+  const matching = statuses
+    .filter(
+      (s) =>
+        (wanted === undefined || wanted.has(s.status)) &&
+        (after === undefined || byName(s.certificateName, after) > 0),
+    )
+    .sort((a, b) => byName(a.certificateName, b.certificateName));
+  const items = matching.slice(0, top);
+  const last = items.at(-1);
+  return matching.length > items.length && last
+    ? { items, next: continuationAfter(last.certificateName) }
+    : { items };
+}

@@ -1,0 +1,117 @@
+import { boundDetail } from "../../lib/text/boundDetail.js";
+import { APP_SERVICE, KEY_VAULT } from "../certificate/fields.js";
+import { WATCH_PREFIX } from "../inventory/watch.js";
+import type { InventoryRecord } from "../ports/inventory.js";
+import { endpointKey, type NamedEndpoint, parseEndpoint } from "./endpoint.js";
+import { SERVICE_NAME_RULE, serviceNameProblem } from "./publicAddress.js";
+
+/**
+ * Longest `domain` of any result: a host name is at most 253 characters, a vault's
+ * `{vault}/{certificate}` at most 152; a name that could not be probed, a vault or certificate
+ * name from the service (30,000 characters), a certificate with no endpoint named by its name,
+ * are cut to this.
+ */
+export const MAX_DOMAIN = 300;
+
+/** Longest piece of such a name quoted in its detail: the rule after it must stay readable. */
+const MAX_NAME_IN_DETAIL = 100;
+
+/** One thing to look at, and the inventory records it speaks for. */
+export type Check =
+  | {
+      readonly kind: "tls";
+      readonly endpoint: NamedEndpoint;
+      readonly owners: InventoryRecord[];
+      /** Only the service names it: probed at public addresses only (publicAddress.ts). */
+      publicOnly: boolean;
+    }
+  | { readonly kind: "vault"; readonly owners: InventoryRecord[] }
+  | {
+      readonly kind: "unverifiable";
+      readonly domain: string;
+      readonly detail: string;
+      readonly owners: InventoryRecord[];
+    };
+
+/** A CERTSCHED_WATCH endpoint's record (`watch:host[:port]`), not one of the service's. */
+export const isWatch = (r: InventoryRecord) => r.certificateName.startsWith(WATCH_PREFIX);
+
+/** The certificate name a check's result carries: its first owner's, unless that is watched. */
+export const nameOf = (owners: readonly InventoryRecord[]) => {
+  const first = owners[0];
+  return first && !isWatch(first) ? { certificateName: first.certificateName } : {};
+};
+
+/**
+ * What to look at for each record: the rootDomain (and SAN names) over TLS for an App Service
+ * certificate or a watched endpoint, the vault for a Key Vault one, nothing (unverifiable,
+ * with why) for any other target. One TLS check per domain: a domain serves one certificate,
+ * whichever records name it.
+ */
+export function plan(records: readonly InventoryRecord[]): Check[] {
+  const checks: Check[] = [];
+  const byDomain = new Map<string, Extract<Check, { kind: "tls" }>>();
+  const tls = (record: InventoryRecord, name: string, optional: boolean) => {
+    const fromService = !isWatch(record);
+    // The service's words may not aim a probe at a port or an address (publicAddress.ts).
+    const refused = fromService ? serviceNameProblem(name) : undefined;
+    const endpoint = refused === undefined ? parseEndpoint(name) : refused;
+    if (typeof endpoint === "string") {
+      // A SAN entry may be a wildcard: the rootDomain is checked all the same.
+      if (!optional) {
+        checks.push({
+          kind: "unverifiable",
+          // The service's text as it was, escaped and bounded: it was not a name to probe.
+          domain: boundDetail(name, MAX_DOMAIN),
+          detail:
+            refused === undefined
+              ? `its domain ${endpoint}; name the hosts to check in CERTSCHED_WATCH`
+              : `not probed: its domain "${boundDetail(name, MAX_NAME_IN_DETAIL)}" is refused because ${refused}: ${SERVICE_NAME_RULE}`,
+          owners: [record],
+        });
+      }
+      return;
+    }
+    const known = byDomain.get(endpointKey(endpoint));
+    if (known) {
+      if (!known.owners.includes(record)) known.owners.push(record);
+      // Watched too: the operator named it, so it is probed wherever it resolves.
+      if (!fromService) known.publicOnly = false;
+      return;
+    }
+    const check = { kind: "tls" as const, endpoint, owners: [record], publicOnly: fromService };
+    byDomain.set(endpointKey(endpoint), check);
+    checks.push(check);
+  };
+  // Certificates first, watched endpoints after: a domain both name is the certificate's.
+  const ordered = [...records.filter((r) => !isWatch(r)), ...records.filter(isWatch)];
+  for (const record of ordered) {
+    const unverifiable = (detail: string) =>
+      checks.push({
+        kind: "unverifiable",
+        domain: record.rootDomain ?? record.certificateName,
+        detail,
+        owners: [record],
+      });
+    if (isWatch(record)) {
+      tls(record, record.certificateName.slice(WATCH_PREFIX.length), false);
+    } else if (record.target === KEY_VAULT) {
+      if (record.keyVaultName) checks.push({ kind: "vault", owners: [record] });
+      else unverifiable("a Key Vault certificate, but the service names no keyVaultName for it");
+    } else if (record.target === APP_SERVICE) {
+      if (!record.rootDomain) {
+        unverifiable("the service lists no rootDomain for it, so there is no endpoint to check");
+        continue;
+      }
+      tls(record, record.rootDomain, false);
+      for (const san of record.sanNames ?? []) tls(record, san, true);
+    } else if (record.target === undefined) {
+      unverifiable("its target is not known yet (the next sweep or Get Certificate tells it)");
+    } else {
+      unverifiable(
+        `target "${record.target}" has no endpoint or vault certsched can look at (a DNS-only or stand-alone certificate); name its hosts in CERTSCHED_WATCH to check them`,
+      );
+    }
+  }
+  return checks;
+}

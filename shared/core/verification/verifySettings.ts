@@ -1,0 +1,20 @@
+import type { ConnectToRule } from "./connectTo.js";
+
+/** The settings verification reads (parsed by app/config: loadVerifySettings, loadSettings). */
+export interface VerifySettings {
+  /** CERTSCHED_VERIFY_CONNECT_TO, parsed; empty when unset. */
+  readonly connectTo: readonly ConnectToRule[];
+  /** CERTSCHED_VERIFY_WARN_DAYS: `expiring` below this many whole days left. Default 14. */
+  readonly warnDays: number;
+  /** CERTSCHED_VERIFY_WINDOW, ms: how long an accepted renewal may take to land. Default 2 h. */
+  readonly windowMs: number;
+  /** CERTSCHED_VERIFY_UNREACHABLE_AFTER, ms: unreachable is an error after this. Default 24 h. */
+  readonly unreachableAfterMs: number;
+  /** CERTSCHED_HTTP_TIMEOUT, ms: one probe's whole time (DNS, TCP, handshake). Default 30 s. */
+  readonly timeoutMs: number;
+  /**
+   * NODE_EXTRA_CA_CERTS: the PEM file Node added to its CA store at start. Node 22 lists what it
+   * loaded; on Node 20 the probe reads this file to judge a chain the same way.
+   */
+  readonly extraCaCertsPath?: string | undefined;
+}

@@ -1,0 +1,181 @@
+import type { Agent } from "undici";
+import { UpstreamError, type UpstreamName } from "../errors.js";
+
+/**
+ * One attempt of an outbound call (httpClient.ts runs the retry loop around it): the exchange
+ * cut at its timeout, the body read up to MAX_RESPONSE_BYTES, and a transport failure mapped to
+ * an UpstreamError that says whether the request may have reached the upstream.
+ */
+
+/** What came back, after any retries. Non-2xx statuses are returned, not thrown. */
+export interface InboundResponse {
+  readonly status: number;
+  readonly contentType: string | undefined;
+  readonly text: string;
+}
+
+/**
+ * Response bodies larger than this are refused (UPSTREAM_BAD_RESPONSE), so the list's size and
+ * the memory it takes agree. 12 MiB holds about 63,000 of the smallest records the schema accepts,
+ * or some 23,000 of the shape the service sends (nulls included). Listing that many peaks near
+ * 165 MiB of RSS, well under half of the smallest instance infra allows (instanceMemoryMB 512):
+ * docs/performance.md, "Peak RSS at the list's size cap". At 16 MiB the peak already reached
+ * 241 MiB in some runs (garbage collection timing), too close to that line; the former 64 MiB
+ * let a 336,000-record list take 784 MB of heap. Parsing record by record would not be enough on
+ * its own: the validated records hold most of that memory.
+ */
+export const MAX_RESPONSE_BYTES = 12 * 1024 * 1024;
+
+export type Undici = typeof import("undici");
+let undici: Promise<Undici> | undefined;
+
+/**
+ * undici is loaded on the first call, not at import: it is the largest module on the function
+ * app's load path, and a cold start should not pay for it before anything is sent
+ * (docs/performance.md).
+ */
+export function loadUndici(): Promise<Undici> {
+  undici ??= import("undici");
+  return undici;
+}
+
+/** Why an attempt was cut short by its deadline: before the headers came, or during the body. */
+type Cut = "headers" | "body";
+
+export interface Outcome {
+  readonly response?: InboundResponse;
+  readonly retryAfter?: string | undefined;
+  readonly error?: unknown;
+}
+
+/**
+ * One exchange, cut at `timeoutMs`. Never throws: a transport failure is returned as `error`, a
+ * cut-short attempt as an error whose code says whether the request may have been sent (see
+ * SENT_TIMEOUT_CODES in retryPolicy.ts).
+ */
+export async function attempt(
+  lib: Undici,
+  agent: Agent,
+  req: {
+    readonly url: string;
+    readonly method?: "GET" | "POST" | undefined;
+    readonly headers: Readonly<Record<string, string>>;
+    readonly body: string;
+  },
+  timeoutMs: number,
+): Promise<Outcome> {
+  const controller = new AbortController();
+  const timer = setTimeout(() => controller.abort(), timeoutMs);
+  let cut: Cut = "headers";
+  try {
+    const res = await lib.request(req.url, {
+      method: req.method ?? "POST",
+      headers: req.headers,
+      body: req.method === "GET" ? null : req.body,
+      signal: controller.signal,
+      // The agent's own timeouts are the client's; a request with a longer one of its own
+      // (create, renew) must not be cut by them first.
+      headersTimeout: timeoutMs,
+      bodyTimeout: timeoutMs,
+      // No redirect interceptor: a 3xx is returned as it is, never followed, since
+      // following it could hand our tokens to another host.
+      dispatcher: agent,
+    });
+    cut = "body";
+    const text = await readCapped(res.body);
+    const contentType = res.headers["content-type"];
+    const retryAfter = res.headers["retry-after"];
+    return {
+      response: {
+        status: res.statusCode,
+        contentType: Array.isArray(contentType) ? contentType[0] : contentType,
+        text,
+      },
+      retryAfter: Array.isArray(retryAfter) ? retryAfter[0] : retryAfter,
+    };
+  } catch (error) {
+    if (!controller.signal.aborted) return { error };
+    // Named as undici names its own timeouts, so the retry policy treats both alike: a cut
+    // before the headers may still have reached the service ("sent, answer unknown").
+    const code = cut === "headers" ? "UND_ERR_HEADERS_TIMEOUT" : "UND_ERR_BODY_TIMEOUT";
+    return { error: Object.assign(new Error(`deadline reached waiting for the ${cut}`), { code }) };
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+async function readCapped(body: AsyncIterable<Buffer | string>): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of body) {
+    const buf = typeof chunk === "string" ? Buffer.from(chunk) : chunk;
+    size += buf.length;
+    if (size > MAX_RESPONSE_BYTES)
+      throw Object.assign(new Error("response too large"), { code: "CERTSCHED_TOO_LARGE" });
+    chunks.push(buf);
+  }
+  return Buffer.concat(chunks).toString("utf8");
+}
+
+/**
+ * Failures that happen before a request is written: no connection was made, so the upstream
+ * never saw it (not counted against its request budget).
+ */
+export const NOT_SENT_CODES: ReadonlySet<string> = new Set([
+  "ECONNREFUSED",
+  "ENOTFOUND",
+  "EAI_AGAIN",
+  "ENETUNREACH",
+  "EHOSTUNREACH",
+  "UND_ERR_CONNECT_TIMEOUT",
+]);
+
+export function codeOf(error: unknown): string {
+  return (error as { code?: string } | null)?.code ?? "UNKNOWN";
+}
+
+const TIMEOUT_CODES = new Set([
+  "UND_ERR_HEADERS_TIMEOUT",
+  "UND_ERR_BODY_TIMEOUT",
+  "UND_ERR_CONNECT_TIMEOUT",
+  "ETIMEDOUT",
+  "ABORT_ERR",
+]);
+
+/** Maps a transport failure to our family; the message names the upstream and the cause. */
+export function networkError(
+  upstream: UpstreamName,
+  error: unknown,
+  timeoutMs: number,
+): UpstreamError {
+  if (error instanceof UpstreamError) return error;
+  const code = (error as { code?: string } | null)?.code ?? "UNKNOWN";
+  if (TIMEOUT_CODES.has(code)) {
+    const what =
+      code === "UND_ERR_BODY_TIMEOUT"
+        ? "the body did not arrive in full"
+        : code === "UND_ERR_CONNECT_TIMEOUT"
+          ? "no connection"
+          : "no response headers";
+    return new UpstreamError(
+      "UPSTREAM_TIMEOUT",
+      upstream,
+      `${upstream}: no answer within the timeout (${what} within ${timeoutMs} ms)`,
+      { retriable: true, cause: error },
+    );
+  }
+  if (code === "CERTSCHED_TOO_LARGE") {
+    return new UpstreamError(
+      "UPSTREAM_BAD_RESPONSE",
+      upstream,
+      `${upstream}: response larger than ${MAX_RESPONSE_BYTES} bytes (${MAX_RESPONSE_BYTES / 1048576} MiB), the most certsched reads`,
+    );
+  }
+  const reason = code === "UND_ERR_SOCKET" ? "connection closed by the other side" : code;
+  return new UpstreamError(
+    "UPSTREAM_UNREACHABLE",
+    upstream,
+    `${upstream}: cannot reach the service (${reason})`,
+    { retriable: true, cause: error },
+  );
+}

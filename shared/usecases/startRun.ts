@@ -1,0 +1,123 @@
+import { randomUUID } from "node:crypto";
+import type { RunQueue } from "../core/ports/runQueue.js";
+import type { RunStore } from "../core/ports/runStore.js";
+import { IDEMPOTENCY_WINDOW_MS } from "../core/runs/idempotencyKey.js";
+import type { Run } from "../core/runs/run.js";
+import { ensureError } from "../lib/errors.js";
+import type { Logger } from "../lib/log.js";
+import { redact } from "../lib/redact/redact.js";
+import { MINUTE_MS } from "../lib/time.js";
+import { settleRun } from "./steps/settleRun.js";
+
+export interface StartRunRequest {
+  readonly dryRun: boolean;
+  /** "function-key" or "entra:<name> (<object id>)". */
+  readonly requestedBy: string;
+  /** The Idempotency-Key's hash (idempotencyKeyOf), when the client sent one. */
+  readonly keyHash?: string | undefined;
+  readonly now: Date;
+}
+
+/** What POST /api/renewals answers with. */
+export type StartRunResult =
+  /** A new run, queued; or the run an earlier request with the same key started. */
+  | { readonly kind: "accepted"; readonly run: Run; readonly repeated: boolean }
+  /** The key names a run of another request (dry run vs not): 422, nothing queued. */
+  | { readonly kind: "key-reused"; readonly runId: string }
+  /** The key's first request is still being accepted (its run is not stored yet): 409. */
+  | { readonly kind: "key-in-flight"; readonly runId: string };
+
+/** Reads of a just-claimed key's run before answering 409 (the first request is mid-way). */
+const IN_FLIGHT_READS = 5;
+const IN_FLIGHT_PAUSE_MS = 100;
+/** A key filed this long ago (ms) whose run was never stored belongs to a request that died. */
+const ABANDONED_AFTER_MS = MINUTE_MS;
+
+/**
+ * Accepts a run: with an Idempotency-Key, first files the key (of two requests with one key,
+ * one wins and the other gets its run); then stores the run as queued and sends its message.
+ * The run is stored before the message goes out, so the trigger always finds it. When the
+ * message cannot be sent, the run is marked failed, the key released (a retry with it starts
+ * afresh) and RUNS_UNAVAILABLE thrown (503).
+ */
+export async function startRun(
+  store: RunStore,
+  queue: RunQueue,
+  log: Logger,
+  request: StartRunRequest,
+  retried = false,
+): Promise<StartRunResult> {
+  const runId = randomUUID();
+  if (request.keyHash) {
+    const claim = await store.claimKey(
+      request.keyHash,
+      { runId, dryRun: request.dryRun, at: request.now },
+      request.now,
+      IDEMPOTENCY_WINDOW_MS,
+    );
+    if (!claim.claimed) {
+      const { entry } = claim;
+      if (entry.dryRun !== request.dryRun) {
+        // A key whose run was lost (failed as undelivered) is free for any request.
+        const stored = await store.get(entry.runId);
+        const run = stored && (await settleRun(stored, { store, queue, log, now: request.now }));
+        if (!run?.undelivered || run.state !== "failed" || retried) {
+          return { kind: "key-reused", runId: entry.runId };
+        }
+        await store.releaseKey(request.keyHash, entry.runId);
+        return startRun(store, queue, log, request, true);
+      }
+      for (let read = 0; read < IN_FLIGHT_READS; read++) {
+        const stored = await store.get(entry.runId);
+        if (!stored) {
+          await new Promise((resolve) => setTimeout(resolve, IN_FLIGHT_PAUSE_MS));
+          continue;
+        }
+        // The key's run may never finish by itself (its first request died before sending its
+        // message): sent again, or failed as undelivered, whereupon the key starts afresh.
+        const run = await settleRun(stored, { store, queue, log, now: request.now });
+        if (run.state === "failed" && run.undelivered && !retried) {
+          await store.releaseKey(request.keyHash, entry.runId);
+          return startRun(store, queue, log, request, true);
+        }
+        return { kind: "accepted", run, repeated: true };
+      }
+      // A first request that died between filing the key and storing its run (a crash, a
+      // restart) would hold the key for 24 h: after a minute its claim is abandoned.
+      if (request.now.getTime() - entry.at.getTime() < ABANDONED_AFTER_MS || retried) {
+        return { kind: "key-in-flight", runId: entry.runId };
+      }
+      await store.releaseKey(request.keyHash, entry.runId);
+      return startRun(store, queue, log, request, true);
+    }
+  }
+  const run: Run = {
+    runId,
+    state: "queued",
+    dryRun: request.dryRun,
+    requestedAt: request.now,
+    requestedBy: request.requestedBy,
+    attempts: 0,
+  };
+  try {
+    await store.save(run);
+  } catch (error) {
+    // No run to name: the key must not point at one for 24 h.
+    if (request.keyHash) await store.releaseKey(request.keyHash, runId).catch(() => {});
+    throw error;
+  }
+  try {
+    await queue.send({ runId, dryRun: request.dryRun }, log);
+  } catch (error) {
+    const problem = `the run could not be queued: ${redact(ensureError(error).message)}`;
+    // Only while still queued: a send that failed after its message went out (a timeout) may
+    // have been picked up already, and that delivery's outcome must not be marked failed.
+    await store
+      .save({ ...run, state: "failed", finishedAt: request.now, problem }, { onlyIf: "queued" })
+      .catch(() => {});
+    if (request.keyHash) await store.releaseKey(request.keyHash, runId).catch(() => {});
+    throw error;
+  }
+  log.info(`certsched run ${runId} queued${request.dryRun ? " (dry run)" : ""}`);
+  return { kind: "accepted", run, repeated: false };
+}

@@ -1,0 +1,80 @@
+import type { CertificateEvent, EventKind, RunRecord, Trigger } from "../../core/history/events.js";
+import type { History } from "../../core/ports/history.js";
+import type { CertificateResult, SweepSummary } from "../../core/renewal/summary.js";
+import { ensureError } from "../../lib/errors.js";
+import type { Logger } from "../../lib/log.js";
+import { redact } from "../../lib/redact/redact.js";
+
+/** The history event a sweep result is, or undefined when nothing happened (a dry run's). */
+function eventOf(result: CertificateResult): EventKind | undefined {
+  switch (result.outcome) {
+    case "would-renew":
+      return undefined;
+    case "failed":
+      // Sent, no answer in time: the ledger holds it as "answer-unknown" too.
+      return result.error === "UPSTREAM_TIMEOUT" ? "answer-unknown" : "failed";
+    default:
+      return result.outcome;
+  }
+}
+
+/** A finished sweep as history: one event per certificate (none for a dry run), one run record. */
+export function sweepHistory(
+  summary: SweepSummary,
+  run: { readonly runId: string; readonly trigger: Trigger; readonly finishedAt: Date },
+): { events: CertificateEvent[]; record: RunRecord } {
+  const events: CertificateEvent[] = [];
+  if (!summary.dryRun) {
+    for (const r of summary.results) {
+      const event = eventOf(r);
+      if (!event) continue;
+      events.push({
+        at: run.finishedAt,
+        certificateName: r.certificateName,
+        id: r.id,
+        event,
+        trigger: run.trigger,
+        runId: run.runId,
+        reason: r.reason,
+        detail: redact(r.detail),
+        status: r.status,
+        error: r.error,
+        expiryDate: new Date(r.expiryDate),
+      });
+    }
+  }
+  const record: RunRecord = {
+    runId: run.runId,
+    trigger: run.trigger,
+    startedAt: new Date(summary.startedAt),
+    finishedAt: run.finishedAt,
+    dryRun: summary.dryRun,
+    failed: summary.failed,
+    ledger: summary.ledger,
+    counts: summary.counts,
+    problems: summary.problems.map((p) => redact(p)),
+  };
+  return { events, record };
+}
+
+/**
+ * Appends to the history; a failure is a warning and nothing more: recording what happened must
+ * never fail, delay past its own timeout, or change the work it records.
+ */
+export async function recordHistory(
+  history: History,
+  log: Logger,
+  events: readonly CertificateEvent[],
+  run?: RunRecord,
+): Promise<boolean> {
+  if (history.kind === "none") return false;
+  try {
+    await history.append(events, run);
+    return true;
+  } catch (error) {
+    log.warn(
+      `certsched could not record the run history (the work itself is done and in the ledger): ${redact(ensureError(error).message)}`,
+    );
+    return false;
+  }
+}

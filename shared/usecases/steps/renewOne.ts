@@ -1,0 +1,188 @@
+import { daysLeft } from "../../core/certificate/dates.js";
+import type { CertificateRecord } from "../../core/certificate/records.js";
+import type { QuotaUsage } from "../../core/ports/budget.js";
+import {
+  ACCEPTED_OUTCOMES,
+  type Ledger,
+  type LedgerEntry,
+  type LedgerRecord,
+} from "../../core/ports/ledger.js";
+import { QuotaExhaustedError } from "../../core/quota/budgetRules.js";
+import { claimAndSend } from "../../core/renewal/claimAndSend.js";
+import { decide, type VerdictReason } from "../../core/renewal/decide.js";
+import {
+  type CertificateResult,
+  notAttemptedDetail,
+  type ResultReason,
+  type StopReason,
+} from "../../core/renewal/summary.js";
+import { ensureError, isCertschedError, UpstreamError, ValidationError } from "../../lib/errors.js";
+import { redact } from "../../lib/redact/redact.js";
+
+/** What one certificate's turn needs from its sweep. */
+export interface RenewContext {
+  readonly client: { renewListed(certificate: CertificateRecord): Promise<string> };
+  readonly ledger: Ledger;
+  readonly now: () => Date;
+  readonly graceMs: number;
+  readonly dryRun: boolean;
+  /** Why no renewal may start any more, or undefined while they may. */
+  stopped(): StopReason | undefined;
+  /** A ledger call failed (LEDGER_UNAVAILABLE): the sweep records it and, renewing, stops. */
+  ledgerFailed(error: unknown): void;
+  /** A claim this sweep made that the ledger does not show resolved. */
+  unresolved(certificateName: string): void;
+  /** The run this sweep is (its ledger claims carry it), when it has one. */
+  readonly runId?: string;
+  /**
+   * Asked right before a renewal would be sent (the request budget, CERTSCHED_SERVICE_QUOTA):
+   * the detail of a "deferred" result when none may be sent, else undefined. Unset: always sent.
+   */
+  deferred?(): Promise<string | undefined>;
+  /**
+   * The detail of a "deferred" result for a renewal the shared budget refused as it was about to
+   * be sent (another process took what was left): nothing reached the service.
+   */
+  refused?(usage: QuotaUsage): string;
+}
+
+/** What a failure says, redacted: words, upstream status, error code. */
+export function describe(error: unknown): { detail: string; status?: number; error?: string } {
+  const e = ensureError(error);
+  return {
+    detail: redact(e.message),
+    ...(e instanceof UpstreamError && e.status !== undefined ? { status: e.status } : {}),
+    ...(isCertschedError(e) ? { error: e.code } : {}),
+  };
+}
+
+/**
+ * A renewal the service accepted within the grace, claimed by this very run: an earlier attempt
+ * of it (delivered again after it died or could not record its outcome) renewed it. The run
+ * counts it as renewed, with the service's answer then; undefined for anything else (another
+ * run's renewal stays "skipped": this run did not renew it).
+ */
+function renewedEarlierByThisRun(
+  record: LedgerRecord | undefined,
+  runId: string | undefined,
+  reason: VerdictReason,
+): string | undefined {
+  if (reason !== "WithinGrace" || !runId || record?.runId !== runId) return undefined;
+  if (!record.outcome || !ACCEPTED_OUTCOMES.has(record.outcome)) return undefined;
+  return `renewed by an earlier attempt of this run: ${record.detail?.trim() || "renewal scheduled"}`;
+}
+
+/**
+ * One certificate's turn: read its ledger row, decide, and when renewing, claim it (conditional
+ * write), mark it sent (a second conditional write, just before sending), send, record the
+ * answer. A sweep sends only after its "sent" write won, so a crash at any point leaves a row
+ * that says truthfully whether a request may have left. Never throws.
+ */
+export async function renewOne(
+  cert: CertificateRecord,
+  ctx: RenewContext,
+): Promise<CertificateResult> {
+  const at = ctx.now();
+  const base = {
+    certificateName: cert.certificateName,
+    id: cert.id,
+    target: cert.target,
+    expiryDate: cert.expiryDate.toISOString(),
+    daysLeft: daysLeft(cert.expiryDate, at),
+  };
+  const result = (
+    outcome: CertificateResult["outcome"],
+    reason: ResultReason,
+    detail: string,
+    extra: { status?: number; error?: string } = {},
+  ): CertificateResult => ({ ...base, outcome, reason, detail, ...extra });
+  const notAttempted = (reason: StopReason) =>
+    result("not-attempted", reason, notAttemptedDetail(reason));
+  const stoppedBefore = ctx.stopped();
+  if (stoppedBefore) return notAttempted(stoppedBefore);
+
+  let entry: LedgerEntry | undefined;
+  try {
+    entry = await ctx.ledger.read(cert.id);
+  } catch (error) {
+    if (error instanceof ValidationError) {
+      // Neither "recently requested" nor "never requested" can be read from it: renewing could
+      // order a second renewal, skipping could let the certificate expire. A person decides.
+      return result(
+        "failed",
+        "LedgerRowInvalid",
+        `${redact(error.message)}; not renewed: correct or delete the row (a deleted row starts a new renewal episode)`,
+        { error: error.code },
+      );
+    }
+    ctx.ledgerFailed(error);
+    // In a dry run nothing is ordered: decide without the row rather than not at all.
+    if (!ctx.dryRun) return notAttempted("LedgerUnavailable");
+  }
+
+  const verdict = decide({
+    expiryDate: cert.expiryDate,
+    record: entry?.record,
+    now: at,
+    graceMs: ctx.graceMs,
+  });
+  if (verdict.action === "skip") {
+    const own = renewedEarlierByThisRun(entry?.record, ctx.runId, verdict.reason);
+    return own === undefined
+      ? result("skipped", verdict.reason, verdict.message)
+      : result("renewal-scheduled", "EarlierAttempt", own);
+  }
+  const stuck = verdict.action === "stuck";
+  if (stuck && !verdict.renew) return result("stuck", verdict.reason, verdict.message);
+  if (ctx.dryRun) return result(stuck ? "stuck" : "would-renew", verdict.reason, verdict.message);
+  // The deadline may have passed while the row was read.
+  const stoppedNow = ctx.stopped();
+  if (stoppedNow) return notAttempted(stoppedNow);
+  const deferred = await ctx.deferred?.();
+  if (deferred !== undefined) return result("deferred", "QuotaReached", deferred);
+
+  const previous = verdict.reason === "NewRenewal" ? undefined : entry?.record;
+  const sent = await claimAndSend({
+    cert,
+    entry,
+    previous,
+    reason: verdict.reason,
+    stuck,
+    ledger: ctx.ledger,
+    claimedAt: at,
+    now: ctx.now,
+    send: () => ctx.client.renewListed(cert),
+    runId: ctx.runId,
+    ledgerFailed: ctx.ledgerFailed,
+    unresolved: () => ctx.unresolved(cert.certificateName),
+    describe,
+  });
+  switch (sent.kind) {
+    case "ledger-failed":
+      return notAttempted("LedgerUnavailable");
+    case "conflict":
+      return result(
+        "skipped",
+        "ClaimLost",
+        sent.step === "claim"
+          ? "another sweep is renewing it right now"
+          : "another sweep took over the claim; it renews it",
+      );
+    case "answered":
+      return stuck
+        ? result("stuck", verdict.reason, verdict.message)
+        : result("renewal-scheduled", verdict.reason, sent.message.trim() || "renewal scheduled");
+    default: {
+      if (sent.kind === "refused" && sent.error instanceof QuotaExhaustedError) {
+        // Refused before it left: nothing was ordered, and the ledger says "failed" (so the next
+        // sweep asks again). The result is the budget's, not the service's.
+        const detail =
+          ctx.refused?.(sent.error.usage) ??
+          `${redact(sent.error.message)}; the next sweep will decide it`;
+        return result("deferred", "QuotaReached", detail);
+      }
+      const { detail, ...extra } = describe(sent.error);
+      return result("failed", verdict.reason, detail, extra);
+    }
+  }
+}

@@ -1,0 +1,51 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { parseRunMessage, runMessageText } from "../../../../shared/core/runs/runMessage.js";
+import { ValidationError } from "../../../../shared/lib/errors.js";
+import { propertyRuns } from "../../../support/fastCheck.js";
+
+const base64 = (text: string) => Buffer.from(text, "utf8").toString("base64");
+
+describe("run messages, plain or base64 JSON", () => {
+  it("reads every run message alike as plain JSON text, its base64, and the host's object", () => {
+    fc.assert(
+      fc.property(fc.uuid(), fc.boolean(), (runId, dryRun) => {
+        const text = runMessageText({ runId, dryRun });
+        const expected = { runId: runId.toLowerCase(), dryRun };
+        expect(parseRunMessage(text)).toEqual(expected);
+        expect(parseRunMessage(base64(text))).toEqual(expected);
+        expect(parseRunMessage(` ${base64(text)}\n`)).toEqual(expected);
+        expect(parseRunMessage(JSON.parse(text))).toEqual(expected);
+      }),
+      { numRuns: propertyRuns(200) },
+    );
+  });
+
+  it("never throws anything but a ValidationError naming a field, whatever the text", () => {
+    fc.assert(
+      fc.property(fc.oneof(fc.string(), fc.base64String(), fc.json()), (text) => {
+        for (const value of [text, base64(text)]) {
+          try {
+            parseRunMessage(value);
+          } catch (error) {
+            expect(error).toBeInstanceOf(ValidationError);
+          }
+        }
+      }),
+      { numRuns: propertyRuns(500) },
+    );
+  });
+
+  it("refuses base64 whose JSON is not a run message, naming the field", () => {
+    expect(() => parseRunMessage(base64(JSON.stringify({ runId: "x", dryRun: false })))).toThrow(
+      /runId/,
+    );
+    expect(() => parseRunMessage(base64("not json"))).toThrow(ValidationError);
+    // Unpadded base64 is not what the encoders write; it is refused, not guessed at.
+    expect(() =>
+      parseRunMessage(
+        base64(runMessageText({ runId: crypto.randomUUID(), dryRun: true })).replace(/=+$/, "x"),
+      ),
+    ).toThrow(ValidationError);
+  });
+});
