@@ -6,7 +6,7 @@ import {
   buildListRequest,
 } from "../shared/adapters/service/requests.js";
 import { getRuntime, resetRuntime } from "../shared/app/services.js";
-import type { CreateCertificateInput } from "../shared/core/certificate/index.js";
+import type { CreateCertificateInput } from "../shared/core/certificate/createRequest.js";
 import { sampleCertificates, sandboxSettings, startSimulator } from "../sim/index.js";
 import { quietly, withEnv } from "./isolation.js";
 import type { Section } from "./report.js";

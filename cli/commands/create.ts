@@ -4,8 +4,7 @@ import type { Runtime } from "../../shared/app/services.js";
 import {
   type CreateCertificateInput,
   createCertificateInput,
-  parseOrThrow,
-} from "../../shared/core/certificate/index.js";
+} from "../../shared/core/certificate/createRequest.js";
 import { rememberCreated } from "../../shared/core/inventory/fromRecords.js";
 import {
   ConfigError,
@@ -15,6 +14,7 @@ import {
   UsageError,
   ValidationError,
 } from "../../shared/lib/errors.js";
+import { parseOrThrow } from "../../shared/lib/zodProblems.js";
 import { createConfirmed } from "../../shared/usecases/createCertificate.js";
 import { cliLogger } from "../cliLogger.js";
 import { type Command, JSON_OPTION } from "../command.js";

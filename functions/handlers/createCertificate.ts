@@ -1,7 +1,7 @@
 import type { HttpRequest, HttpResponseInit, InvocationContext } from "@azure/functions";
 import { platformEnv } from "../../shared/app/config/platform.js";
 import { getRuntime } from "../../shared/app/services.js";
-import { createCertificateInput, parseOrThrow } from "../../shared/core/certificate/index.js";
+import { createCertificateInput } from "../../shared/core/certificate/createRequest.js";
 import { rememberCreated } from "../../shared/core/inventory/fromRecords.js";
 import { authorize } from "../../shared/edge/auth/authorize.js";
 import { OPERATOR } from "../../shared/edge/auth/roles.js";
@@ -10,6 +10,7 @@ import { handle } from "../../shared/edge/handle.js";
 import { noQuery, parseQuery } from "../../shared/edge/parseQuery.js";
 import { json } from "../../shared/edge/problem.js";
 import { readJsonBody } from "../../shared/edge/readBody.js";
+import { parseOrThrow } from "../../shared/lib/zodProblems.js";
 import { createConfirmed } from "../../shared/usecases/createCertificate.js";
 
 /** POST /api/certificates: schedules creation (spec 4.1); certsched injects the tokens. */

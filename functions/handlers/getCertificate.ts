@@ -3,12 +3,13 @@ import { z } from "zod";
 import { platformEnv } from "../../shared/app/config/platform.js";
 import { getRuntime } from "../../shared/app/services.js";
 import { statusSourcesOf } from "../../shared/app/sources.js";
-import { parseOrThrow, requiredText } from "../../shared/core/certificate/index.js";
+import { requiredText } from "../../shared/core/certificate/fields.js";
 import { authorize } from "../../shared/edge/auth/authorize.js";
 import { READER } from "../../shared/edge/auth/roles.js";
 import { handle } from "../../shared/edge/handle.js";
 import { noQuery, parseQuery } from "../../shared/edge/parseQuery.js";
 import { json } from "../../shared/edge/problem.js";
+import { parseOrThrow } from "../../shared/lib/zodProblems.js";
 import { certificateDetail } from "../../shared/usecases/certificateDetail.js";
 
 const params = z.object({ name: requiredText() });

@@ -2,7 +2,6 @@ import type { HttpRequest, HttpResponseInit, InvocationContext } from "@azure/fu
 import { z } from "zod";
 import { platformEnv } from "../../shared/app/config/platform.js";
 import { getRuntime } from "../../shared/app/services.js";
-import { parseOrThrow } from "../../shared/core/certificate/index.js";
 import { runIdSchema } from "../../shared/core/runs/runMessage.js";
 import { authorize } from "../../shared/edge/auth/authorize.js";
 import { READER } from "../../shared/edge/auth/roles.js";
@@ -11,6 +10,7 @@ import { handle } from "../../shared/edge/handle.js";
 import { noQuery, parseQuery } from "../../shared/edge/parseQuery.js";
 import { json, problem } from "../../shared/edge/problem.js";
 import { runView } from "../../shared/edge/views/runView.js";
+import { parseOrThrow } from "../../shared/lib/zodProblems.js";
 import { settleRun } from "../../shared/usecases/steps/settleRun.js";
 
 const params = z.object({ runId: runIdSchema });

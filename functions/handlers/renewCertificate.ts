@@ -2,7 +2,7 @@ import type { HttpRequest, HttpResponseInit, InvocationContext } from "@azure/fu
 import { z } from "zod";
 import { platformEnv } from "../../shared/app/config/platform.js";
 import { getRuntime } from "../../shared/app/services.js";
-import { parseOrThrow, requiredText } from "../../shared/core/certificate/index.js";
+import { requiredText } from "../../shared/core/certificate/fields.js";
 import { requesterOf } from "../../shared/core/renewal/requester.js";
 import { authorize } from "../../shared/edge/auth/authorize.js";
 import { callerOf } from "../../shared/edge/auth/callerOf.js";
@@ -11,6 +11,7 @@ import { contextLogger } from "../../shared/edge/contextLogger.js";
 import { handle } from "../../shared/edge/handle.js";
 import { noQuery, parseQuery } from "../../shared/edge/parseQuery.js";
 import { json } from "../../shared/edge/problem.js";
+import { parseOrThrow } from "../../shared/lib/zodProblems.js";
 import { renewByName } from "../../shared/usecases/renewByName.js";
 
 const params = z.object({ name: requiredText() });

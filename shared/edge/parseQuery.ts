@@ -1,8 +1,8 @@
 import type { HttpRequest } from "@azure/functions";
 import { z } from "zod";
-import { parseOrThrow } from "../core/certificate/index.js";
 import { type Problem, ValidationError } from "../lib/errors.js";
 import { escapeControl } from "../lib/text/escapeControl.js";
+import { parseOrThrow } from "../lib/zodProblems.js";
 
 /**
  * The function key, when a caller authenticates with `?code=` instead of the `x-functions-key`

@@ -10,7 +10,7 @@ import { runRenewals } from "../../functions/runRenewals.js";
 import { testConnectivity } from "../../functions/testConnectivity.js";
 import { loadSettings } from "../../shared/app/config/settings.js";
 import { createRuntime, getRuntime } from "../../shared/app/services.js";
-import { createCertificateInput } from "../../shared/core/certificate/index.js";
+import { createCertificateInput } from "../../shared/core/certificate/createRequest.js";
 import { memoryLedger } from "../../shared/core/ports/ledger.js";
 import { DAY_MS } from "../../shared/lib/time.js";
 import type { Simulator } from "../../sim/index.js";

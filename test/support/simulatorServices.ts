@@ -6,7 +6,7 @@ import { createRuntime, type Runtime } from "../../shared/app/services.js";
 import {
   type CreateCertificateInput,
   createCertificateInput,
-} from "../../shared/core/certificate/index.js";
+} from "../../shared/core/certificate/createRequest.js";
 import {
   type RecordedRequest,
   type Simulator,

@@ -10,7 +10,6 @@ import {
 } from "./table.js";
 
 /** Plain http to Azurite only: the rule lives with the table client (table.ts). */
-export { allowsPlainHttp } from "./table.js";
 
 /** Table in the app's own storage account (AzureWebJobsStorage); no extra infrastructure. */
 export const LEDGER_TABLE = "certschedrenewals";

@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { Runtime } from "../../../../shared/app/services.js";
-import type { CreateCertificateInput } from "../../../../shared/core/certificate/index.js";
+import type { CreateCertificateInput } from "../../../../shared/core/certificate/createRequest.js";
 import { ConfigError, UpstreamError } from "../../../../shared/lib/errors.js";
 import { REDACTED } from "../../../../shared/lib/redact/redact.js";
 import { DAY_MS } from "../../../../shared/lib/time.js";

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { storageConnection } from "../../../../shared/adapters/storage/storageConnection.js";
-import { allowsPlainHttp } from "../../../../shared/adapters/storage/tableLedger.js";
+import { allowsPlainHttp } from "../../../../shared/adapters/storage/table.js";
 import { loadSettings } from "../../../../shared/app/config/settings.js";
 import type { Env } from "../../../../shared/core/settings.js";
 import { ConfigError } from "../../../../shared/lib/errors.js";

@@ -6,7 +6,7 @@ import { promisify } from "node:util";
 import { build } from "esbuild";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { daysLeft, parseServiceDate } from "../../../../shared/core/certificate/dates.js";
-import { certificateRecord } from "../../../../shared/core/certificate/index.js";
+import { certificateRecord } from "../../../../shared/core/certificate/records.js";
 import { formatServiceDate } from "../../../../sim/index.js";
 
 const run = promisify(execFile);

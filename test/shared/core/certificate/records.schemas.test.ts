@@ -1,13 +1,13 @@
 import { afterAll, describe, expect, it } from "vitest";
+import { createCertificateInput } from "../../../../shared/core/certificate/createRequest.js";
 import {
   certificateList,
   certificateRecord,
-  createCertificateInput,
   MAX_CERTIFICATE_NAME_CHARS,
-  parseOrThrow,
   tokenResponse,
-} from "../../../../shared/core/certificate/index.js";
+} from "../../../../shared/core/certificate/records.js";
 import { ValidationError } from "../../../../shared/lib/errors.js";
+import { parseOrThrow } from "../../../../shared/lib/zodProblems.js";
 import {
   type CreateInputCase,
   createInputs,

@@ -1,6 +1,5 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { parseOrThrow } from "../../../../shared/core/certificate/index.js";
 import type {
   CertificateStatus,
   StatusWord,
@@ -13,6 +12,7 @@ import {
   statusPageQuery,
 } from "../../../../shared/core/status/statusPage.js";
 import { ValidationError } from "../../../../shared/lib/errors.js";
+import { parseOrThrow } from "../../../../shared/lib/zodProblems.js";
 import { propertyRuns } from "../../../support/fastCheck.js";
 
 /* Paging of GET /api/certificates: the query's rules, the token, and the walk over pages. */
