@@ -114,6 +114,15 @@ param renewalSchedule string = '0 0 3 * * *'
 @description('CERTSCHED_VERIFY_SCHEDULE: six-field NCRONTAB schedule of the verification timer, UTC.')
 param verifySchedule string = '0 0 * * * *'
 
+@description('CERTSCHED_ACCOUNTS: many accounts in one deployment, as a JSON array of account objects (docs/accounts.md). Empty: one account from the single-account parameters.')
+param accounts string = ''
+
+@description('CERTSCHED_ACCOUNTS_FILE: the same JSON in a file deployed with the app (path relative to the app root). Empty: not used.')
+param accountsFile string = ''
+
+@description('CERTSCHED_ACCOUNT_CONCURRENCY: accounts one process sweeps at once when runs are not fanned out on the queue, 1..64.')
+param accountConcurrency string = '4'
+
 @description('CERTSCHED_RENEWAL_CONCURRENCY: renewals in flight at once, 1..64.')
 param renewalConcurrency string = '8'
 
@@ -293,6 +302,9 @@ var certschedSettings = [
   { name: 'CERTSCHED_RENEWAL_SCHEDULE', value: renewalSchedule }
   { name: 'CERTSCHED_VERIFY_SCHEDULE', value: verifySchedule }
   { name: 'CERTSCHED_RENEWAL_CONCURRENCY', value: renewalConcurrency }
+  { name: 'CERTSCHED_ACCOUNTS', value: accounts }
+  { name: 'CERTSCHED_ACCOUNTS_FILE', value: accountsFile }
+  { name: 'CERTSCHED_ACCOUNT_CONCURRENCY', value: accountConcurrency }
   { name: 'CERTSCHED_RENEWAL_GRACE', value: renewalGrace }
   { name: 'CERTSCHED_DRY_RUN', value: dryRun }
   { name: 'CERTSCHED_HTTP_TIMEOUT', value: httpTimeout }

@@ -8,9 +8,16 @@ import { withClientSecretRetry } from "../adapters/identity/withFreshClientSecre
 import { webhookSecrets } from "../adapters/notify/webhookFormat.js";
 import { requestLog } from "../adapters/service/requestLog.js";
 import { ServiceClient } from "../adapters/service/serviceClient.js";
+import { accountTables } from "../adapters/storage/accountTables.js";
 import { listLedgerRows } from "../adapters/storage/ledgerRows.js";
 import { sharedBudget } from "../adapters/storage/sharedBudget.js";
+import { tableHistory } from "../adapters/storage/tableHistory.js";
+import { tableInventory } from "../adapters/storage/tableInventory.js";
+import { tableLedger } from "../adapters/storage/tableLedger.js";
 import { fromServiceRecord } from "../core/inventory/fromRecords.js";
+import { type History, noHistory } from "../core/ports/history.js";
+import { type Inventory, noInventory } from "../core/ports/inventory.js";
+import { type Ledger, noLedger } from "../core/ports/ledger.js";
 import type { Probes } from "../core/ports/probes.js";
 import type { RequestLog } from "../core/ports/requestLog.js";
 import type { SecretStore } from "../core/ports/secrets.js";
@@ -19,19 +26,29 @@ import { withPurpose } from "../core/quota/requestContext.js";
 import type { Settings } from "../core/settings.js";
 import { registerSecret } from "../lib/redact/redact.js";
 import { type AppServices, tableLocationOf } from "./appServices.js";
-import type { Seams } from "./seams.js";
+import type { PerAccount, Seams } from "./seams.js";
 
-/** The one account today: the service subscription and tenant the settings describe. */
-export const DEFAULT_ACCOUNT = "default";
+/** The seam's value for `account`. */
+function forAccount<T extends object>(seam: PerAccount<T>, account: string): T {
+  return typeof seam === "function" ? (seam as (account: string) => T)(account) : seam;
+}
+
+export { DEFAULT_ACCOUNT } from "./config/settings.js";
 
 /**
  * What one service account uses, built per account on its first use: its settings, its secrets,
- * its token cache, its service client and its request count and budget. Nothing here is shared
- * between accounts (a token or a budget of one is never another's).
+ * its token cache, its service client, its request count and budget, and its ledger, history
+ * and inventory (its own tables: adapters/storage/accountTables.ts). Nothing here is shared
+ * between accounts (a token, a budget or a ledger row of one is never another's).
  */
 export interface AccountServices {
   readonly account: string;
   readonly settings: Settings;
+  readonly ledger: Ledger;
+  /** The run history (issue 13), in the app's storage account; records, never decides. */
+  readonly history: History;
+  /** Every certificate certsched knows (issue 12), beside the ledger; says what to verify. */
+  readonly inventory: Inventory;
   readonly secrets: SecretStore;
   readonly tokens: TokenCache;
   readonly client: ServiceClient;
@@ -80,7 +97,24 @@ export function createAccountServices(
   app: AppServices,
   seams: Seams,
 ): AccountServices {
-  const { now, http, onCall, ledger, history, inventory } = app;
+  const { now, http, onCall } = app;
+  const storage = tableLocationOf(settings);
+  const tables = accountTables(account);
+  const ledger = seams.ledger
+    ? forAccount(seams.ledger, account)
+    : storage
+      ? tableLedger({ ...storage, tableName: tables.ledger })
+      : noLedger;
+  const history = seams.history
+    ? forAccount(seams.history, account)
+    : storage
+      ? tableHistory({ ...storage, tableName: tables.history })
+      : noHistory;
+  const inventory = seams.inventory
+    ? forAccount(seams.inventory, account)
+    : storage
+      ? tableInventory({ ...storage, tableName: tables.inventory })
+      : noInventory;
   registerSecret(settings.apiKey);
   registerSecret(settings.clientSecret);
   for (const secret of webhookSecrets(settings.webhookUrl)) registerSecret(secret);
@@ -98,12 +132,15 @@ export function createAccountServices(
   );
   // Managed-identity tokens bypass our HttpClient (@azure/identity calls): time them here,
   // and give up after the same timeout as every other outbound call.
-  const tokenTimeout = { timeoutMs: settings.httpTimeoutMs };
+  const identityOptions = {
+    timeoutMs: settings.httpTimeoutMs,
+    clientId: settings.managedIdentityClientId,
+  };
   const source =
     settings.cloudCredential === "managed-identity"
       ? onCall
-        ? timedTokenSource(managedIdentitySource(seams.credential, tokenTimeout), onCall)
-        : managedIdentitySource(seams.credential, tokenTimeout)
+        ? timedTokenSource(managedIdentitySource(seams.credential, identityOptions), onCall)
+        : managedIdentitySource(seams.credential, identityOptions)
       : clientCredentialsSource({
           tokenUrl: settings.tokenUrl,
           tenantId: settings.tenantId ?? "",
@@ -112,7 +149,6 @@ export function createAccountServices(
           http,
         });
   const tokens = new TokenCache(source, { now: () => now().getTime() });
-  const storage = tableLocationOf(settings);
   // Issue 20: with a quota and a table history, the budget is kept in storage and shared by
   // every process; without storage, only this process's requests are counted (and warned of).
   const quota = settings.serviceQuota;
@@ -137,6 +173,7 @@ export function createAccountServices(
     quota && storage && history.kind === "table"
       ? sharedBudget({
           ...storage,
+          tableName: tables.history,
           quota,
           now,
           need: () =>
@@ -144,7 +181,9 @@ export function createAccountServices(
               {
                 inventory: () => inventory.list(),
                 ledgerRows: async () =>
-                  ledger.kind === "table" ? listLedgerRows(storage) : { items: [], invalid: [] },
+                  ledger.kind === "table"
+                    ? listLedgerRows({ ...storage, tableName: tables.ledger })
+                    : { items: [], invalid: [] },
               },
               now(),
               quota,
@@ -169,6 +208,9 @@ export function createAccountServices(
   return {
     account,
     settings,
+    ledger,
+    history,
+    inventory,
     secrets,
     tokens,
     client,

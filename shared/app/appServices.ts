@@ -1,10 +1,4 @@
 import { createNotifier } from "../adapters/notify/notifier.js";
-import { tableHistory } from "../adapters/storage/tableHistory.js";
-import { tableInventory } from "../adapters/storage/tableInventory.js";
-import { tableLedger } from "../adapters/storage/tableLedger.js";
-import { type History, noHistory } from "../core/ports/history.js";
-import { type Inventory, noInventory } from "../core/ports/inventory.js";
-import { type Ledger, noLedger } from "../core/ports/ledger.js";
 import { type Notifier, noNotifier } from "../core/ports/notifier.js";
 import { noTelemetry, type Telemetry } from "../core/ports/telemetry.js";
 import type { Settings } from "../core/settings.js";
@@ -14,17 +8,13 @@ import type { OnCall, Seams } from "./seams.js";
 
 /**
  * What the whole deployment shares, built once per process: the clock, the outbound transport,
- * the storage repositories (ledger, history, inventory, runs), the notifier and the telemetry.
+ * the runs (a run spans accounts), the notifier and the telemetry. Each account's ledger,
+ * history and inventory are its own (accountServices.ts).
  */
 export interface AppServices {
   readonly now: () => Date;
   /** The transport: one pool, one timeout, every call observed (telemetry, the bench). */
   readonly http: HttpClient;
-  readonly ledger: Ledger;
-  /** The run history (issue 13), in the ledger's storage account; records, never decides. */
-  readonly history: History;
-  /** Every certificate certsched knows (issue 12), beside the ledger; says what to verify. */
-  readonly inventory: Inventory;
   /** The run store and queue of POST /api/renewals (issue 17). */
   readonly runs: Runs;
   /** Posts sweep messages to CERTSCHED_WEBHOOK_URL; does nothing when it is unset. */
@@ -99,11 +89,6 @@ export function createAppServices(
     now: () => now().getTime(),
     ...(onCall ? { onCall } : {}),
   });
-  // The ledger and the history live side by side in the app's storage, reached the same way.
-  const storage = tableLocationOf(settings);
-  const ledger = seams.ledger ?? (storage ? tableLedger(storage) : noLedger);
-  const history = seams.history ?? (storage ? tableHistory(storage) : noHistory);
-  const inventory = seams.inventory ?? (storage ? tableInventory(storage) : noInventory);
   const notifier = settings.webhookUrl
     ? createNotifier({
         url: settings.webhookUrl,
@@ -116,9 +101,6 @@ export function createAppServices(
   return {
     now,
     http,
-    ledger,
-    history,
-    inventory,
     runs,
     notifier,
     telemetry,

@@ -9,6 +9,9 @@ import type { SecretReader } from "../core/ports/secrets.js";
 import type { Telemetry } from "../core/ports/telemetry.js";
 import type { HttpClient } from "../lib/http/httpClient.js";
 
+/** One value for every account, or one per account (tests with many accounts in memory). */
+export type PerAccount<T> = T | ((account: string) => T);
+
 /** An observer of each outbound call: upstream, duration, status. */
 export type OnCall = NonNullable<ConstructorParameters<typeof HttpClient>[0]["onCall"]>;
 
@@ -23,12 +26,15 @@ export interface Seams {
   readonly createSecretReader?: (vaultUrl: string) => SecretReader | Promise<SecretReader>;
   /** The app's identity for managed-identity tokens. */
   readonly credential?: CredentialLike;
-  /** Replaces the ledger chosen from CERTSCHED_LEDGER_TABLE_URI / AzureWebJobsStorage. */
-  readonly ledger?: Ledger;
-  /** Replaces the history chosen the same way as the ledger. */
-  readonly history?: History;
-  /** Replaces the inventory chosen the same way as the ledger. */
-  readonly inventory?: Inventory;
+  /**
+   * Replaces each account's ledger chosen from CERTSCHED_LEDGER_TABLE_URI / AzureWebJobsStorage
+   * (one value: every account's; a function: one per account).
+   */
+  readonly ledger?: PerAccount<Ledger>;
+  /** Replaces each account's history, as `ledger`. */
+  readonly history?: PerAccount<History>;
+  /** Replaces each account's inventory, as `ledger`. */
+  readonly inventory?: PerAccount<Inventory>;
   /** Replaces the run store and queue (tests: a unique table and queue on Azurite). */
   readonly runs?: { readonly store?: RunStore; readonly queue?: RunQueue };
   /** Observer of every outbound call (benchmark); telemetry observes them too when on. */

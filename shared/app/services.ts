@@ -1,7 +1,9 @@
+import { settingsOf } from "../core/accounts.js";
 import { MAX_DEQUEUE_COUNT, type RunMessage } from "../core/runs/run.js";
 import type { Env, Settings } from "../core/settings.js";
 import { ConfigError } from "../lib/errors.js";
 import type { Logger } from "../lib/log.js";
+import { registerSecret } from "../lib/redact/redact.js";
 import { type AccountServices, createAccountServices, DEFAULT_ACCOUNT } from "./accountServices.js";
 import { type AppServices, createAppServices } from "./appServices.js";
 import { loadSettings } from "./config/settings.js";
@@ -10,11 +12,16 @@ import type { Seams } from "./seams.js";
 /**
  * The composition root (docs/design/floor-plan.md): the one place that builds adapters and
  * hands them to use cases. App services are built once per process; account services once per
- * account, on first use. Today there is exactly one account, the one the settings describe.
+ * account, on first use (issue 22: the accounts the settings declare, or the one they describe).
  */
 export interface Services {
   readonly app: AppServices;
-  /** The account's services; no id: the one account. Another id is a ConfigError (for now). */
+  /** Every account's name, in declaration order ("default" alone without declared accounts). */
+  readonly accounts: readonly string[];
+  /**
+   * The account's services; no id: the first account. An unknown id is a ConfigError naming
+   * the known ones.
+   */
   account(id?: string): AccountServices;
   /** The app's services with one account's: what a handler or a command gives its use case. */
   runtime(id?: string): Runtime;
@@ -30,14 +37,31 @@ export type Runtime = Omit<AppServices, "close"> &
     close(): Promise<void>;
   };
 
+/** The ConfigError of an account name the deployment does not declare. */
+export function unknownAccount(id: string, known: readonly string[]): ConfigError {
+  return new ConfigError([
+    {
+      name: "account",
+      message: `'${id}' is unknown: the accounts are ${known.map((k) => `'${k}'`).join(", ")}`,
+    },
+  ]);
+}
+
 export function createServices(settings: Settings, seams: Seams = {}): Services {
-  let view: Runtime | undefined;
+  const views = new Map<string, Runtime>();
   const accounts = new Map<string, AccountServices>();
+  const names = settings.accounts.map((a) => a.name);
+  // Every account's secrets are redacted from the start, in every account's output: one
+  // account's upstream may echo anything, and another's key must not get through.
+  for (const a of settings.accounts) {
+    registerSecret(a.apiKey);
+    registerSecret(a.clientSecret);
+  }
   // The in-process run queue sweeps here, as the host's queue trigger would: attempts, then
   // the poison handling. The runtime exists by the time a message is delivered. Imported on
   // first delivery: a handler that never sweeps a run does not load the sweep.
   const deliver = async (message: RunMessage, log: Logger): Promise<void> => {
-    const runtime = services.runtime();
+    const runtime = services.runtime(message.account);
     const [{ processRun }, { poisonRun }] = await Promise.all([
       import("../usecases/processRun.js"),
       import("../usecases/poisonRun.js"),
@@ -53,18 +77,12 @@ export function createServices(settings: Settings, seams: Seams = {}): Services 
     await poisonRun(() => runtime.runs, log, message, runtime.now);
   };
   const app = createAppServices(settings, seams, deliver);
-  const account = (id: string = DEFAULT_ACCOUNT): AccountServices => {
-    if (id !== DEFAULT_ACCOUNT) {
-      throw new ConfigError([
-        {
-          name: "account",
-          message: `is unknown: this deployment has one account, '${DEFAULT_ACCOUNT}'`,
-        },
-      ]);
-    }
+  const account = (id: string = settings.accounts[0]?.name ?? DEFAULT_ACCOUNT): AccountServices => {
     let built = accounts.get(id);
     if (!built) {
-      built = createAccountServices(id, settings, app, seams);
+      const declared = settings.accounts.find((a) => a.name === id);
+      if (!declared) throw unknownAccount(id, names);
+      built = createAccountServices(id, settingsOf(settings, declared), app, seams);
       accounts.set(id, built);
     }
     return built;
@@ -75,10 +93,15 @@ export function createServices(settings: Settings, seams: Seams = {}): Services 
   };
   const services: Services = {
     app,
+    accounts: names,
     account,
     runtime: (id) => {
       const one = account(id);
-      view ??= { ...app, ...one, close };
+      let view = views.get(one.account);
+      if (!view) {
+        view = { ...app, ...one, close };
+        views.set(one.account, view);
+      }
       return view;
     },
     close,
@@ -86,7 +109,7 @@ export function createServices(settings: Settings, seams: Seams = {}): Services 
   return services;
 }
 
-/** The app's services and the one account's, built from `settings` (tests, the CLI, tools). */
+/** The app's services and the first account's, built from `settings` (tests, the CLI, tools). */
 export function createRuntime(settings: Settings, seams: Seams = {}): Runtime {
   return createServices(settings, seams).runtime();
 }
@@ -99,9 +122,14 @@ let currentSeams: Seams = {};
  * cheap, and a settings problem surfaces as a clear error from the first call, not a crash at
  * load).
  */
-export function getRuntime(env?: Env): Runtime {
+export function getRuntime(env?: Env, account?: string): Runtime {
+  return getServices(env).runtime(account);
+}
+
+/** The process-wide services, built on first use (see getRuntime). */
+export function getServices(env?: Env): Services {
   current ??= createServices(loadSettings(env), currentSeams);
-  return current.runtime();
+  return current;
 }
 
 /** Drops the process-wide services so the next call rebuilds them (tests, settings reload). */

@@ -8,6 +8,19 @@ import type { VerifySettings } from "./verification/verifySettings.js";
  * @azure/identity uses those for the app's own identity (managed identity, Key Vault access).
  */
 export interface Settings {
+  /**
+   * The account these settings are for (issue 22): "default" without declared accounts. The
+   * app's settings (loadSettings) carry the first account's service fields; an account's view
+   * (settingsOf) carries its own.
+   */
+  readonly account: string;
+  /**
+   * Every account of the deployment, in declaration order; one, "default", from the
+   * single-account settings when none are declared (CERTSCHED_ACCOUNTS / _FILE).
+   */
+  readonly accounts: readonly AccountSettings[];
+  /** Whether accounts were declared (CERTSCHED_ACCOUNTS or CERTSCHED_ACCOUNTS_FILE). */
+  readonly accountsDeclared: boolean;
   /** {base_url} of the service, no trailing slash. */
   baseUrl: string;
   /** {public_base_url}: {base_url}/public unless set. */
@@ -29,6 +42,11 @@ export interface Settings {
   clientSecret: string | undefined;
   /** How cloud tokens are obtained: the spec's client-credentials flow, or the app's identity. */
   cloudCredential: "client-secret" | "managed-identity";
+  /**
+   * The user-assigned managed identity to use (its client id); unset: the app's system-assigned
+   * identity (or AZURE_CLIENT_ID, as @azure/identity reads it).
+   */
+  managedIdentityClientId?: string | undefined;
   /** {token_url}, no trailing slash. */
   tokenUrl: string;
   managementResource: string;
@@ -41,6 +59,8 @@ export interface Settings {
   secretCacheTtlMs: number;
   /** Renewals in flight at once during a sweep (default 8, 1..64). */
   renewalConcurrency: number;
+  /** Accounts swept at once by one process (CLI, in-process runs): default 4, 1..64. */
+  accountConcurrency: number;
   /** A certificate whose renewal was requested this recently is skipped, in ms (default 2 h). */
   renewalGraceMs: number;
   /** List and decide, renew nothing. */
@@ -97,5 +117,27 @@ export interface Settings {
    */
   readonly verify: () => VerifySettings;
 }
+
+/** One account: its name and its service, credentials and quota (core/accounts.ts). */
+export type AccountSettings = { readonly name: string } & Pick<Settings, AccountField>;
+
+/** The fields that differ per account (../shared/contracts/accounts.md); the rest is the app's. */
+export type AccountField =
+  | "baseUrl"
+  | "publicBaseUrl"
+  | "subscription"
+  | "subscriptionId"
+  | "apiKey"
+  | "apiKeySecretName"
+  | "tenantId"
+  | "clientId"
+  | "clientSecret"
+  | "clientSecretSecretName"
+  | "cloudCredential"
+  | "managedIdentityClientId"
+  | "tokenUrl"
+  | "managementResource"
+  | "vaultResource"
+  | "serviceQuota";
 
 export type Env = Readonly<Record<string, string | undefined>>;

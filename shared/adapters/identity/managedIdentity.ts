@@ -27,8 +27,12 @@ export function scopeFor(resource: string): string {
  */
 export function managedIdentitySource(
   credential?: CredentialLike,
-  /** Longest wait for one token, in ms (CERTSCHED_HTTP_TIMEOUT); unset: no limit. */
-  options: { timeoutMs?: number | undefined } = {},
+  options: {
+    /** Longest wait for one token, in ms (CERTSCHED_HTTP_TIMEOUT); unset: no limit. */
+    timeoutMs?: number | undefined;
+    /** A user-assigned identity's client id (an account's own); unset: the app's default. */
+    clientId?: string | undefined;
+  } = {},
 ): TokenSource {
   let resolved: Promise<CredentialLike> | undefined = credential
     ? Promise.resolve(credential)
@@ -36,7 +40,12 @@ export function managedIdentitySource(
   return {
     kind: "managed-identity",
     async getToken(resource) {
-      resolved ??= import("@azure/identity").then((m) => new m.DefaultAzureCredential());
+      resolved ??= import("@azure/identity").then(
+        (m) =>
+          new m.DefaultAzureCredential(
+            options.clientId ? { managedIdentityClientId: options.clientId } : {},
+          ),
+      );
       const identity = resolved;
       let result: Awaited<ReturnType<CredentialLike["getToken"]>>;
       try {

@@ -14,7 +14,7 @@ import { duration } from "./duration.js";
  */
 
 /** https anywhere; plain http only on loopback, so the simulator works and nothing else leaks. */
-function upstreamUrl(options: { allowQuery?: boolean } = {}) {
+export function upstreamUrl(options: { allowQuery?: boolean } = {}) {
   return z.string().transform((text, ctx) => {
     let url: URL;
     try {
@@ -78,13 +78,13 @@ const flag = z
     return z.NEVER;
   });
 
-const text = z.string().trim().min(1);
+export const text = z.string().trim().min(1);
 
 /**
  * A value that becomes one URL path segment. Encoding cannot protect "." and "..": URL parsers
  * (undici's included) resolve them, and their %2E forms, as dot segments, changing the path.
  */
-const pathSegment = text.refine((value) => value !== "." && value !== "..", {
+export const pathSegment = text.refine((value) => value !== "." && value !== "..", {
   message: 'must not be "." or "..": it would change the request path',
 });
 
@@ -93,12 +93,15 @@ const pathSegment = text.refine((value) => value !== "." && value !== "..", {
  * MIN_SECRET_LENGTH characters besides whitespace is refused: it cannot be told apart from
  * ordinary words, so it could not be kept out of logs and responses (README, "Secrets").
  */
-const directSecret = z.string().refine((value) => significantLength(value) >= MIN_SECRET_LENGTH, {
-  message: `must hold at least ${MIN_SECRET_LENGTH} characters (not counting spaces): a shorter secret cannot be told apart from ordinary text, so certsched could not keep it out of logs and responses`,
-});
+export const directSecret = z
+  .string()
+  .refine((value) => significantLength(value) >= MIN_SECRET_LENGTH, {
+    message: `must hold at least ${MIN_SECRET_LENGTH} characters (not counting spaces): a shorter secret cannot be told apart from ordinary text, so certsched could not keep it out of logs and responses`,
+  });
 
 export const schema = z.object({
-  CERTSCHED_BASE_URL: upstreamUrl(),
+  // Required unless accounts are declared (loadSettings says so, by name).
+  CERTSCHED_BASE_URL: upstreamUrl().optional(),
   CERTSCHED_PUBLIC_BASE_URL: upstreamUrl().optional(),
   CERTSCHED_SUBSCRIPTION: pathSegment.optional(),
   CERTSCHED_SUBSCRIPTION_ID: pathSegment.optional(),
@@ -152,6 +155,18 @@ export const schema = z.object({
   AzureWebJobsStorage: storageConnectionString.optional(),
   CERTSCHED_LEDGER_TABLE_URI: upstreamUrl().optional(),
   CERTSCHED_QUEUE_URI: upstreamUrl().optional(),
+  // Account runs in flight at once on one instance (the account worker's fan-out; 1..64).
+  CERTSCHED_ACCOUNT_CONCURRENCY: z
+    .string()
+    .default("4")
+    .transform((value, ctx) => {
+      const n = Number(value);
+      if (!Number.isInteger(n) || n < 1 || n > 64) {
+        ctx.addIssue({ code: "custom", message: "must be a whole number from 1 to 64" });
+        return z.NEVER;
+      }
+      return n;
+    }),
   // 1 day .. 10 years; a year and a month by default, so last year's renewal is still there.
   CERTSCHED_HISTORY_RETENTION: duration("400d", DAY_MS, 3_650 * DAY_MS),
   // Webhook URLs carry their signature in the query (Teams workflows, Slack): keep it.
@@ -165,6 +180,9 @@ export const schema = z.object({
   APPLICATIONINSIGHTS_CONNECTION_STRING: z.string().optional(),
   CERTSCHED_WATCH: watchEndpoints,
   CERTSCHED_WATCH_CERTIFICATES: watchCertificateNames,
+  // Many accounts (../shared/contracts/accounts.md): read by app/config/accounts.ts.
+  CERTSCHED_ACCOUNTS: z.string().optional(),
+  CERTSCHED_ACCOUNTS_FILE: text.optional(),
 });
 
 /**

@@ -1,7 +1,14 @@
+import { settingsOf } from "../../core/accounts.js";
 import type { ServiceQuota } from "../../core/quota/serviceQuota.js";
-import type { Env, Settings } from "../../core/settings.js";
+import type { AccountSettings, Env, Settings } from "../../core/settings.js";
 import type { VerifySettings } from "../../core/verification/verifySettings.js";
 import { ConfigError, type Problem } from "../../lib/errors.js";
+import {
+  type AccountDefaults,
+  accountsSource,
+  parseAccounts,
+  SINGLE_ACCOUNT_SETTINGS,
+} from "./accounts.js";
 import { KNOWN_SETTINGS, schema } from "./schema.js";
 import { loadVerifySettings } from "./verifySettings.js";
 
@@ -56,6 +63,14 @@ function verifyOnce(env: Env): () => VerifySettings {
   };
 }
 
+/** The default account's name: the one the single-account settings describe. */
+export const DEFAULT_ACCOUNT = "default";
+
+/** A text setting's default, as the schema gives it to an unset value. */
+function defaultOf(name: keyof typeof schema.shape): string {
+  return String(schema.shape[name].parse(undefined));
+}
+
 export function loadSettings(env: Env = process.env): Settings {
   const raw = withoutBlanks(env);
   const result = schema.safeParse(raw);
@@ -74,36 +89,71 @@ export function loadSettings(env: Env = process.env): Settings {
       .filter((p) => !held.has(p.name)),
     ...placeholders,
   ];
-  // Read from the raw values, so these are reported together with any other problem.
-  problems.push(...credentialProblems(raw));
+  const source = accountsSource(raw);
+  let declared: AccountSettings[] | undefined;
+  if (source.kind === "invalid") problems.push(...source.problems);
+  if (source.kind === "declared") {
+    // Never a silent merge: a single-account setting beside declared accounts is a mistake.
+    for (const name of SINGLE_ACCOUNT_SETTINGS) {
+      if (raw[name] !== undefined && !held.has(name)) {
+        problems.push({
+          name,
+          message: `must be unset when accounts are declared (${source.setting}): give it on each account instead`,
+        });
+      }
+    }
+    const parsed = parseAccounts(source.setting, source.text, accountDefaults(raw, result));
+    if (parsed.ok) declared = parsed.accounts;
+    else problems.push(...parsed.problems);
+  } else if (source.kind === "none") {
+    // Read from the raw values, so these are reported together with any other problem.
+    // First, where the schema reported it when it was required there.
+    if (raw.CERTSCHED_BASE_URL === undefined) {
+      problems.unshift({ name: "CERTSCHED_BASE_URL", message: "is required" });
+    }
+    problems.push(...credentialProblems(raw));
+  }
   if (result.success) problems.push(...quotaWindowProblems(result.data));
   if (!result.success || problems.length > 0) throw new ConfigError(problems);
   const s = result.data;
-  return {
-    verify: verifyOnce(env),
-    baseUrl: s.CERTSCHED_BASE_URL,
-    publicBaseUrl: s.CERTSCHED_PUBLIC_BASE_URL ?? `${s.CERTSCHED_BASE_URL}/public`,
+  const baseUrl = s.CERTSCHED_BASE_URL ?? "";
+  const single: AccountSettings = {
+    name: DEFAULT_ACCOUNT,
+    baseUrl,
+    publicBaseUrl: s.CERTSCHED_PUBLIC_BASE_URL ?? `${baseUrl}/public`,
     subscription: s.CERTSCHED_SUBSCRIPTION,
     subscriptionId: s.CERTSCHED_SUBSCRIPTION_ID ?? s.CERTSCHED_SUBSCRIPTION,
     apiKey: s.CERTSCHED_API_KEY,
-    publicAuth: s.CERTSCHED_PUBLIC_AUTH,
+    apiKeySecretName: s.CERTSCHED_API_KEY_SECRET_NAME,
     tenantId: s.CERTSCHED_TENANT_ID,
     clientId: s.CERTSCHED_CLIENT_ID,
     clientSecret: s.CERTSCHED_CLIENT_SECRET,
+    clientSecretSecretName: s.CERTSCHED_CLIENT_SECRET_SECRET_NAME,
     cloudCredential: s.CERTSCHED_CLOUD_CREDENTIAL,
+    managedIdentityClientId: undefined,
     tokenUrl: s.CERTSCHED_TOKEN_URL,
     managementResource: s.CERTSCHED_MANAGEMENT_RESOURCE,
     vaultResource: s.CERTSCHED_VAULT_RESOURCE,
+    serviceQuota: s.CERTSCHED_SERVICE_QUOTA,
+  };
+  const accounts = declared ?? [single];
+  const first = accounts[0] ?? single;
+  const { name: _single, ...service } = single;
+  const app: Settings = {
+    ...service,
+    account: first.name,
+    accounts,
+    accountsDeclared: declared !== undefined,
+    verify: verifyOnce(env),
+    publicAuth: s.CERTSCHED_PUBLIC_AUTH,
     keyVaultUrl: s.CERTSCHED_KEY_VAULT_URL,
-    apiKeySecretName: s.CERTSCHED_API_KEY_SECRET_NAME,
-    clientSecretSecretName: s.CERTSCHED_CLIENT_SECRET_SECRET_NAME,
     secretCacheTtlMs: s.CERTSCHED_SECRET_CACHE_TTL,
     renewalConcurrency: s.CERTSCHED_RENEWAL_CONCURRENCY,
+    accountConcurrency: s.CERTSCHED_ACCOUNT_CONCURRENCY,
     renewalGraceMs: s.CERTSCHED_RENEWAL_GRACE,
     dryRun: s.CERTSCHED_DRY_RUN,
     httpTimeoutMs: s.CERTSCHED_HTTP_TIMEOUT,
     scheduleTimeoutMs: s.CERTSCHED_SCHEDULE_TIMEOUT,
-    serviceQuota: s.CERTSCHED_SERVICE_QUOTA,
     sweepDeadlineMs: s.CERTSCHED_SWEEP_DEADLINE,
     storageConnectionString: s.AzureWebJobsStorage,
     ledgerTableUri: s.CERTSCHED_LEDGER_TABLE_URI,
@@ -115,6 +165,27 @@ export function loadSettings(env: Env = process.env): Settings {
     appInsightsConnectionString: s.APPLICATIONINSIGHTS_CONNECTION_STRING,
     watch: s.CERTSCHED_WATCH,
     watchCertificates: s.CERTSCHED_WATCH_CERTIFICATES,
+  };
+  // The app's settings carry the first account's service fields (one account: today's).
+  return settingsOf(app, first);
+}
+
+/** What an account's unset fields default to: the app-wide settings, or their defaults. */
+function accountDefaults(
+  raw: Readonly<Record<string, string>>,
+  result: ReturnType<typeof schema.safeParse>,
+): AccountDefaults {
+  const s = result.success ? result.data : undefined;
+  return {
+    tokenUrl: defaultOf("CERTSCHED_TOKEN_URL"),
+    managementResource: defaultOf("CERTSCHED_MANAGEMENT_RESOURCE"),
+    vaultResource: defaultOf("CERTSCHED_VAULT_RESOURCE"),
+    apiKeySecretName:
+      s?.CERTSCHED_API_KEY_SECRET_NAME ?? defaultOf("CERTSCHED_API_KEY_SECRET_NAME"),
+    clientSecretSecretName:
+      s?.CERTSCHED_CLIENT_SECRET_SECRET_NAME ?? defaultOf("CERTSCHED_CLIENT_SECRET_SECRET_NAME"),
+    serviceQuota: s?.CERTSCHED_SERVICE_QUOTA,
+    keyVaultUrl: raw.CERTSCHED_KEY_VAULT_URL,
   };
 }
 

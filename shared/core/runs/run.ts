@@ -95,4 +95,6 @@ export const ATTEMPT_TIMEOUT_MS = 10 * MINUTE_MS;
 export interface RunMessage {
   readonly runId: string;
   readonly dryRun: boolean;
+  /** The account the run sweeps (issue 22); absent: the first account (messages of before). */
+  readonly account?: string | undefined;
 }

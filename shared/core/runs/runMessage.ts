@@ -14,10 +14,15 @@ export const runIdSchema = z
 
 // Fields it does not know are dropped, not refused: during a slot swap the other version's
 // messages must still run (refused, they were poisoned after five deliveries, with a message
-// about a create request's "target" that meant nothing here). Only runId and dryRun are read.
+// about a create request's "target" that meant nothing here). Only runId, dryRun and account
+// are read.
 const messageSchema = z.object({
   runId: runIdSchema,
   dryRun: z.boolean({ error: "must be true or false" }),
+  account: z
+    .string()
+    .regex(/^[a-z0-9-]{1,40}$/, { message: "must be an account name (1-40 of a-z, 0-9, -)" })
+    .optional(),
 });
 
 /** A queue message holds at most 64 KiB; base64 makes that 4/3 longer. */
@@ -65,5 +70,9 @@ export function parseRunMessage(value: unknown): RunMessage {
 
 /** The message text sent to the queue: JSON, ASCII only (host.json messageEncoding "none"). */
 export function runMessageText(message: RunMessage): string {
-  return JSON.stringify({ runId: message.runId, dryRun: message.dryRun });
+  return JSON.stringify({
+    runId: message.runId,
+    dryRun: message.dryRun,
+    ...(message.account === undefined ? {} : { account: message.account }),
+  });
 }

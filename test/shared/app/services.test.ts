@@ -48,7 +48,7 @@ describe("createServices", () => {
     }
     expect(error).toBeInstanceOf(ConfigError);
     expect((error as ConfigError).problems).toEqual([
-      { name: "account", message: "is unknown: this deployment has one account, 'default'" },
+      { name: "account", message: "'contoso' is unknown: the accounts are 'default'" },
     ]);
   });
 

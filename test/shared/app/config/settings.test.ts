@@ -49,6 +49,13 @@ describe("loadSettings: defaults", () => {
 
     expect(s).toEqual({
       verify: expect.any(Function),
+      account: "default",
+      accounts: [
+        expect.objectContaining({ name: "default", baseUrl: "https://certs.example.com" }),
+      ],
+      accountsDeclared: false,
+      accountConcurrency: 4,
+      managedIdentityClientId: undefined,
       baseUrl: "https://certs.example.com",
       publicBaseUrl: "https://certs.example.com/public",
       subscription: "portal-subscription",

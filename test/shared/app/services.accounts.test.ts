@@ -1,0 +1,78 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { loadSettings } from "../../../shared/app/config/settings.js";
+import { createServices } from "../../../shared/app/services.js";
+import { memoryLedger } from "../../../shared/core/ports/ledger.js";
+import { ConfigError } from "../../../shared/lib/errors.js";
+import { DAY_MS } from "../../../shared/lib/time.js";
+import { type SimAccounts, startSimAccounts } from "../../support/accounts.js";
+
+let accounts: SimAccounts;
+
+beforeAll(async () => {
+  accounts = await startSimAccounts(["contoso", "fabrikam-eu"], (name) => ({
+    // The same certificate name in both accounts.
+    certificates: [
+      {
+        certificateName: "www",
+        expiryDate: new Date(Date.now() + (name === "contoso" ? 5 : 6) * DAY_MS),
+      },
+    ],
+  }));
+});
+
+afterAll(async () => {
+  await accounts.close();
+});
+
+describe("createServices with declared accounts", () => {
+  it("builds each account on its own service and credentials; nothing crosses on the wire", async () => {
+    const services = createServices(loadSettings(accounts.env()), { ledger: memoryLedger() });
+    expect(services.accounts).toEqual(["contoso", "fabrikam-eu"]);
+    try {
+      const [a, b] = await Promise.all([
+        services.runtime("contoso").client.listDue(),
+        services.runtime("fabrikam-eu").client.listDue(),
+      ]);
+      expect(a.certificates.map((c) => c.certificateName)).toEqual(["www"]);
+      expect(b.certificates.map((c) => c.certificateName)).toEqual(["www"]);
+      expect(a.certificates[0]?.expiryDate).not.toEqual(b.certificates[0]?.expiryDate);
+      for (const { name, sim } of accounts.accounts) {
+        const other = accounts.accounts.find((x) => x.name !== name)?.sim;
+        if (!other) throw new Error("two accounts expected");
+        const foreign = [other.options.apiKey, other.options.clientSecret, ...other.issuedTokens()];
+        expect(sim.requests.length).toBeGreaterThan(0);
+        for (const request of sim.requests) {
+          const wire = JSON.stringify(request);
+          for (const value of foreign) expect(wire).not.toContain(value);
+        }
+        // Each token request named this account's own tenant and client.
+        for (const request of sim.requestsFor("token")) {
+          expect(request.path).toContain(sim.options.tenantId);
+          expect(request.body).toContain(encodeURIComponent(sim.options.clientId));
+        }
+      }
+      expect(services.runtime("contoso").tokens).not.toBe(services.runtime("fabrikam-eu").tokens);
+      expect(services.runtime("contoso").settings.account).toBe("contoso");
+      expect(services.runtime()).toBe(services.runtime("contoso"));
+    } finally {
+      await services.close();
+    }
+  });
+
+  it("refuses an unknown account, naming the known ones", () => {
+    const services = createServices(loadSettings(accounts.env()));
+    let error: unknown;
+    try {
+      services.account("northwind");
+    } catch (caught) {
+      error = caught;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    expect((error as ConfigError).problems).toEqual([
+      {
+        name: "account",
+        message: "'northwind' is unknown: the accounts are 'contoso', 'fabrikam-eu'",
+      },
+    ]);
+  });
+});
