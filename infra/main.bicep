@@ -49,9 +49,8 @@ param keyVaultPurgeProtection bool = false
 
 // ---- The service (CERTSCHED_* settings; README "Settings") --------------------------------
 
-@description('CERTSCHED_BASE_URL: {base_url} of the Certificate Scheduling Service, https.')
-@minLength(1)
-param baseUrl string
+@description('CERTSCHED_BASE_URL: {base_url} of the Certificate Scheduling Service, https. Required unless accounts (or accountsFile) declares the accounts; then it must stay empty (each account has its own).')
+param baseUrl string = ''
 
 @description('CERTSCHED_PUBLIC_BASE_URL: {public_base_url}. Empty: {base_url}/public.')
 param publicBaseUrl string = ''
@@ -283,18 +282,23 @@ module access 'modules/access.bicep' = {
 // count as unset there, so an empty parameter means "the code's default". Left out on purpose:
 // CERTSCHED_API_KEY and CERTSCHED_CLIENT_SECRET (read from Key Vault, never plain settings) and
 // the plain AzureWebJobsStorage connection string (identity-based form in functionApp.bicep).
-var certschedSettings = [
+// The single-account service settings (docs/accounts.md): set only when no accounts are declared,
+// since the code refuses them beside declared accounts (never a silent merge).
+var singleAccountSettings = [
   { name: 'CERTSCHED_BASE_URL', value: baseUrl }
   { name: 'CERTSCHED_PUBLIC_BASE_URL', value: publicBaseUrl }
   { name: 'CERTSCHED_SUBSCRIPTION', value: subscriptionValue }
   { name: 'CERTSCHED_SUBSCRIPTION_ID', value: subscriptionIdValue }
-  { name: 'CERTSCHED_PUBLIC_AUTH', value: publicAuth }
   { name: 'CERTSCHED_TENANT_ID', value: tenantId }
   { name: 'CERTSCHED_CLIENT_ID', value: clientId }
-  { name: 'CERTSCHED_CLOUD_CREDENTIAL', value: cloudCredential }
   { name: 'CERTSCHED_TOKEN_URL', value: tokenUrl }
   { name: 'CERTSCHED_MANAGEMENT_RESOURCE', value: managementResource }
   { name: 'CERTSCHED_VAULT_RESOURCE', value: vaultResource }
+]
+
+var commonSettings = [
+  { name: 'CERTSCHED_PUBLIC_AUTH', value: publicAuth }
+  { name: 'CERTSCHED_CLOUD_CREDENTIAL', value: cloudCredential }
   { name: 'CERTSCHED_KEY_VAULT_URL', value: keyVault.outputs.uri }
   { name: 'CERTSCHED_API_KEY_SECRET_NAME', value: apiKeySecretName }
   { name: 'CERTSCHED_CLIENT_SECRET_SECRET_NAME', value: clientSecretSecretName }
@@ -326,6 +330,9 @@ var certschedSettings = [
   // The run queue through the identity: POST /api/renewals sends its runs there (docs/runs.md).
   { name: 'CERTSCHED_QUEUE_URI', value: storage.outputs.queueEndpoint }
 ]
+
+var accountsDeclared = !empty(accounts) || !empty(accountsFile)
+var certschedSettings = concat(accountsDeclared ? [] : singleAccountSettings, commonSettings)
 
 module functionApp 'modules/functionApp.bicep' = {
   name: 'functionApp'

@@ -3,6 +3,7 @@ import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { LEDGER_TABLE } from "../../shared/adapters/storage/tableLedger.js";
+import { SINGLE_ACCOUNT_SETTINGS } from "../../shared/app/config/accounts.js";
 import { loadSettings } from "../../shared/app/config/settings.js";
 import type { Env } from "../../shared/core/settings.js";
 import {
@@ -557,5 +558,28 @@ describe("the checks themselves", () => {
 
   it("finds app settings by their { name, value } shape", () => {
     expect(appSettings(broken).map((s) => s.name)).toEqual(["CERTSCHED_ONE"]);
+  });
+});
+
+describe("accounts (docs/accounts.md)", () => {
+  const main = readFileSync(join(repoRoot, "infra/main.bicep"), "utf8");
+  const block = (name: string) => {
+    const match = new RegExp(`var ${name} = \\[([\\s\\S]*?)\\n\\]`).exec(main);
+    return [...(match?.[1] ?? "").matchAll(/name: '([A-Za-z_]+)'/g)].map((m) => m[1]);
+  };
+
+  it("sets the single-account service settings only when no accounts are declared", () => {
+    // The code refuses each of them beside declared accounts; the secrets come from Key Vault.
+    expect(block("singleAccountSettings").sort()).toEqual(
+      SINGLE_ACCOUNT_SETTINGS.filter((n) => !SECRET_SETTINGS.includes(n)).sort(),
+    );
+    expect(main).toMatch(/var accountsDeclared = !empty\(accounts\) \|\| !empty\(accountsFile\)/);
+    expect(main).toMatch(
+      /var certschedSettings = concat\(accountsDeclared \? \[\] : singleAccountSettings, commonSettings\)/,
+    );
+    for (const name of SINGLE_ACCOUNT_SETTINGS) expect(block("commonSettings")).not.toContain(name);
+    expect(block("commonSettings")).toEqual(
+      expect.arrayContaining(["CERTSCHED_ACCOUNTS", "CERTSCHED_ACCOUNTS_FILE"]),
+    );
   });
 });
