@@ -3,6 +3,7 @@ import { writeFile } from "node:fs/promises";
 import path from "node:path";
 import { cliStartBench } from "./cliStart.js";
 import { coldStartBench, type LoadVariant } from "./coldStart.js";
+import { fanoutBench } from "./fanoutBench.js";
 import { httpOverheadBench } from "./httpOverhead.js";
 import { describeMachine } from "./machine.js";
 import { memoryBench } from "./memoryBench.js";
@@ -17,6 +18,8 @@ export interface BenchInput {
   readonly memoryChild: string;
   /** The compiled bench/verifyChild.ts. */
   readonly verifyChild: string;
+  /** The compiled bench/fanoutWorker.ts. */
+  readonly fanoutWorker: string;
   /** `npm run build` output: dist/functions/<name>.js for each functions/<name>.ts. */
   readonly tscEntries: readonly string[];
   /** scripts/bundle.mjs output. */
@@ -133,6 +136,19 @@ export async function runBench(input: BenchInput): Promise<number> {
       progress,
     }),
   );
+
+  // Issue 22: the fan-out over accounts, W worker processes on the queue trigger.
+  const fanout = await fanoutBench({
+    root: input.root,
+    workerScript: input.fanoutWorker,
+    workers: [1, 2, 4],
+    accounts: input.quick ? 20 : 200,
+    certificatesPerAccount: input.quick ? 10 : 50,
+    latencyMs: 100,
+    progress,
+  });
+  sections.push(fanout.section);
+  gates.push(...fanout.gates);
 
   const sweep = await sweepBench({
     sizes: [120, 1000],

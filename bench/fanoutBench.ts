@@ -1,0 +1,218 @@
+import { fork } from "node:child_process";
+import path from "node:path";
+import { getRenewalRun } from "../functions/handlers/getRenewalRun.js";
+import { runRenewals } from "../functions/handlers/runRenewals.js";
+import { resetRuntime } from "../shared/app/services.js";
+import { accountNames, type SimAccounts, startSimAccounts } from "../test/support/accounts.js";
+import { startAzurite } from "../test/support/azurite.js";
+import { hostQueueSettings } from "../test/support/hostLoop.js";
+import { httpRequest, invocationContext } from "../test/support/invoke.js";
+import { dueCertificates } from "./dueCertificates.js";
+import type { Gate, Section } from "./report.js";
+import { formatRatio } from "./stats.js";
+
+export interface FanoutBenchOptions {
+  readonly root: string;
+  /** The compiled bench/fanoutWorker.ts. */
+  readonly workerScript: string;
+  readonly workers: readonly number[];
+  readonly accounts: number;
+  readonly certificatesPerAccount: number;
+  /** Real-time latency each simulator adds to every service response, ms. */
+  readonly latencyMs: number;
+  readonly progress: (line: string) => void;
+}
+
+interface Round {
+  readonly workers: number;
+  readonly seconds: number;
+  readonly renewed: number;
+  readonly perSecond: number;
+  readonly exactlyOnce: boolean;
+  readonly peakRssMb: number;
+  readonly state: string;
+}
+
+interface WorkerReport {
+  readonly delivered: number;
+  readonly failed: number;
+  readonly maxRssBytes: number;
+}
+
+const RENEW_OPERATIONS = new Set(["renew", "publicRenew"]);
+
+/** Renew requests each certificate received, over every account's simulator. */
+function renewCounts(sims: SimAccounts): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (const { name, sim } of sims.accounts) {
+    for (const request of sim.requests) {
+      if (!RENEW_OPERATIONS.has(request.operation)) continue;
+      const id = /"(?:certificateName|certificateId|name|id)"\s*:\s*"?([^",}]+)/.exec(
+        request.body,
+      )?.[1];
+      const key = `${name}/${id ?? request.path}`;
+      counts.set(key, (counts.get(key) ?? 0) + 1);
+    }
+  }
+  return counts;
+}
+
+/** The settings the app reads, set for this process (the POST and GET handlers read them). */
+function useEnv(env: Record<string, string>): void {
+  for (const key of Object.keys(process.env)) {
+    if (key.startsWith("CERTSCHED_") || key === "AzureWebJobsStorage") delete process.env[key];
+  }
+  Object.assign(process.env, env);
+}
+
+async function oneRound(options: FanoutBenchOptions, workers: number): Promise<Round> {
+  const azurite = await startAzurite();
+  const now = new Date();
+  const sims = await startSimAccounts(accountNames(options.accounts), () => ({
+    latencyMs: options.latencyMs,
+    certificates: dueCertificates(options.certificatesPerAccount, now),
+  }));
+  const env = { ...sims.env(), AzureWebJobsStorage: azurite.connectionString };
+  useEnv(env);
+  await resetRuntime();
+  const children = Array.from({ length: workers }, () =>
+    fork(options.workerScript, [], {
+      env: {
+        ...process.env,
+        ...env,
+        FANOUT_HOST_JSON: path.join(options.root, "host.json"),
+      },
+      stdio: ["ignore", "ignore", "inherit", "ipc"],
+    }),
+  );
+  const reports = children.map(
+    (child) =>
+      new Promise<WorkerReport>((resolve, reject) => {
+        child.once("message", (m) => resolve(m as WorkerReport));
+        child.once("exit", (code) => reject(new Error(`fan-out worker exited ${code}`)));
+      }),
+  );
+  try {
+    const started = performance.now();
+    const posted = await runRenewals(
+      httpRequest({ method: "POST", path: "/api/renewals" }),
+      invocationContext("runRenewals"),
+    );
+    const runId = (posted.jsonBody as { runId?: string } | undefined)?.runId;
+    if (!runId) throw new Error(`POST /api/renewals answered ${posted.status} without a runId`);
+    let state = "queued";
+    let body: Record<string, unknown> = {};
+    for (;;) {
+      const got = await getRenewalRun(
+        httpRequest({ method: "GET", path: `/api/renewals/${runId}`, params: { runId } }),
+        invocationContext("getRenewalRun"),
+      );
+      body = (got.jsonBody ?? {}) as Record<string, unknown>;
+      state = String(body.state);
+      if (state === "succeeded" || state === "failed") break;
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+    const seconds = (performance.now() - started) / 1000;
+    for (const child of children) child.send("stop");
+    const done = await Promise.all(reports);
+    const counts = renewCounts(sims);
+    const expected = options.accounts * options.certificatesPerAccount;
+    const renewed = counts.size;
+    const exactlyOnce = renewed === expected && [...counts.values()].every((n) => n === 1);
+    return {
+      workers,
+      seconds,
+      renewed,
+      perSecond: renewed / seconds,
+      exactlyOnce,
+      peakRssMb: Math.max(...done.map((r) => r.maxRssBytes)) / 2 ** 20,
+      state,
+    };
+  } finally {
+    for (const child of children) if (child.exitCode === null) child.kill("SIGKILL");
+    await resetRuntime();
+    await sims.close();
+    await azurite.stop();
+  }
+}
+
+/**
+ * Fan-out (issue 22): one run over `accounts` accounts of `certificatesPerAccount` due
+ * certificates each, every account its own simulator with `latencyMs` per response, Azurite's
+ * queues and tables, and W worker processes each running the queue trigger through the host
+ * loop (host.json's batchSize at once). Certificates renewed per second for each W, against W = 1.
+ */
+export async function fanoutBench(
+  options: FanoutBenchOptions,
+): Promise<{ section: Section; gates: Gate[] }> {
+  const rounds: Round[] = [];
+  for (const workers of options.workers) {
+    options.progress(
+      `fan-out: ${options.accounts} accounts x ${options.certificatesPerAccount} certificates, ${workers} worker(s)`,
+    );
+    rounds.push(await oneRound(options, workers));
+  }
+  const base = rounds[0]?.perSecond ?? 0;
+  const batch = hostQueueSettings(
+    new URL(`file://${path.join(options.root, "host.json")}`),
+  ).batchSize;
+  const gates: Gate[] = [];
+  for (const round of rounds) {
+    const ratio = base > 0 ? round.perSecond / base : 0;
+    if (round.workers > 1) {
+      gates.push({
+        name: `fan-out W=${round.workers}`,
+        ok: ratio >= 0.8 * round.workers,
+        detail: `${formatRatio(ratio)} the W=1 rate (goal >= ${formatRatio(0.8 * round.workers)})`,
+      });
+    }
+    gates.push({
+      name: `fan-out W=${round.workers} exactly once`,
+      ok: round.exactlyOnce && round.state === "succeeded",
+      detail: `${round.renewed} certificates renewed, run ${round.state}`,
+    });
+    gates.push({
+      name: `fan-out W=${round.workers} memory`,
+      ok: round.peakRssMb < 200,
+      detail: `peak RSS per worker ${round.peakRssMb.toFixed(0)} MB (goal < 200 MB)`,
+    });
+  }
+  const rows = rounds.flatMap((r) => {
+    const ratio = base > 0 ? r.perSecond / base : 0;
+    const once = r.exactlyOnce && r.state === "succeeded";
+    return [
+      {
+        measure: `W = ${r.workers}: certificates renewed per second (${r.seconds.toFixed(1)} s)`,
+        value: r.perSecond.toFixed(0),
+        ...(r.workers > 1
+          ? {
+              goal: `>= ${(0.8 * r.workers).toFixed(1)} x W=1 (${formatRatio(ratio)})`,
+              met: ratio >= 0.8 * r.workers,
+            }
+          : {}),
+      },
+      {
+        measure: `W = ${r.workers}: every certificate renewed exactly once`,
+        value: once ? `yes (${r.renewed})` : `no (${r.renewed}, run ${r.state})`,
+        goal: "yes",
+        met: once,
+      },
+      {
+        measure: `W = ${r.workers}: peak RSS per worker`,
+        value: `${r.peakRssMb.toFixed(0)} MB`,
+        goal: "< 200 MB",
+        met: r.peakRssMb < 200,
+      },
+    ];
+  });
+  const section: Section = {
+    title: "Fan-out over accounts (queue trigger, W worker processes)",
+    rows,
+    notes: [
+      `${options.accounts} accounts x ${options.certificatesPerAccount} due certificates, one simulator per account with ${options.latencyMs} ms added to every service response; Azurite queues and tables; one POST /api/renewals (a parent run, one child per account).`,
+      `W worker processes each run the runQueuedRenewals handler through test/support/hostLoop.ts, host.json's batchSize (${batch}) deliveries at once; time from the POST to the run's finished state (GET /api/renewals/{runId}).`,
+      "Exactly once: the renew requests the simulators received, one per certificate, none twice. Peak RSS: the largest worker's maxRSS.",
+    ],
+  };
+  return { section, gates };
+}
