@@ -1,10 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createSecretClientReader } from "../../../shared/adapters/identity/secretClientReader.js";
 import { loadSettings } from "../../../shared/app/config/settings.js";
 import { createServices } from "../../../shared/app/services.js";
 import { memoryLedger } from "../../../shared/core/ports/ledger.js";
 import { ConfigError } from "../../../shared/lib/errors.js";
 import { DAY_MS } from "../../../shared/lib/time.js";
 import { type SimAccounts, startSimAccounts } from "../../support/accounts.js";
+import { startFakeKeyVault, stubCredential } from "../../support/fakeKeyVault.js";
 
 let accounts: SimAccounts;
 
@@ -56,6 +58,51 @@ describe("createServices with declared accounts", () => {
       expect(services.runtime()).toBe(services.runtime("contoso"));
     } finally {
       await services.close();
+    }
+  });
+
+  it("reads each account's secrets from Key Vault by its own secret names", async () => {
+    const vault = await startFakeKeyVault({
+      secrets: Object.fromEntries(
+        accounts.accounts.flatMap(({ name, sim }) => [
+          [`${name}-api-key`, sim.options.apiKey],
+          [`${name}-client-secret`, sim.options.clientSecret],
+        ]),
+      ),
+    });
+    const declared = accounts.declarations().map((a) => {
+      const { apiKey: _k, clientSecret: _s, ...rest } = a;
+      return {
+        ...rest,
+        apiKeySecret: `${a.name}-api-key`,
+        clientSecretSecret: `${a.name}-client-secret`,
+      };
+    });
+    const services = createServices(
+      loadSettings({
+        CERTSCHED_ACCOUNTS: JSON.stringify(declared),
+        CERTSCHED_KEY_VAULT_URL: vault.url,
+      }),
+      {
+        ledger: memoryLedger(),
+        createSecretReader: (url) =>
+          createSecretClientReader(url, stubCredential, vault.clientOptions),
+      },
+    );
+    try {
+      for (const { name, sim } of accounts.accounts) {
+        sim.reset();
+        expect(await services.runtime(name).client.test()).toBeTruthy();
+        // The account's own secret reached its own token endpoint.
+        const token = sim.requestsFor("token")[0];
+        expect(token?.body).toContain(encodeURIComponent(sim.options.clientSecret));
+      }
+      for (const { name } of accounts.accounts) {
+        expect(vault.reads(`${name}-client-secret`)).toBe(1);
+      }
+    } finally {
+      await services.close();
+      await vault.close();
     }
   });
 
