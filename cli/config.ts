@@ -85,6 +85,9 @@ export type Need = "subscription" | "subscriptionId" | "apiKey";
 
 function needProblems(env: Env, needs: readonly Need[]): Problem[] {
   const has = (name: string) => (env[name] ?? "").trim() !== "";
+  // Declared accounts each carry their own subscription and key (checked by their schema); the
+  // single-account settings are then forbidden, so never asked for.
+  if (has("CERTSCHED_ACCOUNTS") || has("CERTSCHED_ACCOUNTS_FILE")) return [];
   const problems: Problem[] = [];
   if (needs.includes("subscription") && !has("CERTSCHED_SUBSCRIPTION")) {
     problems.push({
