@@ -57,10 +57,10 @@ Options:
                "servedNotAfter", "daysLeft", "detail" }, "inventory": null
                or { "source", "target", "renewal", "rootDomain",
                "keyVaultName", "keyVaultCertificateName", "firstSeen",
-               "lastSeen" }, "account" } ], "invalid": [ rows not read ],
+               "lastSeen" }, "account" } ], "invalid": [ rows not read ] }.
+               With several accounts, "service" and "requests7d" move to
                "accounts": [ { "name", "service", "requests7d", "failed",
-               "problems" } ] } ("service" and "requests7d" at the top
-               only for one account).
+               "problems" } ].
   -h, --help   Show this help.
 
 Exit codes: 0 shown; 1 the storage could not be read (any account's: the
@@ -265,7 +265,7 @@ export const statusCommand: Command = {
           certificates: rows,
           invalid,
           ...(truncated ? { truncated: true } : {}),
-          accounts,
+          ...(access.many ? { accounts } : {}),
         };
         io.stdout.write(`${JSON.stringify(document, null, 2)}\n`);
       } else if (!access.many && first) {

@@ -137,10 +137,14 @@ type AccountSweep =
 
 /** A logger whose lines name the account: several accounts sweep at once. */
 function accountLog(log: Logger, account: string): Logger {
+  const named = (m: string) =>
+    m.startsWith("certsched: ")
+      ? `certsched: account ${account}: ${m.slice("certsched: ".length)}`
+      : `account ${account}: ${m}`;
   return {
-    info: (m) => log.info(`account ${account}: ${m}`),
-    warn: (m) => log.warn(`account ${account}: ${m}`),
-    error: (m) => log.error(`account ${account}: ${m}`),
+    info: (m) => log.info(named(m)),
+    warn: (m) => log.warn(named(m)),
+    error: (m) => log.error(named(m)),
   };
 }
 
