@@ -19,10 +19,16 @@ import { UsageError } from "../../shared/lib/errors.js";
 import { parseDuration } from "../../shared/lib/time.js";
 import { verifyInventory } from "../../shared/usecases/steps/verifyInventory.js";
 import { verifyTargets } from "../../shared/usecases/verifyDomains.js";
-import { type AccountEntry, accountsEntries, withAccount } from "../accounts.js";
+import {
+  type AccountEntry,
+  accountsEntries,
+  requestedAccount,
+  selectAccounts,
+  withAccount,
+} from "../accounts.js";
 import { cliLogger } from "../cliLogger.js";
 import { type Command, JSON_OPTION } from "../command.js";
-import { cliEnv } from "../config.js";
+import { cliEnv, cliSettings } from "../config.js";
 import { EXIT } from "../exit.js";
 import { reportAccountFailure } from "../failure.js";
 import type { Io, OutputStream } from "../io.js";
@@ -231,6 +237,16 @@ export const verifyCommand: Command = {
     let entries: AccountEntry[] | undefined;
     if (texts.length > 0) {
       const endpoints = endpointsOf(texts);
+      // --domain needs no account; a name given is still checked against the declared ones.
+      const requested = requestedAccount(args);
+      if (requested !== undefined) {
+        selectAccounts(
+          await cliSettings({ ...io, stderr: SILENT }, []),
+          requested,
+          "verify",
+          "each",
+        );
+      }
       const { env } = await cliEnv(io);
       const read = await verifyTargets(
         endpoints.map((endpoint) => ({ endpoint })),

@@ -307,6 +307,37 @@ describe("certsched accounts", () => {
     expectIsolatedWire(sims);
   });
 
+  it("verify checks every account's certificates, each result naming its account", async () => {
+    // No rootDomain: nothing to connect to, so each is "unverifiable" (no network needed).
+    accounts = await startSimAccounts(["contoso", "fabrikam-eu"], (name) => ({
+      certificates: [{ certificateName: `www-${name}`, expiryDate: inDays(5) }],
+    }));
+    const sims = accounts;
+
+    const json = await cli(sims, ["verify", "--json"]);
+    const human = await cli(sims, ["verify"]);
+    const domain = await cli(sims, ["verify", "--domain", "localhost:1", "--account", "nope"]);
+
+    expect(json.code).toBe(0);
+    const doc = jsonOf<{
+      results: { account: string; status: string; domain: string }[];
+      accounts: { name: string; failed: boolean }[];
+    }>(json);
+    expect(doc.results.map((r) => [r.account, r.status])).toEqual([
+      ["contoso", "unverifiable"],
+      ["fabrikam-eu", "unverifiable"],
+    ]);
+    expect(doc.accounts.map((a) => [a.name, a.failed])).toEqual([
+      ["contoso", false],
+      ["fabrikam-eu", false],
+    ]);
+    expect(human.code).toBe(0);
+    expect(human.stdout).toMatch(/^ACCOUNT\s+DOMAIN\s+STATUS/);
+    expect(domain.code).toBe(2);
+    expect(domain.stderr).toContain("--account 'nope' is unknown");
+    expectIsolatedWire(sims);
+  });
+
   it("one account's service down: due and test still report the other, and exit 1", async () => {
     const sims = await start(["contoso", "fabrikam-eu"]);
     await sims.sim("contoso").close();
