@@ -118,4 +118,46 @@ describe("many accounts, one storage", () => {
     const runsHuman = await cli(sims, ["runs"]);
     expect(runsHuman.stdout).toMatch(/^ACCOUNT\s+STARTED \(UTC\)/);
   }, 120_000);
+
+  it("one account over its quota: its renewals are deferred and the sweep exits 1; the others renew", async () => {
+    const [a, b] = fresh() as [string, string];
+    const c = `${a}-3`;
+    accounts = await startSimAccounts([a, b, c], () => ({
+      certificates: [{ certificateName: "www", expiryDate: inDays(5), rootDomain: "contoso.com" }],
+    }));
+    const sims = accounts;
+    // The middle account's budget is spent by its own list: nothing left for a renewal.
+    const declarations = sims
+      .declarations()
+      .map((d) => (d.name === b ? { ...d, quota: "1/7d" } : d));
+
+    const result = await runCli(["sweep", "--json"], {
+      env: {
+        CERTSCHED_ACCOUNTS: JSON.stringify(declarations),
+        AzureWebJobsStorage: azurite.connectionString,
+      },
+    });
+
+    for (const secret of sims.secrets())
+      expect(result.stdout + result.stderr).not.toContain(secret);
+    expect(result.code).toBe(1);
+    const doc = jsonOf<{
+      results: (Row & { outcome: string })[];
+      accounts: { name: string; failed: boolean; problems: string[] }[];
+    }>(result);
+    expect(doc.results.map((r) => `${r.account}/${r.outcome}`)).toEqual([
+      `${a}/renewal-scheduled`,
+      `${b}/deferred`,
+      `${c}/renewal-scheduled`,
+    ]);
+    expect(doc.accounts.map((x) => [x.name, x.failed])).toEqual([
+      [a, false],
+      [b, true],
+      [c, false],
+    ]);
+    expect(doc.accounts[1]?.problems.join(" ")).toContain("quota");
+    expect(sims.sim(a).renewCallsFor("www")).toBe(1);
+    expect(sims.sim(b).renewCallsFor("www")).toBe(0);
+    expect(sims.sim(c).renewCallsFor("www")).toBe(1);
+  }, 120_000);
 });
