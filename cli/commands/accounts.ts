@@ -24,7 +24,8 @@ Options:
                "baseUrl", "publicBaseUrl", "subscription", "subscriptionId",
                "identity", "tenantId", "clientId", "apiKey", "clientSecret"
                ("inline", "key-vault" or "none": where each secret comes
-               from) } ] }.
+               from), "apiKeySecret", "clientSecretSecret" (the Key Vault
+               secrets' names, when read from it) } ] }.
   -h, --help   Show this help.
 
 Exit codes: 0 listed; 2 usage or configuration error.
@@ -44,7 +45,11 @@ export interface AccountView {
   readonly tenantId: string | null;
   readonly clientId: string | null;
   readonly apiKey: SecretSource;
+  /** The Key Vault secret's name (a name, not the secret), when the API key is read from it. */
+  readonly apiKeySecret?: string;
   readonly clientSecret: SecretSource;
+  /** The Key Vault secret's name, when the client secret is read from it. */
+  readonly clientSecretSecret?: string;
 }
 
 function source(inline: string | undefined, vault: boolean): SecretSource {
@@ -55,6 +60,8 @@ function source(inline: string | undefined, vault: boolean): SecretSource {
 /** An account's view: the secrets' values never enter it, only where they come from. */
 export function accountView(a: AccountSettings, keyVaultUrl: string | undefined): AccountView {
   const managed = a.cloudCredential === "managed-identity";
+  const apiKey = source(a.apiKey, keyVaultUrl !== undefined);
+  const clientSecret = managed ? "none" : source(a.clientSecret, keyVaultUrl !== undefined);
   return {
     name: a.name,
     baseUrl: a.baseUrl,
@@ -64,8 +71,10 @@ export function accountView(a: AccountSettings, keyVaultUrl: string | undefined)
     identity: managed ? "managed" : "client-secret",
     tenantId: a.tenantId ?? null,
     clientId: (managed ? a.managedIdentityClientId : a.clientId) ?? null,
-    apiKey: source(a.apiKey, keyVaultUrl !== undefined),
-    clientSecret: managed ? "none" : source(a.clientSecret, keyVaultUrl !== undefined),
+    apiKey,
+    ...(apiKey === "key-vault" ? { apiKeySecret: a.apiKeySecretName } : {}),
+    clientSecret,
+    ...(clientSecret === "key-vault" ? { clientSecretSecret: a.clientSecretSecretName } : {}),
   };
 }
 

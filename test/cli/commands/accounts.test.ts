@@ -122,6 +122,49 @@ describe("certsched accounts", () => {
     for (const { sim } of sims.accounts) expect(sim.requests).toHaveLength(0);
   });
 
+  it("names a managed identity and Key Vault secrets by kind and name, never by value", async () => {
+    const sims = await start(["contoso"]);
+    const [inline] = sims.declarations();
+    const vaulted = {
+      name: "fabrikam",
+      baseUrl: "https://certs.fabrikam.example",
+      subscription: "sub-fabrikam",
+      apiKeySecret: "fabrikam-api-key",
+      identity: "managed",
+      managedIdentityClientId: "00000000-0000-4000-8000-00000000000f",
+    };
+    const result = await runCli(["accounts", "--json"], {
+      env: {
+        CERTSCHED_ACCOUNTS: JSON.stringify([inline, vaulted]),
+        CERTSCHED_KEY_VAULT_URL: "https://kv-fabrikam.vault.azure.net",
+      },
+    });
+
+    expect(result.code).toBe(0);
+    for (const secret of sims.secrets())
+      expect(result.stdout + result.stderr).not.toContain(secret);
+    const doc = jsonOf<{ accounts: Record<string, unknown>[] }>(result);
+    expect(doc.accounts[0]).toMatchObject({
+      name: "contoso",
+      apiKey: "inline",
+      clientSecret: "inline",
+    });
+    expect(doc.accounts[0]).not.toHaveProperty("apiKeySecret");
+    expect(doc.accounts[1]).toEqual({
+      name: "fabrikam",
+      baseUrl: "https://certs.fabrikam.example",
+      publicBaseUrl: "https://certs.fabrikam.example/public",
+      subscription: "sub-fabrikam",
+      subscriptionId: "sub-fabrikam",
+      identity: "managed",
+      tenantId: null,
+      clientId: "00000000-0000-4000-8000-00000000000f",
+      apiKey: "key-vault",
+      apiKeySecret: "fabrikam-api-key",
+      clientSecret: "none",
+    });
+  });
+
   it("an unknown --account is a usage error listing the accounts (exit 2), on every command", async () => {
     const sims = await start(["contoso", "fabrikam-eu"]);
 
