@@ -6,7 +6,7 @@ export interface Command {
   readonly name: string;
   /** The full `certsched <name> --help` text. */
   readonly help: string;
-  /** Flags besides --help, which every command has. */
+  /** Flags besides --help and --account, which every command has (COMMON_OPTIONS). */
   readonly options: OptionSpec;
   /** How many positional arguments it takes. */
   readonly maxPositionals: number;
@@ -16,3 +16,9 @@ export interface Command {
 
 /** The --json flag, shared so it reads the same everywhere. */
 export const JSON_OPTION = { json: { type: "boolean" } } as const satisfies OptionSpec;
+
+/**
+ * The flags every command takes, parsed in one place (cli/run.ts): --account NAME, the account
+ * a command acts on (issue 22); each command checks the name against the declared accounts.
+ */
+export const COMMON_OPTIONS = { account: { type: "string" } } as const satisfies OptionSpec;

@@ -1,5 +1,6 @@
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
+import { ACCOUNTS_FILE_SETTING, ACCOUNTS_SETTING } from "../shared/app/config/accounts.js";
 import { KNOWN_SETTINGS } from "../shared/app/config/schema.js";
 import { loadSettings } from "../shared/app/config/settings.js";
 import type { Env, Settings } from "../shared/core/settings.js";
@@ -85,6 +86,9 @@ export type Need = "subscription" | "subscriptionId" | "apiKey";
 
 function needProblems(env: Env, needs: readonly Need[]): Problem[] {
   const has = (name: string) => (env[name] ?? "").trim() !== "";
+  // Declared accounts each carry their own subscription and key (checked by their schema); the
+  // single-account settings are then forbidden, so never asked for.
+  if (has(ACCOUNTS_SETTING) || has(ACCOUNTS_FILE_SETTING)) return [];
   const problems: Problem[] = [];
   if (needs.includes("subscription") && !has("CERTSCHED_SUBSCRIPTION")) {
     problems.push({

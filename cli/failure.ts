@@ -20,9 +20,12 @@ export { EXIT };
 // setting to check. Weak: the error owns the entry and nothing outlives the report.
 const WHERE = new WeakMap<object, Where>();
 
-/** Remembers the settings an error happened under; returns the error, to rethrow. */
+/**
+ * Remembers the settings an error happened under (the first said: an account's, before the
+ * app's); returns the error, to rethrow.
+ */
 export function located(error: unknown, where: Where): unknown {
-  if (typeof error === "object" && error !== null) WHERE.set(error, where);
+  if (typeof error === "object" && error !== null && !WHERE.has(error)) WHERE.set(error, where);
   return error;
 }
 
@@ -71,6 +74,37 @@ function describe(error: unknown, command: string | undefined, cwd: string): Des
   // Only an upstream's failure has a setting or a URL to point at (whereToLook).
   const hint = e.fault === "upstream" ? upstreamHint(e) : undefined;
   return { exitCode: EXIT.failed, code: e.code, message: e.message, ...(hint ? { hint } : {}) };
+}
+
+/** One account's failure in a command over several accounts, as its JSON "accounts" entry says it. */
+export interface AccountFailure {
+  readonly code: string;
+  readonly message: string;
+}
+
+/**
+ * One account's failure in a command over several: on stderr, named by the account (the others'
+ * results are still printed), and returned for the JSON document. Redacted as every report.
+ */
+export function reportAccountFailure(
+  error: unknown,
+  io: Io,
+  account: string,
+  command: string,
+): AccountFailure {
+  const d = describe(error, command, io.cwd);
+  const paint = palette(io.stderr, io.env);
+  const width = io.stderr.columns;
+  const lines = wrapToWidth(
+    `${paint.red("certsched: error:")} account ${account}: ${oneLine(redact(d.message))}`,
+    width,
+  );
+  for (const p of d.problems ?? []) {
+    append(lines, wrapToWidth(oneLine(`- ${p.name}: ${redact(p.message)}`), width, "  ", "    "));
+  }
+  if (d.hint) append(lines, wrapToWidth(d.hint, width));
+  io.stderr.write(`${lines.join("\n")}\n`);
+  return { code: d.code, message: redact(d.message) };
 }
 
 /**

@@ -1,7 +1,7 @@
 import type { Runtime } from "../shared/app/services.js";
 import type { Need } from "./config.js";
 import type { Io } from "./io.js";
-import { runWith } from "./runtime.js";
+import { type AccountChoice, withAccountRuntime } from "./runtime.js";
 
 /**
  * How to point the CLI at production's storage: said wherever the CLI reads or writes the
@@ -18,7 +18,8 @@ export const PRODUCTION_STORAGE_NOTE =
 export function withRecordingRuntime<T>(
   io: Io,
   needs: readonly Need[],
+  choice: Omit<AccountChoice, "scope">,
   work: (runtime: Runtime) => Promise<T>,
 ): Promise<T> {
-  return runWith(io, needs, {}, work);
+  return withAccountRuntime(io, needs, {}, choice, work);
 }

@@ -17,6 +17,7 @@ const LOADERS: Readonly<Record<string, () => Promise<Command>>> = {
   history: async () => (await import("./commands/history.js")).historyCommand,
   runs: async () => (await import("./commands/runs.js")).runsCommand,
   test: async () => (await import("./commands/test.js")).testCommand,
+  accounts: async () => (await import("./commands/accounts.js")).accountsCommand,
   sandbox: async () => (await import("./commands/sandbox.js")).sandboxCommand,
   completion: async () => (await import("./commands/completion.js")).completionCommandFor(COMMANDS),
 };

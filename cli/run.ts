@@ -1,5 +1,6 @@
 import { closest, distance } from "fastest-levenshtein";
 import { UsageError } from "../shared/lib/errors.js";
+import { COMMON_OPTIONS } from "./command.js";
 import type { CommandEntry } from "./commandList.js";
 import { EXIT } from "./exit.js";
 import type { Io, OutputStream } from "./io.js";
@@ -21,6 +22,10 @@ ${COMMANDS.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`).join("\n")}
 Options:
   -h, --help     Show this help; "certsched <command> --help" for a command's.
   -v, --version  Print certsched's version.
+  --account NAME After a command: act on that account only (certsched accounts
+                 lists them). sweep, due, verify, status, test, history and
+                 runs act on every account without it; create, renew and get
+                 need it when more than one account is declared.
 
 Configuration: each CERTSCHED_* setting is read from the environment, else from
 the "Values" of local.settings.json in the working directory (the file that
@@ -95,7 +100,7 @@ export async function run(argv: readonly string[], io: Io): Promise<number> {
     const args = parseCommandArgs(
       command.name,
       rest,
-      { ...command.options, help: { type: "boolean", short: "h" } },
+      { ...command.options, ...COMMON_OPTIONS, help: { type: "boolean", short: "h" } },
       command.maxPositionals,
     );
     if (args.values.help === true) {

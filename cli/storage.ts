@@ -1,14 +1,22 @@
+import {
+  type AccountTables,
+  accountTables,
+  LEGACY_ACCOUNT,
+} from "../shared/adapters/storage/accountTables.js";
 import type { TableLocation } from "../shared/adapters/storage/table.js";
 import { tableHistory } from "../shared/adapters/storage/tableHistory.js";
+import { ACCOUNTS_FILE_SETTING, ACCOUNTS_SETTING } from "../shared/app/config/accounts.js";
 import { loadSettings } from "../shared/app/config/settings.js";
-import { createRuntime, type Runtime } from "../shared/app/services.js";
+import { createServices, type Runtime, type Services } from "../shared/app/services.js";
 import type { History } from "../shared/core/ports/history.js";
 import { ConfigError } from "../shared/lib/errors.js";
+import { requestedAccount, selectAccounts } from "./accounts.js";
 import { cliEnv, cliSettings } from "./config.js";
 import { located } from "./failure.js";
 import type { Io } from "./io.js";
 import { wrapToWidth } from "./output/text.js";
 import { PRODUCTION_STORAGE_NOTE } from "./recordingRuntime.js";
+import type { AccountChoice } from "./runtime.js";
 
 /** The settings that lead to the storage; a problem with one of them is always reported. */
 const STORAGE_SETTINGS = [
@@ -17,29 +25,56 @@ const STORAGE_SETTINGS = [
   "CERTSCHED_HTTP_TIMEOUT",
 ];
 
+/** One account's part of the storage: its own tables (its history), and its service when configured. */
+export interface AccountStorage {
+  readonly account: string;
+  readonly tables: AccountTables;
+  readonly history: History;
+  /** The account's runtime, when the service settings are complete; undefined: storage only. */
+  readonly service: Runtime | undefined;
+}
+
 /** What status, history and runs read: the app's storage, and the service when configured. */
 export interface StorageAccess {
   readonly where: TableLocation & { readonly timeoutMs: number };
-  readonly history: History;
-  /** The service's runtime, when its settings are complete; undefined: storage only. */
-  readonly service: Runtime | undefined;
+  /** The accounts chosen (--account, else every one), in declaration order. */
+  readonly accounts: readonly AccountStorage[];
+  /** Whether more than one account is read: the output then names the account. */
+  readonly many: boolean;
+  /** Whether accounts are declared: history and runs then name the account of each row. */
+  readonly declared: boolean;
+  /** How many accounts are read at once (CERTSCHED_ACCOUNT_CONCURRENCY). */
+  readonly concurrency: number;
   readonly now: () => Date;
+}
+
+/** Whether the environment declares accounts: their problems are then never "storage only". */
+function declaresAccounts(env: Readonly<Record<string, string | undefined>>): boolean {
+  return [ACCOUNTS_SETTING, ACCOUNTS_FILE_SETTING].some((name) => (env[name] ?? "").trim() !== "");
 }
 
 /**
  * The storage the function app uses, read with the same settings and rules (the table endpoint
- * with DefaultAzureCredential first, else the connection string). The service's settings are
- * optional here: with only the storage configured, everything but the expiry still works.
+ * with DefaultAzureCredential first, else the connection string), each account in its own
+ * tables. The service's settings are optional here: with only the storage configured, everything
+ * but the expiry still works (for the one account, "default").
  */
 export async function withStorage<T>(
   io: Io,
+  choice: AccountChoice,
   work: (access: StorageAccess) => Promise<T>,
 ): Promise<T> {
-  let service: Runtime | undefined;
+  let services: Services | undefined;
+  let names: string[];
+  let concurrency = 4;
+  let declared = false;
   let storage: { tableUri?: string; connectionString?: string; timeoutMs: number };
   try {
     const settings = await cliSettings(io, []);
-    service = createRuntime(settings, { requestTrigger: "cli" });
+    names = selectAccounts(settings, requestedAccount(choice.args), choice.command, choice.scope);
+    services = createServices(settings, { requestTrigger: "cli" });
+    concurrency = settings.accountConcurrency;
+    declared = settings.accountsDeclared;
     storage = {
       tableUri: settings.ledgerTableUri,
       connectionString: settings.storageConnectionString,
@@ -50,7 +85,14 @@ export async function withStorage<T>(
     const own = error.problems.filter((p) => STORAGE_SETTINGS.includes(p.name));
     if (own.length > 0) throw new ConfigError(own);
     // Storage alone: its settings checked by the same schema, the service's filled in unused.
-    const { env } = await cliEnv(io);
+    const { env } = await cliEnv({ ...io, stderr: { ...io.stderr, write: () => {} } });
+    if (declaresAccounts(env)) throw error;
+    names = selectAccounts(
+      { accounts: [{ name: LEGACY_ACCOUNT }] },
+      requestedAccount(choice.args),
+      choice.command,
+      choice.scope,
+    );
     const only = loadSettings({
       CERTSCHED_BASE_URL: "https://service.invalid",
       CERTSCHED_CLOUD_CREDENTIAL: "managed-identity",
@@ -63,7 +105,7 @@ export async function withStorage<T>(
     };
   }
   if (!storage.tableUri && !storage.connectionString) {
-    await service?.close();
+    await services?.close();
     io.stderr.write(
       `${wrapToWidth(`certsched: ${PRODUCTION_STORAGE_NOTE}`, io.stderr.columns, "").join("\n")}\n`,
     );
@@ -76,12 +118,28 @@ export async function withStorage<T>(
     ]);
   }
   const where = { ...storage };
-  const history = tableHistory(where);
+  const accounts = names.map((account) => {
+    const tables = accountTables(account);
+    return {
+      account,
+      tables,
+      history: tableHistory({ ...where, tableName: tables.history }),
+      service: services?.runtime(account),
+    };
+  });
   try {
-    return await work({ where, history, service, now: () => new Date() });
+    return await work({
+      where,
+      accounts,
+      many: accounts.length > 1,
+      declared,
+      concurrency,
+      now: () => new Date(),
+    });
   } catch (error) {
+    const service = accounts[0]?.service;
     throw service ? located(error, service.settings) : error;
   } finally {
-    await service?.close();
+    await services?.close();
   }
 }

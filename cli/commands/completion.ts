@@ -1,5 +1,5 @@
 import { UsageError } from "../../shared/lib/errors.js";
-import type { Command } from "../command.js";
+import { COMMON_OPTIONS, type Command } from "../command.js";
 import type { CommandEntry } from "../commandList.js";
 import { EXIT } from "../exit.js";
 
@@ -23,7 +23,8 @@ async function flagsByCommand(commands: readonly CommandEntry[]): Promise<Map<st
   const out = new Map<string, string[]>();
   for (const entry of commands) {
     const command = entry.name === "completion" ? undefined : await entry.load();
-    const names = Object.keys(command?.options ?? {}).map((name) => `--${name}`);
+    const own = command ? { ...command.options, ...COMMON_OPTIONS } : {};
+    const names = Object.keys(own).map((name) => `--${name}`);
     out.set(entry.name, [...names, "--help"]);
   }
   return out;

@@ -21,9 +21,9 @@ import { type Command, JSON_OPTION } from "../command.js";
 import { EXIT } from "../failure.js";
 import { parseJsonFile } from "../jsonLocation.js";
 import { oneLine, wrapToWidth } from "../output/text.js";
-import { withRuntime } from "../runtime.js";
+import { declaredAccount, withRuntime } from "../runtime.js";
 
-const HELP = `Usage: certsched create --file request.json [--json]
+const HELP = `Usage: certsched create --file request.json [--account NAME] [--json]
 
 Schedules the creation of a certificate (v3 create). The file holds the create
 request of the service's spec (2.1) without accessToken and
@@ -45,6 +45,8 @@ Three field sets are valid:
 
 Options:
   -f, --file PATH  The request file (JSON). Required.
+  --account NAME   The account to create it in (certsched accounts); required
+                   when more than one account is declared.
   --json           Print one JSON document: { "status" ("scheduled" or
                    "unknown"), "certificateName", "target", "message" }.
   -h, --help       Show this help.
@@ -118,30 +120,41 @@ export const createCommand: Command = {
     }
     // Checked before the configuration is even read: an invalid file never costs a call.
     const input = await readCreateFile(resolve(io.cwd, file));
-    return withRuntime(io, ["subscription", "apiKey"], async (runtime) => {
-      requireApiKey(runtime);
-      const { certificateName, target } = input;
-      let status: "scheduled" | "unknown" = "scheduled";
-      let message: string;
-      try {
-        message = (await createConfirmed(runtime.client, input, runtime.now)).message;
-        await rememberCreated(runtime, cliLogger(io, { verbose: false }), input); // issue 12
-      } catch (error) {
-        // No answer in time and Get Certificate cannot show it: neither done nor failed. Said
-        // as a result, with how to find out, never as "try again" (that could order it twice).
-        if (!(error instanceof OutcomeUnknownError)) throw error;
-        status = "unknown";
-        message = error.message;
-      }
-      if (args.values.json === true) {
-        const document = { status, certificateName, target, message };
-        io.stdout.write(`${JSON.stringify(document, null, 2)}\n`);
-      } else {
-        const outcome = status === "scheduled" ? "scheduled" : "outcome unknown";
-        const line = `Creation of ${oneLine(certificateName)} (${target}) ${outcome}: ${oneLine(message.trim())}`;
-        io.stdout.write(`${wrapToWidth(line, io.stdout.columns, "", "  ").join("\n")}\n`);
-      }
-      return status === "scheduled" ? EXIT.ok : EXIT.failed;
-    });
+    return withRuntime(
+      io,
+      ["subscription", "apiKey"],
+      { args, command: "create" },
+      async (runtime) => {
+        requireApiKey(runtime);
+        const { certificateName, target } = input;
+        let status: "scheduled" | "unknown" = "scheduled";
+        let message: string;
+        try {
+          message = (await createConfirmed(runtime.client, input, runtime.now)).message;
+          await rememberCreated(runtime, cliLogger(io, { verbose: false }), input); // issue 12
+        } catch (error) {
+          // No answer in time and Get Certificate cannot show it: neither done nor failed. Said
+          // as a result, with how to find out, never as "try again" (that could order it twice).
+          if (!(error instanceof OutcomeUnknownError)) throw error;
+          status = "unknown";
+          message = error.message;
+        }
+        if (args.values.json === true) {
+          const document = {
+            ...declaredAccount(runtime),
+            status,
+            certificateName,
+            target,
+            message,
+          };
+          io.stdout.write(`${JSON.stringify(document, null, 2)}\n`);
+        } else {
+          const outcome = status === "scheduled" ? "scheduled" : "outcome unknown";
+          const line = `Creation of ${oneLine(certificateName)} (${target}) ${outcome}: ${oneLine(message.trim())}`;
+          io.stdout.write(`${wrapToWidth(line, io.stdout.columns, "", "  ").join("\n")}\n`);
+        }
+        return status === "scheduled" ? EXIT.ok : EXIT.failed;
+      },
+    );
   },
 };

@@ -9,15 +9,17 @@ import { palette } from "../output/color.js";
 import { formatExpiry } from "../output/expiry.js";
 import { daysPaint } from "../output/sweepReport.js";
 import { oneLine } from "../output/text.js";
-import { withRuntime } from "../runtime.js";
+import { declaredAccount, withRuntime } from "../runtime.js";
 
-const HELP = `Usage: certsched get <certificateName> [--json]
+const HELP = `Usage: certsched get <certificateName> [--account NAME] [--json]
 
 Shows one certificate as the service holds it (Get Certificate): target,
 renewal, domain, key vault and expiry, whether or not it is due. Never its
 password, PFX or private-key links.
 
 Options:
+  --account NAME  The account that holds it (certsched accounts); required
+               when more than one account is declared.
   --json       Print one JSON document: the certificate, with ISO-8601 UTC
                issueDate/expiryDate and daysLeft (as "certsched due --json").
   -h, --help   Show this help.
@@ -56,33 +58,39 @@ export const getCommand: Command = {
   run: async (args, io) => {
     const name = args.positionals[0];
     if (!name?.trim()) throw new UsageError("the certificate name is required", "get");
-    return withRuntime(io, ["subscription", "apiKey"], async (runtime) => {
-      // Get Certificate is a v3 operation: the API key as Bearer, no cloud token.
-      if (runtime.secrets.describe().apiKey === "missing") {
-        throw new ConfigError([
-          {
-            name: "CERTSCHED_API_KEY",
-            message:
-              "is required for get unless CERTSCHED_KEY_VAULT_URL names the vault that holds it",
-          },
-        ]);
-      }
-      const view = certificateView(await runtime.client.get(name), runtime.now());
-      if (args.values.json === true) {
-        io.stdout.write(`${JSON.stringify(view, null, 2)}\n`);
+    return withRuntime(
+      io,
+      ["subscription", "apiKey"],
+      { args, command: "get" },
+      async (runtime) => {
+        // Get Certificate is a v3 operation: the API key as Bearer, no cloud token.
+        if (runtime.secrets.describe().apiKey === "missing") {
+          throw new ConfigError([
+            {
+              name: "CERTSCHED_API_KEY",
+              message:
+                "is required for get unless CERTSCHED_KEY_VAULT_URL names the vault that holds it",
+            },
+          ]);
+        }
+        const view = certificateView(await runtime.client.get(name), runtime.now());
+        if (args.values.json === true) {
+          const document = { ...declaredAccount(runtime), ...view };
+          io.stdout.write(`${JSON.stringify(document, null, 2)}\n`);
+          return EXIT.ok;
+        }
+        const paint = palette(io.stdout, io.env);
+        const expiry = formatExpiry(view.expiryDate, view.daysLeft);
+        const lines = [
+          paint.bold(oneLine(view.certificateName)),
+          `  ${paint.bold("Expires (UTC)".padEnd(18))}${daysPaint(view.daysLeft, paint)?.(expiry) ?? expiry}`,
+          ...describe(view).map(
+            ([label, value]) => `  ${paint.bold(label.padEnd(18))}${oneLine(value)}`,
+          ),
+        ];
+        io.stdout.write(`${lines.join("\n")}\n`);
         return EXIT.ok;
-      }
-      const paint = palette(io.stdout, io.env);
-      const expiry = formatExpiry(view.expiryDate, view.daysLeft);
-      const lines = [
-        paint.bold(oneLine(view.certificateName)),
-        `  ${paint.bold("Expires (UTC)".padEnd(18))}${daysPaint(view.daysLeft, paint)?.(expiry) ?? expiry}`,
-        ...describe(view).map(
-          ([label, value]) => `  ${paint.bold(label.padEnd(18))}${oneLine(value)}`,
-        ),
-      ];
-      io.stdout.write(`${lines.join("\n")}\n`);
-      return EXIT.ok;
-    });
+      },
+    );
   },
 };

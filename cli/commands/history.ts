@@ -1,5 +1,7 @@
 import { UsageError } from "../../shared/lib/errors.js";
+import { mapWithConcurrency } from "../../shared/lib/pool.js";
 import { parseDuration } from "../../shared/lib/time.js";
+import { withAccount } from "../accounts.js";
 import { type Command, JSON_OPTION } from "../command.js";
 import { EXIT } from "../failure.js";
 import { palette } from "../output/color.js";
@@ -8,7 +10,8 @@ import { oneLine, wrapToWidth } from "../output/text.js";
 import { withStorage } from "../storage.js";
 import { minute } from "./status.js";
 
-const HELP = `Usage: certsched history [<certificateName>] [--since 30d] [--json]
+const HELP = `Usage: certsched history [<certificateName>] [--since 30d] [--account NAME]
+                         [--json]
 
 Shows what happened, newest first: renewals asked for by hand (and by whom),
 accepted, failed (with status and cause), answered too late, stuck, skipped
@@ -19,9 +22,12 @@ Azure identity, DefaultAzureCredential: az login) or AzureWebJobsStorage.
 
 Options:
   --since D    How far back, as a duration: 30d (default), 12h, P7D.
+  --account NAME  That account's history only; without it, every account's
+               (an ACCOUNT column when there are several).
   --json       Print one JSON document: { "events": [ { "at",
                "certificateName", "id", "event", "trigger", "runId", "by",
-               "reason", "detail", "status", "error", "expiryDate" } ],
+               "reason", "detail", "status", "error", "expiryDate" } ] (with
+               "account" when accounts are declared),
                "invalid": [ rows not read ] }.
   -h, --help   Show this help.
 
@@ -52,28 +58,46 @@ export const historyCommand: Command = {
       throw new UsageError("--since must be a duration like 30d, 12h or P7D", "history");
     }
     const name = args.positionals[0];
-    return withStorage(io, async ({ history, now }) => {
+    const choice = { args, command: "history", scope: "each" } as const;
+    return withStorage(io, choice, async ({ accounts, many, declared, concurrency, now }) => {
       const since = new Date(now().getTime() - sinceMs);
-      const { items, invalid } = await history.events({
-        certificateName: name,
-        since,
-        limit: MAX_EVENTS,
+      const read = await mapWithConcurrency(accounts, concurrency, async (a) => {
+        const { items, invalid } = await a.history.events({
+          certificateName: name,
+          since,
+          limit: MAX_EVENTS,
+        });
+        const who = many ? `account ${a.account}: ` : "";
+        return {
+          items: items.map((e) => ({ account: a.account, e })),
+          invalid: invalid.map((problem) => `${who}${problem}`),
+        };
       });
+      // Newest first over every account, at most MAX_EVENTS in all.
+      const tagged = read
+        .flatMap((r) => r.items)
+        .sort((x, y) => y.e.at.getTime() - x.e.at.getTime())
+        .slice(0, MAX_EVENTS);
+      const items = tagged.map((t) => t.e);
+      const invalid = read.flatMap((r) => r.invalid);
       if (args.values.json === true) {
-        io.stdout.write(`${JSON.stringify({ events: items, invalid }, null, 2)}\n`);
+        const events = declared ? tagged.map((t) => withAccount(t.account, t.e)) : items;
+        io.stdout.write(`${JSON.stringify({ events, invalid }, null, 2)}\n`);
       } else if (items.length === 0) {
         io.stdout.write(`No history since ${minute(since.toISOString())} UTC.\n`);
       } else {
         const paint = palette(io.stdout, io.env);
         const lines = renderTable(
           [
+            ...(many ? [{ heading: "ACCOUNT" }] : []),
             { heading: "WHEN (UTC)" },
             { heading: "CERTIFICATE", shrink: 1 },
             { heading: "EVENT" },
             { heading: "BY" },
             { heading: "DETAIL", shrink: 2 },
           ],
-          items.map((e) => [
+          tagged.map(({ account, e }) => [
+            ...(many ? [account] : []),
             minute(e.at.toISOString()),
             e.certificateName,
             {
@@ -86,10 +110,11 @@ export const historyCommand: Command = {
           { header: paint.bold, width: io.stdout.columns },
         );
         // The causes in full, under the table: a cut cause is no use at 2 a.m.
-        const causes = items.filter((e) => PROBLEMS.has(e.event) && e.detail);
+        const causes = tagged.filter(({ e }) => PROBLEMS.has(e.event) && e.detail);
         if (causes.length > 0) lines.push("");
-        for (const e of causes) {
-          const head = `${minute(e.at.toISOString())} ${e.certificateName} ${e.event}`;
+        for (const { account, e } of causes) {
+          const who = many ? `${account} ` : "";
+          const head = `${minute(e.at.toISOString())} ${who}${e.certificateName} ${e.event}`;
           const cause = [e.status, e.error, e.detail].filter((x) => x !== undefined).join(" ");
           lines.push(...wrapToWidth(oneLine(`${head}: ${cause}`), io.stdout.columns, "", "  "));
         }

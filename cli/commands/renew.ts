@@ -9,10 +9,11 @@ import { EXIT } from "../failure.js";
 import { palette } from "../output/color.js";
 import { oneLine, wrapToWidth } from "../output/text.js";
 import { withRecordingRuntime } from "../recordingRuntime.js";
+import { declaredAccount } from "../runtime.js";
 import { requireApiKey } from "./create.js";
 
-const HELP = `Usage: certsched renew <certificateName>... [--json]
-       certsched renew --all-due [--json]
+const HELP = `Usage: certsched renew <certificateName>... [--account NAME] [--json]
+       certsched renew --all-due [--account NAME] [--json]
 
 Schedules the renewal of certificates by name (v3 renew), whether or not they
 are due, one after the other. The renewal completes within an hour; "certsched
@@ -26,6 +27,8 @@ may ask again.
 
 Options:
   --all-due    Renew every certificate the due list names (certsched due).
+  --account NAME  The account that holds them (certsched accounts); required
+               when more than one account is declared.
   --json       Print one JSON document: for one name { "status",
                "certificateName", "message" } (plus "note"); for several
                { "results": [ those, or { "certificateName", "status":
@@ -71,7 +74,7 @@ export const renewCommand: Command = {
     // A person renewing: every request, the --all-due list included, is a renewal's.
     const asRenewal = <T>(work: () => Promise<T>) =>
       withPurpose({ purpose: "renewal", runId: randomUUID() }, work);
-    return withRecordingRuntime(io, needs, async (runtime) =>
+    return withRecordingRuntime(io, needs, { args, command: "renew" }, async (runtime) =>
       asRenewal(async () => {
         requireApiKey(runtime);
         const log = cliLogger(io, { verbose: false });
@@ -96,7 +99,7 @@ export const renewCommand: Command = {
             if (!(error instanceof OutcomeUnknownError)) throw error;
             result = { certificateName: name, status: "unknown", message: error.message };
           }
-          write(io, json, result);
+          write(io, json, { ...declaredAccount(runtime), ...result });
           return result.status === "unknown" ? EXIT.failed : EXIT.ok;
         }
         const results: Outcome[] = [];
@@ -118,8 +121,10 @@ export const renewCommand: Command = {
         const failed = results.filter(
           (r) => r.status === "failed" || r.status === "unknown",
         ).length;
-        if (json) io.stdout.write(`${JSON.stringify({ results, failed }, null, 2)}\n`);
-        else if (names.length === 0) io.stdout.write("Nothing is due for renewal.\n");
+        if (json) {
+          const document = { ...declaredAccount(runtime), results, failed };
+          io.stdout.write(`${JSON.stringify(document, null, 2)}\n`);
+        } else if (names.length === 0) io.stdout.write("Nothing is due for renewal.\n");
         return failed > 0 ? EXIT.failed : EXIT.ok;
       }),
     );

@@ -1,3 +1,5 @@
+import { mapWithConcurrency } from "../../shared/lib/pool.js";
+import { withAccount } from "../accounts.js";
 import { type Command, JSON_OPTION } from "../command.js";
 import { EXIT } from "../failure.js";
 import { palette } from "../output/color.js";
@@ -7,7 +9,7 @@ import { withStorage } from "../storage.js";
 import { integerFlag } from "../usage.js";
 import { minute } from "./status.js";
 
-const HELP = `Usage: certsched runs [--last N] [--json]
+const HELP = `Usage: certsched runs [--last N] [--account NAME] [--json]
 
 Shows the latest sweeps, newest first: what started each (timer, http, cli,
 queue), when, how many certificates were due, renewed, failed, stuck or not
@@ -18,9 +20,12 @@ Azure identity, DefaultAzureCredential: az login) or AzureWebJobsStorage.
 
 Options:
   --last N     How many runs, 1 to 1000 (default 10).
+  --account NAME  That account's runs only; without it, every account's
+               (an ACCOUNT column when there are several).
   --json       Print one JSON document: { "runs": [ { "runId", "trigger",
                "startedAt", "finishedAt", "dryRun", "failed", "ledger",
-               "counts", "problems" } ], "invalid": [ rows not read ] }.
+               "counts", "problems" } ] (with "account" when accounts are
+               declared), "invalid": [ rows not read ] }.
   -h, --help   Show this help.
 
 Exit codes: 0 shown (also when a run failed: this command only reads); 1 the
@@ -34,10 +39,26 @@ export const runsCommand: Command = {
   maxPositionals: 0,
   run: async (args, io) => {
     const last = integerFlag("runs", "--last", args.values.last, 1, 1000) ?? 10;
-    return withStorage(io, async ({ history }) => {
-      const { items, invalid } = await history.runs(last);
+    const choice = { args, command: "runs", scope: "each" } as const;
+    return withStorage(io, choice, async ({ accounts, many, declared, concurrency }) => {
+      const read = await mapWithConcurrency(accounts, concurrency, async (a) => {
+        const { items, invalid } = await a.history.runs(last);
+        const who = many ? `account ${a.account}: ` : "";
+        return {
+          items: items.map((r) => ({ account: a.account, r })),
+          invalid: invalid.map((problem) => `${who}${problem}`),
+        };
+      });
+      // Newest first over every account, the last N in all.
+      const tagged = read
+        .flatMap((x) => x.items)
+        .sort((x, y) => y.r.startedAt.getTime() - x.r.startedAt.getTime())
+        .slice(0, last);
+      const items = tagged.map((t) => t.r);
+      const invalid = read.flatMap((x) => x.invalid);
       if (args.values.json === true) {
-        io.stdout.write(`${JSON.stringify({ runs: items, invalid }, null, 2)}\n`);
+        const runs = declared ? tagged.map((t) => withAccount(t.account, t.r)) : items;
+        io.stdout.write(`${JSON.stringify({ runs, invalid }, null, 2)}\n`);
       } else if (items.length === 0) {
         io.stdout.write("No run recorded yet.\n");
       } else {
@@ -46,6 +67,7 @@ export const runsCommand: Command = {
           String(counts[key] ?? 0);
         const lines = renderTable(
           [
+            ...(many ? [{ heading: "ACCOUNT" }] : []),
             { heading: "STARTED (UTC)" },
             { heading: "TRIGGER" },
             { heading: "RESULT" },
@@ -55,7 +77,8 @@ export const runsCommand: Command = {
             { heading: "STUCK" },
             { heading: "NOT TRIED" },
           ],
-          items.map((r) => [
+          tagged.map(({ account, r }) => [
+            ...(many ? [account] : []),
             minute(r.startedAt.toISOString()),
             r.trigger,
             r.failed
@@ -70,8 +93,14 @@ export const runsCommand: Command = {
           { header: paint.bold, width: io.stdout.columns },
         );
         // Why each failed run failed, in full under the table.
-        for (const r of items.filter((run) => run.failed && run.problems.length > 0)) {
-          lines.push("", `${minute(r.startedAt.toISOString())} (${r.trigger}, run ${r.runId}):`);
+        for (const { account, r } of tagged.filter(
+          ({ r: run }) => run.failed && run.problems.length > 0,
+        )) {
+          const who = many ? `${account}, ` : "";
+          lines.push(
+            "",
+            `${minute(r.startedAt.toISOString())} (${who}${r.trigger}, run ${r.runId}):`,
+          );
           for (const p of r.problems)
             lines.push(...wrapToWidth(oneLine(p), io.stdout.columns, "  "));
         }

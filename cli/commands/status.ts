@@ -12,22 +12,25 @@ import { withServiceRecords } from "../../shared/core/status/serviceOverlay.js";
 import { ensureError } from "../../shared/lib/errors.js";
 import { redact } from "../../shared/lib/redact/redact.js";
 import { loadStatus } from "../../shared/usecases/steps/loadStatus.js";
+import { overAccounts, withAccount } from "../accounts.js";
 import { type Command, JSON_OPTION } from "../command.js";
 import { cliEnv } from "../config.js";
-import { EXIT } from "../failure.js";
+import { EXIT, reportAccountFailure } from "../failure.js";
 import type { Io } from "../io.js";
 import { type Paint, type Palette, palette } from "../output/color.js";
 import { daysPaint } from "../output/sweepReport.js";
 import { renderTable } from "../output/table.js";
 import { oneLine, wrapToWidth } from "../output/text.js";
-import { withStorage } from "../storage.js";
+import { type AccountStorage, type StorageAccess, withStorage } from "../storage.js";
 
-const HELP = `Usage: certsched status [<certificateName>...] [--offline] [--json]
+const HELP = `Usage: certsched status [<certificateName>...] [--offline] [--account NAME]
+                        [--json]
 
 Shows each certificate certsched knows (the inventory and the renewal
 ledger) with one status word, the expiry as served (the last verification)
 and as the service says, the last request, its outcome and cause, and the
-attempts. Without names: every certificate known. Changes nothing.
+attempts. Without names: every certificate known. Changes nothing. Every
+account's (an ACCOUNT column when there are several), or --account NAME's.
 
 Status words, the first that applies: expired, stuck, failed (the last
 request failed, or the served certificate is untrusted or names another
@@ -54,11 +57,14 @@ Options:
                "servedNotAfter", "daysLeft", "detail" }, "inventory": null
                or { "source", "target", "renewal", "rootDomain",
                "keyVaultName", "keyVaultCertificateName", "firstSeen",
-               "lastSeen" } } ], "invalid": [ rows not read ] }.
+               "lastSeen" }, "account" } ], "invalid": [ rows not read ] }.
+               With several accounts, "service" and "requests7d" move to
+               "accounts": [ { "name", "service", "requests7d", "failed",
+               "problems" } ].
   -h, --help   Show this help.
 
-Exit codes: 0 shown; 1 the storage could not be read; 2 usage or
-configuration error.
+Exit codes: 0 shown; 1 the storage could not be read (any account's: the
+others are still shown); 2 usage or configuration error.
 `;
 
 /** Words a person must act on: red, their reasons in full under the table. */
@@ -98,13 +104,18 @@ const explained = (s: CertificateStatus) =>
   s.status === "unverifiable" ||
   (s.status === "pending" && s.ledger?.outcome === "answer-unknown");
 
-function render(statuses: readonly CertificateStatus[], io: Io): string[] {
+function render(
+  statuses: readonly (CertificateStatus & { readonly account?: string })[],
+  io: Io,
+  many = false,
+): string[] {
   const paint = palette(io.stdout, io.env);
   if (statuses.length === 0) {
     return ["certsched knows no certificate yet: the inventory and the renewal ledger are empty."];
   }
   const lines = renderTable(
     [
+      ...(many ? [{ heading: "ACCOUNT" }] : []),
       { heading: "CERTIFICATE", shrink: 1 },
       { heading: "STATUS" },
       { heading: "SERVED" },
@@ -113,6 +124,7 @@ function render(statuses: readonly CertificateStatus[], io: Io): string[] {
       { heading: "TRIES" },
     ],
     statuses.map((s) => [
+      ...(many ? [s.account ?? "-"] : []),
       s.certificateName,
       cell(s.status, wordPaint(s, paint)),
       expiryCell(s.expiry.served, s.expiry.servedDaysLeft, paint),
@@ -131,7 +143,9 @@ function render(statuses: readonly CertificateStatus[], io: Io): string[] {
       : "";
     lines.push(
       ...wrapToWidth(
-        oneLine(`${s.certificateName} ${s.status}${outcome}: ${s.why}`),
+        oneLine(
+          `${many && s.account ? `${s.account}: ` : ""}${s.certificateName} ${s.status}${outcome}: ${s.why}`,
+        ),
         io.stdout.columns,
         "",
         "  ",
@@ -141,74 +155,142 @@ function render(statuses: readonly CertificateStatus[], io: Io): string[] {
   return lines;
 }
 
+type ServiceState = "reachable" | "unreachable" | "not-configured" | "not-asked";
+
+/** One account's statuses, read from its own tables (and its service's due list, unless offline). */
+async function statusOf(
+  a: AccountStorage,
+  access: StorageAccess,
+  io: Io,
+  options: { offline: boolean; names: readonly string[]; warnDays: number },
+) {
+  const { service } = a;
+  let due: CertificateRecord[] = [];
+  let serviceState: ServiceState = "not-configured";
+  if (options.offline) {
+    serviceState = "not-asked";
+  } else if (service?.settings.subscriptionId) {
+    try {
+      due = (await service.client.listDue()).certificates;
+      serviceState = "reachable";
+    } catch (error) {
+      serviceState = "unreachable";
+      const who = access.many ? `account ${a.account}: ` : "";
+      note(
+        io,
+        `certsched: ${who}the due list could not be read, so the expiry as the service says is the inventory's: ${redact(ensureError(error).message)}`,
+      );
+    }
+  }
+  const now = access.now();
+  const inventory = withServiceRecords(
+    service?.inventory ?? tableInventory({ ...access.where, tableName: a.tables.inventory }),
+    due,
+    now,
+    "due-list",
+  );
+  const loaded = await loadStatus(
+    {
+      inventory,
+      ledgerRows: () => listLedgerRows({ ...access.where, tableName: a.tables.ledger }),
+    },
+    options.names.length > 0 ? { names: options.names } : {},
+  );
+  const statusOptions = {
+    now,
+    graceMs: service?.settings.renewalGraceMs ?? 2 * 3_600_000,
+    warnDays: options.warnDays,
+  };
+  const statuses = loaded.inputs.map((input) => certificateStatus(input, statusOptions));
+  const requests7d = await requestsLast7Days(
+    { requests: service?.requests, history: a.history },
+    now,
+  );
+  return { account: a.account, serviceState, statuses, requests7d, loaded };
+}
+
 export const statusCommand: Command = {
   name: "status",
   help: HELP,
   options: { ...JSON_OPTION, offline: { type: "boolean" } },
   maxPositionals: 1_000,
   run: (args, io) =>
-    withStorage(io, async ({ where, service, history, now: clock }) => {
+    withStorage(io, { args, command: "status", scope: "each" }, async (access) => {
       // The same settings again, for CERTSCHED_VERIFY_WARN_DAYS: their name warnings were
       // already written once, by withStorage.
       const { env } = await cliEnv({ ...io, stderr: { ...io.stderr, write: () => {} } });
-      const warnDays = loadVerifySettings(env).warnDays;
-      let due: CertificateRecord[] = [];
-      let serviceState: "reachable" | "unreachable" | "not-configured" | "not-asked" =
-        "not-configured";
-      if (args.values.offline === true) {
-        serviceState = "not-asked";
-      } else if (service?.settings.subscriptionId) {
-        try {
-          due = (await service.client.listDue()).certificates;
-          serviceState = "reachable";
-        } catch (error) {
-          serviceState = "unreachable";
+      const options = {
+        offline: args.values.offline === true,
+        names: args.positionals,
+        warnDays: loadVerifySettings(env).warnDays,
+      };
+      const outcomes = await overAccounts(
+        access.accounts.map((a) => a.account),
+        access.concurrency,
+        (name) => {
+          const a = access.accounts.find((x) => x.account === name) as AccountStorage;
+          return statusOf(a, access, io, options);
+        },
+      );
+      // One account: the storage's failure is reported as every command's (exit 1).
+      if (!access.many && outcomes[0] && !outcomes[0].ok) throw outcomes[0].error;
+      const failures = outcomes.flatMap((o) =>
+        o.ok
+          ? []
+          : [{ account: o.account, ...reportAccountFailure(o.error, io, o.account, "status") }],
+      );
+      const read = outcomes.flatMap((o) => (o.ok ? [o.value] : []));
+      const rows = read.flatMap((r) => r.statuses.map((s) => withAccount(r.account, s)));
+      const invalid = read.flatMap((r) =>
+        r.loaded.invalid.map((p) => (access.many ? `account ${r.account}: ${p}` : p)),
+      );
+      const truncated = read.some((r) => r.loaded.truncated);
+      const [first] = read;
+      if (args.values.json === true) {
+        const accounts = outcomes.map((o) => {
+          const r = read.find((x) => x.account === o.account);
+          const problems = failures.filter((f) => f.account === o.account).map((f) => f.message);
+          return {
+            name: o.account,
+            service: r?.serviceState ?? null,
+            requests7d: r?.requests7d ?? null,
+            failed: problems.length > 0,
+            problems,
+          };
+        });
+        const document = {
+          ...(!access.many && first
+            ? { service: first.serviceState, requests7d: first.requests7d }
+            : {}),
+          certificates: rows,
+          invalid,
+          ...(truncated ? { truncated: true } : {}),
+          ...(access.many ? { accounts } : {}),
+        };
+        io.stdout.write(`${JSON.stringify(document, null, 2)}\n`);
+      } else if (!access.many && first) {
+        const lines = render(first.statuses, io);
+        lines.push(
+          "",
+          `Requests sent to the service in the last 7 days: ${first.requests7d ?? "-"}`,
+        );
+        io.stdout.write(`${lines.join("\n")}\n`);
+      } else {
+        const lines = render(rows, io, true);
+        lines.push("", "Requests sent to the service in the last 7 days:");
+        for (const r of read) lines.push(`- ${r.account}: ${r.requests7d ?? "-"}`);
+        io.stdout.write(`${lines.join("\n")}\n`);
+      }
+      if (truncated) {
+        for (const r of read.filter((x) => x.loaded.truncated)) {
+          const who = access.many ? `account ${r.account}: ` : "";
           note(
             io,
-            `certsched: the due list could not be read, so the expiry as the service says is the inventory's: ${redact(ensureError(error).message)}`,
+            `certsched: ${who}the first ${r.statuses.length} certificates by name; name the ones you want`,
           );
         }
       }
-      const now = clock();
-      const inventory = withServiceRecords(
-        service?.inventory ?? tableInventory(where),
-        due,
-        now,
-        "due-list",
-      );
-      const loaded = await loadStatus(
-        { inventory, ledgerRows: () => listLedgerRows(where) },
-        args.positionals.length > 0 ? { names: args.positionals } : {},
-      );
-      const options = {
-        now,
-        graceMs: service?.settings.renewalGraceMs ?? 2 * 3_600_000,
-        warnDays,
-      };
-      const statuses = loaded.inputs.map((input) => certificateStatus(input, options));
-      const requests7d = await requestsLast7Days({ requests: service?.requests, history }, now);
-
-      if (args.values.json === true) {
-        const document = {
-          service: serviceState,
-          requests7d,
-          certificates: statuses,
-          invalid: loaded.invalid,
-          ...(loaded.truncated ? { truncated: true } : {}),
-        };
-        io.stdout.write(`${JSON.stringify(document, null, 2)}\n`);
-      } else {
-        const lines = render(statuses, io);
-        lines.push("", `Requests sent to the service in the last 7 days: ${requests7d ?? "-"}`);
-        io.stdout.write(`${lines.join("\n")}\n`);
-      }
-      if (loaded.truncated) {
-        note(
-          io,
-          `certsched: the first ${statuses.length} certificates by name; name the ones you want`,
-        );
-      }
-      for (const problem of loaded.invalid) note(io, `certsched: ${problem}`);
-      return EXIT.ok;
+      for (const problem of invalid) note(io, `certsched: ${problem}`);
+      return failures.length > 0 ? EXIT.failed : EXIT.ok;
     }),
 };

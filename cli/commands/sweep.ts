@@ -3,17 +3,22 @@ import { createRuntime, type Runtime } from "../../shared/app/services.js";
 import type { Ledger } from "../../shared/core/ports/ledger.js";
 import { noLedger } from "../../shared/core/ports/ledger.js";
 import type { SweepSummary } from "../../shared/core/renewal/summary.js";
+import { OUTCOMES } from "../../shared/core/renewal/summary.js";
 import type { Settings } from "../../shared/core/settings.js";
+import { ensureError } from "../../shared/lib/errors.js";
+import type { Logger } from "../../shared/lib/log.js";
+import { redact } from "../../shared/lib/redact/redact.js";
 import { sweepWith } from "../../shared/usecases/sweep.js";
+import { withAccount } from "../accounts.js";
 import { cliLogger } from "../cliLogger.js";
 import { type Command, JSON_OPTION } from "../command.js";
-import { cliSettings } from "../config.js";
 import { EXIT } from "../failure.js";
 import type { Io } from "../io.js";
 import { palette } from "../output/color.js";
 import { progressLine } from "../output/progress.js";
 import { renderSweep } from "../output/sweepReport.js";
-import { wrapToWidth } from "../output/text.js";
+import { oneLine, wrapToWidth } from "../output/text.js";
+import { type CliServices, withServices } from "../runtime.js";
 import {
   onlyStagedFailures,
   renderSandboxVerification,
@@ -26,7 +31,7 @@ import {
 import { integerFlag, type ParsedArgs } from "../usage.js";
 
 const HELP = `Usage: certsched sweep [--dry-run] [--json] [--concurrency N] [--sandbox]
-                       [--no-ledger] [--verbose]
+                       [--no-ledger] [--verbose] [--account NAME]
 
 Runs the timer's job once: lists the certificates due for renewal, decides for
 each one, schedules the renewals and prints what happened: a table that fits
@@ -36,7 +41,12 @@ Options:
   --dry-run        List and decide, renew nothing (or CERTSCHED_DRY_RUN=true).
   --concurrency N  Renewals in flight at once, 1 to 64 (default
                    CERTSCHED_RENEWAL_CONCURRENCY, 8).
-  --json           Print one JSON document: { dryRun, results, counts, ... }.
+  --account NAME   Sweep that account only. Without it every account is swept,
+                   CERTSCHED_ACCOUNT_CONCURRENCY (4) at once, each under its
+                   own heading, then one line per account.
+  --json           Print one JSON document: { dryRun, results, counts, ... }:
+                   each result with its "account"; "accounts": [ { "name",
+                   "failed", "problems", ... } ] says each account's part.
   --sandbox        Sweep the built-in simulator seeded with sample certificates
                    instead of the configured service (what "npm start" does
                    without CERTSCHED_BASE_URL).
@@ -54,7 +64,8 @@ AzureWebJobsStorage). No setting at all sweeps without one, and says so.
 
 Exit codes: 0 the sweep succeeded (also when nothing is due); 1 the list failed,
 a renewal failed, a certificate is stuck or was not attempted, or the ledger
-was unreachable; 2 usage or configuration error. In
+was unreachable, in any account (the other accounts still renew); 2 usage or
+configuration error. In
 the sandbox the staged refusal does not count: exit 0 unless something else
 failed.
 `;
@@ -119,32 +130,197 @@ function flagsOf(args: ParsedArgs): SweepFlags {
   };
 }
 
-async function sweepConfigured(io: Io, flags: SweepFlags): Promise<number> {
-  const settings = await cliSettings(io, ["subscriptionId"]);
-  const { ledger, note } = cliLedger(settings, flags);
-  if (note) {
-    const paint = palette(io.stderr, io.env);
-    const lines = wrapToWidth(note, io.stderr.columns).map((line) => paint.yellow(line));
-    io.stderr.write(`${lines.join("\n")}\n`);
-  }
-  const runtime = createRuntime(settings, ledger ? { ledger } : {});
-  let summary: SweepSummary;
+/** One account's sweep, or the failure that kept it from producing a summary. */
+type AccountSweep =
+  | { readonly account: string; readonly service: string; readonly summary: SweepSummary }
+  | { readonly account: string; readonly service: string; readonly error: unknown };
+
+/** A logger whose lines name the account: several accounts sweep at once. */
+function accountLog(log: Logger, account: string): Logger {
+  const named = (m: string) =>
+    m.startsWith("certsched: ")
+      ? `certsched: account ${account}: ${m.slice("certsched: ".length)}`
+      : `account ${account}: ${m}`;
+  return {
+    info: (m) => log.info(named(m)),
+    warn: (m) => log.warn(named(m)),
+    error: (m) => log.error(named(m)),
+  };
+}
+
+/** The sweep of each account, settings.accountConcurrency at once; one's failure is its own. */
+async function sweepAccounts(cli: CliServices, io: Io, flags: SweepFlags): Promise<AccountSweep[]> {
+  const progress = progressLine(io.stderr);
+  const log = cliLogger(io, { verbose: flags.verbose, progress });
+  progress.update("certsched: listing the certificates due...");
   try {
-    summary = await sweepOnce(runtime, io, flags);
+    const outcomes = await cli.each((runtime, account) =>
+      sweepWith(runtime, cli.many ? accountLog(log, account) : log, {
+        trigger: "cli",
+        ...(flags.dryRun === undefined ? {} : { dryRun: flags.dryRun }),
+        ...(flags.concurrency === undefined ? {} : { concurrency: flags.concurrency }),
+        onResult: (result, done, total) =>
+          progress.update(
+            `certsched: ${cli.many ? `${account}: ` : ""}[${done}/${total}] ${result.certificateName}: ${result.outcome}`,
+          ),
+      }),
+    );
+    return outcomes.map((o) => {
+      const service = cli.services.runtime(o.account).settings.baseUrl;
+      return o.ok
+        ? { account: o.account, service, summary: o.value }
+        : { account: o.account, service, error: o.error };
+    });
   } finally {
-    await runtime.close();
+    progress.clear();
   }
-  if (flags.json) {
-    io.stdout.write(`${JSON.stringify({ service: settings.baseUrl, ...summary }, null, 2)}\n`);
-  } else {
-    const paint = palette(io.stdout, io.env);
-    const lines = renderSweep(summary, paint, io.stdout.columns, settings);
-    io.stdout.write(`${lines.join("\n")}\n`);
+}
+
+/** One account's sweep as a summary: a sweep that threw is a failed one, with why. */
+function summaryOf(sweep: AccountSweep, flags: SweepFlags): SweepSummary {
+  if ("summary" in sweep) return sweep.summary;
+  const message = redact(ensureError(sweep.error).message);
+  return {
+    dryRun: flags.dryRun ?? false,
+    startedAt: new Date().toISOString(),
+    durationMs: 0,
+    ledger: "none",
+    listError: message,
+    results: [],
+    rejected: [],
+    counts: {
+      ...Object.fromEntries(OUTCOMES.map((o) => [o, 0])),
+      due: 0,
+    } as SweepSummary["counts"],
+    failed: true,
+    problems: [message],
+  };
+}
+
+/**
+ * The --json document of a sweep over one or several accounts: every result, rejected record
+ * and problem names its account; counts are summed; "accounts" says each account's part.
+ */
+export function sweepDocument(
+  sweeps: readonly { account: string; service: string; summary: SweepSummary }[],
+): Record<string, unknown> {
+  const [first] = sweeps;
+  const accounts = sweeps.map(({ account, service, summary }) => ({
+    name: account,
+    service,
+    failed: summary.failed,
+    problems: summary.problems,
+    ledger: summary.ledger,
+    counts: summary.counts,
+    ...(summary.listError === undefined ? {} : { listError: summary.listError }),
+    ...(summary.requests7d === undefined ? {} : { requests7d: summary.requests7d }),
+    ...(summary.quota === undefined ? {} : { quota: summary.quota }),
+  }));
+  if (sweeps.length === 1 && first) {
+    const { account, service, summary } = first;
+    return {
+      service,
+      ...summary,
+      results: summary.results.map((r) => withAccount(account, r)),
+      rejected: summary.rejected.map((r) => withAccount(account, r)),
+      accounts,
+    };
   }
-  if (summary.ledger === "unavailable" && !summary.dryRun) {
-    io.stderr.write(`${palette(io.stderr, io.env).yellow(NO_LEDGER_HINT)}\n`);
+  const counts: Record<string, number> = {};
+  for (const { summary } of sweeps) {
+    for (const [key, n] of Object.entries(summary.counts)) counts[key] = (counts[key] ?? 0) + n;
   }
-  return summary.failed ? EXIT.failed : EXIT.ok;
+  const started = sweeps.map((s) => s.summary.startedAt).sort()[0];
+  const ledgers = new Set(sweeps.map((s) => s.summary.ledger));
+  return {
+    dryRun: sweeps.some((s) => s.summary.dryRun),
+    ...(started === undefined ? {} : { startedAt: started }),
+    durationMs: Math.max(0, ...sweeps.map((s) => s.summary.durationMs)),
+    ledger: ledgers.has("unavailable") ? "unavailable" : (first?.summary.ledger ?? "none"),
+    results: sweeps.flatMap((s) => s.summary.results.map((r) => withAccount(s.account, r))),
+    rejected: sweeps.flatMap((s) => s.summary.rejected.map((r) => withAccount(s.account, r))),
+    counts,
+    failed: sweeps.some((s) => s.summary.failed),
+    problems: sweeps.flatMap((s) => s.summary.problems.map((p) => `account ${s.account}: ${p}`)),
+    accounts,
+  };
+}
+
+/** The sweep for people over several accounts: each account under its heading, then one line each. */
+function renderAccounts(
+  sweeps: readonly { account: string; service: string; summary: SweepSummary }[],
+  cli: CliServices,
+  io: Io,
+): string[] {
+  const paint = palette(io.stdout, io.env);
+  const width = io.stdout.columns;
+  const lines: string[] = [];
+  for (const { account, service, summary } of sweeps) {
+    if (lines.length > 0) lines.push("");
+    lines.push(...wrapToWidth(paint.bold(`Account ${account} (${service})`), width));
+    lines.push(...renderSweep(summary, paint, width, cli.services.runtime(account).settings));
+  }
+  const failed = sweeps.filter((s) => s.summary.failed).length;
+  lines.push(
+    "",
+    paint.bold(
+      `${sweeps.length} accounts swept: ${sweeps.length - failed} succeeded, ${failed} failed.`,
+    ),
+  );
+  for (const { account, summary } of sweeps) {
+    const due = summary.listError === undefined ? `${summary.counts.due} due` : "list failed";
+    const renewed = summary.counts["renewal-scheduled"] ?? 0;
+    const state = summary.failed
+      ? paint.red(`failed: ${oneLine(summary.problems[0] ?? "see above")}`)
+      : paint.green("ok");
+    lines.push(
+      ...wrapToWidth(`- ${account}: ${due}, ${renewed} renewed; ${state}`, width, "", "    "),
+    );
+  }
+  return lines;
+}
+
+async function sweepConfigured(io: Io, flags: SweepFlags, args: ParsedArgs): Promise<number> {
+  const seams = (settings: Settings) => {
+    const { ledger, note } = cliLedger(settings, flags);
+    if (note) {
+      const paint = palette(io.stderr, io.env);
+      const lines = wrapToWidth(note, io.stderr.columns).map((line) => paint.yellow(line));
+      io.stderr.write(`${lines.join("\n")}\n`);
+    }
+    return ledger ? { ledger } : {};
+  };
+  const choice = { args, command: "sweep", scope: "each" } as const;
+  return withServices(io, ["subscriptionId"], seams, choice, async (cli) => {
+    const sweeps = await sweepAccounts(cli, io, flags);
+    // One account: a sweep that threw is reported as every command's failure (exit 1, cause).
+    const only = sweeps[0];
+    if (!cli.many && only && "error" in only) throw only.error;
+    const summaries = sweeps.map((s) => ({
+      account: s.account,
+      service: s.service,
+      summary: summaryOf(s, flags),
+    }));
+    if (flags.json) {
+      io.stdout.write(`${JSON.stringify(sweepDocument(summaries), null, 2)}\n`);
+    } else if (!cli.many && summaries[0]) {
+      const paint = palette(io.stdout, io.env);
+      const lines = renderSweep(
+        summaries[0].summary,
+        paint,
+        io.stdout.columns,
+        cli.services.runtime(summaries[0].account).settings,
+      );
+      io.stdout.write(`${lines.join("\n")}\n`);
+    } else {
+      io.stdout.write(`${renderAccounts(summaries, cli, io).join("\n")}\n`);
+    }
+    const unavailable = summaries.some(
+      (s) => s.summary.ledger === "unavailable" && !s.summary.dryRun,
+    );
+    if (unavailable) io.stderr.write(`${palette(io.stderr, io.env).yellow(NO_LEDGER_HINT)}\n`);
+    return summaries.some((s) => s.summary.failed) ? EXIT.failed : EXIT.ok;
+  });
 }
 
 async function sweepSandbox(io: Io, flags: SweepFlags): Promise<number> {
@@ -208,6 +384,8 @@ export const sweepCommand: Command = {
   maxPositionals: 0,
   run: (args, io) => {
     const flags = flagsOf(args);
-    return args.values.sandbox === true ? sweepSandbox(io, flags) : sweepConfigured(io, flags);
+    return args.values.sandbox === true
+      ? sweepSandbox(io, flags)
+      : sweepConfigured(io, flags, args);
   },
 };

@@ -1,30 +1,35 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import type { Runtime } from "../../shared/app/services.js";
+import { noLedger } from "../../shared/core/ports/ledger.js";
 import { isCertschedError, UsageError } from "../../shared/lib/errors.js";
 import { parseDuration } from "../../shared/lib/time.js";
 import { type Command, JSON_OPTION } from "../command.js";
-import { EXIT } from "../failure.js";
+import { EXIT, reportAccountFailure } from "../failure.js";
 import type { Io } from "../io.js";
 import { cutToWidth, oneLine, visibleWidth, wrapToWidth } from "../output/text.js";
-import { withRuntime } from "../runtime.js";
+import { withServices } from "../runtime.js";
 
-const HELP = `Usage: certsched test [--wait [TIMEOUT]] [--json]
+const HELP = `Usage: certsched test [--wait [TIMEOUT]] [--account NAME] [--json]
 
 Checks that certsched can reach the service with its configured credentials:
 obtains the cloud access tokens and calls the service's connectivity test.
+Every account's, one line each when there are several, or --account NAME's.
 
 Options:
   --wait [TIMEOUT]  Keep trying until the service answers, for up to TIMEOUT
                     (default 2m; e.g. 30s, 5m, 90): useful right after a
                     deployment. Only "no answer" is retried (unreachable, timed
                     out, 429, 5xx); a refusal ends the wait at once.
-  --json            Print one JSON document: { "status": "ok", "service",
-                    "message" } (with --wait, also "attempts").
+  --json            Print one JSON document: { "account", "status": "ok",
+                    "service", "message" } (with --wait, also "attempts");
+                    with several accounts { "results": [ those, or with
+                    "status": "failed" and "error" ], "accounts": [ {
+                    "name", "failed", "problems" } ] }.
   -h, --help        Show this help.
 
-Exit codes: 0 connected; 1 the identity provider or the service refused or
-failed (with --wait: never answered within TIMEOUT); 2 usage or configuration
-error.
+Exit codes: 0 connected (every account); 1 the identity provider or the
+service refused or failed (any account's; with --wait: never answered within
+TIMEOUT); 2 usage or configuration error.
 `;
 
 /** --wait's defaults and bounds, in ms. */
@@ -47,7 +52,9 @@ async function testUntilAnswered(
   runtime: Runtime,
   io: Io,
   timeoutMs: number,
+  account?: string,
 ): Promise<{ message: string; attempts: number }> {
+  const who = account === undefined ? "" : `account ${account}: `;
   const deadline = runtime.now().getTime() + timeoutMs;
   let pause: number = PAUSE.firstMs;
   for (let attempts = 1; ; attempts++) {
@@ -60,7 +67,7 @@ async function testUntilAnswered(
       if (!isCertschedError(error) || !error.retriable || left <= 0) {
         if (isCertschedError(error) && error.retriable) {
           io.stderr.write(
-            `certsched: no answer after ${attempts} attempt(s) in ${Math.round(timeoutMs / 1000)}s; giving up.\n`,
+            `certsched: ${who}no answer after ${attempts} attempt(s) in ${Math.round(timeoutMs / 1000)}s; giving up.\n`,
           );
         }
         throw error;
@@ -70,9 +77,9 @@ async function testUntilAnswered(
       const after = `; trying again in ${Math.ceil(wait / 1000)}s`;
       const room =
         (io.stderr.columns ?? Number.POSITIVE_INFINITY) -
-        visibleWidth(`certsched: no answer yet ()${after}`);
+        visibleWidth(`certsched: ${who}no answer yet ()${after}`);
       io.stderr.write(
-        `certsched: no answer yet (${cutToWidth(oneLine(error.message), room)})${after}\n`,
+        `certsched: ${who}no answer yet (${cutToWidth(oneLine(error.message), room)})${after}\n`,
       );
       await sleep(wait);
       pause = Math.min(pause * 2, PAUSE.maxMs);
@@ -95,20 +102,87 @@ export const testCommand: Command = {
       );
     }
     const timeoutMs = wait ? waitTimeout(timeoutText) : undefined;
-    return withRuntime(io, ["subscriptionId"], async (runtime) => {
-      const { message, attempts } =
-        timeoutMs === undefined
-          ? { message: await runtime.client.test(), attempts: 1 }
-          : await testUntilAnswered(runtime, io, timeoutMs);
-      const service = runtime.settings.baseUrl;
-      if (args.values.json === true) {
-        const document = { status: "ok", service, message, ...(wait ? { attempts } : {}) };
-        io.stdout.write(`${JSON.stringify(document, null, 2)}\n`);
-      } else {
-        const line = `Connected to ${service}: ${oneLine(message.trim()) || "OK"}`;
-        io.stdout.write(`${wrapToWidth(line, io.stdout.columns, "", "  ").join("\n")}\n`);
-      }
-      return EXIT.ok;
-    });
+    return withServices(
+      io,
+      ["subscriptionId"],
+      { ledger: noLedger },
+      { args, command: "test", scope: "each" },
+      async (cli) => {
+        const outcomes = await cli.each(async (runtime) => {
+          const answer =
+            timeoutMs === undefined
+              ? { message: await runtime.client.test(), attempts: 1 }
+              : await testUntilAnswered(
+                  runtime,
+                  io,
+                  timeoutMs,
+                  cli.many ? runtime.settings.account : undefined,
+                );
+          return { ...answer, service: runtime.settings.baseUrl };
+        });
+        // One account: its failure is reported as every command's (exit 1, cause, where to look).
+        const only = outcomes[0];
+        if (!cli.many && only) {
+          if (!only.ok) throw only.error;
+          const { message, attempts, service } = only.value;
+          if (args.values.json === true) {
+            const document = {
+              account: only.account,
+              status: "ok",
+              service,
+              message,
+              ...(wait ? { attempts } : {}),
+            };
+            io.stdout.write(`${JSON.stringify(document, null, 2)}\n`);
+          } else {
+            const line = `Connected to ${service}: ${oneLine(message.trim()) || "OK"}`;
+            io.stdout.write(`${wrapToWidth(line, io.stdout.columns, "", "  ").join("\n")}\n`);
+          }
+          return EXIT.ok;
+        }
+        const results = outcomes.map((o) => {
+          const service = cli.services.runtime(o.account).settings.baseUrl;
+          if (o.ok) {
+            const { message, attempts } = o.value;
+            return {
+              account: o.account,
+              status: "ok",
+              service,
+              message,
+              ...(wait ? { attempts } : {}),
+            };
+          }
+          const failure = reportAccountFailure(o.error, io, o.account, "test");
+          return {
+            account: o.account,
+            status: "failed",
+            service,
+            error: failure.code,
+            message: failure.message,
+          };
+        });
+        if (args.values.json === true) {
+          const accounts = results.map((r) => ({
+            name: r.account,
+            failed: r.status !== "ok",
+            problems: r.status === "ok" ? [] : [r.message],
+          }));
+          io.stdout.write(`${JSON.stringify({ results, accounts }, null, 2)}\n`);
+        } else {
+          const lines = results.flatMap((r) =>
+            wrapToWidth(
+              r.status === "ok"
+                ? `${r.account}: connected to ${r.service}: ${oneLine(r.message.trim()) || "OK"}`
+                : `${r.account}: failed (${r.service}): ${oneLine(r.message)}`,
+              io.stdout.columns,
+              "",
+              "  ",
+            ),
+          );
+          io.stdout.write(`${lines.join("\n")}\n`);
+        }
+        return results.every((r) => r.status === "ok") ? EXIT.ok : EXIT.failed;
+      },
+    );
   },
 };

@@ -1,5 +1,6 @@
 import { probeTls } from "../../shared/adapters/probes/tlsProbe.js";
 import { loadVerifySettings } from "../../shared/app/config/verifySettings.js";
+import type { Runtime } from "../../shared/app/services.js";
 import { fromServiceRecord, remember } from "../../shared/core/inventory/fromRecords.js";
 import { adviceFor } from "../../shared/core/verification/advice.js";
 import {
@@ -18,18 +19,27 @@ import { UsageError } from "../../shared/lib/errors.js";
 import { parseDuration } from "../../shared/lib/time.js";
 import { verifyInventory } from "../../shared/usecases/steps/verifyInventory.js";
 import { verifyTargets } from "../../shared/usecases/verifyDomains.js";
+import {
+  type AccountEntry,
+  accountsEntries,
+  requestedAccount,
+  selectAccounts,
+  withAccount,
+} from "../accounts.js";
 import { cliLogger } from "../cliLogger.js";
 import { type Command, JSON_OPTION } from "../command.js";
-import { cliEnv } from "../config.js";
+import { cliEnv, cliSettings } from "../config.js";
 import { EXIT } from "../exit.js";
-import type { OutputStream } from "../io.js";
+import { reportAccountFailure } from "../failure.js";
+import type { Io, OutputStream } from "../io.js";
 import { type Paint, type Palette, palette } from "../output/color.js";
 import { formatExpiry } from "../output/expiry.js";
 import { renderTable } from "../output/table.js";
 import { oneLine, wrapToWidth } from "../output/text.js";
-import { withRecordingRuntime } from "../recordingRuntime.js";
+import { withServices } from "../runtime.js";
 
 const HELP = `Usage: certsched verify [--json] [--domain NAME[:PORT] ...] [--timeout DURATION]
+                        [--account NAME]
 
 Checks what each domain actually serves, as a browser would: connects with SNI
 (port 443 unless given), reads the certificate, never sends a request. Each
@@ -42,15 +52,19 @@ service's current due list, once per domain: App Service certificates over
 TLS, Key Vault certificates in their vault; a certificate with nothing to look
 at (another target, no rootDomain) is "unverifiable". Needs the service
 settings, as "certsched due"; with storage configured, results are recorded.
+Every account's (an ACCOUNT column when there are several), or --account's.
 
 Options:
   --domain NAME[:PORT]  A domain to check; repeat for more. Needs no service
                         settings and no storage. [::1]:8443 for IPv6.
   --timeout DURATION    Time allowed per domain (e.g. 10s); default
                         CERTSCHED_HTTP_TIMEOUT (30s).
-  --json                Print one JSON document: { "results": [ { domain,
-                        source, servedNotAfter, daysLeft, status, issuer,
-                        detail, ... } ], "counts": { status: n } }.
+  --account NAME        Verify that account's certificates only.
+  --json                Print one JSON document: { "results": [ { account,
+                        domain, source, servedNotAfter, daysLeft, status,
+                        issuer, detail, ... } ], "counts": { status: n } }
+                        (with several accounts, also "accounts": [ { "name",
+                        "failed", "problems" } ]). No account with --domain.
   -h, --help            Show this help.
 
 Settings: CERTSCHED_VERIFY_CONNECT_TO (curl's --connect-to:
@@ -61,8 +75,8 @@ Trust: Node's CA store plus the PEM file NODE_EXTRA_CA_CERTS names.
 Exit codes: 0 every result ok, pending, unverifiable, expiring (not
 critically) or unreachable within its grace; 1 any not-landed, expired,
 mismatch, untrusted, critically expiring or unreachable past its grace (with
---domain, or without storage, there is no grace), or the due list failed; 2
-usage or configuration error.
+--domain, or without storage, there is no grace), or a due list failed (any
+account's); 2 usage or configuration error.
 `;
 
 /** Where notes go when they were already written once. */
@@ -122,20 +136,55 @@ function issuerName(issuer: string | undefined): string {
 const statusText = (r: InventoryResult) =>
   r.critical ? `${r.status} (critical)` : r.pastGrace ? `${r.status} (past grace)` : r.status;
 
-/** The table for people, then each result that is not ok with its cause and what to do. */
+/** A result, with the account it was verified for (none with --domain). */
+type AccountResult = InventoryResult & { readonly account?: string };
+
+/** One account's inventory and due list, verified (and recorded, with storage). */
+async function verifyAccount(
+  runtime: Runtime,
+  io: Io,
+  settings: VerifySettings,
+  account: string | undefined,
+): Promise<InventoryResult[]> {
+  const log = cliLogger(io, { verbose: false });
+  const { certificates, rejected } = await runtime.client.listDue();
+  for (const r of rejected) {
+    const where = account === undefined ? "" : `account ${account}: `;
+    const note = `certsched: ${where}record ${r.index} of the list (${r.certificateName ?? "unnamed"}) is invalid and not checked.`;
+    io.stderr.write(`${wrapToWidth(oneLine(note), io.stderr.columns).join("\n")}\n`);
+  }
+  // The due list joins the inventory (kept, with storage), then both are verified.
+  const seenAt = runtime.now();
+  const due = certificates.map((c) => fromServiceRecord(c, "due-list", seenAt));
+  await remember(runtime, log, due);
+  const verification = await verifyInventory(runtime, log, {
+    trigger: "cli",
+    settings,
+    also: due,
+  });
+  return verification.results;
+}
+
+/**
+ * The table for people (with an ACCOUNT column over several accounts), then each result that
+ * is not ok with its cause and what to do.
+ */
 export function renderResults(
-  results: readonly InventoryResult[],
+  results: readonly AccountResult[],
   paint: Palette,
   width: number | undefined,
+  many = false,
 ): string[] {
   const lines = renderTable(
     [
+      ...(many ? [{ heading: "ACCOUNT" }] : []),
       { heading: "DOMAIN", shrink: 1 },
       { heading: "STATUS" },
       { heading: "EXPIRES (UTC)" },
       { heading: "ISSUER", shrink: 2 },
     ],
     results.map((r) => [
+      ...(many ? [r.account ?? "-"] : []),
       r.domain,
       { text: statusText(r), paint: statusPaint(r, paint) },
       r.servedNotAfter === undefined || r.daysLeft === undefined
@@ -148,9 +197,10 @@ export function renderResults(
   const worded = results.filter((r) => r.status !== "ok");
   if (worded.length > 0) lines.push("");
   for (const r of worded) {
+    const who = many && r.account !== undefined ? `${r.account}: ` : "";
     lines.push(
       ...wrapToWidth(
-        `${oneLine(r.domain)} ${statusPaint(r, paint)?.(statusText(r)) ?? statusText(r)}:`,
+        `${who}${oneLine(r.domain)} ${statusPaint(r, paint)?.(statusText(r)) ?? statusText(r)}:`,
         width,
       ),
     );
@@ -181,9 +231,22 @@ export const verifyCommand: Command = {
     const timeoutMs = timeoutOf(args.values.timeout);
     const withTimeout = (settings: VerifySettings) =>
       timeoutMs === undefined ? settings : { ...settings, timeoutMs };
-    let results: InventoryResult[];
+    let results: AccountResult[];
+    let many = false;
+    const failures: { account: string; message: string }[] = [];
+    let entries: AccountEntry[] | undefined;
     if (texts.length > 0) {
       const endpoints = endpointsOf(texts);
+      // --domain needs no account; a name given is still checked against the declared ones.
+      const requested = requestedAccount(args);
+      if (requested !== undefined) {
+        selectAccounts(
+          await cliSettings({ ...io, stderr: SILENT }, []),
+          requested,
+          "verify",
+          "each",
+        );
+      }
       const { env } = await cliEnv(io);
       const read = await verifyTargets(
         endpoints.map((endpoint) => ({ endpoint })),
@@ -196,30 +259,33 @@ export const verifyCommand: Command = {
       // No record of earlier attempts is kept for --domain: no grace (contracts/verify.md).
       results = read.map((r) => (r.status === "unreachable" ? { ...r, pastGrace: true } : r));
     } else {
-      results = await withRecordingRuntime(io, ["subscriptionId"], async (runtime) => {
+      const choice = { args, command: "verify", scope: "each" } as const;
+      results = await withServices(io, ["subscriptionId"], {}, choice, async (cli) => {
+        many = cli.many;
         // The runtime already read the settings and warned about unknown names: not twice.
         const { env } = await cliEnv({ ...io, stderr: SILENT });
         const settings = withTimeout(loadVerifySettings(env));
-        const log = cliLogger(io, { verbose: false });
-        const { certificates, rejected } = await runtime.client.listDue();
-        for (const r of rejected) {
-          const note = `certsched: record ${r.index} of the list (${r.certificateName ?? "unnamed"}) is invalid and not checked.`;
-          io.stderr.write(`${wrapToWidth(oneLine(note), io.stderr.columns).join("\n")}\n`);
+        const outcomes = await cli.each((runtime, account) =>
+          verifyAccount(runtime, io, settings, cli.many ? account : undefined),
+        );
+        if (!cli.many && outcomes[0] && !outcomes[0].ok) throw outcomes[0].error;
+        for (const o of outcomes) {
+          if (!o.ok)
+            failures.push({
+              account: o.account,
+              ...reportAccountFailure(o.error, io, o.account, "verify"),
+            });
         }
-        // The due list joins the inventory (kept, with storage), then both are verified.
-        const seenAt = runtime.now();
-        const due = certificates.map((c) => fromServiceRecord(c, "due-list", seenAt));
-        await remember(runtime, log, due);
-        const verification = await verifyInventory(runtime, log, {
-          trigger: "cli",
-          settings,
-          also: due,
-        });
-        return verification.results;
+        if (cli.many) entries = accountsEntries(outcomes, failures);
+        return outcomes.flatMap((o) => (o.ok ? o.value.map((r) => withAccount(o.account, r)) : []));
       });
     }
     if (args.values.json === true) {
-      const document = { results, counts: countInventoryStatuses(results) };
+      const document = {
+        results,
+        counts: countInventoryStatuses(results),
+        ...(entries ? { accounts: entries } : {}),
+      };
       io.stdout.write(`${JSON.stringify(document, null, 2)}\n`);
     } else if (results.length === 0) {
       io.stdout.write(
@@ -227,9 +293,9 @@ export const verifyCommand: Command = {
       );
     } else {
       io.stdout.write(
-        `${renderResults(results, palette(io.stdout, io.env), io.stdout.columns).join("\n")}\n`,
+        `${renderResults(results, palette(io.stdout, io.env), io.stdout.columns, many).join("\n")}\n`,
       );
     }
-    return results.some(failsRun) ? EXIT.failed : EXIT.ok;
+    return results.some(failsRun) || failures.length > 0 ? EXIT.failed : EXIT.ok;
   },
 };

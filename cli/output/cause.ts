@@ -50,7 +50,43 @@ export type Where = Pick<
   | "clientId"
   | "keyVaultUrl"
   | "cloudCredential"
->;
+> & {
+  /** The account the failure happened in; with declared accounts, hints name its fields. */
+  readonly account?: string;
+  readonly accountsDeclared?: boolean;
+};
+
+/** Each single-account setting a hint names, and the field of a declared account that holds it. */
+const ACCOUNT_FIELD: Readonly<Record<string, string>> = {
+  CERTSCHED_BASE_URL: "baseUrl",
+  CERTSCHED_PUBLIC_BASE_URL: "publicBaseUrl",
+  CERTSCHED_SUBSCRIPTION_ID: "subscriptionId",
+  CERTSCHED_SUBSCRIPTION: "subscription",
+  CERTSCHED_API_KEY_SECRET_NAME: "apiKeySecret",
+  CERTSCHED_API_KEY: "apiKey",
+  CERTSCHED_TENANT_ID: "tenantId",
+  CERTSCHED_CLIENT_ID: "clientId",
+  CERTSCHED_CLIENT_SECRET: "clientSecret",
+  CERTSCHED_TOKEN_URL: "tokenUrl",
+};
+const SETTING = new RegExp(`\\b(${Object.keys(ACCOUNT_FIELD).join("|")})\\b`, "g");
+
+/**
+ * A hint as it applies to `where`: with declared accounts the single-account settings are
+ * forbidden, so each setting named becomes the account's own field ("account contoso's
+ * baseUrl", in CERTSCHED_ACCOUNTS or CERTSCHED_ACCOUNTS_FILE).
+ */
+function forAccount(hint: string | undefined, where: Where | undefined): string | undefined {
+  if (hint === undefined || !where?.accountsDeclared || where.account === undefined) return hint;
+  const account = where.account;
+  const named = hint.replace(
+    SETTING,
+    (setting) => `account ${account}'s ${ACCOUNT_FIELD[setting]}`,
+  );
+  return named === hint
+    ? hint
+    : `${named} (The accounts: CERTSCHED_ACCOUNTS or CERTSCHED_ACCOUNTS_FILE.)`;
+}
 
 const NO_TOKENS = { management: "", vault: "" };
 
@@ -104,6 +140,10 @@ const V3: ReadonlySet<string> = new Set(["create", "renew", "get"]);
 
 /** The line that says where to look, or undefined when the message says it all. */
 export function whereToLook(facts: FailureFacts, where: Where | undefined): string | undefined {
+  return forAccount(settingToCheck(facts, where), where);
+}
+
+function settingToCheck(facts: FailureFacts, where: Where | undefined): string | undefined {
   const { upstream, code, status, text } = facts;
   if (code === "UPSTREAM_UNREACHABLE" || code === "UPSTREAM_TIMEOUT") {
     const url = upstream && where ? urlTried(upstream, where) : undefined;

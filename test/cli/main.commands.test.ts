@@ -329,6 +329,7 @@ describe("certsched test", () => {
     expect(human.code).toBe(0);
     expect(human.stdout).toBe(`Connected to ${s.baseUrl}: Connection successful.\n`);
     expect(jsonOf(json)).toEqual({
+      account: "default",
       status: "ok",
       service: s.baseUrl,
       message: "Connection successful.",

@@ -135,6 +135,7 @@ describe("certsched status --json", () => {
     ]);
     for (const c of doc.certificates) {
       expect(Object.keys(c).sort()).toEqual([
+        "account",
         "certificateName",
         "critical",
         "expiry",

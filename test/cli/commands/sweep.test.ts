@@ -56,6 +56,7 @@ describe("certsched sweep", () => {
     for (const r of doc.results) {
       expect(Object.keys(r).sort()).toEqual(
         [
+          "account",
           "certificateName",
           "daysLeft",
           "detail",

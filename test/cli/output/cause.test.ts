@@ -121,3 +121,47 @@ describe("whereToLook", () => {
     expect(urlTried("token", { ...WHERE, cloudCredential: "managed-identity" })).toBeUndefined();
   });
 });
+
+describe("whereToLook with declared accounts", () => {
+  const ACCOUNT: Where = { ...WHERE, account: "contoso", accountsDeclared: true };
+
+  it("names the account's own fields, never a single-account setting that is forbidden then", () => {
+    const unreachable = whereToLook(
+      { upstream: "list", code: "UPSTREAM_UNREACHABLE", status: undefined, text: "" },
+      ACCOUNT,
+    );
+    expect(unreachable).toBe(
+      "Tried https://certs.example.com/public/v1/subscription/1001/public/certificate/renew/getlist. Check account contoso's baseUrl (or account contoso's publicBaseUrl) and the network. (The accounts: CERTSCHED_ACCOUNTS or CERTSCHED_ACCOUNTS_FILE.)",
+    );
+    const subscription = whereToLook(
+      {
+        upstream: "list",
+        code: "UPSTREAM_UNAUTHORIZED",
+        status: 401,
+        text: "unknown subscription id",
+      },
+      ACCOUNT,
+    );
+    expect(subscription).toContain("Check account contoso's subscriptionId:");
+    expect(subscription).toContain("(it defaults to account contoso's subscription)");
+    expect(subscription).not.toMatch(/CERTSCHED_SUBSCRIPTION/);
+    const key = whereToLook(
+      { upstream: "renew", code: "UPSTREAM_UNAUTHORIZED", status: 401, text: "" },
+      { ...ACCOUNT, keyVaultUrl: "https://vault.example.com" },
+    );
+    expect(key).toContain("account contoso's apiKeySecret");
+    expect(key).not.toMatch(/CERTSCHED_API_KEY/);
+  });
+
+  it("keeps the settings' names for the one account of a deployment without declared accounts", () => {
+    const facts = {
+      upstream: "list",
+      code: "UPSTREAM_UNREACHABLE",
+      status: undefined,
+      text: "",
+    } as const;
+    expect(whereToLook(facts, { ...WHERE, account: "default", accountsDeclared: false })).toBe(
+      whereToLook(facts, WHERE),
+    );
+  });
+});
