@@ -179,13 +179,14 @@ export function renderAccountPart(
 /**
  * The sandbox sweep as the CLI runs it: banner, each account's part, one line per account; or
  * one JSON document. Exit 0 when nothing but what is staged went wrong in any account.
+ * `options.sandbox`: a sandbox the caller started (and closes); default a new one, closed here.
  */
 export async function sweepSandbox(
   io: Io,
-  options: { json: boolean },
+  options: { json: boolean; sandbox?: Sandbox },
   sweep: (runtime: Runtime) => Promise<SweepSummary>,
 ): Promise<number> {
-  const sandbox = await startSandbox();
+  const sandbox = options.sandbox ?? (await startSandbox());
   let swept: SandboxSweep;
   try {
     const out = options.json ? io.stderr : io.stdout;
@@ -206,7 +207,7 @@ export async function sweepSandbox(
       io.stdout.write(`${lines.join("\n")}\n`);
     }
   } finally {
-    await sandbox.close();
+    if (options.sandbox === undefined) await sandbox.close();
   }
   return swept.passes ? EXIT.ok : EXIT.failed;
 }
