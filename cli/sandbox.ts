@@ -125,7 +125,7 @@ export function sandboxBanner(sandbox: Sandbox, paint: Palette): string[] {
     'To use the real service, set CERTSCHED_BASE_URL, CERTSCHED_SUBSCRIPTION, CERTSCHED_TENANT_ID, CERTSCHED_CLIENT_ID and CERTSCHED_CLIENT_SECRET (or CERTSCHED_KEY_VAULT_URL) in the environment or in the "Values" of local.settings.json, then run: npx certsched sweep',
     "For several accounts, declare them instead in CERTSCHED_ACCOUNTS (a JSON array, as this sandbox does) or in the file CERTSCHED_ACCOUNTS_FILE names. See docs/accounts.md.",
     "(npm start sweeps the real service when CERTSCHED_BASE_URL is set.) See docs/cli.md.",
-    "The dashboard page (GET /api/dashboard) of a sandbox: npx certsched sandbox --dashboard keeps one up, sweeps and verifies it once, and prints the page's URL on 127.0.0.1. See docs/dashboard.md.",
+    "The dashboard page (GET /api/dashboard) of a sandbox: npx certsched sandbox --dashboard keeps one page per account up, sweeps and verifies each account once, and prints each page's URL on 127.0.0.1. See docs/dashboard.md.",
     "",
   ];
 }

@@ -139,7 +139,7 @@ describe("certsched sandbox --dashboard", () => {
   it("npm start's banner says where to get the dashboard", () => {
     const plain = palette({ isTTY: false, columns: undefined, write() {} }, {});
     expect(sandboxBanner(sandbox, plain).join(" ")).toContain(
-      "npx certsched sandbox --dashboard keeps one up, sweeps and verifies it once, and prints the page's URL",
+      "npx certsched sandbox --dashboard keeps one page per account up, sweeps and verifies each account once, and prints each page's URL",
     );
   });
 });
