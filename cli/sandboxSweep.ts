@@ -1,8 +1,9 @@
 import { loadSettings } from "../shared/app/config/settings.js";
-import type { Runtime } from "../shared/app/services.js";
+import { type Runtime, unknownAccount } from "../shared/app/services.js";
 import { settingsOf } from "../shared/core/accounts.js";
 import { OUTCOMES, type SweepSummary } from "../shared/core/renewal/summary.js";
 import { countInventoryStatuses } from "../shared/core/verification/inventoryResult.js";
+import { SANDBOX_ACCOUNT_NAMES } from "../sim/sandbox.js";
 import { EXIT } from "./failure.js";
 import type { Io } from "./io.js";
 import { type Palette, palette } from "./output/color.js";
@@ -46,20 +47,25 @@ export interface SandboxSweep {
 }
 
 /**
- * Sweeps every sandbox account with `sweep` (the CLI's sweep of one runtime), then verifies
- * each account unless it was a dry run. `before(account)` runs before each account's sweep.
+ * Sweeps every sandbox account (or only `options.account`: `--account NAME`) with `sweep` (the
+ * CLI's sweep of one runtime), then verifies each account swept unless it was a dry run.
+ * `options.before(account)` runs before each account's sweep. An unknown account is a
+ * ConfigError naming the sandbox's accounts (exit 2), before anything is sent.
  */
 export async function sweepSandboxAccounts(
   sandbox: Sandbox,
   sweep: (runtime: Runtime) => Promise<SweepSummary>,
-  before: (account: string) => void = () => {},
+  options: { readonly account?: string; readonly before?: (account: string) => void } = {},
 ): Promise<SandboxSweep> {
+  const names = sandbox.accounts.map((a) => a.name);
+  const only = options.account;
+  if (only !== undefined && !names.includes(only)) throw unknownAccount(only, names);
   const summaries: { account: string; summary: SweepSummary }[] = [];
   // The sandbox's own settings, whatever the environment says: it must never reach a real account.
   const services = sandboxServices(sandbox);
   try {
-    for (const account of services.accounts) {
-      before(account);
+    for (const account of services.accounts.filter((a) => only === undefined || a === only)) {
+      options.before?.(account);
       summaries.push({ account, summary: await sweep(services.runtime(account)) });
     }
   } finally {
@@ -183,9 +189,14 @@ export function renderAccountPart(
  */
 export async function sweepSandbox(
   io: Io,
-  options: { json: boolean; sandbox?: Sandbox },
+  options: { json: boolean; sandbox?: Sandbox; account?: string | undefined },
   sweep: (runtime: Runtime) => Promise<SweepSummary>,
 ): Promise<number> {
+  // An unknown --account is a usage error before any simulator starts.
+  const names = SANDBOX_ACCOUNT_NAMES;
+  if (options.account !== undefined && !names.includes(options.account)) {
+    throw unknownAccount(options.account, names);
+  }
   const sandbox = options.sandbox ?? (await startSandbox());
   let swept: SandboxSweep;
   try {
@@ -193,9 +204,12 @@ export async function sweepSandbox(
     const paint = palette(out, io.env);
     const banner = sandboxBanner(sandbox, paint).flatMap((l) => wrapToWidth(l, out.columns ?? 80));
     out.write(`${banner.join("\n")}\n`);
-    swept = await sweepSandboxAccounts(sandbox, sweep, (account) => {
+    swept = await sweepSandboxAccounts(sandbox, sweep, {
+      ...(options.account === undefined ? {} : { account: options.account }),
       // On stderr: a progress line for people; the document on stdout stays one document.
-      if (options.json) io.stderr.write(`certsched: sweeping account ${account}\n`);
+      before: (account) => {
+        if (options.json) io.stderr.write(`certsched: sweeping account ${account}\n`);
+      },
     });
     if (options.json) {
       io.stdout.write(`${JSON.stringify(sandboxSweepDocument(sandbox, swept), null, 2)}\n`);
@@ -203,7 +217,11 @@ export async function sweepSandbox(
       const width = io.stdout.columns;
       const lines: string[] = [];
       for (const part of swept.parts) lines.push(...renderAccountPart(sandbox, part, paint, width));
-      lines.push("", paint.bold(`${swept.parts.length} accounts:`), ...accountLines(swept));
+      lines.push(
+        "",
+        paint.bold(`${swept.parts.length} account${swept.parts.length === 1 ? "" : "s"}:`),
+        ...accountLines(swept),
+      );
       io.stdout.write(`${lines.join("\n")}\n`);
     }
   } finally {

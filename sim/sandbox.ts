@@ -22,6 +22,9 @@ export const SANDBOX_CREDENTIALS = {
  */
 export const SAMPLE_SHARED_NAME = "wildcard";
 
+/** The sandbox's accounts, in declaration order. */
+export const SANDBOX_ACCOUNT_NAMES: readonly string[] = ["contoso", "fabrikam"];
+
 /** One account of the sandbox: its simulator's options (credentials, seeds) and staged faults. */
 export interface SandboxAccountSpec {
   /** The account's name in CERTSCHED_ACCOUNTS. */
@@ -80,13 +83,14 @@ export function sandboxAccounts(now: Date): SandboxAccountSpec[] {
       faults,
     };
   };
+  const [contoso = "contoso", fabrikam = "fabrikam"] = SANDBOX_ACCOUNT_NAMES;
   return [
-    account("contoso", 0, SANDBOX_CREDENTIALS, 10, {
+    account(contoso, 0, SANDBOX_CREDENTIALS, 10, {
       // Staged: the service renews this one, the site keeps serving the old certificate.
       [SAMPLE_NOT_LANDED]: "keep-old-certificate",
     }),
     account(
-      "fabrikam",
+      fabrikam,
       1,
       { apiKey: "sandbox-key-2e8d5b17c04a9f63", clientSecret: "sandbox-secret-6a0f3c9e1b7d2584" },
       13,

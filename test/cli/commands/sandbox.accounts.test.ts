@@ -4,6 +4,7 @@ import { type Sandbox, startSandbox } from "../../../cli/sandbox.js";
 import { sweepSandbox, sweepSandboxAccounts } from "../../../cli/sandboxSweep.js";
 import { loadSettings } from "../../../shared/app/config/settings.js";
 import type { Runtime } from "../../../shared/app/services.js";
+import { ConfigError } from "../../../shared/lib/errors.js";
 import { silentLogger } from "../../../shared/lib/log.js";
 import { sweepWith } from "../../../shared/usecases/sweep.js";
 import { SAMPLE_REFUSAL } from "../../../sim/index.js";
@@ -232,5 +233,36 @@ describe("a sandbox sweep", () => {
     expect(doc.accounts[1]?.problems.join(" ")).toMatch(/list/i);
     expect(renewRequests("contoso")).toBe(6);
     expect(renewRequests("fabrikam")).toBe(0);
+  });
+
+  it("with an account named, sweeps that account alone; an unknown name is a ConfigError listing both", async () => {
+    const stdout = capture();
+    const io: Io = {
+      env: {},
+      cwd: "/nonexistent-certsched-test-dir",
+      stdout,
+      stderr: capture(),
+      untilInterrupted: () => Promise.resolve("SIGTERM"),
+    };
+
+    const code = await sweepSandbox(io, { json: false, sandbox, account: "fabrikam" }, sweep);
+
+    expect(code).toBe(0);
+    expect(renewRequests("contoso")).toBe(0);
+    expect(sandbox.account("contoso").sim.requests).toHaveLength(0);
+    expect(renewRequests("fabrikam")).toBe(3);
+    expect(stdout.text).not.toContain("Account contoso");
+    expect(stdout.text).toMatch(/^1 account:\n {2}fabrikam: 3 due: 3 renewal-scheduled \(ok\)$/m);
+    const unknown = sweepSandbox(io, { json: false, sandbox, account: "northwind" }, sweep);
+    await expect(unknown).rejects.toBeInstanceOf(ConfigError);
+    await expect(unknown).rejects.toMatchObject({
+      problems: [
+        {
+          name: "account",
+          message: "'northwind' is unknown: the accounts are 'contoso', 'fabrikam'",
+        },
+      ],
+    });
+    expect(renewRequests("fabrikam")).toBe(3);
   });
 });
