@@ -216,6 +216,8 @@ describe("npm start (scripts/start.mjs)", () => {
         problems: string[];
         stagedFailures: string[];
         counts: Record<string, number>;
+        ledger: string;
+        startedAt: string;
       }[];
       results: { account: string; certificateName: string; target: string; outcome: string }[];
       sandboxVerification: {
@@ -240,6 +242,10 @@ describe("npm start (scripts/start.mjs)", () => {
       ["fabrikam", false, [], []],
     ]);
     expect(doc.accounts[0]?.counts).toMatchObject({ due: 6, "renewal-scheduled": 5, failed: 1 });
+    // Each account's sweep ran with its own in-memory ledger.
+    for (const account of doc.accounts) {
+      expect(account).toMatchObject({ ledger: "memory", startedAt: expect.any(String) });
+    }
     expect(doc.accounts[1]?.counts).toMatchObject({ due: 3, "renewal-scheduled": 3, failed: 0 });
     for (const account of ["contoso", "fabrikam"] as const) {
       expect(
