@@ -1,6 +1,8 @@
 import { spawn } from "node:child_process";
 import { once } from "node:events";
 import { existsSync, readFileSync } from "node:fs";
+import { writeFile } from "node:fs/promises";
+import { join } from "node:path";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { palette } from "../../../cli/output/color.js";
 import {
@@ -18,6 +20,7 @@ import {
   startSimulator,
 } from "../../../sim/index.js";
 import { SAMPLE_SHARED_NAME, sandboxAccounts } from "../../../sim/sandbox.js";
+import { startSimAccounts } from "../../support/accounts.js";
 import {
   expectNoSandboxSecret,
   expectNoSecret,
@@ -320,6 +323,38 @@ describe("npm start (scripts/start.mjs)", () => {
     expect(result.stdout).toMatch(/^real-refused failed:\n {2}400: quota exceeded$/m);
     expect(sim.renewCallsFor("real-one")).toBe(1);
     expectNoSecret(result, sim);
+  });
+
+  it("with CERTSCHED_ACCOUNTS (or CERTSCHED_ACCOUNTS_FILE) set sweeps those accounts, not the sandbox, and never prints their JSON", async () => {
+    const accounts = await startSimAccounts(["north", "south"], () => ({
+      certificates: [{ certificateName: "shared-name", expiryDate: inDays(3) }],
+    }));
+    try {
+      const inline = await runNode(START, [], { env: accounts.env(), cwd: await emptyDir() });
+      const dir = await emptyDir();
+      await writeFile(join(dir, "accounts.json"), accounts.env().CERTSCHED_ACCOUNTS ?? "");
+      await writeFile(
+        join(dir, "local.settings.json"),
+        JSON.stringify({ Values: { CERTSCHED_ACCOUNTS_FILE: "accounts.json" } }),
+      );
+      const fromFile = await runNode(START, [], { cwd: dir });
+
+      expect(inline.stderr).toContain(
+        "certsched: sweeping the accounts CERTSCHED_ACCOUNTS declares",
+      );
+      expect(fromFile.stderr).toContain(
+        "certsched: sweeping the accounts declared in accounts.json (CERTSCHED_ACCOUNTS_FILE is set)",
+      );
+      for (const result of [inline, fromFile]) {
+        expect(result.stdout + result.stderr).not.toContain("SANDBOX");
+        expect(result.stdout + result.stderr).not.toContain(accounts.env().CERTSCHED_ACCOUNTS);
+        for (const secret of accounts.secrets()) {
+          expect(result.stdout + result.stderr).not.toContain(secret);
+        }
+      }
+    } finally {
+      await accounts.close();
+    }
   });
 
   it("with CERTSCHED_BASE_URL set exits 0 when the sweep succeeds", async () => {
