@@ -31,7 +31,7 @@ Options:
   --sandbox        Sweep the built-in simulators, two accounts ("contoso" and
                    "fabrikam") declared in CERTSCHED_ACCOUNTS, seeded with
                    sample certificates, instead of the configured service
-                   (what "npm start" does without CERTSCHED_BASE_URL).
+                   (what "npm start" does when no service is configured).
   --no-ledger      Sweep without the renewal ledger on purpose: nothing guards
                    against renewing what an earlier sweep just renewed.
   --verbose        Also print the log lines the function app writes for a sweep.
