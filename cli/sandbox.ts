@@ -2,7 +2,8 @@ import { probeTls } from "../shared/adapters/probes/tlsProbe.js";
 import { loadSettings } from "../shared/app/config/settings.js";
 import { loadVerifySettings } from "../shared/app/config/verifySettings.js";
 import { probeKeyVault } from "../shared/app/probes.js";
-import { createRuntime } from "../shared/app/services.js";
+import type { Seams } from "../shared/app/seams.js";
+import { createServices, type Services } from "../shared/app/services.js";
 import { type Ledger, memoryLedger } from "../shared/core/ports/ledger.js";
 import type { SweepSummary } from "../shared/core/renewal/summary.js";
 import { parseEndpoint } from "../shared/core/verification/endpoint.js";
@@ -15,59 +16,116 @@ import type { AcceptedRenewal } from "../shared/core/verification/judge.js";
 import type { VerifyTarget } from "../shared/core/verification/targets.js";
 import { verifyTargets } from "../shared/usecases/verifyDomains.js";
 import type { Hosting, Simulator } from "../sim/index.js";
-import {
-  SAMPLE_NOT_LANDED,
-  SAMPLE_REFUSAL,
-  SANDBOX_CREDENTIALS,
-  sampleCertificates,
-  sandboxSettings,
-  startSimulator,
-} from "../sim/index.js";
+import { SAMPLE_NOT_LANDED, SAMPLE_REFUSAL, startSimulator } from "../sim/index.js";
+import { sandboxAccounts, sandboxAccountsSettings, sandboxConnectTo } from "../sim/sandbox.js";
 import { renderResults } from "./commands/verify.js";
 import type { Palette } from "./output/color.js";
 import { wrapToWidth } from "./output/text.js";
 
-/** The built-in simulator, seeded with the sample certificates, and the settings that reach it. */
-export interface Sandbox {
+/** One account of the sandbox: its own simulator, hosting side and in-memory ledger. */
+export interface SandboxAccount {
+  readonly name: string;
   readonly sim: Simulator;
   /** The simulator's hosting side: a TLS endpoint serving each App Service sample certificate. */
   readonly hosting: Hosting;
-  /** CERTSCHED_* settings pointing at the simulator (its own throwaway credentials). */
-  readonly settings: Record<string, string>;
-  /** The sandbox sweep's renewal ledger (in memory): verification reads the accepted renewals. */
+  /**
+   * This account's CERTSCHED_VERIFY_CONNECT_TO: its vault's host to its simulator's vault, every
+   * other name to its own hosting endpoint.
+   */
+  readonly connectTo: string;
+  /** The sandbox sweep's renewal ledger for this account (in memory). */
   readonly ledger: Ledger;
-  close(): Promise<void>;
-}
-
-export async function startSandbox(options: { port?: number } = {}): Promise<Sandbox> {
-  const sim = await startSimulator({
-    ...SANDBOX_CREDENTIALS,
-    certificates: sampleCertificates(new Date()),
-    ...(options.port === undefined ? {} : { port: options.port }),
-    // Staged: the service renews this one, the site keeps serving the old certificate.
-    hosting: { faults: { [SAMPLE_NOT_LANDED]: "keep-old-certificate" } },
-  });
-  return {
-    sim,
-    hosting: sim.hosting as Hosting,
-    settings: sandboxSettings(sim),
-    ledger: memoryLedger(),
-    close: () => sim.close(),
-  };
 }
 
 /**
- * The paragraphs that say plainly this is not a real account, and how to reach the real one;
+ * The built-in simulators, one per sandbox account ("contoso", "fabrikam"), each seeded with
+ * its sample certificates and its own throwaway credentials, and the settings that reach them.
+ */
+export interface Sandbox {
+  /** In declaration order: "contoso" first. */
+  readonly accounts: readonly SandboxAccount[];
+  /** An account by name; throws for a name the sandbox does not have. */
+  account(name: string): SandboxAccount;
+  /**
+   * CERTSCHED_ACCOUNTS (inline JSON) declaring both accounts, and one
+   * CERTSCHED_VERIFY_CONNECT_TO for both simulators' hosting sides: none of the single-account
+   * settings.
+   */
+  readonly settings: Record<string, string>;
+  /** Seams.ledger: each account's own in-memory ledger. */
+  ledger(account: string): Ledger;
+  /** Every account's throwaway API key and client secret (never printed by a sweep). */
+  secrets(): string[];
+  close(): Promise<void>;
+}
+
+/**
+ * Starts one simulator per sandbox account. `port` is the first account's simulator's (the
+ * others take free ones).
+ */
+export async function startSandbox(options: { port?: number } = {}): Promise<Sandbox> {
+  const accounts: SandboxAccount[] = [];
+  try {
+    for (const [index, spec] of sandboxAccounts(new Date()).entries()) {
+      const sim = await startSimulator({
+        ...spec.options,
+        ...(index === 0 && options.port !== undefined ? { port: options.port } : {}),
+        hosting: { faults: spec.faults },
+      });
+      const hosting = sim.hosting as Hosting;
+      accounts.push({
+        name: spec.name,
+        sim,
+        hosting,
+        connectTo: sandboxConnectTo(hosting),
+        ledger: memoryLedger(),
+      });
+    }
+  } catch (error) {
+    await Promise.all(accounts.map((a) => a.sim.close()));
+    throw error;
+  }
+  const account = (name: string): SandboxAccount => {
+    const found = accounts.find((a) => a.name === name);
+    if (!found) throw new Error(`the sandbox has no account ${name}`);
+    return found;
+  };
+  return {
+    accounts,
+    account,
+    settings: sandboxAccountsSettings(accounts),
+    ledger: (name) => account(name).ledger,
+    secrets: () => accounts.flatMap((a) => [a.sim.options.apiKey, a.sim.options.clientSecret]),
+    close: async () => {
+      await Promise.all(accounts.map((a) => a.sim.close()));
+    },
+  };
+}
+
+/** The sandbox's composition: its own settings (whatever the environment says), its ledgers. */
+export function sandboxServices(sandbox: Sandbox, seams: Seams = {}): Services {
+  return createServices(loadSettings(sandbox.settings), {
+    ledger: (name) => sandbox.ledger(name),
+    ...seams,
+  });
+}
+
+/**
+ * The paragraphs that say plainly these are not real accounts, and how to reach the real ones;
  * the caller wraps them to the terminal.
  */
 export function sandboxBanner(sandbox: Sandbox, paint: Palette): string[] {
-  const count = sandbox.sim.certificates().length;
+  const count = sandbox.accounts.reduce((n, a) => n + a.sim.certificates().length, 0);
+  const each = sandbox.accounts
+    .map((a) => `${a.name} at ${a.sim.baseUrl} (${a.sim.certificates().length} certificates)`)
+    .join(" and ");
   return [
     paint.bold("=== certsched SANDBOX ==="),
-    `This is the sandbox: a built-in simulator of the Certificate Scheduling Service at ${sandbox.sim.baseUrl}, seeded with ${count} sample certificates. No real account is touched.`,
+    `This is the sandbox: built-in simulators of the Certificate Scheduling Service, one per account, ${sandbox.accounts.length} accounts declared in CERTSCHED_ACCOUNTS: ${each}, seeded with ${count} sample certificates, each account with its own throwaway credentials. No real account is touched.`,
     'To use the real service, set CERTSCHED_BASE_URL, CERTSCHED_SUBSCRIPTION, CERTSCHED_TENANT_ID, CERTSCHED_CLIENT_ID and CERTSCHED_CLIENT_SECRET (or CERTSCHED_KEY_VAULT_URL) in the environment or in the "Values" of local.settings.json, then run: npx certsched sweep',
+    "For several accounts, declare them instead in CERTSCHED_ACCOUNTS (a JSON array, as this sandbox does) or in the file CERTSCHED_ACCOUNTS_FILE names. See docs/accounts.md.",
     "(npm start sweeps the real service when CERTSCHED_BASE_URL is set.) See docs/cli.md.",
-    "The dashboard page (GET /api/dashboard) of a sandbox: npx certsched sandbox --dashboard keeps one up, sweeps and verifies it once, and prints the page's URL on 127.0.0.1. See docs/dashboard.md.",
+    "The dashboard page (GET /api/dashboard) of a sandbox: npx certsched sandbox --dashboard keeps one page per account up, sweeps and verifies each account once, and prints each page's URL on 127.0.0.1. See docs/dashboard.md.",
     "",
   ];
 }
@@ -94,8 +152,10 @@ export function onlyStagedFailures(summary: SweepSummary): boolean {
   );
 }
 
-/** The verification the sandbox runs after its sweep, and whether it went as staged. */
+/** The verification the sandbox runs after its sweep, for one account, and whether it went as staged. */
 export interface SandboxVerification {
+  /** The account verified. */
+  readonly account: string;
   /** App Service domains (source tls), then Key Vault certificates (source keyvault). */
   readonly results: InventoryResult[];
   readonly counts: Readonly<Record<string, number>>;
@@ -120,26 +180,29 @@ async function acceptedRenewal(ledger: Ledger, id: number): Promise<AcceptedRene
 }
 
 /**
- * After the sandbox sweep: verifies what each App Service sample certificate's domain serves on
- * the simulator's hosting endpoint, and what the simulator's vault holds for each Key Vault
- * sample certificate (read with the sandbox's own vault token), both through the sandbox's
- * CERTSCHED_VERIFY_CONNECT_TO and trusting only its throwaway CA, as the verification timer
- * would once CERTSCHED_VERIFY_WINDOW has passed: the clock of this run is that window ahead, so
- * every renewal has landed but the staged one.
+ * After the sandbox sweep, for one account (default the first): verifies what each of its App
+ * Service sample certificates' domains serves on its simulator's hosting endpoint, and what its
+ * simulator's vault holds for each Key Vault sample certificate (read with that account's own
+ * vault token), both through the account's own connect-to and trusting only its simulator's
+ * throwaway CA, as the verification timer would once CERTSCHED_VERIFY_WINDOW has passed: the
+ * clock of this run is that window ahead, so every renewal has landed but the staged one.
  */
-export async function verifySandbox(sandbox: Sandbox): Promise<SandboxVerification> {
+export async function verifySandbox(
+  sandbox: Sandbox,
+  name: string = sandbox.accounts[0]?.name ?? "",
+): Promise<SandboxVerification> {
+  const account = sandbox.account(name);
   const settings = loadVerifySettings({
-    // Vault hosts to the simulator's vault, every other name to its hosting endpoint: nothing,
-    // and no vault token, ever goes to a real host.
-    CERTSCHED_VERIFY_CONNECT_TO:
-      sandbox.settings.CERTSCHED_VERIFY_CONNECT_TO ?? sandbox.hosting.connectTo,
+    // Vault hosts to this account's vault, every other name to its hosting endpoint: nothing,
+    // and no vault token, ever goes to a real host or to another account's simulator.
+    CERTSCHED_VERIFY_CONNECT_TO: account.connectTo,
     CERTSCHED_HTTP_TIMEOUT: "10s",
   });
   const aheadMs = settings.windowMs;
   const now = () => new Date(Date.now() + aheadMs);
   const targets: VerifyTarget[] = [];
   const vaulted: { keyVaultName: string; certificateName: string; id: number }[] = [];
-  for (const cert of sandbox.sim.certificates()) {
+  for (const cert of account.sim.certificates()) {
     if (cert.target === "Cloud Key Vault + DNS" && cert.keyVaultName) {
       vaulted.push({
         keyVaultName: cert.keyVaultName,
@@ -151,13 +214,13 @@ export async function verifySandbox(sandbox: Sandbox): Promise<SandboxVerificati
     if (cert.target !== "Cloud App Service" || cert.rootDomain === null) continue;
     const endpoint = parseEndpoint(cert.rootDomain);
     if (typeof endpoint === "string") continue;
-    const renewal = await acceptedRenewal(sandbox.ledger, cert.id);
+    const renewal = await acceptedRenewal(account.ledger, cert.id);
     targets.push({
       endpoint,
       certificateName: cert.certificateName,
       ...(renewal ? { renewal } : {}),
       // The simulator's names are the service's: probed as production probes them, only where
-      // the sandbox's CERTSCHED_VERIFY_CONNECT_TO (the operator's word) sends them.
+      // the sandbox's connect-to (the operator's word) sends them.
       publicOnly: true,
     });
   }
@@ -165,14 +228,16 @@ export async function verifySandbox(sandbox: Sandbox): Promise<SandboxVerificati
     probes: { tls: probeTls },
     settings,
     now,
-    ca: [sandbox.hosting.caPem],
+    ca: [account.hosting.caPem],
   });
-  // The vault token comes from the simulator's identity provider, through certsched's own token
-  // cache: the sandbox's settings, whatever the environment says.
-  const runtime = createRuntime(loadSettings(sandbox.settings), { ledger: sandbox.ledger });
+  // The vault token comes from this account's simulator's identity provider, through
+  // certsched's own token cache for this account: the sandbox's settings, whatever the
+  // environment says.
+  const services = sandboxServices(sandbox);
   try {
+    const runtime = services.runtime(name);
     for (const cert of vaulted) {
-      const renewal = await acceptedRenewal(sandbox.ledger, cert.id);
+      const renewal = await acceptedRenewal(account.ledger, cert.id);
       results.push(
         await probeKeyVault(
           { keyVaultName: cert.keyVaultName, certificateName: cert.certificateName, renewal },
@@ -182,13 +247,13 @@ export async function verifySandbox(sandbox: Sandbox): Promise<SandboxVerificati
             settings,
             now,
             // In this process NODE_EXTRA_CA_CERTS is not set: trust the CA here, as the TLS probes do.
-            seam: { clientOptions: { tlsOptions: { ca: sandbox.hosting.caPem } } },
+            seam: { clientOptions: { tlsOptions: { ca: account.hosting.caPem } } },
           },
         ),
       );
     }
   } finally {
-    await runtime.close();
+    await services.close();
   }
   const staged = results
     .filter((r) => r.status === "not-landed" && r.certificateName === SAMPLE_NOT_LANDED)
@@ -199,7 +264,7 @@ export async function verifySandbox(sandbox: Sandbox): Promise<SandboxVerificati
     (r) => !bad(r) || (r.status === "not-landed" && r.certificateName === SAMPLE_NOT_LANDED),
   );
   const refused = new Set(
-    sandbox.sim
+    account.sim
       .certificates()
       .filter((c) => c.refuseRenewal === SAMPLE_REFUSAL)
       .map((c) => c.certificateName),
@@ -208,6 +273,7 @@ export async function verifySandbox(sandbox: Sandbox): Promise<SandboxVerificati
     .filter((r) => r.status === "expiring" && refused.has(r.certificateName ?? ""))
     .map((r) => r.certificateName ?? r.domain);
   return {
+    account: name,
     results,
     counts: countInventoryStatuses(results),
     aheadMs,

@@ -1,24 +1,25 @@
 import { randomBytes } from "node:crypto";
 import { loadSettings } from "../shared/app/config/settings.js";
 import { loadVerifySettings } from "../shared/app/config/verifySettings.js";
-import { createRuntime, type Runtime } from "../shared/app/services.js";
+import { createServices, type Runtime } from "../shared/app/services.js";
 import { memoryHistory } from "../shared/core/ports/history.js";
 import { memoryInventory } from "../shared/core/ports/inventory.js";
 import type { Ledger, LedgerRecord } from "../shared/core/ports/ledger.js";
 import { dashboardQuery, dashboardResponse } from "../shared/edge/dashboard/dashboardPage.js";
 import { handle } from "../shared/edge/handle.js";
-import { type LocalServer, startLocalServer } from "../shared/edge/localServer.js";
+import { type GetHandler, type LocalServer, startLocalServer } from "../shared/edge/localServer.js";
 import { parseQuery } from "../shared/edge/parseQuery.js";
 import { silentLogger as quiet } from "../shared/lib/log.js";
 import { dashboard } from "../shared/usecases/dashboard.js";
 import { verifyInventory } from "../shared/usecases/steps/verifyInventory.js";
 import { sweepWith } from "../shared/usecases/sweep.js";
-import type { Sandbox } from "./sandbox.js";
+import type { Sandbox, SandboxAccount } from "./sandbox.js";
 
 /**
  * `certsched sandbox --dashboard`: the function app's dashboard page, served from the sandbox on
- * a loopback port. One sweep and one verification run first (in memory), so the page shows what
- * certsched knows after a run: the inventory, the ledger's renewals, the staged refusal and the
+ * a loopback port, one page per sandbox account (`/api/accounts/<name>/dashboard`). One sweep
+ * and one verification of each account run first (in memory), so each page shows what certsched
+ * knows of that account after a run: the inventory, the ledger's renewals, the staged refusal and the
  * certificate that has not landed yet.
  */
 
@@ -26,7 +27,12 @@ import type { Sandbox } from "./sandbox.js";
 const SAMPLE_SCHEDULE = "0 0 3 * * *";
 
 export interface SandboxDashboard {
-  /** The page, with the server's throwaway function key as `?code=` (the host's way). */
+  /**
+   * Each account's page (`/api/accounts/<name>/dashboard`), by account name, with the server's
+   * throwaway function key as `?code=` (the host's way).
+   */
+  readonly urls: Readonly<Record<string, string>>;
+  /** The first account's page. */
   readonly url: string;
   close(): Promise<void>;
 }
@@ -49,68 +55,88 @@ function listing(inner: Ledger): { ledger: Ledger; rows: () => LedgerRecord[] } 
   };
 }
 
-async function fill(runtime: Runtime, sandbox: Sandbox): Promise<void> {
+async function fill(runtime: Runtime, account: SandboxAccount): Promise<void> {
   await sweepWith(runtime, quiet, { trigger: "cli" });
   await verifyInventory(runtime, quiet, {
     trigger: "cli",
-    // What each domain serves, on the simulator's hosting endpoint, and what its vault holds
-    // (vault hosts routed there first: no vault token leaves the machine), trusting only its CA.
+    // What each domain serves, on this account's simulator's hosting endpoint, and what its
+    // vault holds (vault hosts routed there first: no vault token leaves the machine, or goes
+    // to the other account's simulator), trusting only its CA.
     settings: loadVerifySettings({
-      CERTSCHED_VERIFY_CONNECT_TO:
-        sandbox.settings.CERTSCHED_VERIFY_CONNECT_TO ?? sandbox.hosting.connectTo,
+      CERTSCHED_VERIFY_CONNECT_TO: account.connectTo,
       CERTSCHED_HTTP_TIMEOUT: "10s",
     }),
-    ca: [sandbox.hosting.caPem],
-    keyVault: { clientOptions: { tlsOptions: { ca: sandbox.hosting.caPem } } },
+    ca: [account.hosting.caPem],
+    keyVault: { clientOptions: { tlsOptions: { ca: account.hosting.caPem } } },
   });
 }
+
+/** The path of one account's page. */
+export const accountDashboardPath = (account: string) => `/api/accounts/${account}/dashboard`;
 
 export async function serveSandboxDashboard(
   sandbox: Sandbox,
   options: { port?: number } = {},
 ): Promise<SandboxDashboard> {
-  const listed = listing(sandbox.ledger);
-  // The sandbox's own settings, whatever the environment says: it must never reach a real account.
-  const runtime = createRuntime(loadSettings(sandbox.settings), {
-    ledger: listed.ledger,
-    history: memoryHistory(),
-    inventory: memoryInventory(),
+  const listed = new Map(sandbox.accounts.map((a) => [a.name, listing(a.ledger)]));
+  const ledgerOf = (name: string) => {
+    const found = listed.get(name);
+    if (!found) throw new Error(`the sandbox has no account ${name}`);
+    return found;
+  };
+  // The sandbox's own settings, whatever the environment says: it must never reach a real
+  // account. Each account its own ledger, history and inventory.
+  const services = createServices(loadSettings(sandbox.settings), {
+    ledger: (name) => ledgerOf(name).ledger,
+    history: () => memoryHistory(),
+    inventory: () => memoryInventory(),
   });
   // A throwaway key, checked as the host checks function keys: other local users and pages
   // cannot read the page without the URL printed to whoever started the sandbox.
   const key = randomBytes(16).toString("hex");
   let server: LocalServer;
   try {
-    await fill(runtime, sandbox);
-    const sources = {
-      status: {
-        inventory: runtime.inventory,
-        ledgerRows: async () => ({ items: listed.rows(), invalid: [] }),
-        ledgerRow: async (id: number) => (await listed.ledger.read(id))?.record,
-      },
-      history: runtime.history,
-    };
+    const routes: Record<string, GetHandler> = {};
+    for (const account of sandbox.accounts) {
+      const runtime = services.runtime(account.name);
+      await fill(runtime, account);
+      const listedLedger = ledgerOf(account.name);
+      const sources = {
+        status: {
+          inventory: runtime.inventory,
+          ledgerRows: async () => ({ items: listedLedger.rows(), invalid: [] }),
+          ledgerRow: async (id: number) => (await listedLedger.ledger.read(id))?.record,
+        },
+        history: runtime.history,
+      };
+      routes[accountDashboardPath(account.name)] = (request, context) =>
+        handle(context, async () => {
+          const query = parseQuery(request, dashboardQuery);
+          const page = await dashboard(runtime, sources, { schedule: SAMPLE_SCHEDULE });
+          return dashboardResponse(page, query, request.url);
+        });
+    }
     server = await startLocalServer({
       functionKey: key,
       ...(options.port === undefined ? {} : { port: options.port }),
-      routes: {
-        "/api/dashboard": (request, context) =>
-          handle(context, async () => {
-            const query = parseQuery(request, dashboardQuery);
-            const page = await dashboard(runtime, sources, { schedule: SAMPLE_SCHEDULE });
-            return dashboardResponse(page, query, request.url);
-          }),
-      },
+      routes,
     });
   } catch (error) {
-    await runtime.close();
+    await services.close();
     throw error;
   }
+  const urls = Object.fromEntries(
+    sandbox.accounts.map((a) => [
+      a.name,
+      `${server.origin}${accountDashboardPath(a.name)}?code=${key}`,
+    ]),
+  );
   return {
-    url: `${server.origin}/api/dashboard?code=${key}`,
+    urls,
+    url: Object.values(urls)[0] ?? "",
     close: async () => {
       await server.close();
-      await runtime.close();
+      await services.close();
     },
   };
 }

@@ -1,11 +1,12 @@
 #!/usr/bin/env node
 /**
  * `npm start`: builds certsched if the build is missing or older than the sources, then runs
- * one sweep: against the built-in simulator (the sandbox) unless CERTSCHED_BASE_URL is set in
- * the environment, in which case against that service, with the rest of the settings from the
- * environment or local.settings.json. Extra arguments go to `certsched sweep`
- * (`npm start -- --dry-run`). `--build-only` builds if needed and stops (the tests use it).
- * Plain JavaScript on purpose: it must run before anything is compiled.
+ * one sweep: against the built-in simulators (the sandbox: two accounts, "contoso" and
+ * "fabrikam", declared in CERTSCHED_ACCOUNTS) unless a service is configured, in which case
+ * against that: CERTSCHED_BASE_URL (one account), or CERTSCHED_ACCOUNTS / CERTSCHED_ACCOUNTS_FILE
+ * (many), in the environment or in the "Values" of local.settings.json. Extra arguments go to
+ * `certsched sweep` (`npm start -- --dry-run`). `--build-only` builds if needed and stops (the
+ * tests use it). Plain JavaScript on purpose: it must run before anything is compiled.
  */
 import { spawnSync } from "node:child_process";
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
@@ -66,21 +67,40 @@ function build() {
   return true;
 }
 
+/** The settings that name a service to sweep instead of the sandbox, in the order they win. */
+const SERVICE_SETTINGS = ["CERTSCHED_ACCOUNTS", "CERTSCHED_ACCOUNTS_FILE", "CERTSCHED_BASE_URL"];
+
 /**
- * CERTSCHED_BASE_URL as the CLI will see it: the environment first, then the "Values" of
- * local.settings.json in the working directory (one file serves `func start` and the CLI).
+ * The first of SERVICE_SETTINGS set as the CLI will see it, `{ name, value }`: the environment
+ * first, then the "Values" of local.settings.json in the working directory (one file serves
+ * `func start` and the CLI); undefined when none is set.
  */
-function configuredBaseUrl() {
-  const fromEnv = (process.env.CERTSCHED_BASE_URL ?? "").trim();
-  if (fromEnv !== "") return fromEnv;
+function configuredService() {
+  let values = {};
   try {
     const file = JSON.parse(readFileSync(join(process.cwd(), "local.settings.json"), "utf8"));
-    const value = file?.Values?.CERTSCHED_BASE_URL;
-    return typeof value === "string" && value.trim() !== "" ? value.trim() : undefined;
+    if (file?.Values && typeof file.Values === "object") values = file.Values;
   } catch {
     // No file, or not JSON: the CLI itself reports a broken file when it reads it.
-    return undefined;
   }
+  for (const name of SERVICE_SETTINGS) {
+    const fromEnv = (process.env[name] ?? "").trim();
+    if (fromEnv !== "") return { name, value: fromEnv };
+    const value = values[name];
+    if (typeof value === "string" && value.trim() !== "") return { name, value: value.trim() };
+  }
+  return undefined;
+}
+
+/** What npm start says it sweeps: never the accounts' JSON, which holds their secrets. */
+function describe(service) {
+  if (service.name === "CERTSCHED_BASE_URL") {
+    return `sweeping ${service.value} (CERTSCHED_BASE_URL is set)`;
+  }
+  if (service.name === "CERTSCHED_ACCOUNTS_FILE") {
+    return `sweeping the accounts declared in ${service.value} (CERTSCHED_ACCOUNTS_FILE is set)`;
+  }
+  return "sweeping the accounts CERTSCHED_ACCOUNTS declares";
 }
 
 function main() {
@@ -88,10 +108,9 @@ function main() {
   const buildOnly = args.includes("--build-only");
   if (needsBuild() && !build()) return 1;
   if (buildOnly) return 0;
-  const baseUrl = configuredBaseUrl();
-  const real = baseUrl !== undefined;
-  const sweep = real ? ["sweep", ...args] : ["sweep", "--sandbox", ...args];
-  if (real) console.error(`certsched: sweeping ${baseUrl} (CERTSCHED_BASE_URL is set)`);
+  const service = configuredService();
+  const sweep = service ? ["sweep", ...args] : ["sweep", "--sandbox", ...args];
+  if (service) console.error(`certsched: ${describe(service)}`);
   const result = spawnSync(process.execPath, [entry, ...sweep], { stdio: "inherit" });
   if (result.error) {
     console.error(`certsched: could not run the CLI: ${result.error.message}`);

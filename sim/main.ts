@@ -1,10 +1,12 @@
 /**
- * Operator sandbox: `node dist/sim/main.js [--port N]` starts a simulator with the sample
- * certificates, prints the settings that point at it and runs until SIGINT or SIGTERM.
+ * Operator sandbox: `node dist/sim/main.js [--port N]` starts one simulator per sandbox account
+ * ("contoso", "fabrikam"), each with its own throwaway credentials and sample certificates,
+ * prints the settings that point certsched at both (CERTSCHED_ACCOUNTS) and runs until SIGINT
+ * or SIGTERM. `--port` is the first account's simulator's; the others take free ones.
  */
-import { sampleCertificates } from "./sampleCertificates.js";
-import { sandboxSettings } from "./sandbox.js";
+import { sandboxAccounts, sandboxAccountsSettings } from "./sandbox.js";
 import { startSimulator } from "./server.js";
+import type { Simulator } from "./simulator.js";
 
 function parsePort(args: string[]): number {
   const at = args.findIndex((a) => a === "--port" || a.startsWith("--port="));
@@ -19,20 +21,31 @@ function parsePort(args: string[]): number {
 }
 
 async function main(): Promise<void> {
-  const sim = await startSimulator({
-    port: parsePort(process.argv.slice(2)),
-    certificates: sampleCertificates(new Date()),
-  });
-  console.log(`Certificate Scheduling Service simulator listening on ${sim.baseUrl}`);
-  for (const [name, value] of Object.entries(sandboxSettings(sim))) {
-    console.log(`${name}=${value}`);
-  }
+  const port = parsePort(process.argv.slice(2));
+  const accounts: { name: string; sim: Simulator }[] = [];
   const stop = () => {
-    sim.close().catch((error: unknown) => {
+    Promise.all(accounts.map((a) => a.sim.close())).catch((error: unknown) => {
       console.error(error);
       process.exitCode = 1;
     });
   };
+  try {
+    for (const [index, spec] of sandboxAccounts(new Date()).entries()) {
+      const sim = await startSimulator({ ...spec.options, port: index === 0 ? port : 0 });
+      accounts.push({ name: spec.name, sim });
+    }
+  } catch (error) {
+    stop();
+    throw error;
+  }
+  for (const { name, sim } of accounts) {
+    console.log(
+      `Certificate Scheduling Service simulator of account ${name} listening on ${sim.baseUrl}`,
+    );
+  }
+  for (const [name, value] of Object.entries(sandboxAccountsSettings(accounts))) {
+    console.log(`${name}=${value}`);
+  }
   process.once("SIGINT", stop);
   process.once("SIGTERM", stop);
 }

@@ -12,43 +12,49 @@ import { integerFlag } from "../usage.js";
 
 const HELP = `Usage: certsched sandbox [--port N] [--dashboard]
 
-Starts the built-in simulator of the Certificate Scheduling Service (and of the
-identity provider's token endpoint), seeded with a dozen sample certificates,
-and prints the settings that point certsched at it, one NAME=value per line on
-stdout. Runs until interrupted (Ctrl+C, SIGINT or SIGTERM).
+Starts the built-in simulators of the Certificate Scheduling Service (and of
+the identity provider's token endpoint), one per account: "contoso" and
+"fabrikam", two customers of one managed-service provider, each with its own
+throwaway API key, tenant, app registration, subscription, Key Vault and sample
+certificates (both hold a certificate named "wildcard"). It prints the settings
+that point certsched at both, one NAME=value per line on stdout: the accounts
+as CERTSCHED_ACCOUNTS (inline JSON), never the single-account settings. Runs
+until interrupted (Ctrl+C, SIGINT or SIGTERM).
 
-The simulator plays the hosting side too: a TLS endpoint on loopback serves
+Each simulator plays the hosting side too: a TLS endpoint on loopback serves
 each App Service certificate for its domain, and a Key Vault on loopback holds
-each Key Vault certificate (kv-certsched.vault.azure.net), all signed by a
-throwaway CA. CERTSCHED_VERIFY_CONNECT_TO sends the vault's host to the vault
-and every other domain to the endpoint (so no vault token leaves the machine),
-and NODE_EXTRA_CA_CERTS names the CA's PEM file (removed when the sandbox
-stops), so "certsched verify" sees what the simulator serves and holds.
+each Key Vault certificate (kv-contoso.vault.azure.net,
+kv-fabrikam.vault.azure.net), all signed by a throwaway CA per account.
+CERTSCHED_VERIFY_CONNECT_TO sends each vault's host to its account's vault and
+each domain to its account's endpoint (so no vault token leaves the machine),
+and NODE_EXTRA_CA_CERTS names a PEM file with both CAs (removed when the
+sandbox stops), so "certsched verify" sees what the simulators serve and hold.
 shop-contoso-com keeps its old certificate after a renewal, on purpose: verify
 says not-landed once the window passed.
 
-The printed credentials are the simulator's own throwaway values, not secrets
+The printed credentials are the simulators' own throwaway values, not secrets
 of any account. Use them from another shell, for example:
-  env CERTSCHED_BASE_URL=... CERTSCHED_...=... certsched due
+  env CERTSCHED_ACCOUNTS='[...]' ... certsched due --account fabrikam
 or put them in the "Values" of local.settings.json to run the function app
-against it.
+against them.
 
-With --dashboard, it first runs one sweep and one verification of the sample
-certificates (in memory), then serves the function app's dashboard page
-(GET /api/dashboard) on a loopback port and prints its URL, with a throwaway
-function key as ?code=.
+With --dashboard, it first runs one sweep and one verification of each
+account's sample certificates (in memory), then serves the function app's
+dashboard page (GET /api/dashboard) of each account on a loopback port and
+prints their URLs, with a throwaway function key as ?code=.
 
 Options:
-  --port N       Port to listen on (default: a free one).
-  --dashboard    Also serve the dashboard page on 127.0.0.1 (a free port).
+  --port N       Port of the first account's simulator (default: a free one;
+                 the other account's is always a free one).
+  --dashboard    Also serve the dashboard pages on 127.0.0.1 (a free port).
   -h, --help     Show this help.
 
-Exit codes: 0 stopped by a signal; 1 the simulator could not start (the port is
+Exit codes: 0 stopped by a signal; 1 a simulator could not start (the port is
 in use, say); 2 usage error.
 `;
 
 /**
- * The hosting endpoint's CA as a PEM file, for NODE_EXTRA_CA_CERTS: Node reads that setting
+ * The hosting endpoints' CAs as one PEM file, for NODE_EXTRA_CA_CERTS: Node reads that setting
  * from a file, once, when a process starts, so a `certsched verify` run from another shell
  * needs a path. A directory of its own, readable by this user only.
  */
@@ -93,18 +99,22 @@ export const sandboxCommand: Command = {
     );
     let caFile: { path: string; remove: () => Promise<void> };
     try {
-      caFile = await writeCaFile(sandbox.hosting.caPem);
+      caFile = await writeCaFile(sandbox.accounts.map((a) => a.hosting.caPem).join(""));
     } catch (error) {
       await sandbox.close();
       throw error;
     }
     const paint = palette(io.stderr, io.env);
+    const each = sandbox.accounts.map(
+      (a) =>
+        `${a.name}: ${a.sim.baseUrl} with ${a.sim.certificates().length} sample certificates; its hosting side serves the App Service certificates over TLS on ${a.hosting.host}:${a.hosting.port} and its Key Vault holds the Key Vault certificates on ${a.hosting.vault.host}:${a.hosting.vault.port}.`,
+    );
     const banner = [
       paint.bold("=== certsched SANDBOX ==="),
-      `A simulator of the Certificate Scheduling Service is listening on ${sandbox.sim.baseUrl} with ${sandbox.sim.certificates().length} sample certificates. No real account is involved.`,
-      `Its hosting side serves the App Service certificates over TLS on ${sandbox.hosting.host}:${sandbox.hosting.port}, signed by a throwaway CA (NODE_EXTRA_CA_CERTS below).`,
-      `Its Key Vault holds the Key Vault certificates on ${sandbox.hosting.vault.host}:${sandbox.hosting.vault.port} (CERTSCHED_VERIFY_CONNECT_TO sends each vault's host there; nothing goes to Azure).`,
-      "These settings point certsched at it (the simulator's own throwaway credentials):",
+      `Simulators of the Certificate Scheduling Service are listening, one per account, ${sandbox.accounts.length} accounts. No real account is involved.`,
+      ...each,
+      "Each is signed by its own throwaway CA (both in NODE_EXTRA_CA_CERTS below); CERTSCHED_VERIFY_CONNECT_TO sends each vault's host and each domain to its account's simulator (nothing goes to Azure).",
+      "These settings point certsched at both accounts (CERTSCHED_ACCOUNTS, with the simulators' own throwaway credentials):",
       "",
     ].flatMap((line) => wrapToWidth(line, io.stderr.columns ?? 80));
     io.stderr.write(banner.join("\n"));
@@ -122,7 +132,10 @@ export const sandboxCommand: Command = {
         await caFile.remove();
         throw error;
       });
-      io.stderr.write(`\nDashboard (after one sweep and one verification): ${dashboard.url}\n`);
+      const urls = Object.entries(dashboard.urls).map(([name, url]) => `  ${name}: ${url}`);
+      io.stderr.write(
+        `\nDashboards, one per account (after one sweep and one verification):\n${urls.join("\n")}\n`,
+      );
     }
     io.stderr.write("\nPress Ctrl+C to stop.\n");
     const signal = await io.untilInterrupted();

@@ -1,4 +1,3 @@
-import { loadSettings } from "../../shared/app/config/settings.js";
 import { createRuntime, type Runtime } from "../../shared/app/services.js";
 import type { Ledger } from "../../shared/core/ports/ledger.js";
 import { noLedger } from "../../shared/core/ports/ledger.js";
@@ -19,15 +18,7 @@ import { progressLine } from "../output/progress.js";
 import { renderSweep } from "../output/sweepReport.js";
 import { oneLine, wrapToWidth } from "../output/text.js";
 import { type CliServices, withServices } from "../runtime.js";
-import {
-  onlyStagedFailures,
-  renderSandboxVerification,
-  type SandboxVerification,
-  sandboxBanner,
-  stagedFailures,
-  startSandbox,
-  verifySandbox,
-} from "../sandbox.js";
+import { sweepSandbox } from "../sandboxSweep.js";
 import { integerFlag, type ParsedArgs } from "../usage.js";
 
 const HELP = `Usage: certsched sweep [--dry-run] [--json] [--concurrency N] [--sandbox]
@@ -47,9 +38,10 @@ Options:
   --json           Print one JSON document: { dryRun, results, counts, ... }:
                    each result with its "account"; "accounts": [ { "name",
                    "failed", "problems", ... } ] says each account's part.
-  --sandbox        Sweep the built-in simulator seeded with sample certificates
-                   instead of the configured service (what "npm start" does
-                   without CERTSCHED_BASE_URL).
+  --sandbox        Sweep the built-in simulators, two accounts ("contoso" and
+                   "fabrikam") declared in CERTSCHED_ACCOUNTS, seeded with
+                   sample certificates, instead of the configured service
+                   (what "npm start" does when no service is configured).
   --no-ledger      Sweep without the renewal ledger on purpose: nothing guards
                    against renewing what an earlier sweep just renewed.
   --verbose        Also print the log lines the function app writes for a sweep.
@@ -323,53 +315,6 @@ async function sweepConfigured(io: Io, flags: SweepFlags, args: ParsedArgs): Pro
   });
 }
 
-async function sweepSandbox(io: Io, flags: SweepFlags): Promise<number> {
-  const sandbox = await startSandbox();
-  let summary: SweepSummary;
-  let verification: SandboxVerification | undefined;
-  try {
-    // The sandbox's own settings, whatever the environment says: it must never reach a real account.
-    const runtime = createRuntime(loadSettings(sandbox.settings), { ledger: sandbox.ledger });
-    try {
-      const paint = palette(flags.json ? io.stderr : io.stdout, io.env);
-      const out = flags.json ? io.stderr : io.stdout;
-      const banner = sandboxBanner(sandbox, paint).flatMap((l) =>
-        wrapToWidth(l, out.columns ?? 80),
-      );
-      out.write(`${banner.join("\n")}\n`);
-      summary = await sweepOnce(runtime, io, flags);
-    } finally {
-      await runtime.close();
-    }
-    // A dry run renewed nothing: there is nothing to see land.
-    if (!summary.dryRun) verification = await verifySandbox(sandbox);
-  } finally {
-    await sandbox.close();
-  }
-  const staged = stagedFailures(summary);
-  const passes = (!summary.failed || onlyStagedFailures(summary)) && (verification?.passes ?? true);
-  if (flags.json) {
-    const document = {
-      sandbox: true,
-      stagedFailures: staged,
-      ...summary,
-      sandboxVerification: verification,
-    };
-    io.stdout.write(`${JSON.stringify(document, null, 2)}\n`);
-  } else {
-    const paint = palette(io.stdout, io.env);
-    const width = io.stdout.columns;
-    const lines = renderSweep(summary, paint, width, loadSettings(sandbox.settings));
-    if (staged.length > 0) {
-      const note = `${paint.bold("Expected in the sandbox:")} the simulator refuses the renewal of ${staged.join(", ")} on purpose, to show what a failure looks like. Against a real service that failure makes the sweep exit with code 1; here it is part of the demo${passes ? ", so the exit code is 0" : ""}.`;
-      lines.push("", ...wrapToWidth(note, width ?? 80));
-    }
-    if (verification) lines.push(...renderSandboxVerification(verification, paint, width));
-    io.stdout.write(`${lines.join("\n")}\n`);
-  }
-  return passes ? EXIT.ok : EXIT.failed;
-}
-
 export const sweepCommand: Command = {
   name: "sweep",
   help: HELP,
@@ -385,7 +330,7 @@ export const sweepCommand: Command = {
   run: (args, io) => {
     const flags = flagsOf(args);
     return args.values.sandbox === true
-      ? sweepSandbox(io, flags)
+      ? sweepSandbox(io, flags, (runtime) => sweepOnce(runtime, io, flags))
       : sweepConfigured(io, flags, args);
   },
 };

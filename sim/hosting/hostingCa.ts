@@ -73,6 +73,9 @@ export class HostingCa {
       { name: "extKeyUsage", serverAuth: true },
       // GeneralName type 2: dNSName.
       { name: "subjectAltName", altNames: names.map((value) => ({ type: 2, value })) },
+      // The CA's key identifier (the leaf has the CA's key): among several simulators' CAs of
+      // the same name (the sandbox's accounts, in one NODE_EXTRA_CA_CERTS), OpenSSL finds this one.
+      { name: "authorityKeyIdentifier", keyIdentifier: true },
     ]);
     return { cert, key: this.#keyPem };
   }

@@ -177,9 +177,9 @@ describe("certsched sandbox on a terminal", () => {
     const lines = t.stderr.text.split("\n"); // visibleWidth leaves colour codes out
     expect(lines.every((line) => visibleWidth(line) <= 80)).toBe(true);
     expect(lines.join(" ")).toContain(
-      "A simulator of the Certificate Scheduling Service is listening on",
+      "Simulators of the Certificate Scheduling Service are listening, one per account",
     );
-    expect(t.stdout.text).toMatch(/^CERTSCHED_BASE_URL=http:\/\/127\.0\.0\.1:\d+$/m);
+    expect(t.stdout.text).toMatch(/^CERTSCHED_ACCOUNTS=\[\{"name":"contoso",.*\}\]$/m);
   });
 });
 

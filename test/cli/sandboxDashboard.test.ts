@@ -6,6 +6,7 @@ import { type Sandbox, sandboxBanner, startSandbox } from "../../cli/sandbox.js"
 import { type SandboxDashboard, serveSandboxDashboard } from "../../cli/sandboxDashboard.js";
 import { escapeHtml } from "../../shared/lib/text/escapeHtml.js";
 import { SAMPLE_NOT_LANDED } from "../../sim/index.js";
+import { SAMPLE_SHARED_NAME } from "../../sim/sandbox.js";
 
 /**
  * `certsched sandbox --dashboard`: after one sweep and one verification of the samples, the page
@@ -25,29 +26,57 @@ afterAll(async () => {
   await sandbox?.close();
 });
 
-describe("the sandbox's dashboard", () => {
-  it("is served on 127.0.0.1 with every sample certificate, after a sweep", async () => {
-    const url = new URL(served.url);
-    expect(url.hostname).toBe("127.0.0.1");
-    expect(url.pathname).toBe("/api/dashboard");
-    const response = await fetch(served.url);
-    const html = await response.text();
+/** The certificate names a page lists. */
+const namesOn = (html: string) =>
+  [...html.matchAll(/<span class="name">(.*?)<\/span>/g)].map((m) => m[1]);
 
-    expect(response.status).toBe(200);
-    expect(response.headers.get("content-security-policy")).toContain("default-src 'none'");
-    const names = [...html.matchAll(/<span class="name">(.*?)<\/span>/g)].map((m) => m[1]);
-    // The inventory: each certificate the sweep saw in the due list, all of them samples.
-    const samples = sandbox.sim.certificates().map((c) => escapeHtml(c.certificateName));
-    expect(names.length).toBeGreaterThanOrEqual(5);
-    for (const name of names) expect(samples).toContain(name);
-    expect(names).toContain(SAMPLE_NOT_LANDED);
-    const statuses = [...html.matchAll(/<tr data-status="([^"]+)"/g)].map((m) => m[1]);
-    expect(statuses).toContain("pending");
-    // The staged refusal is on the page as a failed renewal, and the run as failed.
-    expect(html).toContain('data-status="failed"');
-    expect(html).toMatch(/<dd id="last-run"><span class="badge st-failed">failed<\/span>/);
-    expect(html).toContain("schedule <code>0 0 3 * * *</code>");
-    expect(html).not.toContain(sandbox.settings.CERTSCHED_CLIENT_SECRET ?? "(unset)");
+describe("the sandbox's dashboard", () => {
+  it("is served on 127.0.0.1, one page per account, each with that account's certificates alone, after a sweep", async () => {
+    expect(Object.keys(served.urls)).toEqual(["contoso", "fabrikam"]);
+    expect(served.url).toBe(served.urls.contoso);
+    const pages: Record<string, string> = {};
+    for (const [name, address] of Object.entries(served.urls)) {
+      const url = new URL(address);
+      expect(url.hostname).toBe("127.0.0.1");
+      expect(url.pathname).toBe(`/api/accounts/${name}/dashboard`);
+      const response = await fetch(address);
+      expect(response.status).toBe(200);
+      expect(response.headers.get("content-security-policy")).toContain("default-src 'none'");
+      pages[name] = await response.text();
+    }
+    const contoso = pages.contoso ?? "";
+    const fabrikam = pages.fabrikam ?? "";
+
+    // The inventory: each certificate the sweep saw in the account's due list, all of them its own.
+    for (const [name, html] of [
+      ["contoso", contoso],
+      ["fabrikam", fabrikam],
+    ] as const) {
+      const own = sandbox
+        .account(name)
+        .sim.certificates()
+        .map((c) => escapeHtml(c.certificateName));
+      const names = namesOn(html);
+      expect(names.length, name).toBeGreaterThanOrEqual(3);
+      for (const listed of names) expect(own).toContain(listed);
+      // The name both accounts hold, on both pages.
+      expect(names).toContain(SAMPLE_SHARED_NAME);
+      expect(html).toContain("schedule <code>0 0 3 * * *</code>");
+      for (const secret of sandbox.secrets()) expect(html).not.toContain(secret);
+    }
+    const statuses = (html: string) =>
+      [...html.matchAll(/<tr data-status="([^"]+)"/g)].map((m) => m[1]);
+    expect(namesOn(contoso)).toContain(SAMPLE_NOT_LANDED);
+    expect(statuses(contoso)).toContain("pending");
+    // Every fabrikam renewal landed.
+    expect(new Set(statuses(fabrikam))).toEqual(new Set(["ok"]));
+    expect(namesOn(fabrikam)).toContain("legacy-fabrikam-com");
+    // The staged refusal is contoso's: on its page as a failed renewal, and its run as failed;
+    // fabrikam's run succeeded.
+    expect(contoso).toContain('data-status="failed"');
+    expect(contoso).toMatch(/<dd id="last-run"><span class="badge st-failed">failed<\/span>/);
+    expect(fabrikam).not.toContain('data-status="failed"');
+    expect(fabrikam).not.toMatch(/<dd id="last-run"><span class="badge st-failed">/);
   });
 
   it("answers 401 without its key, as the host would", async () => {
@@ -83,8 +112,7 @@ describe("certsched sandbox --dashboard", () => {
       stderr,
       // "Interrupted" once the page has been read over HTTP, as a person would open it.
       untilInterrupted: async () => {
-        url =
-          /Dashboard \(after one sweep and one verification\): (\S+)/.exec(stderr.text)?.[1] ?? "";
+        url = /^ {2}fabrikam: (\S+)$/m.exec(stderr.text)?.[1] ?? "";
         const response = await fetch(url);
         page = { status: response.status, html: await response.text() };
         return "SIGINT";
@@ -94,18 +122,24 @@ describe("certsched sandbox --dashboard", () => {
     const code = await run(["sandbox", "--dashboard"], io);
 
     expect(code).toBe(0);
-    expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/api\/dashboard\?code=[0-9a-f]{32}$/);
+    expect(stderr.text).toMatch(
+      /^Dashboards, one per account \(after one sweep and one verification\):\n {2}contoso: http:\/\/127\.0\.0\.1:\d+\/api\/accounts\/contoso\/dashboard\?code=[0-9a-f]{32}\n {2}fabrikam: /m,
+    );
+    expect(url).toMatch(
+      /^http:\/\/127\.0\.0\.1:\d+\/api\/accounts\/fabrikam\/dashboard\?code=[0-9a-f]{32}$/,
+    );
     expect(page?.status).toBe(200);
     expect(page?.html).toContain("<h1>certsched: certificates</h1>");
     // Stopped with the sandbox: nothing listens there any more.
     await expect(fetch(url)).rejects.toThrow();
-    expect(stdout.text).toMatch(/^CERTSCHED_BASE_URL=/m);
+    expect(stdout.text).toMatch(/^CERTSCHED_ACCOUNTS=\[/m);
+    expect(stdout.text).not.toMatch(/^CERTSCHED_BASE_URL=/m);
   }, 60_000);
 
   it("npm start's banner says where to get the dashboard", () => {
     const plain = palette({ isTTY: false, columns: undefined, write() {} }, {});
     expect(sandboxBanner(sandbox, plain).join(" ")).toContain(
-      "npx certsched sandbox --dashboard keeps one up, sweeps and verifies it once, and prints the page's URL",
+      "npx certsched sandbox --dashboard keeps one page per account up, sweeps and verifies each account once, and prints each page's URL",
     );
   });
 });

@@ -1,11 +1,17 @@
 import { spawn } from "node:child_process";
 import { once } from "node:events";
 import { existsSync, readFileSync } from "node:fs";
+import { writeFile } from "node:fs/promises";
+import { join } from "node:path";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { palette } from "../../../cli/output/color.js";
-import { renderSandboxVerification, startSandbox, verifySandbox } from "../../../cli/sandbox.js";
-import { loadSettings } from "../../../shared/app/config/settings.js";
-import { createRuntime } from "../../../shared/app/services.js";
+import {
+  renderSandboxVerification,
+  type Sandbox,
+  sandboxServices,
+  startSandbox,
+  verifySandbox,
+} from "../../../cli/sandbox.js";
 import { sweepWith } from "../../../shared/usecases/sweep.js";
 import {
   SAMPLE_REFUSAL,
@@ -13,6 +19,8 @@ import {
   sandboxSettings,
   startSimulator,
 } from "../../../sim/index.js";
+import { SAMPLE_SHARED_NAME, sandboxAccounts } from "../../../sim/sandbox.js";
+import { startSimAccounts } from "../../support/accounts.js";
 import {
   expectNoSandboxSecret,
   expectNoSecret,
@@ -42,141 +50,257 @@ async function emptyDir(): Promise<string> {
   return dir.path;
 }
 
-/** The App Service sample domains whose renewal lands (or that were not due): ok. */
-const SANDBOX_OK_DOMAINS = [
-  "www.contoso.com",
-  "legacy.fabrikam.com",
-  "staging.contoso.com",
-  "blog.contoso.com",
-  "static.contoso.com",
-  "partners.fabrikam.com",
-];
+/** The App Service sample domains whose renewal lands (or that were not due): ok, by account. */
+const SANDBOX_OK_DOMAINS = {
+  contoso: ["www.contoso.com", "staging.contoso.com", "blog.contoso.com", "static.contoso.com"],
+  fabrikam: ["legacy.fabrikam.com", "partners.fabrikam.com"],
+};
 
-/** The Key Vault sample certificates in the simulator's vault whose version is current: ok. */
-const SANDBOX_OK_VAULT = [
-  "api-contoso-com",
-  "vault-fabrikam-com",
-  "mail-fabrikam-com",
-  "docs-fabrikam-com",
-];
+/** The Key Vault sample certificates in each account's vault whose version is current: ok. */
+const SANDBOX_OK_VAULT = {
+  contoso: ["kv-contoso/api-contoso-com", "kv-contoso/wildcard"],
+  fabrikam: [
+    "kv-fabrikam/vault-fabrikam-com",
+    "kv-fabrikam/mail-fabrikam-com",
+    "kv-fabrikam/docs-fabrikam-com",
+    "kv-fabrikam/wildcard",
+  ],
+};
 
 /** The domain as a regular expression (the table is not cut: stdout is not a terminal). */
 const rowOf = (domain: string) => domain.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&");
 
-const SANDBOX_NAMES = [
-  "www-contoso-com",
-  "shop-contoso-com",
-  "api-contoso-com",
-  "legacy-fabrikam-com",
-  "vault-fabrikam-com",
-  "intranet-contoso-com",
-  "staging-contoso-com",
-];
+/** The certificates each sandbox account lists as due. */
+const SANDBOX_DUE = {
+  contoso: [
+    "www-contoso-com",
+    "shop-contoso-com",
+    "api-contoso-com",
+    "intranet-contoso-com",
+    "staging-contoso-com",
+    SAMPLE_SHARED_NAME,
+  ],
+  fabrikam: ["legacy-fabrikam-com", "vault-fabrikam-com", SAMPLE_SHARED_NAME],
+};
+
+/** Every sandbox account's throwaway API key and client secret: none is ever printed. */
+function expectNoSandboxAccountSecret(result: { stdout: string; stderr: string }): void {
+  const output = result.stdout + result.stderr;
+  const specs = sandboxAccounts(new Date());
+  expect(specs).toHaveLength(2);
+  for (const spec of specs) {
+    for (const secret of [spec.options.apiKey, spec.options.clientSecret]) {
+      expect(secret).toBeTruthy();
+      expect(output).not.toContain(secret);
+    }
+  }
+}
+
+/** The text between the heading of account `name` and the next account's (or the end). */
+function partOf(out: string, name: string): string {
+  const start = out.search(
+    new RegExp(
+      `^Account ${name} \\(http://127\\.0\\.0\\.1:\\d+, subscription sub-${name}\\)$`,
+      "m",
+    ),
+  );
+  expect(start, `the part of account ${name}`).toBeGreaterThanOrEqual(0);
+  const rest = out.slice(start + 1);
+  const next = rest.search(/^(Account \S+ \(|\d+ accounts:$)/m);
+  return next < 0 ? rest : rest.slice(0, next);
+}
 
 describe("npm start (scripts/start.mjs)", () => {
-  it("without CERTSCHED_BASE_URL sweeps the sandbox under a banner and exits 0", async () => {
+  it("without CERTSCHED_BASE_URL sweeps the sandbox's two accounts under a banner and exits 0", async () => {
     const result = await runNode(START, [], { cwd: ROOT });
 
     expect(result.code).toBe(0);
     const out = result.stdout;
     expect(out).toContain("=== certsched SANDBOX ===");
     expect(out).toContain("This is the sandbox");
+    expect(out.replaceAll("\n", " ")).toMatch(
+      /2 accounts declared in CERTSCHED_ACCOUNTS: contoso at http:\/\/127\.0\.0\.1:\d+ \(8 certificates\) and fabrikam at http:\/\/127\.0\.0\.1:\d+ \(6 certificates\)/,
+    );
     expect(out).toContain("To use the real service, set CERTSCHED_BASE_URL");
-    expect(out).toMatch(/^CERTIFICATE\s+TARGET\s+EXPIRES \(UTC\)\s+OUTCOME$/m);
-    for (const name of SANDBOX_NAMES) expect(out).toMatch(new RegExp(`^${name}\\s`, "m"));
-    // Both targets, the staged refusal, and the summary with the explanation.
-    expect(out).toMatch(/Cloud App Service/);
-    expect(out).toMatch(/Cloud Key Vault \+ DNS/);
-    expect(out).toMatch(/^intranet-contoso-com\s.*\sfailed\s/m);
-    expect(out).toContain(SAMPLE_REFUSAL);
-    expect(out).toContain("7 due: 6 renewal-scheduled, 1 failed.");
-    expect(out).toContain("Expected in the sandbox");
-    expect(out).toContain("so the exit code is 0");
-    expect(out).not.toMatch(/^(blog|partners)-\S+\s/m);
-    // Then the verification of what each App Service domain serves, one not-landed on purpose.
-    expect(out).toContain("Verification, as certsched verify sees it 2 h after the sweep");
-    expect(out).toMatch(/^DOMAIN\s+STATUS\s+EXPIRES \(UTC\)\s+ISSUER$/m);
-    for (const domain of SANDBOX_OK_DOMAINS) {
-      expect(out).toMatch(
-        new RegExp(`^${domain.replaceAll(".", "\\.")}\\s+ok\\s.*certsched simulator$`, "m"),
-      );
+    // Each account's part under its own heading, contoso first: its sweep, then its verification.
+    const contoso = partOf(out, "contoso");
+    const fabrikam = partOf(out, "fabrikam");
+    expect(out.indexOf("Account contoso")).toBeLessThan(out.indexOf("Account fabrikam"));
+    for (const part of [contoso, fabrikam]) {
+      expect(part).toMatch(/^CERTIFICATE\s+TARGET\s+EXPIRES \(UTC\)\s+OUTCOME$/m);
+      expect(part).toContain("Verification, as certsched verify sees it 2 h after the sweep");
+      expect(part).toMatch(/^DOMAIN\s+STATUS\s+EXPIRES \(UTC\)\s+ISSUER$/m);
     }
-    expect(out).toMatch(
+    for (const [part, names] of [
+      [contoso, SANDBOX_DUE.contoso],
+      [fabrikam, SANDBOX_DUE.fabrikam],
+    ] as const) {
+      const swept = part.slice(0, part.indexOf("Verification"));
+      const rows = [...swept.matchAll(/^(\S+)\s+Cloud .*?\s(renewal-scheduled|failed)$/gm)];
+      expect(rows.map((m) => m[1]).sort()).toEqual([...names].sort());
+    }
+    // The shared name renewed in each account, each in its own table.
+    const shared = new RegExp(
+      `^${SAMPLE_SHARED_NAME}\\s+Cloud Key Vault \\+ DNS\\s.*renewal-scheduled$`,
+      "m",
+    );
+    expect(contoso).toMatch(shared);
+    expect(fabrikam).toMatch(shared);
+    // Both targets, the staged refusal (contoso's), and each account's summary.
+    expect(contoso).toMatch(/Cloud App Service/);
+    expect(contoso).toMatch(/Cloud Key Vault \+ DNS/);
+    expect(contoso).toMatch(/^intranet-contoso-com\s.*\sfailed$/m);
+    expect(contoso).toContain(SAMPLE_REFUSAL);
+    expect(contoso).toContain("6 due: 5 renewal-scheduled, 1 failed.");
+    expect(contoso).toContain("Expected in the sandbox");
+    expect(contoso).toContain("so the exit code is 0");
+    expect(fabrikam).toContain("3 due: 3 renewal-scheduled.");
+    expect(fabrikam).not.toContain("failed");
+    expect(fabrikam).not.toContain("Expected in the sandbox");
+    expect(out).not.toMatch(/^(blog|partners|static|mail|docs)-\S+\s+Cloud/m);
+    // Then the verification of what each App Service domain serves, one not-landed on purpose.
+    for (const [part, domains] of [
+      [contoso, SANDBOX_OK_DOMAINS.contoso],
+      [fabrikam, SANDBOX_OK_DOMAINS.fabrikam],
+    ] as const) {
+      for (const domain of domains) {
+        expect(part).toMatch(new RegExp(`^${rowOf(domain)}\\s+ok\\s.*certsched simulator$`, "m"));
+      }
+    }
+    expect(contoso).toMatch(
       /^shop\.contoso\.com\s+not-landed\s+\S+ \(11 days left\)\s+certsched simulator$/m,
     );
-    // The Key Vault certificates, read from the simulator's vault through the same connect-to.
-    for (const name of SANDBOX_OK_VAULT) {
-      expect(out).toMatch(new RegExp(`^${rowOf(`kv-certsched/${name}`)}\\s+ok\\s`, "m"));
+    // The Key Vault certificates, each read from its account's own vault.
+    for (const [part, rows] of [
+      [contoso, SANDBOX_OK_VAULT.contoso],
+      [fabrikam, SANDBOX_OK_VAULT.fabrikam],
+    ] as const) {
+      for (const row of rows) expect(part).toMatch(new RegExp(`^${rowOf(row)}\\s+ok\\s`, "m"));
     }
     // The one whose renewal is refused on purpose: nothing renewed it, so it is expiring.
-    expect(out).toMatch(
-      new RegExp(`^${rowOf("kv-certsched/intranet-contoso-com")}\\s+expiring\\s`, "m"),
+    expect(contoso).toMatch(
+      new RegExp(`^${rowOf("kv-contoso/intranet-contoso-com")}\\s+expiring\\s`, "m"),
     );
-    expect(out.replaceAll("\n", " ")).toContain(
+    expect(contoso.replaceAll("\n", " ")).toContain(
       "intranet-contoso-com is expiring because the simulator refuses its renewal on purpose (the staged failure above)",
     );
-    expect(out).toMatch(
+    expect(contoso).toMatch(
       /^shop\.contoso\.com not-landed:\n {2}renewal accepted at \S+Z, more than 2 h ago \(CERTSCHED_VERIFY_WINDOW\), but the certificate served still expires at \S+Z, no later than before the renewal \(\S+Z\)\n {2}The service renewed, but the endpoint still serves the old certificate/m,
     );
-    expect(out).toContain("12 checked: 1 not-landed, 1 expiring, 10 ok.");
-    expect(out.replaceAll("\n", " ")).toContain(
+    expect(contoso).toContain("8 checked: 1 not-landed, 1 expiring, 6 ok.");
+    expect(fabrikam).toContain("6 checked: 6 ok.");
+    expect(contoso.replaceAll("\n", " ")).toContain(
       'Expected in the sandbox: the service renewed shop-contoso-com, but the simulator\'s hosting endpoint keeps serving the old certificate on purpose, to show what "renewed, but the site still serves the old certificate" looks like. Against a real service not-landed makes certsched verify exit with code 1; here it is part of the demo, so the exit code is 0.',
     );
-    // The sandbox's own credentials and tokens are not printed by a sweep either.
+    // One line per account at the end.
+    expect(out).toMatch(
+      /^2 accounts:\n {2}contoso: 6 due: 5 renewal-scheduled, 1 failed \(as staged\)\n {2}fabrikam: 3 due: 3 renewal-scheduled \(ok\)$/m,
+    );
+    // No account's credentials or tokens are printed by a sweep.
     expectNoSandboxSecret(result);
+    expectNoSandboxAccountSecret(result);
     // Nothing ordinary was blanked out as if it were one (a secret that is a word would be).
     expect(out + result.stderr).not.toContain("[REDACTED]");
   });
 
-  it("passes extra arguments to the sweep: --json gives one document with the staged failure", async () => {
+  it("passes extra arguments to the sweep: --json gives one document, every result naming its account", async () => {
     const result = await runNode(START, ["--json"], { cwd: ROOT });
 
     expect(result.code).toBe(0);
     const doc = jsonOf<{
       sandbox: boolean;
+      failed: boolean;
+      passes: boolean;
       stagedFailures: string[];
       counts: Record<string, number>;
-      results: { certificateName: string; target: string; outcome: string }[];
+      accounts: {
+        name: string;
+        failed: boolean;
+        problems: string[];
+        stagedFailures: string[];
+        counts: Record<string, number>;
+        ledger: string;
+        startedAt: string;
+      }[];
+      results: { account: string; certificateName: string; target: string; outcome: string }[];
       sandboxVerification: {
         counts: Record<string, number>;
         staged: string[];
         passes: boolean;
-        results: { domain: string; certificateName?: string; source: string; status: string }[];
+        results: {
+          account: string;
+          domain: string;
+          certificateName?: string;
+          source: string;
+          status: string;
+        }[];
       };
     }>(result);
     expect(doc.sandbox).toBe(true);
+    expect(doc).toMatchObject({ failed: true, passes: true });
     expect(doc.stagedFailures).toEqual(["intranet-contoso-com"]);
-    expect(doc.counts).toMatchObject({ due: 7, "renewal-scheduled": 6, failed: 1 });
+    expect(doc.counts).toMatchObject({ due: 9, "renewal-scheduled": 8, failed: 1 });
+    expect(doc.accounts.map((a) => [a.name, a.failed, a.problems, a.stagedFailures])).toEqual([
+      ["contoso", true, ["1 renewal(s) failed: intranet-contoso-com"], ["intranet-contoso-com"]],
+      ["fabrikam", false, [], []],
+    ]);
+    expect(doc.accounts[0]?.counts).toMatchObject({ due: 6, "renewal-scheduled": 5, failed: 1 });
+    // Each account's sweep ran with its own in-memory ledger.
+    for (const account of doc.accounts) {
+      expect(account).toMatchObject({ ledger: "memory", startedAt: expect.any(String) });
+    }
+    expect(doc.accounts[1]?.counts).toMatchObject({ due: 3, "renewal-scheduled": 3, failed: 0 });
+    for (const account of ["contoso", "fabrikam"] as const) {
+      expect(
+        doc.results
+          .filter((r) => r.account === account)
+          .map((r) => r.certificateName)
+          .sort(),
+      ).toEqual([...SANDBOX_DUE[account]].sort());
+    }
+    expect(doc.results.filter((r) => r.certificateName === SAMPLE_SHARED_NAME)).toEqual([
+      expect.objectContaining({ account: "contoso", outcome: "renewal-scheduled" }),
+      expect.objectContaining({ account: "fabrikam", outcome: "renewal-scheduled" }),
+    ]);
     expect(new Set(doc.results.map((r) => r.target))).toEqual(
       new Set(["Cloud App Service", "Cloud Key Vault + DNS"]),
     );
-    expect(doc.sandboxVerification.counts).toEqual({ "not-landed": 1, expiring: 1, ok: 10 });
+    expect(doc.sandboxVerification.counts).toEqual({ "not-landed": 1, expiring: 1, ok: 12 });
     expect(doc.sandboxVerification.staged).toEqual(["shop-contoso-com"]);
     expect(doc.sandboxVerification.passes).toBe(true);
     const shop = doc.sandboxVerification.results.find(
       (r) => r.certificateName === "shop-contoso-com",
     );
-    expect(shop).toMatchObject({ domain: "shop.contoso.com", source: "tls", status: "not-landed" });
+    expect(shop).toMatchObject({
+      account: "contoso",
+      domain: "shop.contoso.com",
+      source: "tls",
+      status: "not-landed",
+    });
     const vault = doc.sandboxVerification.results.filter((r) => r.source === "keyvault");
-    expect(Object.fromEntries(vault.map((r) => [r.certificateName, [r.domain, r.status]]))).toEqual(
-      {
-        "api-contoso-com": ["kv-certsched/api-contoso-com", "ok"],
-        "vault-fabrikam-com": ["kv-certsched/vault-fabrikam-com", "ok"],
-        "intranet-contoso-com": ["kv-certsched/intranet-contoso-com", "expiring"],
-        "mail-fabrikam-com": ["kv-certsched/mail-fabrikam-com", "ok"],
-        "docs-fabrikam-com": ["kv-certsched/docs-fabrikam-com", "ok"],
-      },
-    );
+    expect(vault.map((r) => [r.account, r.domain, r.status])).toEqual([
+      ["contoso", "kv-contoso/api-contoso-com", "ok"],
+      ["contoso", "kv-contoso/intranet-contoso-com", "expiring"],
+      ["contoso", "kv-contoso/wildcard", "ok"],
+      ["fabrikam", "kv-fabrikam/vault-fabrikam-com", "ok"],
+      ["fabrikam", "kv-fabrikam/mail-fabrikam-com", "ok"],
+      ["fabrikam", "kv-fabrikam/docs-fabrikam-com", "ok"],
+      ["fabrikam", "kv-fabrikam/wildcard", "ok"],
+    ]);
     // The banner still says where this came from, on stderr.
     expect(result.stderr).toContain("=== certsched SANDBOX ===");
     expectNoSandboxSecret(result);
+    expectNoSandboxAccountSecret(result);
   });
 
   it("--dry-run renews nothing, so there is no verification to show", async () => {
     const result = await runNode(START, ["--dry-run"], { cwd: ROOT });
 
     expect(result.code).toBe(0);
-    expect(result.stdout).toContain("7 due: 7 would-renew.");
+    expect(result.stdout).toContain("6 due: 6 would-renew.");
+    expect(result.stdout).toContain("3 due: 3 would-renew.");
+    expect(result.stdout).toMatch(/^ {2}contoso: 6 due: 6 would-renew \(ok\)$/m);
+    expect(result.stdout).toMatch(/^ {2}fabrikam: 3 due: 3 would-renew \(ok\)$/m);
     expect(result.stdout).not.toContain("Verification");
     expect(result.stdout).not.toContain("not-landed");
   });
@@ -201,6 +325,38 @@ describe("npm start (scripts/start.mjs)", () => {
     expectNoSecret(result, sim);
   });
 
+  it("with CERTSCHED_ACCOUNTS (or CERTSCHED_ACCOUNTS_FILE) set sweeps those accounts, not the sandbox, and never prints their JSON", async () => {
+    const accounts = await startSimAccounts(["north", "south"], () => ({
+      certificates: [{ certificateName: "shared-name", expiryDate: inDays(3) }],
+    }));
+    try {
+      const inline = await runNode(START, [], { env: accounts.env(), cwd: await emptyDir() });
+      const dir = await emptyDir();
+      await writeFile(join(dir, "accounts.json"), accounts.env().CERTSCHED_ACCOUNTS ?? "");
+      await writeFile(
+        join(dir, "local.settings.json"),
+        JSON.stringify({ Values: { CERTSCHED_ACCOUNTS_FILE: "accounts.json" } }),
+      );
+      const fromFile = await runNode(START, [], { cwd: dir });
+
+      expect(inline.stderr).toContain(
+        "certsched: sweeping the accounts CERTSCHED_ACCOUNTS declares",
+      );
+      expect(fromFile.stderr).toContain(
+        "certsched: sweeping the accounts declared in accounts.json (CERTSCHED_ACCOUNTS_FILE is set)",
+      );
+      for (const result of [inline, fromFile]) {
+        expect(result.stdout + result.stderr).not.toContain("SANDBOX");
+        expect(result.stdout + result.stderr).not.toContain(accounts.env().CERTSCHED_ACCOUNTS);
+        for (const secret of accounts.secrets()) {
+          expect(result.stdout + result.stderr).not.toContain(secret);
+        }
+      }
+    } finally {
+      await accounts.close();
+    }
+  });
+
   it("with CERTSCHED_BASE_URL set exits 0 when the sweep succeeds", async () => {
     sim = await startSimulator({
       certificates: [{ certificateName: "ok", expiryDate: inDays(3) }],
@@ -214,8 +370,22 @@ describe("npm start (scripts/start.mjs)", () => {
   });
 });
 
+/** One account object of the printed CERTSCHED_ACCOUNTS as the single-account settings. */
+function singleAccountEnv(account: Record<string, string>): Record<string, string> {
+  return {
+    CERTSCHED_BASE_URL: account.baseUrl ?? "",
+    CERTSCHED_SUBSCRIPTION: account.subscription ?? "",
+    CERTSCHED_SUBSCRIPTION_ID: account.subscriptionId ?? "",
+    CERTSCHED_API_KEY: account.apiKey ?? "",
+    CERTSCHED_TENANT_ID: account.tenantId ?? "",
+    CERTSCHED_CLIENT_ID: account.clientId ?? "",
+    CERTSCHED_CLIENT_SECRET: account.clientSecret ?? "",
+    CERTSCHED_TOKEN_URL: account.tokenUrl ?? "",
+  };
+}
+
 describe("certsched sandbox", () => {
-  it("prints settings that work, serves until SIGTERM, then exits 0", async () => {
+  it("prints CERTSCHED_ACCOUNTS for two accounts that work, serves until SIGTERM, then exits 0", async () => {
     const child = spawn(process.execPath, [CLI, "sandbox"], {
       env: { PATH: process.env.PATH ?? "" },
       stdio: ["ignore", "pipe", "pipe"],
@@ -240,64 +410,105 @@ describe("certsched sandbox", () => {
           .split("\n")
           .map((line) => [line.slice(0, line.indexOf("=")), line.slice(line.indexOf("=") + 1)]),
       );
-      expect(Object.keys(settings)).toEqual(
-        expect.arrayContaining([
-          "CERTSCHED_BASE_URL",
-          "CERTSCHED_CLIENT_SECRET",
-          "CERTSCHED_API_KEY",
-        ]),
-      );
-
-      const due = await runCli(["due", "--json"], { env: settings });
-
-      expect(due.code).toBe(0);
-      const names = jsonOf<{ certificates: { certificateName: string }[] }>(due).certificates.map(
-        (c) => c.certificateName,
-      );
-      expect(names.sort()).toEqual([...SANDBOX_NAMES].sort());
-      expectNoSandboxSecret(due, settings);
+      // The accounts, never the single-account settings.
+      expect(Object.keys(settings).sort()).toEqual([
+        "CERTSCHED_ACCOUNTS",
+        "CERTSCHED_VERIFY_CONNECT_TO",
+        "NODE_EXTRA_CA_CERTS",
+      ]);
+      const accounts = JSON.parse(settings.CERTSCHED_ACCOUNTS ?? "[]") as Record<string, string>[];
+      expect(accounts.map((a) => a.name)).toEqual(["contoso", "fabrikam"]);
+      // Each its own service, subscription, tenant, app registration and secrets.
+      for (const field of ["baseUrl", "subscription", "tenantId", "clientId", "apiKey"]) {
+        expect(new Set(accounts.map((a) => a[field])).size, field).toBe(2);
+      }
       expect(stderr).toContain("=== certsched SANDBOX ===");
-      expect(stderr).toMatch(
-        /hosting side serves the App Service certificates over TLS on\s+127\.0\.0\.1:\d+/,
+      expect(stderr.replaceAll("\n", " ")).toMatch(
+        /contoso: http:\/\/127\.0\.0\.1:\d+ with 8 sample certificates; its hosting side serves the App Service certificates over TLS on 127\.0\.0\.1:\d+/,
+      );
+      expect(stderr.replaceAll("\n", " ")).toMatch(
+        /fabrikam: http:\/\/127\.0\.0\.1:\d+ with 6 sample certificates/,
       );
 
-      // The hosting side, reached through the printed connect-to and trusted through the CA file.
+      // Each printed account works with its own credentials: its due list, its shared name.
+      for (const [index, account] of accounts.entries()) {
+        const name = account.name as "contoso" | "fabrikam";
+        const due = await runCli(["due", "--json"], { env: singleAccountEnv(account) });
+
+        expect(due.code, name).toBe(0);
+        const names = jsonOf<{ certificates: { certificateName: string }[] }>(due).certificates.map(
+          (c) => c.certificateName,
+        );
+        expect(names.sort()).toEqual([...SANDBOX_DUE[name]].sort());
+        expectNoSandboxAccountSecret(due);
+        expect(index).toBeLessThan(2);
+      }
+
+      // The hosting sides, reached through the printed connect-to and trusted through the one
+      // CA file holding both simulators' CAs.
       caPath = settings.NODE_EXTRA_CA_CERTS;
-      // The vault's host to the simulator's vault first, then every other name to the endpoint.
-      expect(settings.CERTSCHED_VERIFY_CONNECT_TO).toMatch(
-        /^kv-certsched\.vault\.azure\.net:443:127\.0\.0\.1:\d+,::127\.0\.0\.1:\d+$/,
-      );
-      expect(readFileSync(caPath ?? "", "utf8")).toContain("-----BEGIN CERTIFICATE-----");
-      const domains = ["--domain", "blog.contoso.com", "--domain", "shop.contoso.com"];
-      const verified = await runCli(["verify", "--json", ...domains], { env: settings });
-      const { NODE_EXTRA_CA_CERTS: _, ...untrusting } = settings;
-      const distrusted = await runCli(["verify", "--json", ...domains], { env: untrusting });
+      const connectTo = settings.CERTSCHED_VERIFY_CONNECT_TO ?? "";
+      expect(connectTo).toMatch(/^kv-contoso\.vault\.azure\.net:443:127\.0\.0\.1:\d+,/);
+      expect(connectTo).toMatch(/,kv-fabrikam\.vault\.azure\.net:443:127\.0\.0\.1:\d+,/);
+      expect(connectTo).toMatch(/(^|,)www\.contoso\.com:443:127\.0\.0\.1:\d+(,|$)/);
+      expect(connectTo).toMatch(/(^|,)legacy\.fabrikam\.com:443:127\.0\.0\.1:\d+(,|$)/);
+      // No catch-all: a name neither simulator serves is sent nowhere but where it lives.
+      expect(connectTo).not.toContain("::");
+      const pem = readFileSync(caPath ?? "", "utf8");
+      expect(pem.match(/-----BEGIN CERTIFICATE-----/g)).toHaveLength(2);
+      const domains = [
+        "--domain",
+        "blog.contoso.com",
+        "--domain",
+        "shop.contoso.com",
+        "--domain",
+        "partners.fabrikam.com",
+      ];
+      const verifyEnv = {
+        CERTSCHED_VERIFY_CONNECT_TO: connectTo,
+        NODE_EXTRA_CA_CERTS: caPath ?? "",
+      };
+      const verified = await runCli(["verify", "--json", ...domains], { env: verifyEnv });
+      const distrusted = await runCli(["verify", "--json", ...domains], {
+        env: { CERTSCHED_VERIFY_CONNECT_TO: connectTo },
+      });
 
       expect(verified.code).toBe(0);
       const results = jsonOf<VerifyDocument>(verified).results;
       expect(results.map((r) => [r.domain, r.status, r.daysLeft])).toEqual([
         ["blog.contoso.com", "ok", 44],
         ["shop.contoso.com", "expiring", 11],
+        ["partners.fabrikam.com", "ok", 20],
       ]);
       expect(results[0]?.issuer).toContain("O=certsched simulator");
       expect(distrusted.code).toBe(1);
       expect(jsonOf<VerifyDocument>(distrusted).results.map((r) => r.status)).toEqual([
         "untrusted",
         "untrusted",
+        "untrusted",
       ]);
 
-      // Without --domain: the due list, Key Vault certificates read from the simulator's vault
-      // with the sandbox's vault token, reached through the printed connect-to, trusted
-      // through the CA file. Nothing was swept, so they are judged by their expiry alone.
-      const all = await runCli(["verify", "--json"], { env: settings });
-      const vault = jsonOf<VerifyDocument>(all).results.filter((r) => r.source === "keyvault");
-      expect(vault.map((r) => [r.domain, r.status, r.daysLeft])).toEqual([
-        ["kv-certsched/api-contoso-com", "ok", 18],
-        ["kv-certsched/vault-fabrikam-com", "expiring", 1],
-        ["kv-certsched/intranet-contoso-com", "expiring", 7],
+      // Without --domain, account by account: the due list, Key Vault certificates read from
+      // that account's vault with its own vault token, reached through the printed connect-to,
+      // trusted through the CA file. Nothing was swept, so they are judged by their expiry alone.
+      const vaultOf = async (account: Record<string, string>) => {
+        const all = await runCli(["verify", "--json"], {
+          env: { ...singleAccountEnv(account), ...verifyEnv },
+        });
+        expectNoSandboxAccountSecret(all);
+        return jsonOf<VerifyDocument>(all)
+          .results.filter((r) => r.source === "keyvault")
+          .map((r) => [r.domain, r.status, r.daysLeft]);
+      };
+      expect(await vaultOf(accounts[0] ?? {})).toEqual([
+        ["kv-contoso/api-contoso-com", "ok", 18],
+        ["kv-contoso/intranet-contoso-com", "expiring", 7],
+        ["kv-contoso/wildcard", "expiring", 9],
       ]);
-      expect(vault[0]?.issuer).toContain("O=certsched simulator");
-      expectNoSandboxSecret(all, settings);
+      expect(await vaultOf(accounts[1] ?? {})).toEqual([
+        ["kv-fabrikam/vault-fabrikam-com", "expiring", 1],
+        ["kv-fabrikam/wildcard", "expiring", 12],
+      ]);
     } finally {
       child.kill("SIGTERM");
     }
@@ -316,24 +527,30 @@ describe("certsched sandbox", () => {
   });
 });
 
+/** The sandbox's sweep of its first account alone, with the account's own runtime. */
+async function sweepContoso(sandbox: Sandbox): Promise<void> {
+  const services = sandboxServices(sandbox);
+  const quiet = { info: () => {}, warn: () => {}, error: () => {} };
+  try {
+    await sweepWith(services.runtime("contoso"), quiet, { trigger: "cli" });
+  } finally {
+    await services.close();
+  }
+}
+
 describe("the sandbox's verification", () => {
   it("passes with the staged not-landed alone: any other bad status fails it, and the note no longer promises exit 0", async () => {
     const sandbox = await startSandbox();
     try {
-      const runtime = createRuntime(loadSettings(sandbox.settings), { ledger: sandbox.ledger });
-      const quiet = { info: () => {}, warn: () => {}, error: () => {} };
-      try {
-        await sweepWith(runtime, quiet, { trigger: "cli" });
-      } finally {
-        await runtime.close();
-      }
+      await sweepContoso(sandbox);
 
       const staged = await verifySandbox(sandbox);
-      sandbox.hosting.inject("www-contoso-com", "wrong-name");
+      sandbox.account("contoso").hosting.inject("www-contoso-com", "wrong-name");
       const broken = await verifySandbox(sandbox);
 
       expect(staged).toMatchObject({ passes: true, staged: ["shop-contoso-com"] });
-      expect(staged.counts).toEqual({ "not-landed": 1, expiring: 1, ok: 10 });
+      expect(staged).toMatchObject({ account: "contoso" });
+      expect(staged.counts).toEqual({ "not-landed": 1, expiring: 1, ok: 6 });
       expect(broken).toMatchObject({ passes: false, staged: ["shop-contoso-com"] });
       expect(broken.results.find((r) => r.domain === "www.contoso.com")?.status).toBe("mismatch");
       const plain = palette({ isTTY: false, columns: undefined, write: () => {} }, {});
@@ -349,14 +566,8 @@ describe("the sandbox's verification", () => {
   it("a Key Vault certificate whose vault keeps the old version is not-landed, and fails it", async () => {
     const sandbox = await startSandbox();
     try {
-      sandbox.hosting.inject("api-contoso-com", "keep-old-version");
-      const runtime = createRuntime(loadSettings(sandbox.settings), { ledger: sandbox.ledger });
-      const quiet = { info: () => {}, warn: () => {}, error: () => {} };
-      try {
-        await sweepWith(runtime, quiet, { trigger: "cli" });
-      } finally {
-        await runtime.close();
-      }
+      sandbox.account("contoso").hosting.inject("api-contoso-com", "keep-old-version");
+      await sweepContoso(sandbox);
 
       const verification = await verifySandbox(sandbox);
 
@@ -364,11 +575,11 @@ describe("the sandbox's verification", () => {
       expect(
         verification.results.find((r) => r.certificateName === "api-contoso-com"),
       ).toMatchObject({
-        domain: "kv-certsched/api-contoso-com",
+        domain: "kv-contoso/api-contoso-com",
         source: "keyvault",
         status: "not-landed",
       });
-      expect(verification.counts).toEqual({ "not-landed": 2, expiring: 1, ok: 9 });
+      expect(verification.counts).toEqual({ "not-landed": 2, expiring: 1, ok: 5 });
     } finally {
       await sandbox.close();
     }

@@ -1,0 +1,235 @@
+import { loadSettings } from "../shared/app/config/settings.js";
+import { type Runtime, unknownAccount } from "../shared/app/services.js";
+import { settingsOf } from "../shared/core/accounts.js";
+import { OUTCOMES, type SweepSummary } from "../shared/core/renewal/summary.js";
+import { countInventoryStatuses } from "../shared/core/verification/inventoryResult.js";
+import { SANDBOX_ACCOUNT_NAMES } from "../sim/sandbox.js";
+import { EXIT } from "./failure.js";
+import type { Io } from "./io.js";
+import { type Palette, palette } from "./output/color.js";
+import { renderSweep } from "./output/sweepReport.js";
+import { wrapToWidth } from "./output/text.js";
+import {
+  onlyStagedFailures,
+  renderSandboxVerification,
+  type Sandbox,
+  type SandboxVerification,
+  sandboxBanner,
+  sandboxServices,
+  stagedFailures,
+  startSandbox,
+  verifySandbox,
+} from "./sandbox.js";
+
+/**
+ * `certsched sweep --sandbox` (and `npm start` without CERTSCHED_BASE_URL): the sandbox's two
+ * accounts, declared in CERTSCHED_ACCOUNTS, swept one after the other with each account's own
+ * runtime (credentials, ledger, token cache), then each verified; the output shows each
+ * account's part under its name, then one line per account.
+ */
+
+/** One account's part of the sandbox sweep. */
+export interface SandboxAccountSweep {
+  readonly account: string;
+  readonly summary: SweepSummary;
+  /** Failures the sandbox stages on purpose (the simulator's refusal). */
+  readonly staged: string[];
+  /** Absent after a dry run: nothing was renewed, so nothing can land. */
+  readonly verification?: SandboxVerification;
+  /** True when nothing but what is staged went wrong in this account. */
+  readonly passes: boolean;
+}
+
+/** What the sandbox sweep did, every account's part, and whether it went as staged. */
+export interface SandboxSweep {
+  readonly parts: SandboxAccountSweep[];
+  readonly passes: boolean;
+}
+
+/**
+ * Sweeps every sandbox account (or only `options.account`: `--account NAME`) with `sweep` (the
+ * CLI's sweep of one runtime), then verifies each account swept unless it was a dry run.
+ * `options.before(account)` runs before each account's sweep. An unknown account is a
+ * ConfigError naming the sandbox's accounts (exit 2), before anything is sent.
+ */
+export async function sweepSandboxAccounts(
+  sandbox: Sandbox,
+  sweep: (runtime: Runtime) => Promise<SweepSummary>,
+  options: { readonly account?: string; readonly before?: (account: string) => void } = {},
+): Promise<SandboxSweep> {
+  const names = sandbox.accounts.map((a) => a.name);
+  const only = options.account;
+  if (only !== undefined && !names.includes(only)) throw unknownAccount(only, names);
+  const summaries: { account: string; summary: SweepSummary }[] = [];
+  // The sandbox's own settings, whatever the environment says: it must never reach a real account.
+  const services = sandboxServices(sandbox);
+  try {
+    for (const account of services.accounts.filter((a) => only === undefined || a === only)) {
+      options.before?.(account);
+      summaries.push({ account, summary: await sweep(services.runtime(account)) });
+    }
+  } finally {
+    await services.close();
+  }
+  const parts: SandboxAccountSweep[] = [];
+  for (const { account, summary } of summaries) {
+    // A dry run renewed nothing: there is nothing to see land.
+    const verification = summary.dryRun ? undefined : await verifySandbox(sandbox, account);
+    const passes =
+      (!summary.failed || onlyStagedFailures(summary)) && (verification?.passes ?? true);
+    parts.push({
+      account,
+      summary,
+      staged: stagedFailures(summary),
+      ...(verification ? { verification } : {}),
+      passes,
+    });
+  }
+  return { parts, passes: parts.every((p) => p.passes) };
+}
+
+/** Counts over every account's part (due and each outcome). */
+function totalCounts(parts: readonly SandboxAccountSweep[]): Record<string, number> {
+  const counts: Record<string, number> = { due: 0 };
+  for (const outcome of OUTCOMES) counts[outcome] = 0;
+  for (const { summary } of parts) {
+    for (const [key, n] of Object.entries(summary.counts)) counts[key] = (counts[key] ?? 0) + n;
+  }
+  return counts;
+}
+
+/**
+ * The JSON document: every result and every verification result carries `"account"`, and
+ * `accounts` lists each account's `{name, failed, problems}` (../shared/contracts/accounts.md)
+ * with what the sandbox adds (staged failures, counts, its verification's counts).
+ */
+export function sandboxSweepDocument(sandbox: Sandbox, swept: SandboxSweep): object {
+  const { parts } = swept;
+  const verified = parts.filter((p) => p.verification !== undefined);
+  const verificationResults = verified.flatMap((p) =>
+    (p.verification?.results ?? []).map((r) => ({ account: p.account, ...r })),
+  );
+  return {
+    sandbox: true,
+    dryRun: parts.every((p) => p.summary.dryRun),
+    // As a sweep over several accounts reports it: true when any account's run failed (here
+    // the staged refusal does); `passes` says whether only what is staged went wrong (exit 0).
+    failed: parts.some((p) => p.summary.failed),
+    passes: swept.passes,
+    stagedFailures: parts.flatMap((p) => p.staged),
+    accounts: parts.map((p) => ({
+      name: p.account,
+      service: sandbox.account(p.account).sim.baseUrl,
+      failed: p.summary.failed,
+      problems: p.summary.problems,
+      startedAt: p.summary.startedAt,
+      durationMs: p.summary.durationMs,
+      ledger: p.summary.ledger,
+      ...(p.summary.listError === undefined ? {} : { listError: p.summary.listError }),
+      stagedFailures: p.staged,
+      passes: p.passes,
+      counts: p.summary.counts,
+      ...(p.verification ? { verificationCounts: p.verification.counts } : {}),
+    })),
+    counts: totalCounts(parts),
+    results: parts.flatMap((p) => p.summary.results.map((r) => ({ account: p.account, ...r }))),
+    rejected: parts.flatMap((p) => p.summary.rejected.map((r) => ({ account: p.account, ...r }))),
+    ...(verified.length === 0
+      ? {}
+      : {
+          sandboxVerification: {
+            aheadMs: verified[0]?.verification?.aheadMs,
+            counts: countInventoryStatuses(verificationResults),
+            staged: verified.flatMap((p) => p.verification?.staged ?? []),
+            refusedExpiring: verified.flatMap((p) => p.verification?.refusedExpiring ?? []),
+            passes: verified.every((p) => p.verification?.passes === true),
+            results: verificationResults,
+          },
+        }),
+  };
+}
+
+/** The heading of one account's part: its name, service and subscription. */
+export function accountHeading(sandbox: Sandbox, name: string, paint: Palette): string {
+  const sim = sandbox.account(name).sim;
+  return `${paint.bold(`Account ${name}`)} (${sim.baseUrl}, subscription ${sim.options.subscription})`;
+}
+
+/** One line per account: what it renewed, and whether it went as staged. */
+function accountLines(swept: SandboxSweep): string[] {
+  return swept.parts.map((p) => {
+    const c = p.summary.counts;
+    const parts = OUTCOMES.filter((o) => (c[o] ?? 0) > 0).map((o) => `${c[o]} ${o}`);
+    const due = `${c.due} due${parts.length > 0 ? `: ${parts.join(", ")}` : ""}`;
+    const how = p.passes ? (p.staged.length > 0 ? "as staged" : "ok") : "FAILED";
+    return `  ${p.account}: ${due} (${how})`;
+  });
+}
+
+/** One account's part for people: its sweep, the staged note, its verification. */
+export function renderAccountPart(
+  sandbox: Sandbox,
+  part: SandboxAccountSweep,
+  paint: Palette,
+  width: number | undefined,
+): string[] {
+  const lines = ["", ...wrapToWidth(accountHeading(sandbox, part.account, paint), width ?? 80), ""];
+  const all = loadSettings(sandbox.settings);
+  const declared = all.accounts.find((a) => a.name === part.account);
+  const settings = declared ? settingsOf(all, declared) : undefined;
+  lines.push(...renderSweep(part.summary, paint, width, settings));
+  if (part.staged.length > 0) {
+    const note = `${paint.bold("Expected in the sandbox:")} the simulator refuses the renewal of ${part.staged.join(", ")} on purpose, to show what a failure looks like. Against a real service that failure makes the sweep exit with code 1; here it is part of the demo${part.passes ? ", so the exit code is 0" : ""}.`;
+    lines.push("", ...wrapToWidth(note, width ?? 80));
+  }
+  if (part.verification) lines.push(...renderSandboxVerification(part.verification, paint, width));
+  return lines;
+}
+
+/**
+ * The sandbox sweep as the CLI runs it: banner, each account's part, one line per account; or
+ * one JSON document. Exit 0 when nothing but what is staged went wrong in any account.
+ * `options.sandbox`: a sandbox the caller started (and closes); default a new one, closed here.
+ */
+export async function sweepSandbox(
+  io: Io,
+  options: { json: boolean; sandbox?: Sandbox; account?: string | undefined },
+  sweep: (runtime: Runtime) => Promise<SweepSummary>,
+): Promise<number> {
+  // An unknown --account is a usage error before any simulator starts.
+  const names = SANDBOX_ACCOUNT_NAMES;
+  if (options.account !== undefined && !names.includes(options.account)) {
+    throw unknownAccount(options.account, names);
+  }
+  const sandbox = options.sandbox ?? (await startSandbox());
+  let swept: SandboxSweep;
+  try {
+    const out = options.json ? io.stderr : io.stdout;
+    const paint = palette(out, io.env);
+    const banner = sandboxBanner(sandbox, paint).flatMap((l) => wrapToWidth(l, out.columns ?? 80));
+    out.write(`${banner.join("\n")}\n`);
+    swept = await sweepSandboxAccounts(sandbox, sweep, {
+      ...(options.account === undefined ? {} : { account: options.account }),
+      // On stderr: a progress line for people; the document on stdout stays one document.
+      before: (account) => {
+        if (options.json) io.stderr.write(`certsched: sweeping account ${account}\n`);
+      },
+    });
+    if (options.json) {
+      io.stdout.write(`${JSON.stringify(sandboxSweepDocument(sandbox, swept), null, 2)}\n`);
+    } else {
+      const width = io.stdout.columns;
+      const lines: string[] = [];
+      for (const part of swept.parts) lines.push(...renderAccountPart(sandbox, part, paint, width));
+      lines.push(
+        "",
+        paint.bold(`${swept.parts.length} account${swept.parts.length === 1 ? "" : "s"}:`),
+        ...accountLines(swept),
+      );
+      io.stdout.write(`${lines.join("\n")}\n`);
+    }
+  } finally {
+    if (options.sandbox === undefined) await sandbox.close();
+  }
+  return swept.passes ? EXIT.ok : EXIT.failed;
+}
