@@ -1,4 +1,4 @@
-import { createRuntime, type Runtime } from "../../shared/app/services.js";
+import type { Runtime } from "../../shared/app/services.js";
 import type { Ledger } from "../../shared/core/ports/ledger.js";
 import { noLedger } from "../../shared/core/ports/ledger.js";
 import type { SweepSummary } from "../../shared/core/renewal/summary.js";
