@@ -1,5 +1,6 @@
 import type { RunStore } from "../core/ports/runStore.js";
 import type { TraceParent } from "../core/ports/telemetry.js";
+import { partStatus } from "../core/runs/parts.js";
 import { isFinished, type Run } from "../core/runs/run.js";
 import { parseRunMessage } from "../core/runs/runMessage.js";
 import { ensureError, ValidationError } from "../lib/errors.js";
@@ -27,7 +28,7 @@ export interface Delivery {
  * keeps from ordering anything twice.
  */
 export async function processRun(
-  ports: SweepPorts,
+  ports: SweepPorts | ((account: string | undefined) => SweepPorts),
   store: RunStore,
   log: Logger,
   value: unknown,
@@ -53,6 +54,18 @@ export async function processRun(
     );
     return run;
   }
+  if (run.parts) {
+    // A fanned-out run is never swept itself: its parts are, each by its own message.
+    log.warn(
+      `certsched run ${run.runId} is a run over ${run.parts.length} account(s), swept by its parts' messages; this message does nothing`,
+    );
+    return run;
+  }
+  if (message.account !== run.account) {
+    log.warn(
+      `certsched run ${run.runId}: its message names account ${message.account ?? "(none)"}, the run ${run.account ?? "(none)"}; the run's is swept`,
+    );
+  }
   // The run decides, not the message: a message is input from whoever can write to the queue,
   // and one saying dryRun false must not make a requested dry run order certificates.
   if (message.dryRun !== run.dryRun) {
@@ -60,36 +73,75 @@ export async function processRun(
       `certsched run ${run.runId}: its message says dryRun ${message.dryRun}, the run says ${run.dryRun}; the run's is used`,
     );
   }
+  // The run's account, not the message's: its runtime (settings, credentials, ledger). An
+  // account no longer declared is a settings problem: noted on the run, the host retries.
+  let portsOf: SweepPorts;
+  try {
+    portsOf = typeof ports === "function" ? ports(run.account) : ports;
+  } catch (error) {
+    const problem = redact(ensureError(error).message);
+    await store
+      .save({
+        ...run,
+        state: "running",
+        attempts: Math.max(run.attempts + 1, delivery.dequeueCount),
+        problem,
+      })
+      .catch(() => {});
+    log.error(`certsched run ${run.runId} (account ${run.account}) cannot be swept: ${problem}`);
+    throw error;
+  }
   const started: Run = {
     ...run,
     state: "running",
-    startedAt: ports.now(),
+    startedAt: portsOf.now(),
     attempts: Math.max(run.attempts + 1, delivery.dequeueCount),
     problem: undefined,
   };
   await store.save(started);
   log.info(`certsched run ${run.runId} running (attempt ${started.attempts})`);
   try {
-    const summary = await sweepWith(ports, log, {
+    const summary = await sweepWith(portsOf, log, {
       dryRun: run.dryRun,
-      trigger: "queue",
+      trigger: run.requestedBy === "timer" ? "timer" : "queue",
       runId: run.runId,
       traceContext: delivery.traceContext,
     });
     const finished: Run = {
       ...started,
       state: summary.failed ? "failed" : "succeeded",
-      finishedAt: ports.now(),
+      finishedAt: portsOf.now(),
       summary,
     };
     await store.save(finished);
     log.info(`certsched run ${run.runId} ${finished.state}`);
+    alertOnAccount(finished, log);
     return finished;
   } catch (error) {
     const problem = redact(ensureError(error).message);
     // Best effort: the poll then shows why the attempt failed; the host retries regardless.
     await store.save({ ...started, problem }).catch(() => {});
-    log.error(`certsched run ${run.runId} attempt ${started.attempts} failed: ${problem}`);
+    log.error(
+      `certsched run ${run.runId}${run.account ? ` (account ${run.account})` : ""} attempt ${started.attempts} failed: ${problem}`,
+    );
     throw error;
   }
+}
+
+/** The start of the line an alert rule matches when an account's part fails for its account. */
+export const ACCOUNT_ALERT_LINE = "certsched account alert: ";
+
+/**
+ * An account's part that failed for a reason of its account's (credentials refused, over its
+ * quota): one error line naming the account and the status, for the alert rule. Other failures
+ * (a certificate refused, the list down) have their own lines from the sweep.
+ */
+function alertOnAccount(run: Run, log: Logger): void {
+  if (!run.account) return;
+  const status = partStatus(run);
+  if (status !== "credentials-refused" && status !== "over-quota" && status !== "dead") return;
+  const why = run.summary?.listError ?? run.summary?.problems[0] ?? status;
+  log.error(
+    `${ACCOUNT_ALERT_LINE}account ${run.account}: ${status} in run ${run.parentRunId ?? run.runId}: ${redact(why)}`,
+  );
 }
