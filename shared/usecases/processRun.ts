@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import type { RunStore } from "../core/ports/runStore.js";
 import type { TraceParent } from "../core/ports/telemetry.js";
 import { partStatus } from "../core/runs/parts.js";
@@ -97,8 +98,22 @@ export async function processRun(
     startedAt: portsOf.now(),
     attempts: Math.max(run.attempts + 1, delivery.dequeueCount),
     problem: undefined,
+    attemptId: randomUUID(),
   };
-  await store.save(started);
+  if (run.state === "queued") {
+    // Two copies of a queued run's message (one sent again) may be delivered at once, in one
+    // batch or on two instances: only the delivery whose attempt the store took sweeps it.
+    await store.save(started, { onlyIf: "queued" });
+    const stored = await store.get(run.runId);
+    if (stored?.attemptId !== started.attemptId) {
+      log.info(
+        `certsched run ${run.runId} was started by another delivery of its message at the same moment; this one does nothing`,
+      );
+      return stored ?? run;
+    }
+  } else {
+    await store.save(started);
+  }
   log.info(`certsched run ${run.runId} running (attempt ${started.attempts})`);
   try {
     const summary = await sweepWith(portsOf, log, {

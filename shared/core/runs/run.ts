@@ -94,6 +94,8 @@ export interface Run {
    * CERTSCHED_DEAD_ACCOUNT_DAYS: since when (the first refusal of the unbroken stretch).
    */
   readonly deadSince?: Date | undefined;
+  /** The latest attempt's own id: of two deliveries starting a queued run at once, one wins. */
+  readonly attemptId?: string | undefined;
 }
 
 /** One account's part of a fanned-out run: the account and the run that sweeps it. */

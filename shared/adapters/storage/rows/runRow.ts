@@ -42,6 +42,7 @@ export interface RunRow {
   /** A fanned-out run's parts: "account:runId" joined by ",", split over parts0.. as summary is. */
   partsChunks?: number;
   deadSince?: string;
+  attemptId?: string;
   [chunk: `summary${number}`]: string;
   [part: `parts${number}`]: string;
 }
@@ -80,6 +81,7 @@ export function toRunRow(run: Run): RunRow {
     ...(run.account ? { account: run.account } : {}),
     ...(run.parentRunId ? { parentRunId: run.parentRunId } : {}),
     ...(run.deadSince ? { deadSince: run.deadSince.toISOString() } : {}),
+    ...(run.attemptId ? { attemptId: run.attemptId } : {}),
   };
   if (run.parts) {
     const text = run.parts.map((p) => `${p.account}:${p.runId}`).join(",");
@@ -148,6 +150,7 @@ const rowSchema = z.object({
   parentRunId: runIdSchema.optional(),
   partsChunks: count.max(MAX_CHUNKS).optional(),
   deadSince: instant.optional(),
+  attemptId: z.string().max(64).optional(),
 });
 
 const partSchema = z.object({ account: accountName, runId: runIdSchema });
@@ -204,5 +207,6 @@ export function fromRunRow(row: Record<string, unknown>, table: string): Run {
     ...(r.parentRunId ? { parentRunId: r.parentRunId } : {}),
     ...(r.partsChunks ? { parts: partsOf(row, r.partsChunks, what) } : {}),
     ...(r.deadSince ? { deadSince: r.deadSince } : {}),
+    ...(r.attemptId ? { attemptId: r.attemptId } : {}),
   };
 }
