@@ -33,10 +33,19 @@ const REFUSED = [
 /** The start of a request the account's budget kept from being sent (budgetRules.quotaMessage). */
 const QUOTA_REFUSED = "request not sent: CERTSCHED_SERVICE_QUOTA";
 
-/** Whether the part's sweep could not list because its credentials were refused. */
+/** Error codes of a renewal refused for the account's credentials (lib/errors/family.ts). */
+const REFUSED_CODES = new Set(["TOKEN_REFUSED", "UPSTREAM_UNAUTHORIZED"]);
+
+/**
+ * Whether the part's credentials were refused: its list failed for them, or a renewal did (the
+ * API key, a client secret rotated or expired, an unknown tenant).
+ */
 export function credentialsRefused(run: Run): boolean {
   const listError = run.summary?.listError;
-  return listError !== undefined && REFUSED.some((words) => listError.includes(words));
+  if (listError !== undefined) return REFUSED.some((words) => listError.includes(words));
+  return (run.summary?.results ?? []).some(
+    (r) => r.outcome === "failed" && r.error !== undefined && REFUSED_CODES.has(r.error),
+  );
 }
 
 /** A part's status word (see PartStatus); `run` undefined: the store does not hold it. */

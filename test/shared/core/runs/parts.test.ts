@@ -88,6 +88,22 @@ describe("partStatus: why a part failed, in one word", () => {
         "list certificates due for renewal failed: the service answered 401 (the service refused certsched's credentials)",
     });
     expect(partStatus(run({ state: "failed", summary: unauthorized }))).toBe("credentials-refused");
+    const tokenRefused = summary({
+      results: [
+        {
+          certificateName: "www",
+          id: 1,
+          target: "app-service",
+          expiryDate: AT.toISOString(),
+          daysLeft: 5,
+          outcome: "failed",
+          reason: "SweepError",
+          detail: "Identity provider refused a token",
+          error: "TOKEN_REFUSED",
+        },
+      ],
+    });
+    expect(partStatus(run({ state: "failed", summary: tokenRefused }))).toBe("credentials-refused");
     const deferred = summary({ counts: { ...summary().counts, deferred: 2, due: 2 } });
     expect(partStatus(run({ state: "failed", summary: deferred }))).toBe("over-quota");
     const listRefused = summary({
