@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterEach, expect, it } from "vitest";
+import { CLAIM_LEASE_MS } from "../../shared/core/renewal/decide.js";
 import type { RunView } from "../../shared/edge/views/runView.js";
 import { startWorker, type Worker } from "../support/hostWorkerProcess.js";
 import { type FanOutWorld, inDays, runOf, startFanOutWorld } from "../support/runs.js";
@@ -118,8 +119,10 @@ it("a worker killed mid-batch: another finishes the run; every certificate renew
   expect(view.parts?.some((p) => p.attempts >= 2)).toBe(true);
   expect(view.state).toBe("succeeded");
 
-  // After the grace, the next run asks again what never reached a service, and only that.
-  await sleep(Math.max(0, killedAt + GRACE_SECONDS * 1000 + 500 - Date.now()));
+  // After the grace (a renewal sent unanswered) and the claim lease (claimed, not yet sent),
+  // the next run asks again what never reached a service, and only that.
+  const after = Math.max(GRACE_SECONDS * 1000, CLAIM_LEASE_MS) + 500;
+  await sleep(Math.max(0, killedAt + after - Date.now()));
   const next = runOf(await w.post());
   await until("the next run to finish", 90_000, async () => {
     view = runOf(await w.get(next.runId));
