@@ -1,0 +1,109 @@
+import { afterEach, expect, it } from "vitest";
+import { getRenewalRun } from "../../../functions/getRenewalRun.js";
+import { renewDueCertificates } from "../../../functions/renewDueCertificates.js";
+import { runRenewals } from "../../../functions/runRenewals.js";
+import { getServices } from "../../../shared/app/services.js";
+import { memoryLedger } from "../../../shared/core/ports/ledger.js";
+import type { RunView } from "../../../shared/edge/views/runView.js";
+import { type SimAccounts, startSimAccounts } from "../../support/accounts.js";
+import { configureApp, type LogLine, releaseApp } from "../../support/app.js";
+import { httpRequest, invocationContext, timer } from "../../support/invoke.js";
+import { toReply } from "../../support/reply.js";
+import { inDays } from "../../support/runs.js";
+
+/*
+ * Fan-out without a storage queue (tests, the sandbox): the in-process queue delivers each
+ * account's part in this process with that account's runtime, at most
+ * CERTSCHED_ACCOUNT_CONCURRENCY at once.
+ */
+
+let accounts: SimAccounts | undefined;
+const logs: LogLine[] = [];
+
+afterEach(async () => {
+  await getServices().app.runs.settled();
+  const texts = logs.map((l) => l.message);
+  expect(accounts?.secrets().filter((s) => texts.some((t) => t.includes(s)))).toEqual([]);
+  logs.length = 0;
+  await releaseApp();
+  await accounts?.close();
+  accounts = undefined;
+});
+
+const context = (name: string) =>
+  invocationContext(name, (level, message) => logs.push({ level, functionName: name, message }));
+
+async function get(runId: string): Promise<RunView> {
+  const reply = toReply(
+    await getRenewalRun(
+      httpRequest({ method: "GET", path: `renewals/${runId}`, params: { runId } }),
+      context("getRenewalRun"),
+    ),
+  );
+  return reply.body as RunView;
+}
+
+async function start(count: number, concurrency: number) {
+  const names = Array.from({ length: count }, (_, i) => `inproc-${i + 1}`);
+  accounts = await startSimAccounts(names, () => ({
+    completionDelayMs: 30 * 60_000,
+    latencyMs: 40,
+    certificates: [{ certificateName: "www-contoso-com", expiryDate: inDays(5) }],
+  }));
+  const ledgers = new Map(names.map((n) => [n, memoryLedger()]));
+  await configureApp(
+    { ...accounts.env(), CERTSCHED_ACCOUNT_CONCURRENCY: String(concurrency) },
+    { ledger: (account) => ledgers.get(account) ?? memoryLedger() },
+  );
+  return names;
+}
+
+/** The most parts whose sweeps overlapped in time. */
+function mostAtOnce(parts: readonly RunView[]): number {
+  const edges = parts.flatMap((p) => [
+    { at: Date.parse(p.startedAt ?? ""), step: 1 },
+    { at: Date.parse(p.finishedAt ?? ""), step: -1 },
+  ]);
+  edges.sort((a, b) => a.at - b.at || a.step - b.step);
+  let now = 0;
+  let most = 0;
+  for (const edge of edges) {
+    now += edge.step;
+    most = Math.max(most, now);
+  }
+  return most;
+}
+
+it("POST sweeps every account's part in this process, at most CERTSCHED_ACCOUNT_CONCURRENCY at once", async () => {
+  const names = await start(6, 2);
+  const reply = toReply(
+    await runRenewals(httpRequest({ path: "renewals" }), context("runRenewals")),
+  );
+  expect(reply.status).toBe(202);
+  const { runId } = reply.body as RunView;
+  await getServices().app.runs.settled();
+
+  const view = await get(runId);
+  expect(view.state).toBe("succeeded");
+  expect(view.parts?.map((p) => p.account)).toEqual(names);
+  const parts = await Promise.all((view.parts ?? []).map((p) => get(p.runId)));
+  expect(parts.every((p) => p.state === "succeeded")).toBe(true);
+  expect(mostAtOnce(parts)).toBe(2);
+  for (const name of names) {
+    expect(accounts?.sim(name).renewCallsFor("www-contoso-com")).toBe(1);
+  }
+});
+
+it("the timer queues the run and returns; the parts are swept here, each with its account", async () => {
+  const names = await start(3, 4);
+  await renewDueCertificates(timer(), context("renewDueCertificates"));
+  await getServices().app.runs.settled();
+  const line = logs.find((l) => l.message.startsWith("certsched timer: run "));
+  const runId = /run ([0-9a-f-]{36})/.exec(line?.message ?? "")?.[1] ?? "";
+  const view = await get(runId);
+  expect(view).toMatchObject({ state: "succeeded", requestedBy: "timer" });
+  expect(view.counts).toMatchObject({ due: 3, "renewal-scheduled": 3 });
+  for (const name of names) {
+    expect(accounts?.sim(name).renewCallsFor("www-contoso-com")).toBe(1);
+  }
+});
