@@ -1,13 +1,20 @@
 import { randomUUID } from "node:crypto";
 import type { RunStore } from "../core/ports/runStore.js";
 import type { TraceParent } from "../core/ports/telemetry.js";
-import { partStatus } from "../core/runs/parts.js";
+import { credentialsRefused, partStatus } from "../core/runs/parts.js";
 import { isFinished, type Run } from "../core/runs/run.js";
 import { parseRunMessage } from "../core/runs/runMessage.js";
+import type { Settings } from "../core/settings.js";
 import { ensureError, ValidationError } from "../lib/errors.js";
 import type { Logger } from "../lib/log.js";
 import { redact } from "../lib/redact/redact.js";
+import { DAY_MS } from "../lib/time.js";
 import { type SweepPorts, sweepWith } from "./sweep.js";
+
+/** What a run's sweep needs, and how many days of refused credentials make an account dead. */
+export type RunPorts = SweepPorts & {
+  readonly settings: Pick<Settings, "deadAccountDays">;
+};
 
 /** One delivery of a run's message, as the queue trigger sees it. */
 export interface Delivery {
@@ -29,7 +36,7 @@ export interface Delivery {
  * keeps from ordering anything twice.
  */
 export async function processRun(
-  ports: SweepPorts | ((account: string | undefined) => SweepPorts),
+  ports: RunPorts | ((account: string | undefined) => RunPorts),
   store: RunStore,
   log: Logger,
   value: unknown,
@@ -76,7 +83,7 @@ export async function processRun(
   }
   // The run's account, not the message's: its runtime (settings, credentials, ledger). An
   // account no longer declared is a settings problem: noted on the run, the host retries.
-  let portsOf: SweepPorts;
+  let portsOf: RunPorts;
   try {
     portsOf = typeof ports === "function" ? ports(run.account) : ports;
   } catch (error) {
@@ -122,12 +129,16 @@ export async function processRun(
       runId: run.runId,
       traceContext: delivery.traceContext,
     });
-    const finished: Run = {
-      ...started,
-      state: summary.failed ? "failed" : "succeeded",
-      finishedAt: portsOf.now(),
-      summary,
-    };
+    const finished = await withRefusals(
+      {
+        ...started,
+        state: summary.failed ? "failed" : "succeeded",
+        finishedAt: portsOf.now(),
+        summary,
+      },
+      store,
+      portsOf.settings.deadAccountDays,
+    );
     await store.save(finished);
     log.info(`certsched run ${run.runId} ${finished.state}`);
     alertOnAccount(finished, log);
@@ -159,4 +170,25 @@ function alertOnAccount(run: Run, log: Logger): void {
   log.error(
     `${ACCOUNT_ALERT_LINE}account ${run.account}: ${status} in run ${run.parentRunId ?? run.runId}: ${redact(why)}`,
   );
+}
+
+/**
+ * An account's part, with its account's stretch of refused credentials noted (noteRefusal): a
+ * part refused again while the stretch is `days` days old or more is marked dead (deadSince).
+ * A part whose list went through ends the stretch; one that could not list for another reason
+ * (the service down) says nothing either way. A store that cannot note it leaves the part as it is.
+ */
+async function withRefusals(run: Run, store: RunStore, days: number): Promise<Run> {
+  if (!run.account || !store.noteRefusal || !run.finishedAt) return run;
+  const refused = credentialsRefused(run);
+  if (!refused && run.summary?.listError !== undefined) return run;
+  try {
+    const since = await store.noteRefusal(run.account, refused ? run.finishedAt : undefined);
+    if (since && run.finishedAt.getTime() - since.getTime() >= days * DAY_MS) {
+      return { ...run, deadSince: since };
+    }
+  } catch {
+    // The stretch is a status word's input, never a reason to fail the run.
+  }
+  return run;
 }

@@ -2,9 +2,12 @@ import { afterEach, expect, it } from "vitest";
 import { getRenewalRun } from "../../../functions/getRenewalRun.js";
 import { renewDueCertificates } from "../../../functions/renewDueCertificates.js";
 import { runRenewals } from "../../../functions/runRenewals.js";
+import { memoryRunStore } from "../../../shared/adapters/storage/memory/memoryRunStore.js";
+import type { Seams } from "../../../shared/app/seams.js";
 import { getServices } from "../../../shared/app/services.js";
 import { memoryLedger } from "../../../shared/core/ports/ledger.js";
 import type { RunView } from "../../../shared/edge/views/runView.js";
+import { DAY_MS } from "../../../shared/lib/time.js";
 import { type SimAccounts, startSimAccounts } from "../../support/accounts.js";
 import { configureApp, type LogLine, releaseApp } from "../../support/app.js";
 import { httpRequest, invocationContext, timer } from "../../support/invoke.js";
@@ -43,7 +46,9 @@ async function get(runId: string): Promise<RunView> {
   return reply.body as RunView;
 }
 
-async function start(count: number, concurrency: number) {
+type Declare = (declarations: Record<string, unknown>[]) => unknown[];
+
+async function start(count: number, concurrency: number, seams: Seams = {}, declare?: Declare) {
   const names = Array.from({ length: count }, (_, i) => `inproc-${i + 1}`);
   accounts = await startSimAccounts(names, () => ({
     completionDelayMs: 30 * 60_000,
@@ -51,11 +56,16 @@ async function start(count: number, concurrency: number) {
     certificates: [{ certificateName: "www-contoso-com", expiryDate: inDays(5) }],
   }));
   const ledgers = new Map(names.map((n) => [n, memoryLedger()]));
-  await configureApp(
-    { ...accounts.env(), CERTSCHED_ACCOUNT_CONCURRENCY: String(concurrency) },
-    { ledger: (account) => ledgers.get(account) ?? memoryLedger() },
-  );
-  return names;
+  const configure = (with_?: Declare) =>
+    configureApp(
+      {
+        CERTSCHED_ACCOUNTS: JSON.stringify((with_ ?? ((d) => d))(accounts?.declarations() ?? [])),
+        CERTSCHED_ACCOUNT_CONCURRENCY: String(concurrency),
+      },
+      { ledger: (account) => ledgers.get(account) ?? memoryLedger(), ...seams },
+    );
+  await configure(declare);
+  return { names, configure };
 }
 
 /** The most parts whose sweeps overlapped in time. */
@@ -75,7 +85,7 @@ function mostAtOnce(parts: readonly RunView[]): number {
 }
 
 it("POST sweeps every account's part in this process, at most CERTSCHED_ACCOUNT_CONCURRENCY at once", async () => {
-  const names = await start(6, 2);
+  const { names } = await start(6, 2);
   const reply = toReply(
     await runRenewals(httpRequest({ path: "renewals" }), context("runRenewals")),
   );
@@ -95,7 +105,7 @@ it("POST sweeps every account's part in this process, at most CERTSCHED_ACCOUNT_
 });
 
 it("the timer queues the run and returns; the parts are swept here, each with its account", async () => {
-  const names = await start(3, 4);
+  const { names } = await start(3, 4);
   await renewDueCertificates(timer(), context("renewDueCertificates"));
   await getServices().app.runs.settled();
   const line = logs.find((l) => l.message.startsWith("certsched timer: run "));
@@ -106,4 +116,46 @@ it("the timer queues the run and returns; the parts are swept here, each with it
   for (const name of names) {
     expect(accounts?.sim(name).renewCallsFor("www-contoso-com")).toBe(1);
   }
+});
+
+it("an account refused for CERTSCHED_DEAD_ACCOUNT_DAYS days in a row is dead; accepted again, it is not", async () => {
+  let now = new Date();
+  const start0 = now;
+  const store = memoryRunStore();
+  const wrongSecret: Declare = (d) =>
+    d.map((a) => (a.name === "inproc-1" ? { ...a, clientSecret: "not-this-accounts-secret" } : a));
+  const { names, configure } = await start(2, 4, { now: () => now, runs: { store } }, wrongSecret);
+  const [refused, healthy] = names as [string, string];
+  const runAt = async (days: number) => {
+    now = new Date(start0.getTime() + days * DAY_MS);
+    const reply = toReply(
+      await runRenewals(httpRequest({ path: "renewals" }), context("runRenewals")),
+    );
+    await getServices().app.runs.settled();
+    const view = await get((reply.body as RunView).runId);
+    return Object.fromEntries((view.parts ?? []).map((p) => [p.account, p]));
+  };
+
+  const first = await runAt(0);
+  expect(first[refused]?.status).toBe("credentials-refused");
+  expect(first[healthy]?.status).toBe("succeeded");
+  expect((await runAt(2.9))[refused]?.status).toBe("credentials-refused");
+  const dead = await runAt(3);
+  expect(dead[refused]).toMatchObject({ status: "dead", deadSince: start0.toISOString() });
+  // The other account is swept as ever (its renewal of day 0 shows as stuck on the fake clock).
+  expect(dead[healthy]?.status).not.toMatch(/dead|refused/);
+  expect(
+    logs.some(
+      (l) =>
+        l.level === "error" &&
+        l.message.startsWith(`certsched account alert: account ${refused}: dead in run `),
+    ),
+  ).toBe(true);
+
+  // The credentials mended: the stretch ends; a later refusal starts a new one.
+  await configure();
+  const mended = await runAt(3.5);
+  expect(mended[refused]?.status).toBe("succeeded");
+  await configure(wrongSecret);
+  expect((await runAt(7))[refused]?.status).toBe("credentials-refused");
 });
