@@ -100,6 +100,27 @@ describe("two accounts", () => {
     }
     // The same certificate name in both accounts: renewed once in each.
     expectIsolatedAndRenewedOnce(w);
+    // Read finished, the parent's outcome is stored too: the daily pass has nothing left to move.
+    expect((await w.store.get(run.runId))?.state).toBe("succeeded");
+    expect(await w.store.listUnfinished(100)).toEqual([]);
+  });
+
+  it("an Idempotency-Key repeats the parent with its parts, queueing nothing more", async () => {
+    world = await startFanOutWorld(2, sameNames);
+    const w = world;
+    const headers = { "idempotency-key": "fan-out-twice" };
+    const first = runOf(await w.post({ headers }));
+    const again = await w.post({ headers });
+    expect(again.status).toBe(202);
+    expect(runOf(again).runId).toBe(first.runId);
+    expect(parts(runOf(again)).map((p) => p.runId)).toEqual(parts(first).map((p) => p.runId));
+    const peeked = await w.queue.peekMessages({ numberOfMessages: 32 });
+    expect(peeked.peekedMessageItems).toHaveLength(2);
+    await w.drainRuns();
+    const done = await w.post({ headers });
+    expect(done.status).toBe(200);
+    expect(runOf(done)).toMatchObject({ runId: first.runId, state: "succeeded" });
+    expectIsolatedAndRenewedOnce(w);
   });
 
   it("?wait answers 200 with the finished parent once every part is done", async () => {

@@ -6,7 +6,10 @@ import { memoryRunStore } from "../../../shared/adapters/storage/memory/memoryRu
 import type { Seams } from "../../../shared/app/seams.js";
 import { getServices } from "../../../shared/app/services.js";
 import { memoryLedger } from "../../../shared/core/ports/ledger.js";
+import type { RunQueue } from "../../../shared/core/ports/runQueue.js";
+import type { RunMessage } from "../../../shared/core/runs/run.js";
 import type { RunView } from "../../../shared/edge/views/runView.js";
+import { CertschedError } from "../../../shared/lib/errors.js";
 import { DAY_MS } from "../../../shared/lib/time.js";
 import { type SimAccounts, startSimAccounts } from "../../support/accounts.js";
 import { configureApp, type LogLine, releaseApp } from "../../support/app.js";
@@ -158,4 +161,41 @@ it("an account refused for CERTSCHED_DEAD_ACCOUNT_DAYS days in a row is dead; ac
   expect(mended[refused]?.status).toBe("succeeded");
   await configure(wrongSecret);
   expect((await runAt(7))[refused]?.status).toBe("credentials-refused");
+});
+
+it("a part whose message cannot be sent: 503, that part failed as not queued, the key free again", async () => {
+  const sent: RunMessage[] = [];
+  const store = memoryRunStore();
+  const queue: RunQueue = {
+    kind: "storage",
+    send: async (message) => {
+      if (message.account === "inproc-2") {
+        throw new CertschedError("RUNS_UNAVAILABLE", "run queue: cannot send (503)", {
+          retriable: true,
+        });
+      }
+      sent.push(message);
+    },
+  };
+  await start(3, 4, { runs: { store, queue } });
+  const post = () =>
+    runRenewals(
+      httpRequest({ path: "renewals", headers: { "idempotency-key": "fan-out-1" } }),
+      context("runRenewals"),
+    ).then(toReply);
+
+  const reply = await post();
+  expect(reply.status).toBe(503);
+  expect(reply.body).toMatchObject({ code: "RUNS_UNAVAILABLE" });
+  expect(sent.map((m) => m.account).sort()).toEqual(["inproc-1", "inproc-3"]);
+  const parentId = sent[0] && (await store.get(sent[0].runId))?.parentRunId;
+  const parent = parentId ? await get(parentId) : undefined;
+  const byAccount = Object.fromEntries((parent?.parts ?? []).map((p) => [p.account, p]));
+  expect(byAccount["inproc-2"]).toMatchObject({ state: "failed", status: "failed" });
+  expect(byAccount["inproc-2"]?.problem).toMatch(/^the run could not be queued: /);
+  expect(byAccount["inproc-1"]?.state).toBe("queued");
+  // The key was released: the same key starts a new run.
+  const again = await post();
+  expect(again.status).toBe(503);
+  expect(sent.filter((m) => m.account === "inproc-1")).toHaveLength(2);
 });
