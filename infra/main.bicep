@@ -122,6 +122,9 @@ param accountsFile string = ''
 @description('CERTSCHED_ACCOUNT_CONCURRENCY: accounts one process sweeps at once when runs are not fanned out on the queue, 1..64.')
 param accountConcurrency string = '4'
 
+@description('CERTSCHED_DEAD_ACCOUNT_DAYS: days in a row an account\'s credentials are refused before its part of a run says "dead", 1..365.')
+param deadAccountDays string = '3'
+
 @description('CERTSCHED_RENEWAL_CONCURRENCY: renewals in flight at once, 1..64.')
 param renewalConcurrency string = '8'
 
@@ -309,6 +312,7 @@ var commonSettings = [
   { name: 'CERTSCHED_ACCOUNTS', value: accounts }
   { name: 'CERTSCHED_ACCOUNTS_FILE', value: accountsFile }
   { name: 'CERTSCHED_ACCOUNT_CONCURRENCY', value: accountConcurrency }
+  { name: 'CERTSCHED_DEAD_ACCOUNT_DAYS', value: deadAccountDays }
   { name: 'CERTSCHED_RENEWAL_GRACE', value: renewalGrace }
   { name: 'CERTSCHED_DRY_RUN', value: dryRun }
   { name: 'CERTSCHED_HTTP_TIMEOUT', value: httpTimeout }

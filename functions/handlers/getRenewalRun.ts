@@ -11,7 +11,7 @@ import { noQuery, parseQuery } from "../../shared/edge/parseQuery.js";
 import { json, problem } from "../../shared/edge/problem.js";
 import { runView } from "../../shared/edge/views/runView.js";
 import { parseOrThrow } from "../../shared/lib/zodProblems.js";
-import { settleRun } from "../../shared/usecases/steps/settleRun.js";
+import { settleParent, settleRun } from "../../shared/usecases/steps/settleRun.js";
 
 const params = z.object({ runId: runIdSchema });
 
@@ -37,12 +37,12 @@ export async function getRenewalRun(
     }
     // A run that can never finish by itself (its message lost, its deliveries spent) is moved
     // on by whoever reads it: sent again once, or failed with the cause.
-    const run = await settleRun(read, {
-      store,
-      queue,
-      log: contextLogger(context),
-      now: runtime.now(),
-    });
-    return json(200, runView(run));
+    const ctx = { store, queue, log: contextLogger(context), now: runtime.now() };
+    // A run over several accounts: every part settled, its state derived from theirs.
+    if (read.parts) {
+      const { run, parts } = await settleParent(read, ctx);
+      return json(200, runView(run, parts));
+    }
+    return json(200, runView(await settleRun(read, ctx)));
   });
 }

@@ -1,5 +1,5 @@
 import type { InvocationContext } from "@azure/functions";
-import { getRuntime } from "../../shared/app/services.js";
+import { getServices } from "../../shared/app/services.js";
 import { contextLogger } from "../../shared/edge/contextLogger.js";
 import { processRun } from "../../shared/usecases/processRun.js";
 
@@ -19,9 +19,16 @@ export async function runQueuedRenewals(
   message: unknown,
   context: InvocationContext,
 ): Promise<void> {
-  const runtime = getRuntime();
-  await processRun(runtime, runtime.runs.store, contextLogger(context), message, {
-    dequeueCount: dequeueCountOf(context),
-    traceContext: context.traceContext,
-  });
+  const services = getServices();
+  // The run's account decides whose runtime sweeps it (its settings, credentials, ledger).
+  await processRun(
+    (account) => services.runtime(account),
+    services.app.runs.store,
+    contextLogger(context),
+    message,
+    {
+      dequeueCount: dequeueCountOf(context),
+      traceContext: context.traceContext,
+    },
+  );
 }

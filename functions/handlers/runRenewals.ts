@@ -1,10 +1,10 @@
 import type { HttpRequest, HttpResponseInit, InvocationContext } from "@azure/functions";
 import { z } from "zod";
 import { platformEnv } from "../../shared/app/config/platform.js";
-import { getRuntime } from "../../shared/app/services.js";
+import { getServices } from "../../shared/app/services.js";
 import { requesterOf } from "../../shared/core/renewal/requester.js";
 import { IDEMPOTENCY_HEADER } from "../../shared/core/runs/idempotencyKey.js";
-import { isFinished } from "../../shared/core/runs/run.js";
+import { isFinished, type Run } from "../../shared/core/runs/run.js";
 import { authorize } from "../../shared/edge/auth/authorize.js";
 import { callerOf } from "../../shared/edge/auth/callerOf.js";
 import { OPERATOR } from "../../shared/edge/auth/roles.js";
@@ -15,6 +15,7 @@ import { parseQuery } from "../../shared/edge/parseQuery.js";
 import { json, problem } from "../../shared/edge/problem.js";
 import { runLocation, runView } from "../../shared/edge/views/runView.js";
 import { startRun } from "../../shared/usecases/startRun.js";
+import { readRun } from "../../shared/usecases/steps/settleRun.js";
 import { MAX_WAIT_SECONDS, waitForRun } from "../../shared/usecases/waitForRun.js";
 
 const query = z.object({
@@ -34,6 +35,19 @@ const query = z.object({
     .optional(),
 });
 
+/** A fanned-out run's parts as queued (just accepted, or when they cannot be read now). */
+function queuedParts(run: Run): Run[] {
+  return (run.parts ?? []).map((p) => ({
+    ...run,
+    runId: p.runId,
+    account: p.account,
+    parentRunId: run.runId,
+    parts: undefined,
+    state: "queued",
+    attempts: 0,
+  }));
+}
+
 /**
  * POST /api/renewals[?dryRun=true][&wait=N]: queues a renewal sweep (docs/runs.md) and answers
  * 202 with the run and `Location: /api/renewals/{runId}`; the queue trigger (runQueuedRenewals)
@@ -50,13 +64,17 @@ export async function runRenewals(
     const caller = callerOf(request, platformEnv());
     const { dryRun, wait } = parseQuery(request, query);
     const keyHash = idempotencyKeyOf(request, caller);
-    const runtime = getRuntime();
+    const services = getServices();
+    const runtime = services.runtime();
     const { store, queue } = runtime.runs;
-    const result = await startRun(store, queue, contextLogger(context), {
+    const log = contextLogger(context);
+    const result = await startRun(store, queue, log, {
       dryRun: dryRun ?? runtime.settings.dryRun,
       requestedBy: requesterOf(caller).by,
       keyHash,
       now: runtime.now(),
+      // Declared accounts: one part per account, each swept by its own message (issue 22).
+      accounts: runtime.settings.accountsDeclared ? services.accounts : undefined,
     });
     if (result.kind === "key-reused") {
       return problem(
@@ -80,8 +98,18 @@ export async function runRenewals(
         { headers: { "retry-after": "1" } },
       );
     }
-    const run = wait ? await waitForRun(store, result.run, wait, arrived) : result.run;
-    const response = json(isFinished(run.state) ? 200 : 202, runView(run));
+    const derived = { get: async (id: string) => (await readRun(store, id))?.run };
+    const run = wait ? await waitForRun(derived, result.run, wait, arrived) : result.run;
+    const parts =
+      run.parts && (wait || result.repeated)
+        ? await readRun(store, run.runId)
+            .then((read) => read?.parts)
+            .catch(() => undefined)
+        : undefined;
+    const response = json(
+      isFinished(run.state) ? 200 : 202,
+      runView(run, parts ?? queuedParts(run)),
+    );
     return { ...response, headers: { ...response.headers, location: runLocation(run.runId) } };
   });
 }

@@ -58,23 +58,28 @@ export function createServices(settings: Settings, seams: Seams = {}): Services 
     registerSecret(a.clientSecret);
   }
   // The in-process run queue sweeps here, as the host's queue trigger would: attempts, then
-  // the poison handling. The runtime exists by the time a message is delivered. Imported on
-  // first delivery: a handler that never sweeps a run does not load the sweep.
+  // the poison handling, each run with its own account's runtime (the run decides, not the
+  // message). At most accountConcurrency at once, as instances of the trigger would. The runtime
+  // exists by the time a message is delivered. Imported on first delivery: a handler that never
+  // sweeps a run does not load the sweep.
+  const slots = semaphore(settings.accountConcurrency);
   const deliver = async (message: RunMessage, log: Logger): Promise<void> => {
-    const runtime = services.runtime(message.account);
     const [{ processRun }, { poisonRun }] = await Promise.all([
       import("../usecases/processRun.js"),
       import("../usecases/poisonRun.js"),
     ]);
-    for (let dequeueCount = 1; dequeueCount <= MAX_DEQUEUE_COUNT; dequeueCount++) {
-      try {
-        await processRun(runtime, runtime.runs.store, log, message, { dequeueCount });
-        return;
-      } catch {
-        // processRun logged it and noted it on the run; deliver again, as the host would.
+    const portsOf = (account: string | undefined) => services.runtime(account);
+    await slots(async () => {
+      for (let dequeueCount = 1; dequeueCount <= MAX_DEQUEUE_COUNT; dequeueCount++) {
+        try {
+          await processRun(portsOf, app.runs.store, log, message, { dequeueCount });
+          return;
+        } catch {
+          // processRun logged it and noted it on the run; deliver again, as the host would.
+        }
       }
-    }
-    await poisonRun(() => runtime.runs, log, message, runtime.now);
+      await poisonRun(() => app.runs, log, message, app.now);
+    });
   };
   const app = createAppServices(settings, seams, deliver);
   const account = (id: string = settings.accounts[0]?.name ?? DEFAULT_ACCOUNT): AccountServices => {
@@ -138,4 +143,21 @@ export async function resetRuntime(seams: Seams = {}): Promise<void> {
   current = undefined;
   currentSeams = seams;
   await old?.close();
+}
+
+/** Runs at most `limit` of the given tasks at once, the others waiting their turn in order. */
+function semaphore(limit: number): <T>(task: () => Promise<T>) => Promise<T> {
+  let running = 0;
+  const waiting: (() => void)[] = [];
+  return async (task) => {
+    if (running >= Math.max(1, limit)) await new Promise<void>((go) => waiting.push(go));
+    else running += 1;
+    try {
+      return await task();
+    } finally {
+      const next = waiting.shift();
+      if (next) next();
+      else running -= 1;
+    }
+  };
 }

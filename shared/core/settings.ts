@@ -61,6 +61,8 @@ export interface Settings {
   renewalConcurrency: number;
   /** Accounts swept at once by one process (CLI, in-process runs): default 4, 1..64. */
   accountConcurrency: number;
+  /** Days in a row an account's credentials are refused before its run part says "dead" (3). */
+  deadAccountDays: number;
   /** A certificate whose renewal was requested this recently is skipped, in ms (default 2 h). */
   renewalGraceMs: number;
   /** List and decide, renew nothing. */

@@ -15,13 +15,18 @@ import { settleRun } from "./steps/settleRun.js";
 export const POISONED_LINE = "certsched run poisoned: ";
 
 /** The run a poisoned message names, if any: the message may be the very reason it was poisoned. */
-function runOf(value: unknown): { runId: string; dryRun: boolean } | undefined {
+function runOf(value: unknown): { runId: string; account?: string } | undefined {
   const input = decodeRunMessage(value);
   if (typeof input !== "object" || input === null) return undefined;
-  const { runId, dryRun } = input as Record<string, unknown>;
+  const { runId, account } = input as Record<string, unknown>;
   const parsed = runIdSchema.safeParse(runId);
-  return parsed.success ? { runId: parsed.data, dryRun: dryRun === true } : undefined;
+  if (!parsed.success) return undefined;
+  // Named in the alert's line only when it is an account name (the message is anyone's input).
+  const named = typeof account === "string" && ACCOUNT_NAME.test(account) ? { account } : {};
+  return { runId: parsed.data, ...named };
 }
+
+const ACCOUNT_NAME = /^[a-z0-9-]{1,40}$/;
 
 /**
  * A message in the poison queue: logs the alert's line and, when the run store confirms that the
@@ -42,7 +47,7 @@ export async function poisonRun(
 ): Promise<Run | undefined> {
   const named = runOf(value);
   log.error(
-    `${POISONED_LINE}${named ? `run ${named.runId}` : "a message that names no run"}: its message failed every delivery and is in the queue ${POISON_QUEUE}; see docs/runs.md`,
+    `${POISONED_LINE}${named ? `run ${named.runId}${named.account ? ` (account ${named.account})` : ""}` : "a message that names no run"}: its message failed every delivery and is in the queue ${POISON_QUEUE}; see docs/runs.md`,
   );
   if (!named) return undefined;
   const { runId } = named;

@@ -1,11 +1,20 @@
+import { randomUUID } from "node:crypto";
 import type { RunStore } from "../core/ports/runStore.js";
 import type { TraceParent } from "../core/ports/telemetry.js";
+import { credentialsRefused, partStatus } from "../core/runs/parts.js";
 import { isFinished, type Run } from "../core/runs/run.js";
 import { parseRunMessage } from "../core/runs/runMessage.js";
+import type { Settings } from "../core/settings.js";
 import { ensureError, ValidationError } from "../lib/errors.js";
 import type { Logger } from "../lib/log.js";
 import { redact } from "../lib/redact/redact.js";
+import { DAY_MS } from "../lib/time.js";
 import { type SweepPorts, sweepWith } from "./sweep.js";
+
+/** What a run's sweep needs, and how many days of refused credentials make an account dead. */
+export type RunPorts = SweepPorts & {
+  readonly settings: Pick<Settings, "deadAccountDays">;
+};
 
 /** One delivery of a run's message, as the queue trigger sees it. */
 export interface Delivery {
@@ -27,7 +36,7 @@ export interface Delivery {
  * keeps from ordering anything twice.
  */
 export async function processRun(
-  ports: SweepPorts,
+  ports: RunPorts | ((account: string | undefined) => RunPorts),
   store: RunStore,
   log: Logger,
   value: unknown,
@@ -53,6 +62,18 @@ export async function processRun(
     );
     return run;
   }
+  if (run.parts) {
+    // A fanned-out run is never swept itself: its parts are, each by its own message.
+    log.warn(
+      `certsched run ${run.runId} is a run over ${run.parts.length} account(s), swept by its parts' messages; this message does nothing`,
+    );
+    return run;
+  }
+  if (message.account !== run.account) {
+    log.warn(
+      `certsched run ${run.runId}: its message names account ${message.account ?? "(none)"}, the run ${run.account ?? "(none)"}; the run's is swept`,
+    );
+  }
   // The run decides, not the message: a message is input from whoever can write to the queue,
   // and one saying dryRun false must not make a requested dry run order certificates.
   if (message.dryRun !== run.dryRun) {
@@ -60,36 +81,114 @@ export async function processRun(
       `certsched run ${run.runId}: its message says dryRun ${message.dryRun}, the run says ${run.dryRun}; the run's is used`,
     );
   }
+  // The run's account, not the message's: its runtime (settings, credentials, ledger). An
+  // account no longer declared is a settings problem: noted on the run, the host retries.
+  let portsOf: RunPorts;
+  try {
+    portsOf = typeof ports === "function" ? ports(run.account) : ports;
+  } catch (error) {
+    const problem = redact(ensureError(error).message);
+    await store
+      .save({
+        ...run,
+        state: "running",
+        attempts: Math.max(run.attempts + 1, delivery.dequeueCount),
+        problem,
+      })
+      .catch(() => {});
+    log.error(`certsched run ${run.runId} (account ${run.account}) cannot be swept: ${problem}`);
+    throw error;
+  }
   const started: Run = {
     ...run,
     state: "running",
-    startedAt: ports.now(),
+    startedAt: portsOf.now(),
     attempts: Math.max(run.attempts + 1, delivery.dequeueCount),
     problem: undefined,
+    attemptId: randomUUID(),
   };
-  await store.save(started);
+  if (run.state === "queued") {
+    // Two copies of a queued run's message (one sent again) may be delivered at once, in one
+    // batch or on two instances: only the delivery whose attempt the store took sweeps it.
+    await store.save(started, { onlyIf: "queued" });
+    const stored = await store.get(run.runId);
+    if (stored?.attemptId !== started.attemptId) {
+      log.info(
+        `certsched run ${run.runId} was started by another delivery of its message at the same moment; this one does nothing`,
+      );
+      return stored ?? run;
+    }
+  } else {
+    await store.save(started);
+  }
   log.info(`certsched run ${run.runId} running (attempt ${started.attempts})`);
   try {
-    const summary = await sweepWith(ports, log, {
+    const summary = await sweepWith(portsOf, log, {
       dryRun: run.dryRun,
-      trigger: "queue",
+      trigger: run.requestedBy === "timer" ? "timer" : "queue",
       runId: run.runId,
       traceContext: delivery.traceContext,
     });
-    const finished: Run = {
-      ...started,
-      state: summary.failed ? "failed" : "succeeded",
-      finishedAt: ports.now(),
-      summary,
-    };
+    const finished = await withRefusals(
+      {
+        ...started,
+        state: summary.failed ? "failed" : "succeeded",
+        finishedAt: portsOf.now(),
+        summary,
+      },
+      store,
+      portsOf.settings.deadAccountDays,
+    );
     await store.save(finished);
     log.info(`certsched run ${run.runId} ${finished.state}`);
+    alertOnAccount(finished, log);
     return finished;
   } catch (error) {
     const problem = redact(ensureError(error).message);
     // Best effort: the poll then shows why the attempt failed; the host retries regardless.
     await store.save({ ...started, problem }).catch(() => {});
-    log.error(`certsched run ${run.runId} attempt ${started.attempts} failed: ${problem}`);
+    log.error(
+      `certsched run ${run.runId}${run.account ? ` (account ${run.account})` : ""} attempt ${started.attempts} failed: ${problem}`,
+    );
     throw error;
   }
+}
+
+/** The start of the line an alert rule matches when an account's part fails for its account. */
+export const ACCOUNT_ALERT_LINE = "certsched account alert: ";
+
+/**
+ * An account's part that failed for a reason of its account's (credentials refused, over its
+ * quota): one error line naming the account and the status, for the alert rule. Other failures
+ * (a certificate refused, the list down) have their own lines from the sweep.
+ */
+function alertOnAccount(run: Run, log: Logger): void {
+  if (!run.account) return;
+  const status = partStatus(run);
+  if (status !== "credentials-refused" && status !== "over-quota" && status !== "dead") return;
+  const why = run.summary?.listError ?? run.summary?.problems[0] ?? status;
+  log.error(
+    `${ACCOUNT_ALERT_LINE}account ${run.account}: ${status} in run ${run.parentRunId ?? run.runId}: ${redact(why)}`,
+  );
+}
+
+/**
+ * An account's part, with its account's stretch of refused credentials noted (noteRefusal): a
+ * part refused again while the stretch is `days` days old or more is marked dead (deadSince).
+ * A part whose list went through ends the stretch; one that could not list for another reason
+ * (the service down) says nothing either way. A store that cannot note it leaves the part as it is.
+ */
+async function withRefusals(run: Run, store: RunStore, days: number): Promise<Run> {
+  if (!run.account || !store.noteRefusal || !run.finishedAt) return run;
+  const refused = credentialsRefused(run);
+  if (!refused && run.summary?.listError !== undefined) return run;
+  try {
+    const since = await store.noteRefusal(run.account, refused ? run.finishedAt : undefined);
+    if (since && run.finishedAt.getTime() - since.getTime() >= days * DAY_MS) {
+      return { ...run, deadSince: since };
+    }
+  } catch {
+    // The stretch is a status word's input, never a reason to fail the run.
+  }
+  return run;
 }

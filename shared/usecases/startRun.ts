@@ -3,8 +3,10 @@ import type { RunQueue } from "../core/ports/runQueue.js";
 import type { RunStore } from "../core/ports/runStore.js";
 import { IDEMPOTENCY_WINDOW_MS } from "../core/runs/idempotencyKey.js";
 import type { Run } from "../core/runs/run.js";
+import { messageOf } from "../core/runs/runMessage.js";
 import { ensureError } from "../lib/errors.js";
 import type { Logger } from "../lib/log.js";
+import { mapWithConcurrency } from "../lib/pool.js";
 import { redact } from "../lib/redact/redact.js";
 import { MINUTE_MS } from "../lib/time.js";
 import { settleRun } from "./steps/settleRun.js";
@@ -16,7 +18,15 @@ export interface StartRunRequest {
   /** The Idempotency-Key's hash (idempotencyKeyOf), when the client sent one. */
   readonly keyHash?: string | undefined;
   readonly now: Date;
+  /**
+   * The declared accounts (issue 22): given, the run is a parent with one part per account, each
+   * a run of its own whose message goes on the queue; absent, one run (no declared accounts).
+   */
+  readonly accounts?: readonly string[] | undefined;
 }
+
+/** Runs stored and messages sent at once when a run fans out over many accounts. */
+const FAN_OUT_CONCURRENCY = 16;
 
 /** What POST /api/renewals answers with. */
 export type StartRunResult =
@@ -99,25 +109,40 @@ export async function startRun(
     requestedBy: request.requestedBy,
     attempts: 0,
   };
+  const parts = (request.accounts ?? []).map(
+    (account): Run => ({ ...run, runId: randomUUID(), account, parentRunId: runId }),
+  );
+  const parent: Run = request.accounts
+    ? { ...run, parts: parts.map((p) => ({ account: p.account ?? "", runId: p.runId })) }
+    : run;
   try {
-    await store.save(run);
+    // The parts first: a parent is never read without them.
+    await mapWithConcurrency(parts, FAN_OUT_CONCURRENCY, (part) => store.save(part));
+    await store.save(parent);
   } catch (error) {
     // No run to name: the key must not point at one for 24 h.
     if (request.keyHash) await store.releaseKey(request.keyHash, runId).catch(() => {});
     throw error;
   }
-  try {
-    await queue.send({ runId, dryRun: request.dryRun }, log);
-  } catch (error) {
-    const problem = `the run could not be queued: ${redact(ensureError(error).message)}`;
-    // Only while still queued: a send that failed after its message went out (a timeout) may
-    // have been picked up already, and that delivery's outcome must not be marked failed.
-    await store
-      .save({ ...run, state: "failed", finishedAt: request.now, problem }, { onlyIf: "queued" })
-      .catch(() => {});
+  const failures: unknown[] = [];
+  await mapWithConcurrency(request.accounts ? parts : [run], FAN_OUT_CONCURRENCY, async (one) => {
+    try {
+      await queue.send(messageOf(one), log);
+    } catch (error) {
+      failures.push(error);
+      const problem = `the run could not be queued: ${redact(ensureError(error).message)}`;
+      // Only while still queued: a send that failed after its message went out (a timeout) may
+      // have been picked up already, and that delivery's outcome must not be marked failed.
+      await store
+        .save({ ...one, state: "failed", finishedAt: request.now, problem }, { onlyIf: "queued" })
+        .catch(() => {});
+    }
+  });
+  if (failures.length > 0) {
     if (request.keyHash) await store.releaseKey(request.keyHash, runId).catch(() => {});
-    throw error;
+    throw failures[0];
   }
-  log.info(`certsched run ${runId} queued${request.dryRun ? " (dry run)" : ""}`);
-  return { kind: "accepted", run, repeated: false };
+  const over = request.accounts ? ` over ${parts.length} account(s)` : "";
+  log.info(`certsched run ${runId} queued${over}${request.dryRun ? " (dry run)" : ""}`);
+  return { kind: "accepted", run: parent, repeated: false };
 }

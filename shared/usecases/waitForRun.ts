@@ -16,7 +16,7 @@ const MAX_POLL_MS = 2_000;
  * the request arrived (wall-clock ms), so time spent accepting the run counts against the wait.
  */
 export async function waitForRun(
-  store: RunStore,
+  store: Pick<RunStore, "get">,
   run: Run,
   seconds: number,
   since: number = Date.now(),
@@ -48,7 +48,7 @@ const TIMED_OUT = Symbol("timed out");
 
 /** The run, or TIMED_OUT when the store has not answered within `ms`. */
 async function readWithin(
-  store: RunStore,
+  store: Pick<RunStore, "get">,
   runId: string,
   ms: number,
 ): Promise<Run | undefined | typeof TIMED_OUT> {

@@ -8,15 +8,17 @@ import type { LogLine } from "./app.js";
  * A STAND-IN for the Functions host's queue listener, which cannot run here (Core Tools cannot
  * be installed). It does what the host documents, against the real Azurite queue, with the
  * settings read from our host.json:
- * - receives one message at a time (batchSize 1) and hands the handler what the host would: the
+ * - receives `batchSize` messages at a time and runs them at once, fetching the next batch when
+ *   no more than `newBatchThreshold` are still running (the host's rule: at most batchSize +
+ *   newBatchThreshold at once per function), and hands the handler what the host would: the
  *   text as sent (messageEncoding "none"; base64 decoded if host.json said so), parsed when it is
  *   JSON, and triggerMetadata with the message's id and dequeueCount;
  * - deletes the message when the handler resolves;
  * - when it throws, leaves the message for another delivery, and once its dequeueCount reaches
  *   maxDequeueCount moves it to `<queue>-poison` (the host's naming rule) and deletes it.
  * What it does NOT do: wait visibilityTimeout before a retry (the message is made visible at
- * once, so a test takes no minute per retry), renew the lease of a long invocation, run
- * invocations in parallel, or back off polling an empty queue. Tests that need those are for a
+ * once, so a test takes no minute per retry), renew the lease of a long invocation
+ * (the lease is `leaseSeconds`, 10 min unless given), or back off polling an empty queue. Tests that need those are for a
  * real host.
  */
 
@@ -26,6 +28,8 @@ export interface HostQueueSettings {
   readonly visibilityTimeoutSeconds: number;
   readonly messageEncoding: "base64" | "none";
   readonly batchSize: number;
+  /** Fetch the next batch once no more than this many are running (host default batchSize/2). */
+  readonly newBatchThreshold: number;
 }
 
 /** extensions.queues of host.json, with the host's defaults for what it leaves out. */
@@ -38,11 +42,14 @@ export function hostQueueSettings(
   const q = host.extensions?.queues ?? {};
   const timeout = typeof q.visibilityTimeout === "string" ? q.visibilityTimeout : "00:00:00";
   const [h = 0, m = 0, s = 0] = timeout.split(":").map(Number);
+  const batchSize = typeof q.batchSize === "number" ? q.batchSize : 16;
   return {
     maxDequeueCount: typeof q.maxDequeueCount === "number" ? q.maxDequeueCount : 5,
     visibilityTimeoutSeconds: h * 3600 + m * 60 + s,
     messageEncoding: q.messageEncoding === "none" ? "none" : "base64",
-    batchSize: typeof q.batchSize === "number" ? q.batchSize : 16,
+    batchSize,
+    newBatchThreshold:
+      typeof q.newBatchThreshold === "number" ? q.newBatchThreshold : Math.floor(batchSize / 2),
   };
 }
 
@@ -65,6 +72,8 @@ export interface HostLoopOptions {
   /** Receives every line the handler logs. */
   readonly logs?: LogLine[];
   readonly settings?: HostQueueSettings;
+  /** Seconds a received message stays invisible while its handler runs (the host's lease). */
+  readonly leaseSeconds?: number;
 }
 
 /** The message as the trigger hands it to a Node handler: parsed JSON, else the text. */
@@ -77,20 +86,27 @@ function payloadOf(text: string, encoding: HostQueueSettings["messageEncoding"])
   }
 }
 
-/** Delivers at most one message; undefined when the queue had none visible. */
-export async function deliverOne(options: HostLoopOptions): Promise<Delivered | undefined> {
-  const settings = options.settings ?? hostQueueSettings();
-  // The lease while the handler runs (the host's default is 10 min, renewed as it runs).
-  let received: Awaited<ReturnType<QueueClient["receiveMessages"]>>;
+type Item = Awaited<ReturnType<QueueClient["receiveMessages"]>>["receivedMessageItems"][number];
+
+/** Up to `count` visible messages, leased; none when the queue does not exist yet. */
+async function receive(options: HostLoopOptions, count: number): Promise<Item[]> {
   try {
-    received = await options.queue.receiveMessages({ numberOfMessages: 1, visibilityTimeout: 600 });
+    const received = await options.queue.receiveMessages({
+      numberOfMessages: count,
+      // The lease while the handler runs (the host's default is 10 min, renewed as it runs).
+      visibilityTimeout: options.leaseSeconds ?? 600,
+    });
+    return received.receivedMessageItems;
   } catch (error) {
     // No queue yet (nothing was ever sent): the host sees an empty queue.
-    if ((error as { statusCode?: number }).statusCode === 404) return undefined;
+    if ((error as { statusCode?: number }).statusCode === 404) return [];
     throw error;
   }
-  const item = received.receivedMessageItems[0];
-  if (!item) return undefined;
+}
+
+/** Runs the handler on one received message and settles it as the host would. */
+async function handle(options: HostLoopOptions, item: Item): Promise<Delivered> {
+  const settings = options.settings ?? hostQueueSettings();
   const context = new InvocationContext({
     invocationId: randomUUID(),
     functionName: options.functionName,
@@ -131,32 +147,63 @@ export async function deliverOne(options: HostLoopOptions): Promise<Delivered | 
   return { messageId: item.messageId, dequeueCount: item.dequeueCount, outcome: "done" };
 }
 
-/** Delivers until the queue has no visible message; resolves with every delivery, in order. */
-export async function drain(options: HostLoopOptions): Promise<Delivered[]> {
-  const done: Delivered[] = [];
-  for (;;) {
-    const one = await deliverOne(options);
-    if (!one) return done;
-    done.push(one);
-  }
+/** Delivers at most one message; undefined when the queue had none visible. */
+export async function deliverOne(options: HostLoopOptions): Promise<Delivered | undefined> {
+  const [item] = await receive(options, 1);
+  return item && handle(options, item);
 }
 
-/** Delivers in the background (polling every 50 ms) until stopped: for ?wait. */
-export function listen(options: HostLoopOptions): { stop(): Promise<Delivered[]> } {
+/**
+ * The host's loop: batches of batchSize run at once, the next fetched when no more than
+ * newBatchThreshold are running. Ends when `stopped()` says so, or (`untilEmpty`) when the queue
+ * shows nothing visible and nothing is running; resolves with every delivery, as they ended.
+ */
+async function pump(
+  options: HostLoopOptions,
+  stopped: () => boolean,
+  untilEmpty: boolean,
+): Promise<Delivered[]> {
+  const settings = options.settings ?? hostQueueSettings();
+  const running = new Set<Promise<void>>();
   const done: Delivered[] = [];
-  let stopped = false;
-  const loop = (async () => {
-    while (!stopped) {
-      const one = await deliverOne(options);
-      if (one) done.push(one);
-      else await new Promise((resolve) => setTimeout(resolve, 50));
+  while (!stopped()) {
+    if (running.size > settings.newBatchThreshold) {
+      await Promise.race(running);
+      continue;
     }
-  })();
+    const items = await receive(options, settings.batchSize);
+    if (items.length === 0) {
+      if (running.size > 0) await Promise.race(running);
+      else if (untilEmpty) break;
+      else await new Promise((resolve) => setTimeout(resolve, 50));
+      continue;
+    }
+    for (const item of items) {
+      const one: Promise<void> = handle(options, item)
+        .then((delivered) => {
+          done.push(delivered);
+        })
+        .finally(() => running.delete(one));
+      running.add(one);
+    }
+  }
+  await Promise.all(running);
+  return done;
+}
+
+/** Delivers until the queue has no visible message; resolves with every delivery. */
+export function drain(options: HostLoopOptions): Promise<Delivered[]> {
+  return pump(options, () => false, true);
+}
+
+/** Delivers in the background (polling every 50 ms when idle) until stopped: for ?wait. */
+export function listen(options: HostLoopOptions): { stop(): Promise<Delivered[]> } {
+  let stopped = false;
+  const loop = pump(options, () => stopped, false);
   return {
     async stop() {
       stopped = true;
-      await loop;
-      return done;
+      return loop;
     },
   };
 }

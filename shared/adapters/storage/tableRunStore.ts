@@ -18,6 +18,8 @@ import {
 export const RUNS_TABLE = "certschedruns";
 /** Idempotency keys share the runs' table, in their own partition. */
 export const KEY_PARTITION = "key";
+/** Each account's unbroken stretch of refused credentials (noteRefusal), by account name. */
+export const ACCOUNT_PARTITION = "account";
 
 export interface TableRunStoreOptions extends TableLocation {
   readonly tableName?: string;
@@ -188,6 +190,34 @@ export function tableRunStore(options: TableRunStoreOptions): RunStore {
         });
       } catch (error) {
         throw unavailable("clean up", error);
+      }
+    },
+    async noteRefusal(account, refusedAt) {
+      try {
+        const client = await table.client();
+        if (!refusedAt) {
+          await client.deleteEntity(ACCOUNT_PARTITION, account, limit()).catch((error) => {
+            if (statusOf(error) !== 404) throw error;
+          });
+          return undefined;
+        }
+        const row = await readRow(table, ACCOUNT_PARTITION, account);
+        const kept = typeof row?.refusedSince === "string" ? new Date(row.refusedSince) : undefined;
+        if (kept && !Number.isNaN(kept.getTime())) return kept;
+        await ensureTable();
+        await client.upsertEntity(
+          {
+            partitionKey: ACCOUNT_PARTITION,
+            rowKey: account,
+            refusedSince: refusedAt.toISOString(),
+          },
+          "Replace",
+          limit(),
+        );
+        return refusedAt;
+      } catch (error) {
+        if (statusOf(error) === 404 && !refusedAt) return undefined;
+        throw unavailable("write", error);
       }
     },
     async releaseKey(keyHash, runId) {

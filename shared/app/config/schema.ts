@@ -167,6 +167,19 @@ export const schema = z.object({
       }
       return n;
     }),
+  // Days in a row an account's credentials are refused before its part of a run says "dead"
+  // (issue 22; 1..365).
+  CERTSCHED_DEAD_ACCOUNT_DAYS: z
+    .string()
+    .default("3")
+    .transform((value, ctx) => {
+      const n = Number(value);
+      if (!Number.isInteger(n) || n < 1 || n > 365) {
+        ctx.addIssue({ code: "custom", message: "must be a whole number of days from 1 to 365" });
+        return z.NEVER;
+      }
+      return n;
+    }),
   // 1 day .. 10 years; a year and a month by default, so last year's renewal is still there.
   CERTSCHED_HISTORY_RETENTION: duration("400d", DAY_MS, 3_650 * DAY_MS),
   // Webhook URLs carry their signature in the query (Teams workflows, Slack): keep it.

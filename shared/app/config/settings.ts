@@ -150,6 +150,7 @@ export function loadSettings(env: Env = process.env): Settings {
     secretCacheTtlMs: s.CERTSCHED_SECRET_CACHE_TTL,
     renewalConcurrency: s.CERTSCHED_RENEWAL_CONCURRENCY,
     accountConcurrency: s.CERTSCHED_ACCOUNT_CONCURRENCY,
+    deadAccountDays: s.CERTSCHED_DEAD_ACCOUNT_DAYS,
     renewalGraceMs: s.CERTSCHED_RENEWAL_GRACE,
     dryRun: s.CERTSCHED_DRY_RUN,
     httpTimeoutMs: s.CERTSCHED_HTTP_TIMEOUT,

@@ -54,4 +54,10 @@ export interface RunStore {
    * `cutoff` stays.
    */
   removeBefore(cutoff: Date): Promise<number>;
+  /**
+   * Notes how an account's credentials fared in a run that just finished (issue 22): refused at
+   * `refusedAt`, the start of the unbroken stretch of refusals is kept (`refusedAt` when there
+   * was none) and returned; `undefined` (accepted), the stretch ends. Unset: no stretch is kept.
+   */
+  noteRefusal?(account: string, refusedAt: Date | undefined): Promise<Date | undefined>;
 }

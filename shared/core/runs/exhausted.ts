@@ -20,6 +20,14 @@ export function exhaustedAt(run: Run, now: Date): "failed" | "timed-out" | undef
   return now.getTime() - run.startedAt.getTime() >= ATTEMPT_TIMEOUT_MS ? "timed-out" : undefined;
 }
 
+/** The start of the problem exhaustedRun writes: how a poisoned run is told from other failures. */
+const POISONED_PROBLEM = "the run's queue message failed every delivery";
+
+/** Whether the run failed because its message was poisoned (exhaustedRun). */
+export function isPoisoned(run: Run): boolean {
+  return run.state === "failed" && (run.problem?.startsWith(POISONED_PROBLEM) ?? false);
+}
+
 /** The run, failed because its deliveries are spent (`how`: exhaustedAt's answer), at `at`. */
 export function exhaustedRun(run: Run, how: "failed" | "timed-out", at: Date): Run {
   const last =
@@ -31,7 +39,7 @@ export function exhaustedRun(run: Run, how: "failed" | "timed-out", at: Date): R
     state: "failed",
     finishedAt: at,
     problem: redact(
-      `the run's queue message failed every delivery (${run.attempts} attempt(s)) and was moved to the poison queue ${POISON_QUEUE}; ${last}`,
+      `${POISONED_PROBLEM} (${run.attempts} attempt(s)) and was moved to the poison queue ${POISON_QUEUE}; ${last}`,
     ),
   };
 }

@@ -76,6 +76,32 @@ export interface Run {
    * that started it then starts a fresh run.
    */
   readonly undelivered?: boolean | undefined;
+  /**
+   * The account it sweeps (issue 22): set on every part of a fanned-out run; absent on a run of
+   * a deployment without declared accounts (its one account).
+   */
+  readonly account?: string | undefined;
+  /** The run this one is a part of (a fanned-out run's parent), when it is a part. */
+  readonly parentRunId?: string | undefined;
+  /**
+   * A fanned-out run (several accounts): one part per account, each an ordinary run of its own
+   * that sweeps that account. Such a parent is never swept itself; its state is derived from its
+   * parts' whenever it is read (core/runs/parts.ts).
+   */
+  readonly parts?: readonly RunPart[] | undefined;
+  /**
+   * A part whose account's credentials have been refused in every run for at least
+   * CERTSCHED_DEAD_ACCOUNT_DAYS: since when (the first refusal of the unbroken stretch).
+   */
+  readonly deadSince?: Date | undefined;
+  /** The latest attempt's own id: of two deliveries starting a queued run at once, one wins. */
+  readonly attemptId?: string | undefined;
+}
+
+/** One account's part of a fanned-out run: the account and the run that sweeps it. */
+export interface RunPart {
+  readonly account: string;
+  readonly runId: string;
 }
 
 /**

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { parseOrThrow } from "../../lib/zodProblems.js";
-import type { RunMessage } from "./run.js";
+import type { Run, RunMessage } from "./run.js";
 
 /** A run id as certsched makes them (crypto.randomUUID): lower- or upper-case hex UUID. */
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -75,4 +75,13 @@ export function runMessageText(message: RunMessage): string {
     dryRun: message.dryRun,
     ...(message.account === undefined ? {} : { account: message.account }),
   });
+}
+
+/** The queue message of a run: its id, its dry-run flag and, for an account's part, its account. */
+export function messageOf(run: Run): RunMessage {
+  return {
+    runId: run.runId,
+    dryRun: run.dryRun,
+    ...(run.account === undefined ? {} : { account: run.account }),
+  };
 }

@@ -1,5 +1,6 @@
 import type { SweepSummary } from "../../core/renewal/summary.js";
-import type { Run, RunState } from "../../core/runs/run.js";
+import { type PartView, partView } from "../../core/runs/parts.js";
+import { isFinished, type Run, type RunState } from "../../core/runs/run.js";
 
 /**
  * A run as POST /api/renewals and GET /api/renewals/{runId} show it. Once finished it carries
@@ -24,6 +25,15 @@ export interface RunView extends Partial<Omit<SweepSummary, "dryRun" | "startedA
   readonly resultsOmitted?: number;
   /** When its message was sent again: no delivery had come within a few minutes (ISO-8601). */
   readonly resentAt?: string;
+  /** The account an account's part sweeps (issue 22). */
+  readonly account?: string;
+  /** The fanned-out run this one is a part of. */
+  readonly parentRunId?: string;
+  /**
+   * A run over several accounts: every account's part (its own run, at its own location). The
+   * run's state is derived from theirs; its counts are their sum once every part has finished.
+   */
+  readonly parts?: readonly (PartView & { readonly location: string })[];
 }
 
 /** The path a run is polled at, relative to the host (the Location header's value). */
@@ -31,8 +41,12 @@ export function runLocation(runId: string): string {
   return `/api/renewals/${encodeURIComponent(runId)}`;
 }
 
-export function runView(run: Run): RunView {
+export function runView(run: Run, parts?: readonly (Run | undefined)[]): RunView {
   const { dryRun: _dryRun, startedAt: _startedAt, ...summary } = run.summary ?? {};
+  const partViews = (run.parts ?? []).map((part, i) => ({
+    ...partView(part, parts?.[i]),
+    location: runLocation(part.runId),
+  }));
   return {
     runId: run.runId,
     state: run.state,
@@ -46,6 +60,30 @@ export function runView(run: Run): RunView {
     ...(run.problem ? { problem: run.problem } : {}),
     ...(run.resultsOmitted ? { resultsOmitted: run.resultsOmitted } : {}),
     ...(run.resentAt ? { resentAt: run.resentAt.toISOString() } : {}),
+    ...(run.account ? { account: run.account } : {}),
+    ...(run.parentRunId ? { parentRunId: run.parentRunId } : {}),
     ...summary,
+    ...(run.parts ? { ...totals(run, partViews), parts: partViews } : {}),
+  };
+}
+
+/** A fanned-out run's counts, failed and problems: its parts' together, once all finished. */
+function totals(run: Run, parts: readonly PartView[]): Partial<RunView> {
+  if (!isFinished(run.state)) return {};
+  const counts: Record<string, number> = {};
+  for (const part of parts) {
+    for (const [outcome, n] of Object.entries(part.counts ?? {})) {
+      counts[outcome] = (counts[outcome] ?? 0) + n;
+    }
+  }
+  const problems = parts.flatMap((p) =>
+    p.status === "succeeded"
+      ? []
+      : (p.problems ?? [p.problem ?? p.status]).map((line) => `account ${p.account}: ${line}`),
+  );
+  return {
+    counts: counts as RunView["counts"],
+    failed: run.state === "failed",
+    problems,
   };
 }

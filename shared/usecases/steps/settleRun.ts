@@ -1,9 +1,12 @@
 import type { RunQueue } from "../../core/ports/runQueue.js";
 import type { RunStore } from "../../core/ports/runStore.js";
 import { exhaustedAt, exhaustedRun } from "../../core/runs/exhausted.js";
-import type { Run } from "../../core/runs/run.js";
+import { derivedParent } from "../../core/runs/parts.js";
+import { isFinished, type Run } from "../../core/runs/run.js";
+import { messageOf } from "../../core/runs/runMessage.js";
 import { ensureError } from "../../lib/errors.js";
 import type { Logger } from "../../lib/log.js";
+import { mapWithConcurrency } from "../../lib/pool.js";
 import { redact } from "../../lib/redact/redact.js";
 import { MINUTE_MS } from "../../lib/time.js";
 
@@ -40,6 +43,7 @@ export interface SettleContext {
  * run as it now stands; a store or queue that fails leaves it as read (logged), never throws.
  */
 export async function settleRun(run: Run, ctx: SettleContext): Promise<Run> {
+  if (run.parts) return (await settleParent(run, ctx)).run;
   try {
     return await settle(run, ctx);
   } catch (error) {
@@ -68,7 +72,7 @@ async function settle(run: Run, { store, queue, log, now }: SettleContext): Prom
       return stored ?? run;
     }
     try {
-      await queue.send({ runId: run.runId, dryRun: run.dryRun }, log);
+      await queue.send(messageOf(run), log);
     } catch (error) {
       // Nothing went out: the resend is not counted, or the run would be failed as undelivered
       // for a copy that never existed. The next reader tries again. Only while still queued.
@@ -96,6 +100,49 @@ async function settle(run: Run, { store, queue, log, now }: SettleContext): Prom
   const stored = await store.get(run.runId);
   if (stored?.undelivered) log.error(`certsched run ${run.runId} failed: ${UNDELIVERED_PROBLEM}`);
   return stored ?? failed;
+}
+
+/** A run as read: a fanned-out run with its parts (in its parts' order), each as stored. */
+export interface ReadRun {
+  readonly run: Run;
+  readonly parts?: readonly (Run | undefined)[];
+}
+
+/** Parts read at once. */
+const PART_READS = 16;
+
+/** The run `runId`, a fanned-out one with its state derived from its parts (nothing settled). */
+export async function readRun(
+  store: Pick<RunStore, "get">,
+  runId: string,
+): Promise<ReadRun | undefined> {
+  const run = await store.get(runId);
+  if (!run?.parts) return run && { run };
+  const parts = await mapWithConcurrency(run.parts, PART_READS, (p) => store.get(p.runId));
+  return { run: derivedParent(run, parts), parts };
+}
+
+/**
+ * A fanned-out run as whoever reads it sees it: each unfinished part settled (settleRun), the
+ * parent's state derived from its parts. Once they are all finished, the derived outcome is
+ * written to the parent too (so the daily pass no longer lists it); a parent stored finished
+ * is still shown as its parts are. Never throws for a part (a part that fails to settle stays
+ * as read); a parent whose parts cannot be read throws as the store does.
+ */
+export async function settleParent(parent: Run, ctx: SettleContext): Promise<ReadRun> {
+  const parts = await mapWithConcurrency(parent.parts ?? [], PART_READS, async (p) => {
+    const part = await ctx.store.get(p.runId);
+    return part && !isFinished(part.state) ? settleRun(part, ctx) : part;
+  });
+  const run = derivedParent(parent, parts);
+  if (isFinished(run.state) && !isFinished(parent.state)) {
+    await ctx.store.save(run, { onlyIf: parent.state }).catch((error: unknown) => {
+      ctx.log.warn(
+        `certsched run ${parent.runId}: could not record its outcome: ${redact(ensureError(error).message)}`,
+      );
+    });
+  }
+  return { run, parts };
 }
 
 /** Unfinished runs one daily pass looks at: far more than are ever left unfinished at once. */

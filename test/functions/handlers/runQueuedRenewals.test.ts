@@ -490,8 +490,10 @@ describe("host.json", () => {
     expect(settings.maxDequeueCount).toBe(5);
     expect(settings.visibilityTimeoutSeconds).toBeGreaterThanOrEqual(30);
     expect(settings.messageEncoding).toBe("none");
-    // One sweep at a time per instance.
-    expect(settings.batchSize).toBe(1);
+    // At most four runs at once per instance (batchSize + newBatchThreshold): with declared
+    // accounts, four accounts' parts; the next two fetched as soon as two are done.
+    expect(settings.batchSize + settings.newBatchThreshold).toBe(4);
+    expect(settings.batchSize).toBe(2);
   });
 
   it("functionTimeout is the attempt timeout the poison handler and GET rely on", () => {

@@ -8,6 +8,7 @@ import { fromRunRow, toRunRow } from "../rows/runRow.js";
 export function memoryRunStore(): RunStore {
   const runs = new Map<string, ReturnType<typeof toRunRow>>();
   const keys = new Map<string, KeyEntry>();
+  const refused = new Map<string, Date>();
   return {
     kind: "memory",
     get: async (runId) => {
@@ -37,6 +38,15 @@ export function memoryRunStore(): RunStore {
         .filter((row) => !isFinished(row.state))
         .slice(0, limit)
         .map((row) => fromRunRow({ ...row }, "(memory)")),
+    noteRefusal: async (account, refusedAt) => {
+      if (!refusedAt) {
+        refused.delete(account);
+        return undefined;
+      }
+      const since = refused.get(account) ?? refusedAt;
+      refused.set(account, since);
+      return since;
+    },
     removeBefore: async (cutoff) => {
       let removed = 0;
       for (const [runId, row] of runs) {

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { OUTCOMES, type Outcome, type SweepSummary } from "../../../core/renewal/summary.js";
-import { RUN_STATES, type Run, type RunState } from "../../../core/runs/run.js";
+import { RUN_STATES, type Run, type RunPart, type RunState } from "../../../core/runs/run.js";
 import { runIdSchema } from "../../../core/runs/runMessage.js";
 import { redact } from "../../../lib/redact/redact.js";
 import { parseOrThrow } from "../../../lib/zodProblems.js";
@@ -37,7 +37,14 @@ export interface RunRow {
   resultsOmitted?: number;
   resentAt?: string;
   undelivered?: boolean;
+  account?: string;
+  parentRunId?: string;
+  /** A fanned-out run's parts: "account:runId" joined by ",", split over parts0.. as summary is. */
+  partsChunks?: number;
+  deadSince?: string;
+  attemptId?: string;
   [chunk: `summary${number}`]: string;
+  [part: `parts${number}`]: string;
 }
 
 /** The summary's JSON, its results cut until it fits in MAX_CHUNKS properties. */
@@ -71,7 +78,19 @@ export function toRunRow(run: Run): RunRow {
     summaryChunks: 0,
     ...(run.resentAt ? { resentAt: run.resentAt.toISOString() } : {}),
     ...(run.undelivered ? { undelivered: true } : {}),
+    ...(run.account ? { account: run.account } : {}),
+    ...(run.parentRunId ? { parentRunId: run.parentRunId } : {}),
+    ...(run.deadSince ? { deadSince: run.deadSince.toISOString() } : {}),
+    ...(run.attemptId ? { attemptId: run.attemptId } : {}),
   };
+  if (run.parts) {
+    const text = run.parts.map((p) => `${p.account}:${p.runId}`).join(",");
+    const chunks = Math.ceil(text.length / CHUNK_CHARS);
+    for (let i = 0; i < chunks; i++) {
+      row[`parts${i}`] = text.slice(i * CHUNK_CHARS, (i + 1) * CHUNK_CHARS);
+    }
+    row.partsChunks = chunks;
+  }
   if (run.summary) {
     const { json, omitted } = fitSummary(run.summary);
     const chunks = Math.ceil(json.length / CHUNK_CHARS);
@@ -87,6 +106,9 @@ export function toRunRow(run: Run): RunRow {
 }
 
 const count = z.number().int().nonnegative();
+const accountName = z.string().regex(/^[a-z0-9-]{1,40}$/, {
+  message: "must be an account name (1-40 of a-z, 0-9, -)",
+});
 
 /** The parts of a summary certsched reads back; the rest is kept as stored. */
 const summarySchema = z.looseObject({
@@ -124,7 +146,30 @@ const rowSchema = z.object({
   resultsOmitted: count.optional(),
   resentAt: instant.optional(),
   undelivered: z.boolean().optional(),
+  account: accountName.optional(),
+  parentRunId: runIdSchema.optional(),
+  partsChunks: count.max(MAX_CHUNKS).optional(),
+  deadSince: instant.optional(),
+  attemptId: z.string().max(64).optional(),
 });
+
+const partSchema = z.object({ account: accountName, runId: runIdSchema });
+
+/** The parts of a fanned-out run, from parts0..; a part that is not "account:runId" is refused. */
+function partsOf(row: Record<string, unknown>, chunks: number, what: string): RunPart[] {
+  const text = Array.from({ length: chunks }, (_, i) => String(row[`parts${i}`] ?? "")).join("");
+  return text
+    .split(",")
+    .filter((p) => p !== "")
+    .map((p, i) => {
+      const at = p.indexOf(":");
+      return parseOrThrow(
+        partSchema,
+        { account: p.slice(0, at), runId: p.slice(at + 1) },
+        `${what}, its part ${i + 1}`,
+      );
+    });
+}
 
 /** A stored run row; throws a ValidationError naming each field that is not right. */
 export function fromRunRow(row: Record<string, unknown>, table: string): Run {
@@ -158,5 +203,10 @@ export function fromRunRow(row: Record<string, unknown>, table: string): Run {
     ...(r.resultsOmitted ? { resultsOmitted: r.resultsOmitted } : {}),
     ...(r.resentAt ? { resentAt: r.resentAt } : {}),
     ...(r.undelivered ? { undelivered: true } : {}),
+    ...(r.account ? { account: r.account } : {}),
+    ...(r.parentRunId ? { parentRunId: r.parentRunId } : {}),
+    ...(r.partsChunks ? { parts: partsOf(row, r.partsChunks, what) } : {}),
+    ...(r.deadSince ? { deadSince: r.deadSince } : {}),
+    ...(r.attemptId ? { attemptId: r.attemptId } : {}),
   };
 }

@@ -55,6 +55,7 @@ describe("loadSettings: defaults", () => {
       ],
       accountsDeclared: false,
       accountConcurrency: 4,
+      deadAccountDays: 3,
       managedIdentityClientId: undefined,
       baseUrl: "https://certs.example.com",
       publicBaseUrl: "https://certs.example.com/public",

@@ -130,3 +130,43 @@ describe("the in-process run store", () => {
     });
   });
 });
+
+describe("run rows of a fanned-out run (issue 22)", () => {
+  const partId = (i: number) => `6f1c2d3e-4a5b-4c6d-8e7f-${String(i).padStart(12, "0")}`;
+
+  it("keeps a part's account and parent, and a parent's parts in order, over many properties", () => {
+    const part: Run = {
+      ...run([]),
+      runId: partId(1),
+      account: "contoso-eu",
+      parentRunId: RUN_ID,
+      attemptId: "a1",
+      deadSince: new Date("2026-02-25T03:00:00.000Z"),
+    };
+    expect(fromRunRow({ ...toRunRow(part) }, "t")).toMatchObject({
+      account: "contoso-eu",
+      parentRunId: RUN_ID,
+      attemptId: "a1",
+      deadSince: new Date("2026-02-25T03:00:00.000Z"),
+    });
+    // 1,000 accounts of the longest name: more than one property holds.
+    const parts = Array.from({ length: 1000 }, (_, i) => ({
+      account: `${"a".repeat(35)}-${String(i).padStart(4, "0")}`,
+      runId: partId(i),
+    }));
+    const parent: Run = { ...run([]), summary: undefined, state: "queued", parts };
+    const row = toRunRow(parent);
+    expect(row.partsChunks).toBeGreaterThan(1);
+    for (let i = 0; i < (row.partsChunks ?? 0); i++) {
+      expect(row[`parts${i}`]?.length).toBeLessThanOrEqual(CHUNK_CHARS);
+    }
+    expect(fromRunRow({ ...row }, "t").parts).toEqual(parts);
+  });
+
+  it("refuses a stored part that is not account:runId, naming it", () => {
+    const row = { ...toRunRow({ ...run([]), parts: [{ account: "a", runId: partId(1) }] }) };
+    (row as Record<string, unknown>).parts0 = `a:${partId(1)},Not An Account:${partId(2)}`;
+    expect(() => fromRunRow(row, "t")).toThrow(ValidationError);
+    expect(() => fromRunRow(row, "t")).toThrow(/its part 2/);
+  });
+});
