@@ -307,6 +307,42 @@ resource runPoisoned 'Microsoft.Insights/scheduledQueryRules@2023-12-01' = {
   }
 }
 
+resource accountAlert 'Microsoft.Insights/scheduledQueryRules@2023-12-01' = {
+  name: 'alert-account-${nameSuffix}'
+  location: location
+  tags: tags
+  kind: 'LogAlert'
+  properties: {
+    displayName: 'certsched: an account could not be swept'
+    description: 'An account\'s part of a run failed for a reason of its account\'s: credentials refused (dead after CERTSCHED_DEAD_ACCOUNT_DAYS days), or its request budget spent. The line names the account; the other accounts were swept. docs/accounts.md, docs/runs.md.'
+    severity: 1
+    enabled: true
+    scopes: [
+      appInsights.id
+    ]
+    evaluationFrequency: 'PT1H'
+    windowSize: 'PT1H'
+    criteria: {
+      allOf: [
+        {
+          query: loadTextContent('../alerts/account-alert.kql')
+          timeAggregation: 'Count'
+          operator: 'GreaterThan'
+          threshold: 0
+          failingPeriods: {
+            numberOfEvaluationPeriods: 1
+            minFailingPeriodsToAlert: 1
+          }
+        }
+      ]
+    }
+    autoMitigate: false
+    actions: {
+      actionGroups: actionGroups
+    }
+  }
+}
+
 // Every rule above, once: the notice counts them.
 var ruleNameList = [
   sweepFailed.name
@@ -315,6 +351,7 @@ var ruleNameList = [
   certificateExpiring.name
   verificationFailed.name
   runPoisoned.name
+  accountAlert.name
 ]
 
 // Receivers are listed by kind only: the webhook URL is a secret.

@@ -4,7 +4,9 @@ import { fileURLToPath } from "node:url";
 import { beforeAll, describe, expect, it } from "vitest";
 import { poisonedRenewals } from "../../functions/poisonedRenewals.js";
 import { renewDueCertificates } from "../../functions/renewDueCertificates.js";
+import { runRenewals } from "../../functions/runRenewals.js";
 import { verifyCertificates } from "../../functions/verifyCertificates.js";
+import { SINGLE_ACCOUNT_SETTINGS } from "../../shared/app/config/accounts.js";
 import { APP_SERVICE } from "../../shared/core/certificate/fields.js";
 import { memoryInventory } from "../../shared/core/ports/inventory.js";
 import { memoryLedger } from "../../shared/core/ports/ledger.js";
@@ -19,8 +21,9 @@ import { verificationSummaryLine } from "../../shared/core/verification/verifica
 import { SweepFailedError, VerificationFailedError } from "../../shared/lib/errors.js";
 import { DAY_MS, HOUR_MS } from "../../shared/lib/time.js";
 import type { Hosting } from "../../sim/index.js";
+import { startSimAccounts } from "../support/accounts.js";
 import { startHarness } from "../support/app.js";
-import { timer } from "../support/invoke.js";
+import { httpRequest, timer } from "../support/invoke.js";
 import {
   type BicepFile,
   calls,
@@ -168,6 +171,8 @@ function verificationLine(failed: boolean): string {
 
 /** Lines of the poison function, on a message of a run the store does not hold. */
 let poisoned: string[];
+/** Lines of a run over two accounts, one of them with its client secret refused. */
+let accountRun: string[];
 
 beforeAll(async () => {
   // The poison function, through the function, over the in-process run store.
@@ -180,6 +185,25 @@ beforeAll(async () => {
     poisoned = poisonApp.logs.map((l) => l.message);
   } finally {
     await poisonApp.close();
+  }
+  // A run over two accounts, in this process: "refused"'s client secret is refused.
+  const accounts = await startSimAccounts(["healthy", "refused"], () => ({
+    certificates: [{ certificateName: "www", expiryDate: inDays(5) }],
+  }));
+  const accountApp = await startHarness({ certificates: [] });
+  try {
+    accounts.sim("refused").expireClientSecret();
+    const unset = Object.fromEntries(SINGLE_ACCOUNT_SETTINGS.map((name) => [name, undefined]));
+    await accountApp.configure({ ...unset, ...accounts.env() });
+    const reply = await accountApp.call(
+      runRenewals,
+      httpRequest({ method: "POST", path: "/api/renewals", query: { wait: "30" } }),
+    );
+    expect(reply.status).toBe(200);
+    accountRun = accountApp.logs.map((l) => l.message);
+  } finally {
+    await accountApp.close();
+    await accounts.close();
   }
   // The verification timer over nothing (a clean run), and over a certificate served by a CA
   // Node does not trust (untrusted: the run fails, as for not-landed or critically expiring).
@@ -327,6 +351,17 @@ function cases(): Record<string, { finds: string[]; ignores: string[] }> {
         ...good.lines,
         ...bad.lines,
         ...verified.lines,
+      ],
+    },
+    "account-alert.kql": {
+      finds: accountRun.filter((l) =>
+        l.startsWith("certsched account alert: account refused: credentials-refused in run "),
+      ),
+      ignores: [
+        ...accountRun.filter((l) => !l.startsWith("certsched account alert: ")),
+        ...poisoned,
+        ...good.lines,
+        ...bad.lines,
       ],
     },
     "certificate-stuck.kql": {
