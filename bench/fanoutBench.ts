@@ -39,6 +39,14 @@ interface WorkerReport {
   readonly maxRssBytes: number;
 }
 
+/** A handler's JSON answer, whichever way it was given (jsonBody, or a JSON string body). */
+function jsonOf(response: { jsonBody?: unknown; body?: unknown }): Record<string, unknown> {
+  if (response.jsonBody !== undefined) return response.jsonBody as Record<string, unknown>;
+  return typeof response.body === "string"
+    ? (JSON.parse(response.body) as Record<string, unknown>)
+    : {};
+}
+
 const RENEW_OPERATIONS = new Set(["renew", "publicRenew"]);
 
 /** Renew requests each certificate received, over every account's simulator. */
@@ -92,14 +100,20 @@ async function oneRound(options: FanoutBenchOptions, workers: number): Promise<R
         child.once("exit", (code) => reject(new Error(`fan-out worker exited ${code}`)));
       }),
   );
+  // A worker killed in `finally` after another failure must not hide it.
+  for (const report of reports) report.catch(() => {});
   try {
     const started = performance.now();
     const posted = await runRenewals(
       httpRequest({ method: "POST", path: "/api/renewals" }),
       invocationContext("runRenewals"),
     );
-    const runId = (posted.jsonBody as { runId?: string } | undefined)?.runId;
-    if (!runId) throw new Error(`POST /api/renewals answered ${posted.status} without a runId`);
+    const runId = jsonOf(posted).runId as string | undefined;
+    if (!runId) {
+      throw new Error(
+        `POST /api/renewals answered ${posted.status} without a runId: ${JSON.stringify(jsonOf(posted))}`,
+      );
+    }
     let state = "queued";
     let body: Record<string, unknown> = {};
     for (;;) {
@@ -107,7 +121,7 @@ async function oneRound(options: FanoutBenchOptions, workers: number): Promise<R
         httpRequest({ method: "GET", path: `/api/renewals/${runId}`, params: { runId } }),
         invocationContext("getRenewalRun"),
       );
-      body = (got.jsonBody ?? {}) as Record<string, unknown>;
+      body = jsonOf(got);
       state = String(body.state);
       if (state === "succeeded" || state === "failed") break;
       await new Promise((resolve) => setTimeout(resolve, 200));

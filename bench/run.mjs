@@ -151,6 +151,28 @@ async function main() {
     // Inside node_modules no package.json says "module": the extension does.
     outExtension: { ".js": ".mjs" },
     packages: "external",
+    // Except @azure/functions: CommonJS, whose named exports (HttpRequest, InvocationContext)
+    // an ES module outside a bundle cannot import; the fan-out bench builds them as tests do.
+    plugins: [
+      {
+        name: "bundle-functions",
+        setup(b) {
+          b.onResolve({ filter: /^@azure\/functions$/ }, () => ({
+            path: path.join(
+              ROOT,
+              "node_modules",
+              "@azure",
+              "functions",
+              "dist",
+              "azure-functions.js",
+            ),
+          }));
+        },
+      },
+    ],
+    banner: {
+      js: 'import { createRequire as __createRequire } from "node:module"; const require = __createRequire(import.meta.url);',
+    },
     sourcemap: "inline",
     logLevel: "warning",
   });
