@@ -73,7 +73,10 @@ export async function accountStatuses(
  * One page over the accounts' parts (each from accountStatuses). With more than one account,
  * an unreadable row is named with its account.
  */
-export function statusPageOf(parts: readonly AccountStatuses[], query: StatusPageQuery): StatusList {
+export function statusPageOf(
+  parts: readonly AccountStatuses[],
+  query: StatusPageQuery,
+): StatusList {
   const page = pageOf(
     parts.flatMap((p) => p.statuses),
     query,
