@@ -8,11 +8,13 @@ import { listCertificates } from "../../../functions/listCertificates.js";
 import { listDueCertificates } from "../../../functions/listDueCertificates.js";
 import { renewCertificate } from "../../../functions/renewCertificate.js";
 import { testConnectivity } from "../../../functions/testConnectivity.js";
+import { verifyCertificates } from "../../../functions/verifyCertificates.js";
 import { DAY_MS } from "../../../shared/lib/time.js";
+import { sandboxSettings } from "../../../sim/index.js";
 import { type SimAccounts, startSimAccounts } from "../../support/accounts.js";
 import { configureApp, releaseApp } from "../../support/app.js";
 import { type AzuriteHandle, startAzurite } from "../../support/azurite.js";
-import { httpRequest, invocationContext, type RequestInit } from "../../support/invoke.js";
+import { httpRequest, invocationContext, type RequestInit, timer } from "../../support/invoke.js";
 import { type Reply, toReply } from "../../support/reply.js";
 
 /*
@@ -311,6 +313,55 @@ describe("the HTTP API with two accounts", () => {
         const wire = JSON.stringify(request);
         for (const value of foreign) expect(wire).not.toContain(value);
       }
+    }
+  });
+});
+
+describe("the verification timer with two accounts", () => {
+  it("verifies each account, and each summary line names its account", async () => {
+    const before = logs.length;
+    await verifyCertificates(
+      timer(),
+      invocationContext("verifyCertificates", (_l, m) => logs.push(m)),
+    );
+    const summaries = logs
+      .slice(before)
+      .filter((l) => l.startsWith("certsched verification summary "))
+      .map(
+        (l) =>
+          (JSON.parse(l.slice("certsched verification summary ".length)) as { account: string })
+            .account,
+      )
+      .sort();
+    expect(summaries).toEqual([A, B]);
+  });
+});
+
+describe("one account, none declared", () => {
+  it("takes ?account=default or none, and refuses another name listing 'default'", async () => {
+    await configureApp({
+      ...sandboxSettings(accounts.sim(B)),
+      AzureWebJobsStorage: azurite.connectionString,
+    });
+    try {
+      const plain = await get(testConnectivity, "connectivity");
+      expect(plain.body).toEqual({ ok: true, account: "default", message: expect.any(String) });
+      const named = await get(testConnectivity, "connectivity", { account: "default" });
+      expect(named.body).toEqual(plain.body);
+      // The due list is remembered in the default account's (legacy) tables.
+      // fabrikam's www is still due (contoso's was renewed above).
+      expect((await get(listDueCertificates, "certificates/due")).status).toBe(200);
+      const list = await get(listCertificates, "certificates");
+      const body = list.body as { items: { account: string }[]; accounts: { name: string }[] };
+      expect(body.items.map((i) => i.account)).toEqual(["default"]);
+      expect(body.accounts.map((a) => a.name)).toEqual(["default"]);
+      const page = await get(dashboard, "dashboard");
+      expect(page.text).not.toContain("data-account");
+      expect(accountProblem(await get(testConnectivity, "connectivity", { account: A }))).toEqual([
+        { name: "account", message: `'${A}' is unknown: the accounts are 'default'` },
+      ]);
+    } finally {
+      await configureApp({ ...accounts.env(), AzureWebJobsStorage: azurite.connectionString });
     }
   });
 });
