@@ -220,7 +220,7 @@ export function createAccountServices(
     client,
     requests,
     probes: lazyProbes(tokens, settings.vaultResource),
-    notifier: accountNotifier(app.notifier, account),
+    notifier: accountNotifier(app.notifier, account, settings.accountsDeclared),
     // Requests counted in the last moments are written before the process may end.
     close: async () => {
       await requests.settled();

@@ -135,16 +135,28 @@ export function createNotifier(options: NotifierOptions): Notifier {
 /**
  * The notifier of one account (issue 22): every sweep summary and verification notice it posts
  * carries the account (unless it already names one), so the message says whose it is. One
- * webhook serves every account: the messages tell them apart.
+ * webhook serves every account: the messages tell them apart. `named` (accounts are declared):
+ * its log lines (sent, failed) name the account too.
  */
-export function accountNotifier(notifier: Notifier, account: string): Notifier {
+export function accountNotifier(notifier: Notifier, account: string, named = false): Notifier {
+  const logOf = (log: Logger): Logger =>
+    named
+      ? {
+          info: (m) => log.info(`${m} (account ${account})`),
+          warn: (m) => log.warn(`${m} (account ${account})`),
+          error: (m) => log.error(`${m} (account ${account})`),
+        }
+      : log;
   return {
     notify: (summary, log) =>
-      notifier.notify(summary.account === undefined ? { ...summary, account } : summary, log),
+      notifier.notify(
+        summary.account === undefined ? { ...summary, account } : summary,
+        logOf(log),
+      ),
     notifyVerification: (notices, log) =>
       notifier.notifyVerification(
         notices.map((n) => (n.account === undefined ? { ...n, account } : n)),
-        log,
+        logOf(log),
       ),
     // The app's notifier is closed by the app, once.
     close: async () => {},

@@ -64,6 +64,13 @@ describe("sweep webhooks with two accounts", () => {
     const s = start("json");
     const { log, lines } = collectingLogger();
     for (const name of [A, B]) await sweepWith(s.runtime(name), log);
+    // The webhook's own log lines say whose message went out.
+    expect(lines.map((l) => l.message)).toEqual(
+      expect.arrayContaining([
+        `certsched webhook notified (json, 202) (account ${A})`,
+        `certsched webhook notified (json, 202) (account ${B})`,
+      ]),
+    );
     const posted = receiver.received.map(
       (r) => r.json as { account: string; status: string; certificates: unknown[] },
     );
