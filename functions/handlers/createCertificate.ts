@@ -24,12 +24,14 @@ export async function createCertificate(
   request: HttpRequest,
   context: InvocationContext,
 ): Promise<HttpResponseInit> {
-  return handle(context, async () => {
+  return handle(context, async (about) => {
     authorize(request, OPERATOR, platformEnv());
     const query = parseQuery(request, accountQuery);
     const services = getServices();
     const account = oneAccount(services.accounts, query.account);
     const runtime = services.runtime(account);
+    // A failure's log line names the account (with accounts declared).
+    about(accountNote(runtime.settings));
     const input = parseOrThrow(
       createCertificateInput,
       await readJsonBody(request),

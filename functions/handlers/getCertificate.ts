@@ -4,6 +4,7 @@ import { platformEnv } from "../../shared/app/config/platform.js";
 import { getServices } from "../../shared/app/services.js";
 import { statusSourcesOf } from "../../shared/app/sources.js";
 import { requiredText } from "../../shared/core/certificate/fields.js";
+import { accountNote } from "../../shared/edge/accountNote.js";
 import { accountQuery, oneAccount } from "../../shared/edge/accountQuery.js";
 import { authorize } from "../../shared/edge/auth/authorize.js";
 import { READER } from "../../shared/edge/auth/roles.js";
@@ -29,13 +30,15 @@ export async function getCertificate(
   request: HttpRequest,
   context: InvocationContext,
 ): Promise<HttpResponseInit> {
-  return handle(context, async () => {
+  return handle(context, async (about) => {
     authorize(request, READER, platformEnv());
     const query = parseQuery(request, accountQuery);
     const services = getServices();
     const account = oneAccount(services.accounts, query.account);
     const { name } = parseOrThrow(params, { name: request.params.name }, "route");
     const runtime = services.runtime(account);
+    // A failure's log line names the account (with accounts declared).
+    about(accountNote(runtime.settings));
     const detail = await certificateDetail(runtime, statusSourcesOf(runtime), name);
     return json(200, { account, ...detail });
   });

@@ -2,13 +2,12 @@ import type { HttpRequest, HttpResponseInit, InvocationContext } from "@azure/fu
 import { platformEnv } from "../../shared/app/config/platform.js";
 import { getServices } from "../../shared/app/services.js";
 import { verificationsView } from "../../shared/core/verification/views.js";
-import { accountQuery, accountsOf } from "../../shared/edge/accountQuery.js";
+import { accountParam, accountsOf } from "../../shared/edge/accountQuery.js";
 import { acrossAccounts, errorsPart } from "../../shared/edge/acrossAccounts.js";
 import { authorize } from "../../shared/edge/auth/authorize.js";
 import { READER } from "../../shared/edge/auth/roles.js";
 import { contextLogger } from "../../shared/edge/contextLogger.js";
 import { handle } from "../../shared/edge/handle.js";
-import { parseQuery } from "../../shared/edge/parseQuery.js";
 import { json } from "../../shared/edge/problem.js";
 import { verificationsAcross } from "../../shared/edge/views/verificationsAcross.js";
 
@@ -23,10 +22,11 @@ export async function getVerifications(
 ): Promise<HttpResponseInit> {
   return handle(context, async () => {
     authorize(request, READER, platformEnv());
-    const query = parseQuery(request, accountQuery);
+    // Only `account` is read: these routes never refused other parameters, and still do not.
+    const account = accountParam(request.url);
     const services = getServices();
     const { parts, accountErrors } = await acrossAccounts(
-      accountsOf(services.accounts, query.account),
+      accountsOf(services.accounts, account),
       async (account) => verificationsView(await services.runtime(account).inventory.list()),
       {
         concurrency: services.runtime().settings.accountConcurrency,

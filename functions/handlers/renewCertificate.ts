@@ -27,12 +27,14 @@ export async function renewCertificate(
   request: HttpRequest,
   context: InvocationContext,
 ): Promise<HttpResponseInit> {
-  return handle(context, async () => {
+  return handle(context, async (about) => {
     authorize(request, OPERATOR, platformEnv());
     const query = parseQuery(request, accountQuery);
     const services = getServices();
     const account = oneAccount(services.accounts, query.account);
     const runtime = services.runtime(account);
+    // A failure's log line names the account (with accounts declared).
+    about(accountNote(runtime.settings));
     const { name } = parseOrThrow(params, { name: request.params.name }, "route");
     const log = contextLogger(context);
     // Looked up, then claimed and recorded in the ledger and the history like a sweep's renewal.

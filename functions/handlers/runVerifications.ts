@@ -1,13 +1,12 @@
 import type { HttpRequest, HttpResponseInit, InvocationContext } from "@azure/functions";
 import { platformEnv } from "../../shared/app/config/platform.js";
 import { getServices } from "../../shared/app/services.js";
-import { accountQuery, accountsOf } from "../../shared/edge/accountQuery.js";
+import { accountParam, accountsOf } from "../../shared/edge/accountQuery.js";
 import { acrossAccounts, errorsPart } from "../../shared/edge/acrossAccounts.js";
 import { authorize } from "../../shared/edge/auth/authorize.js";
 import { OPERATOR } from "../../shared/edge/auth/roles.js";
 import { contextLogger } from "../../shared/edge/contextLogger.js";
 import { handle } from "../../shared/edge/handle.js";
-import { parseQuery } from "../../shared/edge/parseQuery.js";
 import { json } from "../../shared/edge/problem.js";
 import { verificationRunAcross } from "../../shared/edge/views/verificationsAcross.js";
 import { verifyWith } from "../../shared/usecases/verify.js";
@@ -30,13 +29,14 @@ export async function runVerifications(
 ): Promise<HttpResponseInit> {
   return handle(context, async () => {
     authorize(request, OPERATOR, platformEnv());
-    const query = parseQuery(request, accountQuery);
+    // Only `account` is read: these routes never refused other parameters, and still do not.
+    const account = accountParam(request.url);
     const services = getServices();
     const { settings } = services.runtime();
     const signal = AbortSignal.timeout(Math.min(HTTP_VERIFY_DEADLINE_MS, settings.sweepDeadlineMs));
     const log = contextLogger(context);
     const { parts, accountErrors } = await acrossAccounts(
-      accountsOf(services.accounts, query.account),
+      accountsOf(services.accounts, account),
       async (account) => verifyWith(services.runtime(account), log, { trigger: "http", signal }),
       { concurrency: settings.accountConcurrency, invocationId: context.invocationId, log },
     );

@@ -17,6 +17,18 @@ export const accountParameter = { account: z.string().optional() };
 /** A query that takes `account` only (create, renew, get, due, connectivity, verifications). */
 export const accountQuery = z.object(accountParameter);
 
+/**
+ * `?account=` of a route that never checked its query (the verifications'): read alone, other
+ * parameters left as they always were (ignored); given twice, a 400.
+ */
+export function accountParam(url: string): string | undefined {
+  const values = new URL(url).searchParams.getAll("account");
+  if (values.length > 1) {
+    refuse({ name: "account", message: `is given ${values.length} times: give it at most once` });
+  }
+  return values[0];
+}
+
 /** Longest account name quoted back: names are 1-40 characters, so a longer one is cut. */
 const SHOWN = 48;
 

@@ -260,6 +260,21 @@ describe("the HTTP API with two accounts", () => {
     expect(filtered.text.match(/<tr data-status="/g)).toHaveLength(1);
   });
 
+  it("names the account in the log line of a renewal its service refused", async () => {
+    accounts.sim(B).inject("renew", {
+      status: 400,
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ message: "Renewal refused: DNS zone not found" }),
+    });
+    const reply = await call(renewCertificate, {
+      path: "certificates/www/renew",
+      params: { name: "www" },
+      query: { account: B },
+    });
+    expect(reply.status).toBe(422);
+    expect(logs.some((l) => l.startsWith(`renewCertificate (account ${B}) refused: `))).toBe(true);
+  });
+
   it("answers connectivity per account; one account's refused credentials leave the other's answer", async () => {
     const both = await get(testConnectivity, "connectivity");
     expect(both.status).toBe(200);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { accountsOf, oneAccount } from "../../../shared/edge/accountQuery.js";
+import { accountParam, accountsOf, oneAccount } from "../../../shared/edge/accountQuery.js";
 import { ValidationError } from "../../../shared/lib/errors.js";
 
 /** The problems `work` is refused with (a ValidationError of the query), or undefined. */
@@ -60,5 +60,15 @@ describe("accountsOf", () => {
 
   it("refuses an unknown name", () => {
     expect(refusal(() => accountsOf(TWO, "northwind"))?.[0]?.name).toBe("account");
+  });
+});
+
+describe("accountParam", () => {
+  it("reads account alone, leaves other parameters be, and refuses it given twice", () => {
+    expect(accountParam("http://h/api/verifications?wait=30&account=contoso")).toBe("contoso");
+    expect(accountParam("http://h/api/verifications?wait=30")).toBeUndefined();
+    expect(refusal(() => accountParam("http://h/api/verifications?account=a&account=b"))).toEqual([
+      { name: "account", message: "is given 2 times: give it at most once" },
+    ]);
   });
 });
