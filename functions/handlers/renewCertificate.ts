@@ -1,44 +1,56 @@
 import type { HttpRequest, HttpResponseInit, InvocationContext } from "@azure/functions";
 import { z } from "zod";
 import { platformEnv } from "../../shared/app/config/platform.js";
-import { getRuntime } from "../../shared/app/services.js";
+import { getServices } from "../../shared/app/services.js";
 import { requiredText } from "../../shared/core/certificate/fields.js";
 import { requesterOf } from "../../shared/core/renewal/requester.js";
+import { accountNote } from "../../shared/edge/accountNote.js";
+import { accountQuery, oneAccount } from "../../shared/edge/accountQuery.js";
 import { authorize } from "../../shared/edge/auth/authorize.js";
 import { callerOf } from "../../shared/edge/auth/callerOf.js";
 import { OPERATOR } from "../../shared/edge/auth/roles.js";
 import { contextLogger } from "../../shared/edge/contextLogger.js";
 import { handle } from "../../shared/edge/handle.js";
-import { noQuery, parseQuery } from "../../shared/edge/parseQuery.js";
+import { parseQuery } from "../../shared/edge/parseQuery.js";
 import { json } from "../../shared/edge/problem.js";
 import { parseOrThrow } from "../../shared/lib/zodProblems.js";
 import { renewByName } from "../../shared/usecases/renewByName.js";
 
 const params = z.object({ name: requiredText() });
 
-/** POST /api/certificates/{name}/renew: schedules renewal by name (spec 4.2, v3). */
+/**
+ * POST /api/certificates/{name}/renew[?account=NAME]: schedules renewal by name (spec 4.2, v3)
+ * in the account's service, claimed in the account's ledger. `account` is required when more
+ * than one account is declared (edge/accountQuery.ts).
+ */
 export async function renewCertificate(
   request: HttpRequest,
   context: InvocationContext,
 ): Promise<HttpResponseInit> {
-  return handle(context, async () => {
+  return handle(context, async (about) => {
     authorize(request, OPERATOR, platformEnv());
-    parseQuery(request, noQuery);
+    const query = parseQuery(request, accountQuery);
+    const services = getServices();
+    const account = oneAccount(services.accounts, query.account);
+    const runtime = services.runtime(account);
+    // A failure's log line names the account (with accounts declared).
+    about(accountNote(runtime.settings));
     const { name } = parseOrThrow(params, { name: request.params.name }, "route");
     const log = contextLogger(context);
     // Looked up, then claimed and recorded in the ledger and the history like a sweep's renewal.
     const renewed = await renewByName(
-      getRuntime(),
+      runtime,
       name,
       requesterOf(callerOf(request, platformEnv())),
       log,
     );
     const done = renewed.status === "scheduled" ? "scheduled" : "already in progress";
-    log.info(`certsched renewal ${done} (v3): ${name}`);
+    log.info(`certsched renewal ${done} (v3): ${name}${accountNote(runtime.settings)}`);
     const { status, message, note, confirmedBy } = renewed;
     return json(202, {
       status,
       certificateName: name,
+      account,
       message,
       ...(note ? { note } : {}),
       ...(confirmedBy ? { confirmedBy } : {}),

@@ -5,6 +5,7 @@ import { createSecretStore } from "../adapters/identity/secretStore.js";
 import { timedTokenSource } from "../adapters/identity/timedTokenSource.js";
 import { TokenCache } from "../adapters/identity/tokenCache.js";
 import { withClientSecretRetry } from "../adapters/identity/withFreshClientSecret.js";
+import { accountNotifier } from "../adapters/notify/notifier.js";
 import { webhookSecrets } from "../adapters/notify/webhookFormat.js";
 import { requestLog } from "../adapters/service/requestLog.js";
 import { ServiceClient } from "../adapters/service/serviceClient.js";
@@ -18,6 +19,7 @@ import { fromServiceRecord } from "../core/inventory/fromRecords.js";
 import { type History, noHistory } from "../core/ports/history.js";
 import { type Inventory, noInventory } from "../core/ports/inventory.js";
 import { type Ledger, noLedger } from "../core/ports/ledger.js";
+import type { Notifier } from "../core/ports/notifier.js";
 import type { Probes } from "../core/ports/probes.js";
 import type { RequestLog } from "../core/ports/requestLog.js";
 import type { SecretStore } from "../core/ports/secrets.js";
@@ -56,6 +58,8 @@ export interface AccountServices {
   readonly requests: RequestLog;
   /** What verification reads certificates with: TLS, and vaults with this account's vault token. */
   readonly probes: Probes;
+  /** The app's notifier, naming this account in every message it posts (issue 22). */
+  readonly notifier: Notifier;
   close(): Promise<void>;
 }
 
@@ -216,6 +220,7 @@ export function createAccountServices(
     client,
     requests,
     probes: lazyProbes(tokens, settings.vaultResource),
+    notifier: accountNotifier(app.notifier, account, settings.accountsDeclared),
     // Requests counted in the last moments are written before the process may end.
     close: async () => {
       await requests.settled();

@@ -94,6 +94,7 @@ export function createAppServices(
         url: settings.webhookUrl,
         format: settings.webhookFormat,
         notifySuccess: settings.notifySuccess,
+        namedAccounts: settings.accountsDeclared,
         ...(onCall ? { onCall } : {}),
       })
     : noNotifier;

@@ -1,3 +1,4 @@
+import { accountTables } from "../adapters/storage/accountTables.js";
 import { listLedgerRows } from "../adapters/storage/ledgerRows.js";
 import type { StatusSources } from "../core/status/statusSources.js";
 import type { DashboardSources } from "../usecases/dashboard.js";
@@ -5,8 +6,9 @@ import type { Runtime } from "./services.js";
 
 /**
  * What the status view and the dashboard read, wired from the runtime: its inventory, and the
- * ledger's table read with the runtime's own settings. A ledger that is not a table (none, or an
- * in-process one) has no rows to list here.
+ * ledger's table read with the runtime's own settings: the runtime's account's own table
+ * (adapters/storage/accountTables.ts), so one account's rows are never listed as another's. A
+ * ledger that is not a table (none, or an in-process one) has no rows to list here.
  */
 export function statusSourcesOf(runtime: Runtime): StatusSources {
   const { settings } = runtime;
@@ -18,6 +20,7 @@ export function statusSourcesOf(runtime: Runtime): StatusSources {
             tableUri: settings.ledgerTableUri,
             connectionString: settings.storageConnectionString,
             timeoutMs: settings.httpTimeoutMs,
+            tableName: accountTables(runtime.account).ledger,
           })
         : { items: [], invalid: [] },
     ledgerRow: async (id) => (await runtime.ledger.read(id))?.record,

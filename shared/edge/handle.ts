@@ -10,16 +10,24 @@ import { errorResponse } from "./errorResponse.js";
  */
 export async function handle(
   context: InvocationContext,
-  work: () => Promise<HttpResponseInit>,
+  /**
+   * The handler's body. `about(text)` sets what a failure's log line adds after the function's
+   * name (issue 22: the account, once the body knows it).
+   */
+  work: (about: (text: string) => void) => Promise<HttpResponseInit>,
 ): Promise<HttpResponseInit> {
+  let note = "";
   try {
-    return await work();
+    return await work((text) => {
+      note = text;
+    });
   } catch (error) {
     const response = errorResponse(error, context.invocationId);
     const log = contextLogger(context);
     const message = ensureError(error).message;
-    if ((response.status ?? 500) >= 500) log.error(`${context.functionName} failed: ${message}`);
-    else log.warn(`${context.functionName} refused: ${message}`);
+    const what = `${context.functionName}${note}`;
+    if ((response.status ?? 500) >= 500) log.error(`${what} failed: ${message}`);
+    else log.warn(`${what} refused: ${message}`);
     return response;
   }
 }

@@ -1,3 +1,4 @@
+import { mergeAccountModels } from "../core/dashboard/accountsModel.js";
 import {
   byDaysLeft,
   type DashboardModel,
@@ -16,6 +17,7 @@ import {
 } from "../core/status/certificateStatus.js";
 import type { StatusSources } from "../core/status/statusSources.js";
 import { ensureError } from "../lib/errors.js";
+import { mapWithConcurrency } from "../lib/pool.js";
 import { redact } from "../lib/redact/redact.js";
 import { DAY_MS } from "../lib/time.js";
 import { loadStatus, type StatusOptionsPorts, statusOptionsOf } from "./steps/loadStatus.js";
@@ -52,6 +54,14 @@ export async function loadDashboard(
   sources: DashboardSources,
   options: DashboardOptions,
 ): Promise<DashboardModel> {
+  return (await loadOne(sources, options)).model;
+}
+
+/** One account's model, and why its certificates could not be read (when they could not). */
+async function loadOne(
+  sources: DashboardSources,
+  options: DashboardOptions,
+): Promise<{ model: DashboardModel; unreadable?: string }> {
   const { now } = options;
   const [status, runs, requests] = await Promise.allSettled([
     // Every certificate, not loadStatus's first 5,000 by name: the rows are sorted by days left
@@ -72,6 +82,8 @@ export async function loadDashboard(
   } else {
     problems.push(cause("certificates could not be read", status.reason));
   }
+  const unreadable =
+    status.status === "rejected" ? redact(ensureError(status.reason).message) : undefined;
   let lastRun: LastRun | undefined;
   if (runs.status === "fulfilled") {
     const latest = runs.value.items[0];
@@ -88,7 +100,7 @@ export async function loadDashboard(
     number
   >;
   for (const r of rows) counts[r.status] += 1;
-  return {
+  const model = {
     generatedAt: now.toISOString(),
     rows,
     counts,
@@ -97,6 +109,7 @@ export async function loadDashboard(
     requestsLastWeek: requests.status === "fulfilled" ? requests.value : undefined,
     problems,
   };
+  return unreadable === undefined ? { model } : { model, unreadable };
 }
 
 const cause = (what: string, error: unknown) => redact(`${what}: ${ensureError(error).message}`);
@@ -130,5 +143,44 @@ export async function dashboard(
     schedule: host.schedule,
     timeZone: host.timeZone,
   });
+  return { model, warnDays: options.warnDays };
+}
+
+/** One account's part of the page: its name, its clock and settings, its own sources. */
+export interface AccountDashboardPart {
+  readonly account: string;
+  readonly ports: StatusOptionsPorts;
+  readonly sources: DashboardSources;
+}
+
+/**
+ * The dashboard over several accounts (issue 22): each account's page read from its own
+ * sources (at most `concurrency` at once), merged with a summary line per account
+ * (core/dashboard/accountsModel.ts). One account alone gives the page it always did. The
+ * first account's settings give the warn days of the legend (they are the app's).
+ */
+export async function dashboardAcross(
+  parts: readonly AccountDashboardPart[],
+  host: HostSchedule,
+  concurrency: number,
+): Promise<DashboardPage> {
+  const [first, ...others] = parts;
+  if (!first) throw new Error("a dashboard needs an account");
+  if (others.length === 0) return dashboard(first.ports, first.sources, host);
+  const options = statusOptionsOf(first.ports);
+  const loaded = await mapWithConcurrency(parts, concurrency, async (part) => ({
+    account: part.account,
+    ...(await loadOne(part.sources, {
+      ...statusOptionsOf(part.ports),
+      schedule: host.schedule,
+      timeZone: host.timeZone,
+    })),
+  }));
+  const now = options.now;
+  const model = mergeAccountModels(
+    loaded,
+    now.toISOString(),
+    nextRun(host.schedule, now, host.timeZone),
+  );
   return { model, warnDays: options.warnDays };
 }

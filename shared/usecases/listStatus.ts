@@ -1,4 +1,5 @@
 import { REQUEST_WINDOW_MS, type RequestLog } from "../core/ports/requestLog.js";
+import { type AccountSummary, accountSummary } from "../core/status/accountSummary.js";
 import { type CertificateStatus, certificateStatus } from "../core/status/certificateStatus.js";
 import { pageOf, type StatusPageQuery } from "../core/status/statusPage.js";
 import type { StatusSources } from "../core/status/statusSources.js";
@@ -9,24 +10,39 @@ export interface StatusListPorts extends StatusOptionsPorts {
   readonly requests: Pick<RequestLog, "kind" | "since">;
 }
 
+/** One certificate's status, with the account it belongs to (issue 22). */
+export type AccountStatus = CertificateStatus & { readonly account: string };
+
 /**
- * The answer of GET /api/certificates. `items` in name order; `next` when more follow;
- * `requests7d` the requests sent to the service in the last 7 days (left out when the history
- * cannot say); `invalid` the storage rows that could not be read.
+ * The answer of GET /api/certificates. `items` in name order (then account order); `next` when
+ * more follow; `requests7d` the requests sent to the service in the last 7 days (left out when
+ * the history cannot say, and when the list spans several accounts: each account's line has
+ * its own); `invalid` the storage rows that could not be read; `accounts` one summary line per
+ * account listed (core/status/accountSummary.ts), over all its certificates, whatever the page
+ * or the status filter.
  */
 export interface StatusList {
-  readonly items: CertificateStatus[];
+  readonly items: AccountStatus[];
   readonly next?: string;
   readonly requests7d?: number;
   readonly invalid?: string[];
+  readonly accounts: AccountSummary[];
 }
 
-/** One page of the inventory with status; reads storage only (no request to the service). */
-export async function statusList(
+/** One account's certificates with status and its summary; reads storage only. */
+export interface AccountStatuses {
+  readonly account: string;
+  readonly statuses: AccountStatus[];
+  readonly invalid: string[];
+  readonly summary: AccountSummary;
+}
+
+/** One account's part of the list: every certificate, not a page (paging spans the accounts). */
+export async function accountStatuses(
+  account: string,
   ports: StatusListPorts,
   sources: StatusSources,
-  query: StatusPageQuery,
-): Promise<StatusList> {
+): Promise<AccountStatuses> {
   const options = statusOptionsOf(ports);
   const since = new Date(options.now.getTime() - REQUEST_WINDOW_MS);
   const [loaded, requests7d] = await Promise.all([
@@ -38,13 +54,52 @@ export async function statusList(
       ? Promise.resolve(undefined)
       : ports.requests.since(since).catch(() => undefined),
   ]);
+  const statuses = loaded.inputs.map((input) => ({
+    account,
+    ...certificateStatus(input, options),
+  }));
+  const summary = accountSummary(
+    account,
+    statuses.map((s) => ({
+      status: s.status,
+      daysLeft: s.expiry.servedDaysLeft ?? s.expiry.serviceDaysLeft,
+    })),
+    { requests7d },
+  );
+  return { account, statuses, invalid: loaded.invalid, summary };
+}
+
+/**
+ * One page over the accounts' parts (each from accountStatuses). With more than one account,
+ * an unreadable row is named with its account.
+ */
+export function statusPageOf(
+  parts: readonly AccountStatuses[],
+  query: StatusPageQuery,
+): StatusList {
   const page = pageOf(
-    loaded.inputs.map((input) => certificateStatus(input, options)),
+    parts.flatMap((p) => p.statuses),
     query,
   );
+  const [only, ...others] = parts;
+  const single = only !== undefined && others.length === 0 ? only : undefined;
+  const invalid = parts.flatMap((p) =>
+    single ? p.invalid : p.invalid.map((line) => `account ${p.account}: ${line}`),
+  );
+  const requests7d = single?.summary.requests7d;
   return {
     ...page,
     ...(requests7d !== undefined ? { requests7d } : {}),
-    ...(loaded.invalid.length > 0 ? { invalid: loaded.invalid } : {}),
+    ...(invalid.length > 0 ? { invalid } : {}),
+    accounts: parts.map((p) => p.summary),
   };
+}
+
+/** One page of one account's inventory with status; reads storage only (no request to the service). */
+export async function statusList(
+  ports: StatusListPorts & { readonly account: string },
+  sources: StatusSources,
+  query: StatusPageQuery,
+): Promise<StatusList> {
+  return statusPageOf([await accountStatuses(ports.account, ports, sources)], query);
 }

@@ -35,7 +35,9 @@ export interface VerifyWithOptions {
 
 /** What a verification run with its reports needs; the Runtime (app/services.ts) satisfies it. */
 export interface VerifyPorts extends VerifyInventoryPorts {
-  readonly settings: VerifyInventoryPorts["settings"] & Pick<Settings, "webhookUrl">;
+  readonly settings: VerifyInventoryPorts["settings"] &
+    Pick<Settings, "webhookUrl"> &
+    Partial<Pick<Settings, "account" | "accountsDeclared">>;
   /** Rejects when it cannot start: the run goes on without it. */
   telemetry(): Promise<Telemetry>;
   readonly notifier: Pick<Notifier, "notifyVerification">;
@@ -94,21 +96,28 @@ export async function verifyWith(
     }),
   );
   telemetry.recordVerification(verification, { partial: options.names !== undefined });
+  // Issue 22: with accounts declared, every line names the account (alert rules and searches
+  // of a single-account deployment see the lines they always did).
+  const account = ports.settings.accountsDeclared ? ports.settings.account : undefined;
+  const of = account === undefined ? "" : ` (account ${account})`;
   for (const problem of verification.problems) {
-    log.warn(`certsched verification problem: ${problem}`);
+    log.warn(`certsched verification problem${of}: ${problem}`);
   }
   log.info(
     verificationSummaryLine(verification, {
       trigger: options.trigger,
       scope: options.scope ?? "inventory",
       durationMs: performance.now() - started,
+      account,
     }),
   );
   await Promise.all([
     ports.notifier
       .notifyVerification(verificationNotices(verification, before), log)
       .catch((error: unknown) => {
-        log.warn(`certsched webhook notification failed: ${redact(ensureError(error).message)}`);
+        log.warn(
+          `certsched webhook notification failed${of}: ${redact(ensureError(error).message)}`,
+        );
       }),
     telemetry.flush(),
   ]);

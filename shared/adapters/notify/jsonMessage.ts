@@ -1,5 +1,5 @@
 import type { SweepSummary } from "../../core/renewal/summary.js";
-import { oneLine, type SweepReport } from "./sweepReport.js";
+import { accountOf, oneLine, type SweepReport } from "./sweepReport.js";
 
 /** Certificates in a JSON message; a receiver that needs more reads the run's summary line. */
 export const MAX_JSON_CERTIFICATES = 500;
@@ -13,6 +13,7 @@ export function jsonMessage(summary: SweepSummary, report: SweepReport): unknown
   return {
     source: "certsched",
     event: "sweep",
+    account: accountOf(summary.account),
     status: summary.failed ? "failed" : "succeeded",
     title: report.title,
     dryRun: summary.dryRun,

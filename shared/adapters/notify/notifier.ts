@@ -44,6 +44,11 @@ export interface NotifierOptions {
   readonly notifySuccess: boolean;
   /** Per attempt, in ms (default WEBHOOK_TIMEOUT_MS). */
   readonly timeoutMs?: number;
+  /**
+   * Accounts are declared (issue 22): chat messages name the account in the title and facts.
+   * Without, they read as before; the JSON format has `account` either way.
+   */
+  readonly namedAccounts?: boolean;
   /** Observer of the webhook call (telemetry), reported as upstream "webhook". */
   readonly onCall?: HttpClientOptions["onCall"];
 }
@@ -54,8 +59,8 @@ export function shouldNotify(summary: SweepSummary, notifySuccess: boolean): boo
 }
 
 /** The request body for a format; every line went through redact(), the whole does again. */
-export function webhookBody(summary: SweepSummary, format: WebhookFormat): string {
-  const report = sweepReport(summary);
+export function webhookBody(summary: SweepSummary, format: WebhookFormat, named = false): string {
+  const report = sweepReport(summary, named);
   const message =
     format === "teams"
       ? teamsMessage(report)
@@ -68,6 +73,7 @@ export function webhookBody(summary: SweepSummary, format: WebhookFormat): strin
 /** Posts sweep messages to the webhook; its own HttpClient, so its short timeout stays its own. */
 export function createNotifier(options: NotifierOptions): Notifier {
   const format = resolveWebhookFormat(options.format, options.url);
+  const named = options.namedAccounts === true;
   let http: HttpClient | undefined;
   /** One POST; `work` names what the message is about ("the sweep", "the verification"). */
   const post = async (body: string, work: string, log: Logger): Promise<NotifyOutcome> => {
@@ -103,7 +109,7 @@ export function createNotifier(options: NotifierOptions): Notifier {
   return {
     async notify(summary, log) {
       if (!shouldNotify(summary, options.notifySuccess)) return "not-needed";
-      return post(webhookBody(summary, format), "the sweep", log);
+      return post(webhookBody(summary, format, named), "the sweep", log);
     },
     async notifyVerification(notices, log) {
       if (notices.length === 0) return "not-needed";
@@ -115,7 +121,7 @@ export function createNotifier(options: NotifierOptions): Notifier {
       }
       // One at a time: a channel shows them in order, and a 429 is not made worse.
       for (const notice of notices.slice(0, MAX_VERIFICATION_MESSAGES)) {
-        const sent = await post(verificationBody(notice, format), "the verification", log);
+        const sent = await post(verificationBody(notice, format, named), "the verification", log);
         if (sent === "failed") outcome = "failed";
       }
       return outcome;
@@ -123,5 +129,36 @@ export function createNotifier(options: NotifierOptions): Notifier {
     async close() {
       await http?.close();
     },
+  };
+}
+
+/**
+ * The notifier of one account (issue 22): every sweep summary and verification notice it posts
+ * carries the account (unless it already names one), so the message says whose it is. One
+ * webhook serves every account: the messages tell them apart. `named` (accounts are declared):
+ * its log lines (sent, failed) name the account too.
+ */
+export function accountNotifier(notifier: Notifier, account: string, named = false): Notifier {
+  const logOf = (log: Logger): Logger =>
+    named
+      ? {
+          info: (m) => log.info(`${m} (account ${account})`),
+          warn: (m) => log.warn(`${m} (account ${account})`),
+          error: (m) => log.error(`${m} (account ${account})`),
+        }
+      : log;
+  return {
+    notify: (summary, log) =>
+      notifier.notify(
+        summary.account === undefined ? { ...summary, account } : summary,
+        logOf(log),
+      ),
+    notifyVerification: (notices, log) =>
+      notifier.notifyVerification(
+        notices.map((n) => (n.account === undefined ? { ...n, account } : n)),
+        logOf(log),
+      ),
+    // The app's notifier is closed by the app, once.
+    close: async () => {},
   };
 }

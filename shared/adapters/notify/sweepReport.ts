@@ -27,6 +27,21 @@ export interface SweepReport {
   readonly text: string;
 }
 
+/**
+ * The account a message is about, as people read it: named when accounts are declared (issue
+ * 22); undefined for the one account of a deployment without declared accounts, whose messages
+ * read as they always did. (The JSON format always has `account`.)
+ */
+export function shownAccount(
+  account: string | undefined,
+  named: boolean | undefined,
+): string | undefined {
+  return named && account !== undefined ? account : undefined;
+}
+
+/** The account's name in JSON messages: "default" when none is known. */
+export const accountOf = (account: string | undefined) => account ?? "default";
+
 /** Whitespace collapsed, secrets redacted, shortened to `max` characters. */
 export function oneLine(text: string, max = MAX_CAUSE): string {
   const flat = redact(text.replace(/\s+/g, " ").trim());
@@ -46,17 +61,23 @@ export function attentionLine(r: CertificateResult): string {
   return `${r.certificateName} (${r.target}): ${daysText(r.daysLeft)}, ${r.outcome}: ${oneLine(r.detail)}${status}`;
 }
 
-function title(summary: SweepSummary): string {
+function title(summary: SweepSummary, account: string | undefined): string {
   const dry = summary.dryRun ? " (dry run)" : "";
+  const of = account === undefined ? "" : ` of account ${oneLine(account, 60)}`;
   return summary.failed
-    ? `certsched: renewal sweep failed${dry}`
-    : `certsched: renewal sweep succeeded${dry}`;
+    ? `certsched: renewal sweep${of} failed${dry}`
+    : `certsched: renewal sweep${of} succeeded${dry}`;
 }
 
-/** The content of a sweep notification, independent of the format it is posted in. */
-export function sweepReport(summary: SweepSummary): SweepReport {
+/**
+ * The content of a sweep notification, independent of the format it is posted in. `named`:
+ * accounts are declared, so the title and the facts name the summary's account.
+ */
+export function sweepReport(summary: SweepSummary, named = false): SweepReport {
   const c = summary.counts;
+  const account = shownAccount(summary.account, named);
   const counts = [
+    ...(account === undefined ? [] : [{ label: "Account", value: account }]),
     { label: "Due", value: c.due },
     summary.dryRun
       ? { label: "Would renew", value: c["would-renew"] }
@@ -74,7 +95,7 @@ export function sweepReport(summary: SweepSummary): SweepReport {
   if (summary.problems.length > MAX_PROBLEMS) {
     problems.push(`…and ${summary.problems.length - MAX_PROBLEMS} more problem(s)`);
   }
-  const t = title(summary);
+  const t = title(summary, account);
   const lines = [
     t,
     counts.map((x) => `${x.label}: ${x.value}`).join(", "),

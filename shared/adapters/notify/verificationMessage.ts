@@ -1,7 +1,7 @@
 import type { VerificationNotice } from "../../core/ports/notifier.js";
 import { redact } from "../../lib/redact/redact.js";
 import { slackMessage } from "./slackMessage.js";
-import { oneLine, type SweepReport } from "./sweepReport.js";
+import { accountOf, oneLine, type SweepReport, shownAccount } from "./sweepReport.js";
 import { teamsMessage } from "./teamsMessage.js";
 import type { WebhookFormat } from "./webhookFormat.js";
 
@@ -16,18 +16,24 @@ function statusText(n: Pick<VerificationNotice, "to" | "critical" | "pastGrace">
   return n.to;
 }
 
-/** What every format says about one notice, in the shape the sweep's chat formats take. */
-export function noticeReport(notice: VerificationNotice): SweepReport {
-  const who =
+/**
+ * What every format says about one notice, in the shape the sweep's chat formats take. `named`:
+ * accounts are declared, so the title and the facts name the notice's account.
+ */
+export function noticeReport(notice: VerificationNotice, named = false): SweepReport {
+  const account = shownAccount(notice.account, named);
+  const name =
     notice.certificateName === undefined
       ? notice.domain
       : `${notice.certificateName} (${notice.domain})`;
+  const who = account === undefined ? name : `${name} of account ${account}`;
   const title =
     notice.kind === "bad"
       ? `certsched: ${oneLine(who, 120)} is ${statusText(notice)}`
       : `certsched: ${oneLine(who, 120)} is ok again`;
   const r = notice.result;
   const facts = [
+    ...(account === undefined ? [] : [{ label: "Account", value: account }]),
     { label: "Status", value: statusText(notice) },
     { label: "Was", value: notice.from ?? "not verified before" },
     ...(r?.daysLeft === undefined ? [] : [{ label: "Days left (as served)", value: r.daysLeft }]),
@@ -56,6 +62,7 @@ function jsonNotice(notice: VerificationNotice, report: SweepReport): unknown {
   return {
     source: "certsched",
     event: "verification",
+    account: accountOf(notice.account),
     status: notice.kind === "bad" ? "failed" : "recovered",
     title: report.title,
     ...(notice.certificateName === undefined ? {} : { certificateName: notice.certificateName }),
@@ -79,8 +86,12 @@ function jsonNotice(notice: VerificationNotice, report: SweepReport): unknown {
 }
 
 /** The request body of one notice in a format; redacted as a whole, as the sweep's are. */
-export function verificationBody(notice: VerificationNotice, format: WebhookFormat): string {
-  const report = noticeReport(notice);
+export function verificationBody(
+  notice: VerificationNotice,
+  format: WebhookFormat,
+  named = false,
+): string {
+  const report = noticeReport(notice, named);
   const message =
     format === "teams"
       ? teamsMessage(report)

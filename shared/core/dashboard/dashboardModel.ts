@@ -2,6 +2,7 @@ import { redact } from "../../lib/redact/redact.js";
 import type { RunRecord } from "../history/events.js";
 import { WATCH_PREFIX } from "../inventory/watch.js";
 import { nextOccurrence, parseSchedule } from "../schedule/ncrontab.js";
+import type { AccountSummary } from "../status/accountSummary.js";
 import {
   type CertificateStatus,
   STATUS_WORDS,
@@ -21,6 +22,8 @@ export const REQUEST_WINDOW_DAYS = 7;
 /** One row of the table. Dates are ISO-8601 UTC; texts are redacted, not yet HTML-escaped. */
 export interface DashboardRow {
   readonly name: string;
+  /** The account whose certificate it is (issue 22); absent in a one-account model. */
+  readonly account?: string;
   readonly domain: string | null;
   readonly target: string | null;
   readonly status: StatusWord;
@@ -54,6 +57,8 @@ export type NextRun =
   | { readonly kind: "invalid"; readonly problem: string };
 
 export interface LastRun {
+  /** The account whose run it was, when the page shows several (issue 22). */
+  readonly account?: string;
   readonly startedAt: string;
   readonly finishedAt: string;
   readonly trigger: string;
@@ -75,6 +80,11 @@ export interface DashboardModel {
   readonly requestsLastWeek: number | undefined;
   /** What could not be read, one line each (redacted). */
   readonly problems: readonly string[];
+  /**
+   * One summary line per account (issue 22: certificates, failed, stuck, not landed, days to
+   * the next expiry), in declaration order; absent in a one-account model.
+   */
+  readonly accounts?: readonly AccountSummary[];
 }
 
 /**

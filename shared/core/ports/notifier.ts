@@ -11,6 +11,8 @@ export type NoticeKind =
   | "recovered";
 
 export interface VerificationNotice {
+  /** The account whose certificate it is (issue 22); webhook messages name it. */
+  readonly account?: string | undefined;
   readonly kind: NoticeKind;
   readonly certificateName?: string | undefined;
   readonly domain: string;

@@ -66,6 +66,11 @@ export interface CertificateResult {
 }
 
 export interface SweepSummary {
+  /**
+   * The account swept (issue 22); set by whoever knows it (the account's notifier fills it in
+   * when the sweep did not): webhook messages name it.
+   */
+  readonly account?: string;
   readonly dryRun: boolean;
   /** ISO-8601 UTC. */
   readonly startedAt: string;

@@ -6,7 +6,8 @@ import { byName } from "./statusSources.js";
  * Paging of the status list (GET /api/certificates): stable name order, a filter on the overall
  * word, and an opaque continuation token that resumes after the last name of a page. A page is
  * cut from a fresh read each time, so a certificate added or removed between pages is seen or
- * missed once, never repeated.
+ * missed once, never repeated. Over several accounts (issue 22) a name may repeat: the order is
+ * the name, then the account, and the token holds both.
  */
 
 export const DEFAULT_TOP = 50;
@@ -21,22 +22,43 @@ const TOKEN_VERSION = 1;
  */
 const MAX_TOKEN_CHARS = 16_384;
 
-/** The opaque `next` of a page: base64url of a small JSON document. */
-export function continuationAfter(name: string): string {
-  return Buffer.from(JSON.stringify({ v: TOKEN_VERSION, after: name })).toString("base64url");
+/** Where a page ends: the last name, and its account when the list spans accounts. */
+export interface Position {
+  readonly name: string;
+  readonly account?: string | undefined;
 }
 
-const tokenShape = z.object({ v: z.literal(TOKEN_VERSION), after: z.string().min(1) }).strict();
+/** The opaque `next` of a page: base64url of a small JSON document. */
+export function continuationAfter(name: string, account?: string): string {
+  const document = { v: TOKEN_VERSION, after: name, ...(account === undefined ? {} : { account }) };
+  return Buffer.from(JSON.stringify(document)).toString("base64url");
+}
 
-/** The name a token resumes after; undefined when the text is not a token of ours. */
-export function nameAfter(token: string): string | undefined {
+const tokenShape = z
+  .object({ v: z.literal(TOKEN_VERSION), after: z.string().min(1), account: z.string().optional() })
+  .strict();
+
+/** Where a token resumes (after); undefined when the text is not a token of ours. */
+export function positionAfter(token: string): Position | undefined {
   if (token.length > MAX_TOKEN_CHARS || !/^[A-Za-z0-9_-]+$/.test(token)) return undefined;
   try {
     const parsed = tokenShape.safeParse(JSON.parse(Buffer.from(token, "base64url").toString()));
-    return parsed.success ? parsed.data.after : undefined;
+    if (!parsed.success) return undefined;
+    const { after, account } = parsed.data;
+    return account === undefined ? { name: after } : { name: after, account };
   } catch {
     return undefined;
   }
+}
+
+/** The name a token resumes after; undefined when the text is not a token of ours. */
+export function nameAfter(token: string): string | undefined {
+  return positionAfter(token)?.name;
+}
+
+/** Name order, then account order (no account first): the order of every page. */
+export function byPosition(a: Position, b: Position): number {
+  return byName(a.name, b.name) || byName(a.account ?? "", b.account ?? "");
 }
 
 const STATUS_MESSAGE = `must be one or more of ${STATUS_WORDS.join(", ")}, separated by commas`;
@@ -61,7 +83,7 @@ export const statusPageQuery = z.object({
     .optional()
     .transform((text, ctx) => {
       if (text === undefined) return undefined;
-      const after = nameAfter(text);
+      const after = positionAfter(text);
       if (after === undefined) {
         ctx.addIssue({
           code: "custom",
@@ -87,25 +109,35 @@ export const statusPageQuery = z.object({
 
 export type StatusPageQuery = z.output<typeof statusPageQuery>;
 
-export interface StatusPage {
-  readonly items: CertificateStatus[];
+/** What a page orders and filters by: the name, the account when there is one, the word. */
+type Pageable = Pick<CertificateStatus, "certificateName" | "status"> & {
+  readonly account?: string;
+};
+
+export interface StatusPage<T extends Pageable = CertificateStatus> {
+  readonly items: T[];
   /** Present when more items follow: pass it back as `?continuation=`. */
   readonly next?: string;
 }
 
-/** One page of `statuses` (any order): those with a wanted word, after the token's name. */
-export function pageOf(statuses: readonly CertificateStatus[], query: StatusPageQuery): StatusPage {
+const positionOf = (s: Pageable): Position => ({ name: s.certificateName, account: s.account });
+
+/** One page of `statuses` (any order): those with a wanted word, after the token's position. */
+export function pageOf<T extends Pageable>(
+  statuses: readonly T[],
+  query: StatusPageQuery,
+): StatusPage<T> {
   const { continuation: after, status: wanted, top } = query;
   const matching = statuses
     .filter(
       (s) =>
         (wanted === undefined || wanted.has(s.status)) &&
-        (after === undefined || byName(s.certificateName, after) > 0),
+        (after === undefined || byPosition(positionOf(s), after) > 0),
     )
-    .sort((a, b) => byName(a.certificateName, b.certificateName));
+    .sort((a, b) => byPosition(positionOf(a), positionOf(b)));
   const items = matching.slice(0, top);
   const last = items.at(-1);
   return matching.length > items.length && last
-    ? { items, next: continuationAfter(last.certificateName) }
+    ? { items, next: continuationAfter(last.certificateName, last.account) }
     : { items };
 }

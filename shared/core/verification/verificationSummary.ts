@@ -18,6 +18,8 @@ export function verificationSummaryLine(
     readonly trigger: Trigger;
     readonly scope: VerificationScope;
     readonly durationMs: number;
+    /** The account verified (issue 22); named only when accounts are declared. */
+    readonly account?: string | undefined;
   },
 ): string {
   const failing = verification.results.filter(needsPerson).map((r) => ({
@@ -29,6 +31,7 @@ export function verificationSummaryLine(
     ...(r.pastGrace ? { pastGrace: true } : {}),
   }));
   const body = JSON.stringify({
+    ...(run.account === undefined ? {} : { account: run.account }),
     trigger: run.trigger,
     scope: run.scope,
     failed: verification.failed,

@@ -3,12 +3,17 @@ import { z } from "zod";
 import type { DashboardModel } from "../../core/dashboard/dashboardModel.js";
 import { STATUS_WORDS } from "../../core/status/certificateStatus.js";
 import { redactRecordStrings } from "../../lib/redact/redactStrings.js";
+import { accountParameter } from "../accountQuery.js";
 import { PAGE_HEADERS } from "./pageAssets.js";
 import { renderDashboard } from "./renderDashboard.js";
 
-/** The page's query: `?status=` filters the rows (one of the status words). */
+/**
+ * The page's query: `?status=` filters the rows (one of the status words); `?account=` shows
+ * one account's (issue 22; the handler checks the name against the declared accounts).
+ */
 export const dashboardQuery = z.object({
   status: z.enum(STATUS_WORDS, { error: `must be one of ${STATUS_WORDS.join(", ")}` }).optional(),
+  ...accountParameter,
 });
 export type DashboardQuery = z.output<typeof dashboardQuery>;
 
@@ -43,6 +48,7 @@ export function dashboardResponse(
     // shows what storage holds, which may quote tokens another process was issued.
     body: renderDashboard(redactRecordStrings(page.model), {
       status: query.status,
+      account: query.account,
       warnDays: page.warnDays,
       routeBase: url === undefined ? undefined : routeBaseOf(url),
     }),

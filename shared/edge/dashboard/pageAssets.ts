@@ -32,6 +32,7 @@ a{color:var(--info)}
 .problems p{margin:0 0 4px;font-weight:600}
 .problems ul{margin:0;padding-left:18px}
 .shown{color:var(--muted);margin:0 0 8px}
+#accounts{margin:0 0 16px}
 table{width:100%;border-collapse:collapse}
 th,td{text-align:left;vertical-align:top;padding:6px 8px;border-bottom:1px solid var(--line)}
 th{font-size:.8rem;color:var(--muted);text-transform:uppercase;letter-spacing:.04em;white-space:nowrap}

@@ -7,6 +7,7 @@ import type {
 import { STATUS_WORDS, type StatusWord } from "../../core/status/certificateStatus.js";
 import { escapeHtml as h } from "../../lib/text/escapeHtml.js";
 import { MINUTE_MS } from "../../lib/time.js";
+import { accountsTable, filterHref, showsAccounts, summaryOf } from "./accountsSection.js";
 import { SCRIPT, STYLE } from "./pageAssets.js";
 
 /**
@@ -31,6 +32,8 @@ const CRITICAL_DAYS = 7;
 export interface RenderOptions {
   /** Only rows with this status; undefined: all. */
   readonly status?: StatusWord | undefined;
+  /** Only rows of this account (issue 22); undefined: every account. */
+  readonly account?: string | undefined;
   /** CERTSCHED_VERIFY_WARN_DAYS: the bar turns amber below it. */
   readonly warnDays: number;
   /**
@@ -109,13 +112,17 @@ function verificationCell(row: DashboardRow, now: Date): string {
   return `${h(v.status)} ${time(v.at, now)}<span class="sub">${h(v.detail)}</span>`;
 }
 
-function tableRow(row: DashboardRow, options: RenderOptions, now: Date): string {
+function tableRow(row: DashboardRow, options: RenderOptions, now: Date, accounts: boolean): string {
+  // With several accounts GET /api/certificates/{name} needs the account: the link says it.
+  const of =
+    accounts && row.account !== undefined ? `?account=${encodeURIComponent(row.account)}` : "";
   const link =
     "path" in row.history
-      ? `<a href="${h(`${options.routeBase ?? ""}${row.history.path}`)}" data-keep-key>history</a>`
+      ? `<a href="${h(`${options.routeBase ?? ""}${row.history.path}${of}`)}" data-keep-key>history</a>`
       : `<span class="sub">${h(row.history.none)}</span>`;
   const cells = [
     ["Certificate", `<span class="name">${h(row.name)}</span>`],
+    ...(accounts ? [["Account", h(row.account ?? "")]] : []),
     ["Domain", row.domain === null ? "—" : h(row.domain)],
     ["Target", row.target === null ? "—" : h(row.target)],
     ["Days left", daysCell(row, options.warnDays)],
@@ -129,12 +136,14 @@ function tableRow(row: DashboardRow, options: RenderOptions, now: Date): string 
   const tds = cells
     .map(([label, html]) => `<td data-label="${label}"><div>${html}</div></td>`)
     .join("");
-  return `<tr data-status="${row.status}" data-days="${row.daysLeft ?? ""}">${tds}</tr>`;
+  const account = accounts ? ` data-account="${h(row.account ?? "")}"` : "";
+  return `<tr data-status="${row.status}" data-days="${row.daysLeft ?? ""}"${account}>${tds}</tr>`;
 }
 
 function lastRunText(run: LastRun | undefined, now: Date): string {
   if (!run) return "none recorded";
   const result = run.failed ? "failed" : "succeeded";
+  const of = run.account === undefined ? "" : ` · account ${h(run.account)}`;
   const counts = Object.entries(run.counts)
     .filter(([, n]) => n > 0)
     .map(([k, n]) => `${h(k)} ${n}`)
@@ -142,7 +151,7 @@ function lastRunText(run: LastRun | undefined, now: Date): string {
   const problems = run.problems.length
     ? `<span class="sub">${run.problems.map(h).join("<br>")}</span>`
     : "";
-  return `<span class="badge ${run.failed ? "st-failed" : "st-ok"}">${result}</span> ${time(run.finishedAt, now)}<span class="sub">${h(run.trigger)}${run.dryRun ? " (dry run)" : ""}${counts ? ` · ${counts}` : ""}</span>${problems}`;
+  return `<span class="badge ${run.failed ? "st-failed" : "st-ok"}">${result}</span> ${time(run.finishedAt, now)}<span class="sub">${h(run.trigger)}${run.dryRun ? " (dry run)" : ""}${of}${counts ? ` · ${counts}` : ""}</span>${problems}`;
 }
 
 function nextRunText(next: NextRun, now: Date): string {
@@ -158,21 +167,29 @@ function nextRunText(next: NextRun, now: Date): string {
   }
 }
 
-function filters(model: DashboardModel, current: StatusWord | undefined): string {
+function filters(model: DashboardModel, current: StatusWord | undefined, account?: string): string {
   const chip = (href: string, label: string, count: number, cls: string, on: boolean) =>
     `<li><a class="chip ${cls}" href="${href}" data-keep-key${on ? ' aria-current="page"' : ""}>${label}<b>${count}</b></a></li>`;
-  const all = chip("?", "all", model.rows.length, "", current === undefined);
-  const words = STATUS_WORDS.filter((w) => model.counts[w] > 0 || w === current).map((w) =>
-    chip(`?status=${w}`, w, model.counts[w], `st-${w}`, w === current),
+  // Filtered by an account, the chips count its certificates (and keep it in their links).
+  const summary = summaryOf(model, account);
+  const counts = summary?.counts ?? model.counts;
+  const total = summary?.certificates ?? model.rows.length;
+  const all = chip(filterHref({ account }), "all", total, "", current === undefined);
+  const words = STATUS_WORDS.filter((w) => counts[w] > 0 || w === current).map((w) =>
+    chip(filterHref({ status: w, account }), w, counts[w], `st-${w}`, w === current),
   );
   return `<nav aria-label="Filter by status"><ul class="filters">${all}${words.join("")}</ul></nav>`;
 }
 
 export function renderDashboard(model: DashboardModel, options: RenderOptions): string {
   const now = new Date(model.generatedAt);
+  const accounts = showsAccounts(model);
+  const account = accounts ? options.account : undefined;
+  const ofAccount =
+    account === undefined ? model.rows : model.rows.filter((r) => r.account === account);
   const matching = options.status
-    ? model.rows.filter((r) => r.status === options.status)
-    : model.rows;
+    ? ofAccount.filter((r) => r.status === options.status)
+    : ofAccount;
   const shown = matching.slice(0, MAX_ROWS);
   const cut =
     matching.length > shown.length
@@ -183,12 +200,13 @@ export function renderDashboard(model: DashboardModel, options: RenderOptions): 
     ? `<section class="problems" role="alert"><p>Not everything could be read:</p><ul>${problems.map((p) => `<li>${h(p)}</li>`).join("")}</ul></section>`
     : "";
   const shownLine = options.status
-    ? `<p class="shown">Showing ${plural(matching.length, "certificate")} with status ${options.status} of ${model.rows.length}.${cut} <a href="?" data-keep-key>Show all</a></p>`
-    : `<p class="shown">${plural(model.rows.length, "certificate")}, fewest days left first.${cut}</p>`;
+    ? `<p class="shown">Showing ${plural(matching.length, "certificate")} with status ${options.status} of ${ofAccount.length}.${cut} <a href="${filterHref({ account })}" data-keep-key>Show all</a></p>`
+    : `<p class="shown">${plural(ofAccount.length, "certificate")}, fewest days left first.${cut}</p>`;
+  const accountHead = accounts ? "<th>Account</th>" : "";
   const body =
     model.rows.length === 0
       ? `<p class="shown" id="empty">No certificates in the inventory yet: certsched adds each one it sees in a due list, creates or renews, so the next sweep fills this page.</p>`
-      : `${shownLine}<table><thead><tr><th>Certificate</th><th>Domain</th><th>Target</th><th>Days left</th><th>Status</th><th>Expiry</th><th>Last renewal</th><th>Last verification</th><th>History</th></tr></thead><tbody>${shown.map((r) => tableRow(r, options, now)).join("")}</tbody></table>`;
+      : `${shownLine}<table><thead><tr><th>Certificate</th>${accountHead}<th>Domain</th><th>Target</th><th>Days left</th><th>Status</th><th>Expiry</th><th>Last renewal</th><th>Last verification</th><th>History</th></tr></thead><tbody>${shown.map((r) => tableRow(r, options, now, accounts)).join("")}</tbody></table>`;
   const requests =
     model.requestsLastWeek === undefined ? "unknown" : String(model.requestsLastWeek);
   return `<!doctype html>
@@ -210,10 +228,10 @@ export function renderDashboard(model: DashboardModel, options: RenderOptions): 
 <div class="fact"><dt>Next scheduled run</dt><dd id="next-run">${nextRunText(model.nextRun, now)}</dd></div>
 <div class="fact"><dt>Service requests, last 7 days</dt><dd id="requests">${requests}</dd></div>
 </dl>
-${filters(model, options.status)}
+${filters(model, options.status, account)}
 </header>
 <main>
-${problemBox}${body}
+${problemBox}${accountsTable(model, { status: options.status, account })}${body}
 </main>
 <script>${SCRIPT}</script>
 </body>

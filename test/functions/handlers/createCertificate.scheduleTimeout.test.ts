@@ -71,6 +71,7 @@ describe("create: CERTSCHED_SCHEDULE_TIMEOUT", () => {
     expect(reply.body).toEqual({
       status: "scheduled",
       certificateName: "late-create",
+      account: "default",
       message: expect.stringMatching(
         /^the service did not answer in time, but Get Certificate shows late-create issued \S+Z \(id \d+, Cloud App Service\): its creation was scheduled$/,
       ),
@@ -116,6 +117,7 @@ describe("create: CERTSCHED_SCHEDULE_TIMEOUT", () => {
     expect(reply.body).toEqual({
       status: "scheduled",
       certificateName: "patient-create",
+      account: "default",
       message: "Certificate patient-create is scheduled for creation.",
     });
     // Answered in time: nothing to confirm.
@@ -210,6 +212,7 @@ describe("v3 renew: CERTSCHED_SCHEDULE_TIMEOUT", () => {
     expect(reply.body).toEqual({
       status: "scheduled",
       certificateName: "existing",
+      account: "default",
       message: "Certificate existing is scheduled for update.",
     });
   });

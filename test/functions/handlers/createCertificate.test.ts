@@ -51,6 +51,7 @@ describe("createCertificate: happy paths", () => {
       expect(reply.body).toEqual({
         status: "scheduled",
         certificateName: input.certificateName,
+        account: "default",
         message: `Certificate ${input.certificateName} is scheduled for creation.`,
       });
       const [sent, ...more] = app.sim.requestsFor("create");

@@ -341,6 +341,7 @@ describe("GET /api/certificates/{name} with status and history", () => {
 
     expect(reply.status).toBe(200);
     expect(reply.body).toEqual({
+      account: "default",
       certificateName: name,
       service: {
         answer: "not-found",

@@ -43,6 +43,7 @@ describe("renewCertificate", () => {
     expect(reply.body).toEqual({
       status: "scheduled",
       certificateName: "www-contoso-com",
+      account: "default",
       message: "Certificate www-contoso-com is scheduled for update.",
     });
     const [sent, ...more] = app.sim.requestsFor("renew");

@@ -25,7 +25,7 @@ describe("testConnectivity", () => {
     const reply = await connectivity();
 
     expect(reply.status).toBe(200);
-    expect(reply.body).toEqual({ ok: true, message: "Connection successful." });
+    expect(reply.body).toEqual({ ok: true, account: "default", message: "Connection successful." });
     const [sent] = app.sim.requestsFor("test");
     const body = JSON.parse(sent?.body ?? "{}") as Record<string, string>;
     expect(app.sim.issuedTokens()).toEqual(

@@ -6,7 +6,7 @@ import type { StatusSources } from "../../../shared/core/status/statusSources.js
 import type { VerifySettings } from "../../../shared/core/verification/verifySettings.js";
 import { REDACTED } from "../../../shared/lib/redact/redact.js";
 import { DAY_MS, HOUR_MS } from "../../../shared/lib/time.js";
-import { dashboard, loadDashboard } from "../../../shared/usecases/dashboard.js";
+import { dashboard, dashboardAcross, loadDashboard } from "../../../shared/usecases/dashboard.js";
 
 const NOW = new Date("2025-03-01T12:00:00.000Z");
 const OPTIONS = { now: NOW, graceMs: 2 * HOUR_MS, warnDays: 14, schedule: undefined };
@@ -162,5 +162,68 @@ describe("dashboard", () => {
     );
     expect(wider.model.rows[0]?.status).toBe("ok");
     expect(wider.model.nextRun).toEqual({ kind: "unset" });
+  });
+});
+
+describe("dashboardAcross (issue 22)", () => {
+  const ports = {
+    now: () => NOW,
+    settings: {
+      renewalGraceMs: 2 * HOUR_MS,
+      verify: () => ({ warnDays: 14 }) as VerifySettings,
+    },
+  };
+
+  it("one account alone gives the page it always did: no account anywhere", async () => {
+    const sources = { status: statusOf(await inventoryOf({ www: 3 })), history: memoryHistory() };
+    const page = await dashboardAcross(
+      [{ account: "default", ports, sources }],
+      {
+        schedule: undefined,
+      },
+      4,
+    );
+    expect(page.model.accounts).toBeUndefined();
+    expect(page.model.rows.map((r) => r.account)).toEqual([undefined]);
+  });
+
+  it("merges the accounts' own sources: the same name in both, one unreadable account named", async () => {
+    const page = await dashboardAcross(
+      [
+        {
+          account: "contoso",
+          ports,
+          sources: { status: statusOf(await inventoryOf({ www: 3 })), history: memoryHistory() },
+        },
+        {
+          account: "fabrikam",
+          ports,
+          sources: { status: statusOf(await inventoryOf({ www: 30 })), history: memoryHistory() },
+        },
+        {
+          account: "northwind",
+          ports,
+          sources: {
+            status: { inventory: memoryInventory(), ledgerRows: failing },
+            history: memoryHistory(),
+          },
+        },
+      ],
+      { schedule: undefined },
+      2,
+    );
+    expect(page.model.rows.map((r) => [r.account, r.name, r.daysLeft])).toEqual([
+      ["contoso", "www", 3],
+      ["fabrikam", "www", 30],
+    ]);
+    expect(page.model.accounts?.map((a) => [a.name, a.certificates, a.nextExpiryDays])).toEqual([
+      ["contoso", 1, 3],
+      ["fabrikam", 1, 30],
+      ["northwind", 0, null],
+    ]);
+    expect(page.model.accounts?.[2]?.problem).toBe(`storage said Bearer ${REDACTED}`);
+    expect(page.model.problems).toEqual([
+      `account northwind: certificates could not be read: storage said Bearer ${REDACTED}`,
+    ]);
   });
 });

@@ -222,6 +222,7 @@ describe("verificationBody", () => {
     expect(body).toEqual({
       source: "certsched",
       event: "verification",
+      account: "default",
       status: "failed",
       title: "certsched: www-contoso-com (www.contoso.com) is not-landed",
       certificateName: "www-contoso-com",

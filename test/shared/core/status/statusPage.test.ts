@@ -187,3 +187,49 @@ describe("pageOf", () => {
     ).toEqual(["c", "d"]);
   });
 });
+
+describe("pageOf over accounts (issue 22)", () => {
+  it("walks every (name, account) once, a name shared by accounts included, whatever the page size", () => {
+    fc.assert(
+      fc.property(
+        fc.uniqueArray(
+          fc.tuple(
+            fc.string({ minLength: 1, maxLength: 4 }),
+            fc.constantFrom("contoso", "fabrikam-eu", "a"),
+          ),
+          { maxLength: 40, selector: ([name, account]) => `${name}\u0000${account}` },
+        ),
+        fc.integer({ min: 1, max: 45 }),
+        (pairs, top) => {
+          const statuses = pairs.map(([name, account]) => ({ ...status(name), account }));
+          const seen: string[] = [];
+          let continuation: string | undefined;
+          for (;;) {
+            const page = pageOf(statuses, query({ top: String(top), continuation }));
+            seen.push(...page.items.map((s) => `${s.certificateName}\u0000${s.account}`));
+            if (!page.next) break;
+            continuation = page.next;
+          }
+          const cmp = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+          const expected = [...pairs]
+            .sort((a, b) => cmp(a[0], b[0]) || cmp(a[1], b[1]))
+            .map(([name, account]) => `${name}\u0000${account}`);
+          expect(seen).toEqual(expected);
+        },
+      ),
+      { numRuns: propertyRuns(300) },
+    );
+  });
+
+  it("a token holds the account; one without (an older answer's) still reads", () => {
+    const token = continuationAfter("www", "contoso");
+    expect(query({ continuation: token }).continuation).toEqual({
+      name: "www",
+      account: "contoso",
+    });
+    expect(nameAfter(token)).toBe("www");
+    expect(query({ continuation: continuationAfter("www") }).continuation).toEqual({
+      name: "www",
+    });
+  });
+});
