@@ -88,6 +88,7 @@ describe("manual renewals are recorded (issue 13)", () => {
 
     expect(reply.status).toBe(202);
     expect(reply.body).toEqual({
+      account: "default",
       status: "scheduled",
       certificateName: "www-contoso-com",
       message: "Certificate www-contoso-com is scheduled for update.",
@@ -222,6 +223,7 @@ describe("a renewal by hand racing a sweep", () => {
 
     expect(reply.status).toBe(202);
     expect(reply.body).toEqual({
+      account: "default",
       status: "in-progress",
       certificateName: "www-contoso-com",
       message: "a sweep is renewing www-contoso-com right now; it was not asked for again",
