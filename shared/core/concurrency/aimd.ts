@@ -1,0 +1,136 @@
+/**
+ * Adaptive concurrency (issue 22), as pure functions: how many renewals of one account may be in
+ * flight at once. Additive increase, multiplicative decrease (AIMD, as TCP's congestion window):
+ * start at the configured value; +1 after every healthy window (as many healthy answers as the
+ * limit, about one round trip of the whole pool); ×0.5 on a 429, a timeout, or an answer slower
+ * than `latencyFactor` times the baseline. Always within [1, cap]; a 429 never raises it.
+ */
+
+/** The rule's parameters (shared/app builds them from the settings). */
+export interface AimdRule {
+  /** Where a new account starts: CERTSCHED_RENEWAL_CONCURRENCY. */
+  readonly start: number;
+  /** The most it grows to: CERTSCHED_RENEWAL_CONCURRENCY_MAX. */
+  readonly cap: number;
+  /** The factor of a decrease (0 < decrease < 1); 0.5. */
+  readonly decrease: number;
+  /** An answer slower than this many times the baseline is "rising latency"; 3. */
+  readonly latencyFactor: number;
+  /** Answers faster than this (ms) are never "rising latency", whatever the baseline; 250. */
+  readonly latencyFloorMs: number;
+}
+
+export const DEFAULT_RULE: Omit<AimdRule, "start" | "cap"> = {
+  decrease: 0.5,
+  latencyFactor: 3,
+  latencyFloorMs: 250,
+};
+
+export interface AimdState {
+  /** Renewals that may be in flight: a whole number in [1, cap]. */
+  readonly limit: number;
+  /**
+   * Counts the decreases. A signal carries the epoch its renewal started in: one from before the
+   * last decrease was sent at the old width, so it cannot decrease again (one decrease per window).
+   */
+  readonly epoch: number;
+  /** Healthy answers since the last change of the limit. */
+  readonly healthy: number;
+  /** The lowest answer time seen (ms), what "rising latency" compares to; unset: none yet. */
+  readonly baselineMs?: number | undefined;
+}
+
+/** What one request of a renewal told of the service. */
+export type AimdSignal =
+  /** Answered (any answer but a 429): `latencyMs` from sending to the last byte. */
+  | { readonly kind: "answered"; readonly latencyMs: number; readonly epoch: number }
+  /** 429: the service asks for fewer requests. */
+  | { readonly kind: "throttled"; readonly epoch: number }
+  /** No answer in time. */
+  | { readonly kind: "timeout"; readonly epoch: number };
+
+/** A whole number within [1, cap]; anything not a finite number is 1. */
+export function clampLimit(limit: number, cap: number): number {
+  const top = Math.max(1, Math.floor(Number.isFinite(cap) ? cap : 1));
+  if (!Number.isFinite(limit)) return 1;
+  return Math.min(top, Math.max(1, Math.floor(limit)));
+}
+
+export function initialState(rule: AimdRule): AimdState {
+  return { limit: clampLimit(rule.start, rule.cap), epoch: 0, healthy: 0 };
+}
+
+/** +1 (at most the cap); a new healthy window begins. */
+export function grow(state: AimdState, rule: AimdRule): AimdState {
+  return { ...state, limit: clampLimit(state.limit + 1, rule.cap), healthy: 0 };
+}
+
+/** ×decrease (at least 1), and a new epoch. */
+export function shrink(state: AimdState, rule: AimdRule): AimdState {
+  return {
+    ...state,
+    limit: clampLimit(Math.min(state.limit - 1, state.limit * rule.decrease), rule.cap),
+    epoch: state.epoch + 1,
+    healthy: 0,
+  };
+}
+
+/** Whether an answer this slow means the service is struggling. */
+export function isSlow(latencyMs: number, state: AimdState, rule: AimdRule): boolean {
+  if (state.baselineMs === undefined || latencyMs <= rule.latencyFloorMs) return false;
+  return latencyMs > rule.latencyFactor * state.baselineMs;
+}
+
+/** The state after `signal`. */
+export function nextState(state: AimdState, signal: AimdSignal, rule: AimdRule): AimdState {
+  const current = { ...state, limit: clampLimit(state.limit, rule.cap) };
+  // Sent before the last decrease: what it says was already acted on.
+  const stale = signal.epoch < current.epoch;
+  if (signal.kind === "answered") {
+    if (!Number.isFinite(signal.latencyMs) || signal.latencyMs < 0) return current;
+    if (isSlow(signal.latencyMs, current, rule)) return stale ? current : shrink(current, rule);
+    const baselineMs =
+      current.baselineMs === undefined
+        ? signal.latencyMs
+        : Math.min(current.baselineMs, signal.latencyMs);
+    const healthy = current.healthy + 1;
+    const next = { ...current, baselineMs, healthy };
+    return healthy >= current.limit ? grow(next, rule) : next;
+  }
+  return stale ? current : shrink(current, rule);
+}
+
+/**
+ * A change one process made, to apply to the state kept in storage (shared by every process of
+ * the account): `from` is the epoch the change was decided in.
+ */
+export type AimdChange = { readonly kind: "grow" | "shrink"; readonly from: number };
+
+/** What `before` → `after` changed, for storage; undefined: nothing to share. */
+export function changeOf(before: AimdState, after: AimdState): AimdChange | undefined {
+  if (after.epoch > before.epoch) return { kind: "shrink", from: before.epoch };
+  if (after.limit > before.limit) return { kind: "grow", from: before.epoch };
+  return undefined;
+}
+
+/**
+ * `change` applied to the stored state. A shrink decided in an epoch another process already
+ * ended is not repeated (its decrease covered it); a grow counts only in the epoch it was
+ * decided in (a decrease since then wins).
+ */
+export function applyChange(stored: AimdState, change: AimdChange, rule: AimdRule): AimdState {
+  const current = { ...stored, limit: clampLimit(stored.limit, rule.cap) };
+  if (change.kind === "shrink")
+    return change.from >= current.epoch ? shrink(current, rule) : current;
+  return change.from === current.epoch ? grow(current, rule) : current;
+}
+
+/** The local state after reading the shared one: its limit and epoch; the local window is kept. */
+export function adopt(local: AimdState, shared: AimdState, rule: AimdRule): AimdState {
+  return {
+    ...local,
+    limit: clampLimit(shared.limit, rule.cap),
+    epoch: shared.epoch,
+    healthy: shared.epoch === local.epoch ? local.healthy : 0,
+  };
+}
