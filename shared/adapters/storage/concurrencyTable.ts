@@ -22,6 +22,7 @@ interface Row {
   limit: number;
   epoch: number;
   baselineMs?: number;
+  ceiling?: number;
   updatedAt: string;
 }
 
@@ -43,7 +44,8 @@ function stateOf(row: Record<string, unknown>): { state: AimdState; updatedAt: D
     typeof row.baselineMs === "number" && Number.isFinite(row.baselineMs) && row.baselineMs >= 0
       ? row.baselineMs
       : undefined;
-  return { state: { limit, epoch, healthy: 0, baselineMs }, updatedAt: at };
+  const ceiling = whole(row.ceiling, 1);
+  return { state: { limit, epoch, healthy: 0, baselineMs, ceiling }, updatedAt: at };
 }
 
 /**
@@ -81,6 +83,7 @@ export function concurrencyTable(options: ConcurrencyTableOptions): SharedLimitS
         limit: state.limit,
         epoch: state.epoch,
         ...(state.baselineMs === undefined ? {} : { baselineMs: state.baselineMs }),
+        ...(state.ceiling === undefined ? {} : { ceiling: state.ceiling }),
         updatedAt: options.now().toISOString(),
       };
       try {

@@ -4,6 +4,13 @@
  * start at the configured value; +1 after every healthy window (as many healthy answers as the
  * limit, about one round trip of the whole pool); ×0.5 on a 429, a timeout, or an answer slower
  * than `latencyFactor` times the baseline. Always within [1, cap]; a 429 never raises it.
+ *
+ * Fast recovery: a decrease remembers the limit it came from (`ceiling`, where the service said
+ * "too many"). Below `ceiling - 1`, levels the service just served, each healthy answer adds 1
+ * (the limit doubles per round trip, as TCP's slow start up to its threshold); it stays just
+ * below the ceiling for `plateau` windows, then probes additively again. Halving and then climbing back one per round trip would keep the pool
+ * near three quarters of what the service takes, on average; recovering fast keeps it near the
+ * ceiling, while a 429 still halves it at once.
  */
 
 /** The rule's parameters (shared/app builds them from the settings). */
@@ -18,12 +25,15 @@ export interface AimdRule {
   readonly latencyFactor: number;
   /** Answers faster than this (ms) are never "rising latency", whatever the baseline; 250. */
   readonly latencyFloorMs: number;
+  /** Healthy windows spent just below the ceiling before probing past it again; 4. */
+  readonly plateau: number;
 }
 
 export const DEFAULT_RULE: Omit<AimdRule, "start" | "cap"> = {
   decrease: 0.5,
   latencyFactor: 3,
   latencyFloorMs: 250,
+  plateau: 4,
 };
 
 export interface AimdState {
@@ -38,6 +48,8 @@ export interface AimdState {
   readonly healthy: number;
   /** The lowest answer time seen (ms), what "rising latency" compares to; unset: none yet. */
   readonly baselineMs?: number | undefined;
+  /** The limit the last decrease came from; unset: none yet. */
+  readonly ceiling?: number | undefined;
 }
 
 /** What one request of a renewal told of the service. */
@@ -65,14 +77,26 @@ export function grow(state: AimdState, rule: AimdRule): AimdState {
   return { ...state, limit: clampLimit(state.limit + 1, rule.cap), healthy: 0 };
 }
 
-/** ×decrease (at least 1), and a new epoch. */
+/** ×decrease (at least 1), and a new epoch; the limit it came from is the new ceiling. */
 export function shrink(state: AimdState, rule: AimdRule): AimdState {
   return {
     ...state,
     limit: clampLimit(Math.min(state.limit - 1, state.limit * rule.decrease), rule.cap),
     epoch: state.epoch + 1,
     healthy: 0,
+    ceiling: state.limit,
   };
+}
+
+/**
+ * Healthy answers that make a window (+1 after it): 1 while recovering below the ceiling;
+ * `plateau` windows just below it (the level the service last took); else the limit (about one
+ * round trip of the whole pool).
+ */
+export function windowOf(state: AimdState, rule: AimdRule): number {
+  if (state.ceiling === undefined || state.limit >= state.ceiling) return state.limit;
+  if (state.limit + 1 < state.ceiling) return 1;
+  return state.limit * Math.max(1, rule.plateau);
 }
 
 /** Whether an answer this slow means the service is struggling. */
@@ -95,7 +119,7 @@ export function nextState(state: AimdState, signal: AimdSignal, rule: AimdRule):
         : Math.min(current.baselineMs, signal.latencyMs);
     const healthy = current.healthy + 1;
     const next = { ...current, baselineMs, healthy };
-    return healthy >= current.limit ? grow(next, rule) : next;
+    return healthy >= windowOf(current, rule) ? grow(next, rule) : next;
   }
   return stale ? current : shrink(current, rule);
 }
@@ -132,5 +156,6 @@ export function adopt(local: AimdState, shared: AimdState, rule: AimdRule): Aimd
     limit: clampLimit(shared.limit, rule.cap),
     epoch: shared.epoch,
     healthy: shared.epoch === local.epoch ? local.healthy : 0,
+    ceiling: shared.ceiling ?? local.ceiling,
   };
 }

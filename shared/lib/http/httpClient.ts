@@ -10,7 +10,7 @@ import {
   type Outcome,
   type Undici,
 } from "./attempt.js";
-import { reportAttempt } from "./attemptObserver.js";
+import { beforeRetry, reportAttempt } from "./attemptObserver.js";
 import { type RetryPolicy, retryDelayMs } from "./retryPolicy.js";
 
 /** An outbound request, fully built (see shared/adapters/service/requests.ts). */
@@ -130,6 +130,7 @@ export class HttpClient {
           throw networkError(req.upstream, outcome.error, timeoutMs);
         }
         await new Promise((resolve) => setTimeout(resolve, delay));
+        await beforeRetry();
       }
     } catch (error) {
       // The budget's refusal is the call's answer as it is: nothing was sent.

@@ -243,10 +243,22 @@ async function sweep(options: SweepOptions, runId: string): Promise<SweepSummary
     };
     const run = () => renewOne(cert, { ...context, client });
     if (!control) return run();
-    return observeAttempts((report) => {
-      const signal = signalOf(report, epoch);
-      if (signal) control.observe(signal);
-    }, run);
+    return observeAttempts(
+      {
+        attempted: (report) => {
+          const signal = signalOf(report, epoch);
+          if (!signal) return;
+          control.observe(signal);
+          // Waiting out a 429's Retry-After, the renewal holds no place at the service.
+          if (signal.kind === "throttled") slot.release();
+        },
+        retrying: async () => {
+          await slot.reacquire();
+          epoch = control.epoch();
+        },
+      },
+      run,
+    );
   };
   const results = await runPool(certificates, width, async (cert, _index, slot) => {
     const result = await turn(cert, slot).catch(

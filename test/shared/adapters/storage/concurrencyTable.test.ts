@@ -34,10 +34,13 @@ describe("concurrencyTable on Azurite", () => {
     const contoso = store(tableName, "contoso");
     const fabrikam = store(tableName, "fabrikam");
     expect(
-      await contoso.write({ limit: 6, epoch: 2, healthy: 3, baselineMs: 12.5 }, undefined),
+      await contoso.write(
+        { limit: 6, epoch: 2, healthy: 3, baselineMs: 12.5, ceiling: 12 },
+        undefined,
+      ),
     ).toBe("written");
     const row = await contoso.read();
-    expect(row?.state).toEqual({ limit: 6, epoch: 2, healthy: 0, baselineMs: 12.5 });
+    expect(row?.state).toEqual({ limit: 6, epoch: 2, healthy: 0, baselineMs: 12.5, ceiling: 12 });
     expect(row?.updatedAt).toEqual(AT);
     expect(row?.etag).toMatch(/\S/);
     expect(await fabrikam.read()).toBeUndefined();
@@ -45,7 +48,7 @@ describe("concurrencyTable on Azurite", () => {
       allowInsecureConnection: true,
     });
     const entity = await client.getEntity("account", "contoso");
-    expect(entity).toMatchObject({ limit: 6, epoch: 2, updatedAt: AT.toISOString() });
+    expect(entity).toMatchObject({ limit: 6, epoch: 2, ceiling: 12, updatedAt: AT.toISOString() });
   });
 
   it("writes only at the version read: a second writer with the same version gets a conflict", async () => {

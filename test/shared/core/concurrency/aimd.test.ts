@@ -12,6 +12,7 @@ import {
   initialState,
   isSlow,
   nextState,
+  windowOf,
 } from "../../../../shared/core/concurrency/aimd.js";
 import { propertyRuns } from "../../../support/fastCheck.js";
 
@@ -122,6 +123,47 @@ describe("nextState: multiplicative decrease", () => {
     const s = initialState(r);
     expect(nextState(s, answered(Number.NaN), r)).toEqual(s);
     expect(nextState(s, answered(-1), r)).toEqual(s);
+  });
+});
+
+describe("nextState: fast recovery below the ceiling", () => {
+  it("remembers where it was told no, climbs back one per answer, waits at the level below, then probes", () => {
+    const r = rule(16, 32);
+    let s = nextState(initialState(r), { kind: "throttled", epoch: 0 }, r);
+    expect(s).toMatchObject({ limit: 8, ceiling: 16, epoch: 1 });
+    // Recovering: every healthy answer adds one, up to ceiling - 1.
+    expect(windowOf(s, r)).toBe(1);
+    s = feed(
+      s,
+      Array.from({ length: 7 }, () => answered(10, 1)),
+      r,
+    );
+    expect(s.limit).toBe(15);
+    // Just below the ceiling: `plateau` windows of 15 answers before trying 16 again.
+    expect(windowOf(s, r)).toBe(15 * DEFAULT_RULE.plateau);
+    s = feed(
+      s,
+      Array.from({ length: 15 * DEFAULT_RULE.plateau - 1 }, () => answered(10, 1)),
+      r,
+    );
+    expect(s.limit).toBe(15);
+    s = nextState(s, answered(10, 1), r);
+    expect(s.limit).toBe(16);
+    // At or past the ceiling: additive again, one per window of `limit` answers.
+    expect(windowOf(s, r)).toBe(16);
+    s = feed(
+      s,
+      Array.from({ length: 16 }, () => answered(10, 1)),
+      r,
+    );
+    expect(s.limit).toBe(17);
+  });
+
+  it("takes the ceiling from the last decrease only", () => {
+    const r = rule(16, 32);
+    let s = nextState(initialState(r), { kind: "throttled", epoch: 0 }, r);
+    s = nextState(s, { kind: "timeout", epoch: 1 }, r);
+    expect(s).toMatchObject({ limit: 4, ceiling: 8, epoch: 2 });
   });
 });
 

@@ -39,12 +39,21 @@ describe("observeAttempts", () => {
     const client = new HttpClient({ timeoutMs: 5_000 });
     const reports: AttemptReport[] = [];
     throttle = 2;
+    let retries = 0;
     const res = await observeAttempts(
-      (r) => reports.push(r),
+      {
+        attempted: (r) => reports.push(r),
+        retrying: async () => {
+          // Asked after the wait, before the retry is sent.
+          expect(reports).toHaveLength(retries + 1);
+          retries += 1;
+        },
+      },
       () => client.send(request()),
     );
     await client.close();
     expect(res.status).toBe(200);
+    expect(retries).toBe(2);
     expect(reports.map((r) => [r.upstream, r.status])).toEqual([
       ["publicRenew", 429],
       ["publicRenew", 429],
@@ -56,15 +65,18 @@ describe("observeAttempts", () => {
   it("tells no one outside it, and an observer that throws changes nothing", async () => {
     const client = new HttpClient({ timeoutMs: 5_000 });
     const reports: AttemptReport[] = [];
-    await observeAttempts(
-      (r) => reports.push(r),
-      async () => undefined,
-    );
+    await observeAttempts({ attempted: (r) => reports.push(r) }, async () => undefined);
     expect((await client.send(request())).status).toBe(200);
     expect(reports).toEqual([]);
+    throttle = 1;
     const res = await observeAttempts(
-      () => {
-        throw new Error("observer bug");
+      {
+        attempted: () => {
+          throw new Error("observer bug");
+        },
+        retrying: async () => {
+          throw new Error("observer bug");
+        },
       },
       () => client.send(request()),
     );
@@ -82,16 +94,14 @@ describe("observeAttempts", () => {
     await new Promise<void>((resolve) => closed.listen(0, "127.0.0.1", resolve));
     const port = (closed.address() as AddressInfo).port;
     await new Promise<void>((resolve) => closed.close(() => resolve()));
-    await observeAttempts(
-      (r) => reports.push(r),
-      () =>
-        client
-          .send({
-            ...request(),
-            url: `http://127.0.0.1:${port}/`,
-            policy: { ...REPEATABLE, maxRetries: 0 },
-          })
-          .catch(() => undefined),
+    await observeAttempts({ attempted: (r) => reports.push(r) }, () =>
+      client
+        .send({
+          ...request(),
+          url: `http://127.0.0.1:${port}/`,
+          policy: { ...REPEATABLE, maxRetries: 0 },
+        })
+        .catch(() => undefined),
     );
     await client.close();
     expect(reports).toEqual([
