@@ -76,6 +76,16 @@ export function adaptiveLimit(options: AdaptiveLimitOptions): ConcurrencyControl
     }
   };
 
+  /**
+   * The stored state written or read by a publish: taken only when no later change of this
+   * process waits to be written (it was decided from the local state, which it would undo).
+   */
+  const settle = (stored: AimdState) => {
+    lastRead = now();
+    warned = false;
+    if (pending <= 1) state = adopt(state, stored, rule);
+  };
+
   /** `change`, decided from `before`, applied to the stored row. */
   const publish = async (change: AimdChange, before: AimdState) => {
     if (!store) return;
@@ -87,15 +97,12 @@ export function adaptiveLimit(options: AdaptiveLimitOptions): ConcurrencyControl
         const next = applyChange(base, change, rule);
         if (row && next.limit === base.limit && next.epoch === base.epoch) {
           // Another process's change already covers this one: nothing to write.
-          lastRead = now();
-          state = adopt(state, next, rule);
+          settle(next);
           return;
         }
         const written = await store.write({ ...next, healthy: 0 }, row?.etag);
         if (written === "written") {
-          lastRead = now();
-          warned = false;
-          state = adopt(state, next, rule);
+          settle(next);
           return;
         }
       }

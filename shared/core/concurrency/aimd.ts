@@ -2,8 +2,10 @@
  * Adaptive concurrency (issue 22), as pure functions: how many renewals of one account may be in
  * flight at once. Additive increase, multiplicative decrease (AIMD, as TCP's congestion window):
  * start at the configured value; +1 after every healthy window (as many healthy answers as the
- * limit, about one round trip of the whole pool); ×0.5 on a 429, a timeout, or an answer slower
- * than `latencyFactor` times the baseline. Always within [1, cap]; a 429 never raises it.
+ * limit, about one round trip of the whole pool); ×0.5 on a 429, a timeout, or rising latency:
+ * a sample of `limit` answers whose mean time is above `latencyFactor` times the baseline (the
+ * best such mean seen; one slow answer is noise, a slow sample is the service). Always within
+ * [1, cap]; a 429 never raises it.
  *
  * Fast recovery: a decrease remembers the limit it came from (`ceiling`, where the service said
  * "too many"). Below `ceiling - 1`, levels the service just served, each healthy answer adds 1
@@ -21,9 +23,9 @@ export interface AimdRule {
   readonly cap: number;
   /** The factor of a decrease (0 < decrease < 1); 0.5. */
   readonly decrease: number;
-  /** An answer slower than this many times the baseline is "rising latency"; 3. */
+  /** A sample's mean answer time above this many times the baseline is "rising latency"; 3. */
   readonly latencyFactor: number;
-  /** Answers faster than this (ms) are never "rising latency", whatever the baseline; 250. */
+  /** A sample's mean below this (ms) is never "rising latency", whatever the baseline; 250. */
   readonly latencyFloorMs: number;
   /** Healthy windows spent just below the ceiling before probing past it again; 4. */
   readonly plateau: number;
@@ -46,8 +48,11 @@ export interface AimdState {
   readonly epoch: number;
   /** Healthy answers since the last change of the limit. */
   readonly healthy: number;
-  /** The lowest answer time seen (ms), what "rising latency" compares to; unset: none yet. */
+  /** The lowest mean answer time of a sample (ms), what "rising latency" compares to. */
   readonly baselineMs?: number | undefined;
+  /** The sample being taken: answers in it, and their summed time (ms). */
+  readonly samples?: number | undefined;
+  readonly sampleMs?: number | undefined;
   /** The limit the last decrease came from; unset: none yet. */
   readonly ceiling?: number | undefined;
 }
@@ -77,7 +82,7 @@ export function grow(state: AimdState, rule: AimdRule): AimdState {
   return { ...state, limit: clampLimit(state.limit + 1, rule.cap), healthy: 0 };
 }
 
-/** ×decrease (at least 1), and a new epoch; the limit it came from is the new ceiling. */
+/** ×decrease (at least 1), and a new epoch (and sample); the limit it came from is the ceiling. */
 export function shrink(state: AimdState, rule: AimdRule): AimdState {
   return {
     ...state,
@@ -85,6 +90,8 @@ export function shrink(state: AimdState, rule: AimdRule): AimdState {
     epoch: state.epoch + 1,
     healthy: 0,
     ceiling: state.limit,
+    samples: 0,
+    sampleMs: 0,
   };
 }
 
@@ -99,10 +106,26 @@ export function windowOf(state: AimdState, rule: AimdRule): number {
   return state.limit * Math.max(1, rule.plateau);
 }
 
-/** Whether an answer this slow means the service is struggling. */
-export function isSlow(latencyMs: number, state: AimdState, rule: AimdRule): boolean {
-  if (state.baselineMs === undefined || latencyMs <= rule.latencyFloorMs) return false;
-  return latencyMs > rule.latencyFactor * state.baselineMs;
+/** Whether a sample whose mean answer time is `meanMs` means the service is struggling. */
+export function isSlow(meanMs: number, state: AimdState, rule: AimdRule): boolean {
+  if (state.baselineMs === undefined || meanMs <= rule.latencyFloorMs) return false;
+  return meanMs > rule.latencyFactor * state.baselineMs;
+}
+
+/**
+ * `latencyMs` added to the sample; a full sample (as many answers as the limit) is judged: slow
+ * is a decrease (unless `stale`), else its mean may lower the baseline and a new sample starts.
+ */
+function sampled(state: AimdState, latencyMs: number, stale: boolean, rule: AimdRule): AimdState {
+  const samples = (state.samples ?? 0) + 1;
+  const sampleMs = (state.sampleMs ?? 0) + latencyMs;
+  if (samples < state.limit) return { ...state, samples, sampleMs };
+  const mean = sampleMs / samples;
+  if (isSlow(mean, state, rule)) {
+    return stale ? { ...state, samples: 0, sampleMs: 0 } : shrink(state, rule);
+  }
+  const baselineMs = state.baselineMs === undefined ? mean : Math.min(state.baselineMs, mean);
+  return { ...state, baselineMs, samples: 0, sampleMs: 0 };
 }
 
 /** The state after `signal`. */
@@ -112,13 +135,10 @@ export function nextState(state: AimdState, signal: AimdSignal, rule: AimdRule):
   const stale = signal.epoch < current.epoch;
   if (signal.kind === "answered") {
     if (!Number.isFinite(signal.latencyMs) || signal.latencyMs < 0) return current;
-    if (isSlow(signal.latencyMs, current, rule)) return stale ? current : shrink(current, rule);
-    const baselineMs =
-      current.baselineMs === undefined
-        ? signal.latencyMs
-        : Math.min(current.baselineMs, signal.latencyMs);
+    const judged = sampled(current, signal.latencyMs, stale, rule);
+    if (judged.epoch > current.epoch) return judged;
     const healthy = current.healthy + 1;
-    const next = { ...current, baselineMs, healthy };
+    const next = { ...judged, healthy };
     return healthy >= windowOf(current, rule) ? grow(next, rule) : next;
   }
   return stale ? current : shrink(current, rule);
@@ -149,13 +169,16 @@ export function applyChange(stored: AimdState, change: AimdChange, rule: AimdRul
   return change.from === current.epoch ? grow(current, rule) : current;
 }
 
-/** The local state after reading the shared one: its limit and epoch; the local window is kept. */
+/**
+ * The local state after reading the shared one: its limit, epoch and ceiling; the local window
+ * and sample are kept within the same epoch, and start again in another.
+ */
 export function adopt(local: AimdState, shared: AimdState, rule: AimdRule): AimdState {
   return {
     ...local,
     limit: clampLimit(shared.limit, rule.cap),
     epoch: shared.epoch,
-    healthy: shared.epoch === local.epoch ? local.healthy : 0,
     ceiling: shared.ceiling ?? local.ceiling,
+    ...(shared.epoch === local.epoch ? {} : { healthy: 0, samples: 0, sampleMs: 0 }),
   };
 }

@@ -48,9 +48,10 @@ describe("nextState: additive increase", () => {
     const r = rule(2, 4);
     let s = initialState(r);
     s = nextState(s, answered(10), r);
-    expect(s).toMatchObject({ limit: 2, healthy: 1, baselineMs: 10 });
+    expect(s).toMatchObject({ limit: 2, healthy: 1, samples: 1 });
     s = nextState(s, answered(12), r);
-    expect(s).toMatchObject({ limit: 3, healthy: 0, baselineMs: 10 });
+    // A full sample (2 answers, mean 11 ms) is the first baseline.
+    expect(s).toMatchObject({ limit: 3, healthy: 0, baselineMs: 11, samples: 0 });
     s = feed(s, [answered(10), answered(10), answered(10)], r);
     expect(s.limit).toBe(4);
     s = feed(
@@ -95,22 +96,39 @@ describe("nextState: multiplicative decrease", () => {
     expect(s).toMatchObject({ limit: 8, epoch: 1 });
   });
 
-  it("halves on an answer slower than 3× the baseline, beyond the floor", () => {
-    const r = rule(8, 8);
-    let s = nextState(initialState(r), answered(100), r);
+  it("halves when a sample's mean is above 3× the baseline, beyond the floor", () => {
+    const r = rule(4, 4);
+    let s = feed(initialState(r), [answered(90), answered(110), answered(100), answered(100)], r);
+    expect(s).toMatchObject({ limit: 4, baselineMs: 100, samples: 0 });
     expect(isSlow(290, s, r)).toBe(false);
     expect(isSlow(301, s, r)).toBe(true);
-    s = nextState(s, answered(301), r);
-    expect(s).toMatchObject({ limit: 4, epoch: 1, baselineMs: 100 });
+    // One slow answer is noise: the sample's mean decides, once it is full.
+    s = feed(s, [answered(900), answered(100), answered(100)], r);
+    expect(s).toMatchObject({ limit: 4, epoch: 0 });
+    s = nextState(s, answered(100), r);
+    expect(s).toMatchObject({ limit: 4, epoch: 0, baselineMs: 100 });
+    s = feed(s, [answered(400), answered(400), answered(400)], r);
+    expect(s.epoch).toBe(0);
+    s = nextState(s, answered(400), r);
+    expect(s).toMatchObject({ limit: 2, epoch: 1, baselineMs: 100, samples: 0 });
   });
 
-  it("never calls an answer under the floor slow, however fast the baseline", () => {
-    const r = rule(8, 8);
-    const s = nextState(initialState(r), answered(1), r);
-    expect(nextState(s, answered(DEFAULT_RULE.latencyFloorMs), r)).toMatchObject({
-      limit: 8,
-      epoch: 0,
-    });
+  it("never calls a sample under the floor slow, however fast the baseline", () => {
+    const r = rule(2, 2);
+    const s = feed(initialState(r), [answered(1), answered(1)], r);
+    const floor = DEFAULT_RULE.latencyFloorMs;
+    expect(feed(s, [answered(floor), answered(floor)], r)).toMatchObject({ limit: 2, epoch: 0 });
+  });
+
+  it("does not decrease again on a slow sample of renewals sent before the last decrease", () => {
+    const r = rule(2, 8);
+    let s = feed(initialState(r), [answered(100), answered(100)], r);
+    expect(s.limit).toBe(3);
+    s = nextState(s, { kind: "throttled", epoch: 0 }, r);
+    expect(s).toMatchObject({ limit: 1, epoch: 1, ceiling: 3 });
+    // Its sample is judged slow and dropped; no second decrease (it climbs back, recovering).
+    s = nextState(s, answered(5_000, 0), r);
+    expect(s).toMatchObject({ limit: 2, epoch: 1, samples: 0 });
   });
 
   it("stays at 1 at the bottom", () => {
@@ -191,7 +209,14 @@ describe("shared changes (storage)", () => {
   it("adopts the shared limit and epoch, keeping its window in the same epoch", () => {
     const local = { ...at(8, 2), healthy: 5, baselineMs: 7 };
     expect(adopt(local, at(9, 2), r)).toEqual({ ...local, limit: 9 });
-    expect(adopt(local, at(3, 5), r)).toEqual({ ...local, limit: 3, epoch: 5, healthy: 0 });
+    expect(adopt(local, at(3, 5), r)).toEqual({
+      ...local,
+      limit: 3,
+      epoch: 5,
+      healthy: 0,
+      samples: 0,
+      sampleMs: 0,
+    });
     expect(adopt(local, at(99, 2), r).limit).toBe(16);
   });
 });
