@@ -10,9 +10,10 @@
  * Fast recovery: a decrease remembers the limit it came from (`ceiling`, where the service said
  * "too many"). Below `ceiling - 1`, levels the service just served, each healthy answer adds 1
  * (the limit doubles per round trip, as TCP's slow start up to its threshold); it stays just
- * below the ceiling for `plateau` windows, then probes additively again. Halving and then climbing back one per round trip would keep the pool
- * near three quarters of what the service takes, on average; recovering fast keeps it near the
- * ceiling, while a 429 still halves it at once.
+ * below the ceiling for `plateau` windows, then probes additively again. Halving and then
+ * climbing back one per round trip would keep the pool near three quarters of what the service
+ * takes, on average; recovering fast keeps it near the ceiling, while a 429 still halves it at
+ * once. The rate-limited bench (bench/rateLimitBench.ts) measures it.
  */
 
 /** The rule's parameters (shared/app builds them from the settings). */
@@ -27,7 +28,7 @@ export interface AimdRule {
   readonly latencyFactor: number;
   /** A sample's mean below this (ms) is never "rising latency", whatever the baseline; 250. */
   readonly latencyFloorMs: number;
-  /** Healthy windows spent just below the ceiling before probing past it again; 4. */
+  /** Healthy windows spent just below the ceiling before probing past it again; 8. */
   readonly plateau: number;
 }
 
@@ -35,7 +36,7 @@ export const DEFAULT_RULE: Omit<AimdRule, "start" | "cap"> = {
   decrease: 0.5,
   latencyFactor: 3,
   latencyFloorMs: 250,
-  plateau: 4,
+  plateau: 8,
 };
 
 export interface AimdState {
