@@ -128,6 +128,9 @@ param deadAccountDays string = '3'
 @description('CERTSCHED_RENEWAL_CONCURRENCY: renewals in flight at once, 1..64.')
 param renewalConcurrency string = '8'
 
+@description('CERTSCHED_RENEWAL_CONCURRENCY_MAX: the most adaptive concurrency grows to while the service is healthy, 1..256. Empty: CERTSCHED_RENEWAL_CONCURRENCY.')
+param renewalConcurrencyMax string = ''
+
 @description('CERTSCHED_RENEWAL_GRACE: a certificate whose renewal was requested this recently is skipped, e.g. 2h.')
 param renewalGrace string = '2h'
 
@@ -309,6 +312,7 @@ var commonSettings = [
   { name: 'CERTSCHED_RENEWAL_SCHEDULE', value: renewalSchedule }
   { name: 'CERTSCHED_VERIFY_SCHEDULE', value: verifySchedule }
   { name: 'CERTSCHED_RENEWAL_CONCURRENCY', value: renewalConcurrency }
+  { name: 'CERTSCHED_RENEWAL_CONCURRENCY_MAX', value: renewalConcurrencyMax }
   { name: 'CERTSCHED_ACCOUNTS', value: accounts }
   { name: 'CERTSCHED_ACCOUNTS_FILE', value: accountsFile }
   { name: 'CERTSCHED_ACCOUNT_CONCURRENCY', value: accountConcurrency }

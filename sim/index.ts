@@ -24,6 +24,7 @@ export { HOSTING_CA_NAME } from "./hosting/hostingCa.js";
 export { HOSTING_FAULTS, type HostingFault, WRONG_NAME } from "./hosting/hostingFaults.js";
 export type { SimOperation } from "./operation.js";
 export type { ResolvedSimulatorOptions, SimulatorOptions } from "./options.js";
+export { meanInFlight, type RateLimitOptions, type RateLimitStats } from "./rateLimit.js";
 export { SAMPLE_NOT_LANDED, SAMPLE_REFUSAL, sampleCertificates } from "./sampleCertificates.js";
 export { SANDBOX_CREDENTIALS, sandboxSettings } from "./sandbox.js";
 export { startSimulator } from "./server.js";

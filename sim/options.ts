@@ -1,5 +1,6 @@
 import type { SeedCertificate } from "./certificate.js";
 import type { HostingOptions } from "./hosting/hosting.js";
+import type { RateLimitOptions } from "./rateLimit.js";
 
 /** Options of {@link startSimulator}. Every field is optional; defaults are listed per field. */
 export interface SimulatorOptions {
@@ -39,6 +40,11 @@ export interface SimulatorOptions {
    * (sim/hosting/hosting.ts, sim/hosting/vault.ts). Default off.
    */
   hosting?: HostingOptions;
+  /**
+   * A busy service (sim/rateLimit.ts): above `capacity` service requests in flight, each one is
+   * answered 429 with Retry-After at once. Default none.
+   */
+  rateLimit?: RateLimitOptions;
 }
 
 /** The options after defaults, minus the clock and the seed certificates. */

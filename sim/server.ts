@@ -8,6 +8,7 @@ import { type HostingEndpoint, startHosting } from "./hosting/hostingEndpoint.js
 import { IdentityProvider } from "./identity.js";
 import { resolveOptions, type SimulatorOptions } from "./options.js";
 import { handleList, handlePublicRenew, handleTest } from "./publicHandlers.js";
+import { RateLimit } from "./rateLimit.js";
 import { readBody, recordHeaders } from "./readBody.js";
 import { type SimResponse, text, withDefaultContentType, writeResponse } from "./response.js";
 import { matchRoute, type RouteMatch } from "./routes.js";
@@ -37,6 +38,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
   const identity = new IdentityProvider(settings);
   const faults = new FaultPlan();
   const delays = new Delays();
+  const limit = options.rateLimit ? new RateLimit(options.rateLimit) : undefined;
   const requests: RecordedRequest[] = [];
   let closed = false;
 
@@ -75,6 +77,28 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
       const allow = route.method;
       return writeResponse(res, { ...refused, headers: { ...refused.headers, allow } });
     }
+    const admitted = limit?.admit(route.operation);
+    if (admitted === false) {
+      const busy = text(429, "Too many requests in flight; retry later");
+      const retryAfter = limit?.retryAfter ?? "1";
+      return writeResponse(res, {
+        ...busy,
+        headers: { ...busy.headers, "retry-after": retryAfter },
+      });
+    }
+    try {
+      await served(route, req, res, body);
+    } finally {
+      if (admitted) limit?.release();
+    }
+  }
+
+  async function served(
+    route: RouteMatch,
+    req: IncomingMessage,
+    res: ServerResponse,
+    body: string,
+  ): Promise<void> {
     const fault = faults.next(route.operation);
     if (fault?.delayMs) await delays.wait(fault.delayMs);
     if (closed) return;
@@ -161,6 +185,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     },
     requests,
     requestsFor: (op) => requests.filter((r) => r.operation === op),
+    rateLimitStats: () => limit?.stats(),
     issuedTokens: () => identity.issuedTokens(),
     inject: (op, fault) => faults.inject(op, fault),
     clearFaults: () => faults.clear(),

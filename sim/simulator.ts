@@ -3,6 +3,7 @@ import type { Fault, RandomFaults } from "./faults.js";
 import type { Hosting } from "./hosting/hosting.js";
 import type { SimOperation } from "./operation.js";
 import type { ResolvedSimulatorOptions } from "./options.js";
+import type { RateLimitStats } from "./rateLimit.js";
 import type { RenewedListener } from "./state.js";
 
 /** One request as it arrived, recorded before any handling or fault. */
@@ -32,6 +33,8 @@ export interface Simulator {
   readonly hosting: Hosting | undefined;
   /** The effective settings; clientSecret follows setClientSecret. */
   readonly options: Readonly<ResolvedSimulatorOptions>;
+  /** What the rate limit saw (SimulatorOptions.rateLimit); undefined without one. */
+  rateLimitStats(): RateLimitStats | undefined;
   /** Every request, in arrival order (the live array; reset() empties it). */
   readonly requests: RecordedRequest[];
   requestsFor(op: SimOperation): RecordedRequest[];

@@ -10,12 +10,16 @@ import { webhookSecrets } from "../adapters/notify/webhookFormat.js";
 import { requestLog } from "../adapters/service/requestLog.js";
 import { ServiceClient } from "../adapters/service/serviceClient.js";
 import { accountTables } from "../adapters/storage/accountTables.js";
+import { concurrencyTable } from "../adapters/storage/concurrencyTable.js";
 import { listLedgerRows } from "../adapters/storage/ledgerRows.js";
 import { sharedBudget } from "../adapters/storage/sharedBudget.js";
 import { tableHistory } from "../adapters/storage/tableHistory.js";
 import { tableInventory } from "../adapters/storage/tableInventory.js";
 import { tableLedger } from "../adapters/storage/tableLedger.js";
+import { adaptiveLimit } from "../core/concurrency/adaptiveLimit.js";
+import { DEFAULT_RULE } from "../core/concurrency/aimd.js";
 import { fromServiceRecord } from "../core/inventory/fromRecords.js";
+import type { ConcurrencyControl } from "../core/ports/concurrency.js";
 import { type History, noHistory } from "../core/ports/history.js";
 import { type Inventory, noInventory } from "../core/ports/inventory.js";
 import { type Ledger, noLedger } from "../core/ports/ledger.js";
@@ -60,7 +64,38 @@ export interface AccountServices {
   readonly probes: Probes;
   /** The app's notifier, naming this account in every message it posts (issue 22). */
   readonly notifier: Notifier;
+  /**
+   * How many of its renewals may be in flight (issue 22): AIMD from CERTSCHED_RENEWAL_CONCURRENCY
+   * up to CERTSCHED_RENEWAL_CONCURRENCY_MAX, shared by every process through table
+   * `certschedconcurrency` when storage is configured.
+   */
+  readonly concurrency: ConcurrencyControl;
   close(): Promise<void>;
+}
+
+/** Longest wait for the shared limit's table (ms): a slow table must not hold a sweep up. */
+const CONCURRENCY_TABLE_TIMEOUT_MS = 5_000;
+
+/** The account's adaptive concurrency, kept in `storage` when there is one. */
+function concurrencyOf(
+  account: string,
+  settings: Settings,
+  storage: ReturnType<typeof tableLocationOf>,
+): ConcurrencyControl {
+  const start = settings.renewalConcurrency;
+  return adaptiveLimit({
+    rule: { ...DEFAULT_RULE, start, cap: settings.renewalConcurrencyMax ?? start },
+    store: storage
+      ? concurrencyTable({
+          ...storage,
+          account,
+          timeoutMs: Math.min(settings.httpTimeoutMs, CONCURRENCY_TABLE_TIMEOUT_MS),
+          now: () => new Date(),
+        })
+      : undefined,
+    // Real time, whatever the app's clock: the limit follows the service as it is now.
+    now: () => Date.now(),
+  });
 }
 
 function registered(store: SecretStore): SecretStore {
@@ -221,6 +256,9 @@ export function createAccountServices(
     requests,
     probes: lazyProbes(tokens, settings.vaultResource),
     notifier: accountNotifier(app.notifier, account, settings.accountsDeclared),
+    concurrency: seams.concurrency
+      ? forAccount(seams.concurrency, account)
+      : concurrencyOf(account, settings, storage),
     // Requests counted in the last moments are written before the process may end.
     close: async () => {
       await requests.settled();

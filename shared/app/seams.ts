@@ -1,5 +1,6 @@
 import type { CredentialLike } from "../adapters/identity/managedIdentity.js";
 import type { Trigger } from "../core/history/events.js";
+import type { ConcurrencyControl } from "../core/ports/concurrency.js";
 import type { History } from "../core/ports/history.js";
 import type { Inventory } from "../core/ports/inventory.js";
 import type { Ledger } from "../core/ports/ledger.js";
@@ -35,6 +36,8 @@ export interface Seams {
   readonly history?: PerAccount<History>;
   /** Replaces each account's inventory, as `ledger`. */
   readonly inventory?: PerAccount<Inventory>;
+  /** Replaces each account's adaptive concurrency (issue 22), as `ledger`. */
+  readonly concurrency?: PerAccount<ConcurrencyControl>;
   /** Replaces the run store and queue (tests: a unique table and queue on Azurite). */
   readonly runs?: { readonly store?: RunStore; readonly queue?: RunQueue };
   /** Observer of every outbound call (benchmark); telemetry observes them too when on. */

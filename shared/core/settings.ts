@@ -59,6 +59,11 @@ export interface Settings {
   secretCacheTtlMs: number;
   /** Renewals in flight at once during a sweep (default 8, 1..64). */
   renewalConcurrency: number;
+  /**
+   * The most adaptive concurrency grows to while the service is healthy (issue 22; 1..256);
+   * unset: renewalConcurrency (it backs off on 429s and recovers, never beyond).
+   */
+  renewalConcurrencyMax?: number | undefined;
   /** Accounts swept at once by one process (CLI, in-process runs): default 4, 1..64. */
   accountConcurrency: number;
   /** Days in a row an account's credentials are refused before its run part says "dead" (3). */

@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { Trigger } from "../core/history/events.js";
 import { listingTap } from "../core/inventory/fromRecords.js";
+import type { ConcurrencyControl } from "../core/ports/concurrency.js";
 import type { History } from "../core/ports/history.js";
 import type { Inventory } from "../core/ports/inventory.js";
 import type { Ledger } from "../core/ports/ledger.js";
@@ -34,6 +35,8 @@ export interface SweepOwnPorts {
   /** The request budget (issue 16): the sweep's requests are counted and, with a quota, reserved. */
   readonly requests: RequestLog;
   readonly notifier: Notifier;
+  /** Adaptive concurrency (issue 22); unset, or a --concurrency given: a fixed width. */
+  readonly concurrency?: ConcurrencyControl;
   readonly tokens: Pick<Tokens, "onWarning">;
   readonly now: () => Date;
   /** The telemetry, started on first call; a sweep goes on without it when it cannot start. */
@@ -110,6 +113,9 @@ export async function sweepWith(
         log,
         now: ports.now,
         concurrency: options.concurrency ?? ports.settings.renewalConcurrency,
+        ...(ports.concurrency && options.concurrency === undefined
+          ? { control: ports.concurrency }
+          : {}),
         graceMs: ports.settings.renewalGraceMs,
         dryRun: options.dryRun ?? ports.settings.dryRun,
         deadline,

@@ -135,6 +135,18 @@ export const schema = z.object({
       }
       return n;
     }),
+  // Issue 22: the most adaptive concurrency grows to; unset: CERTSCHED_RENEWAL_CONCURRENCY.
+  CERTSCHED_RENEWAL_CONCURRENCY_MAX: z
+    .string()
+    .transform((value, ctx) => {
+      const n = Number(value);
+      if (!Number.isInteger(n) || n < 1 || n > 256) {
+        ctx.addIssue({ code: "custom", message: "must be a whole number from 1 to 256" });
+        return z.NEVER;
+      }
+      return n;
+    })
+    .optional(),
   CERTSCHED_RENEWAL_GRACE: duration("2h", 0, 7 * DAY_MS),
   CERTSCHED_DRY_RUN: flag,
   CERTSCHED_HTTP_TIMEOUT: duration("30s", 100, 600_000),

@@ -149,6 +149,7 @@ export function loadSettings(env: Env = process.env): Settings {
     keyVaultUrl: s.CERTSCHED_KEY_VAULT_URL,
     secretCacheTtlMs: s.CERTSCHED_SECRET_CACHE_TTL,
     renewalConcurrency: s.CERTSCHED_RENEWAL_CONCURRENCY,
+    renewalConcurrencyMax: s.CERTSCHED_RENEWAL_CONCURRENCY_MAX,
     accountConcurrency: s.CERTSCHED_ACCOUNT_CONCURRENCY,
     deadAccountDays: s.CERTSCHED_DEAD_ACCOUNT_DAYS,
     renewalGraceMs: s.CERTSCHED_RENEWAL_GRACE,

@@ -10,6 +10,7 @@ import {
   type Outcome,
   type Undici,
 } from "./attempt.js";
+import { beforeRetry, reportAttempt } from "./attemptObserver.js";
 import { type RetryPolicy, retryDelayMs } from "./retryPolicy.js";
 
 /** An outbound request, fully built (see shared/adapters/service/requests.ts). */
@@ -109,7 +110,14 @@ export class HttpClient {
           if (previous.response) return previous.response;
           throw networkError(req.upstream, previous.error, timeoutMs);
         }
+        const attemptStarted = performance.now();
         const outcome = await attempt(lib, agent, req, timeoutMs);
+        reportAttempt({
+          upstream: req.upstream,
+          durationMs: performance.now() - attemptStarted,
+          status: outcome.response?.status,
+          errorCode: outcome.response ? undefined : codeOf(outcome.error),
+        });
         previous = outcome;
         ticket?.settle(
           outcome.response !== undefined || !NOT_SENT_CODES.has(codeOf(outcome.error)),
@@ -122,6 +130,7 @@ export class HttpClient {
           throw networkError(req.upstream, outcome.error, timeoutMs);
         }
         await new Promise((resolve) => setTimeout(resolve, delay));
+        await beforeRetry();
       }
     } catch (error) {
       // The budget's refusal is the call's answer as it is: nothing was sent.

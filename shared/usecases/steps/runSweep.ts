@@ -2,8 +2,11 @@ import { randomUUID } from "node:crypto";
 import { daysLeft } from "../../core/certificate/dates.js";
 import type { CertificateRecord } from "../../core/certificate/records.js";
 import { recordWarnings } from "../../core/certificate/recordWarnings.js";
+import { type PoolSlot, runPool } from "../../core/concurrency/adaptivePool.js";
+import { signalOf } from "../../core/concurrency/signals.js";
 import type { Trigger } from "../../core/history/events.js";
 import type { QuotaUsage } from "../../core/ports/budget.js";
+import type { ConcurrencyControl } from "../../core/ports/concurrency.js";
 import { type Ledger, noLedger } from "../../core/ports/ledger.js";
 import type { DueList } from "../../core/ports/service.js";
 import { usageText } from "../../core/quota/budgetRules.js";
@@ -29,9 +32,10 @@ import {
   summaryLine,
 } from "../../core/renewal/summary.js";
 import { ensureError } from "../../lib/errors.js";
+import { observeAttempts } from "../../lib/http/attemptObserver.js";
 import type { Logger } from "../../lib/log.js";
-import { mapWithConcurrency } from "../../lib/pool.js";
 import { describe, renewOne } from "./renewOne.js";
+import { retryThrottled } from "./throttledRetry.js";
 
 export interface SweepOptions {
   /** The service operations a sweep needs (a ServiceClient). */
@@ -42,8 +46,14 @@ export interface SweepOptions {
   readonly ledger: Ledger;
   readonly log: Logger;
   readonly now: () => Date;
-  /** Renewals in flight at once. */
+  /** Renewals in flight at once (without `control`, or while the budget asks for one at a time). */
   readonly concurrency: number;
+  /**
+   * Adaptive concurrency (issue 22): the pool's width follows `control.current()`, read each time
+   * a slot frees, and every renewal request tells it what it met (a 429, its answer time).
+   * Unset: `concurrency`, fixed.
+   */
+  readonly control?: ConcurrencyControl;
   /** Skip a certificate whose renewal was requested within this many ms. */
   readonly graceMs: number;
   /** List and decide, renew nothing. */
@@ -199,7 +209,6 @@ async function sweep(options: SweepOptions, runId: string): Promise<SweepSummary
     return `${usageText(usage)}; the next sweep will decide it`;
   };
   const context = {
-    client: options.client,
     ledger,
     now,
     graceMs: options.graceMs,
@@ -214,9 +223,45 @@ async function sweep(options: SweepOptions, runId: string): Promise<SweepSummary
     refused,
   };
   let done = 0;
-  const concurrency = gate?.sequential ? 1 : options.concurrency;
-  const results = await mapWithConcurrency(certificates, concurrency, async (cert) => {
-    const result = await renewOne(cert, context).catch(
+  const control = options.control;
+  const width = (): number =>
+    gate?.sequential ? 1 : control ? control.current() : options.concurrency;
+  // The limit every process of the account shares, as it stands: only when renewals may go out.
+  if (control && certificates.length > 0 && !options.dryRun && !stop) await control.refresh();
+  /** One certificate's turn: its renewal requests observed, a 429 asked again until the deadline. */
+  const turn = (cert: CertificateRecord, slot: PoolSlot) => {
+    let epoch = control?.epoch() ?? 0;
+    const client = {
+      renewListed: (c: CertificateRecord) =>
+        retryThrottled(() => options.client.renewListed(c), {
+          slot,
+          deadline: options.deadline,
+          onRetry: () => {
+            epoch = control?.epoch() ?? 0;
+          },
+        }),
+    };
+    const run = () => renewOne(cert, { ...context, client });
+    if (!control) return run();
+    return observeAttempts(
+      {
+        attempted: (report) => {
+          const signal = signalOf(report, epoch);
+          if (!signal) return;
+          control.observe(signal);
+          // Waiting out a 429's Retry-After, the renewal holds no place at the service.
+          if (signal.kind === "throttled") slot.release();
+        },
+        retrying: async () => {
+          await slot.reacquire();
+          epoch = control.epoch();
+        },
+      },
+      run,
+    );
+  };
+  const results = await runPool(certificates, width, async (cert, _index, slot) => {
+    const result = await turn(cert, slot).catch(
       (error: unknown): CertificateResult => ({
         certificateName: cert.certificateName,
         id: cert.id,
@@ -235,5 +280,9 @@ async function sweep(options: SweepOptions, runId: string): Promise<SweepSummary
     options.onResult?.(result, done, certificates.length);
     return result;
   });
+  if (control) {
+    await control.settled();
+    for (const warning of control.takeWarnings()) log.warn(warning);
+  }
   return finish(results, due);
 }
