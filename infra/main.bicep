@@ -28,7 +28,13 @@ param deployerPrincipalId string = ''
 ])
 param nodeVersion string = '22'
 
-@description('Most instances the app may scale out to. Flex Consumption (FC1) accepts 40 to 1000; Azure\'s default is 100.')
+// Why 100 (docs/deploy.md, "Many accounts: how many instances, how long"): the queue trigger
+// sweeps at most 4 account parts at once per instance (host.json batchSize 2 + newBatchThreshold
+// 2), and the platform scales it out by queue length, so 100 instances sweep 400 accounts at once:
+// a run of a few hundred accounts is one wave. Each part keeps at most
+// CERTSCHED_RENEWAL_CONCURRENCY_MAX renewals in flight, so the app's load on the service is at most
+// instances x 4 x that; lower this if the vendor's service (shared by your accounts) cannot take it.
+@description('Most instances the app may scale out to. Flex Consumption (FC1) accepts 40 to 1000; Azure\'s default is 100. Each instance sweeps at most 4 accounts at once (host.json), so 100 instances sweep 400 accounts at once; the load on the service is at most instances x 4 x the renewal concurrency.')
 @minValue(40)
 @maxValue(1000)
 param maximumInstanceCount int = 100
