@@ -1,4 +1,5 @@
 import { fork } from "node:child_process";
+import { cpus } from "node:os";
 import path from "node:path";
 import { getRenewalRun } from "../functions/handlers/getRenewalRun.js";
 import { runRenewals } from "../functions/handlers/runRenewals.js";
@@ -31,6 +32,20 @@ interface Round {
   readonly exactlyOnce: boolean;
   readonly peakRssMb: number;
   readonly state: string;
+  /** How busy the machine's CPUs were during the round, 0..1 (every process on it). */
+  readonly cpuBusy: number;
+}
+
+/** Busy and total CPU time of every core so far (ms). */
+function cpuTimes(): { busy: number; total: number } {
+  let busy = 0;
+  let total = 0;
+  for (const { times } of cpus()) {
+    const all = times.user + times.nice + times.sys + times.irq + times.idle;
+    total += all;
+    busy += all - times.idle;
+  }
+  return { busy, total };
 }
 
 interface WorkerReport {
@@ -104,6 +119,7 @@ async function oneRound(options: FanoutBenchOptions, workers: number): Promise<R
   for (const report of reports) report.catch(() => {});
   try {
     const started = performance.now();
+    const cpuBefore = cpuTimes();
     const posted = await runRenewals(
       httpRequest({ method: "POST", path: "/api/renewals" }),
       invocationContext("runRenewals"),
@@ -127,6 +143,9 @@ async function oneRound(options: FanoutBenchOptions, workers: number): Promise<R
       await new Promise((resolve) => setTimeout(resolve, 200));
     }
     const seconds = (performance.now() - started) / 1000;
+    const cpuAfter = cpuTimes();
+    const cpuBusy =
+      (cpuAfter.busy - cpuBefore.busy) / Math.max(1, cpuAfter.total - cpuBefore.total);
     for (const child of children) child.send("stop");
     const done = await Promise.all(reports);
     const counts = renewCounts(sims);
@@ -141,6 +160,7 @@ async function oneRound(options: FanoutBenchOptions, workers: number): Promise<R
       exactlyOnce,
       peakRssMb: Math.max(...done.map((r) => r.maxRssBytes)) / 2 ** 20,
       state,
+      cpuBusy,
     };
   } finally {
     for (const child of children) if (child.exitCode === null) child.kill("SIGKILL");
@@ -196,7 +216,7 @@ export async function fanoutBench(
     const once = r.exactlyOnce && r.state === "succeeded";
     return [
       {
-        measure: `W = ${r.workers}: certificates renewed per second (${r.seconds.toFixed(1)} s)`,
+        measure: `W = ${r.workers}: certificates renewed per second (${r.seconds.toFixed(1)} s; the machine's ${cpus().length} CPUs ${(r.cpuBusy * 100).toFixed(0)} % busy)`,
         value: r.perSecond.toFixed(0),
         ...(r.workers > 1
           ? {
@@ -226,6 +246,7 @@ export async function fanoutBench(
       `${options.accounts} accounts x ${options.certificatesPerAccount} due certificates, one simulator per account with ${options.latencyMs} ms added to every service response; Azurite queues and tables; one POST /api/renewals (a parent run, one child per account).`,
       `W worker processes each run the runQueuedRenewals handler through test/support/hostLoop.ts, host.json's batchSize (${batch}) deliveries at once; time from the POST to the run's finished state (GET /api/renewals/{runId}).`,
       "Exactly once: the renew requests the simulators received, one per certificate, none twice. Peak RSS: the largest worker's maxRSS.",
+      "CPU busy: every process on the machine (workers, Azurite, the simulators, this driver) over the round. Where it nears 100 %, the machine's cores, not the service's latency, bound the rate: more workers than cores cannot add speed there.",
     ],
   };
   return { section, gates };

@@ -47,6 +47,14 @@ export function unknownAccount(id: string, known: readonly string[]): ConfigErro
   ]);
 }
 
+/**
+ * Accounts whose services one process keeps built at once. A worker may sweep parts of hundreds
+ * of accounts over a day; each built account holds its clients, caches and table clients, so
+ * the least recently used is let go beyond this (closed, built again on its next use: its token
+ * cache and secrets are read again then). Memory stays flat whatever the number of accounts.
+ */
+export const MAX_BUILT_ACCOUNTS = 32;
+
 export function createServices(settings: Settings, seams: Seams = {}): Services {
   const views = new Map<string, Runtime>();
   const accounts = new Map<string, AccountServices>();
@@ -82,18 +90,34 @@ export function createServices(settings: Settings, seams: Seams = {}): Services 
     });
   };
   const app = createAppServices(settings, seams, deliver);
+  // Closing of accounts let go, awaited by close() so nothing counted is lost at exit.
+  const letGo = new Set<Promise<void>>();
   const account = (id: string = settings.accounts[0]?.name ?? DEFAULT_ACCOUNT): AccountServices => {
     let built = accounts.get(id);
-    if (!built) {
-      const declared = settings.accounts.find((a) => a.name === id);
-      if (!declared) throw unknownAccount(id, names);
-      built = createAccountServices(id, settingsOf(settings, declared), app, seams);
+    if (built) {
+      // Most recently used last: the map's order is the eviction order.
+      accounts.delete(id);
       accounts.set(id, built);
+      return built;
+    }
+    const declared = settings.accounts.find((a) => a.name === id);
+    if (!declared) throw unknownAccount(id, names);
+    built = createAccountServices(id, settingsOf(settings, declared), app, seams);
+    accounts.set(id, built);
+    while (accounts.size > MAX_BUILT_ACCOUNTS) {
+      const [oldest, dropped] = accounts.entries().next().value as [string, AccountServices];
+      accounts.delete(oldest);
+      views.delete(oldest);
+      // A sweep still holding it goes on with it; only this cache forgets it.
+      const closing = dropped.close().catch(() => {});
+      letGo.add(closing);
+      void closing.finally(() => letGo.delete(closing));
     }
     return built;
   };
   const close = async (): Promise<void> => {
     await Promise.all([...accounts.values()].map((a) => a.close()));
+    await Promise.all(letGo);
     await app.close();
   };
   const services: Services = {

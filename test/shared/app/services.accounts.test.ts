@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createSecretClientReader } from "../../../shared/adapters/identity/secretClientReader.js";
 import { loadSettings } from "../../../shared/app/config/settings.js";
-import { createServices } from "../../../shared/app/services.js";
+import { createServices, MAX_BUILT_ACCOUNTS } from "../../../shared/app/services.js";
 import { memoryLedger } from "../../../shared/core/ports/ledger.js";
 import { ConfigError } from "../../../shared/lib/errors.js";
 import { DAY_MS } from "../../../shared/lib/time.js";
@@ -103,6 +103,38 @@ describe("createServices with declared accounts", () => {
     } finally {
       await services.close();
       await vault.close();
+    }
+  });
+
+  it("keeps at most MAX_BUILT_ACCOUNTS accounts built, letting the least recently used go", async () => {
+    const count = MAX_BUILT_ACCOUNTS + 8;
+    const declared = Array.from({ length: count }, (_, i) => ({
+      name: `a${i}`,
+      baseUrl: `https://a${i}.example`,
+      subscription: `sub-${i}`,
+      apiKey: `api-key-of-account-${i}-0123456789`,
+      identity: "managed",
+    }));
+    const services = createServices(loadSettings({ CERTSCHED_ACCOUNTS: JSON.stringify(declared) }));
+    try {
+      const first = services.runtime("a0");
+      const kept = services.runtime("a1");
+      for (let i = 2; i < count; i++) {
+        // a1 is used all along: the most recent, never let go.
+        expect(services.runtime("a1")).toBe(kept);
+        expect(services.runtime(`a${i}`).settings.baseUrl).toBe(`https://a${i}.example`);
+      }
+      expect(services.runtime("a1")).toBe(kept);
+      // a0 was let go and is built again, as itself.
+      const again = services.runtime("a0");
+      expect(again).not.toBe(first);
+      expect(again.settings.account).toBe("a0");
+      expect(again.settings.baseUrl).toBe("https://a0.example");
+      // The last MAX_BUILT_ACCOUNTS - 2 built are still the same objects.
+      const last = `a${count - 1}`;
+      expect(services.runtime(last)).toBe(services.runtime(last));
+    } finally {
+      await services.close();
     }
   });
 
