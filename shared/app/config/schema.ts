@@ -99,6 +99,21 @@ export const directSecret = z
     message: `must hold at least ${MIN_SECRET_LENGTH} characters (not counting spaces): a shorter secret cannot be told apart from ordinary text, so certsched could not keep it out of logs and responses`,
   });
 
+/** A whole number in [min, max]; `unit` names what it counts in the message ("days"). */
+function wholeNumber(min: number, max: number, unit = "") {
+  return z.string().transform((value, ctx) => {
+    const n = Number(value);
+    if (!Number.isInteger(n) || n < min || n > max) {
+      ctx.addIssue({
+        code: "custom",
+        message: `must be a whole number${unit ? ` of ${unit}` : ""} from ${min} to ${max}`,
+      });
+      return z.NEVER;
+    }
+    return n;
+  });
+}
+
 export const schema = z.object({
   // Required unless accounts are declared (loadSettings says so, by name).
   CERTSCHED_BASE_URL: upstreamUrl().optional(),
@@ -124,29 +139,9 @@ export const schema = z.object({
   CERTSCHED_API_KEY_SECRET_NAME: text.default("certsched-api-key"),
   CERTSCHED_CLIENT_SECRET_SECRET_NAME: text.default("certsched-client-secret"),
   CERTSCHED_SECRET_CACHE_TTL: duration("10m", 0, DAY_MS),
-  CERTSCHED_RENEWAL_CONCURRENCY: z
-    .string()
-    .default("8")
-    .transform((value, ctx) => {
-      const n = Number(value);
-      if (!Number.isInteger(n) || n < 1 || n > 64) {
-        ctx.addIssue({ code: "custom", message: "must be a whole number from 1 to 64" });
-        return z.NEVER;
-      }
-      return n;
-    }),
+  CERTSCHED_RENEWAL_CONCURRENCY: z.string().default("8").pipe(wholeNumber(1, 64)),
   // Issue 22: the most adaptive concurrency grows to; unset: CERTSCHED_RENEWAL_CONCURRENCY.
-  CERTSCHED_RENEWAL_CONCURRENCY_MAX: z
-    .string()
-    .transform((value, ctx) => {
-      const n = Number(value);
-      if (!Number.isInteger(n) || n < 1 || n > 256) {
-        ctx.addIssue({ code: "custom", message: "must be a whole number from 1 to 256" });
-        return z.NEVER;
-      }
-      return n;
-    })
-    .optional(),
+  CERTSCHED_RENEWAL_CONCURRENCY_MAX: wholeNumber(1, 256).optional(),
   CERTSCHED_RENEWAL_GRACE: duration("2h", 0, 7 * DAY_MS),
   CERTSCHED_DRY_RUN: flag,
   CERTSCHED_HTTP_TIMEOUT: duration("30s", 100, 600_000),
@@ -168,30 +163,13 @@ export const schema = z.object({
   CERTSCHED_LEDGER_TABLE_URI: upstreamUrl().optional(),
   CERTSCHED_QUEUE_URI: upstreamUrl().optional(),
   // Account runs in flight at once on one instance (the account worker's fan-out; 1..64).
-  CERTSCHED_ACCOUNT_CONCURRENCY: z
-    .string()
-    .default("4")
-    .transform((value, ctx) => {
-      const n = Number(value);
-      if (!Number.isInteger(n) || n < 1 || n > 64) {
-        ctx.addIssue({ code: "custom", message: "must be a whole number from 1 to 64" });
-        return z.NEVER;
-      }
-      return n;
-    }),
+  CERTSCHED_ACCOUNT_CONCURRENCY: z.string().default("4").pipe(wholeNumber(1, 64)),
   // Days in a row an account's credentials are refused before its part of a run says "dead"
   // (issue 22; 1..365).
   CERTSCHED_DEAD_ACCOUNT_DAYS: z
     .string()
     .default("3")
-    .transform((value, ctx) => {
-      const n = Number(value);
-      if (!Number.isInteger(n) || n < 1 || n > 365) {
-        ctx.addIssue({ code: "custom", message: "must be a whole number of days from 1 to 365" });
-        return z.NEVER;
-      }
-      return n;
-    }),
+    .pipe(wholeNumber(1, 365, "days")),
   // 1 day .. 10 years; a year and a month by default, so last year's renewal is still there.
   CERTSCHED_HISTORY_RETENTION: duration("400d", DAY_MS, 3_650 * DAY_MS),
   // Webhook URLs carry their signature in the query (Teams workflows, Slack): keep it.
