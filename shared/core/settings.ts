@@ -1,3 +1,4 @@
+import type { PreflightSettings } from "./preflight/preflightSettings.js";
 import type { ServiceQuota } from "./quota/serviceQuota.js";
 import type { NamedEndpoint } from "./verification/endpoint.js";
 import type { VerifySettings } from "./verification/verifySettings.js";
@@ -123,6 +124,12 @@ export interface Settings {
    * and kept: a bad verify setting fails verification, where it is used, not every command.
    */
   readonly verify: () => VerifySettings;
+  /**
+   * CERTSCHED_ARM_URL, CERTSCHED_DNS_SERVERS, CERTSCHED_CA_IDENTIFIERS, CERTSCHED_PREFLIGHT_*
+   * (app/config/preflightSettings.ts), parsed on first call like `verify`: a bad preflight
+   * setting fails preflight, not every command.
+   */
+  readonly preflight: () => PreflightSettings;
 }
 
 /** One account: its name and its service, credentials and quota (core/accounts.ts). */

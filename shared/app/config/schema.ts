@@ -7,6 +7,8 @@ import { MIN_SECRET_LENGTH, significantLength } from "../../lib/redact/secretFor
 import { DAY_MS } from "../../lib/time.js";
 import { isSecureOrLoopback } from "../../lib/url.js";
 import { duration } from "./duration.js";
+import { PREFLIGHT_SETTINGS } from "./preflightSettings.js";
+import { wholeNumber } from "./wholeNumber.js";
 
 /**
  * The zod schema of every certsched setting, with its default and range (loadSettings.ts parses
@@ -99,21 +101,6 @@ export const directSecret = z
     message: `must hold at least ${MIN_SECRET_LENGTH} characters (not counting spaces): a shorter secret cannot be told apart from ordinary text, so certsched could not keep it out of logs and responses`,
   });
 
-/** A whole number in [min, max]; `unit` names what it counts in the message ("days"). */
-function wholeNumber(min: number, max: number, unit = "") {
-  return z.string().transform((value, ctx) => {
-    const n = Number(value);
-    if (!Number.isInteger(n) || n < min || n > max) {
-      ctx.addIssue({
-        code: "custom",
-        message: `must be a whole number${unit ? ` of ${unit}` : ""} from ${min} to ${max}`,
-      });
-      return z.NEVER;
-    }
-    return n;
-  });
-}
-
 export const schema = z.object({
   // Required unless accounts are declared (loadSettings says so, by name).
   CERTSCHED_BASE_URL: upstreamUrl().optional(),
@@ -203,4 +190,8 @@ export const KNOWN_SETTINGS: readonly string[] = [
   "CERTSCHED_VERIFY_WARN_DAYS",
   "CERTSCHED_VERIFY_WINDOW",
   "CERTSCHED_VERIFY_UNREACHABLE_AFTER",
+  // The preflight timer's %CERTSCHED_PREFLIGHT_SCHEDULE%, read by the host (issue 23).
+  "CERTSCHED_PREFLIGHT_SCHEDULE",
+  // Read by shared/app/config/preflightSettings.ts when preflight runs.
+  ...PREFLIGHT_SETTINGS,
 ];

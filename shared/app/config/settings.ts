@@ -1,4 +1,5 @@
 import { settingsOf } from "../../core/accounts.js";
+import type { PreflightSettings } from "../../core/preflight/preflightSettings.js";
 import type { ServiceQuota } from "../../core/quota/serviceQuota.js";
 import type { AccountSettings, Env, Settings } from "../../core/settings.js";
 import type { VerifySettings } from "../../core/verification/verifySettings.js";
@@ -9,6 +10,7 @@ import {
   parseAccounts,
   SINGLE_ACCOUNT_SETTINGS,
 } from "./accounts.js";
+import { loadPreflightSettings } from "./preflightSettings.js";
 import { KNOWN_SETTINGS, schema } from "./schema.js";
 import { loadVerifySettings } from "./verifySettings.js";
 
@@ -59,6 +61,15 @@ function verifyOnce(env: Env): () => VerifySettings {
   let parsed: VerifySettings | undefined;
   return () => {
     parsed ??= loadVerifySettings(env);
+    return parsed;
+  };
+}
+
+/** loadPreflightSettings on first call, kept (its ConfigError is thrown again on every call). */
+function preflightOnce(env: Env): () => PreflightSettings {
+  let parsed: PreflightSettings | undefined;
+  return () => {
+    parsed ??= loadPreflightSettings(env);
     return parsed;
   };
 }
@@ -145,6 +156,7 @@ export function loadSettings(env: Env = process.env): Settings {
     accounts,
     accountsDeclared: declared !== undefined,
     verify: verifyOnce(env),
+    preflight: preflightOnce(env),
     publicAuth: s.CERTSCHED_PUBLIC_AUTH,
     keyVaultUrl: s.CERTSCHED_KEY_VAULT_URL,
     secretCacheTtlMs: s.CERTSCHED_SECRET_CACHE_TTL,
