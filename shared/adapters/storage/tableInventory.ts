@@ -17,6 +17,7 @@ import {
   toInventoryRow,
   verificationJson,
 } from "./rows/inventoryRow.js";
+import { preflightJson } from "./rows/preflightJson.js";
 import {
   failureOf,
   lazyTable,
@@ -110,6 +111,7 @@ export function tableInventory(options: TableInventoryOptions): Inventory {
         firstSeen: _f,
         lastSeen,
         lastVerification: _v,
+        lastPreflight: _p,
         ...merged
       } = mergeRecord({ ...before, firstSeen: before.seenAt, lastSeen: before.seenAt }, update);
       byName.set(update.certificateName, { ...merged, seenAt: lastSeen });
@@ -168,6 +170,23 @@ export function tableInventory(options: TableInventoryOptions): Inventory {
             partitionKey: INVENTORY_PARTITION,
             rowKey: inventoryRowKey(certificateName),
             verification: verificationJson(verification),
+          },
+          "Merge",
+          { etag: "*", ...limit() },
+        );
+      } catch (error) {
+        if (statusOf(error) === 404) return;
+        throw unavailable("write", error);
+      }
+    },
+    async recordPreflight(certificateName, preflight) {
+      try {
+        // As recordVerification: this property only, and never an insert.
+        await (await getClient()).updateEntity(
+          {
+            partitionKey: INVENTORY_PARTITION,
+            rowKey: inventoryRowKey(certificateName),
+            preflight: preflightJson(preflight),
           },
           "Merge",
           { etag: "*", ...limit() },

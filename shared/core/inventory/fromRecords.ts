@@ -38,9 +38,17 @@ export function fromServiceRecord(
     keyVaultName: known(record.keyVaultName),
     keyVaultCertificateName: known(record.keyVaultCertificateName),
     serviceExpiry: record.expiryDate,
+    challengeType: knownText(record.challengeType),
+    cloudSubscriptionId: knownText(record.cloudSubscriptionId),
+    dnsZoneResourceGroup: knownText(record.dnsZoneResourceGroup),
     source,
     seenAt,
   };
+}
+
+/** A field certsched does not validate (spec 2.3 says "string or null"): kept only as text. */
+function knownText(value: unknown): string | undefined {
+  return typeof value === "string" && value.trim() !== "" ? value : undefined;
 }
 
 /** What a create request says: no id or expiry yet (the service answers "scheduled"). */
@@ -49,7 +57,20 @@ export function fromCreateInput(input: CreateCertificateInput, seenAt: Date): In
     certificateName: input.certificateName,
     target: input.target,
     rootDomain: input.rootDomain,
+    challengeType: input.challengeType,
+    cloudSubscriptionId: input.cloudSubscriptionId,
+    ...("dnsZoneResourceGroup" in input
+      ? { dnsZoneResourceGroup: input.dnsZoneResourceGroup }
+      : {}),
     ...("keyVaultName" in input ? { keyVaultName: input.keyVaultName } : {}),
+    ...("cloudAppServiceName" in input
+      ? {
+          appServiceResourceGroup: input.cloudAppServiceResourceGroup,
+          // spec 2.1: an app in a slot is named sitename/slotname.
+          appServiceName: input.cloudAppServiceName.split("/")[0],
+          appServiceSlot: input.cloudAppServiceSlotName,
+        }
+      : {}),
     source: "created",
     seenAt,
   };

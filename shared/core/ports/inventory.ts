@@ -1,3 +1,4 @@
+import type { PreflightResult } from "../preflight/preflight.js";
 import type { InventoryStatus } from "../verification/judge.js";
 import type { Read } from "./history.js";
 
@@ -47,16 +48,34 @@ export interface InventoryRecord {
   readonly keyVaultCertificateName?: string | undefined;
   /** The expiry the service last reported. */
   readonly serviceExpiry?: Date | undefined;
+  /** `http` or `dns`, as the service (or the create request) said it: what preflight checks. */
+  readonly challengeType?: string | undefined;
+  /** The cloud subscription holding the resources (spec 2.1/2.3). */
+  readonly cloudSubscriptionId?: string | undefined;
+  /** The resource group of the DNS zone, for the dns challenge and the vault target. */
+  readonly dnsZoneResourceGroup?: string | undefined;
+  /**
+   * The App Service app from the create request (the due list names none): its resource group,
+   * the site (without the slot) and the slot ("" or undefined: production).
+   */
+  readonly appServiceResourceGroup?: string | undefined;
+  readonly appServiceName?: string | undefined;
+  readonly appServiceSlot?: string | undefined;
   readonly source: InventorySource;
   readonly firstSeen: Date;
   readonly lastSeen: Date;
   readonly lastVerification?: VerificationRecord | undefined;
+  /** What the last preflight found (issue 23): the sweep consults it, the dashboard shows it. */
+  readonly lastPreflight?: PreflightRecord | undefined;
 }
+
+/** A preflight result as kept with its certificate (the account is the table's). */
+export type PreflightRecord = Omit<PreflightResult, "account" | "certificateName">;
 
 /** What a caller knows now; fields left undefined keep their stored value. */
 export type InventoryUpdate = Omit<
   InventoryRecord,
-  "firstSeen" | "lastSeen" | "lastVerification"
+  "firstSeen" | "lastSeen" | "lastVerification" | "lastPreflight"
 > & {
   readonly seenAt: Date;
 };
@@ -68,6 +87,8 @@ export interface Inventory {
   upsert(updates: readonly InventoryUpdate[]): Promise<void>;
   /** Stores the latest verification of a known (or watched) certificate. */
   recordVerification(certificateName: string, verification: VerificationRecord): Promise<void>;
+  /** Stores the latest preflight of a known certificate (not kept for an unknown name). */
+  recordPreflight(certificateName: string, preflight: PreflightRecord): Promise<void>;
   /** Every record, sorted by certificateName. */
   list(): Promise<Read<InventoryRecord>>;
   get(certificateName: string): Promise<InventoryRecord | undefined>;
@@ -77,6 +98,7 @@ export const noInventory: Inventory = {
   kind: "none",
   upsert: async () => {},
   recordVerification: async () => {},
+  recordPreflight: async () => {},
   list: async () => ({ items: [], invalid: [] }),
   get: async () => undefined,
 };
@@ -112,6 +134,10 @@ export function memoryInventory(): Inventory {
     recordVerification: async (name, verification) => {
       const stored = rows.get(name);
       if (stored) rows.set(name, { ...stored, lastVerification: verification });
+    },
+    recordPreflight: async (name, preflight) => {
+      const stored = rows.get(name);
+      if (stored) rows.set(name, { ...stored, lastPreflight: preflight });
     },
     list: async () => ({
       items: [...rows.values()].sort((a, b) => a.certificateName.localeCompare(b.certificateName)),

@@ -8,6 +8,7 @@ import { INVENTORY_STATUSES } from "../../../core/verification/judge.js";
 import { redactRecordStrings } from "../../../lib/redact/redactStrings.js";
 import { parseOrThrow } from "../../../lib/zodProblems.js";
 import { nameKey } from "../nameKey.js";
+import { fromPreflightJson, preflightJson, preflightSchema } from "./preflightJson.js";
 import { instant, jsonText } from "./rowText.js";
 
 /**
@@ -54,11 +55,19 @@ export interface InventoryRow {
   keyVaultName?: string;
   keyVaultCertificateName?: string;
   serviceExpiry?: string;
+  challengeType?: string;
+  cloudSubscriptionId?: string;
+  dnsZoneResourceGroup?: string;
+  appServiceResourceGroup?: string;
+  appServiceName?: string;
+  appServiceSlot?: string;
   source: InventorySource;
   firstSeen: string;
   lastSeen: string;
   /** JSON object: the last VerificationRecord, dates as ISO-8601. */
   verification?: string;
+  /** JSON object: the last preflight (rows/preflightJson.ts). */
+  preflight?: string;
 }
 
 const cut = (text: string) => (text.length > MAX_TEXT ? `${text.slice(0, MAX_TEXT - 1)}…` : text);
@@ -95,7 +104,14 @@ export function toInventoryRow(r: InventoryRecord): InventoryRow {
     keyVaultName: text(r.keyVaultName),
     keyVaultCertificateName: text(r.keyVaultCertificateName),
     serviceExpiry: r.serviceExpiry?.toISOString(),
+    challengeType: text(r.challengeType),
+    cloudSubscriptionId: text(r.cloudSubscriptionId),
+    dnsZoneResourceGroup: text(r.dnsZoneResourceGroup),
+    appServiceResourceGroup: text(r.appServiceResourceGroup),
+    appServiceName: text(r.appServiceName),
+    appServiceSlot: text(r.appServiceSlot),
     verification: r.lastVerification ? verificationJson(r.lastVerification) : undefined,
+    preflight: r.lastPreflight ? preflightJson(r.lastPreflight) : undefined,
   };
   return {
     partitionKey: INVENTORY_PARTITION,
@@ -137,12 +153,19 @@ const rowSchema = z
     keyVaultName: z.string().optional(),
     keyVaultCertificateName: z.string().optional(),
     serviceExpiry: instant.optional(),
+    challengeType: z.string().optional(),
+    cloudSubscriptionId: z.string().optional(),
+    dnsZoneResourceGroup: z.string().optional(),
+    appServiceResourceGroup: z.string().optional(),
+    appServiceName: z.string().optional(),
+    appServiceSlot: z.string().optional(),
     source: z.enum(INVENTORY_SOURCES as [InventorySource, ...InventorySource[]], {
       error: `must be one of ${INVENTORY_SOURCES.join(", ")}`,
     }),
     firstSeen: instant,
     lastSeen: instant,
     verification: jsonText(verificationSchema).optional(),
+    preflight: jsonText(preflightSchema).optional(),
   })
   .superRefine((row, ctx) => {
     // A row whose key names another certificate would be found under the wrong name.
@@ -191,7 +214,27 @@ export function fromInventoryRow(stored: Record<string, unknown>, table: string)
       ? {}
       : { keyVaultCertificateName: r.keyVaultCertificateName }),
     ...(r.serviceExpiry === undefined ? {} : { serviceExpiry: r.serviceExpiry }),
+    ...optionalTexts(r),
     ...(lastVerification ? { lastVerification } : {}),
+    ...(r.preflight ? { lastPreflight: fromPreflightJson(r.preflight) } : {}),
   };
   return record;
+}
+
+/** The fields preflight reads (issue 23), each left out when the row has none. */
+const PREFLIGHT_FIELDS = [
+  "challengeType",
+  "cloudSubscriptionId",
+  "dnsZoneResourceGroup",
+  "appServiceResourceGroup",
+  "appServiceName",
+  "appServiceSlot",
+] as const;
+
+function optionalTexts(
+  r: Partial<Record<(typeof PREFLIGHT_FIELDS)[number], string>>,
+): Partial<InventoryRecord> {
+  return Object.fromEntries(
+    PREFLIGHT_FIELDS.flatMap((name) => (r[name] === undefined ? [] : [[name, r[name]]])),
+  );
 }
