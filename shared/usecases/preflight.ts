@@ -3,7 +3,6 @@ import type { PreflightProbes } from "../core/ports/preflightProbes.js";
 import type { DueList } from "../core/ports/service.js";
 import { alertLine, changeOf, type PreflightChange } from "../core/preflight/changes.js";
 import {
-  type CheckStatus,
   countByStatus,
   failReasons,
   inCheckOrder,
@@ -121,21 +120,15 @@ async function checkOne(
       at,
     };
   }
-  const guarded = async (
+  const guarded = async <T extends CheckOutcome>(
     name: PreflightCheck["check"],
-    run: () => Promise<CheckOutcome>,
-  ): Promise<CheckOutcome> => {
+    run: () => Promise<T>,
+  ): Promise<T | CheckOutcome> => {
     try {
       return await run();
     } catch (error) {
-      const status: CheckStatus = "unknown";
-      return {
-        check: {
-          check: name,
-          status,
-          detail: one(`could not check: ${ensureError(error).message}`),
-        },
-      };
+      const detail = one(`could not check: ${ensureError(error).message}`);
+      return { check: { check: name, status: "unknown", detail } };
     }
   };
   const applicable = applicableChecks(subject);
@@ -146,10 +139,7 @@ async function checkOne(
     runs.push(
       (async () => {
         const zone = await guarded("dns-zone", () => checks.dnsZone(subject, ctx));
-        const found =
-          "zone" in zone
-            ? (zone as { zone?: { name: string; nameServers: readonly string[] } }).zone
-            : undefined;
+        const found = "zone" in zone ? zone.zone : undefined;
         if (zone.check.status !== "pass" || !found) return [zone];
         return [
           zone,
