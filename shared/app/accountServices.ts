@@ -24,6 +24,7 @@ import { type History, noHistory } from "../core/ports/history.js";
 import { type Inventory, noInventory } from "../core/ports/inventory.js";
 import { type Ledger, noLedger } from "../core/ports/ledger.js";
 import type { Notifier } from "../core/ports/notifier.js";
+import type { PreflightProbes } from "../core/ports/preflightProbes.js";
 import type { Probes } from "../core/ports/probes.js";
 import type { RequestLog } from "../core/ports/requestLog.js";
 import type { SecretStore } from "../core/ports/secrets.js";
@@ -70,7 +71,29 @@ export interface AccountServices {
    * `certschedconcurrency` when storage is configured.
    */
   readonly concurrency: ConcurrencyControl;
+  /**
+   * What preflight reads (issue 23): DNS, Azure Resource Manager with this account's management
+   * token, the HTTP challenge. Built on first call, so the SDKs load only when preflight runs.
+   */
+  preflightProbes(): Promise<PreflightProbes>;
   close(): Promise<void>;
+}
+
+/** The seam's probes, or the real ones (app/preflightProbes.ts), loaded and built on first call. */
+function preflightProbesOf(
+  seam: PerAccount<PreflightProbes> | undefined,
+  account: string,
+  settings: Settings,
+  tokens: TokenCache,
+): () => Promise<PreflightProbes> {
+  if (seam) return async () => forAccount(seam, account);
+  let built: Promise<PreflightProbes> | undefined;
+  return () => {
+    built ??= import("./preflightProbes.js").then(({ buildPreflightProbes }) =>
+      buildPreflightProbes(settings.preflight(), tokens, settings.managementResource),
+    );
+    return built;
+  };
 }
 
 /** Longest wait for the shared limit's table (ms): a slow table must not hold a sweep up. */
@@ -255,6 +278,7 @@ export function createAccountServices(
     client,
     requests,
     probes: lazyProbes(tokens, settings.vaultResource),
+    preflightProbes: preflightProbesOf(seams.preflightProbes, account, settings, tokens),
     notifier: accountNotifier(app.notifier, account, settings.accountsDeclared),
     concurrency: seams.concurrency
       ? forAccount(seams.concurrency, account)

@@ -4,6 +4,7 @@ import type { ConcurrencyControl } from "../core/ports/concurrency.js";
 import type { History } from "../core/ports/history.js";
 import type { Inventory } from "../core/ports/inventory.js";
 import type { Ledger } from "../core/ports/ledger.js";
+import type { PreflightProbes } from "../core/ports/preflightProbes.js";
 import type { RunQueue } from "../core/ports/runQueue.js";
 import type { RunStore } from "../core/ports/runStore.js";
 import type { SecretReader } from "../core/ports/secrets.js";
@@ -38,6 +39,11 @@ export interface Seams {
   readonly inventory?: PerAccount<Inventory>;
   /** Replaces each account's adaptive concurrency (issue 22), as `ledger`. */
   readonly concurrency?: PerAccount<ConcurrencyControl>;
+  /**
+   * Replaces what preflight reads (issue 23) for each account, as `ledger`: DNS, ARM and the
+   * HTTP challenge (tests of the surfaces that show results; the adapters have their own).
+   */
+  readonly preflightProbes?: PerAccount<PreflightProbes>;
   /** Replaces the run store and queue (tests: a unique table and queue on Azurite). */
   readonly runs?: { readonly store?: RunStore; readonly queue?: RunQueue };
   /** Observer of every outbound call (benchmark); telemetry observes them too when on. */

@@ -1,31 +1,28 @@
 import type { Inventory, PreflightRecord } from "../core/ports/inventory.js";
 import type { PreflightProbes } from "../core/ports/preflightProbes.js";
-import type { DueList } from "../core/ports/service.js";
+import type { DueList, ServiceOperations } from "../core/ports/service.js";
 import { alertLine, changeOf, type PreflightChange } from "../core/preflight/changes.js";
 import {
+  checkDetail,
   countByStatus,
   failReasons,
-  inCheckOrder,
-  type PreflightCheck,
   type PreflightResult,
   type PreflightStatus,
-  resultStatus,
 } from "../core/preflight/preflight.js";
 import type { PreflightSettings } from "../core/preflight/preflightSettings.js";
 import {
-  applicableChecks,
-  type CheckSubject,
   fromDueRecord,
   fromInventory,
   inPreflightWindow,
   type PreflightCandidate,
 } from "../core/preflight/subject.js";
+import type { Settings } from "../core/settings.js";
 import { ensureError } from "../lib/errors.js";
 import type { Logger } from "../lib/log.js";
 import { mapWithConcurrency } from "../lib/pool.js";
-import { redact } from "../lib/redact/redact.js";
-import { escapeControl } from "../lib/text/escapeControl.js";
-import type { CheckContext, CheckOutcome } from "./preflightChecks/checkTypes.js";
+import { PREFLIGHT_CHECK_FUNCTIONS } from "./preflightChecks/all.js";
+import { checkCertificate } from "./preflightChecks/checkCertificate.js";
+import type { CheckContext, PreflightCheckFunctions } from "./preflightChecks/checkTypes.js";
 import { memoizedArm } from "./preflightChecks/memoizedArm.js";
 
 /**
@@ -34,25 +31,6 @@ import { memoizedArm } from "./preflightChecks/memoizedArm.js";
  * changed and what to alert on, for the caller to tell. Nothing here renews or spends a request
  * of the service's budget (the due list is read only when there is no storage).
  */
-
-/** The checks, as functions (preflightChecks/): injected so each is tested on its own. */
-export interface PreflightCheckFunctions {
-  caa(subject: CheckSubject, ctx: CheckContext): Promise<CheckOutcome>;
-  dnsZone(
-    subject: CheckSubject,
-    ctx: CheckContext,
-  ): Promise<
-    CheckOutcome & { readonly zone?: { name: string; nameServers: readonly string[] } | undefined }
-  >;
-  delegation(
-    subject: CheckSubject,
-    ctx: CheckContext,
-    zone: { name: string; nameServers: readonly string[] },
-  ): Promise<CheckOutcome>;
-  appBinding(subject: CheckSubject, ctx: CheckContext): Promise<CheckOutcome>;
-  httpChallenge(subject: CheckSubject, ctx: CheckContext): Promise<CheckOutcome>;
-  access(outcomes: readonly CheckOutcome[]): CheckOutcome;
-}
 
 export interface PreflightPorts {
   readonly account: string;
@@ -93,79 +71,6 @@ export interface PreflightReport {
 
 /** Certificates checked at once: each makes a handful of DNS, HTTP and ARM calls. */
 const CERTIFICATES_AT_ONCE = 8;
-
-const one = (text: string) => escapeControl(redact(text)).slice(0, 299);
-
-/** Runs the checks of one certificate; a check that throws is `unknown`, never the run's end. */
-async function checkOne(
-  account: string,
-  candidate: PreflightCandidate,
-  ctx: CheckContext,
-  checks: PreflightCheckFunctions,
-  at: Date,
-): Promise<PreflightResult> {
-  const subject = candidate.subject;
-  if (!subject) {
-    const detail = "the service names no rootDomain for this certificate: nothing can be checked";
-    const unknown: PreflightCheck[] = [
-      { check: "caa", status: "unknown", detail },
-      { check: "access", status: "unknown", detail },
-    ];
-    return {
-      account,
-      certificateName: candidate.certificateName,
-      rootDomain: null,
-      status: resultStatus(unknown),
-      checks: unknown,
-      at,
-    };
-  }
-  const guarded = async <T extends CheckOutcome>(
-    name: PreflightCheck["check"],
-    run: () => Promise<T>,
-  ): Promise<T | CheckOutcome> => {
-    try {
-      return await run();
-    } catch (error) {
-      const detail = one(`could not check: ${ensureError(error).message}`);
-      return { check: { check: name, status: "unknown", detail } };
-    }
-  };
-  const applicable = applicableChecks(subject);
-  const runs: Promise<CheckOutcome[]>[] = [];
-  if (applicable.includes("caa"))
-    runs.push(guarded("caa", () => checks.caa(subject, ctx)).then((o) => [o]));
-  if (applicable.includes("dns-zone")) {
-    runs.push(
-      (async () => {
-        const zone = await guarded("dns-zone", () => checks.dnsZone(subject, ctx));
-        const found = "zone" in zone ? zone.zone : undefined;
-        if (zone.check.status !== "pass" || !found) return [zone];
-        return [
-          zone,
-          await guarded("dns-delegation", () => checks.delegation(subject, ctx, found)),
-        ];
-      })(),
-    );
-  }
-  if (applicable.includes("app-binding")) {
-    runs.push(guarded("app-binding", () => checks.appBinding(subject, ctx)).then((o) => [o]));
-  }
-  if (applicable.includes("http-challenge")) {
-    runs.push(guarded("http-challenge", () => checks.httpChallenge(subject, ctx)).then((o) => [o]));
-  }
-  const outcomes = (await Promise.all(runs)).flat();
-  const access = checks.access(outcomes);
-  const all = inCheckOrder([...outcomes, access].map((o) => o.check));
-  return {
-    account,
-    certificateName: candidate.certificateName,
-    rootDomain: subject.rootDomain,
-    status: resultStatus(all),
-    checks: all,
-    at,
-  };
-}
 
 /** The certificates to check, and where they came from. */
 async function candidatesOf(
@@ -223,7 +128,7 @@ export async function runPreflight(
   };
   const results = ctx
     ? await mapWithConcurrency(found.list, CERTIFICATES_AT_ONCE, (candidate) =>
-        checkOne(ports.account, candidate, ctx, ports.checks, at),
+        checkCertificate(ports.account, candidate, ctx, ports.checks, at),
       )
     : [];
   const changes: PreflightChange[] = [];
@@ -255,7 +160,7 @@ export async function runPreflight(
     } catch (error) {
       unstored = true;
       ports.log.warn(
-        `certsched preflight: the results could not be stored (the sweep will not see them): ${one(ensureError(error).message)}`,
+        `certsched preflight: the results could not be stored (the sweep will not see them): ${checkDetail(ensureError(error).message)}`,
       );
     }
   }
@@ -269,4 +174,35 @@ export async function runPreflight(
     source: found.source,
     unstored,
   };
+}
+
+/** What a runtime gives preflight (app/services.ts's Runtime satisfies it). */
+export interface PreflightRuntime {
+  readonly settings: Pick<Settings, "account" | "preflight">;
+  readonly inventory: Inventory;
+  readonly client: Pick<ServiceOperations, "listDue">;
+  preflightProbes(): Promise<PreflightProbes>;
+  readonly now: () => Date;
+}
+
+/** Runs preflight for a runtime's account (the CLI, the timer, POST /api/preflight). */
+export function preflightWith(
+  runtime: PreflightRuntime,
+  log: Logger,
+  request: PreflightRequest,
+  checks: PreflightCheckFunctions = PREFLIGHT_CHECK_FUNCTIONS,
+): Promise<PreflightReport> {
+  return runPreflight(
+    {
+      account: runtime.settings.account,
+      inventory: runtime.inventory,
+      listDue: () => runtime.client.listDue(),
+      probes: () => runtime.preflightProbes(),
+      settings: runtime.settings.preflight(),
+      checks,
+      now: runtime.now,
+      log,
+    },
+    request,
+  );
 }

@@ -1,3 +1,6 @@
+import { redact } from "../../lib/redact/redact.js";
+import { boundDetail } from "../../lib/text/boundDetail.js";
+
 /**
  * Preflight (issue 23): what will make a certificate's renewal fail, found days before the
  * renewal runs, while a person can still fix it. The names and the document are a contract
@@ -37,6 +40,15 @@ export type FailReason = (typeof FAIL_REASONS)[number];
 
 /** The longest `detail`, in characters (the contract: one line, under 300). */
 export const MAX_CHECK_DETAIL = 299;
+
+/**
+ * A check's detail as the contract wants it: secrets redacted, control characters (newlines
+ * included) escaped, at most MAX_CHECK_DETAIL characters. Every detail passes here: DNS, ARM
+ * and the app may answer anything.
+ */
+export function checkDetail(text: string): string {
+  return boundDetail(redact(text), MAX_CHECK_DETAIL);
+}
 
 export interface PreflightCheck {
   readonly check: PreflightCheckName;

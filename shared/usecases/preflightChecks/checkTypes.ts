@@ -2,7 +2,9 @@ import type { PreflightProbes } from "../../core/ports/preflightProbes.js";
 import type { PreflightCheck } from "../../core/preflight/preflight.js";
 import type { PreflightSettings } from "../../core/preflight/preflightSettings.js";
 
-export type { CheckSubject } from "../../core/preflight/subject.js";
+import type { CheckSubject } from "../../core/preflight/subject.js";
+
+export type { CheckSubject };
 
 export interface CheckContext {
   readonly probes: PreflightProbes;
@@ -23,4 +25,23 @@ export interface CheckOutcome {
   readonly refused?: Refusal | undefined;
   /** This check made at least one ARM call that was answered (found or missing). */
   readonly armAnswered?: boolean | undefined;
+}
+
+/** The checks, as functions (preflightChecks/): injected so each is tested on its own. */
+export interface PreflightCheckFunctions {
+  caa(subject: CheckSubject, ctx: CheckContext): Promise<CheckOutcome>;
+  dnsZone(
+    subject: CheckSubject,
+    ctx: CheckContext,
+  ): Promise<
+    CheckOutcome & { readonly zone?: { name: string; nameServers: readonly string[] } | undefined }
+  >;
+  delegation(
+    subject: CheckSubject,
+    ctx: CheckContext,
+    zone: { name: string; nameServers: readonly string[] },
+  ): Promise<CheckOutcome>;
+  appBinding(subject: CheckSubject, ctx: CheckContext): Promise<CheckOutcome>;
+  httpChallenge(subject: CheckSubject, ctx: CheckContext): Promise<CheckOutcome>;
+  access(outcomes: readonly CheckOutcome[]): CheckOutcome;
 }
