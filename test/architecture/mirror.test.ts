@@ -20,6 +20,12 @@ import { REPO_ROOT, sourceText, tsFilesUnder } from "../support/sourceTree.js";
 const COVERED_ELSEWHERE: Readonly<Record<string, string>> = {
   // The zod pieces the settings and the accounts share, through both parsers' suites.
   "shared/app/config/schema.ts": "test/shared/app/config/settings.test.ts",
+  "shared/app/config/wholeNumber.ts": "test/shared/app/config/settings.test.ts",
+  // Preflight (issue 23): the row's property through the inventory's suite, one certificate's
+  // checks through the use case's.
+  "shared/adapters/storage/rows/preflightJson.ts":
+    "test/shared/adapters/storage/tableInventory.preflight.test.ts",
+  "shared/usecases/preflightChecks/checkCertificate.ts": "test/shared/usecases/preflight.test.ts",
   // Handlers reached through a sibling's suite.
   "functions/handlers/poisonedRenewals.ts": "test/functions/handlers/runQueuedRenewals.test.ts",
   "functions/handlers/runVerifications.ts": "test/functions/handlers/getVerifications.test.ts",
