@@ -30,23 +30,24 @@ export async function delegationCheck(
   const answer = await ctx.probes.dns.ns(zone.name, ctx.signal);
   const azure = hostSet(zone.nameServers);
   const name = detailValue(zone.name);
+  const azureList = azure.length > 0 ? detailList(azure) : "none";
   if (answer.kind === "unknown") {
     return outcome("unknown", `NS of ${name} could not be read: ${answer.detail}`);
   }
   if (answer.kind === "none" || answer.records.length === 0) {
     return outcome(
       "fail",
-      `no public NS records for ${name}; the Azure DNS zone's name servers: ${detailList(azure)}`,
+      `no public NS records for ${name}; the Azure DNS zone's name servers: ${azureList}`,
     );
   }
   const world = hostSet(answer.records);
   const same = world.length === azure.length && world.every((host, i) => host === azure[i]);
   if (same) {
-    return outcome("pass", `public NS of ${name} are the Azure DNS zone's: ${detailList(azure)}`);
+    return outcome("pass", `public NS of ${name} are the Azure DNS zone's: ${azureList}`);
   }
   return outcome(
     "fail",
-    `public NS of ${name}: ${detailList(world)}; the Azure DNS zone's: ${detailList(azure)}`,
+    `public NS of ${name}: ${detailList(world)}; the Azure DNS zone's: ${azureList}`,
   );
 }
 

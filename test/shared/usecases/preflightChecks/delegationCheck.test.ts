@@ -91,6 +91,17 @@ describe("delegationCheck", () => {
     });
   });
 
+  it("a zone without name servers in ARM is delegated to nobody: fail, saying none", async () => {
+    expect(await check({ "contoso.com": ns(...AZURE) }, [])).toMatchObject({
+      status: "fail",
+      detail: `public NS of contoso.com: ${AZURE_LIST}; the Azure DNS zone's: none`,
+    });
+    expect(await check({}, [])).toMatchObject({
+      status: "fail",
+      detail: "no public NS records for contoso.com; the Azure DNS zone's name servers: none",
+    });
+  });
+
   it("a timeout is unknown within the timeout", async () => {
     const started = performance.now();
     const result = await check({ "contoso.com": ns(...AZURE) }, AZURE, { timeoutMs: 300 }, (s) =>
