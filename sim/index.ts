@@ -11,6 +11,18 @@ export type {
   SeedCertificate,
   SimCertificate,
 } from "./certificate.js";
+export {
+  type SimDnsQuery,
+  type SimDnsServer,
+  type SimDnsServerOptions,
+  startDnsServer,
+} from "./dns/dnsServer.js";
+export {
+  MAX_CNAME_CHAIN,
+  type SimDnsMode,
+  type SimDnsRecord,
+  type SimDnsType,
+} from "./dns/dnsZone.js";
 export type { Fault, RandomFaults } from "./faults.js";
 export { type CertificateRecord, formatServiceDate, toCertificateRecord } from "./format.js";
 export type {
