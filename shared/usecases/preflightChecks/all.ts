@@ -1,5 +1,7 @@
 import type { PreflightCheckName } from "../../core/preflight/preflight.js";
+import { caaCheck } from "./caaCheck.js";
 import type { CheckOutcome, PreflightCheckFunctions } from "./checkTypes.js";
+import { delegationCheck } from "./delegationCheck.js";
 
 // Placeholder until the checks land (issue 23, wave 1): every check is `unknown`.
 const pending = (check: PreflightCheckName): CheckOutcome => ({
@@ -8,9 +10,9 @@ const pending = (check: PreflightCheckName): CheckOutcome => ({
 
 /** The checks preflight runs (one file each in this folder). */
 export const PREFLIGHT_CHECK_FUNCTIONS: PreflightCheckFunctions = {
-  caa: async () => pending("caa"),
+  caa: caaCheck,
   dnsZone: async () => pending("dns-zone"),
-  delegation: async () => pending("dns-delegation"),
+  delegation: delegationCheck,
   appBinding: async () => pending("app-binding"),
   httpChallenge: async () => pending("http-challenge"),
   access: () => pending("access"),
