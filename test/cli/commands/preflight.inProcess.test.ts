@@ -460,6 +460,30 @@ describe("certsched preflight over several accounts", () => {
     }
   });
 
+  it("a --certificate not found while an account could not be read: said, the run goes on, exit 1", async () => {
+    accounts = await startSimAccounts(["east", "down"]);
+    const east = await inventoryWith([{ certificateName: "e1", rootDomain: "e.contoso.com" }]);
+    const down = unreachableInventory();
+    const seams = { inventory: (a: string) => (a === "east" ? east : down) };
+
+    const ran = await preflight(
+      ["--json", "--certificate", "e1", "--certificate", "maybe-down"],
+      accounts.env(),
+      seams,
+    );
+
+    expect(ran.code).toBe(1);
+    expect(ran.stderr).toContain(
+      "certsched: --certificate 'maybe-down': not found in any account's inventory (or, without storage, on its due list); some certificates could not be read, see below.",
+    );
+    expect(ran.stderr).toMatch(/certsched: error: account down: inventory: cannot read table/);
+    const doc = JSON.parse(ran.stdout) as Document;
+    expect(doc.results.map((r) => [r.account, r.certificateName, r.status])).toEqual([
+      ["east", "e1", "ready"],
+    ]);
+    expect(doc.accounts?.find((a) => a.name === "down")?.failed).toBe(true);
+  });
+
   it("one account whose inventory cannot be read: exit 1 with the cause, as every command", async () => {
     sim = await startSimulator();
 
