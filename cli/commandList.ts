@@ -20,6 +20,7 @@ export const COMMAND_LIST: readonly CommandSummary[] = [
   { name: "sweep", summary: "Run the renewal sweep once (the timer's job)" },
   { name: "due", summary: "List the certificates due for renewal, with days left" },
   { name: "verify", summary: "Check what each domain serves, as a browser would (--domain)" },
+  { name: "preflight", summary: "Check days ahead what would make a renewal fail, and why" },
   { name: "create", summary: "Schedule the creation of a certificate from a request file" },
   { name: "renew", summary: "Schedule renewals by name (several, or --all-due), recorded" },
   { name: "get", summary: "Show one certificate by name, as the service holds it" },

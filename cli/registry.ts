@@ -10,6 +10,7 @@ const LOADERS: Readonly<Record<string, () => Promise<Command>>> = {
   sweep: async () => (await import("./commands/sweep.js")).sweepCommand,
   due: async () => (await import("./commands/due.js")).dueCommand,
   verify: async () => (await import("./commands/verify.js")).verifyCommand,
+  preflight: async () => (await import("./commands/preflight.js")).preflightCommand,
   create: async () => (await import("./commands/create.js")).createCommand,
   renew: async () => (await import("./commands/renew.js")).renewCommand,
   get: async () => (await import("./commands/get.js")).getCommand,

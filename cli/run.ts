@@ -23,9 +23,9 @@ Options:
   -h, --help     Show this help; "certsched <command> --help" for a command's.
   -v, --version  Print certsched's version.
   --account NAME After a command: act on that account only (certsched accounts
-                 lists them). sweep, due, verify, status, test, history and
-                 runs act on every account without it; create, renew and get
-                 need it when more than one account is declared.
+                 lists them). sweep, due, verify, preflight, status, test,
+                 history and runs act on every account without it; create,
+                 renew and get need it when more than one account is declared.
 
 Configuration: each CERTSCHED_* setting is read from the environment, else from
 the "Values" of local.settings.json in the working directory (the file that
