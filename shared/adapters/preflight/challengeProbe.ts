@@ -43,6 +43,9 @@ export const MAX_BODY_BYTES = 4096;
 
 const HTTP_PORT = 80;
 
+/** undici's own timeouts sit this far past the probe's deadline, which always ends it first. */
+const SLACK_MS = 1_000;
+
 const HOSTNAME =
   /^(?=.{1,253}$)[a-z0-9_](?:[a-z0-9_-]{0,61}[a-z0-9_])?(?:\.[a-z0-9_](?:[a-z0-9_-]{0,61}[a-z0-9_])?)*$/;
 
@@ -104,7 +107,6 @@ function failureDetail(error: unknown, host: string, at: string): string {
     return `${host} does not resolve (${code})`;
   }
   if (code === "ECONNREFUSED") return `connection refused at ${at}`;
-  if (code === "UND_ERR_CONNECT_TIMEOUT") return `no connection within the timeout at ${at}`;
   if (e.name === "HTTPParserError") {
     return looksLikeTls(e.data)
       ? `${at} answered in TLS, not plain HTTP: port 80 must answer http://`
@@ -167,7 +169,8 @@ async function reach(
   const url = new URL(`http://${host}${CHALLENGE_PATH}certsched-preflight-${token()}`);
   const lib = await loadUndici();
   const connector = lib.buildConnector({
-    timeout: options.timeoutMs,
+    // The probe's own deadline (below) is the one clock; undici's would only race it.
+    timeout: options.timeoutMs + SLACK_MS,
     ...(vetted ? { lookup: publicOnly } : {}),
   });
   // Only this origin is ever asked (no redirect is followed), so every connection goes to `to`.
@@ -220,8 +223,8 @@ async function exchange(
       headers: { "user-agent": "certsched-preflight", accept: "*/*" },
       reset: true,
       signal,
-      headersTimeout: timeoutMs,
-      bodyTimeout: timeoutMs,
+      headersTimeout: timeoutMs + SLACK_MS,
+      bodyTimeout: timeoutMs + SLACK_MS,
     });
   } catch (error) {
     return unreachable(failureDetail(error, url.hostname, at));
