@@ -25,6 +25,16 @@ export {
 } from "./dns/dnsZone.js";
 export type { Fault, RandomFaults } from "./faults.js";
 export { type CertificateRecord, formatServiceDate, toCertificateRecord } from "./format.js";
+export {
+  CHALLENGE_BEHAVIOURS,
+  CHALLENGE_OTHER_HOST,
+  type ChallengeAnswerSpec,
+  type ChallengeBehaviour,
+  type ChallengeBehaviourName,
+  type ChallengeRequest,
+  type HostingChallenge,
+  TLS_ALERT,
+} from "./hosting/challengeServer.js";
 export type {
   Hosting,
   HostingOptions,

@@ -1,5 +1,6 @@
 import type { SimCertificate } from "../certificate.js";
 import type { RenewedListener } from "../state.js";
+import type { HostingChallenge } from "./challengeServer.js";
 import type { HostingFault } from "./hostingFaults.js";
 
 /**
@@ -41,6 +42,11 @@ export interface Hosting {
    * `*.vault.azure.net`) from the same CA.
    */
   readonly vault: HostingVault;
+  /**
+   * The apps' plain-HTTP side (sim/hosting/challengeServer.ts): the HTTP-01 challenge path of
+   * every App Service domain, on its own port; `challenge.connectTo` routes port 80 there.
+   */
+  readonly challenge: HostingChallenge;
   /** Sets a fault for one certificate (by name), from the next handshake (or vault read) on. */
   inject(certificateName: string, fault: HostingFault): void;
   /**

@@ -2,6 +2,7 @@ import type { AddressInfo, Socket } from "node:net";
 import tls from "node:tls";
 import { APP_SERVICE_TARGET, type SimCertificate } from "../certificate.js";
 import type { CertificateRenewed } from "../state.js";
+import { startChallengeServer } from "./challengeServer.js";
 import type { Hosting, HostingOptions, HostingSource } from "./hosting.js";
 import { HostingCa, type Validity } from "./hostingCa.js";
 import { type HostingFault, HostingFaultPlan, WRONG_NAME } from "./hostingFaults.js";
@@ -125,6 +126,14 @@ export async function startHosting(
     await new Promise<void>((resolve) => server.close(() => resolve()));
     throw error;
   });
+  const challenge = await startChallengeServer(source, host).catch(async (error: unknown) => {
+    stopListening();
+    await Promise.all([
+      new Promise<void>((resolve) => server.close(() => resolve())),
+      vault.close(),
+    ]);
+    throw error;
+  });
   const connectHost = host.includes(":") ? `[${host}]` : host;
   let closing: Promise<void> | undefined;
 
@@ -134,6 +143,7 @@ export async function startHosting(
     caPem: ca.certPem,
     connectTo: `::${connectHost}:${bound}`,
     vault,
+    challenge,
     inject: (certificateName, fault) => faults.inject(certificateName, fault),
     clearFaults: (certificateName) => {
       const cleared = faults.clear(certificateName);
@@ -156,7 +166,7 @@ export async function startHosting(
         );
         // tls.Server has no closeAllConnections: end the sockets it still holds.
         for (const socket of sockets) socket.destroy();
-        Promise.all([stopped, vault.close()]).then(() => resolve(), reject);
+        Promise.all([stopped, vault.close(), challenge.close()]).then(() => resolve(), reject);
       });
       return closing;
     },
