@@ -2,6 +2,7 @@ import type { PreflightCheckName } from "../../core/preflight/preflight.js";
 import { caaCheck } from "./caaCheck.js";
 import type { CheckOutcome, PreflightCheckFunctions } from "./checkTypes.js";
 import { delegationCheck } from "./delegationCheck.js";
+import { httpChallengeCheck } from "./httpChallengeCheck.js";
 
 // Placeholder until the checks land (issue 23, wave 1): every check is `unknown`.
 const pending = (check: PreflightCheckName): CheckOutcome => ({
@@ -14,6 +15,6 @@ export const PREFLIGHT_CHECK_FUNCTIONS: PreflightCheckFunctions = {
   dnsZone: async () => pending("dns-zone"),
   delegation: delegationCheck,
   appBinding: async () => pending("app-binding"),
-  httpChallenge: async () => pending("http-challenge"),
+  httpChallenge: httpChallengeCheck,
   access: () => pending("access"),
 };
