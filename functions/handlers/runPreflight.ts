@@ -35,15 +35,20 @@ const query = z.object({ ...accountParameter, certificate: name.optional() });
 
 const body = z.strictObject(
   {
-    certificate: z.union([
-      name,
-      z
-        .array(name, { error: "must be a certificate name or an array of them" })
-        .min(1, { message: "must name at least one certificate" })
-        .max(MAX_NAMED_CERTIFICATES, {
-          message: `must name at most ${MAX_NAMED_CERTIFICATES} certificates`,
-        }),
-    ]),
+    certificate: z
+      .union(
+        [
+          name,
+          z
+            .array(name)
+            .min(1, { message: "must name at least one certificate" })
+            .max(MAX_NAMED_CERTIFICATES, {
+              message: `must name at most ${MAX_NAMED_CERTIFICATES} certificates`,
+            }),
+        ],
+        { error: "must be a certificate name or an array of them" },
+      )
+      .optional(),
   },
   { error: "must be a JSON object" },
 );
@@ -54,6 +59,7 @@ async function bodyNames(request: HttpRequest): Promise<string[] | undefined> {
   const parsed = body.safeParse(await readJsonBody(request));
   if (parsed.success) {
     const { certificate } = parsed.data;
+    // `{}` names none: every certificate, as without a body.
     return typeof certificate === "string" ? [certificate] : certificate;
   }
   const problems: Problem[] = parsed.error.issues.flatMap((issue) =>
