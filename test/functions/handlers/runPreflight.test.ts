@@ -113,6 +113,8 @@ describe("POST /api/preflight", () => {
     const one = await post({ query: { account: B }, json: { certificate: "www" } });
     expect(names(one.body)).toEqual([`${B}/www`]);
     expect((one.body as Doc).notFound).toBeUndefined();
+    // An empty object names none: every certificate, as without a body.
+    expect(names((await post({ json: {} })).body)).toEqual([`${A}/shop`, `${A}/www`, `${B}/www`]);
     // shop is A's only: not "not found", since an account holds it.
     const mixed = await post({ query: { certificate: "shop" }, json: { certificate: "www" } });
     expect(names(mixed.body)).toEqual([`${A}/shop`, `${A}/www`, `${B}/www`]);

@@ -148,6 +148,17 @@ describe("preflight webhook messages", () => {
     expect(teams).toContain("https://evil.example) second line");
   });
 
+  it("keeps a detail of the contract's longest (299 characters) whole, in every format", () => {
+    const detail = `${"d".repeat(298)}e`;
+    const long = willFail({
+      checks: [{ check: "caa", status: "fail", reason: "caa-forbids", detail }],
+    });
+    const body = JSON.parse(preflightBody(change(long), "json"));
+    expect(body.failures[0].detail).toBe(detail);
+    expect(preflightBody(change(long), "teams")).toContain(`${detail}. What to do:`);
+    expect(preflightBody(change(long), "slack")).toContain(`${detail}. What to do:`);
+  });
+
   it("names the certificate alone when the record names no domain", () => {
     const body = JSON.parse(preflightBody(change(willFail({ rootDomain: null })), "json"));
     expect(body.title).toBe("certsched: www-contoso-com will fail to renew");
