@@ -119,6 +119,9 @@ param renewalSchedule string = '0 0 3 * * *'
 @description('CERTSCHED_VERIFY_SCHEDULE: six-field NCRONTAB schedule of the verification timer, UTC.')
 param verifySchedule string = '0 0 * * * *'
 
+@description('CERTSCHED_PREFLIGHT_SCHEDULE: six-field NCRONTAB schedule of the preflight timer (will the renewals near their window succeed?), UTC.')
+param preflightSchedule string = '0 30 5 * * *'
+
 @description('CERTSCHED_ACCOUNTS: many accounts in one deployment, as a JSON array of account objects (docs/accounts.md). Empty: one account from the single-account parameters.')
 param accounts string = ''
 
@@ -173,6 +176,21 @@ param verifyWindow string = ''
 
 @description('CERTSCHED_VERIFY_UNREACHABLE_AFTER: how long an endpoint may stay unreachable before it is an error, e.g. 24h. Empty: 24h.')
 param verifyUnreachableAfter string = ''
+
+@description('CERTSCHED_ARM_URL: Azure Resource Manager preflight asks about DNS zones and App Service apps (https only). Empty: https://management.azure.com.')
+param armUrl string = ''
+
+@description('CERTSCHED_DNS_SERVERS: DNS servers preflight asks for CAA and NS records, host or host:port comma-separated (IPv6 in brackets). Empty: the system\'s resolvers.')
+param dnsServers string = ''
+
+@description('CERTSCHED_CA_IDENTIFIERS: CA identifiers a CAA record must allow, comma-separated. Empty: letsencrypt.org.')
+param caIdentifiers string = ''
+
+@description('CERTSCHED_PREFLIGHT_DAYS: the preflight timer checks certificates within this many days of the 20-day renewal window, and those in it. Empty: 30.')
+param preflightDays string = ''
+
+@description('CERTSCHED_PREFLIGHT_TIMEOUT: the bound of each DNS query, HTTP request and ARM call of preflight, e.g. 5s. Empty: 5s.')
+param preflightTimeout string = ''
 
 @description('CERTSCHED_WATCH: extra endpoints verification watches that the service does not list, host[:port] comma-separated. Empty: none.')
 param watch string = ''
@@ -317,6 +335,7 @@ var commonSettings = [
   { name: 'CERTSCHED_SECRET_CACHE_TTL', value: secretCacheTtl }
   { name: 'CERTSCHED_RENEWAL_SCHEDULE', value: renewalSchedule }
   { name: 'CERTSCHED_VERIFY_SCHEDULE', value: verifySchedule }
+  { name: 'CERTSCHED_PREFLIGHT_SCHEDULE', value: preflightSchedule }
   { name: 'CERTSCHED_RENEWAL_CONCURRENCY', value: renewalConcurrency }
   { name: 'CERTSCHED_RENEWAL_CONCURRENCY_MAX', value: renewalConcurrencyMax }
   { name: 'CERTSCHED_ACCOUNTS', value: accounts }
@@ -338,6 +357,11 @@ var commonSettings = [
   { name: 'CERTSCHED_VERIFY_UNREACHABLE_AFTER', value: verifyUnreachableAfter }
   { name: 'CERTSCHED_WATCH', value: watch }
   { name: 'CERTSCHED_WATCH_CERTIFICATES', value: watchCertificates }
+  { name: 'CERTSCHED_ARM_URL', value: armUrl }
+  { name: 'CERTSCHED_DNS_SERVERS', value: dnsServers }
+  { name: 'CERTSCHED_CA_IDENTIFIERS', value: caIdentifiers }
+  { name: 'CERTSCHED_PREFLIGHT_DAYS', value: preflightDays }
+  { name: 'CERTSCHED_PREFLIGHT_TIMEOUT', value: preflightTimeout }
   // The ledger table through the identity (the plain AzureWebJobsStorage connection string is
   // not set: shared keys are off on the account).
   { name: 'CERTSCHED_LEDGER_TABLE_URI', value: storage.outputs.tableEndpoint }

@@ -343,6 +343,51 @@ resource accountAlert 'Microsoft.Insights/scheduledQueryRules@2023-12-01' = {
   }
 }
 
+resource preflightWillFail 'Microsoft.Insights/scheduledQueryRules@2023-12-01' = {
+  name: 'alert-preflight-will-fail-${nameSuffix}'
+  location: location
+  tags: tags
+  kind: 'LogAlert'
+  properties: {
+    displayName: 'certsched: a certificate will fail to renew (preflight, under 25 days left)'
+    description: 'The last preflight of a certificate with fewer than 25 days left found what will make its renewal fail (CAA forbids the CA, DNS zone missing or not delegated, domain not bound, app missing, HTTP challenge unreachable, credentials refused or a role missing). The line names the certificate, the account and the reasons; GET /api/preflight says what to do. docs/operations.md "Alerts".'
+    severity: 2
+    enabled: true
+    scopes: [
+      appInsights.id
+    ]
+    evaluationFrequency: 'PT1H'
+    windowSize: 'PT1H'
+    criteria: {
+      allOf: [
+        {
+          query: loadTextContent('../alerts/preflight-will-fail.kql')
+          timeAggregation: 'Count'
+          operator: 'GreaterThan'
+          threshold: 0
+          dimensions: [
+            {
+              name: 'certificate'
+              operator: 'Include'
+              values: [
+                '*'
+              ]
+            }
+          ]
+          failingPeriods: {
+            numberOfEvaluationPeriods: 1
+            minFailingPeriodsToAlert: 1
+          }
+        }
+      ]
+    }
+    autoMitigate: false
+    actions: {
+      actionGroups: actionGroups
+    }
+  }
+}
+
 // Every rule above, once: the notice counts them.
 var ruleNameList = [
   sweepFailed.name
@@ -352,6 +397,7 @@ var ruleNameList = [
   verificationFailed.name
   runPoisoned.name
   accountAlert.name
+  preflightWillFail.name
 ]
 
 // Receivers are listed by kind only: the webhook URL is a secret.

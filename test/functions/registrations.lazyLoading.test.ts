@@ -82,4 +82,26 @@ describe("loading a function module", () => {
     const sweep = entries.get("functions/renewDueCertificates.ts") ?? "";
     expect([...packagesFrom(sweep, true)]).toContain("@azure/monitor-opentelemetry");
   });
+
+  it("loads only @azure/functions for the preflight functions; their work, ARM SDKs included, on first call", () => {
+    const preflight = [
+      "functions/preflightCertificates.ts",
+      "functions/getPreflight.ts",
+      "functions/runPreflight.ts",
+    ];
+    for (const entry of preflight) {
+      const output = entries.get(entry);
+      expect(output, entry).toBeDefined();
+      expect([...packagesFrom(output ?? "", false)], entry).toEqual(["@azure/functions"]);
+      // The check can fail: through import() edges the handler's work is reached (zod, at least).
+      expect([...packagesFrom(output ?? "", true)].length, entry).toBeGreaterThan(1);
+    }
+    // Nothing registered loads the ARM SDKs preflight uses (issue 23: cold start does not grow).
+    for (const [entry, output] of entries) {
+      expect(
+        [...packagesFrom(output, false)].filter((p) => p.startsWith("@azure/arm-")),
+        entry,
+      ).toEqual([]);
+    }
+  });
 });

@@ -46,6 +46,9 @@ const MODULES: Record<string, () => Promise<Record<string, unknown>>> = {
   getRenewalRun: () => import("../../functions/getRenewalRun.js"),
   runQueuedRenewals: () => import("../../functions/runQueuedRenewals.js"),
   poisonedRenewals: () => import("../../functions/poisonedRenewals.js"),
+  preflightCertificates: () => import("../../functions/preflightCertificates.js"),
+  getPreflight: () => import("../../functions/getPreflight.js"),
+  runPreflight: () => import("../../functions/runPreflight.js"),
 };
 
 const exported = new Map<string, unknown>();
@@ -63,25 +66,32 @@ describe("function registrations", () => {
     expect(modules.sort()).toEqual(Object.keys(MODULES).sort());
   });
 
-  it("registers exactly the ten HTTP functions and the three timers", () => {
+  it("registers exactly the thirteen HTTP functions and the four timers", () => {
     expect([...registered.http.keys()].sort()).toEqual([
       "createCertificate",
       "dashboard",
       "getCertificate",
+      "getPreflight",
       "getRenewalRun",
       "getVerifications",
       "listCertificates",
       "listDueCertificates",
       "renewCertificate",
+      "runPreflight",
       "runRenewals",
       "runVerifications",
       "testConnectivity",
     ]);
     expect([...registered.timer.keys()].sort()).toEqual([
       "cleanupHistory",
+      "preflightCertificates",
       "renewDueCertificates",
       "verifyCertificates",
     ]);
+    // Every function module registers exactly one function: 19 in all (issue 23 added three).
+    const total = registered.http.size + registered.timer.size + registered.storageQueue.size;
+    expect(total).toBe(Object.keys(MODULES).length);
+    expect(total).toBe(19);
   });
 
   it("the run queue and its poison queue each have their trigger, on the host's storage", async () => {
@@ -126,6 +136,8 @@ describe("function registrations", () => {
     ["getVerifications", "verifications", ["GET"]],
     ["runVerifications", "verifications", ["POST"]],
     ["dashboard", "dashboard", ["GET"]],
+    ["getPreflight", "preflight", ["GET"]],
+    ["runPreflight", "preflight", ["POST"]],
   ])("%s: route %s, methods %j, function key required", (name, route, methods) => {
     const options = http(name);
 
@@ -148,6 +160,14 @@ describe("function registrations", () => {
     expect(options.schedule).toBe("%CERTSCHED_VERIFY_SCHEDULE%");
     expect(options.runOnStartup).not.toBe(true);
     expect(options.handler).toBe(exported.get("verifyCertificates"));
+  });
+
+  it("the preflight timer runs on %CERTSCHED_PREFLIGHT_SCHEDULE%, never on startup", () => {
+    const options = registered.timer.get("preflightCertificates") as TimerFunctionOptions;
+
+    expect(options.schedule).toBe("%CERTSCHED_PREFLIGHT_SCHEDULE%");
+    expect(options.runOnStartup).not.toBe(true);
+    expect(options.handler).toBe(exported.get("preflightCertificates"));
   });
 
   it("no two HTTP functions share a route and method", () => {

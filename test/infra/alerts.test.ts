@@ -7,9 +7,12 @@ import { renewDueCertificates } from "../../functions/renewDueCertificates.js";
 import { runRenewals } from "../../functions/runRenewals.js";
 import { verifyCertificates } from "../../functions/verifyCertificates.js";
 import { SINGLE_ACCOUNT_SETTINGS } from "../../shared/app/config/accounts.js";
+import { loadPreflightSettings } from "../../shared/app/config/preflightSettings.js";
 import { APP_SERVICE } from "../../shared/core/certificate/fields.js";
 import { memoryInventory } from "../../shared/core/ports/inventory.js";
 import { memoryLedger } from "../../shared/core/ports/ledger.js";
+import { noneDue } from "../../shared/core/ports/service.js";
+import { PREFLIGHT_ALERT_PREFIX } from "../../shared/core/preflight/changes.js";
 import {
   type CertificateResult,
   countOutcomes,
@@ -20,10 +23,12 @@ import type { InventoryVerification } from "../../shared/core/verification/inven
 import { verificationSummaryLine } from "../../shared/core/verification/verificationSummary.js";
 import { SweepFailedError, VerificationFailedError } from "../../shared/lib/errors.js";
 import { DAY_MS, HOUR_MS } from "../../shared/lib/time.js";
+import { runPreflight } from "../../shared/usecases/preflight.js";
 import type { Hosting } from "../../sim/index.js";
 import { startSimAccounts } from "../support/accounts.js";
-import { startHarness } from "../support/app.js";
+import { collectingLogger, startHarness } from "../support/app.js";
 import { httpRequest, timer } from "../support/invoke.js";
+import { seededChecks, undecidedProbes } from "../support/preflight.js";
 import {
   type BicepFile,
   calls,
@@ -169,12 +174,60 @@ function verificationLine(failed: boolean): string {
   });
 }
 
+/**
+ * Lines of a real preflight run (issue 23) over three certificates of the account "contoso": one
+ * that will fail with 10 days left (the alert line), one that will fail with 40 days left (a
+ * warning, no alert), one ready. The checks are injected (runPreflight's ports take them): which
+ * fails is the test's choice, the lines are the use case's.
+ */
+async function preflightOnce(): Promise<string[]> {
+  const now = new Date();
+  const inventory = memoryInventory();
+  const row = (certificateName: string, days: number) => ({
+    certificateName,
+    rootDomain: `${certificateName}.alerts.test`,
+    target: APP_SERVICE,
+    challengeType: "http",
+    serviceExpiry: new Date(now.getTime() + (days + 0.5) * DAY_MS),
+    source: "due-list" as const,
+    seenAt: now,
+  });
+  await inventory.upsert([row("soon", 10), row("later", 40), row("fine", 12)]);
+  const caa = {
+    check: "caa" as const,
+    reason: "caa-forbids" as const,
+    detail: 'CAA at alerts.test: 0 issue "other-ca.example"',
+  };
+  const { log, lines } = collectingLogger();
+  await runPreflight(
+    {
+      account: "contoso",
+      inventory,
+      listDue: async () => noneDue(),
+      probes: async () => undecidedProbes(),
+      settings: loadPreflightSettings({}),
+      checks: seededChecks({
+        soon: [caa, { check: "app-binding", reason: "hostname-not-bound", detail: "not bound" }],
+        later: [caa],
+      }),
+      now: () => now,
+      log,
+    },
+    { scope: "all" },
+  );
+  return lines.map((l) => l.message);
+}
+
+/** Lines of the preflight run above. */
+let preflighted: string[];
+
 /** Lines of the poison function, on a message of a run the store does not hold. */
 let poisoned: string[];
 /** Lines of a run over two accounts, one of them with its client secret refused. */
 let accountRun: string[];
 
 beforeAll(async () => {
+  preflighted = await preflightOnce();
   // The poison function, through the function, over the in-process run store.
   const poisonApp = await startHarness({ certificates: [] });
   try {
@@ -364,6 +417,16 @@ function cases(): Record<string, { finds: string[]; ignores: string[] }> {
         ...bad.lines,
       ],
     },
+    "preflight-will-fail.kql": {
+      finds: preflighted.filter((l) => l.startsWith(PREFLIGHT_ALERT_PREFIX)),
+      ignores: [
+        ...preflighted.filter((l) => !l.startsWith(PREFLIGHT_ALERT_PREFIX)),
+        ...good.lines,
+        ...bad.lines,
+        ...unverified.lines,
+        ...accountRun,
+      ],
+    },
     "certificate-stuck.kql": {
       finds: bad.lines.filter((l) => l.includes("certificate stuck")),
       ignores: [...good.lines, ...bad.lines.filter((l) => !l.includes("certificate stuck"))],
@@ -474,6 +537,24 @@ describe("certificate-stuck.kql", () => {
       daysLeft: "3",
     });
     expect(groups?.detail).toMatch(/after renewal was first requested/);
+  });
+});
+
+describe("preflight-will-fail.kql", () => {
+  it("finds the one certificate under 25 days, and parses its name, account, reasons and days", () => {
+    const alerts = preflighted.filter((l) => l.startsWith(PREFLIGHT_ALERT_PREFIX));
+    expect(alerts).toHaveLength(1);
+    // The one over 25 days is a warning the rule does not read.
+    expect(preflighted.some((l) => l.includes('"later" will fail to renew (caa-forbids)'))).toBe(
+      true,
+    );
+    const [pattern] = parsePatterns(tokenize(query("preflight-will-fail.kql")));
+    expect(pattern?.regex.exec(alerts[0] ?? "")?.groups).toEqual({
+      certificate: "soon",
+      account: "contoso",
+      reasons: "caa-forbids, hostname-not-bound",
+      daysLeft: "10",
+    });
   });
 });
 

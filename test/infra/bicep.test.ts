@@ -53,6 +53,7 @@ const AWAITING_CODE: string[] = [];
 const HOST_SETTINGS = [
   "CERTSCHED_RENEWAL_SCHEDULE",
   "CERTSCHED_VERIFY_SCHEDULE",
+  "CERTSCHED_PREFLIGHT_SCHEDULE",
   "APPLICATIONINSIGHTS_CONNECTION_STRING",
 ];
 
@@ -281,10 +282,11 @@ describe("app settings", () => {
       if (value !== undefined) fromDefaults[s.name] = value;
     }
     expect(Object.keys(fromDefaults).length).toBeGreaterThanOrEqual(15);
-    // verify() parses CERTSCHED_VERIFY_* on first call: compare what it returns, not the function.
+    // verify() and preflight() parse their settings on first call: compare what they return,
+    // not the functions.
     const parsed = (env: Readonly<Record<string, string | undefined>>) => {
       const settings = loadSettings(env);
-      return { ...settings, verify: settings.verify() };
+      return { ...settings, verify: settings.verify(), preflight: settings.preflight() };
     };
     expect(parsed({ ...fromDefaults, ...required })).toEqual(parsed(required));
     expect(fromDefaults.CERTSCHED_RENEWAL_SCHEDULE).toBe("0 0 3 * * *");

@@ -8,6 +8,7 @@ import type { RetryPolicy } from "../../lib/http/retryPolicy.js";
 import type { Logger } from "../../lib/log.js";
 import { redact } from "../../lib/redact/redact.js";
 import { jsonMessage } from "./jsonMessage.js";
+import { preflightBody } from "./preflightMessage.js";
 import { slackMessage } from "./slackMessage.js";
 import { sweepReport } from "./sweepReport.js";
 import { teamsMessage } from "./teamsMessage.js";
@@ -35,6 +36,12 @@ export const WEBHOOK_POLICY: RetryPolicy = {
  * distrusted, a network down) must not flood a channel for minutes.
  */
 export const MAX_VERIFICATION_MESSAGES = 25;
+
+/**
+ * Messages one preflight run posts at most (one per changed certificate): a zone deleted under
+ * many certificates, or credentials refused for every one, must not flood a channel either.
+ */
+export const MAX_PREFLIGHT_MESSAGES = 25;
 
 export interface NotifierOptions {
   /** CERTSCHED_WEBHOOK_URL; a secret (its query or path is the signature): never logged. */
@@ -126,6 +133,21 @@ export function createNotifier(options: NotifierOptions): Notifier {
       }
       return outcome;
     },
+    async notifyPreflight(changes, log) {
+      if (changes.length === 0) return "not-needed";
+      let outcome: NotifyOutcome = "sent";
+      if (changes.length > MAX_PREFLIGHT_MESSAGES) {
+        log.warn(
+          `certsched webhook: ${changes.length} certificates changed preflight status in one run; posting the first ${MAX_PREFLIGHT_MESSAGES} (GET /api/preflight has them all)`,
+        );
+      }
+      // One at a time, as a verification's: in order, and a 429 is not made worse.
+      for (const change of changes.slice(0, MAX_PREFLIGHT_MESSAGES)) {
+        const sent = await post(preflightBody(change, format, named), "the preflight", log);
+        if (sent === "failed") outcome = "failed";
+      }
+      return outcome;
+    },
     async close() {
       await http?.close();
     },
@@ -158,6 +180,8 @@ export function accountNotifier(notifier: Notifier, account: string, named = fal
         notices.map((n) => (n.account === undefined ? { ...n, account } : n)),
         logOf(log),
       ),
+    // A change names its account already (the preflight result's).
+    notifyPreflight: (changes, log) => notifier.notifyPreflight(changes, logOf(log)),
     // The app's notifier is closed by the app, once.
     close: async () => {},
   };

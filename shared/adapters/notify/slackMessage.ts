@@ -38,7 +38,12 @@ function listSection(heading: string, lines: readonly string[], alreadyOmitted: 
 export function slackMessage(report: SweepReport): unknown {
   const blocks: unknown[] = [
     { type: "header", text: { type: "plain_text", text: report.title.slice(0, MAX_HEADER) } },
-    section(report.counts.map((c) => `*${c.label}:* ${c.value}`).join("   ")),
+    // Facts may carry names the service chose (a certificate, a domain): escaped like the lines.
+    section(
+      report.counts
+        .map((c) => `*${escapeMrkdwn(c.label)}:* ${escapeMrkdwn(String(c.value))}`)
+        .join("   "),
+    ),
   ];
   if (report.attentionLines.length > 0) {
     blocks.push(

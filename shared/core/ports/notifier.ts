@@ -1,4 +1,5 @@
 import type { Logger } from "../../lib/log.js";
+import type { PreflightChange } from "../preflight/changes.js";
 import type { SweepSummary } from "../renewal/summary.js";
 import type { InventoryResult } from "../verification/inventoryResult.js";
 import type { InventoryStatus } from "../verification/judge.js";
@@ -44,6 +45,11 @@ export interface Notifier {
    * other; "sent" only when every one was. Never throws.
    */
   notifyVerification(notices: readonly VerificationNotice[], log: Logger): Promise<NotifyOutcome>;
+  /**
+   * Posts one message per preflight change (issue 23, preflightMessage.ts): a certificate that now
+   * will fail to renew, or is ready again. "sent" only when every one was. Never throws.
+   */
+  notifyPreflight(changes: readonly PreflightChange[], log: Logger): Promise<NotifyOutcome>;
   close(): Promise<void>;
 }
 
@@ -51,5 +57,6 @@ export interface Notifier {
 export const noNotifier: Notifier = {
   notify: async () => "disabled",
   notifyVerification: async () => "disabled",
+  notifyPreflight: async () => "disabled",
   close: async () => {},
 };

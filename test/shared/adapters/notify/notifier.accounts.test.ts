@@ -164,6 +164,7 @@ describe("accountNotifier", () => {
         seen.notices.push(...notices);
         return "sent";
       },
+      notifyPreflight: async () => "sent",
       close: async () => {},
     };
     const { log } = collectingLogger();

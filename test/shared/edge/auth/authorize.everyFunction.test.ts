@@ -6,11 +6,13 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { createCertificate } from "../../../../functions/createCertificate.js";
 import { dashboard } from "../../../../functions/dashboard.js";
 import { getCertificate } from "../../../../functions/getCertificate.js";
+import { getPreflight } from "../../../../functions/getPreflight.js";
 import { getRenewalRun } from "../../../../functions/getRenewalRun.js";
 import { getVerifications } from "../../../../functions/getVerifications.js";
 import { listCertificates } from "../../../../functions/listCertificates.js";
 import { listDueCertificates } from "../../../../functions/listDueCertificates.js";
 import { renewCertificate } from "../../../../functions/renewCertificate.js";
+import { runPreflight } from "../../../../functions/runPreflight.js";
 import { runRenewals } from "../../../../functions/runRenewals.js";
 import { runVerifications } from "../../../../functions/runVerifications.js";
 import { testConnectivity } from "../../../../functions/testConnectivity.js";
@@ -124,6 +126,21 @@ const ENDPOINTS: Record<string, Endpoint> = {
     role: OPERATOR,
     ok: 200,
     request: (headers) => httpRequest({ path: "verifications", headers }),
+  },
+  getPreflight: {
+    handler: getPreflight,
+    role: READER,
+    ok: 200,
+    request: (headers) => httpRequest({ method: "GET", path: "preflight", headers }),
+  },
+  runPreflight: {
+    handler: runPreflight,
+    role: OPERATOR,
+    // Past the guard: a name no certificate has is checked (none) and reported not found; the
+    // checks themselves, and the probes under them, are not this suite's.
+    ok: 200,
+    request: (headers) =>
+      httpRequest({ path: "preflight", query: { certificate: "no-such-certificate" }, headers }),
   },
 };
 const CASES = Object.entries(ENDPOINTS);
