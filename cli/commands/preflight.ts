@@ -225,24 +225,16 @@ function readOnce(runtime: Runtime): {
   };
 }
 
-/** The notifier as it will be once the port has notifyPreflight (another branch adds it). */
-interface PreflightNotifier {
-  notifyPreflight(changes: readonly PreflightChange[], log: Logger): Promise<NotifyOutcome>;
-}
-
 /**
- * Posts what changed (into will-fail, back to ready) to the webhook, as the timer does.
- * INTEGRATOR (issue 23): Notifier.notifyPreflight is added to the port on another branch; until
- * then this finds no method and posts nothing. Once merged, call the port's method directly.
+ * Posts what changed (into will-fail, back to ready) to the webhook, as the timer does. Never
+ * fails the command: the notifier logs a refusing webhook and says so.
  */
 async function postChanges(
-  notifier: Notifier,
+  notifier: Pick<Notifier, "notifyPreflight">,
   changes: readonly PreflightChange[],
   log: Logger,
 ): Promise<void> {
-  const notify = (notifier as Notifier & Partial<PreflightNotifier>).notifyPreflight;
-  if (changes.length === 0 || notify === undefined) return;
-  await notify.call(notifier, changes, log);
+  if (changes.length > 0) await notifier.notifyPreflight(changes, log);
 }
 
 const quotedList = (names: readonly string[]) => names.map((n) => `'${oneLine(n)}'`).join(", ");
