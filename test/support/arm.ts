@@ -5,7 +5,9 @@ import {
   type ResourceCredential,
   tokenCredential,
 } from "../../shared/adapters/identity/tokenCredential.js";
+import { armLookups } from "../../shared/adapters/preflight/armLookups.js";
 import { HttpClient } from "../../shared/lib/http/httpClient.js";
+import type { CheckContext } from "../../shared/usecases/preflightChecks/checkTypes.js";
 import {
   type ArmOptions,
   type ArmSimulator,
@@ -60,6 +62,36 @@ export async function startTestArm(
     close: async () => {
       await arm.close();
       await sim.close();
+    },
+  };
+}
+
+/**
+ * A CheckContext whose ARM is the test's (through the real adapter and SDKs); DNS and the HTTP
+ * challenge are not expected to be asked by ARM checks: asking them fails the test.
+ */
+export function armCheckContext(t: TestArm, timeoutMs = 2_000): CheckContext {
+  const unexpected = (what: string) => () => {
+    throw new Error(`an ARM check asked ${what}`);
+  };
+  return {
+    probes: {
+      arm: armLookups({
+        armUrl: t.arm.url,
+        credential: t.credential,
+        timeoutMs,
+        resource: t.resource,
+      }),
+      dns: { caa: unexpected("DNS for CAA"), ns: unexpected("DNS for NS") },
+      challenge: { reach: unexpected("the HTTP challenge") },
+    },
+    settings: {
+      armUrl: t.arm.url,
+      dnsServers: [],
+      caIdentifiers: ["letsencrypt.org"],
+      days: 30,
+      timeoutMs,
+      connectTo: [],
     },
   };
 }
