@@ -23,6 +23,8 @@ export interface ArmLookupsOptions {
    * https://management.core.windows.net/); the SDKs ask for its `/.default` scope. Default armUrl.
    */
   readonly resource?: string | undefined;
+  /** Extra trust for a local ARM in a process started without NODE_EXTRA_CA_CERTS (the sandbox). */
+  readonly tlsOptions?: { readonly ca?: string | readonly string[] } | undefined;
 }
 
 /** Most name servers kept of a zone (Azure gives four). */
@@ -53,6 +55,7 @@ interface Lookup {
     readonly endpoint: string;
     readonly retryOptions: { readonly maxRetries: number };
     readonly redirectOptions: { readonly maxRetries: number };
+    readonly tlsOptions?: { readonly ca?: string | readonly string[] };
     readonly additionalPolicies: readonly {
       readonly policy: SignalPolicy;
       readonly position: "perCall";
@@ -151,6 +154,7 @@ export function armLookups(options: ArmLookupsOptions): ArmLookups {
         // ARM does not redirect these reads; whatever does would get the token along.
         redirectOptions: { maxRetries: 0 },
         additionalPolicies: [{ policy, position: "perCall" }],
+        ...(options.tlsOptions ? { tlsOptions: options.tlsOptions } : {}),
       },
     };
     try {
