@@ -37,18 +37,26 @@ export interface LookupTrouble {
   readonly tokens: readonly string[];
 }
 
-/** One line, without any token handed out, redacted, escaped, at most MAX_CHECK_DETAIL. */
-export function armDetail(text: string, tokens: readonly string[] = []): string {
+/** `text` without any registered secret, token shape or token handed out. */
+function scrub(text: string, tokens: readonly string[]): string {
   let clean = redact(text);
   for (const token of tokens) clean = redactValue(clean, token);
-  return boundDetail(clean, MAX_CHECK_DETAIL);
+  return clean;
 }
 
-/** ARM's own words, first line, shortened; redacted and escaped later by armDetail. */
-function armMessage(error: RestErrorLike): string {
+/** One line, without any token handed out, redacted, escaped, at most MAX_CHECK_DETAIL. */
+export function armDetail(text: string, tokens: readonly string[] = []): string {
+  return boundDetail(scrub(text, tokens), MAX_CHECK_DETAIL);
+}
+
+/**
+ * ARM's own words, first line, shortened. Redacted before it is cut: a token straddling the
+ * cut would otherwise leave a piece of itself.
+ */
+function armMessage(error: RestErrorLike, tokens: readonly string[]): string {
   const fromBody = error.details?.error?.message;
   const text = typeof fromBody === "string" ? fromBody : (error.message ?? "");
-  const line = (text.split(/\r?\n/)[0] ?? "").trim();
+  const line = (scrub(text, tokens).split(/\r?\n/)[0] ?? "").trim();
   return line.length > MAX_MESSAGE ? `${line.slice(0, MAX_MESSAGE)}…` : line;
 }
 
@@ -76,7 +84,8 @@ export function armFailure(thrown: unknown, trouble: LookupTrouble): ArmFailed {
     };
   }
   if (trouble.tokenFailure !== undefined) {
-    const message = ensureError(trouble.tokenFailure).message.split(/\r?\n/)[0] ?? "";
+    const message =
+      scrub(ensureError(trouble.tokenFailure).message, tokens).split(/\r?\n/)[0] ?? "";
     return {
       kind: "refused",
       status: 401,
@@ -86,7 +95,7 @@ export function armFailure(thrown: unknown, trouble: LookupTrouble): ArmFailed {
   const error = (typeof thrown === "object" && thrown !== null ? thrown : {}) as RestErrorLike;
   const status = typeof error.statusCode === "number" ? error.statusCode : undefined;
   const code = armCode(error);
-  const message = armMessage(error);
+  const message = armMessage(error, tokens);
   switch (status) {
     case 404:
       return {
@@ -111,7 +120,7 @@ export function armFailure(thrown: unknown, trouble: LookupTrouble): ArmFailed {
       };
     case undefined: {
       const network = typeof error.code === "string" ? ` (${error.code.slice(0, 64)})` : "";
-      const text = ensureError(thrown).message.split(/\r?\n/)[0] ?? "";
+      const text = scrub(ensureError(thrown).message, tokens).split(/\r?\n/)[0] ?? "";
       return {
         kind: "unknown",
         detail: detail(`cannot read ${what} from Azure Resource Manager${network}: ${text}`),

@@ -1,3 +1,4 @@
+import { fc, test } from "@fast-check/vitest";
 import { describe, expect, it } from "vitest";
 import {
   armDetail,
@@ -6,6 +7,7 @@ import {
 } from "../../../../shared/adapters/preflight/armFailure.js";
 import { MAX_CHECK_DETAIL } from "../../../../shared/core/preflight/preflight.js";
 import { TokenError } from "../../../../shared/lib/errors.js";
+import { propertyRuns } from "../../../support/fastCheck.js";
 
 const TOKEN = "opaque-management-token-6d1f0c9a2b7e4f38";
 
@@ -103,4 +105,33 @@ describe("armFailure", () => {
       "Azure Resource Manager answered 500 InternalServerError reading DNS zone contoso.com in resource group rg-dns: Bearer [REDACTED]",
     );
   });
+});
+
+describe("armFailure, whatever ARM says", () => {
+  test.prop(
+    [
+      fc.integer({ min: 0, max: 320 }),
+      fc.string({ unit: "binary", maxLength: 200 }),
+      fc.string({ unit: "binary", maxLength: 200 }),
+      fc.stringMatching(/^[0-9a-f]{32}$/),
+      fc.constantFrom(400, 401, 403, 404, 409, 429, 500, 503),
+      fc.constantFrom("", " ", "\n", "Bearer "),
+    ],
+    { numRuns: propertyRuns(300) },
+  )(
+    "gives one line of at most 299 characters that holds no piece of a token it handed out",
+    (pad, before, after, hex, status, glue) => {
+      // The padding puts the token anywhere, across the cuts of ARM's message and of the detail.
+      const token = `arm-token-${hex}`;
+      const message = `${"m".repeat(pad)}${before}${glue}${token}${after}`;
+      const answer = armFailure(restError(status, "Code", message), {
+        ...trouble,
+        tokens: [token],
+      });
+      expect(answer.detail.length).toBeLessThanOrEqual(MAX_CHECK_DETAIL);
+      // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what must not be there.
+      expect(answer.detail).not.toMatch(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/);
+      expect(answer.detail).not.toMatch(/arm-token-[0-9a-f]/);
+    },
+  );
 });
