@@ -308,6 +308,18 @@ describe("tokens", () => {
     expect(answer.detail).not.toContain(token);
   });
 
+  it("asks the credential for the management resource's scope, not ARM's URL (certsched's credential refuses any other)", async () => {
+    const withoutResource = armLookups({
+      armUrl: t.arm.url,
+      credential: t.credential,
+      timeoutMs: 2_000,
+    });
+    const answer = seen(await withoutResource.dnsZone(S, "rg-dns", "contoso.com"));
+    expect(answer).toMatchObject({ kind: "refused", status: 401 });
+    expect(answer.detail).toContain(`asked for a token for ${t.arm.url}/.default`);
+    expect(t.arm.requests).toHaveLength(0);
+  });
+
   it("is refused 401 with the identity provider's words when no management token can be had", async () => {
     const { startTestArm: start } = await import("../../../support/arm.js");
     const own = await start();
