@@ -2,6 +2,23 @@
  * Contract simulator of the Certificate Scheduling Service (shared/spec) and of the identity
  * provider's token endpoint, for tests, the benchmark and the operator sandbox.
  */
+
+export {
+  type ArmOptions,
+  type ArmRequest,
+  type ArmSimulator,
+  startArm,
+} from "./arm/armServer.js";
+export {
+  ARM_FAULTS,
+  type ArmFault,
+  type ArmSite,
+  type ArmSlot,
+  type ArmZone,
+  siteId,
+  sitesListPath,
+  zoneId,
+} from "./arm/armState.js";
 export type {
   CertificateTarget,
   ChallengeType,

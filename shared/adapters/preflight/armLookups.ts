@@ -1,0 +1,297 @@
+import type { AccessToken, GetTokenOptions, TokenCredential } from "@azure/identity";
+import type { ArmAnswer, ArmLookups, SiteRef } from "../../core/ports/preflightProbes.js";
+import { whenAborted } from "../../lib/abort.js";
+import { armDetail, armFailure } from "./armFailure.js";
+
+/**
+ * Azure Resource Manager for preflight (issue 23), through Azure's own SDKs: `@azure/arm-dns`
+ * for a DNS zone's name servers, `@azure/arm-appservice` for host-name bindings and the list of
+ * sites. Both are loaded on the first lookup (a function that never runs preflight does not pay
+ * for them at cold start). Every lookup is bounded in time (each request by `timeoutMs`, the
+ * list of sites by LIST_TIMEOUTS of them, no SDK retries) and in what it keeps, and never throws.
+ */
+
+export interface ArmLookupsOptions {
+  /** CERTSCHED_ARM_URL, e.g. https://management.azure.com (https: the SDKs send tokens over TLS only). */
+  readonly armUrl: string;
+  /** certsched's management token as a TokenCredential (adapters/identity/tokenCredential.ts). */
+  readonly credential: TokenCredential;
+  /** CERTSCHED_PREFLIGHT_TIMEOUT: each request to ARM. */
+  readonly timeoutMs: number;
+  /**
+   * The resource `credential` gives tokens for (settings.managementResource, e.g.
+   * https://management.core.windows.net/); the SDKs ask for its `/.default` scope. Default armUrl.
+   */
+  readonly resource?: string | undefined;
+  /** Extra trust for a local ARM in a process started without NODE_EXTRA_CA_CERTS (the sandbox). */
+  readonly tlsOptions?: { readonly ca?: string | readonly string[] } | undefined;
+}
+
+/** Most name servers kept of a zone (Azure gives four). */
+export const MAX_NAME_SERVERS = 16;
+/** Most host names kept of one site or binding list. */
+export const MAX_HOST_NAMES = 500;
+/** Most pages of the list of sites read; more is `unknown` (the host name may be on a later one). */
+export const MAX_PAGES = 50;
+/** The list of sites, every page, within this many `timeoutMs`. */
+export const LIST_TIMEOUTS = 4;
+/** Longest DNS name kept (RFC 1035: 253 characters without the trailing dot). */
+const MAX_NAME = 253;
+
+/** A pipeline policy, as both SDK generations take it (their types come from two packages). */
+interface SignalPolicy {
+  readonly name: string;
+  sendRequest(
+    request: { abortSignal?: AbortSignal | undefined },
+    next: (request: { abortSignal?: AbortSignal | undefined }) => Promise<unknown>,
+  ): Promise<unknown>;
+}
+
+/** What one lookup hands the SDK code: its credential and its per-request signal. */
+interface Lookup {
+  readonly credential: TokenCredential;
+  readonly signal: AbortSignal;
+  readonly clientOptions: {
+    readonly endpoint: string;
+    readonly retryOptions: { readonly maxRetries: number };
+    readonly redirectOptions: { readonly maxRetries: number };
+    readonly tlsOptions?: { readonly ca?: string | readonly string[] };
+    readonly additionalPolicies: readonly {
+      readonly policy: SignalPolicy;
+      readonly position: "perCall";
+    }[];
+  };
+  readonly scope: string;
+}
+
+/** `work`, or a rejection once `signal` aborts (a page or a token wait may not honour it). */
+function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<T>((resolve, reject) => {
+    const stop = whenAborted(signal, () => reject(signal.reason));
+    work.then(resolve, reject).finally(stop);
+  });
+}
+
+function scopeOf(resource: string): string {
+  return `${resource.replace(/\/+$/, "")}/.default`;
+}
+
+/** Names from ARM: strings only, at most `max`, each at most MAX_NAME characters. */
+function names(value: unknown, max: number): string[] {
+  if (!Array.isArray(value)) return [];
+  return value
+    .filter((v): v is string => typeof v === "string" && v !== "" && v.length <= MAX_NAME + 1)
+    .slice(0, max);
+}
+
+/** A host name as compared: lower case, no trailing dot. */
+const hostName = (name: string) => name.toLowerCase().replace(/\.$/, "");
+
+export function armLookups(options: ArmLookupsOptions): ArmLookups {
+  const endpoint = options.armUrl.replace(/\/+$/, "");
+  const scope = scopeOf(options.resource ?? endpoint);
+
+  /** Runs `work` as one lookup: its deadline, its credential, its failures mapped. */
+  async function lookup<M, T>(
+    about: { readonly what: string; readonly absent: string; readonly budgetMs: number },
+    outer: AbortSignal | undefined,
+    load: () => Promise<M>,
+    work: (sdk: M, l: Lookup) => Promise<ArmAnswer<T>>,
+  ): Promise<ArmAnswer<T>> {
+    const { what, absent, budgetMs } = about;
+    // The SDK is loaded before the clock starts: its first load is not ARM's answer time.
+    let sdk: M;
+    try {
+      sdk = await load();
+    } catch (error) {
+      return armFailure(error, {
+        what,
+        absent,
+        timeoutMs: options.timeoutMs,
+        timedOut: false,
+        cancelled: false,
+        tokenFailure: undefined,
+        tokens: [],
+      });
+    }
+    const deadline = AbortSignal.timeout(budgetMs);
+    const whole = outer ? AbortSignal.any([outer, deadline]) : deadline;
+    const tokens: string[] = [];
+    let tokenFailure: unknown;
+    /** The timer of the request sent last: a timeout, when it ran out. */
+    let lastTimer: AbortSignal | undefined;
+    const credential: TokenCredential = {
+      async getToken(scopes: string | string[], getOptions?: GetTokenOptions) {
+        try {
+          const token: AccessToken | null = await options.credential.getToken(scopes, getOptions);
+          if (token) tokens.push(token.token);
+          return token;
+        } catch (error) {
+          if (!whole.aborted && !lastTimer?.aborted) tokenFailure = error;
+          throw error;
+        }
+      },
+    };
+    // Each request (the SDKs' later pages take no signal of their own) gets the lookup's signal
+    // and its own timer, so a silent ARM is given up on, its socket closed.
+    const policy: SignalPolicy = {
+      name: "certschedPreflightDeadline",
+      sendRequest: (request, next) => {
+        lastTimer = AbortSignal.timeout(options.timeoutMs);
+        request.abortSignal = AbortSignal.any([whole, lastTimer]);
+        return next(request);
+      },
+    };
+    const l: Lookup = {
+      credential,
+      signal: whole,
+      scope,
+      clientOptions: {
+        endpoint,
+        // One try: preflight runs daily, and a 5xx is `unknown` today, not a wait.
+        retryOptions: { maxRetries: 0 },
+        // ARM does not redirect these reads; whatever does would get the token along.
+        redirectOptions: { maxRetries: 0 },
+        additionalPolicies: [{ policy, position: "perCall" }],
+        ...(options.tlsOptions ? { tlsOptions: options.tlsOptions } : {}),
+      },
+    };
+    try {
+      return await untilAborted(work(sdk, l), whole);
+    } catch (error) {
+      return armFailure(error, {
+        what,
+        absent,
+        timeoutMs: options.timeoutMs,
+        timedOut: deadline.aborted || lastTimer?.aborted === true,
+        cancelled: outer?.aborted === true,
+        tokenFailure,
+        tokens,
+      });
+    }
+  }
+
+  /** Every page of an SDK pager, each awaited within the lookup; undefined past MAX_PAGES. */
+  async function allPages<P>(
+    pages: AsyncIterableIterator<P[]>,
+    signal: AbortSignal,
+  ): Promise<P[] | undefined> {
+    const items: P[] = [];
+    for (let n = 0; ; n++) {
+      const page = await untilAborted(pages.next(), signal);
+      if (page.done) return items;
+      if (n >= MAX_PAGES) return undefined;
+      items.push(...page.value);
+    }
+  }
+
+  return {
+    dnsZone: (subscriptionId, resourceGroup, zone, signal) =>
+      lookup(
+        {
+          what: `DNS zone ${zone} in resource group ${resourceGroup}`,
+          absent: `DNS zone ${zone} in resource group ${resourceGroup}`,
+          budgetMs: options.timeoutMs,
+        },
+        signal,
+        // Loaded on first use: cold start of the functions without preflight stays as it was.
+        () => import("@azure/arm-dns"),
+        async ({ DnsManagementClient }, l) => {
+          const client = new DnsManagementClient(l.credential, subscriptionId, {
+            ...l.clientOptions,
+            credentialScopes: [l.scope],
+          } as never);
+          const found = await client.zones.get(resourceGroup, zone, { abortSignal: l.signal });
+          const nameServers = names(found.nameServers, MAX_NAME_SERVERS);
+          if (nameServers.length === 0) {
+            return {
+              kind: "unknown",
+              detail: armDetail(
+                `Azure Resource Manager lists no name servers for DNS zone ${zone}`,
+              ),
+            };
+          }
+          return { kind: "found", value: { nameServers } };
+        },
+      ),
+
+    hostNameBindings: (site: SiteRef, signal) => {
+      const which = site.slot === undefined ? site.site : `${site.site}/${site.slot}`;
+      return lookup(
+        {
+          what: `the host-name bindings of app ${which} in resource group ${site.resourceGroup}`,
+          absent: `app ${which} in resource group ${site.resourceGroup}`,
+          budgetMs: options.timeoutMs * LIST_TIMEOUTS,
+        },
+        signal,
+        () => import("@azure/arm-appservice"),
+        async ({ WebSiteManagementClient }, l) => {
+          const client = new WebSiteManagementClient(l.credential, site.subscriptionId, {
+            ...l.clientOptions,
+            credentials: { scopes: [l.scope] },
+          } as never);
+          const paged =
+            site.slot === undefined
+              ? client.webApps.listHostNameBindings(site.resourceGroup, site.site, {
+                  abortSignal: l.signal,
+                })
+              : client.webApps.listHostNameBindingsSlot(site.resourceGroup, site.site, site.slot, {
+                  abortSignal: l.signal,
+                });
+          const bindings = await allPages(paged.byPage(), l.signal);
+          if (bindings === undefined) {
+            return {
+              kind: "unknown",
+              detail: armDetail(
+                `Azure Resource Manager listed more than ${MAX_PAGES} pages of host-name bindings for app ${which}`,
+              ),
+            };
+          }
+          // A binding is named `site/host` (`site/slot/host` for a slot): the host is the last part.
+          const hosts = names(
+            bindings.map((b) => (typeof b.name === "string" ? b.name.split("/").at(-1) : "")),
+            MAX_HOST_NAMES,
+          ).map(hostName);
+          return { kind: "found", value: hosts };
+        },
+      );
+    },
+
+    sites: (subscriptionId, signal) =>
+      lookup(
+        {
+          what: `the apps of subscription ${subscriptionId}`,
+          absent: `subscription ${subscriptionId}`,
+          budgetMs: options.timeoutMs * LIST_TIMEOUTS,
+        },
+        signal,
+        () => import("@azure/arm-appservice"),
+        async ({ WebSiteManagementClient }, l) => {
+          const client = new WebSiteManagementClient(l.credential, subscriptionId, {
+            ...l.clientOptions,
+            credentials: { scopes: [l.scope] },
+          } as never);
+          const sites = await allPages(
+            client.webApps.list({ abortSignal: l.signal }).byPage(),
+            l.signal,
+          );
+          if (sites === undefined) {
+            return {
+              kind: "unknown",
+              detail: armDetail(
+                `Azure Resource Manager listed more than ${MAX_PAGES} pages of apps in subscription ${subscriptionId}; certsched reads at most ${MAX_PAGES}`,
+              ),
+            };
+          }
+          return {
+            kind: "found",
+            value: sites.map((s) => ({
+              name: typeof s.name === "string" ? s.name.slice(0, MAX_NAME) : "",
+              hostNames: names(s.hostNames, MAX_HOST_NAMES).map(hostName),
+            })),
+          };
+        },
+      ),
+  };
+}
