@@ -30,6 +30,9 @@ export const EXTERNAL = [
   "@azure/keyvault-secrets",
   "@azure/keyvault-certificates",
   "@azure/data-tables",
+  // Preflight's ARM clients: loaded by import() when preflight runs, never at registration.
+  "@azure/arm-dns",
+  "@azure/arm-appservice",
   // One instance with the SDKs above: shared/adapters/storage/azureSdkLog.ts filters the SDKs' own logger.
   "@azure/logger",
   "@azure/monitor-opentelemetry",

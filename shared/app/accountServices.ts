@@ -81,16 +81,17 @@ export interface AccountServices {
 
 /** The seam's probes, or the real ones (app/preflightProbes.ts), loaded and built on first call. */
 function preflightProbesOf(
-  seam: PerAccount<PreflightProbes> | undefined,
+  seams: Pick<Seams, "preflightProbes" | "armCa">,
   account: string,
   settings: Settings,
   tokens: TokenCache,
 ): () => Promise<PreflightProbes> {
+  const seam = seams.preflightProbes;
   if (seam) return async () => forAccount(seam, account);
   let built: Promise<PreflightProbes> | undefined;
   return () => {
     built ??= import("./preflightProbes.js").then(({ buildPreflightProbes }) =>
-      buildPreflightProbes(settings.preflight(), tokens, settings.managementResource),
+      buildPreflightProbes(settings.preflight(), tokens, settings.managementResource, seams.armCa),
     );
     return built;
   };
@@ -278,7 +279,7 @@ export function createAccountServices(
     client,
     requests,
     probes: lazyProbes(tokens, settings.vaultResource),
-    preflightProbes: preflightProbesOf(seams.preflightProbes, account, settings, tokens),
+    preflightProbes: preflightProbesOf(seams, account, settings, tokens),
     notifier: accountNotifier(app.notifier, account, settings.accountsDeclared),
     concurrency: seams.concurrency
       ? forAccount(seams.concurrency, account)

@@ -44,6 +44,11 @@ export interface Seams {
    * HTTP challenge (tests of the surfaces that show results; the adapters have their own).
    */
   readonly preflightProbes?: PerAccount<PreflightProbes>;
+  /**
+   * A certificate (PEM) to trust for CERTSCHED_ARM_URL besides Node's store: the sandbox's local
+   * ARM, in a process that did not start with NODE_EXTRA_CA_CERTS naming it.
+   */
+  readonly armCa?: string;
   /** Replaces the run store and queue (tests: a unique table and queue on Azurite). */
   readonly runs?: { readonly store?: RunStore; readonly queue?: RunQueue };
   /** Observer of every outbound call (benchmark); telemetry observes them too when on. */
