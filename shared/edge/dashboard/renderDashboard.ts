@@ -5,7 +5,7 @@ import type {
   NextRun,
 } from "../../core/dashboard/dashboardModel.js";
 import { STATUS_WORDS, type StatusWord } from "../../core/status/certificateStatus.js";
-import { type PreflightFilter, preflightFilterOf } from "../../core/status/preflightView.js";
+import type { PreflightFilter } from "../../core/status/preflightView.js";
 import { escapeHtml as h } from "../../lib/text/escapeHtml.js";
 import { MINUTE_MS } from "../../lib/time.js";
 import { accountsTable, filterHref, showsAccounts, summaryOf } from "./accountsSection.js";
@@ -147,7 +147,7 @@ function tableRow(row: DashboardRow, options: RenderOptions, now: Date, accounts
     .map(([label, html]) => `<td data-label="${label}"><div>${html}</div></td>`)
     .join("");
   const account = accounts ? ` data-account="${h(row.account ?? "")}"` : "";
-  return `<tr data-status="${row.status}" data-preflight="${preflightFilterOf(row.preflight)}" data-days="${row.daysLeft ?? ""}"${account}>${tds}</tr>`;
+  return `<tr data-status="${row.status}" data-days="${row.daysLeft ?? ""}"${account}>${tds}</tr>`;
 }
 
 function lastRunText(run: LastRun | undefined, now: Date): string {

@@ -162,7 +162,6 @@ describe("the preflight filter", () => {
     expect(shown(html)).toEqual(["failing"]);
     expect(html).toContain("Showing 1 certificate with preflight will-fail of 4.");
     expect(html).toContain('href="?status=ok&amp;preflight=will-fail"');
-    expect(html).toContain('data-preflight="will-fail"');
     const both = renderDashboard(model(ROWS), { warnDays: 14, status: "ok", preflight: "none" });
     expect(shown(both)).toEqual(["never"]);
     expect(both).toContain("Showing 1 certificate with status ok and preflight not checked of 4.");
