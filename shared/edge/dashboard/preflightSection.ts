@@ -51,7 +51,7 @@ export function preflightCell(row: DashboardRow): string {
   const items = open
     .map(
       (c) =>
-        `<li><b>${h(c.check)}</b> ${h(c.reason ?? c.status)}: ${h(c.detail)}${c.advice ? `<span class="sub">${h(c.advice)}</span>` : ""}</li>`,
+        `<li><code>${h(c.check)}</code> ${h(c.reason ?? c.status)}: ${h(c.detail)}${c.advice ? `<span class="sub">${h(c.advice)}</span>` : ""}</li>`,
     )
     .join("");
   const summary = p.status === "will-fail" ? "what to do" : "why unknown";
@@ -67,7 +67,8 @@ export function preflightFilters(rows: readonly DashboardRow[], filter: PageFilt
   for (const r of rows) counts[preflightFilterOf(r.preflight)] += 1;
   const current = filter.preflight;
   const chip = (href: string, label: string, count: number, cls: string, on: boolean) =>
-    `<li><a class="chip ${cls}" href="${href}" data-keep-key${on ? ' aria-current="page"' : ""}>${label}<b>${count}</b></a></li>`;
+    // Named for what it filters: the status filter has its own "all".
+    `<li><a class="chip ${cls}" href="${href}" data-keep-key aria-label="preflight ${label}: ${count}"${on ? ' aria-current="page"' : ""}>${label}<b>${count}</b></a></li>`;
   const all = chip(
     filterHref({ ...filter, preflight: undefined }),
     "all",

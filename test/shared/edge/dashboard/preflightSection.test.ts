@@ -100,7 +100,7 @@ describe("the Preflight cell", () => {
     // Less than a day old and a reason only a person can fix: the sweep holds the renewal.
     expect(cell).toContain("renewal held: the sweep sends no request while caa-forbids stands");
     expect(cell).toContain(
-      `<details><summary>what to do</summary><ul><li><b>caa</b> caa-forbids: 0 issue digicert.com<span class="sub">${advice}</span></li></ul></details>`,
+      `<details><summary>what to do</summary><ul><li><code>caa</code> caa-forbids: 0 issue digicert.com<span class="sub">${advice}</span></li></ul></details>`,
     );
     // The passing check is not listed.
     expect(cell).not.toContain("ARM answered");
@@ -112,7 +112,7 @@ describe("the Preflight cell", () => {
     );
     expect(preflightCell(row("fine", ready))).not.toContain("<details>");
     expect(preflightCell(row("undecided", unknown))).toContain(
-      "<details><summary>why unknown</summary><ul><li><b>dns-zone</b> unknown: ARM answered 503</li></ul></details>",
+      "<details><summary>why unknown</summary><ul><li><code>dns-zone</code> unknown: ARM answered 503</li></ul></details>",
     );
     expect(preflightCell(row("never", undefined))).toBe('<span class="sub">— not checked</span>');
   });
@@ -148,8 +148,12 @@ describe("the preflight filter", () => {
   it("keeps the other filters in its links and marks the current one", () => {
     const nav = preflightFilters(ROWS, { status: "ok", account: "a&b", preflight: "ready" });
     expect(nav).toContain('href="?status=ok&amp;account=a%26b&amp;preflight=will-fail"');
-    expect(nav).toContain('href="?status=ok&amp;account=a%26b" data-keep-key>all');
-    expect(nav).toMatch(/preflight=ready" data-keep-key aria-current="page">ready/);
+    expect(nav).toContain(
+      'href="?status=ok&amp;account=a%26b" data-keep-key aria-label="preflight all: 4">all',
+    );
+    expect(nav).toMatch(
+      /preflight=ready" data-keep-key aria-label="preflight ready: 1" aria-current="page">ready/,
+    );
   });
 
   it("matchesPreflight: undefined matches every row, `none` the rows never checked", () => {
