@@ -8,8 +8,14 @@ import {
   certificateStatus,
   type StatusWord,
 } from "../../shared/core/status/certificateStatus.js";
+import {
+  PREFLIGHT_FILTERS,
+  type PreflightFilter,
+  preflightFilterOf,
+  preflightWord,
+} from "../../shared/core/status/preflightView.js";
 import { withServiceRecords } from "../../shared/core/status/serviceOverlay.js";
-import { ensureError } from "../../shared/lib/errors.js";
+import { ensureError, UsageError } from "../../shared/lib/errors.js";
 import { redact } from "../../shared/lib/redact/redact.js";
 import { loadStatus } from "../../shared/usecases/steps/loadStatus.js";
 import { overAccounts, withAccount } from "../accounts.js";
@@ -24,7 +30,7 @@ import { oneLine, wrapToWidth } from "../output/text.js";
 import { type AccountStorage, type StorageAccess, withStorage } from "../storage.js";
 
 const HELP = `Usage: certsched status [<certificateName>...] [--offline] [--account NAME]
-                        [--json]
+                        [--preflight STATUS[,STATUS]] [--json]
 
 Shows each certificate certsched knows (the inventory and the renewal
 ledger) with one status word, the expiry as served (the last verification)
@@ -38,6 +44,12 @@ host), not-landed, pending (a renewal in flight, answer-unknown included),
 expiring (fewer than CERTSCHED_VERIFY_WARN_DAYS days left), unverifiable,
 ok, unknown (nothing known but the name).
 
+PREFLIGHT is the last preflight (certsched preflight, the daily timer):
+ready, will-fail (its reasons), unknown (a check could not decide), or -
+(never checked). Each will-fail certificate is explained under the table:
+every failed check, its detail and what to do, and whether the sweep holds
+its renewal (a reason only a person can fix, found within the last day).
+
 Reads the function app's storage: CERTSCHED_LEDGER_TABLE_URI (with your own
 Azure identity, DefaultAzureCredential: az login) or AzureWebJobsStorage.
 When the service is configured, its due list is read once for the expiry as
@@ -45,6 +57,9 @@ it says now (one request, counted in the 7-day request count).
 
 Options:
   --offline    Read the storage only: send no request to the service.
+  --preflight STATUS[,STATUS]
+               Only certificates whose last preflight is one of: ready,
+               will-fail, unknown, none (never checked).
   --json       Print one JSON document: { "service" (reachable, unreachable,
                not-configured, not-asked), "requests7d" (requests sent to
                the service in the last 7 days; null: not readable),
@@ -57,7 +72,12 @@ Options:
                "servedNotAfter", "daysLeft", "detail" }, "inventory": null
                or { "source", "target", "renewal", "rootDomain",
                "keyVaultName", "keyVaultCertificateName", "firstSeen",
-               "lastSeen" }, "account" } ], "invalid": [ rows not read ] }.
+               "lastSeen" }, "label" (the status, with "· will fail
+               (reasons)" beside it when the last preflight will fail),
+               "preflight": null or { "status", "at", "rootDomain",
+               "reasons", "checks": [ { "check", "status", "reason",
+               "detail", "advice" } ], "blocks" }, "account" } ],
+               "invalid": [ rows not read ] }.
                With several accounts, "service" and "requests7d" move to
                "accounts": [ { "name", "service", "requests7d", "failed",
                "problems" } ].
@@ -91,6 +111,41 @@ function expiryCell(
 
 const cell = (text: string, paint?: Paint) => (paint ? { text, paint } : text);
 
+/** The PREFLIGHT cell: red for will-fail, yellow for unknown, green for ready, "-" never run. */
+function preflightCell(s: CertificateStatus, paint: Palette): ReturnType<typeof cell> {
+  if (s.preflight === null) return "-";
+  const tone = { ready: paint.green, "will-fail": paint.red, unknown: paint.yellow };
+  return cell(preflightWord(s.preflight), tone[s.preflight.status]);
+}
+
+/**
+ * The lines under the table for a will-fail preflight: each failed check in full, and what to
+ * do. A cut reason is no use to the person who must fix it.
+ */
+function preflightLines(
+  s: CertificateStatus & { readonly account?: string },
+  many: boolean,
+  width: number | undefined,
+): string[] {
+  const p = s.preflight;
+  if (p?.status !== "will-fail") return [];
+  const who = `${many && s.account ? `${s.account}: ` : ""}${s.certificateName}`;
+  const held = p.blocks
+    ? `; the sweep holds its renewal (${p.blocks}) until a preflight passes, this one is over a day old, or it is forced (certsched renew --force)`
+    : "";
+  const lines = wrapToWidth(
+    oneLine(`${who} ${preflightWord(p)}, checked ${minute(p.at)}${held}`),
+    width,
+    "",
+    "  ",
+  );
+  for (const c of p.checks.filter((x) => x.status === "fail")) {
+    lines.push(...wrapToWidth(oneLine(`${c.check} ${c.reason}: ${c.detail}`), width, "  ", "    "));
+    if (c.advice) lines.push(...wrapToWidth(`what to do: ${c.advice}`, width, "    ", "      "));
+  }
+  return lines;
+}
+
 function wordPaint(s: CertificateStatus, paint: Palette): Paint | undefined {
   const word = s.status;
   if (ACT.has(word) || s.critical) return paint.red;
@@ -108,8 +163,12 @@ function render(
   statuses: readonly (CertificateStatus & { readonly account?: string })[],
   io: Io,
   many = false,
+  preflight?: ReadonlySet<PreflightFilter>,
 ): string[] {
   const paint = palette(io.stdout, io.env);
+  if (statuses.length === 0 && preflight !== undefined) {
+    return [`No certificate's last preflight is ${[...preflight].join(" or ")}.`];
+  }
   if (statuses.length === 0) {
     return ["certsched knows no certificate yet: the inventory and the renewal ledger are empty."];
   }
@@ -118,6 +177,8 @@ function render(
       ...(many ? [{ heading: "ACCOUNT" }] : []),
       { heading: "CERTIFICATE", shrink: 1 },
       { heading: "STATUS" },
+      // Cut first when the terminal is narrow: the reasons are under the table in full.
+      { heading: "PREFLIGHT", shrink: 2 },
       { heading: "SERVED" },
       { heading: "SERVICE" },
       { heading: "LAST REQUEST" },
@@ -127,6 +188,7 @@ function render(
       ...(many ? [s.account ?? "-"] : []),
       s.certificateName,
       cell(s.status, wordPaint(s, paint)),
+      preflightCell(s, paint),
       expiryCell(s.expiry.served, s.expiry.servedDaysLeft, paint),
       expiryCell(s.expiry.service, s.expiry.serviceDaysLeft, paint),
       minute(s.ledger?.lastRequestedAt ?? null),
@@ -152,7 +214,25 @@ function render(
       ),
     );
   }
+  const failing = statuses.filter((s) => s.preflight?.status === "will-fail");
+  if (failing.length > 0) lines.push("");
+  for (const s of failing) lines.push(...preflightLines(s, many, io.stdout.columns));
   return lines;
+}
+
+/** --preflight's words, as a set; a usage error naming them when one is not a filter word. */
+function preflightFilter(text: string | undefined): ReadonlySet<PreflightFilter> | undefined {
+  if (text === undefined) return undefined;
+  const words = text.split(",");
+  if (
+    !words.every((w): w is PreflightFilter => (PREFLIGHT_FILTERS as readonly string[]).includes(w))
+  ) {
+    throw new UsageError(
+      `--preflight must be one or more of ${PREFLIGHT_FILTERS.join(", ")}, separated by commas`,
+      "status",
+    );
+  }
+  return new Set(words);
 }
 
 type ServiceState = "reachable" | "unreachable" | "not-configured" | "not-asked";
@@ -162,7 +242,12 @@ async function statusOf(
   a: AccountStorage,
   access: StorageAccess,
   io: Io,
-  options: { offline: boolean; names: readonly string[]; warnDays: number },
+  options: {
+    offline: boolean;
+    names: readonly string[];
+    warnDays: number;
+    preflight: ReadonlySet<PreflightFilter> | undefined;
+  },
 ) {
   const { service } = a;
   let due: CertificateRecord[] = [];
@@ -201,7 +286,10 @@ async function statusOf(
     graceMs: service?.settings.renewalGraceMs ?? 2 * 3_600_000,
     warnDays: options.warnDays,
   };
-  const statuses = loaded.inputs.map((input) => certificateStatus(input, statusOptions));
+  const { preflight } = options;
+  const statuses = loaded.inputs
+    .map((input) => certificateStatus(input, statusOptions))
+    .filter((s) => preflight === undefined || preflight.has(preflightFilterOf(s.preflight)));
   const requests7d = await requestsLast7Days(
     { requests: service?.requests, history: a.history },
     now,
@@ -212,10 +300,12 @@ async function statusOf(
 export const statusCommand: Command = {
   name: "status",
   help: HELP,
-  options: { ...JSON_OPTION, offline: { type: "boolean" } },
+  options: { ...JSON_OPTION, offline: { type: "boolean" }, preflight: { type: "string" } },
   maxPositionals: 1_000,
-  run: (args, io) =>
-    withStorage(io, { args, command: "status", scope: "each" }, async (access) => {
+  run: async (args, io) => {
+    // A word it does not know is a usage error before anything is read.
+    const preflight = preflightFilter(args.values.preflight as string | undefined);
+    return withStorage(io, { args, command: "status", scope: "each" }, async (access) => {
       // The same settings again, for CERTSCHED_VERIFY_WARN_DAYS: their name warnings were
       // already written once, by withStorage.
       const { env } = await cliEnv({ ...io, stderr: { ...io.stderr, write: () => {} } });
@@ -223,6 +313,7 @@ export const statusCommand: Command = {
         offline: args.values.offline === true,
         names: args.positionals,
         warnDays: loadVerifySettings(env).warnDays,
+        preflight,
       };
       const outcomes = await overAccounts(
         access.accounts.map((a) => a.account),
@@ -269,14 +360,14 @@ export const statusCommand: Command = {
         };
         io.stdout.write(`${JSON.stringify(document, null, 2)}\n`);
       } else if (!access.many && first) {
-        const lines = render(first.statuses, io);
+        const lines = render(first.statuses, io, false, preflight);
         lines.push(
           "",
           `Requests sent to the service in the last 7 days: ${first.requests7d ?? "-"}`,
         );
         io.stdout.write(`${lines.join("\n")}\n`);
       } else {
-        const lines = render(rows, io, true);
+        const lines = render(rows, io, true, preflight);
         lines.push("", "Requests sent to the service in the last 7 days:");
         for (const r of read) lines.push(`- ${r.account}: ${r.requests7d ?? "-"}`);
         io.stdout.write(`${lines.join("\n")}\n`);
@@ -292,5 +383,6 @@ export const statusCommand: Command = {
       }
       for (const problem of invalid) note(io, `certsched: ${problem}`);
       return failures.length > 0 ? EXIT.failed : EXIT.ok;
-    }),
+    });
+  },
 };

@@ -156,6 +156,35 @@ export async function seedDashboard(connectionString: string, secrets: Planted):
   ];
   for (const [name, v] of verifications) await inventory.recordVerification(name, v);
 
+  // The last preflight (issue 23): one will-fail (a reason only a person can fix, its detail as
+  // hostile as the names), one unknown, one ready; the others were never checked.
+  await inventory.recordPreflight("api-contoso-com", {
+    at: at(-3 * HOUR_MS),
+    status: "will-fail",
+    rootDomain: "api.contoso.com",
+    checks: [
+      {
+        check: "caa",
+        status: "fail",
+        reason: "caa-forbids",
+        detail: `contoso.com: 0 issue "digicert.com" allows none of letsencrypt.org ${HOSTILE_SCRIPT_NAME}`,
+      },
+      { check: "access", status: "pass", detail: "ARM answered" },
+    ],
+  });
+  await inventory.recordPreflight("shop-fabrikam-com", {
+    at: at(-3 * HOUR_MS),
+    status: "unknown",
+    rootDomain: "shop.fabrikam.com",
+    checks: [{ check: "caa", status: "unknown", detail: "no DNS answer within 5 s" }],
+  });
+  await inventory.recordPreflight("www-contoso-com", {
+    at: at(-3 * HOUR_MS),
+    status: "ready",
+    rootDomain: "www.contoso.com",
+    checks: [{ check: "caa", status: "pass", detail: "no CAA record up to contoso.com" }],
+  });
+
   const record = (
     id: number,
     certificateName: string,

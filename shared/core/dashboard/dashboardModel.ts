@@ -8,6 +8,7 @@ import {
   STATUS_WORDS,
   type StatusWord,
 } from "../status/certificateStatus.js";
+import type { PreflightView } from "../status/preflightView.js";
 
 /**
  * What the dashboard shows, read once per page: every certificate of the inventory merged with
@@ -43,6 +44,8 @@ export interface DashboardRow {
     readonly status: string;
     readonly detail: string;
   } | null;
+  /** The last preflight (issue 23): its status, reasons and checks with advice; null: never run. */
+  readonly preflight: PreflightView | null;
   /**
    * The certificate's own page (GET /api/certificates/{name}) as a path relative to
    * /api/dashboard, or why the row has no link (a watched endpoint, a name no path can carry).
@@ -171,6 +174,7 @@ export function dashboardRow(view: CertificateStatus): DashboardRow {
           detail: view.verification.detail,
         }
       : null,
+    preflight: view.preflight,
     history: watched ? { none: "watched endpoint" } : historyOf(view.certificateName),
   };
 }

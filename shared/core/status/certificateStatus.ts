@@ -4,6 +4,7 @@ import type { InventoryRecord } from "../ports/inventory.js";
 import type { LedgerOutcome, LedgerRecord } from "../ports/ledger.js";
 import { decide } from "../renewal/decide.js";
 import { CRITICAL_DAYS } from "../verification/judge.js";
+import { type PreflightView, preflightView, statusLabel } from "./preflightView.js";
 
 /**
  * One certificate's status for people and programs (issue 13): the inventory record, the
@@ -124,6 +125,8 @@ export interface CertificateStatus {
   readonly certificateName: string;
   readonly id: number | null;
   readonly status: StatusWord;
+  /** The word, with a will-fail preflight beside it: `ok · will fail (caa-forbids)` (preflightView.ts). */
+  readonly label: string;
   /** One line for people: why this word (redacted). */
   readonly why: string;
   /** `expiring` below 7 days left, or `expired`. */
@@ -139,6 +142,8 @@ export interface CertificateStatus {
   readonly ledger: LedgerView | null;
   readonly verification: VerificationView | null;
   readonly inventory: InventoryView | null;
+  /** The last preflight (issue 23); null: never checked. */
+  readonly preflight: PreflightView | null;
 }
 
 const iso = (d: Date | undefined) => (d ? d.toISOString() : null);
@@ -238,10 +243,12 @@ export function certificateStatus(input: StatusInput, options: StatusOptions): C
     return { status: "unknown", why: "no expiry known from the service or a verification" };
   })();
 
+  const preflight = preflightView(inventory?.lastPreflight, now);
   return {
     certificateName: input.certificateName,
     id: ledger?.id ?? inventory?.id ?? null,
     status: verdict.status,
+    label: statusLabel(verdict.status, preflight),
     why: redact(verdict.why),
     critical:
       verdict.status === "expired" ||
@@ -288,5 +295,6 @@ export function certificateStatus(input: StatusInput, options: StatusOptions): C
           lastSeen: inventory.lastSeen.toISOString(),
         }
       : null,
+    preflight,
   };
 }

@@ -1,5 +1,11 @@
 import { z } from "zod";
 import { type CertificateStatus, STATUS_WORDS, type StatusWord } from "./certificateStatus.js";
+import {
+  PREFLIGHT_FILTERS,
+  type PreflightFilter,
+  type PreflightView,
+  preflightFilterOf,
+} from "./preflightView.js";
 import { byName } from "./statusSources.js";
 
 /**
@@ -61,7 +67,22 @@ export function byPosition(a: Position, b: Position): number {
   return byName(a.name, b.name) || byName(a.account ?? "", b.account ?? "");
 }
 
-const STATUS_MESSAGE = `must be one or more of ${STATUS_WORDS.join(", ")}, separated by commas`;
+/** A comma-separated list of `allowed` words, as a set; a message naming them when it is not. */
+function wordList<W extends string>(allowed: readonly W[]) {
+  const message = `must be one or more of ${allowed.join(", ")}, separated by commas`;
+  return z
+    .string()
+    .optional()
+    .transform((text, ctx) => {
+      if (text === undefined) return undefined;
+      const words = text.split(",");
+      if (!words.every((w): w is W => (allowed as readonly string[]).includes(w))) {
+        ctx.addIssue({ code: "custom", message });
+        return z.NEVER;
+      }
+      return new Set<W>(words);
+    });
+}
 
 /** The query of GET /api/certificates, strictly (parseQuery refuses any other parameter). */
 export const statusPageQuery = z.object({
@@ -93,25 +114,17 @@ export const statusPageQuery = z.object({
       }
       return after;
     }),
-  status: z
-    .string()
-    .optional()
-    .transform((text, ctx) => {
-      if (text === undefined) return undefined;
-      const words = text.split(",");
-      if (!words.every((w): w is StatusWord => (STATUS_WORDS as readonly string[]).includes(w))) {
-        ctx.addIssue({ code: "custom", message: STATUS_MESSAGE });
-        return z.NEVER;
-      }
-      return new Set<StatusWord>(words);
-    }),
+  status: wordList<StatusWord>(STATUS_WORDS),
+  /** The last preflight's status (issue 23), or `none`: never checked. */
+  preflight: wordList<PreflightFilter>(PREFLIGHT_FILTERS),
 });
 
 export type StatusPageQuery = z.output<typeof statusPageQuery>;
 
-/** What a page orders and filters by: the name, the account when there is one, the word. */
+/** What a page orders and filters by: the name, the account when there is one, the words. */
 type Pageable = Pick<CertificateStatus, "certificateName" | "status"> & {
   readonly account?: string;
+  readonly preflight?: Pick<PreflightView, "status"> | null;
 };
 
 export interface StatusPage<T extends Pageable = CertificateStatus> {
@@ -122,16 +135,20 @@ export interface StatusPage<T extends Pageable = CertificateStatus> {
 
 const positionOf = (s: Pageable): Position => ({ name: s.certificateName, account: s.account });
 
-/** One page of `statuses` (any order): those with a wanted word, after the token's position. */
+/**
+ * One page of `statuses` (any order): those with a wanted word and a wanted preflight (both
+ * filters must match), after the token's position.
+ */
 export function pageOf<T extends Pageable>(
   statuses: readonly T[],
   query: StatusPageQuery,
 ): StatusPage<T> {
-  const { continuation: after, status: wanted, top } = query;
+  const { continuation: after, status: wanted, preflight, top } = query;
   const matching = statuses
     .filter(
       (s) =>
         (wanted === undefined || wanted.has(s.status)) &&
+        (preflight === undefined || preflight.has(preflightFilterOf(s.preflight ?? null))) &&
         (after === undefined || byPosition(positionOf(s), after) > 0),
     )
     .sort((a, b) => byPosition(positionOf(a), positionOf(b)));

@@ -1,6 +1,7 @@
 import type { DashboardModel } from "../../core/dashboard/dashboardModel.js";
 import type { AccountSummary } from "../../core/status/accountSummary.js";
 import type { StatusWord } from "../../core/status/certificateStatus.js";
+import type { PreflightFilter } from "../../core/status/preflightView.js";
 import { escapeHtml as h } from "../../lib/text/escapeHtml.js";
 
 /**
@@ -10,10 +11,12 @@ import { escapeHtml as h } from "../../lib/text/escapeHtml.js";
  * none of it, and reads as it always did.
  */
 
-/** The page's two filters. */
+/** The page's filters. */
 export interface PageFilter {
   readonly status?: StatusWord | undefined;
   readonly account?: string | undefined;
+  /** The last preflight's status (issue 23), or `none`: never checked. */
+  readonly preflight?: PreflightFilter | undefined;
 }
 
 /** Whether the page shows accounts: more than one summary line. */
@@ -26,6 +29,7 @@ export function filterHref(filter: PageFilter): string {
   const params = new URLSearchParams();
   if (filter.status !== undefined) params.set("status", filter.status);
   if (filter.account !== undefined) params.set("account", filter.account);
+  if (filter.preflight !== undefined) params.set("preflight", filter.preflight);
   const query = params.toString();
   return h(query === "" ? "?" : `?${query}`);
 }
@@ -41,7 +45,7 @@ const days = (n: number | null) =>
 function summaryRow(a: AccountSummary, filter: PageFilter): string {
   const bad = (n: number, word: StatusWord) =>
     n > 0 ? `<span class="badge st-${word}">${n}</span>` : "0";
-  const name = `<a href="${filterHref({ status: filter.status, account: a.name })}" data-keep-key${filter.account === a.name ? ' aria-current="page"' : ""}>${h(a.name)}</a>`;
+  const name = `<a href="${filterHref({ ...filter, account: a.name })}" data-keep-key${filter.account === a.name ? ' aria-current="page"' : ""}>${h(a.name)}</a>`;
   const cells = [
     ["Account", `${name}${a.problem ? `<span class="sub">${h(a.problem)}</span>` : ""}`],
     ["Certificates", String(a.certificates)],
@@ -75,6 +79,6 @@ export function accountsTable(model: DashboardModel, filter: PageFilter): string
   const all =
     filter.account === undefined
       ? ""
-      : `<p class="shown">Showing account ${h(filter.account)}. <a href="${filterHref({ status: filter.status })}" data-keep-key>Show every account</a></p>`;
+      : `<p class="shown">Showing account ${h(filter.account)}. <a href="${filterHref({ ...filter, account: undefined })}" data-keep-key>Show every account</a></p>`;
   return `<section id="accounts" aria-label="Accounts">${all}<table><thead><tr>${head}</tr></thead><tbody>${rows}</tbody></table></section>`;
 }

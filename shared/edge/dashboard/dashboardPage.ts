@@ -2,6 +2,7 @@ import type { HttpResponseInit } from "@azure/functions";
 import { z } from "zod";
 import type { DashboardModel } from "../../core/dashboard/dashboardModel.js";
 import { STATUS_WORDS } from "../../core/status/certificateStatus.js";
+import { PREFLIGHT_FILTERS } from "../../core/status/preflightView.js";
 import { redactRecordStrings } from "../../lib/redact/redactStrings.js";
 import { accountParameter } from "../accountQuery.js";
 import { PAGE_HEADERS } from "./pageAssets.js";
@@ -9,10 +10,14 @@ import { renderDashboard } from "./renderDashboard.js";
 
 /**
  * The page's query: `?status=` filters the rows (one of the status words); `?account=` shows
- * one account's (issue 22; the handler checks the name against the declared accounts).
+ * one account's (issue 22; the handler checks the name against the declared accounts);
+ * `?preflight=` those whose last preflight is ready, will-fail or unknown, or `none` (issue 23).
  */
 export const dashboardQuery = z.object({
   status: z.enum(STATUS_WORDS, { error: `must be one of ${STATUS_WORDS.join(", ")}` }).optional(),
+  preflight: z
+    .enum(PREFLIGHT_FILTERS, { error: `must be one of ${PREFLIGHT_FILTERS.join(", ")}` })
+    .optional(),
   ...accountParameter,
 });
 export type DashboardQuery = z.output<typeof dashboardQuery>;
@@ -49,6 +54,7 @@ export function dashboardResponse(
     body: renderDashboard(redactRecordStrings(page.model), {
       status: query.status,
       account: query.account,
+      preflight: query.preflight,
       warnDays: page.warnDays,
       routeBase: url === undefined ? undefined : routeBaseOf(url),
     }),

@@ -43,6 +43,10 @@ td{overflow-wrap:anywhere}
 .st-ok{color:var(--ok)}.st-pending{color:var(--info)}.st-expiring{color:var(--warn)}
 .st-unverifiable,.st-unknown{color:var(--none)}
 .st-expired,.st-stuck,.st-failed,.st-not-landed{color:var(--bad)}
+.pf-ready{color:var(--ok)}.pf-will-fail{color:var(--bad)}.pf-unknown,.pf-none{color:var(--none)}
+.filters-label{align-self:center;color:var(--muted);font-size:.8rem;text-transform:uppercase;letter-spacing:.04em}
+nav+nav{margin-top:6px}
+details{margin-top:4px}details ul{margin:4px 0 0;padding-left:18px}summary{cursor:pointer;color:var(--info)}
 .days{display:flex;flex-wrap:wrap;align-items:center;gap:4px 8px;min-width:150px}
 .bar{flex:0 0 90px;height:10px;border-radius:5px;background:var(--panel);border:1px solid var(--line);overflow:hidden}
 .fill{display:block;height:100%}

@@ -5,10 +5,17 @@ import type {
   NextRun,
 } from "../../core/dashboard/dashboardModel.js";
 import { STATUS_WORDS, type StatusWord } from "../../core/status/certificateStatus.js";
+import type { PreflightFilter } from "../../core/status/preflightView.js";
 import { escapeHtml as h } from "../../lib/text/escapeHtml.js";
 import { MINUTE_MS } from "../../lib/time.js";
 import { accountsTable, filterHref, showsAccounts, summaryOf } from "./accountsSection.js";
 import { SCRIPT, STYLE } from "./pageAssets.js";
+import {
+  matchesPreflight,
+  preflightCell,
+  preflightFilters,
+  preflightShown,
+} from "./preflightSection.js";
 
 /**
  * The dashboard as one HTML document. Every text that comes from elsewhere (names, domains,
@@ -34,6 +41,8 @@ export interface RenderOptions {
   readonly status?: StatusWord | undefined;
   /** Only rows of this account (issue 22); undefined: every account. */
   readonly account?: string | undefined;
+  /** Only rows whose last preflight is this (issue 23; `none`: never checked); undefined: all. */
+  readonly preflight?: PreflightFilter | undefined;
   /** CERTSCHED_VERIFY_WARN_DAYS: the bar turns amber below it. */
   readonly warnDays: number;
   /**
@@ -127,6 +136,7 @@ function tableRow(row: DashboardRow, options: RenderOptions, now: Date, accounts
     ["Target", row.target === null ? "—" : h(row.target)],
     ["Days left", daysCell(row, options.warnDays)],
     ["Status", statusCell(row)],
+    ["Preflight", preflightCell(row)],
     ["Expiry", expiryCell(row, now)],
     ["Last renewal", renewalCell(row, now)],
     ["Last verification", verificationCell(row, now)],
@@ -167,16 +177,21 @@ function nextRunText(next: NextRun, now: Date): string {
   }
 }
 
-function filters(model: DashboardModel, current: StatusWord | undefined, account?: string): string {
+function filters(
+  model: DashboardModel,
+  current: StatusWord | undefined,
+  account?: string,
+  preflight?: PreflightFilter,
+): string {
   const chip = (href: string, label: string, count: number, cls: string, on: boolean) =>
     `<li><a class="chip ${cls}" href="${href}" data-keep-key${on ? ' aria-current="page"' : ""}>${label}<b>${count}</b></a></li>`;
   // Filtered by an account, the chips count its certificates (and keep it in their links).
   const summary = summaryOf(model, account);
   const counts = summary?.counts ?? model.counts;
   const total = summary?.certificates ?? model.rows.length;
-  const all = chip(filterHref({ account }), "all", total, "", current === undefined);
+  const all = chip(filterHref({ account, preflight }), "all", total, "", current === undefined);
   const words = STATUS_WORDS.filter((w) => counts[w] > 0 || w === current).map((w) =>
-    chip(filterHref({ status: w, account }), w, counts[w], `st-${w}`, w === current),
+    chip(filterHref({ status: w, account, preflight }), w, counts[w], `st-${w}`, w === current),
   );
   return `<nav aria-label="Filter by status"><ul class="filters">${all}${words.join("")}</ul></nav>`;
 }
@@ -187,9 +202,16 @@ export function renderDashboard(model: DashboardModel, options: RenderOptions): 
   const account = accounts ? options.account : undefined;
   const ofAccount =
     account === undefined ? model.rows : model.rows.filter((r) => r.account === account);
-  const matching = options.status
-    ? ofAccount.filter((r) => r.status === options.status)
-    : ofAccount;
+  const matching = ofAccount.filter(
+    (r) =>
+      (options.status === undefined || r.status === options.status) &&
+      matchesPreflight(r, options.preflight),
+  );
+  const filter = { status: options.status, account, preflight: options.preflight };
+  const narrowed = [
+    options.status ? `status ${options.status}` : "",
+    preflightShown(options.preflight),
+  ].filter((w) => w !== "");
   const shown = matching.slice(0, MAX_ROWS);
   const cut =
     matching.length > shown.length
@@ -199,14 +221,15 @@ export function renderDashboard(model: DashboardModel, options: RenderOptions): 
   const problemBox = problems.length
     ? `<section class="problems" role="alert"><p>Not everything could be read:</p><ul>${problems.map((p) => `<li>${h(p)}</li>`).join("")}</ul></section>`
     : "";
-  const shownLine = options.status
-    ? `<p class="shown">Showing ${plural(matching.length, "certificate")} with status ${options.status} of ${ofAccount.length}.${cut} <a href="${filterHref({ account })}" data-keep-key>Show all</a></p>`
-    : `<p class="shown">${plural(ofAccount.length, "certificate")}, fewest days left first.${cut}</p>`;
+  const shownLine =
+    narrowed.length > 0
+      ? `<p class="shown">Showing ${plural(matching.length, "certificate")} with ${narrowed.join(" and ")} of ${ofAccount.length}.${cut} <a href="${filterHref({ account })}" data-keep-key>Show all</a></p>`
+      : `<p class="shown">${plural(ofAccount.length, "certificate")}, fewest days left first.${cut}</p>`;
   const accountHead = accounts ? "<th>Account</th>" : "";
   const body =
     model.rows.length === 0
       ? `<p class="shown" id="empty">No certificates in the inventory yet: certsched adds each one it sees in a due list, creates or renews, so the next sweep fills this page.</p>`
-      : `${shownLine}<table><thead><tr><th>Certificate</th>${accountHead}<th>Domain</th><th>Target</th><th>Days left</th><th>Status</th><th>Expiry</th><th>Last renewal</th><th>Last verification</th><th>History</th></tr></thead><tbody>${shown.map((r) => tableRow(r, options, now, accounts)).join("")}</tbody></table>`;
+      : `${shownLine}<table><thead><tr><th>Certificate</th>${accountHead}<th>Domain</th><th>Target</th><th>Days left</th><th>Status</th><th>Preflight</th><th>Expiry</th><th>Last renewal</th><th>Last verification</th><th>History</th></tr></thead><tbody>${shown.map((r) => tableRow(r, options, now, accounts)).join("")}</tbody></table>`;
   const requests =
     model.requestsLastWeek === undefined ? "unknown" : String(model.requestsLastWeek);
   return `<!doctype html>
@@ -228,10 +251,11 @@ export function renderDashboard(model: DashboardModel, options: RenderOptions): 
 <div class="fact"><dt>Next scheduled run</dt><dd id="next-run">${nextRunText(model.nextRun, now)}</dd></div>
 <div class="fact"><dt>Service requests, last 7 days</dt><dd id="requests">${requests}</dd></div>
 </dl>
-${filters(model, options.status, account)}
+${filters(model, options.status, account, options.preflight)}
+${preflightFilters(ofAccount, filter)}
 </header>
 <main>
-${problemBox}${accountsTable(model, { status: options.status, account })}${body}
+${problemBox}${accountsTable(model, filter)}${body}
 </main>
 <script>${SCRIPT}</script>
 </body>

@@ -141,7 +141,9 @@ describe("certsched status --json", () => {
         "expiry",
         "id",
         "inventory",
+        "label",
         "ledger",
+        "preflight",
         "status",
         "verification",
         "why",
@@ -274,7 +276,9 @@ describe("certsched status for people", () => {
     expect(result.code).toBe(0);
     const lines = screenLines(result.raw).filter((l) => l !== "");
     for (const line of lines) expect(line.length, line).toBeLessThanOrEqual(80);
-    expect(lines[0]).toMatch(/^CERTIFICATE\s+STATUS\s+SERVED\s+SERVICE\s+LAST REQUEST\s+TRIES$/);
+    expect(lines[0]).toMatch(
+      /^CERTIFICATE\s+STATUS\s+PREFLIGHT\s+SERVED\s+SERVICE\s+LAST REQUEST\s+TRIES$/,
+    );
     // Wrapped, not cut: the whole cause reads back once the lines are joined.
     const text = lines.join(" ").replace(/\s+/g, " ");
     expect(text).toContain(`${long} failed [failed, NewRenewal]: the last renewal request failed`);
@@ -297,7 +301,7 @@ describe("certsched status for people", () => {
     expect(result.stdout).not.toContain("\u001b[");
     const rows = result.stdout.split("\n").filter((l) => l.startsWith(name));
     expect(rows).toHaveLength(1);
-    expect(rows[0]).toMatch(new RegExp(`^${name}\\s+unknown\\s+-\\s+-\\s+-\\s+-$`));
+    expect(rows[0]).toMatch(new RegExp(`^${name}\\s+unknown\\s+-\\s+-\\s+-\\s+-\\s+-$`));
   });
 
   it("a hostile name from the service never drives the terminal: escapes and bidi controls shown, not sent", async () => {

@@ -189,6 +189,30 @@ describe("GET /api/dashboard", () => {
     expect(reply.text).toContain('<dd id="requests">8</dd>');
   });
 
+  it("shows the last preflight in its own column and filters by ?preflight= (issue 23)", async () => {
+    await seeded();
+    const all = await page();
+    const cell = (name: string) =>
+      new RegExp(
+        `<span class="name">${name}</span>.*?<td data-label="Preflight"><div>(.*?)</div></td>`,
+      ).exec(all.text)?.[1] ?? "";
+
+    expect(cell("api-contoso-com")).toContain(">will-fail (caa-forbids)</span>");
+    expect(cell("api-contoso-com")).toContain(escapeHtml(HOSTILE_SCRIPT_NAME));
+    expect(cell("shop-fabrikam-com")).toContain(">unknown</span>");
+    expect(cell("www-contoso-com")).toContain(">ready</span>");
+    expect(cell("mail-contoso-com")).toBe('<span class="sub">— not checked</span>');
+    expect(all.text).toMatch(
+      /href="\?preflight=will-fail" data-keep-key aria-label="preflight will-fail: 1">will-fail<b>1<\/b>/,
+    );
+
+    const failing = await page({ preflight: "will-fail", status: "expiring" });
+    expect(rows(failing).map((r) => r.name)).toEqual(["api-contoso-com"]);
+    expect(failing.text).toContain(
+      "Showing 1 certificate with status expiring and preflight will-fail of 11.",
+    );
+  });
+
   it("filters by ?status=, keeping the counts of all", async () => {
     await seeded();
     const reply = await page({ status: "expiring" });

@@ -23,6 +23,7 @@ const row = (name: string, status: StatusWord, daysLeft: number | null): Dashboa
   daysLeft,
   lastRenewal: null,
   lastVerification: null,
+  preflight: null,
   history: { path: `certificates/${name}` },
 });
 

@@ -221,3 +221,43 @@ describe("nextRun and WEBSITE_TIME_ZONE", () => {
     },
   );
 });
+
+describe("the dashboard's rows carry the last preflight (issue 23)", () => {
+  it("a stored will-fail preflight reaches its row with reasons and advice; the status word stays", async () => {
+    const inventory = memoryInventory();
+    const seen = { source: "due-list" as const, seenAt: NOW };
+    await inventory.upsert([
+      {
+        certificateName: "checked",
+        serviceExpiry: new Date(NOW.getTime() + 40 * DAY_MS),
+        ...seen,
+      },
+      { certificateName: "never", serviceExpiry: new Date(NOW.getTime() + 40 * DAY_MS), ...seen },
+    ]);
+    await inventory.recordPreflight("checked", {
+      at: new Date(NOW.getTime() - 3_600_000),
+      status: "will-fail",
+      rootDomain: "contoso.com",
+      checks: [{ check: "dns-zone", status: "fail", reason: "dns-zone-missing", detail: "404" }],
+    });
+    const model = await loadDashboard(
+      {
+        status: { inventory, ledgerRows: async () => ({ items: [], invalid: [] }) },
+        history: memoryHistory(),
+      },
+      { now: NOW, graceMs: 2 * 3_600_000, warnDays: 14, schedule: undefined },
+    );
+    const byName = new Map(model.rows.map((r) => [r.name, r]));
+
+    expect(byName.get("checked")?.status).toBe("ok");
+    expect(byName.get("checked")?.preflight).toMatchObject({
+      status: "will-fail",
+      reasons: ["dns-zone-missing"],
+      blocks: "dns-zone-missing",
+      checks: [{ check: "dns-zone", reason: "dns-zone-missing", detail: "404" }],
+    });
+    expect(byName.get("checked")?.preflight?.checks[0]?.advice).toMatch(/create the DNS zone/);
+    expect(byName.get("never")?.preflight).toBeNull();
+    expect(model.counts.ok).toBe(2);
+  });
+});

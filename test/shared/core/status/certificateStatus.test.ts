@@ -405,6 +405,7 @@ describe("certificateStatus: the view", () => {
       certificateName: name,
       id: 7,
       status: "pending",
+      label: "pending",
       why: `renewal sent at ${at(-H).toISOString()} without an answer in time: it may be scheduled (check with certsched get)`,
       critical: false,
       expiry: {
@@ -443,6 +444,7 @@ describe("certificateStatus: the view", () => {
         firstSeen: at(-30 * DAY).toISOString(),
         lastSeen: NOW.toISOString(),
       },
+      preflight: null,
     });
   });
 

@@ -21,12 +21,14 @@ const status = (certificateName: string, word: StatusWord = "ok"): CertificateSt
   certificateName,
   id: null,
   status: word,
+  label: word,
   why: "",
   critical: false,
   expiry: { service: null, serviceDaysLeft: null, served: null, servedDaysLeft: null },
   ledger: null,
   verification: null,
   inventory: null,
+  preflight: null,
 });
 
 const query = (values: Record<string, string | undefined>) =>
@@ -79,6 +81,58 @@ describe("statusPageQuery", () => {
     (text) => {
       expect(() => query({ status: text })).toThrow(
         expect.objectContaining({ issues: [expect.objectContaining({ name: "status" })] }),
+      );
+    },
+  );
+});
+
+describe("the preflight filter (issue 23)", () => {
+  const withPreflight = (
+    name: string,
+    preflight: "ready" | "will-fail" | "unknown" | null,
+    word: StatusWord = "ok",
+  ): CertificateStatus => ({
+    ...status(name, word),
+    preflight:
+      preflight === null
+        ? null
+        : { status: preflight, at: "", rootDomain: null, reasons: [], checks: [], blocks: null },
+  });
+  const statuses = [
+    withPreflight("a", "will-fail"),
+    withPreflight("b", "ready"),
+    withPreflight("c", "unknown"),
+    withPreflight("d", null),
+    withPreflight("e", "will-fail", "failed"),
+  ];
+  const names = (values: Record<string, string>) =>
+    pageOf(statuses, query(values)).items.map((s) => s.certificateName);
+
+  it("keeps the certificates whose last preflight is one of the words (none: never checked)", () => {
+    expect(names({})).toEqual(["a", "b", "c", "d", "e"]);
+    expect(names({ preflight: "will-fail" })).toEqual(["a", "e"]);
+    expect(names({ preflight: "ready,unknown" })).toEqual(["b", "c"]);
+    expect(names({ preflight: "none" })).toEqual(["d"]);
+  });
+
+  it("both filters must match", () => {
+    expect(names({ preflight: "will-fail", status: "ok" })).toEqual(["a"]);
+    expect(names({ preflight: "ready", status: "failed" })).toEqual([]);
+  });
+
+  it.each(["", "will fail", "WILL-FAIL", "ready,", "blocked", "pass"])(
+    "refuses preflight=%j naming preflight and its words",
+    (text) => {
+      expect(() => query({ preflight: text })).toThrow(
+        expect.objectContaining({
+          issues: [
+            {
+              name: "preflight",
+              message:
+                "must be one or more of ready, will-fail, unknown, none, separated by commas",
+            },
+          ],
+        }),
       );
     },
   );

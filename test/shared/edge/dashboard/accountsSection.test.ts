@@ -31,6 +31,7 @@ const row = (name: string, status: StatusWord, daysLeft: number): DashboardRow =
   daysLeft,
   lastRenewal: null,
   lastVerification: null,
+  preflight: null,
   history: { path: `certificates/${encodeURIComponent(name)}` },
 });
 

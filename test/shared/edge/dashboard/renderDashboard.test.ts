@@ -29,6 +29,24 @@ function model(text: (i: number) => string): DashboardModel {
     daysLeft: i * 7 - 10,
     lastRenewal: { at: NOW, outcome: text(i + 4) },
     lastVerification: { at: NOW, status: text(i + 5), detail: text(i + 6) },
+    // A will-fail preflight whose stored texts are as hostile as the rest.
+    preflight: {
+      status: "will-fail",
+      at: NOW,
+      rootDomain: text(i + 12),
+      reasons: ["caa-forbids"],
+      checks: [
+        {
+          check: "caa",
+          status: "fail",
+          reason: "caa-forbids",
+          detail: text(i + 13),
+          advice: "add a CAA record",
+        },
+        { check: "access", status: "unknown", reason: null, detail: text(i + 14), advice: null },
+      ],
+      blocks: "caa-forbids",
+    },
     history: { path: `certificates/${encodeURIComponent(text(i))}` },
   });
   return {
@@ -66,7 +84,8 @@ describe("renderDashboard", () => {
     );
     fc.assert(
       fc.property(
-        fc.array(fc.string({ unit: "binary" }), { minLength: 12, maxLength: 12 }),
+        // 17: row 2's preflight detail is text(16).
+        fc.array(fc.string({ unit: "binary" }), { minLength: 17, maxLength: 17 }),
         (texts) => {
           const html = renderDashboard(
             model((i) => texts[i] ?? ""),
