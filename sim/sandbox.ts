@@ -101,7 +101,11 @@ export function sandboxAccounts(now: Date): SandboxAccountSpec[] {
 
 /** The vault's entries first (the first matching entry wins), then the catch-all. */
 export function sandboxConnectTo(hosting: Hosting): string {
-  return [hosting.vault.connectTo(), hosting.connectTo].filter((e) => e !== "").join(",");
+  // Port 80 (preflight's HTTP challenge) to the challenge listener, before the catch-all that
+  // would send it to the TLS endpoint.
+  return [hosting.vault.connectTo(), hosting.challenge.connectTo, hosting.connectTo]
+    .filter((e) => e !== "")
+    .join(",");
 }
 
 /**
@@ -126,6 +130,9 @@ export function sandboxAccountsConnectTo(sims: readonly Simulator[]): string {
     for (const domain of [...domains].sort()) {
       entries.push(`${domain}:443:${host}:${hosting.port}`);
     }
+    // Each App Service domain's port 80 (preflight's HTTP challenge) to its challenge listener.
+    const challenge = hosting.challenge.domainConnectTo();
+    if (challenge !== "") entries.push(challenge);
   }
   return entries.join(",");
 }

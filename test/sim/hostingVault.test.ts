@@ -105,7 +105,7 @@ describe("the simulator's vault holds its Key Vault certificates", () => {
     expect(vault.versions("kv-certsched", "www-contoso-com")).toEqual([]);
   });
 
-  it("sandbox settings route each vault host to the vault first, every other name to the hosting endpoint", async () => {
+  it("sandbox settings route each vault host to the vault first, port 80 to the challenge listener, every other name to the hosting endpoint", async () => {
     sim = await startSimulator({ hosting: {}, certificates: sampleCertificates(new Date()) });
     const hosting = sim.hosting as Hosting;
 
@@ -113,8 +113,13 @@ describe("the simulator's vault holds its Key Vault certificates", () => {
     const rules = parseConnectTo(text);
 
     expect(text).toBe(
-      `kv-certsched.vault.azure.net:443:127.0.0.1:${hosting.vault.port},::127.0.0.1:${hosting.port}`,
+      `kv-certsched.vault.azure.net:443:127.0.0.1:${hosting.vault.port},:80:127.0.0.1:${hosting.challenge.port},::127.0.0.1:${hosting.port}`,
     );
+    // Port 80 (preflight's HTTP challenge) reaches the challenge listener, not the TLS endpoint.
+    expect(resolveConnectTo(rules, "www.contoso.com", 80)).toEqual({
+      host: "127.0.0.1",
+      port: hosting.challenge.port,
+    });
     expect(resolveConnectTo(rules, "KV-certsched.vault.azure.net", 443)).toEqual({
       host: "127.0.0.1",
       port: hosting.vault.port,
