@@ -15,8 +15,13 @@ import {
 import type { AcceptedRenewal } from "../shared/core/verification/judge.js";
 import type { VerifyTarget } from "../shared/core/verification/targets.js";
 import { verifyTargets } from "../shared/usecases/verifyDomains.js";
-import type { Hosting, Simulator } from "../sim/index.js";
-import { SAMPLE_NOT_LANDED, SAMPLE_REFUSAL, startSimulator } from "../sim/index.js";
+import type { Hosting, SandboxPreflight, Simulator } from "../sim/index.js";
+import {
+  SAMPLE_NOT_LANDED,
+  SAMPLE_REFUSAL,
+  startSandboxPreflight,
+  startSimulator,
+} from "../sim/index.js";
 import { sandboxAccounts, sandboxAccountsSettings, sandboxConnectTo } from "../sim/sandbox.js";
 import { renderResults } from "./commands/verify.js";
 import type { Palette } from "./output/color.js";
@@ -54,6 +59,8 @@ export interface Sandbox {
   readonly settings: Record<string, string>;
   /** Seams.ledger: each account's own in-memory ledger. */
   ledger(account: string): Ledger;
+  /** What preflight talks to (issue 23): the sandbox's ARM and DNS server, both accounts'. */
+  readonly preflight: SandboxPreflight;
   /** Every account's throwaway API key and client secret (never printed by a sweep). */
   secrets(): string[];
   close(): Promise<void>;
@@ -65,8 +72,10 @@ export interface Sandbox {
  */
 export async function startSandbox(options: { port?: number } = {}): Promise<Sandbox> {
   const accounts: SandboxAccount[] = [];
+  const specs = sandboxAccounts(new Date());
+  let preflight: SandboxPreflight;
   try {
-    for (const [index, spec] of sandboxAccounts(new Date()).entries()) {
+    for (const [index, spec] of specs.entries()) {
       const sim = await startSimulator({
         ...spec.options,
         ...(index === 0 && options.port !== undefined ? { port: options.port } : {}),
@@ -81,6 +90,9 @@ export async function startSandbox(options: { port?: number } = {}): Promise<San
         ledger: memoryLedger(),
       });
     }
+    preflight = await startSandboxPreflight(
+      accounts.map((a, i) => ({ sim: a.sim, seeds: specs[i]?.options.certificates ?? [] })),
+    );
   } catch (error) {
     await Promise.all(accounts.map((a) => a.sim.close()));
     throw error;
@@ -93,10 +105,12 @@ export async function startSandbox(options: { port?: number } = {}): Promise<San
   return {
     accounts,
     account,
-    settings: sandboxAccountsSettings(accounts),
+    settings: { ...sandboxAccountsSettings(accounts), ...preflight.settings },
     ledger: (name) => account(name).ledger,
+    preflight,
     secrets: () => accounts.flatMap((a) => [a.sim.options.apiKey, a.sim.options.clientSecret]),
     close: async () => {
+      await preflight.close();
       await Promise.all(accounts.map((a) => a.sim.close()));
     },
   };
@@ -106,6 +120,8 @@ export async function startSandbox(options: { port?: number } = {}): Promise<San
 export function sandboxServices(sandbox: Sandbox, seams: Seams = {}): Services {
   return createServices(loadSettings(sandbox.settings), {
     ledger: (name) => sandbox.ledger(name),
+    // The sandbox's ARM: this process did not start with NODE_EXTRA_CA_CERTS naming its CA.
+    armCa: sandbox.preflight.caPem,
     ...seams,
   });
 }

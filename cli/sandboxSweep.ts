@@ -1,9 +1,14 @@
 import { loadSettings } from "../shared/app/config/settings.js";
 import { type Runtime, unknownAccount } from "../shared/app/services.js";
 import { settingsOf } from "../shared/core/accounts.js";
+import { countByStatus } from "../shared/core/preflight/preflight.js";
 import { OUTCOMES, type SweepSummary } from "../shared/core/renewal/summary.js";
 import { countInventoryStatuses } from "../shared/core/verification/inventoryResult.js";
+import { silentLogger } from "../shared/lib/log.js";
+import { type PreflightReport, preflightWith } from "../shared/usecases/preflight.js";
+import { SAMPLE_CAA_FORBIDDEN, SAMPLE_REFUSAL } from "../sim/index.js";
 import { SANDBOX_ACCOUNT_NAMES } from "../sim/sandbox.js";
+import { renderPreflight, resultDocument } from "./commands/preflight.js";
 import { EXIT } from "./failure.js";
 import type { Io } from "./io.js";
 import { type Palette, palette } from "./output/color.js";
@@ -36,6 +41,10 @@ export interface SandboxAccountSweep {
   readonly staged: string[];
   /** Absent after a dry run: nothing was renewed, so nothing can land. */
   readonly verification?: SandboxVerification;
+  /** Preflight of the account's due certificates, run just before its sweep (issue 23). */
+  readonly preflight: PreflightReport;
+  /** Certificates preflight finds `will-fail` on purpose (the staged CAA record and zone). */
+  readonly stagedPreflight: string[];
   /** True when nothing but what is staged went wrong in this account. */
   readonly passes: boolean;
 }
@@ -60,32 +69,74 @@ export async function sweepSandboxAccounts(
   const names = sandbox.accounts.map((a) => a.name);
   const only = options.account;
   if (only !== undefined && !names.includes(only)) throw unknownAccount(only, names);
-  const summaries: { account: string; summary: SweepSummary }[] = [];
+  const summaries: { account: string; summary: SweepSummary; preflight: PreflightReport }[] = [];
   // The sandbox's own settings, whatever the environment says: it must never reach a real account.
   const services = sandboxServices(sandbox);
   try {
     for (const account of services.accounts.filter((a) => only === undefined || a === only)) {
       options.before?.(account);
-      summaries.push({ account, summary: await sweep(services.runtime(account)) });
+      // Before the sweep, as the daily timer runs ahead of it: no storage in the sandbox, so
+      // preflight looks at the due list, as `certsched preflight` would (nothing is blocked).
+      const preflight = await preflightWith(services.runtime(account), silentLogger, {
+        scope: "all",
+      });
+      const summary = await sweep(services.runtime(account));
+      summaries.push({ account, summary, preflight });
     }
   } finally {
     await services.close();
   }
   const parts: SandboxAccountSweep[] = [];
-  for (const { account, summary } of summaries) {
+  for (const { account, summary, preflight } of summaries) {
     // A dry run renewed nothing: there is nothing to see land.
     const verification = summary.dryRun ? undefined : await verifySandbox(sandbox, account);
+    const stagedPreflight = stagedPreflightOf(sandbox, account, preflight);
+    const unexpected = preflight.results.filter(
+      (r) => r.status === "will-fail" && !stagedPreflight.includes(r.certificateName),
+    );
     const passes =
-      (!summary.failed || onlyStagedFailures(summary)) && (verification?.passes ?? true);
+      (!summary.failed || onlyStagedFailures(summary)) &&
+      (verification?.passes ?? true) &&
+      unexpected.length === 0;
     parts.push({
       account,
       summary,
       staged: stagedFailures(summary),
       ...(verification ? { verification } : {}),
+      preflight,
+      stagedPreflight,
       passes,
     });
   }
   return { parts, passes: parts.every((p) => p.passes) };
+}
+
+/**
+ * The will-fail results the sandbox stages: the CAA record on SAMPLE_CAA_FORBIDDEN's domain
+ * (caa-forbids) and the refused certificate's missing zone (dns-zone-missing), each for exactly
+ * that reason.
+ */
+function stagedPreflightOf(sandbox: Sandbox, account: string, report: PreflightReport): string[] {
+  const refused = new Set(
+    sandbox
+      .account(account)
+      .sim.certificates()
+      .filter((c) => c.refuseRenewal === SAMPLE_REFUSAL)
+      .map((c) => c.certificateName),
+  );
+  const staged = (name: string, reasons: readonly (string | undefined)[]) =>
+    (name === SAMPLE_CAA_FORBIDDEN && reasons.includes("caa-forbids")) ||
+    (refused.has(name) && reasons.includes("dns-zone-missing"));
+  return report.results
+    .filter(
+      (r) =>
+        r.status === "will-fail" &&
+        staged(
+          r.certificateName,
+          r.checks.map((c) => c.reason),
+        ),
+    )
+    .map((r) => r.certificateName);
 }
 
 /** Counts over every account's part (due and each outcome). */
@@ -134,6 +185,11 @@ export function sandboxSweepDocument(sandbox: Sandbox, swept: SandboxSweep): obj
     counts: totalCounts(parts),
     results: parts.flatMap((p) => p.summary.results.map((r) => ({ account: p.account, ...r }))),
     rejected: parts.flatMap((p) => p.summary.rejected.map((r) => ({ account: p.account, ...r }))),
+    preflight: {
+      counts: countByStatus(parts.flatMap((p) => p.preflight.results)),
+      staged: parts.flatMap((p) => p.stagedPreflight),
+      results: parts.flatMap((p) => p.preflight.results.map(resultDocument)),
+    },
     ...(verified.length === 0
       ? {}
       : {
@@ -187,6 +243,34 @@ export function renderAccountPart(
 }
 
 /**
+ * Every account's preflight in one table, the last thing `npm start` shows, and what the
+ * sandbox stages in it.
+ */
+export function renderSandboxPreflight(
+  parts: readonly SandboxAccountSweep[],
+  paint: Palette,
+  width: number | undefined,
+): string[] {
+  const results = parts.flatMap((p) => p.preflight.results);
+  const heading = `${paint.bold("Preflight")}, run just before each sweep: will each due certificate renew? (certsched preflight)`;
+  const lines = ["", ...wrapToWidth(heading, width ?? 80)];
+  if (results.length === 0) return [...lines, "  nothing due to check."];
+  lines.push(...renderPreflight(results, paint, width, parts.length > 1));
+  const why = parts.flatMap((p) =>
+    p.stagedPreflight.map((name) =>
+      name === SAMPLE_CAA_FORBIDDEN
+        ? `${name} (a CAA record on its domain allows another certificate authority only: caa-forbids)`
+        : `${name} (its DNS zone is not in the resource group it names: dns-zone-missing, which is why the simulator refuses its renewal)`,
+    ),
+  );
+  if (why.length > 0) {
+    const note = `${paint.bold("Expected in the sandbox:")} preflight finds on purpose that ${why.join(" and ")} will fail, days before a renewal would spend a request on it. With storage, a sweep holds such a renewal back, blocked (preflight: <reason>), until a person fixes it or forces it (certsched renew --force).`;
+    lines.push("", ...wrapToWidth(note, width ?? 80));
+  }
+  return lines;
+}
+
+/**
  * The sandbox sweep as the CLI runs it: banner, each account's part, one line per account; or
  * one JSON document. Exit 0 when nothing but what is staged went wrong in any account.
  * `options.sandbox`: a sandbox the caller started (and closes); default a new one, closed here.
@@ -225,6 +309,7 @@ export async function sweepSandbox(
         "",
         paint.bold(`${swept.parts.length} account${swept.parts.length === 1 ? "" : "s"}:`),
         ...accountLines(swept),
+        ...renderSandboxPreflight(swept.parts, paint, width),
       );
       io.stdout.write(`${lines.join("\n")}\n`);
     }

@@ -64,8 +64,20 @@ export { HOSTING_FAULTS, type HostingFault, WRONG_NAME } from "./hosting/hosting
 export type { SimOperation } from "./operation.js";
 export type { ResolvedSimulatorOptions, SimulatorOptions } from "./options.js";
 export { meanInFlight, type RateLimitOptions, type RateLimitStats } from "./rateLimit.js";
-export { SAMPLE_NOT_LANDED, SAMPLE_REFUSAL, sampleCertificates } from "./sampleCertificates.js";
+export {
+  SAMPLE_CAA_FORBIDDEN,
+  SAMPLE_MISSING_ZONE_GROUP,
+  SAMPLE_NOT_LANDED,
+  SAMPLE_REFUSAL,
+  sampleCertificates,
+} from "./sampleCertificates.js";
 export { SANDBOX_CREDENTIALS, sandboxSettings } from "./sandbox.js";
+export {
+  SANDBOX_NAME_SERVERS,
+  SANDBOX_OTHER_CA,
+  type SandboxPreflight,
+  startSandboxPreflight,
+} from "./sandboxPreflight.js";
 export { startSimulator } from "./server.js";
 export type { RecordedRequest, Simulator } from "./simulator.js";
 export type { CertificateRenewed, RenewedListener } from "./state.js";

@@ -7,6 +7,15 @@ const CLOUD_SUBSCRIPTION = "00000000-0000-4000-8000-00000000c0de";
 export const SAMPLE_REFUSAL =
   "Renewal refused: DNS zone 'contoso-dns' not found in resource group 'rg-dns'";
 
+/** The resource group the refused sample names for its DNS zone, which holds no zone. */
+export const SAMPLE_MISSING_ZONE_GROUP = "rg-dns-intranet";
+
+/**
+ * The App Service sample certificate whose domain has a CAA record that allows another
+ * certificate authority only: preflight's staged `caa-forbids` (issue 23).
+ */
+export const SAMPLE_CAA_FORBIDDEN = "staging-contoso-com";
+
 /**
  * The App Service sample certificate whose renewal the sandbox's hosting side never installs
  * (the keep-old-certificate fault): its verification is `not-landed` on purpose.
@@ -46,7 +55,13 @@ export function sampleCertificates(now: Date): SeedCertificate[] {
     keyVault("api-contoso-com", "contoso.com", 19),
     appService("legacy-fabrikam-com", "fabrikam.com", -1),
     keyVault("vault-fabrikam-com", "fabrikam.com", 2),
-    { ...keyVault("intranet-contoso-com", "contoso.com", 8), refuseRenewal: SAMPLE_REFUSAL },
+    {
+      ...keyVault("intranet-contoso-com", "contoso.com", 8),
+      // A resource group that holds no zone (the sandbox's ARM has none there): preflight finds
+      // it days ahead (dns-zone-missing), the simulator refuses the renewal.
+      dnsZoneResourceGroup: SAMPLE_MISSING_ZONE_GROUP,
+      refuseRenewal: SAMPLE_REFUSAL,
+    },
     appService("staging-contoso-com", "contoso.com", 15),
     appService("blog-contoso-com", "contoso.com", 45),
     keyVault("mail-fabrikam-com", "fabrikam.com", 60),

@@ -32,6 +32,13 @@ sandbox stops), so "certsched verify" sees what the simulators serve and hold.
 shop-contoso-com keeps its old certificate after a renewal, on purpose: verify
 says not-landed once the window passed.
 
+It also plays what "certsched preflight" reads: an Azure Resource Manager over
+TLS (CERTSCHED_ARM_URL, its CA in the same NODE_EXTRA_CA_CERTS file) with the
+accounts' DNS zones and App Service apps, a DNS server (CERTSCHED_DNS_SERVERS)
+and each App Service app's plain-HTTP challenge path. staging-contoso-com's
+domain has a CAA record allowing another CA only, and intranet-contoso-com's
+zone is not in its resource group: preflight says will-fail for both.
+
 The printed credentials are the simulators' own throwaway values, not secrets
 of any account. Use them from another shell, for example:
   env CERTSCHED_ACCOUNTS='[...]' ... certsched due --account fabrikam
@@ -99,7 +106,10 @@ export const sandboxCommand: Command = {
     );
     let caFile: { path: string; remove: () => Promise<void> };
     try {
-      caFile = await writeCaFile(sandbox.accounts.map((a) => a.hosting.caPem).join(""));
+      // The hosting endpoints' CAs and the CA of the sandbox's ARM (preflight).
+      caFile = await writeCaFile(
+        [...sandbox.accounts.map((a) => a.hosting.caPem), sandbox.preflight.caPem].join(""),
+      );
     } catch (error) {
       await sandbox.close();
       throw error;

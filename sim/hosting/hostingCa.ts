@@ -1,4 +1,5 @@
 import { generateKeyPair } from "node:crypto";
+import { isIP } from "node:net";
 import { promisify } from "node:util";
 import forge from "node-forge";
 import { DAY_MS } from "../../shared/lib/time.js";
@@ -65,14 +66,20 @@ export class HostingCa {
     });
   }
 
-  /** A server certificate for exactly `names` (subjectAltName DNS entries) and these dates. */
+  /**
+   * A server certificate for exactly `names` (subjectAltName DNS entries, IP entries for
+   * addresses) and these dates.
+   */
   issue(names: readonly string[], validity: Validity): IssuedLeaf {
     const cert = this.#sign([{ name: "commonName", value: names[0] ?? "leaf" }], validity, [
       { name: "basicConstraints", cA: false },
       { name: "keyUsage", digitalSignature: true, keyEncipherment: true, critical: true },
       { name: "extKeyUsage", serverAuth: true },
-      // GeneralName type 2: dNSName.
-      { name: "subjectAltName", altNames: names.map((value) => ({ type: 2, value })) },
+      // GeneralName type 2: dNSName; type 7: iPAddress (the sandbox's ARM on 127.0.0.1).
+      {
+        name: "subjectAltName",
+        altNames: names.map((value) => (isIP(value) ? { type: 7, ip: value } : { type: 2, value })),
+      },
       // The CA's key identifier (the leaf has the CA's key): among several simulators' CAs of
       // the same name (the sandbox's accounts, in one NODE_EXTRA_CA_CERTS), OpenSSL finds this one.
       { name: "authorityKeyIdentifier", keyIdentifier: true },

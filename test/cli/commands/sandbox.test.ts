@@ -196,6 +196,27 @@ describe("npm start (scripts/start.mjs)", () => {
     expect(out).toMatch(
       /^2 accounts:\n {2}contoso: 6 due: 5 renewal-scheduled, 1 failed \(as staged\)\n {2}fabrikam: 3 due: 3 renewal-scheduled \(ok\)$/m,
     );
+    // It ends with preflight (issue 23): every due certificate of both accounts, two will-fail
+    // on purpose, each with its reason and what to do, explained like the other staged events.
+    const preflight = out.slice(out.lastIndexOf("Preflight, run just before each sweep"));
+    expect(out.indexOf("2 accounts:")).toBeLessThan(out.lastIndexOf("Preflight, run just before"));
+    expect(preflight).toMatch(/^ACCOUNT\s+CERTIFICATE\s+DOMAIN\s+STATUS$/m);
+    expect(preflight).toMatch(
+      /^contoso\s+staging-contoso-com\s+staging\.contoso\.com\s+will-fail$/m,
+    );
+    expect(preflight).toMatch(
+      /^ {2}caa: fail \(caa-forbids\) — CAA at staging\.contoso\.com allows only digicert\.com/m,
+    );
+    expect(preflight).toMatch(
+      /^contoso\s+intranet-contoso-com\s+intranet\.contoso\.com\s+will-fail$/m,
+    );
+    expect(preflight).toMatch(/^ {2}dns-zone: fail \(dns-zone-missing\) — no DNS zone named/m);
+    expect(preflight).toMatch(/^ {4}what to do: create the DNS zone/m);
+    expect(preflight).toMatch(/^fabrikam\s+legacy-fabrikam-com\s+legacy\.fabrikam\.com\s+ready$/m);
+    expect(preflight).toContain("9 checked: 7 ready, 2 will-fail, 0 unknown.");
+    expect(preflight.replaceAll("\n", " ")).toMatch(
+      /Expected in the sandbox: preflight finds on purpose that intranet-contoso-com .*dns-zone-missing.* and staging-contoso-com .*caa-forbids.* will fail/,
+    );
     // No account's credentials or tokens are printed by a sweep.
     expectNoSandboxSecret(result);
     expectNoSandboxAccountSecret(result);
@@ -239,6 +260,18 @@ describe("npm start (scripts/start.mjs)", () => {
     expect(doc.sandbox).toBe(true);
     expect(doc).toMatchObject({ failed: true, passes: true });
     expect(doc.stagedFailures).toEqual(["intranet-contoso-com"]);
+    const preflight = (
+      doc as unknown as {
+        preflight: {
+          counts: Record<string, number>;
+          staged: string[];
+          results: { account: string }[];
+        };
+      }
+    ).preflight;
+    expect(preflight.counts).toEqual({ ready: 7, "will-fail": 2, unknown: 0 });
+    expect(preflight.staged.sort()).toEqual(["intranet-contoso-com", "staging-contoso-com"]);
+    expect(preflight.results.filter((r) => r.account === "fabrikam")).toHaveLength(3);
     expect(doc.counts).toMatchObject({ due: 9, "renewal-scheduled": 8, failed: 1 });
     expect(doc.accounts.map((a) => [a.name, a.failed, a.problems, a.stagedFailures])).toEqual([
       ["contoso", true, ["1 renewal(s) failed: intranet-contoso-com"], ["intranet-contoso-com"]],
@@ -413,6 +446,9 @@ describe("certsched sandbox", () => {
       // The accounts, never the single-account settings.
       expect(Object.keys(settings).sort()).toEqual([
         "CERTSCHED_ACCOUNTS",
+        "CERTSCHED_ARM_URL",
+        "CERTSCHED_DNS_SERVERS",
+        "CERTSCHED_PREFLIGHT_TIMEOUT",
         "CERTSCHED_VERIFY_CONNECT_TO",
         "NODE_EXTRA_CA_CERTS",
       ]);
@@ -455,7 +491,8 @@ describe("certsched sandbox", () => {
       // No catch-all: a name neither simulator serves is sent nowhere but where it lives.
       expect(connectTo).not.toContain("::");
       const pem = readFileSync(caPath ?? "", "utf8");
-      expect(pem.match(/-----BEGIN CERTIFICATE-----/g)).toHaveLength(2);
+      // Both hosting sides' CAs and the sandbox ARM's.
+      expect(pem.match(/-----BEGIN CERTIFICATE-----/g)).toHaveLength(3);
       const domains = [
         "--domain",
         "blog.contoso.com",
@@ -509,6 +546,38 @@ describe("certsched sandbox", () => {
         ["kv-fabrikam/vault-fabrikam-com", "expiring", 1],
         ["kv-fabrikam/wildcard", "expiring", 12],
       ]);
+
+      // Preflight from another process, as an operator would: the printed ARM is trusted only
+      // through NODE_EXTRA_CA_CERTS (the contract), DNS and the challenge through the printed
+      // servers and connect-to. The two staged causes, and every other due certificate ready.
+      const preflight = await runCli(["preflight", "--json", "--account", "contoso"], {
+        env: {
+          CERTSCHED_ACCOUNTS: settings.CERTSCHED_ACCOUNTS ?? "",
+          CERTSCHED_ARM_URL: settings.CERTSCHED_ARM_URL ?? "",
+          CERTSCHED_DNS_SERVERS: settings.CERTSCHED_DNS_SERVERS ?? "",
+          CERTSCHED_PREFLIGHT_TIMEOUT: settings.CERTSCHED_PREFLIGHT_TIMEOUT ?? "",
+          ...verifyEnv,
+        },
+      });
+      expectNoSandboxAccountSecret(preflight);
+      expect(preflight.code, preflight.stderr).toBe(1);
+      const checked = jsonOf<{
+        results: { certificateName: string; status: string; checks: { reason: string | null }[] }[];
+      }>(preflight).results.map((r) => [
+        r.certificateName,
+        r.status,
+        r.checks.flatMap((c) => (c.reason ? [c.reason] : [])),
+      ]);
+      expect(checked.sort()).toEqual(
+        [
+          ["api-contoso-com", "ready", []],
+          ["intranet-contoso-com", "will-fail", ["dns-zone-missing"]],
+          ["shop-contoso-com", "ready", []],
+          ["staging-contoso-com", "will-fail", ["caa-forbids"]],
+          ["wildcard", "ready", []],
+          ["www-contoso-com", "ready", []],
+        ].sort(),
+      );
     } finally {
       child.kill("SIGTERM");
     }
