@@ -16,11 +16,13 @@ import {
 } from "../core/renewal/callBudget.js";
 import { claimAndSend } from "../core/renewal/claimAndSend.js";
 import { decide } from "../core/renewal/decide.js";
+import type { RenewedByName } from "../core/renewal/renewedByName.js";
 import { MANUAL_REQUEST, type Requester } from "../core/renewal/requester.js";
 import { ensureError, ValidationError } from "../lib/errors.js";
 import type { Logger } from "../lib/log.js";
 import { redact } from "../lib/redact/redact.js";
 import { afterFailure, confirmedMessage } from "./steps/confirmRenewal.js";
+import { blockedByPreflight, recordBlockedRequest } from "./steps/preflightGate.js";
 import { recordHistory } from "./steps/recordRun.js";
 import { describe } from "./steps/renewOne.js";
 
@@ -47,20 +49,7 @@ export interface RenewByNameDeps {
   readonly inventory?: Inventory;
 }
 
-export interface RenewedByName {
-  /** "in-progress": a sweep was sending its own request for it at that moment; none sent. */
-  readonly status: "scheduled" | "in-progress";
-  /** The service's confirmation, or why nothing was sent. */
-  readonly message: string;
-  /** The target the renewal was sent for (undefined: unknown). */
-  readonly target: string | undefined;
-  /** Whether the ledger holds this request, so the next sweep does not order it again. */
-  readonly recorded: boolean;
-  /** Set when a configured ledger could not record it: why, and that a sweep may ask again. */
-  readonly note?: string;
-  /** Set when the service did not answer in time and Get Certificate showed the renewal done. */
-  readonly confirmedBy?: "get-certificate";
-}
+export type { RenewedByName } from "../core/renewal/renewedByName.js";
 
 const MAY_ASK_AGAIN = "so the next sweep may ask for it again";
 
@@ -80,13 +69,23 @@ export function renewByName(
   certificateName: string,
   requester: Requester,
   log: Logger,
+  options: { readonly force?: boolean } = {},
 ): Promise<RenewedByName> {
   // Every request it sends (Get Certificate, the renewal) counts for whoever asked, and is a
   // renewal's: first claim on the request budget (an Operator asked for it).
   return withTrigger(requester.trigger, () =>
-    withPurpose({ purpose: "renewal", runId: randomUUID() }, () =>
-      renew(deps, certificateName, requester, log),
-    ),
+    withPurpose({ purpose: "renewal", runId: randomUUID() }, async () => {
+      // Issue 23: before any request (Get Certificate included), as the sweep would.
+      const at = deps.now();
+      const blockedBy = await blockedByPreflight(deps.inventory, certificateName, at, log);
+      if (blockedBy && !options.force) {
+        const facts = { certificateName, requester, blockedBy, at };
+        const message = await recordBlockedRequest(deps.history, log, facts);
+        return { status: "blocked", message, target: undefined, recorded: false, blockedBy };
+      }
+      const renewed = await renew(deps, certificateName, requester, log);
+      return blockedBy ? { ...renewed, forcedPast: blockedBy } : renewed;
+    }),
   );
 }
 
