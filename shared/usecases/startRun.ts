@@ -13,6 +13,8 @@ import { settleRun } from "./steps/settleRun.js";
 
 export interface StartRunRequest {
   readonly dryRun: boolean;
+  /** Renew also what the last preflight blocks (`?force=true`, issue 23). */
+  readonly force?: boolean | undefined;
   /** "function-key" or "entra:<name> (<object id>)". */
   readonly requestedBy: string;
   /** The Idempotency-Key's hash (idempotencyKeyOf), when the client sent one. */
@@ -105,6 +107,7 @@ export async function startRun(
     runId,
     state: "queued",
     dryRun: request.dryRun,
+    ...(request.force ? { force: true } : {}),
     requestedAt: request.now,
     requestedBy: request.requestedBy,
     attempts: 0,
@@ -143,6 +146,7 @@ export async function startRun(
     throw failures[0];
   }
   const over = request.accounts ? ` over ${parts.length} account(s)` : "";
-  log.info(`certsched run ${runId} queued${over}${request.dryRun ? " (dry run)" : ""}`);
+  const how = `${request.dryRun ? " (dry run)" : ""}${request.force ? " (forced)" : ""}`;
+  log.info(`certsched run ${runId} queued${over}${how}`);
   return { kind: "accepted", run: parent, repeated: false };
 }
