@@ -5,6 +5,7 @@ import { tableLedger } from "../../../shared/adapters/storage/tableLedger.js";
 import type { Runtime } from "../../../shared/app/services.js";
 import type { Inventory, PreflightRecord } from "../../../shared/core/ports/inventory.js";
 import type { Ledger } from "../../../shared/core/ports/ledger.js";
+import type { Telemetry } from "../../../shared/core/ports/telemetry.js";
 import { PREFLIGHT_ADVICE } from "../../../shared/core/preflight/advice.js";
 import { PREFLIGHT_FRESH_MS } from "../../../shared/core/preflight/blocking.js";
 import type { FailReason } from "../../../shared/core/preflight/preflight.js";
@@ -13,6 +14,8 @@ import { sweepWith } from "../../../shared/usecases/sweep.js";
 import { type Simulator, startSimulator } from "../../../sim/index.js";
 import { collectingLogger, leaksIn, runtimeFor, uniqueTableName } from "../../support/app.js";
 import { fakeClock } from "../../support/clock.js";
+import { inMemoryTelemetry } from "../../support/telemetry.js";
+import { startReceiver } from "../../support/webhookReceiver.js";
 
 /**
  * The sweep consults the last preflight (issue 23): over the simulator and Azurite (ledger,
@@ -70,7 +73,11 @@ function willFail(at: Date, reasons: readonly FailReason[]): PreflightRecord {
   };
 }
 
-async function scenario(seeds: readonly Seed[]): Promise<Scenario> {
+async function scenario(
+  seeds: readonly Seed[],
+  settings: Record<string, string> = {},
+  telemetry?: Telemetry,
+): Promise<Scenario> {
   const clock = fakeClock(T.toISOString());
   const connectionString = inject("azuriteTableConnectionString");
   const sim = await startSimulator({
@@ -94,7 +101,13 @@ async function scenario(seeds: readonly Seed[]): Promise<Scenario> {
       willFail(new Date(T.getTime() - s.preflight.ageMs), s.preflight.reasons),
     );
   }
-  const runtime = runtimeFor(sim, {}, { now: clock.now, ledger, inventory, history });
+  const runtime = runtimeFor(sim, settings, {
+    now: clock.now,
+    ledger,
+    inventory,
+    history,
+    ...(telemetry ? { telemetry } : {}),
+  });
   const made = { sim, runtime, ledger, inventory };
   open.push(made);
   return made;
@@ -241,6 +254,64 @@ describe("a sweep and the last preflight", () => {
     const { byName } = await sweep(s, { dryRun: true });
     expect(byName.get("blocked")).toMatchObject({ outcome: "blocked", blockedBy: "app-missing" });
     expect(renewedNames(s.sim)).toEqual([]);
+  });
+});
+
+describe("where a sweep's outcome is shown", () => {
+  it("the webhook: the JSON message lists it blocked with its detail; the text says why and what to do", async () => {
+    const receiver = await startReceiver();
+    try {
+      const seeds = [
+        { name: "blocked", preflight: { ageMs: 0, reasons: ["caa-forbids"] as FailReason[] } },
+        { name: "fine" },
+      ];
+      const json = await scenario(seeds, {
+        CERTSCHED_WEBHOOK_URL: `${receiver.baseUrl}/hook`,
+        CERTSCHED_WEBHOOK_FORMAT: "json",
+      });
+      await sweep(json);
+      const [message] = receiver.received.map((r) => r.json as Record<string, unknown>);
+      expect(message).toMatchObject({
+        status: "failed",
+        counts: { blocked: 1, "renewal-scheduled": 1 },
+        certificates: [
+          {
+            certificateName: "blocked",
+            outcome: "blocked",
+            blockedBy: "caa-forbids",
+            detail: `blocked (preflight: caa-forbids): ${CAA_ADVICE}`,
+          },
+        ],
+      });
+      expect(String(message?.text)).toMatch(
+        /\nDue: 2, Renewal scheduled: 1, Skipped: 0, Failed: 0, Stuck: 0, Blocked: 1\nblocked \(Cloud App Service\): 5 days left, blocked \(preflight: caa-forbids\): add a CAA record/,
+      );
+    } finally {
+      await receiver.close();
+    }
+  });
+
+  it("telemetry: the sweep span and the outcomes counter count it blocked", async () => {
+    const otel = inMemoryTelemetry();
+    try {
+      const s = await scenario(
+        [{ name: "blocked", preflight: { ageMs: 0, reasons: ["dns-zone-missing"] } }],
+        {},
+        otel.telemetry,
+      );
+      await sweep(s);
+      expect(otel.spans()[0]?.attributes).toMatchObject({
+        "certsched.count.blocked": 1,
+        "certsched.count.renewal_scheduled": 0,
+        "certsched.failed": true,
+      });
+      const outcomes = otel.exported().get("certsched.sweep.outcomes");
+      expect(outcomes?.dataPoints.map((p) => [p.attributes.outcome, p.value])).toEqual([
+        ["blocked", 1],
+      ]);
+    } finally {
+      await otel.close();
+    }
   });
 });
 
