@@ -86,7 +86,7 @@ export async function runRenewals(
         422,
         "IDEMPOTENCY_KEY_REUSED",
         "Idempotency-Key already used",
-        `this ${IDEMPOTENCY_HEADER} started run ${result.runId} for another request (dryRun differs); use a new key`,
+        `this ${IDEMPOTENCY_HEADER} started run ${result.runId} for another request (dryRun or force differs); use a new key`,
         {
           errors: [
             { name: IDEMPOTENCY_HEADER, message: "was used for a different request within 24 h" },

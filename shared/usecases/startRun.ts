@@ -85,6 +85,10 @@ export async function startRun(
           await new Promise((resolve) => setTimeout(resolve, IN_FLIGHT_PAUSE_MS));
           continue;
         }
+        // Forced or not is part of the request too (issue 23): another one's key is reused.
+        if ((stored.force ?? false) !== (request.force ?? false)) {
+          return { kind: "key-reused", runId: entry.runId };
+        }
         // The key's run may never finish by itself (its first request died before sending its
         // message): sent again, or failed as undelivered, whereupon the key starts afresh.
         const run = await settleRun(stored, { store, queue, log, now: request.now });

@@ -87,6 +87,25 @@ describe("POST /api/renewals and a blocking preflight", () => {
     expect(world.app.sim.renewCallsFor(BLOCKED)).toBe(1);
   });
 
+  it("an Idempotency-Key of an unforced run is refused for a forced one (422), and repeats its own", async () => {
+    const headers = { "idempotency-key": "nightly-fix" };
+    const { runId } = runOf(await world.post({ headers }));
+
+    const forced = await world.post({ headers, query: { force: "true" } });
+    const again = await world.post({ headers });
+
+    expect(forced.status).toBe(422);
+    expect(forced.body).toMatchObject({
+      code: "IDEMPOTENCY_KEY_REUSED",
+      detail: expect.stringContaining(
+        `started run ${runId} for another request (dryRun or force differs)`,
+      ),
+    });
+    expect(runOf(again).runId).toBe(runId);
+    const peeked = await world.queue.peekMessages({ numberOfMessages: 32 });
+    expect(peeked.peekedMessageItems).toHaveLength(1);
+  });
+
   it("refuses force=1 with 400 naming force; nothing is queued", async () => {
     const reply = await world.post({ query: { force: "1" } });
     expect(reply.status).toBe(400);
