@@ -13,7 +13,8 @@ import { withRecordingRuntime } from "../recordingRuntime.js";
 import { declaredAccount } from "../runtime.js";
 import { requireApiKey } from "./create.js";
 
-const HELP = `Usage: certsched renew <certificateName>... [--force] [--account NAME] [--json]
+const HELP = `Usage: certsched renew <certificateName>... [--force] [--account NAME]
+                       [--json]
        certsched renew --all-due [--force] [--account NAME] [--json]
 
 Schedules the renewal of certificates by name (v3 renew), whether or not they

@@ -62,10 +62,9 @@ printed and no request is spent on it. Fix it, or sweep with --force.
 
 Exit codes: 0 the sweep succeeded (also when nothing is due); 1 the list failed,
 a renewal failed, a certificate is stuck, blocked or was not attempted, or the
-ledger was unreachable, in any account (the other accounts still renew); 2 usage or
-configuration error. In
-the sandbox the staged refusal does not count: exit 0 unless something else
-failed.
+ledger was unreachable, in any account (the other accounts still renew); 2
+usage or configuration error. In the sandbox the staged refusal does not count:
+exit 0 unless something else failed.
 `;
 
 /**
