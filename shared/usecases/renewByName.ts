@@ -6,6 +6,8 @@ import type { History } from "../core/ports/history.js";
 import type { Inventory } from "../core/ports/inventory.js";
 import type { Ledger, LedgerEntry } from "../core/ports/ledger.js";
 import type { ServiceOperations } from "../core/ports/service.js";
+import { blockedWord } from "../core/preflight/blocking.js";
+import type { FailReason } from "../core/preflight/preflight.js";
 import { withPurpose } from "../core/quota/requestContext.js";
 import { withTrigger } from "../core/quota/requestTrigger.js";
 import {
@@ -83,7 +85,7 @@ export function renewByName(
         const message = await recordBlockedRequest(deps.history, log, facts);
         return { status: "blocked", message, target: undefined, recorded: false, blockedBy };
       }
-      const renewed = await renew(deps, certificateName, requester, log);
+      const renewed = await renew(deps, certificateName, requester, log, blockedBy);
       return blockedBy ? { ...renewed, forcedPast: blockedBy } : renewed;
     }),
   );
@@ -94,6 +96,8 @@ async function renew(
   certificateName: string,
   requester: Requester,
   log: Logger,
+  /** Forced past this reason of the last preflight: the history's request says so. */
+  forcedPast?: FailReason,
 ): Promise<RenewedByName> {
   const budget = deps.budget ?? callBudget();
   const lookup = lookupBudget(budget, deps.settings.scheduleTimeoutMs);
@@ -126,7 +130,8 @@ async function renew(
   if (cert && deps.inventory)
     await rememberRenewed({ ...deps, inventory: deps.inventory }, log, cert);
   const known = cert ? { id: cert.id, expiryDate: cert.expiryDate } : {};
-  event("manual-request", { by: requester.by, ...known });
+  const forced = forcedPast ? { detail: `forced past ${blockedWord(forcedPast)}` } : {};
+  event("manual-request", { by: requester.by, ...known, ...forced });
 
   /** Sends without the ledger; `why` says what kept it out. */
   const unrecorded = async (why: string | undefined): Promise<RenewedByName> => {

@@ -1,6 +1,8 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, inject, it } from "vitest";
 import { renewCertificate } from "../../../functions/renewCertificate.js";
+import { tableHistory } from "../../../shared/adapters/storage/tableHistory.js";
 import { tableInventory } from "../../../shared/adapters/storage/tableInventory.js";
+import type { History } from "../../../shared/core/ports/history.js";
 import type { Inventory } from "../../../shared/core/ports/inventory.js";
 import { PREFLIGHT_ADVICE } from "../../../shared/core/preflight/advice.js";
 import { DAY_MS } from "../../../shared/lib/time.js";
@@ -16,6 +18,7 @@ import { httpRequest } from "../../support/invoke.js";
 const NAME = "www-contoso-com";
 let app: AppHarness;
 let inventory: Inventory;
+let history: History;
 
 beforeAll(async () => {
   app = await startHarness({
@@ -42,7 +45,11 @@ beforeEach(async () => {
       { check: "app-binding", status: "fail", reason: "hostname-not-bound", detail: "not bound" },
     ],
   });
-  await app.configure({}, { inventory });
+  history = tableHistory({
+    connectionString: inject("azuriteTableConnectionString"),
+    tableName: uniqueTableName("renewpfh"),
+  });
+  await app.configure({}, { inventory, history });
 });
 afterEach(() => {
   expect(app.leaks()).toEqual([]);
@@ -87,6 +94,13 @@ describe("renewCertificate and a blocking preflight", () => {
     expect(app.logs.map((l) => l.message)).toContainEqual(
       expect.stringContaining(`certsched renewal not sent: ${NAME}: ${BLOCKED}`),
     );
+    // The history keeps who asked and why nothing went out.
+    const { items } = await history.events({ certificateName: NAME, since: new Date(0) });
+    // Both at one instant: their order among themselves is not kept.
+    expect(items.map((e) => [e.event, e.by, e.reason, e.detail]).sort()).toEqual([
+      ["blocked", undefined, "PreflightBlocked", BLOCKED],
+      ["manual-request", "function-key", "ManualRequest", undefined],
+    ]);
   });
 
   it("force=false is the same as none: 409", async () => {
@@ -104,6 +118,11 @@ describe("renewCertificate and a blocking preflight", () => {
       forcedPast: "hostname-not-bound",
     });
     expect(app.sim.renewCallsFor(NAME)).toBe(1);
+    const { items } = await history.events({ certificateName: NAME, since: new Date(0) });
+    expect(items.map((e) => [e.event, e.detail]).sort()).toEqual([
+      ["manual-request", "forced past blocked (preflight: hostname-not-bound)"],
+      ["renewal-scheduled", expect.any(String)],
+    ]);
   });
 
   it("a certificate without a blocking preflight renews as before, with no forcedPast", async () => {
