@@ -109,6 +109,18 @@ describe("certsched sweep and a blocking preflight", () => {
     );
     expect(result.stdout).toContain("1 due: 1 blocked.");
     expect(result.stdout).toContain("The sweep failed:");
+
+    const forced = await cliAgainst(sim, ["sweep", "--force"], {
+      env: { ...env(), COLUMNS: "200" },
+    });
+
+    expect(forced.code).toBe(0);
+    expect(forced.stdout).toContain(
+      `cert-${base} renewal-scheduled:\n  forced past blocked (preflight: dns-zone-missing); `,
+    );
+    expect(forced.stdout).toContain(
+      "1 due: 1 renewal-scheduled. Forced: renewed past any preflight that blocked it.",
+    );
   });
 });
 
