@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { blockedWord } from "../../shared/core/preflight/blocking.js";
 import { withPurpose } from "../../shared/core/quota/requestContext.js";
 import { OutcomeUnknownError, UsageError } from "../../shared/lib/errors.js";
 import { type RenewedByName, renewByName } from "../../shared/usecases/renewByName.js";
@@ -12,8 +13,9 @@ import { withRecordingRuntime } from "../recordingRuntime.js";
 import { declaredAccount } from "../runtime.js";
 import { requireApiKey } from "./create.js";
 
-const HELP = `Usage: certsched renew <certificateName>... [--account NAME] [--json]
-       certsched renew --all-due [--account NAME] [--json]
+const HELP = `Usage: certsched renew <certificateName>... [--force] [--account NAME]
+                       [--json]
+       certsched renew --all-due [--force] [--account NAME] [--json]
 
 Schedules the renewal of certificates by name (v3 renew), whether or not they
 are due, one after the other. The renewal completes within an hour; "certsched
@@ -27,6 +29,9 @@ may ask again.
 
 Options:
   --all-due    Renew every certificate the due list names (certsched due).
+  --force      Renew even a certificate its last preflight blocks (certsched
+               preflight: caa-forbids, dns-zone-missing, hostname-not-bound or
+               app-missing, checked within the last day).
   --account NAME  The account that holds them (certsched accounts); required
                when more than one account is declared.
   --json       Print one JSON document: for one name { "status",
@@ -39,9 +44,14 @@ Without an answer within CERTSCHED_SCHEDULE_TIMEOUT (default 120s), Get
 Certificate is asked: a later expiry means the renewal is done; otherwise the
 outcome is "unknown": check with "certsched get <name>" in a few minutes.
 
+A certificate whose last preflight (within the last day) failed for a reason
+only a person can fix is not renewed: "blocked (preflight: <reason>)" and what
+to do are printed, nothing is sent, and the exit code is 1. Fix the cause and
+run "certsched preflight" again, or renew it anyway with --force.
+
 Exit codes: 0 every renewal scheduled (or already in progress); 1 the service
-refused or failed one (an unknown name, say), or its outcome is unknown; 2
-usage or configuration error.
+refused or failed one (an unknown name, say), its outcome is unknown, or its
+preflight blocked it; 2 usage or configuration error.
 `;
 
 type Outcome =
@@ -57,7 +67,7 @@ type Outcome =
 export const renewCommand: Command = {
   name: "renew",
   help: HELP,
-  options: { ...JSON_OPTION, "all-due": { type: "boolean" } },
+  options: { ...JSON_OPTION, "all-due": { type: "boolean" }, force: { type: "boolean" } },
   maxPositionals: 1_000,
   run: async (args, io) => {
     const allDue = args.values["all-due"] === true;
@@ -87,26 +97,38 @@ export const renewCommand: Command = {
           : [...new Set(given)];
         const requester = { trigger: "cli", by: "cli" } as const;
         const json = args.values.json === true;
+        const renewOne = async (name: string): Promise<Outcome> => {
+          const r = await renewByName(runtime, name, requester, log, {
+            force: args.values.force === true,
+          });
+          const { status, message, note, blockedBy, forcedPast } = r;
+          return {
+            certificateName: name,
+            status,
+            message,
+            ...(note ? { note } : {}),
+            ...(blockedBy ? { blockedBy } : {}),
+            ...(forcedPast ? { forcedPast } : {}),
+          };
+        };
         if (names.length === 1 && !allDue) {
           // One name: its failure is reported as every command's (exit 1, cause, where to look).
           const name = names[0] as string;
           let result: Outcome;
           try {
-            const { status, message, note } = await renewByName(runtime, name, requester, log);
-            result = { certificateName: name, status, message, ...(note ? { note } : {}) };
+            result = await renewOne(name);
           } catch (error) {
             // Any other failure is reported as every command's (exit 1, cause, where to look).
             if (!(error instanceof OutcomeUnknownError)) throw error;
             result = { certificateName: name, status: "unknown", message: error.message };
           }
           write(io, json, { ...declaredAccount(runtime), ...result });
-          return result.status === "unknown" ? EXIT.failed : EXIT.ok;
+          return result.status === "unknown" || result.status === "blocked" ? EXIT.failed : EXIT.ok;
         }
         const results: Outcome[] = [];
         for (const name of names) {
           try {
-            const { status, message, note } = await renewByName(runtime, name, requester, log);
-            results.push({ certificateName: name, status, message, ...(note ? { note } : {}) });
+            results.push(await renewOne(name));
           } catch (error) {
             const { detail, error: code } = describe(error);
             results.push({
@@ -119,7 +141,7 @@ export const renewCommand: Command = {
           if (!json) write(io, false, results.at(-1) as Outcome);
         }
         const failed = results.filter(
-          (r) => r.status === "failed" || r.status === "unknown",
+          (r) => r.status === "failed" || r.status === "unknown" || r.status === "blocked",
         ).length;
         if (json) {
           const document = { ...declaredAccount(runtime), results, failed };
@@ -145,8 +167,18 @@ function write(io: Parameters<Command["run"]>[1], json: boolean, r: Outcome): vo
         ? `Renewal of ${name} already in progress: ${oneLine(r.message)}`
         : r.status === "unknown"
           ? paint.yellow(`Renewal of ${name} outcome unknown: ${oneLine(r.message)}`)
-          : paint.red(`Renewal of ${name} failed: ${oneLine(r.message)}`);
+          : r.status === "blocked"
+            ? paint.red(`Renewal of ${name} not sent, ${oneLine(r.message)}`)
+            : paint.red(`Renewal of ${name} failed: ${oneLine(r.message)}`);
   io.stdout.write(`${line}\n`);
+  if (r.status === "blocked") {
+    const hint = `certsched: fix it and run "certsched preflight" again, or renew anyway: certsched renew ${r.certificateName} --force`;
+    io.stderr.write(`${wrapToWidth(oneLine(hint), io.stderr.columns, "").join("\n")}\n`);
+  }
+  if ("forcedPast" in r && r.forcedPast) {
+    const forced = `certsched: ${r.certificateName}: renewed with --force past ${blockedWord(r.forcedPast)}`;
+    io.stderr.write(`${wrapToWidth(oneLine(forced), io.stderr.columns, "").join("\n")}\n`);
+  }
   if ("note" in r && r.note) {
     io.stderr.write(
       `${wrapToWidth(oneLine(`certsched: ${r.certificateName}: ${r.note}`), io.stderr.columns, "").join("\n")}\n`,

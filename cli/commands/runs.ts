@@ -23,8 +23,9 @@ Options:
   --account NAME  That account's runs only; without it, every account's
                (an ACCOUNT column when there are several).
   --json       Print one JSON document: { "runs": [ { "runId", "trigger",
-               "startedAt", "finishedAt", "dryRun", "failed", "ledger",
-               "counts", "problems" } ] (with "account" when accounts are
+               "startedAt", "finishedAt", "dryRun", "forced" (when forced
+               past the preflight), "failed", "ledger", "counts",
+               "problems" } ] (with "account" when accounts are
                declared), "invalid": [ rows not read ] }.
   -h, --help   Show this help.
 
@@ -75,6 +76,7 @@ export const runsCommand: Command = {
             { heading: "RENEWED" },
             { heading: "FAILED" },
             { heading: "STUCK" },
+            { heading: "BLOCKED" },
             { heading: "NOT TRIED" },
           ],
           tagged.map(({ account, r }) => [
@@ -83,11 +85,15 @@ export const runsCommand: Command = {
             r.trigger,
             r.failed
               ? { text: "failed", paint: paint.red }
-              : { text: r.dryRun ? "ok (dry run)" : "ok", paint: paint.green },
+              : {
+                  text: `ok${r.dryRun ? " (dry run)" : ""}${r.forced ? " (forced)" : ""}`,
+                  paint: paint.green,
+                },
             count(r.counts, "due"),
             count(r.counts, "renewal-scheduled"),
             count(r.counts, "failed"),
             count(r.counts, "stuck"),
+            count(r.counts, "blocked"),
             count(r.counts, "not-attempted"),
           ]),
           { header: paint.bold, width: io.stdout.columns },

@@ -22,7 +22,7 @@ import { sweepSandbox } from "../sandboxSweep.js";
 import { integerFlag, type ParsedArgs } from "../usage.js";
 
 const HELP = `Usage: certsched sweep [--dry-run] [--json] [--concurrency N] [--sandbox]
-                       [--no-ledger] [--verbose] [--account NAME]
+                       [--no-ledger] [--verbose] [--force] [--account NAME]
 
 Runs the timer's job once: lists the certificates due for renewal, decides for
 each one, schedules the renewals and prints what happened: a table that fits
@@ -45,6 +45,7 @@ Options:
   --no-ledger      Sweep without the renewal ledger on purpose: nothing guards
                    against renewing what an earlier sweep just renewed.
   --verbose        Also print the log lines the function app writes for a sweep.
+  --force          Renew also the certificates their last preflight blocks.
   -h, --help       Show this help.
 
 Renewal ledger: the sweep uses the function app's ledger (Azure Table storage)
@@ -54,12 +55,16 @@ ledger cannot be reached the sweep renews nothing and exits 1: start Azurite,
 or sweep without a ledger on purpose with --no-ledger (or by unsetting
 AzureWebJobsStorage). No setting at all sweeps without one, and says so.
 
+Blocked: a due certificate whose last preflight (certsched preflight, within
+the last day) failed for caa-forbids, dns-zone-missing, hostname-not-bound or
+app-missing is not renewed: "blocked (preflight: <reason>)" and what to do are
+printed and no request is spent on it. Fix it, or sweep with --force.
+
 Exit codes: 0 the sweep succeeded (also when nothing is due); 1 the list failed,
-a renewal failed, a certificate is stuck or was not attempted, or the ledger
-was unreachable, in any account (the other accounts still renew); 2 usage or
-configuration error. In
-the sandbox the staged refusal does not count: exit 0 unless something else
-failed.
+a renewal failed, a certificate is stuck, blocked or was not attempted, or the
+ledger was unreachable, in any account (the other accounts still renew); 2
+usage or configuration error. In the sandbox the staged refusal does not count:
+exit 0 unless something else failed.
 `;
 
 /**
@@ -90,6 +95,7 @@ interface SweepFlags {
   readonly json: boolean;
   readonly verbose: boolean;
   readonly noLedger: boolean;
+  readonly force: boolean;
 }
 
 /** The timer's sweep (sweepWith: telemetry, webhook), plus a progress line on a terminal. */
@@ -100,6 +106,7 @@ async function sweepOnce(runtime: Runtime, io: Io, flags: SweepFlags): Promise<S
   try {
     return await sweepWith(runtime, log, {
       trigger: "cli",
+      ...(flags.force ? { force: true } : {}),
       ...(flags.dryRun === undefined ? {} : { dryRun: flags.dryRun }),
       ...(flags.concurrency === undefined ? {} : { concurrency: flags.concurrency }),
       onResult: (result, done, total) =>
@@ -119,6 +126,7 @@ function flagsOf(args: ParsedArgs): SweepFlags {
     json: args.values.json === true,
     verbose: args.values.verbose === true,
     noLedger: args.values["no-ledger"] === true,
+    force: args.values.force === true,
   };
 }
 
@@ -149,6 +157,7 @@ async function sweepAccounts(cli: CliServices, io: Io, flags: SweepFlags): Promi
     const outcomes = await cli.each((runtime, account) =>
       sweepWith(runtime, cli.many ? accountLog(log, account) : log, {
         trigger: "cli",
+        ...(flags.force ? { force: true } : {}),
         ...(flags.dryRun === undefined ? {} : { dryRun: flags.dryRun }),
         ...(flags.concurrency === undefined ? {} : { concurrency: flags.concurrency }),
         onResult: (result, done, total) =>
@@ -325,6 +334,7 @@ export const sweepCommand: Command = {
     sandbox: { type: "boolean" },
     "no-ledger": { type: "boolean" },
     verbose: { type: "boolean" },
+    force: { type: "boolean" },
   },
   maxPositionals: 0,
   run: (args, io) => {

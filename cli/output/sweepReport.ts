@@ -1,5 +1,6 @@
+import { blockedWord } from "../../shared/core/preflight/blocking.js";
 import type { CertificateResult, SweepSummary } from "../../shared/core/renewal/summary.js";
-import { OUTCOMES } from "../../shared/core/renewal/summary.js";
+import { forcedDetail, OUTCOMES } from "../../shared/core/renewal/summary.js";
 import { type FailureFacts, shortCause, statusOf, type Where, whereToLook } from "./cause.js";
 import type { Paint, Palette } from "./color.js";
 import { formatExpiry } from "./expiry.js";
@@ -20,8 +21,12 @@ function outcomePaint(outcome: string, paint: Palette): Paint {
   return paints[outcome] ?? paint.red;
 }
 
-/** The outcome as shown: a deferral says why ("deferred (quota)"), as the issue names it. */
+/**
+ * The outcome as shown: a deferral says why ("deferred (quota)"), a blocked certificate its
+ * preflight's reason ("blocked (preflight: caa-forbids)"), as the issues name them.
+ */
 function outcomeText(r: CertificateResult): string {
+  if (r.outcome === "blocked" && r.blockedBy) return blockedWord(r.blockedBy);
   return r.outcome === "deferred" && r.reason === "QuotaReached" ? "deferred (quota)" : r.outcome;
 }
 
@@ -52,9 +57,14 @@ const LEDGER_NOTE: Readonly<Record<string, string>> = {
   unavailable: "Ledger: unavailable (no renewal was started without it)",
 };
 
-/** Problems first (failed, stuck, ...), then skipped: what needs a person comes first. */
+/**
+ * Problems first (failed, stuck, blocked, ...) and renewals forced past their preflight, then
+ * skipped: what needs a person comes first.
+ */
 function needsWords(results: readonly CertificateResult[]): CertificateResult[] {
-  const problems = results.filter((r) => !FINE.has(r.outcome) && r.outcome !== "skipped");
+  const problems = results.filter(
+    (r) => (!FINE.has(r.outcome) && r.outcome !== "skipped") || r.forcedPast !== undefined,
+  );
   const skipped = results.filter((r) => r.outcome === "skipped");
   return [...problems, ...skipped];
 }
@@ -75,7 +85,7 @@ function causeLines(
     return wrapToWidth(`${head} ${oneLine(shortCause(r.detail))}`, width, "", "  ");
   }
   const lines = wrapToWidth(head, width);
-  append(lines, wrapToWidth(oneLine(shortCause(r.detail)), width, "  "));
+  append(lines, wrapToWidth(oneLine(shortCause(forcedDetail(r))), width, "  "));
   if (r.outcome === "failed") {
     const hint = whereToLook(
       { upstream: "publicRenew", code: r.error, status: r.status, text: r.detail },
@@ -163,7 +173,9 @@ export function renderSweep(
   }
   lines.push("");
   const ledger = LEDGER_NOTE[summary.ledger] ?? `Ledger: ${summary.ledger}`;
-  const dry = summary.dryRun ? "Dry run: nothing was renewed. " : "";
+  const dry = `${summary.dryRun ? "Dry run: nothing was renewed. " : ""}${
+    summary.forced ? "Forced: renewed past any preflight that blocked it. " : ""
+  }`;
   if (summary.listError === undefined) {
     const counts = OUTCOMES.filter((o) => (summary.counts[o] ?? 0) > 0).map(
       (o) => `${summary.counts[o]} ${o}`,

@@ -23,6 +23,10 @@ const query = z.object({
     .enum(["true", "false"], { error: 'must be "true" or "false"' })
     .optional()
     .transform((v) => (v === undefined ? undefined : v === "true")),
+  force: z
+    .enum(["true", "false"], { error: 'must be "true" or "false"' })
+    .optional()
+    .transform((v) => v === "true"),
   wait: z
     .string()
     .regex(/^\d{1,3}$/, {
@@ -49,7 +53,7 @@ function queuedParts(run: Run): Run[] {
 }
 
 /**
- * POST /api/renewals[?dryRun=true][&wait=N]: queues a renewal sweep (docs/runs.md) and answers
+ * POST /api/renewals[?dryRun=true][&force=true][&wait=N]: queues a renewal sweep (docs/runs.md) and answers
  * 202 with the run and `Location: /api/renewals/{runId}`; the queue trigger (runQueuedRenewals)
  * sweeps. With `wait`, answers 200 with the finished run when it ends within N seconds. An
  * Idempotency-Key repeats the run its first request started (24 h).
@@ -62,7 +66,7 @@ export async function runRenewals(
   return handle(context, async () => {
     authorize(request, OPERATOR, platformEnv());
     const caller = callerOf(request, platformEnv());
-    const { dryRun, wait } = parseQuery(request, query);
+    const { dryRun, wait, force } = parseQuery(request, query);
     const keyHash = idempotencyKeyOf(request, caller);
     const services = getServices();
     const runtime = services.runtime();
@@ -70,6 +74,7 @@ export async function runRenewals(
     const log = contextLogger(context);
     const result = await startRun(store, queue, log, {
       dryRun: dryRun ?? runtime.settings.dryRun,
+      ...(force ? { force: true } : {}),
       requestedBy: requesterOf(caller).by,
       keyHash,
       now: runtime.now(),
@@ -81,7 +86,7 @@ export async function runRenewals(
         422,
         "IDEMPOTENCY_KEY_REUSED",
         "Idempotency-Key already used",
-        `this ${IDEMPOTENCY_HEADER} started run ${result.runId} for another request (dryRun differs); use a new key`,
+        `this ${IDEMPOTENCY_HEADER} started run ${result.runId} for another request (dryRun or force differs); use a new key`,
         {
           errors: [
             { name: IDEMPOTENCY_HEADER, message: "was used for a different request within 24 h" },

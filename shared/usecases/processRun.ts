@@ -125,6 +125,8 @@ export async function processRun(
   try {
     const summary = await sweepWith(portsOf, log, {
       dryRun: run.dryRun,
+      // The run's, as dryRun: a message saying force must not force a run that was not.
+      ...(run.force ? { force: true } : {}),
       trigger: run.requestedBy === "timer" ? "timer" : "queue",
       runId: run.runId,
       traceContext: delivery.traceContext,

@@ -6,6 +6,8 @@ import type { History } from "../core/ports/history.js";
 import type { Inventory } from "../core/ports/inventory.js";
 import type { Ledger, LedgerEntry } from "../core/ports/ledger.js";
 import type { ServiceOperations } from "../core/ports/service.js";
+import { blockedWord } from "../core/preflight/blocking.js";
+import type { FailReason } from "../core/preflight/preflight.js";
 import { withPurpose } from "../core/quota/requestContext.js";
 import { withTrigger } from "../core/quota/requestTrigger.js";
 import {
@@ -16,11 +18,13 @@ import {
 } from "../core/renewal/callBudget.js";
 import { claimAndSend } from "../core/renewal/claimAndSend.js";
 import { decide } from "../core/renewal/decide.js";
+import type { RenewedByName } from "../core/renewal/renewedByName.js";
 import { MANUAL_REQUEST, type Requester } from "../core/renewal/requester.js";
 import { ensureError, ValidationError } from "../lib/errors.js";
 import type { Logger } from "../lib/log.js";
 import { redact } from "../lib/redact/redact.js";
 import { afterFailure, confirmedMessage } from "./steps/confirmRenewal.js";
+import { blockedByPreflight, recordBlockedRequest } from "./steps/preflightGate.js";
 import { recordHistory } from "./steps/recordRun.js";
 import { describe } from "./steps/renewOne.js";
 
@@ -47,20 +51,7 @@ export interface RenewByNameDeps {
   readonly inventory?: Inventory;
 }
 
-export interface RenewedByName {
-  /** "in-progress": a sweep was sending its own request for it at that moment; none sent. */
-  readonly status: "scheduled" | "in-progress";
-  /** The service's confirmation, or why nothing was sent. */
-  readonly message: string;
-  /** The target the renewal was sent for (undefined: unknown). */
-  readonly target: string | undefined;
-  /** Whether the ledger holds this request, so the next sweep does not order it again. */
-  readonly recorded: boolean;
-  /** Set when a configured ledger could not record it: why, and that a sweep may ask again. */
-  readonly note?: string;
-  /** Set when the service did not answer in time and Get Certificate showed the renewal done. */
-  readonly confirmedBy?: "get-certificate";
-}
+export type { RenewedByName } from "../core/renewal/renewedByName.js";
 
 const MAY_ASK_AGAIN = "so the next sweep may ask for it again";
 
@@ -80,13 +71,23 @@ export function renewByName(
   certificateName: string,
   requester: Requester,
   log: Logger,
+  options: { readonly force?: boolean } = {},
 ): Promise<RenewedByName> {
   // Every request it sends (Get Certificate, the renewal) counts for whoever asked, and is a
   // renewal's: first claim on the request budget (an Operator asked for it).
   return withTrigger(requester.trigger, () =>
-    withPurpose({ purpose: "renewal", runId: randomUUID() }, () =>
-      renew(deps, certificateName, requester, log),
-    ),
+    withPurpose({ purpose: "renewal", runId: randomUUID() }, async () => {
+      // Issue 23: before any request (Get Certificate included), as the sweep would.
+      const at = deps.now();
+      const blockedBy = await blockedByPreflight(deps.inventory, certificateName, at, log);
+      if (blockedBy && !options.force) {
+        const facts = { certificateName, requester, blockedBy, at };
+        const message = await recordBlockedRequest(deps.history, log, facts);
+        return { status: "blocked", message, target: undefined, recorded: false, blockedBy };
+      }
+      const renewed = await renew(deps, certificateName, requester, log, blockedBy);
+      return blockedBy ? { ...renewed, forcedPast: blockedBy } : renewed;
+    }),
   );
 }
 
@@ -95,6 +96,8 @@ async function renew(
   certificateName: string,
   requester: Requester,
   log: Logger,
+  /** Forced past this reason of the last preflight: the history's request says so. */
+  forcedPast?: FailReason,
 ): Promise<RenewedByName> {
   const budget = deps.budget ?? callBudget();
   const lookup = lookupBudget(budget, deps.settings.scheduleTimeoutMs);
@@ -127,7 +130,8 @@ async function renew(
   if (cert && deps.inventory)
     await rememberRenewed({ ...deps, inventory: deps.inventory }, log, cert);
   const known = cert ? { id: cert.id, expiryDate: cert.expiryDate } : {};
-  event("manual-request", { by: requester.by, ...known });
+  const forced = forcedPast ? { detail: `forced past ${blockedWord(forcedPast)}` } : {};
+  event("manual-request", { by: requester.by, ...known, ...forced });
 
   /** Sends without the ledger; `why` says what kept it out. */
   const unrecorded = async (why: string | undefined): Promise<RenewedByName> => {

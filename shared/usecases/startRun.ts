@@ -13,6 +13,8 @@ import { settleRun } from "./steps/settleRun.js";
 
 export interface StartRunRequest {
   readonly dryRun: boolean;
+  /** Renew also what the last preflight blocks (`?force=true`, issue 23). */
+  readonly force?: boolean | undefined;
   /** "function-key" or "entra:<name> (<object id>)". */
   readonly requestedBy: string;
   /** The Idempotency-Key's hash (idempotencyKeyOf), when the client sent one. */
@@ -83,6 +85,10 @@ export async function startRun(
           await new Promise((resolve) => setTimeout(resolve, IN_FLIGHT_PAUSE_MS));
           continue;
         }
+        // Forced or not is part of the request too (issue 23): another one's key is reused.
+        if ((stored.force ?? false) !== (request.force ?? false)) {
+          return { kind: "key-reused", runId: entry.runId };
+        }
         // The key's run may never finish by itself (its first request died before sending its
         // message): sent again, or failed as undelivered, whereupon the key starts afresh.
         const run = await settleRun(stored, { store, queue, log, now: request.now });
@@ -105,6 +111,7 @@ export async function startRun(
     runId,
     state: "queued",
     dryRun: request.dryRun,
+    ...(request.force ? { force: true } : {}),
     requestedAt: request.now,
     requestedBy: request.requestedBy,
     attempts: 0,
@@ -143,6 +150,7 @@ export async function startRun(
     throw failures[0];
   }
   const over = request.accounts ? ` over ${parts.length} account(s)` : "";
-  log.info(`certsched run ${runId} queued${over}${request.dryRun ? " (dry run)" : ""}`);
+  const how = `${request.dryRun ? " (dry run)" : ""}${request.force ? " (forced)" : ""}`;
+  log.info(`certsched run ${runId} queued${over}${how}`);
   return { kind: "accepted", run: parent, repeated: false };
 }

@@ -17,6 +17,7 @@ import { ensureError } from "../lib/errors.js";
 import type { Logger } from "../lib/log.js";
 import { redact } from "../lib/redact/redact.js";
 import { type AfterSweepVerification, verifyAfterSweep } from "./afterSweepVerification.js";
+import { lastPreflights } from "./steps/preflightGate.js";
 import { recordHistory, sweepHistory } from "./steps/recordRun.js";
 import { runSweep, type SweepOptions } from "./steps/runSweep.js";
 import { verifyWith } from "./verify.js";
@@ -66,6 +67,8 @@ export interface SweepWithOptions {
   readonly runId?: string;
   /** Trusted certificates for verifying earlier renewals, instead of Node's store (tests). */
   readonly verifyCa?: readonly string[];
+  /** Renew certificates their last preflight blocks all the same (`--force`, `?force=true`). */
+  readonly force?: boolean;
 }
 
 /** A sweep's summary and, when it verified earlier renewals, what that found. */
@@ -105,6 +108,8 @@ export async function sweepWith(
   const listing = listingTap(ports.client);
   // One id for the ledger's claims and the history's records of this sweep.
   const runId = options.runId ?? randomUUID();
+  // Issue 23: each certificate's last preflight, once a sweep; one that blocks is not renewed.
+  const preflights = await lastPreflights(ports.inventory, log);
   const summary = await telemetry.inSweepSpan(
     () =>
       runSweep({
@@ -124,6 +129,8 @@ export async function sweepWith(
         trigger: options.trigger ?? "timer",
         budget: { requests: ports.requests, quota: ports.settings.serviceQuota },
         runId,
+        ...(preflights ? { preflights } : {}),
+        ...(options.force ? { force: true } : {}),
       }),
     options.traceContext,
   );

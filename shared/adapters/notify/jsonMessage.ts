@@ -6,7 +6,7 @@ export const MAX_JSON_CERTIFICATES = 500;
 
 /**
  * The generic message, for a receiver of your own (a Logic App, a function, an incident
- * tool): the counts, every failed or stuck certificate with its outcome, and the problems.
+ * tool): the counts, every failed, stuck or blocked certificate with its outcome, and the problems.
  */
 export function jsonMessage(summary: SweepSummary, report: SweepReport): unknown {
   const listed = report.attention.slice(0, MAX_JSON_CERTIFICATES);
@@ -17,6 +17,7 @@ export function jsonMessage(summary: SweepSummary, report: SweepReport): unknown
     status: summary.failed ? "failed" : "succeeded",
     title: report.title,
     dryRun: summary.dryRun,
+    ...(summary.forced ? { forced: true } : {}),
     startedAt: summary.startedAt,
     durationMs: summary.durationMs,
     ledger: summary.ledger,
@@ -32,6 +33,7 @@ export function jsonMessage(summary: SweepSummary, report: SweepReport): unknown
       detail: oneLine(r.detail),
       ...(r.status !== undefined ? { status: r.status } : {}),
       ...(r.error !== undefined ? { error: r.error } : {}),
+      ...(r.blockedBy !== undefined ? { blockedBy: r.blockedBy } : {}),
     })),
     omitted: report.attention.length - listed.length,
     problems: report.problems,

@@ -1,4 +1,8 @@
-import type { CertificateResult, SweepSummary } from "../../core/renewal/summary.js";
+import {
+  type CertificateResult,
+  forcedDetail,
+  type SweepSummary,
+} from "../../core/renewal/summary.js";
 import { redact } from "../../lib/redact/redact.js";
 
 /** Chat messages list this many certificates; the rest are counted (chat platforms cap size). */
@@ -15,7 +19,7 @@ export interface SweepReport {
   readonly title: string;
   /** Counts in display order; "would renew" only in a dry run. (Facts in a verification notice.) */
   readonly counts: readonly { readonly label: string; readonly value: number | string }[];
-  /** Failed and stuck certificates, most urgent first. */
+  /** Failed, stuck and blocked certificates, most urgent first. */
   readonly attention: readonly CertificateResult[];
   /** One line per listed certificate (the first MAX_LISTED of `attention`). */
   readonly attentionLines: readonly string[];
@@ -55,14 +59,18 @@ function daysText(days: number): string {
   return days === -1 ? "expired 1 day ago" : `expired ${-days} days ago`;
 }
 
-/** `name (target): 8 days left, failed: the cause (HTTP 400)`, on one line. */
+/**
+ * `name (target): 8 days left, failed: the cause (HTTP 400)`, on one line; a blocked
+ * certificate's detail names its outcome itself (`blocked (preflight: caa-forbids): advice`).
+ */
 export function attentionLine(r: CertificateResult): string {
   const status = r.status !== undefined ? ` (HTTP ${r.status})` : "";
-  return `${r.certificateName} (${r.target}): ${daysText(r.daysLeft)}, ${r.outcome}: ${oneLine(r.detail)}${status}`;
+  const what = r.outcome === "blocked" ? "" : `${r.outcome}: `;
+  return `${r.certificateName} (${r.target}): ${daysText(r.daysLeft)}, ${what}${oneLine(forcedDetail(r))}${status}`;
 }
 
 function title(summary: SweepSummary, account: string | undefined): string {
-  const dry = summary.dryRun ? " (dry run)" : "";
+  const dry = `${summary.dryRun ? " (dry run)" : ""}${summary.forced ? " (forced)" : ""}`;
   const of = account === undefined ? "" : ` of account ${oneLine(account, 60)}`;
   return summary.failed
     ? `certsched: renewal sweep${of} failed${dry}`
@@ -85,9 +93,11 @@ export function sweepReport(summary: SweepSummary, named = false): SweepReport {
     { label: "Skipped", value: c.skipped },
     { label: "Failed", value: c.failed },
     { label: "Stuck", value: c.stuck },
+    // Only when there are: messages without a preflight read as they always did.
+    ...((c.blocked ?? 0) > 0 ? [{ label: "Blocked", value: c.blocked }] : []),
   ];
   const attention = summary.results
-    .filter((r) => r.outcome === "failed" || r.outcome === "stuck")
+    .filter((r) => r.outcome === "failed" || r.outcome === "stuck" || r.outcome === "blocked")
     .sort((a, b) => a.daysLeft - b.daysLeft || a.certificateName.localeCompare(b.certificateName));
   const attentionLines = attention.slice(0, MAX_LISTED).map(attentionLine);
   const omitted = attention.length - attentionLines.length;

@@ -72,6 +72,7 @@ function key(outcome: Outcome | "due"): string {
 function sweepAttributes(summary: SweepSummary): Attributes {
   const attributes: Attributes = {
     "certsched.dry_run": summary.dryRun,
+    ...(summary.forced ? { "certsched.forced": true } : {}),
     "certsched.ledger": summary.ledger,
     "certsched.failed": summary.failed,
     [key("due")]: summary.counts.due,

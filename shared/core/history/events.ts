@@ -18,6 +18,8 @@ export type EventKind =
   | "failed"
   /** Still due a day after the first request. */
   | "stuck"
+  /** Not asked for: its last preflight says a person must fix something first (issue 23). */
+  | "blocked"
   /** Left alone this run (recently requested, another sweep holds it): `reason` says why. */
   | "skipped"
   /** The run stopped starting renewals (deadline, ledger) before this certificate. */
@@ -34,6 +36,7 @@ export const EVENT_KINDS: readonly EventKind[] = [
   "answer-unknown",
   "failed",
   "stuck",
+  "blocked",
   "skipped",
   "not-attempted",
   "deferred",
@@ -70,6 +73,8 @@ export interface RunRecord {
   readonly startedAt: Date;
   readonly finishedAt: Date;
   readonly dryRun: boolean;
+  /** Forced past the last preflight (`--force`, `?force=true`; issue 23). */
+  readonly forced?: boolean | undefined;
   /** Whether the run must be reported failed (SweepSummary.failed). */
   readonly failed: boolean;
   /** Which ledger guarded the run ("table", "memory", "none", "unavailable"). */

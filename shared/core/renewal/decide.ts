@@ -1,13 +1,21 @@
 import { HOUR_MS, MINUTE_MS } from "../../lib/time.js";
 import type { LedgerRecord } from "../ports/ledger.js";
+import { PREFLIGHT_ADVICE } from "../preflight/advice.js";
+import { blockedWord, blockingReason } from "../preflight/blocking.js";
+import type { FailReason, PreflightResult } from "../preflight/preflight.js";
 
 /**
  * Whether to renew a listed certificate now: an ordered chain of small named checks, each
  * returning a verdict or nothing (cert-manager's style). The clock is passed in.
  */
 export type Verdict =
-  /** Ask the service to renew. */
-  | { readonly action: "renew"; readonly reason: VerdictReason; readonly message: string }
+  /** Ask the service to renew (`forcedPast`: although the last preflight blocks it). */
+  | {
+      readonly action: "renew";
+      readonly reason: VerdictReason;
+      readonly message: string;
+      readonly forcedPast?: FailReason;
+    }
   /** Leave it: a renewal was asked for recently, or another sweep is about to ask. */
   | { readonly action: "skip"; readonly reason: VerdictReason; readonly message: string }
   /** Still due a day after the first request: report loudly; `renew` says whether to ask again. */
@@ -17,6 +25,17 @@ export type Verdict =
       /** Which clause asks again (undefined: not asked again this sweep). */
       readonly askAgain: AskAgainReason | undefined;
       readonly reason: VerdictReason;
+      readonly message: string;
+      readonly forcedPast?: FailReason;
+    }
+  /**
+   * Would be asked for, but its last preflight says the request would be refused for a reason
+   * only a person can fix (issue 23): nothing is sent, nothing claimed.
+   */
+  | {
+      readonly action: "blocked";
+      readonly reason: "PreflightBlocked";
+      readonly blockedBy: FailReason;
       readonly message: string;
     };
 
@@ -28,7 +47,8 @@ export type VerdictReason =
   | "UnsentClaimExpired"
   | "AnswerUnknown"
   | "WithinGrace"
-  | "GraceElapsed";
+  | "GraceElapsed"
+  | "PreflightBlocked";
 
 export interface DecisionInput {
   readonly expiryDate: Date;
@@ -36,6 +56,10 @@ export interface DecisionInput {
   readonly now: Date;
   /** CERTSCHED_RENEWAL_GRACE in ms. */
   readonly graceMs: number;
+  /** The certificate's last preflight (inventory), when one is kept: it may block the request. */
+  readonly preflight?: Pick<PreflightResult, "checks" | "at" | "status"> | undefined;
+  /** Renew even when the last preflight blocks it (`--force`, `?force=true`). */
+  readonly force?: boolean | undefined;
 }
 
 /** A certificate still listed this long after its first renewal request is stuck (24 h). */
@@ -56,7 +80,7 @@ export const DAY_TOLERANCE_MS = 30 * MINUTE_MS;
  */
 export const CLAIM_LEASE_MS = MINUTE_MS;
 
-type Check = (input: DecisionInput) => Verdict | undefined;
+type Check = (input: DecisionInput) => Exclude<Verdict, { action: "blocked" }> | undefined;
 
 function hours(ms: number): string {
   const h = ms / HOUR_MS;
@@ -219,7 +243,32 @@ export const CHECKS: readonly Check[] = [
   graceElapsed,
 ];
 
+/** The detail of a blocked certificate: `blocked (preflight: caa-forbids): <what to do>`. */
+export function blockedDetail(reason: FailReason): string {
+  return `${blockedWord(reason)}: ${PREFLIGHT_ADVICE[reason]}`;
+}
+
+/**
+ * The verdict of the chain, then the last preflight: only a verdict that would send a request is
+ * blocked (a skipped certificate spends nothing; a stuck one not asked again stays stuck).
+ * Forced, the request goes out and the verdict says what it was forced past.
+ */
 export function decide(input: DecisionInput): Verdict {
+  const verdict = chain(input);
+  const sends = verdict.action === "renew" || (verdict.action === "stuck" && verdict.renew);
+  if (!sends) return verdict;
+  const blockedBy = blockingReason(input.preflight, input.now);
+  if (blockedBy === undefined) return verdict;
+  if (input.force) return { ...verdict, forcedPast: blockedBy };
+  return {
+    action: "blocked",
+    reason: "PreflightBlocked",
+    blockedBy,
+    message: blockedDetail(blockedBy),
+  };
+}
+
+function chain(input: DecisionInput): Exclude<Verdict, { action: "blocked" }> {
   for (const check of CHECKS) {
     const verdict = check(input);
     if (verdict) return verdict;

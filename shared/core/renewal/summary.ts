@@ -1,4 +1,6 @@
 import type { RejectedRecord } from "../ports/service.js";
+import { blockedWord } from "../preflight/blocking.js";
+import type { FailReason } from "../preflight/preflight.js";
 import type { VerdictReason } from "./decide.js";
 
 /** What happened to one certificate in a sweep (also the CLI's `--json` result shape). */
@@ -8,6 +10,11 @@ export type Outcome =
   | "skipped"
   | "failed"
   | "stuck"
+  /**
+   * Due, but its last preflight (no older than a day) says it will fail for a reason only a
+   * person can fix (issue 23): no request was spent on it. `--force` / `?force=true` renews it.
+   */
+  | "blocked"
   /** The sweep stopped starting renewals (its deadline, or the ledger) before this one. */
   | "not-attempted"
   /**
@@ -21,6 +28,7 @@ export const OUTCOMES: readonly Outcome[] = [
   "skipped",
   "failed",
   "stuck",
+  "blocked",
   "not-attempted",
   "deferred",
 ];
@@ -63,6 +71,13 @@ export interface CertificateResult {
   readonly status?: number;
   /** Error code of a failed renewal (see shared/lib/errors.ts). */
   readonly error?: string;
+  /** What a `blocked` certificate's last preflight failed for (the first blocking reason). */
+  readonly blockedBy?: FailReason;
+  /**
+   * Renewed (or attempted) although its last preflight blocked it, because the run was forced:
+   * the reason it would have been blocked for.
+   */
+  readonly forcedPast?: FailReason;
 }
 
 export interface SweepSummary {
@@ -72,6 +87,8 @@ export interface SweepSummary {
    */
   readonly account?: string;
   readonly dryRun: boolean;
+  /** Set when the run was forced past the last preflight (`--force`, `?force=true`). */
+  readonly forced?: true;
   /** ISO-8601 UTC. */
   readonly startedAt: string;
   readonly durationMs: number;
@@ -85,8 +102,8 @@ export interface SweepSummary {
   readonly counts: Readonly<Record<Outcome, number>> & { readonly due: number };
   /**
    * True when the run must be reported failed: the list failed, a renewal failed, a certificate
-   * is stuck or was not attempted, the ledger was unavailable, or a claim of this sweep was left
-   * unresolved.
+   * is stuck, blocked by its preflight or was not attempted, the ledger was unavailable, or a
+   * claim of this sweep was left unresolved.
    */
   readonly failed: boolean;
   /** Problems that made the run fail, one line each. */
@@ -147,6 +164,12 @@ export function resultProblems(
   if (failed.length > 0) problems.push(`${failed.length} renewal(s) failed: ${failed.join(", ")}`);
   const stuck = names((r) => r.outcome === "stuck");
   if (stuck.length > 0) problems.push(`${stuck.length} certificate(s) stuck: ${stuck.join(", ")}`);
+  const blocked = names((r) => r.outcome === "blocked");
+  if (blocked.length > 0) {
+    problems.push(
+      `${blocked.length} certificate(s) blocked by their last preflight, not renewed until a person fixes the cause (or renews with --force): ${blocked.join(", ")}`,
+    );
+  }
   const deferred = names((r) => r.outcome === "deferred");
   if (deferred.length > 0) {
     problems.push(
@@ -184,6 +207,7 @@ export const JSON_RAW_CONTROL = /[\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\
 export function summaryLine(summary: SweepSummary): string {
   return `certsched sweep summary ${JSON.stringify({
     dryRun: summary.dryRun,
+    ...(summary.forced ? { forced: true } : {}),
     ledger: summary.ledger,
     failed: summary.failed,
     counts: summary.counts,
@@ -199,7 +223,15 @@ export function summaryLine(summary: SweepSummary): string {
   }).replace(JSON_RAW_CONTROL, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`)}`;
 }
 
+/**
+ * A result's detail, saying when the run was forced past the certificate's last preflight:
+ * `forced past blocked (preflight: caa-forbids); <detail>`.
+ */
+export function forcedDetail(r: Pick<CertificateResult, "detail" | "forcedPast">): string {
+  return r.forcedPast ? `forced past ${blockedWord(r.forcedPast)}; ${r.detail}` : r.detail;
+}
+
 /** One line per certificate, readable in the portal's log stream; the reason constant last. */
 export function resultLine(r: CertificateResult): string {
-  return `certsched certificate ${r.outcome}: ${r.certificateName} (id ${r.id}, ${r.target}) expires ${r.expiryDate} (${r.daysLeft} days left): ${r.detail} [${r.reason}]`;
+  return `certsched certificate ${r.outcome}: ${r.certificateName} (id ${r.id}, ${r.target}) expires ${r.expiryDate} (${r.daysLeft} days left): ${forcedDetail(r)} [${r.reason}]`;
 }

@@ -48,6 +48,8 @@ export interface Run {
   readonly runId: string;
   readonly state: RunState;
   readonly dryRun: boolean;
+  /** Renew also what the last preflight blocks (`?force=true`, issue 23); absent: false. */
+  readonly force?: boolean | undefined;
   /** When POST /api/renewals accepted it. */
   readonly requestedAt: Date;
   /** Who asked: "function-key" or "entra:<name> (<object id>)", as the history's `by`. */
@@ -123,4 +125,6 @@ export interface RunMessage {
   readonly dryRun: boolean;
   /** The account the run sweeps (issue 22); absent: the first account (messages of before). */
   readonly account?: string | undefined;
+  /** Forced past the last preflight (issue 23); absent: not (messages of before). */
+  readonly force?: boolean | undefined;
 }

@@ -14,8 +14,8 @@ export const runIdSchema = z
 
 // Fields it does not know are dropped, not refused: during a slot swap the other version's
 // messages must still run (refused, they were poisoned after five deliveries, with a message
-// about a create request's "target" that meant nothing here). Only runId, dryRun and account
-// are read.
+// about a create request's "target" that meant nothing here). Only runId, dryRun, account and
+// force are read.
 const messageSchema = z.object({
   runId: runIdSchema,
   dryRun: z.boolean({ error: "must be true or false" }),
@@ -23,6 +23,7 @@ const messageSchema = z.object({
     .string()
     .regex(/^[a-z0-9-]{1,40}$/, { message: "must be an account name (1-40 of a-z, 0-9, -)" })
     .optional(),
+  force: z.boolean({ error: "must be true or false" }).optional(),
 });
 
 /** A queue message holds at most 64 KiB; base64 makes that 4/3 longer. */
@@ -74,14 +75,16 @@ export function runMessageText(message: RunMessage): string {
     runId: message.runId,
     dryRun: message.dryRun,
     ...(message.account === undefined ? {} : { account: message.account }),
+    ...(message.force ? { force: true } : {}),
   });
 }
 
-/** The queue message of a run: its id, its dry-run flag and, for an account's part, its account. */
+/** The queue message of a run: its id, its dry-run flag, its account (a part's) and force. */
 export function messageOf(run: Run): RunMessage {
   return {
     runId: run.runId,
     dryRun: run.dryRun,
     ...(run.account === undefined ? {} : { account: run.account }),
+    ...(run.force ? { force: true } : {}),
   };
 }

@@ -11,6 +11,8 @@ export interface RunView extends Partial<Omit<SweepSummary, "dryRun" | "startedA
   readonly runId: string;
   readonly state: RunState;
   readonly dryRun: boolean;
+  /** Forced past the last preflight (`?force=true`, issue 23); absent: not. */
+  readonly force?: boolean;
   /** Where to poll: /api/renewals/{runId}. */
   readonly location: string;
   /** ISO-8601 UTC. */
@@ -51,6 +53,7 @@ export function runView(run: Run, parts?: readonly (Run | undefined)[]): RunView
     runId: run.runId,
     state: run.state,
     dryRun: run.dryRun,
+    ...(run.force ? { force: true } : {}),
     location: runLocation(run.runId),
     requestedAt: run.requestedAt.toISOString(),
     requestedBy: run.requestedBy,

@@ -1,6 +1,10 @@
 import type { CertificateEvent, EventKind, RunRecord, Trigger } from "../../core/history/events.js";
 import type { History } from "../../core/ports/history.js";
-import type { CertificateResult, SweepSummary } from "../../core/renewal/summary.js";
+import {
+  type CertificateResult,
+  forcedDetail,
+  type SweepSummary,
+} from "../../core/renewal/summary.js";
 import { ensureError } from "../../lib/errors.js";
 import type { Logger } from "../../lib/log.js";
 import { redact } from "../../lib/redact/redact.js";
@@ -36,7 +40,7 @@ export function sweepHistory(
         trigger: run.trigger,
         runId: run.runId,
         reason: r.reason,
-        detail: redact(r.detail),
+        detail: redact(forcedDetail(r)),
         status: r.status,
         error: r.error,
         expiryDate: new Date(r.expiryDate),
@@ -49,6 +53,7 @@ export function sweepHistory(
     startedAt: new Date(summary.startedAt),
     finishedAt: run.finishedAt,
     dryRun: summary.dryRun,
+    ...(summary.forced ? { forced: true } : {}),
     failed: summary.failed,
     ledger: summary.ledger,
     counts: summary.counts,

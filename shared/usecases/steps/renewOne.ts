@@ -1,6 +1,7 @@
 import { daysLeft } from "../../core/certificate/dates.js";
 import type { CertificateRecord } from "../../core/certificate/records.js";
 import type { QuotaUsage } from "../../core/ports/budget.js";
+import type { PreflightRecord } from "../../core/ports/inventory.js";
 import {
   ACCEPTED_OUTCOMES,
   type Ledger,
@@ -34,6 +35,10 @@ export interface RenewContext {
   unresolved(certificateName: string): void;
   /** The run this sweep is (its ledger claims carry it), when it has one. */
   readonly runId?: string;
+  /** The certificate's last preflight, read from the inventory once a sweep (issue 23). */
+  preflightOf?(certificateName: string): PreflightRecord | undefined;
+  /** Renew a certificate its last preflight blocks all the same (`--force`). */
+  readonly force?: boolean;
   /**
    * Asked right before a renewal would be sent (the request budget, CERTSCHED_SERVICE_QUOTA):
    * the detail of a "deferred" result when none may be sent, else undefined. Unset: always sent.
@@ -90,12 +95,14 @@ export async function renewOne(
     expiryDate: cert.expiryDate.toISOString(),
     daysLeft: daysLeft(cert.expiryDate, at),
   };
+  /** Set once decided: the run was forced past the certificate's last preflight. */
+  let forced: { forcedPast?: NonNullable<CertificateResult["forcedPast"]> } = {};
   const result = (
     outcome: CertificateResult["outcome"],
     reason: ResultReason,
     detail: string,
     extra: { status?: number; error?: string } = {},
-  ): CertificateResult => ({ ...base, outcome, reason, detail, ...extra });
+  ): CertificateResult => ({ ...base, outcome, reason, detail, ...extra, ...forced });
   const notAttempted = (reason: StopReason) =>
     result("not-attempted", reason, notAttemptedDetail(reason));
   const stoppedBefore = ctx.stopped();
@@ -125,7 +132,14 @@ export async function renewOne(
     record: entry?.record,
     now: at,
     graceMs: ctx.graceMs,
+    preflight: ctx.preflightOf?.(cert.certificateName),
+    force: ctx.force,
   });
+  // Nothing claimed, nothing sent, nothing counted: a person must act first.
+  if (verdict.action === "blocked") {
+    return { ...result("blocked", verdict.reason, verdict.message), blockedBy: verdict.blockedBy };
+  }
+  if ("forcedPast" in verdict && verdict.forcedPast) forced = { forcedPast: verdict.forcedPast };
   if (verdict.action === "skip") {
     const own = renewedEarlierByThisRun(entry?.record, ctx.runId, verdict.reason);
     return own === undefined

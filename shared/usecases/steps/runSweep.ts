@@ -7,6 +7,7 @@ import { signalOf } from "../../core/concurrency/signals.js";
 import type { Trigger } from "../../core/history/events.js";
 import type { QuotaUsage } from "../../core/ports/budget.js";
 import type { ConcurrencyControl } from "../../core/ports/concurrency.js";
+import type { PreflightRecord } from "../../core/ports/inventory.js";
 import { type Ledger, noLedger } from "../../core/ports/ledger.js";
 import type { DueList } from "../../core/ports/service.js";
 import { usageText } from "../../core/quota/budgetRules.js";
@@ -79,6 +80,10 @@ export interface SweepOptions {
    * own earlier renewals as renewed, not skipped (unset: none kept on the ledger).
    */
   readonly runId?: string;
+  /** Each certificate's last preflight (issue 23; unset: nothing blocks, none kept). */
+  readonly preflights?: ReadonlyMap<string, PreflightRecord>;
+  /** Renew certificates their last preflight blocks all the same (`--force`, `?force=true`). */
+  readonly force?: boolean;
 }
 
 /**
@@ -158,6 +163,7 @@ async function sweep(options: SweepOptions, runId: string): Promise<SweepSummary
     const counts = countOutcomes(results, rejected.length);
     const summary: SweepSummary = {
       dryRun: options.dryRun,
+      ...(options.force ? { forced: true as const } : {}),
       startedAt: startedAt.toISOString(),
       durationMs: Math.round(performance.now() - started),
       ledger: ledgerState,
@@ -169,6 +175,7 @@ async function sweep(options: SweepOptions, runId: string): Promise<SweepSummary
         listError !== undefined ||
         counts.failed > 0 ||
         counts.stuck > 0 ||
+        counts.blocked > 0 || // A person must act: its preflight says it would be refused.
         counts["not-attempted"] > 0 ||
         ledgerState === "unavailable" ||
         unresolved.length > 0 ||
@@ -220,6 +227,8 @@ async function sweep(options: SweepOptions, runId: string): Promise<SweepSummary
     },
     ...(gate ? { deferred: () => (gate as NonNullable<typeof gate>).deferred() } : {}),
     ...(options.runId ? { runId: options.runId } : {}),
+    preflightOf: (name: string) => options.preflights?.get(name),
+    force: options.force === true,
     refused,
   };
   let done = 0;
@@ -274,7 +283,8 @@ async function sweep(options: SweepOptions, runId: string): Promise<SweepSummary
       }),
     );
     const line = resultLine(result);
-    if (["failed", "stuck", "not-attempted", "deferred"].includes(result.outcome)) log.error(line);
+    if (["failed", "stuck", "blocked", "not-attempted", "deferred"].includes(result.outcome))
+      log.error(line);
     else log.info(line);
     done += 1;
     options.onResult?.(result, done, certificates.length);

@@ -84,6 +84,7 @@ describe("certsched sweep", () => {
       skipped: 0,
       failed: 0,
       stuck: 0,
+      blocked: 0,
       "not-attempted": 0,
       deferred: 0,
       due: 3,

@@ -171,7 +171,7 @@ describe("hostile upstream text", () => {
 
     expect(reply.status).toBe(400);
     expect(messages()).toContain(
-      "runRenewals refused: Invalid query: x\\u{0a}\\u{1b}[2J: is not a query parameter of this function (it takes dryRun, wait)",
+      "runRenewals refused: Invalid query: x\\u{0a}\\u{1b}[2J: is not a query parameter of this function (it takes dryRun, force, wait)",
     );
   });
 });

@@ -120,13 +120,17 @@ describe("query parameters: POST /api/renewals", () => {
     ["dry-run=true", "dry-run", "did you mean dryRun?"],
     ["dryRun%3Dtrue", "dryRun=…", 'its "=" arrived percent-encoded (%3D); send dryRun=<value>'],
     ["dryRun=true&dryrun=true", "dryrun", "did you mean dryRun?"],
-    ["force=1", "force", "is not a query parameter of this function (it takes dryRun, wait)"],
+    [
+      "verbose=1",
+      "verbose",
+      "is not a query parameter of this function (it takes dryRun, force, wait)",
+    ],
   ])("?%s is refused naming %s, and nothing is swept", async (query, name, rule) => {
     const errors = expectQueryProblem(await callWith(runRenewalsFn, query));
 
     expect(errors).toEqual([{ name, message: expect.stringContaining(rule) }]);
     expect(errors[0]?.message).toMatch(
-      /^is not a query parameter of this function \(it takes dryRun, wait\)/,
+      /^is not a query parameter of this function \(it takes dryRun, force, wait\)/,
     );
     // Not even the list: a refused request does no work.
     expect(app.sim.requests).toEqual([]);

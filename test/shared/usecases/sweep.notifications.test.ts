@@ -224,6 +224,7 @@ describe("sweep notifications to a webhook", () => {
       skipped: 0,
       failed: 1,
       stuck: 1,
+      blocked: 0,
       "not-attempted": 0,
       deferred: 0,
     });

@@ -72,6 +72,7 @@ export interface RunRow {
   startedAt: string;
   finishedAt: string;
   dryRun: boolean;
+  forced?: boolean;
   failed: boolean;
   ledger: string;
   /** JSON object: outcome to count. */
@@ -123,6 +124,7 @@ export function toRunRow(r: RunRecord): RunRow {
     startedAt: r.startedAt.toISOString(),
     finishedAt: r.finishedAt.toISOString(),
     dryRun: r.dryRun,
+    ...(r.forced ? { forced: true } : {}),
     failed: r.failed,
     ledger: r.ledger,
     counts: JSON.stringify(r.counts),
@@ -169,6 +171,7 @@ const runSchema = z.object({
   startedAt: instant,
   finishedAt: instant,
   dryRun: z.boolean(),
+  forced: z.boolean().optional(),
   failed: z.boolean(),
   ledger: z.string(),
   counts: jsonText(z.record(z.string(), z.number())),

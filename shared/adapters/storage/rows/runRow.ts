@@ -26,6 +26,7 @@ export interface RunRow {
   rowKey: string;
   state: RunState;
   dryRun: boolean;
+  force?: boolean;
   requestedAt: string;
   requestedBy: string;
   startedAt?: string;
@@ -69,6 +70,7 @@ export function toRunRow(run: Run): RunRow {
     rowKey: run.runId,
     state: run.state,
     dryRun: run.dryRun,
+    ...(run.force ? { force: true } : {}),
     requestedAt: run.requestedAt.toISOString(),
     requestedBy: cut(run.requestedBy),
     ...(run.startedAt ? { startedAt: run.startedAt.toISOString() } : {}),
@@ -136,6 +138,7 @@ const rowSchema = z.object({
     error: `must be one of ${RUN_STATES.join(", ")}`,
   }),
   dryRun: z.boolean(),
+  force: z.boolean().optional(),
   requestedAt: instant,
   requestedBy: z.string().min(1),
   startedAt: instant.optional(),
@@ -193,6 +196,7 @@ export function fromRunRow(row: Record<string, unknown>, table: string): Run {
     runId: r.rowKey,
     state: r.state,
     dryRun: r.dryRun,
+    ...(r.force ? { force: true } : {}),
     requestedAt: r.requestedAt,
     requestedBy: r.requestedBy,
     startedAt: r.startedAt,

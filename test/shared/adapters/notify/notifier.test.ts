@@ -20,6 +20,7 @@ const FAILED: SweepSummary = {
     skipped: 0,
     failed: 0,
     stuck: 0,
+    blocked: 0,
     "not-attempted": 0,
     deferred: 0,
   },

@@ -1,6 +1,8 @@
 import { fc, test } from "@fast-check/vitest";
 import { describe, expect, it } from "vitest";
 import type { LedgerOutcome, LedgerRecord } from "../../../../shared/core/ports/ledger.js";
+import { PREFLIGHT_ADVICE } from "../../../../shared/core/preflight/advice.js";
+import type { FailReason } from "../../../../shared/core/preflight/preflight.js";
 import {
   ASK_AGAIN,
   CLAIM_LEASE_MS,
@@ -317,5 +319,80 @@ describe("decide", () => {
       "DailyRetry",
       "FirstFoundStuck",
     ]);
+  });
+});
+
+describe("decide with the last preflight (issue 23)", () => {
+  const DAY = 24 * H;
+  const preflight = (ageMs: number, reasons: readonly FailReason[], status = "will-fail") => ({
+    at: new Date(NOW.getTime() - ageMs),
+    status: status as "will-fail" | "ready" | "unknown",
+    checks: reasons.map((reason) => ({
+      check: "caa" as const,
+      status: "fail" as const,
+      reason,
+      detail: "seeded",
+    })),
+  });
+  const base = { expiryDate: EXPIRY, now: NOW, graceMs: GRACE };
+
+  it("blocks a certificate it would renew, naming the reason and what to do", () => {
+    expect(
+      decide({ ...base, record: undefined, preflight: preflight(0, ["caa-forbids"]) }),
+    ).toEqual({
+      action: "blocked",
+      reason: "PreflightBlocked",
+      blockedBy: "caa-forbids",
+      message: `blocked (preflight: caa-forbids): ${PREFLIGHT_ADVICE["caa-forbids"]}`,
+    });
+  });
+
+  it("exactly a day old still blocks; a day and 1 ms no longer does", () => {
+    const at = (ageMs: number) =>
+      decide({ ...base, record: undefined, preflight: preflight(ageMs, ["app-missing"]) }).action;
+    expect(at(DAY)).toBe("blocked");
+    expect(at(DAY + 1)).toBe("renew");
+  });
+
+  it("names the first blocking reason in check order; a non-blocking reason alone never blocks", () => {
+    const blockedBy = (reasons: FailReason[]) => {
+      const v = decide({ ...base, record: undefined, preflight: preflight(0, reasons) });
+      return v.action === "blocked" ? v.blockedBy : v.action;
+    };
+    expect(blockedBy(["dns-not-delegated"])).toBe("renew");
+    expect(blockedBy(["http-challenge-unreachable", "role-missing"])).toBe("renew");
+    expect(blockedBy(["dns-not-delegated", "hostname-not-bound"])).toBe("hostname-not-bound");
+  });
+
+  it("a skip stays a skip, and a stuck certificate not asked again stays stuck", () => {
+    const p = preflight(0, ["caa-forbids"]);
+    expect(decide({ ...base, record: record(1, 1), preflight: p }).action).toBe("skip");
+    const stuck = decide({ ...base, record: record(25, 1), preflight: p });
+    expect(stuck).toMatchObject({ action: "stuck", renew: false });
+    // Asked again (a day since the last request): blocked instead, nothing is spent.
+    expect(decide({ ...base, record: record(49, 25), preflight: p }).action).toBe("blocked");
+  });
+
+  it("forced, renews and says what it was forced past", () => {
+    const v = decide({
+      ...base,
+      record: undefined,
+      preflight: preflight(0, ["dns-zone-missing"]),
+      force: true,
+    });
+    expect(v).toMatchObject({
+      action: "renew",
+      reason: "NewRenewal",
+      forcedPast: "dns-zone-missing",
+    });
+    // Nothing to force past: no mark.
+    expect(decide({ ...base, record: undefined, force: true })).not.toHaveProperty("forcedPast");
+  });
+
+  it("a ready or unknown result never blocks", () => {
+    for (const status of ["ready", "unknown"]) {
+      const p = preflight(0, ["caa-forbids"], status);
+      expect(decide({ ...base, record: undefined, preflight: p }).action).toBe("renew");
+    }
   });
 });

@@ -40,6 +40,7 @@ function summary(overrides: Partial<SweepSummary> = {}): SweepSummary {
       skipped: 0,
       failed: 0,
       stuck: 0,
+      blocked: 0,
       "not-attempted": 0,
       deferred: 0,
     },

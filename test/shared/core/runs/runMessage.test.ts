@@ -1,6 +1,10 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { parseRunMessage, runMessageText } from "../../../../shared/core/runs/runMessage.js";
+import {
+  messageOf,
+  parseRunMessage,
+  runMessageText,
+} from "../../../../shared/core/runs/runMessage.js";
 import { ValidationError } from "../../../../shared/lib/errors.js";
 import { propertyRuns } from "../../../support/fastCheck.js";
 
@@ -47,5 +51,43 @@ describe("run messages, plain or base64 JSON", () => {
         base64(runMessageText({ runId: crypto.randomUUID(), dryRun: true })).replace(/=+$/, "x"),
       ),
     ).toThrow(ValidationError);
+  });
+});
+
+describe("run messages carry force (issue 23)", () => {
+  it("round-trip force: true; force false is left out, as before; a message without it is not forced", () => {
+    const runId = crypto.randomUUID();
+    expect(runMessageText({ runId, dryRun: false, force: true })).toBe(
+      JSON.stringify({ runId, dryRun: false, force: true }),
+    );
+    expect(runMessageText({ runId, dryRun: false, force: false })).toBe(
+      JSON.stringify({ runId, dryRun: false }),
+    );
+    expect(parseRunMessage(base64(runMessageText({ runId, dryRun: true, force: true })))).toEqual({
+      runId,
+      dryRun: true,
+      force: true,
+    });
+    expect(parseRunMessage({ runId, dryRun: false })).not.toHaveProperty("force");
+  });
+
+  it("refuses a force that is not a boolean, naming it", () => {
+    expect(() =>
+      parseRunMessage({ runId: crypto.randomUUID(), dryRun: false, force: "true" }),
+    ).toThrow(/force.*must be true or false/);
+  });
+
+  it("the message of a forced run says so (messageOf)", () => {
+    const run = {
+      runId: crypto.randomUUID(),
+      state: "queued" as const,
+      dryRun: false,
+      force: true,
+      requestedAt: new Date(),
+      requestedBy: "function-key",
+      attempts: 0,
+    };
+    expect(messageOf(run)).toEqual({ runId: run.runId, dryRun: false, force: true });
+    expect(messageOf({ ...run, force: undefined })).toEqual({ runId: run.runId, dryRun: false });
   });
 });

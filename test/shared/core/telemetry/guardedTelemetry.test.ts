@@ -24,6 +24,7 @@ const SUMMARY: SweepSummary = {
     skipped: 0,
     failed: 0,
     stuck: 0,
+    blocked: 0,
     "not-attempted": 0,
     deferred: 0,
   },

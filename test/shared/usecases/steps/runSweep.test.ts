@@ -100,6 +100,7 @@ describe("runSweep against the simulator", () => {
       skipped: 1,
       failed: 1,
       stuck: 0,
+      blocked: 0,
       "not-attempted": 0,
       deferred: 0,
     });

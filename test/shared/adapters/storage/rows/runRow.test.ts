@@ -70,6 +70,25 @@ describe("run rows", () => {
     expect(fromRunRow({ ...row }, "t")).toEqual(run(results));
   });
 
+  it("keep a forced run's force and a blocked result (issue 23); an unforced run has no force", () => {
+    const blocked: CertificateResult = {
+      ...result(1),
+      outcome: "blocked",
+      reason: "PreflightBlocked",
+      blockedBy: "caa-forbids",
+      detail: "blocked (preflight: caa-forbids): add a CAA record",
+    };
+    const forced: Run = {
+      ...run([blocked, { ...result(2), forcedPast: "app-missing" }]),
+      force: true,
+    };
+    const row = toRunRow(forced);
+    expect(row.force).toBe(true);
+    expect(fromRunRow({ ...row }, "t")).toEqual(forced);
+    expect(toRunRow(run([]))).not.toHaveProperty("force");
+    expect(fromRunRow({ ...toRunRow(run([])) }, "t")).not.toHaveProperty("force");
+  });
+
   it("cut the results of a summary too large for one entity, and say how many", () => {
     // About 1.3 MB of JSON: more than MAX_CHUNKS properties hold.
     const long = "x".repeat(1000);

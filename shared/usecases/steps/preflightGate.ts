@@ -1,0 +1,85 @@
+import { randomUUID } from "node:crypto";
+import type { History } from "../../core/ports/history.js";
+import type { Inventory, PreflightRecord } from "../../core/ports/inventory.js";
+import { blockingReason } from "../../core/preflight/blocking.js";
+import type { FailReason } from "../../core/preflight/preflight.js";
+import { blockedDetail } from "../../core/renewal/decide.js";
+import { MANUAL_REQUEST, type Requester } from "../../core/renewal/requester.js";
+import { ensureError } from "../../lib/errors.js";
+import type { Logger } from "../../lib/log.js";
+import { redact } from "../../lib/redact/redact.js";
+import { recordHistory } from "./recordRun.js";
+
+/**
+ * Where a renewal meets the last preflight (issue 23): the results kept with the inventory rows.
+ * A failing read never stops a renewal: without the results nothing is known to block it, and
+ * the service still decides (a warning says so).
+ */
+
+const UNREAD =
+  "so the last preflight is not consulted and nothing is blocked by it (the service decides)";
+
+/**
+ * Every certificate's last preflight, read once a sweep; undefined without storage (no results
+ * are kept) or when the inventory cannot be read.
+ */
+export async function lastPreflights(
+  inventory: Pick<Inventory, "kind" | "list">,
+  log: Logger,
+): Promise<ReadonlyMap<string, PreflightRecord> | undefined> {
+  if (inventory.kind === "none") return undefined;
+  try {
+    const { items } = await inventory.list();
+    const kept = new Map<string, PreflightRecord>();
+    for (const row of items) {
+      if (row.lastPreflight) kept.set(row.certificateName, row.lastPreflight);
+    }
+    return kept;
+  } catch (error) {
+    log.warn(
+      `certsched: the inventory could not be read, ${UNREAD}: ${redact(ensureError(error).message)}`,
+    );
+    return undefined;
+  }
+}
+
+/** Why the last preflight of one certificate blocks its renewal at `now`, or undefined. */
+export async function blockedByPreflight(
+  inventory: Pick<Inventory, "kind" | "get"> | undefined,
+  certificateName: string,
+  now: Date,
+  log: Logger,
+): Promise<FailReason | undefined> {
+  if (!inventory || inventory.kind === "none") return undefined;
+  try {
+    return blockingReason((await inventory.get(certificateName))?.lastPreflight, now);
+  } catch (error) {
+    log.warn(
+      `certsched: the inventory row of ${certificateName} could not be read, ${UNREAD}: ${redact(ensureError(error).message)}`,
+    );
+    return undefined;
+  }
+}
+
+/**
+ * A renewal by name its last preflight blocks, not forced: nothing is sent. The history keeps
+ * who asked and why nothing went out (a `blocked` event with the advice).
+ */
+export async function recordBlockedRequest(
+  history: History,
+  log: Logger,
+  request: { certificateName: string; requester: Requester; blockedBy: FailReason; at: Date },
+): Promise<string> {
+  const detail = blockedDetail(request.blockedBy);
+  const common = {
+    at: request.at,
+    certificateName: request.certificateName,
+    trigger: request.requester.trigger,
+    runId: randomUUID(),
+  };
+  await recordHistory(history, log, [
+    { ...common, event: "manual-request", by: request.requester.by, reason: MANUAL_REQUEST },
+    { ...common, event: "blocked", reason: "PreflightBlocked", detail },
+  ]);
+  return detail;
+}
