@@ -53,7 +53,7 @@ export function seededChecks(
 
 /**
  * Probes that decide nothing (every answer `unknown`): for the runtime's seam where the checks
- * are injected, or where a test looks only at the shape of what the placeholder checks report.
+ * are injected, or where a test looks only at the shape of what the checks report.
  */
 export function undecidedProbes(): PreflightProbes {
   const detail = "not decided in this test";

@@ -18,8 +18,9 @@ import {
  * POST /api/preflight over two accounts' inventory tables (Azurite): it runs now (every
  * certificate, not only those near their window), stores what it found (GET shows it), and
  * answers GET's document; the names it is given, in the query or the body; the 400s naming the
- * field; the Operator role; one account unreadable as `accountErrors`. The check functions are
- * the placeholders until the checks land: this suite holds the shape, not the statuses.
+ * field; the Operator role; one account unreadable as `accountErrors`. Its probes decide nothing
+ * (undecidedProbes): this suite holds the shape; the statuses, with the real probes over the
+ * simulator's DNS, ARM and apps, are preflightCertificates.endToEnd.test.ts's.
  */
 
 let app: PreflightApp;
