@@ -7,6 +7,7 @@ import { fanoutBench } from "./fanoutBench.js";
 import { httpOverheadBench } from "./httpOverhead.js";
 import { describeMachine } from "./machine.js";
 import { memoryBench } from "./memoryBench.js";
+import { preflightLoadBench } from "./preflightLoad.js";
 import { rateLimitBench } from "./rateLimitBench.js";
 import { type Gate, renderReport, type Section, sectionTable } from "./report.js";
 import { sweepBench } from "./sweepBench.js";
@@ -99,6 +100,14 @@ export async function runBench(input: BenchInput): Promise<number> {
       }),
     );
   }
+
+  const preflightLoad = await preflightLoadBench({
+    root: input.root,
+    rounds: input.quick ? 3 : 10,
+    progress,
+  });
+  sections.push(preflightLoad.section);
+  gates.push(preflightLoad.gate);
 
   sections.push(
     await cliStartBench({
