@@ -1,11 +1,13 @@
 import { loadSettings } from "../shared/app/config/settings.js";
 import { type Runtime, unknownAccount } from "../shared/app/services.js";
 import { settingsOf } from "../shared/core/accounts.js";
-import { countByStatus } from "../shared/core/preflight/preflight.js";
+import { countByStatus, type PreflightResult } from "../shared/core/preflight/preflight.js";
 import { OUTCOMES, type SweepSummary } from "../shared/core/renewal/summary.js";
 import { countInventoryStatuses } from "../shared/core/verification/inventoryResult.js";
+import { ensureError } from "../shared/lib/errors.js";
 import { silentLogger } from "../shared/lib/log.js";
-import { type PreflightReport, preflightWith } from "../shared/usecases/preflight.js";
+import { redact } from "../shared/lib/redact/redact.js";
+import { preflightWith } from "../shared/usecases/preflight.js";
 import { SAMPLE_CAA_FORBIDDEN, SAMPLE_REFUSAL } from "../sim/index.js";
 import { SANDBOX_ACCOUNT_NAMES } from "../sim/sandbox.js";
 import { renderPreflight, resultDocument } from "./commands/preflight.js";
@@ -42,7 +44,7 @@ export interface SandboxAccountSweep {
   /** Absent after a dry run: nothing was renewed, so nothing can land. */
   readonly verification?: SandboxVerification;
   /** Preflight of the account's due certificates, run just before its sweep (issue 23). */
-  readonly preflight: PreflightReport;
+  readonly preflight: SandboxPreflightPart;
   /** Certificates preflight finds `will-fail` on purpose (the staged CAA record and zone). */
   readonly stagedPreflight: string[];
   /** True when nothing but what is staged went wrong in this account. */
@@ -69,7 +71,8 @@ export async function sweepSandboxAccounts(
   const names = sandbox.accounts.map((a) => a.name);
   const only = options.account;
   if (only !== undefined && !names.includes(only)) throw unknownAccount(only, names);
-  const summaries: { account: string; summary: SweepSummary; preflight: PreflightReport }[] = [];
+  const summaries: { account: string; summary: SweepSummary; preflight: SandboxPreflightPart }[] =
+    [];
   // The sandbox's own settings, whatever the environment says: it must never reach a real account.
   const services = sandboxServices(sandbox);
   try {
@@ -77,9 +80,7 @@ export async function sweepSandboxAccounts(
       options.before?.(account);
       // Before the sweep, as the daily timer runs ahead of it: no storage in the sandbox, so
       // preflight looks at the due list, as `certsched preflight` would (nothing is blocked).
-      const preflight = await preflightWith(services.runtime(account), silentLogger, {
-        scope: "all",
-      });
+      const preflight = await preflightOrError(services.runtime(account));
       const summary = await sweep(services.runtime(account));
       summaries.push({ account, summary, preflight });
     }
@@ -97,7 +98,8 @@ export async function sweepSandboxAccounts(
     const passes =
       (!summary.failed || onlyStagedFailures(summary)) &&
       (verification?.passes ?? true) &&
-      unexpected.length === 0;
+      unexpected.length === 0 &&
+      preflight.error === undefined;
     parts.push({
       account,
       summary,
@@ -111,12 +113,31 @@ export async function sweepSandboxAccounts(
   return { parts, passes: parts.every((p) => p.passes) };
 }
 
+/** Preflight of one account; its failure (the due list refused) is said, never the sweep's end. */
+async function preflightOrError(runtime: Runtime): Promise<SandboxPreflightPart> {
+  try {
+    return { results: (await preflightWith(runtime, silentLogger, { scope: "all" })).results };
+  } catch (error) {
+    return { results: [], error: redact(ensureError(error).message) };
+  }
+}
+
+/** One account's preflight in the sandbox: its results, or why it could not run. */
+export interface SandboxPreflightPart {
+  readonly results: readonly PreflightResult[];
+  readonly error?: string;
+}
+
 /**
  * The will-fail results the sandbox stages: the CAA record on SAMPLE_CAA_FORBIDDEN's domain
  * (caa-forbids) and the refused certificate's missing zone (dns-zone-missing), each for exactly
  * that reason.
  */
-function stagedPreflightOf(sandbox: Sandbox, account: string, report: PreflightReport): string[] {
+function stagedPreflightOf(
+  sandbox: Sandbox,
+  account: string,
+  report: SandboxPreflightPart,
+): string[] {
   const refused = new Set(
     sandbox
       .account(account)
@@ -187,6 +208,9 @@ export function sandboxSweepDocument(sandbox: Sandbox, swept: SandboxSweep): obj
     rejected: parts.flatMap((p) => p.summary.rejected.map((r) => ({ account: p.account, ...r }))),
     preflight: {
       counts: countByStatus(parts.flatMap((p) => p.preflight.results)),
+      errors: parts.flatMap((p) =>
+        p.preflight.error === undefined ? [] : [{ account: p.account, error: p.preflight.error }],
+      ),
       staged: parts.flatMap((p) => p.stagedPreflight),
       results: parts.flatMap((p) => p.preflight.results.map(resultDocument)),
     },
@@ -254,6 +278,16 @@ export function renderSandboxPreflight(
   const results = parts.flatMap((p) => p.preflight.results);
   const heading = `${paint.bold("Preflight")}, run just before each sweep: will each due certificate renew? (certsched preflight)`;
   const lines = ["", ...wrapToWidth(heading, width ?? 80)];
+  for (const p of parts) {
+    if (p.preflight.error !== undefined) {
+      lines.push(
+        ...wrapToWidth(
+          `  ${p.account}: preflight could not run: ${p.preflight.error}`,
+          width ?? 80,
+        ),
+      );
+    }
+  }
   if (results.length === 0) return [...lines, "  nothing due to check."];
   lines.push(...renderPreflight(results, paint, width, parts.length > 1));
   const why = parts.flatMap((p) =>

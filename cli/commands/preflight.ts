@@ -1,11 +1,13 @@
 import type { Seams } from "../../shared/app/seams.js";
 import type { Runtime } from "../../shared/app/services.js";
 import type { Inventory } from "../../shared/core/ports/inventory.js";
-import type { Notifier, NotifyOutcome } from "../../shared/core/ports/notifier.js";
+import type { Notifier } from "../../shared/core/ports/notifier.js";
 import type { DueList } from "../../shared/core/ports/service.js";
 import { PREFLIGHT_ADVICE } from "../../shared/core/preflight/advice.js";
 import type { PreflightChange } from "../../shared/core/preflight/changes.js";
 import {
+  type CheckDocument,
+  checkDocument,
   countByStatus,
   PREFLIGHT_STATUSES,
   type PreflightCheck,
@@ -78,14 +80,6 @@ export interface PreflightCommandDeps {
   readonly checks?: PreflightCheckFunctions;
 }
 
-/** A check of the --json document: `reason` is null unless the check failed. */
-interface CheckDocument {
-  readonly check: PreflightCheck["check"];
-  readonly status: PreflightCheck["status"];
-  readonly reason: string | null;
-  readonly detail: string;
-}
-
 /** A result of the --json document (the contract's keys, in its order; no `at`). */
 interface ResultDocument {
   readonly account: string;
@@ -101,12 +95,7 @@ export function resultDocument(result: PreflightResult): ResultDocument {
     certificateName: result.certificateName,
     rootDomain: result.rootDomain,
     status: result.status,
-    checks: result.checks.map((c) => ({
-      check: c.check,
-      status: c.status,
-      reason: c.status === "fail" ? (c.reason ?? null) : null,
-      detail: c.detail,
-    })),
+    checks: result.checks.map(checkDocument),
   };
 }
 

@@ -98,3 +98,21 @@ export function inCheckOrder<T extends Pick<PreflightCheck, "check">>(checks: re
     (a, b) => PREFLIGHT_CHECKS.indexOf(a.check) - PREFLIGHT_CHECKS.indexOf(b.check),
   );
 }
+
+/** A check as the contract's JSON document writes it: `reason` on every check, null unless failed. */
+export interface CheckDocument {
+  readonly check: PreflightCheckName;
+  readonly status: CheckStatus;
+  readonly reason: FailReason | null;
+  readonly detail: string;
+}
+
+/** One check in the contract's document shape (the CLI's --json, GET and POST /api/preflight). */
+export function checkDocument(c: PreflightCheck): CheckDocument {
+  return {
+    check: c.check,
+    status: c.status,
+    reason: c.status === "fail" ? (c.reason ?? null) : null,
+    detail: c.detail,
+  };
+}

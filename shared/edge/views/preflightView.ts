@@ -1,7 +1,8 @@
 import type { InventoryRecord } from "../../core/ports/inventory.js";
 import {
+  type CheckDocument,
+  checkDocument,
   countByStatus,
-  type PreflightCheck,
   type PreflightResult,
   type PreflightStatus,
 } from "../../core/preflight/preflight.js";
@@ -12,13 +13,8 @@ import type { AccountPart } from "../acrossAccounts.js";
  * (../shared/contracts/preflight.md), plus `at` (when its checks ran), over every account asked.
  */
 
-export interface PreflightCheckView {
-  readonly check: PreflightCheck["check"];
-  readonly status: PreflightCheck["status"];
-  /** Only on a failed check. */
-  readonly reason?: PreflightCheck["reason"];
-  readonly detail: string;
-}
+/** A check as the contract writes it: `reason` on every check, null unless it failed. */
+export type PreflightCheckView = CheckDocument;
 
 export interface PreflightResultView {
   readonly account: string;
@@ -36,12 +32,7 @@ export function resultView(result: PreflightResult): PreflightResultView {
     certificateName: result.certificateName,
     rootDomain: result.rootDomain,
     status: result.status,
-    checks: result.checks.map((c) => ({
-      check: c.check,
-      status: c.status,
-      ...(c.reason === undefined ? {} : { reason: c.reason }),
-      detail: c.detail,
-    })),
+    checks: result.checks.map(checkDocument),
     at: result.at.toISOString(),
   };
 }

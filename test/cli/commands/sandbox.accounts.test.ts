@@ -62,6 +62,10 @@ describe("the sandbox's accounts", () => {
   it("are declared in CERTSCHED_ACCOUNTS alone, each with its own service and credentials", () => {
     expect(Object.keys(sandbox.settings).sort()).toEqual([
       "CERTSCHED_ACCOUNTS",
+      // Preflight's ARM, DNS server and timeout (issue 23).
+      "CERTSCHED_ARM_URL",
+      "CERTSCHED_DNS_SERVERS",
+      "CERTSCHED_PREFLIGHT_TIMEOUT",
       "CERTSCHED_VERIFY_CONNECT_TO",
     ]);
     const settings = loadSettings(sandbox.settings);

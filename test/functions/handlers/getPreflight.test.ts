@@ -85,7 +85,10 @@ describe("GET /api/preflight", () => {
           certificateName: "shop",
           rootDomain: "shop.contoso.example",
           status: "ready",
-          checks: [{ check: "caa", status: "pass", detail: "no CAA record" }, accessPasses],
+          checks: [
+            { check: "caa", status: "pass", reason: null, detail: "no CAA record" },
+            { ...accessPasses, reason: null },
+          ],
           at,
         },
         {
@@ -93,7 +96,7 @@ describe("GET /api/preflight", () => {
           certificateName: "www",
           rootDomain: "www.contoso.example",
           status: "will-fail",
-          checks: [caaFails, accessPasses],
+          checks: [caaFails, { ...accessPasses, reason: null }],
           at,
         },
         {
@@ -101,7 +104,9 @@ describe("GET /api/preflight", () => {
           certificateName: "www",
           rootDomain: "www.fabrikam-eu.example",
           status: "unknown",
-          checks: [{ check: "caa", status: "unknown", detail: "DNS timed out after 5 s" }],
+          checks: [
+            { check: "caa", status: "unknown", reason: null, detail: "DNS timed out after 5 s" },
+          ],
           at,
         },
       ],

@@ -94,7 +94,7 @@ describe("POST /api/preflight", () => {
       ]);
       for (const c of r.checks) {
         expect(PREFLIGHT_CHECKS).toContain(c.check);
-        expect(c.reason === undefined).toBe(c.status !== "fail");
+        expect(c.reason === null).toBe(c.status !== "fail");
         expect(c.detail.length).toBeLessThanOrEqual(299);
       }
     }

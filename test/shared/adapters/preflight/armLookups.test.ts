@@ -139,7 +139,7 @@ describe("dnsZone", () => {
       `no answer from Azure Resource Manager within ${TIMEOUT_MS} ms reading DNS zone contoso.com in resource group rg-dns (CERTSCHED_PREFLIGHT_TIMEOUT)`,
     );
     expect(took).toBeGreaterThanOrEqual(TIMEOUT_MS - 20);
-    expect(took).toBeLessThan(TIMEOUT_MS + 1_500);
+    expect(took).toBeLessThan(TIMEOUT_MS + 5_000);
   });
 
   it("is unknown when the caller cancels", async () => {
@@ -254,7 +254,7 @@ describe("hostNameBindings", () => {
       }),
     );
     expect(hung.kind).toBe("unknown");
-    expect(Date.now() - started).toBeLessThan(TIMEOUT_MS + 1_500);
+    expect(Date.now() - started).toBeLessThan(TIMEOUT_MS + 5_000);
   });
 });
 

@@ -127,7 +127,7 @@ describe("challengeProbe against the simulator's challenge listener", () => {
 
     expect(unreachable(answer)).toBe(`no answer within 400 ms at ${at}`);
     expect(took).toBeGreaterThanOrEqual(390);
-    expect(took).toBeLessThan(400 + 1_000);
+    expect(took).toBeLessThan(400 + 5_000);
   });
 
   it("tls-only: a TLS answer on the plain port is unreachable, said as such", async () => {
@@ -179,7 +179,8 @@ describe("challengeProbe against the simulator's challenge listener", () => {
     const detail = unreachable(await probe.reach("www.contoso.test", controller.signal));
 
     expect(detail).toBe("the check was cancelled");
-    expect(performance.now() - started).toBeLessThan(2_000);
+    // The probe's own timeout is later still: only the signal ends it this early.
+    expect(performance.now() - started).toBeLessThan(5_000);
   });
 });
 
@@ -259,13 +260,14 @@ describe("challengeProbe: bounds", () => {
     const port = await ownServer(hangAfter(MAX_BODY_BYTES));
     const probe = challengeProbe({
       connectTo: parseConnectTo(`:80:127.0.0.1:${port}`),
-      timeoutMs: 3_000,
+      timeoutMs: 20_000,
     });
 
     left = 0;
     const started = performance.now();
     expect(await probe.reach("www.contoso.test")).toEqual({ kind: "answered", status: 200 });
-    expect(performance.now() - started).toBeLessThan(1_000);
+    // Well under the 20 s timeout it would otherwise wait for (slack for a loaded machine).
+    expect(performance.now() - started).toBeLessThan(10_000);
     // The connection is dropped, not left open with the rest unread.
     await vi.waitFor(() => expect(left).toBe(1), { timeout: 1_000 });
   });
@@ -281,7 +283,7 @@ describe("challengeProbe: bounds", () => {
     expect(await probe.reach("www.contoso.test")).toEqual({ kind: "answered", status: 200 });
     const took = performance.now() - started;
     expect(took).toBeGreaterThanOrEqual(490);
-    expect(took).toBeLessThan(500 + 1_000);
+    expect(took).toBeLessThan(500 + 5_000);
   });
 
   it("a large body from the simulator is answered without reading it all", async () => {
@@ -290,7 +292,7 @@ describe("challengeProbe: bounds", () => {
 
     const started = performance.now();
     expect(await probe.reach("www.contoso.test")).toEqual({ kind: "answered", status: 200 });
-    expect(performance.now() - started).toBeLessThan(2_000);
+    expect(performance.now() - started).toBeLessThan(5_000);
   });
 
   it(`a detail of exactly ${MAX_CHECK_DETAIL} characters is kept whole; one more is cut to ${MAX_CHECK_DETAIL}`, async () => {

@@ -26,7 +26,7 @@ const result = (
 });
 
 describe("resultView", () => {
-  it("is the CLI's result with `at` in ISO 8601; `reason` only on a failed check", () => {
+  it("is the CLI's result with `at` in ISO 8601; `reason` on every check, null unless failed", () => {
     expect(JSON.parse(JSON.stringify(resultView(result("www", "will-fail"))))).toEqual({
       account: "contoso",
       certificateName: "www",
@@ -35,11 +35,12 @@ describe("resultView", () => {
       checks: [{ check: "caa", status: "fail", reason: "caa-forbids", detail: "forbidden" }],
       at: "2026-03-01T05:30:00.000Z",
     });
-    expect(Object.keys(resultView(result("www", "ready")).checks[0] ?? {})).toEqual([
-      "check",
-      "status",
-      "detail",
-    ]);
+    expect(resultView(result("www", "ready")).checks[0]).toEqual({
+      check: "caa",
+      status: "pass",
+      reason: null,
+      detail: "d",
+    });
   });
 });
 

@@ -135,7 +135,7 @@ describe("app-binding, with the app certsched knows", () => {
       subject("shop.contoso.com", SHOP),
       armCheckContext(t, 300),
     );
-    expect(Date.now() - started).toBeLessThan(2_000);
+    expect(Date.now() - started).toBeLessThan(5_300);
     expect(outcome).toMatchObject({ check: { status: "unknown" }, armAnswered: false });
     expect(outcome.check.detail).toContain("within 300 ms");
   });

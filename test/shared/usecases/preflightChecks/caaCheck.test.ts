@@ -143,7 +143,7 @@ describe("caaCheck", () => {
     server.mode("*", "silent");
     const started = performance.now();
     const result = await check(server, "contoso.com", { timeoutMs: 300 });
-    expect(performance.now() - started).toBeLessThan(1_300);
+    expect(performance.now() - started).toBeLessThan(5_300);
     expect(result).toEqual({
       check: "caa",
       status: "unknown",
