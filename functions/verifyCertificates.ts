@@ -3,7 +3,8 @@ import { app, type InvocationContext, type Timer } from "@azure/functions";
 /**
  * The verification timer (issue 12): every certificate of the inventory and every watched
  * endpoint, checked where users look. The run fails, naming the certificates, when one is
- * not-landed, expired, mismatched, untrusted, critically expiring or unreachable past its grace.
+ * not-landed, expired, mismatched, untrusted, incomplete-chain, weak, too-long, critically expiring
+ * or unreachable past its grace.
  */
 export async function verifyCertificates(timer: Timer, context: InvocationContext): Promise<void> {
   // The work, and everything it needs, loads on the first call: registering the functions at

@@ -43,8 +43,11 @@ const HELP = `Usage: certsched verify [--json] [--domain NAME[:PORT] ...] [--tim
 
 Checks what each domain actually serves, as a browser would: connects with SNI
 (port 443 unless given), reads the certificate, never sends a request. Each
-result is the first that applies of: unreachable, untrusted, mismatch, expired,
-pending, not-landed, expiring (critical below 7 days), ok.
+result is the first that applies of: unreachable, incomplete-chain (the
+intermediates are not sent), untrusted, mismatch, weak (RSA under 2048 bits,
+EC under P-256, SHA-1), too-long (validity over the CA/Browser Forum limit on
+its notBefore), expired, pending, not-landed, expiring (critical below 7
+days), ok.
 
 Without --domain, checks certsched's inventory (every certificate it has seen
 or renewed, CERTSCHED_WATCH endpoints, CERTSCHED_WATCH_CERTIFICATES) and the
@@ -73,8 +76,9 @@ CERTSCHED_VERIFY_WINDOW (2h), CERTSCHED_VERIFY_UNREACHABLE_AFTER (24h).
 Trust: Node's CA store plus the PEM file NODE_EXTRA_CA_CERTS names.
 
 Exit codes: 0 every result ok, pending, unverifiable, expiring (not
-critically) or unreachable within its grace; 1 any not-landed, expired,
-mismatch, untrusted, critically expiring or unreachable past its grace (with
+critically) or unreachable within its grace; 1 any incomplete-chain,
+untrusted, mismatch, weak, too-long, expired, not-landed, critically expiring
+or unreachable past its grace (with
 --domain, or without storage, there is no grace), or a due list failed (any
 account's); 2 usage or configuration error.
 `;

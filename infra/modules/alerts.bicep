@@ -242,7 +242,7 @@ resource verificationFailed 'Microsoft.Insights/scheduledQueryRules@2023-12-01' 
   kind: 'LogAlert'
   properties: {
     displayName: 'certsched: a verification run failed'
-    description: 'A certificate is not served as it should be: not-landed (renewed but the old certificate is still served), expired, mismatch, untrusted, critically expiring as served, or unreachable past its grace. The summary line names each one. docs/operations.md "Alerts".'
+    description: 'A certificate is not served as it should be: not-landed (renewed but the old certificate is still served), expired, mismatch, untrusted, incomplete-chain, weak, too-long, critically expiring as served, or unreachable past its grace. The summary line names each one. docs/operations.md "Alerts".'
     severity: 1
     enabled: true
     scopes: [

@@ -1,4 +1,4 @@
-import { generateKeyPair } from "node:crypto";
+import { generateKeyPair, generateKeyPairSync } from "node:crypto";
 import { isIP } from "node:net";
 import { promisify } from "node:util";
 import forge from "node-forge";
@@ -23,6 +23,44 @@ const CA_SUBJECT = [
   { name: "organizationName", value: HOSTING_CA_NAME.organizationName },
 ];
 
+/** The intermediate CA's subject: issued by the throwaway CA, issues leaves on request. */
+export const HOSTING_INTERMEDIATE_NAME = {
+  commonName: "certsched simulator intermediate CA",
+  organizationName: "certsched simulator",
+} as const;
+
+const INTERMEDIATE_SUBJECT = [
+  { name: "commonName", value: HOSTING_INTERMEDIATE_NAME.commonName },
+  { name: "organizationName", value: HOSTING_INTERMEDIATE_NAME.organizationName },
+];
+
+/**
+ * How a leaf is made (issue 24: what a browser checks). Default: issued by the throwaway CA
+ * itself and served alone, which is complete (the CA is the trust anchor).
+ */
+export interface LeafStyle {
+  /**
+   * `intermediate`: issued by the intermediate CA, served with it (a complete chain);
+   * `omit-intermediate`: issued by it, served without it (an incomplete chain).
+   */
+  readonly chain?: "direct" | "intermediate" | "omit-intermediate";
+  /** An RSA key of 1024 bits instead of the shared 2048-bit one. */
+  readonly weakKey?: boolean;
+  /** Signed with SHA-1 instead of SHA-256. */
+  readonly sha1?: boolean;
+}
+
+/** A key for `weakKey` leaves, made on first use (1024 bits: quick even on small machines). */
+let weakPair: { privateKey: string; publicKey: string } | undefined;
+function weakKeyPair() {
+  weakPair ??= generateKeyPairSync("rsa", {
+    modulusLength: 1024,
+    publicKeyEncoding: { type: "spki", format: "pem" },
+    privateKeyEncoding: { type: "pkcs8", format: "pem" },
+  });
+  return weakPair;
+}
+
 /**
  * The simulator's throwaway certificate authority, made at start with node-forge (a well-kept
  * library, not hand-written DER). Its certificate is the only thing a verifier must trust.
@@ -34,6 +72,8 @@ const CA_SUBJECT = [
 export class HostingCa {
   /** PEM of the CA certificate: what tests pass as `ca` and the sandbox trusts. */
   readonly certPem: string;
+  /** PEM of the intermediate CA (signed by the CA, same dates), for `LeafStyle.chain`. */
+  readonly intermediatePem: string;
   readonly #keyPem: string;
   readonly #privateKey: forge.pki.rsa.PrivateKey;
   readonly #publicKey: forge.pki.rsa.PublicKey;
@@ -43,10 +83,14 @@ export class HostingCa {
     this.#keyPem = keyPem;
     this.#privateKey = forge.pki.privateKeyFromPem(keyPem);
     this.#publicKey = forge.pki.publicKeyFromPem(publicPem);
-    this.certPem = this.#sign(CA_SUBJECT, validity, [
+    const caExtensions = [
       { name: "basicConstraints", cA: true, critical: true },
       { name: "keyUsage", keyCertSign: true, cRLSign: true, critical: true },
-    ]);
+    ];
+    this.certPem = this.#sign(CA_SUBJECT, validity, caExtensions);
+    this.intermediatePem = this.#sign(INTERMEDIATE_SUBJECT, validity, caExtensions, {
+      issuer: CA_SUBJECT,
+    });
   }
 
   /**
@@ -70,34 +114,64 @@ export class HostingCa {
    * A server certificate for exactly `names` (subjectAltName DNS entries, IP entries for
    * addresses) and these dates.
    */
-  issue(names: readonly string[], validity: Validity): IssuedLeaf {
-    const cert = this.#sign([{ name: "commonName", value: names[0] ?? "leaf" }], validity, [
-      { name: "basicConstraints", cA: false },
-      { name: "keyUsage", digitalSignature: true, keyEncipherment: true, critical: true },
-      { name: "extKeyUsage", serverAuth: true },
-      // GeneralName type 2: dNSName; type 7: iPAddress (the sandbox's ARM on 127.0.0.1).
-      {
-        name: "subjectAltName",
-        altNames: names.map((value) => (isIP(value) ? { type: 7, ip: value } : { type: 2, value })),
-      },
-      // The CA's key identifier (the leaf has the CA's key): among several simulators' CAs of
-      // the same name (the sandbox's accounts, in one NODE_EXTRA_CA_CERTS), OpenSSL finds this one.
-      { name: "authorityKeyIdentifier", keyIdentifier: true },
-    ]);
-    return { cert, key: this.#keyPem };
+  issue(names: readonly string[], validity: Validity, style: LeafStyle = {}): IssuedLeaf {
+    const chain = style.chain ?? "direct";
+    const weak = style.weakKey === true ? weakKeyPair() : undefined;
+    const signing = {
+      issuer: chain === "direct" ? CA_SUBJECT : INTERMEDIATE_SUBJECT,
+      sha1: style.sha1 === true,
+      ...(weak === undefined ? {} : { publicKey: forge.pki.publicKeyFromPem(weak.publicKey) }),
+    };
+    const leaf = this.#sign(
+      [{ name: "commonName", value: names[0] ?? "leaf" }],
+      validity,
+      [
+        { name: "basicConstraints", cA: false },
+        { name: "keyUsage", digitalSignature: true, keyEncipherment: true, critical: true },
+        { name: "extKeyUsage", serverAuth: true },
+        // GeneralName type 2: dNSName; type 7: iPAddress (the sandbox's ARM on 127.0.0.1).
+        {
+          name: "subjectAltName",
+          altNames: names.map((value) =>
+            isIP(value) ? { type: 7, ip: value } : { type: 2, value },
+          ),
+        },
+        // The CA's key identifier (the leaf has the CA's key): among several simulators' CAs of
+        // the same name (the sandbox's accounts, in one NODE_EXTRA_CA_CERTS), OpenSSL finds this one.
+        // Named, not `true`: forge would take a weak leaf's own key for the CA's.
+        {
+          name: "authorityKeyIdentifier",
+          keyIdentifier: forge.pki
+            .getPublicKeyFingerprint(this.#publicKey, { type: "RSAPublicKey" })
+            .getBytes(),
+        },
+      ],
+      signing,
+    );
+    const cert = chain === "intermediate" ? `${leaf}${this.intermediatePem}` : leaf;
+    return { cert, key: weak?.privateKey ?? this.#keyPem };
   }
 
-  #sign(subject: forge.pki.CertificateField[], validity: Validity, extensions: object[]): string {
+  #sign(
+    subject: forge.pki.CertificateField[],
+    validity: Validity,
+    extensions: object[],
+    signing: {
+      readonly issuer?: forge.pki.CertificateField[];
+      readonly publicKey?: forge.pki.PublicKey;
+      readonly sha1?: boolean;
+    } = {},
+  ): string {
     const cert = forge.pki.createCertificate();
-    cert.publicKey = this.#publicKey;
+    cert.publicKey = signing.publicKey ?? this.#publicKey;
     // A leading 1 keeps the DER integer positive and every serial distinct.
     cert.serialNumber = `1${(this.#serial++).toString(16).padStart(7, "0")}`;
     cert.validity.notBefore = validity.notBefore;
     cert.validity.notAfter = validity.notAfter;
     cert.setSubject(subject);
-    cert.setIssuer(CA_SUBJECT);
+    cert.setIssuer(signing.issuer ?? CA_SUBJECT);
     cert.setExtensions([...extensions, { name: "subjectKeyIdentifier" }]);
-    cert.sign(this.#privateKey, forge.md.sha256.create());
+    cert.sign(this.#privateKey, signing.sha1 ? forge.md.sha1.create() : forge.md.sha256.create());
     return forge.pki.certificateToPem(cert);
   }
 }

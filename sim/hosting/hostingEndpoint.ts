@@ -1,10 +1,12 @@
 import type { AddressInfo, Socket } from "node:net";
 import tls from "node:tls";
+import { validityLimitDays } from "../../shared/core/verification/browserChecks.js";
+import { DAY_MS } from "../../shared/lib/time.js";
 import { APP_SERVICE_TARGET, type SimCertificate } from "../certificate.js";
 import type { CertificateRenewed } from "../state.js";
 import { startChallengeServer } from "./challengeServer.js";
 import type { Hosting, HostingOptions, HostingSource } from "./hosting.js";
-import { HostingCa, type Validity } from "./hostingCa.js";
+import { HostingCa, type LeafStyle, type Validity } from "./hostingCa.js";
 import { type HostingFault, HostingFaultPlan, WRONG_NAME } from "./hostingFaults.js";
 import { startVault } from "./vault.js";
 
@@ -12,8 +14,27 @@ import { startVault } from "./vault.js";
 interface Binding {
   readonly name: string;
   readonly validity: Validity;
-  context?: tls.SecureContext;
-  wrongNameContext?: tls.SecureContext;
+  /** By the faults that shape the certificate (name, chain, key, digest, dates). */
+  readonly contexts: Map<string, tls.SecureContext>;
+}
+
+/** The faults that shape the certificate served, in a fixed order (a context's key). */
+const SHAPING: readonly HostingFault[] = [
+  "wrong-name",
+  "with-intermediate",
+  "omit-intermediate",
+  "weak-key",
+  "sha1-signature",
+  "too-long",
+];
+
+/** The earliest notBefore with this notAfter that is one day over the limit in force on it. */
+function overLong(validity: Validity): Validity {
+  for (const days of [47, 100, 200, 398]) {
+    const notBefore = new Date(validity.notAfter.getTime() - (days + 1) * DAY_MS);
+    if (validityLimitDays(notBefore) === days) return { notBefore, notAfter: validity.notAfter };
+  }
+  return validity;
 }
 
 /** The running endpoint: the public surface plus close(), which the simulator calls. */
@@ -49,6 +70,7 @@ export async function startHosting(
     bindings.set(cert.certificateName, {
       name: normalize(cert.rootDomain),
       validity: { notBefore: new Date(cert.issueDate), notAfter: new Date(cert.expiryDate) },
+      contexts: new Map(),
     });
   };
   // Bound at start: each App Service certificate as the service holds it now.
@@ -60,15 +82,31 @@ export async function startHosting(
     bind({ ...event, rootDomain: event.rootDomain });
   });
 
-  const contextFor = (binding: Binding, wrongName: boolean): tls.SecureContext => {
-    if (wrongName) {
-      binding.wrongNameContext ??= tls.createSecureContext(
-        ca.issue([WRONG_NAME], binding.validity),
-      );
-      return binding.wrongNameContext;
+  const contextFor = (binding: Binding, certificateName: string): tls.SecureContext => {
+    const shaping = SHAPING.filter((f) => faults.has(certificateName, f));
+    const key = shaping.join(",");
+    let context = binding.contexts.get(key);
+    if (context === undefined) {
+      const has = (f: HostingFault) => shaping.includes(f);
+      const style: LeafStyle = {
+        chain: has("omit-intermediate")
+          ? "omit-intermediate"
+          : has("with-intermediate")
+            ? "intermediate"
+            : "direct",
+        weakKey: has("weak-key"),
+        sha1: has("sha1-signature"),
+      };
+      const names = [has("wrong-name") ? WRONG_NAME : binding.name];
+      const validity = has("too-long") ? overLong(binding.validity) : binding.validity;
+      context = tls.createSecureContext({
+        ...ca.issue(names, validity, style),
+        // OpenSSL refuses to load a SHA-1 or 1024-bit certificate at Node's default level.
+        ...(style.weakKey || style.sha1 ? { ciphers: "DEFAULT@SECLEVEL=0" } : {}),
+      });
+      binding.contexts.set(key, context);
     }
-    binding.context ??= tls.createSecureContext(ca.issue([binding.name], binding.validity));
-    return binding.context;
+    return context;
   };
 
   /** The context for an SNI name; undefined fails the handshake; an Error resets the socket. */
@@ -86,7 +124,7 @@ export async function startHosting(
     // Created (or added) since start: bound as the service issued it.
     if (!bindings.has(cert.certificateName)) bind(cert);
     const binding = bindings.get(cert.certificateName) as Binding;
-    return contextFor(binding, faults.has(cert.certificateName, "wrong-name"));
+    return contextFor(binding, cert.certificateName);
   };
 
   // No default certificate: a handshake without SNI, or for a name nobody hosts, fails.

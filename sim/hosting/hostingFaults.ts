@@ -13,18 +13,37 @@
  * - `keep-old-version`: for a Key Vault certificate, a renewal completes at the service but the
  *   simulator's vault (sim/hosting/vault.ts) keeps the version it had as the current one, as a
  *   vault the new version never reached. Clearing the fault installs the renewed version.
+ *
+ * What a browser checks (issue 24), for the certificate the endpoint serves for that name:
+ * - `with-intermediate`: issued by the simulator's intermediate CA and sent with it: a complete
+ *   chain, as a public CA's (not a fault: the good case beside the next one).
+ * - `omit-intermediate`: issued by the intermediate CA, sent without it: `incomplete-chain`.
+ * - `weak-key`: an RSA key of 1024 bits: `weak`.
+ * - `sha1-signature`: signed with SHA-1: `weak`.
+ * - `too-long`: the same notAfter, notBefore moved back so the validity is one day over the
+ *   CA/Browser Forum limit in force on it (e.g. 201 days from 2026-03-15): `too-long`.
  */
 export type HostingFault =
   | "keep-old-certificate"
   | "wrong-name"
   | "unreachable"
-  | "keep-old-version";
+  | "keep-old-version"
+  | "with-intermediate"
+  | "omit-intermediate"
+  | "weak-key"
+  | "sha1-signature"
+  | "too-long";
 
 export const HOSTING_FAULTS: readonly HostingFault[] = [
   "keep-old-certificate",
   "wrong-name",
   "unreachable",
   "keep-old-version",
+  "with-intermediate",
+  "omit-intermediate",
+  "weak-key",
+  "sha1-signature",
+  "too-long",
 ];
 
 /** The name on the certificate the `wrong-name` fault serves (.invalid never resolves, RFC 2606). */

@@ -8,12 +8,14 @@ import type {
   ProbeStep,
   ServedCertificate,
 } from "../../core/ports/probes.js";
+import { isWeakSignature } from "../../core/verification/browserChecks.js";
 import { matchingRule, resolveConnectTo } from "../../core/verification/connectTo.js";
 import type { Endpoint } from "../../core/verification/endpoint.js";
 import { isPublicAddress, NOT_PUBLIC_CODE } from "../../core/verification/publicAddress.js";
 import { whenAborted } from "../../lib/abort.js";
 import { ensureError } from "../../lib/errors.js";
 import { escapeControl } from "../../lib/text/escapeControl.js";
+import { keyOf, leafIssuerFound, selfIssued, signatureOf } from "./certificateFacts.js";
 import { publicOnlyLookup } from "./publicOnlyLookup.js";
 import { chainAnchored } from "./trustAnchor.js";
 
@@ -28,6 +30,12 @@ const CLOSE_GRACE_MS = 1_000;
 
 /** OpenSSL verify errors about validity dates: they may hide an untrusted chain (trustAnchor.ts). */
 const TIME_ERRORS: ReadonlySet<string> = new Set(["CERT_HAS_EXPIRED", "CERT_NOT_YET_VALID"]);
+
+/**
+ * What OpenSSL 3 reports for a SHA-1 signature at Node's security level (UNSPECIFIED from its
+ * signature-level check, or CA_MD_TOO_WEAK): reported last, it may hide an untrusted chain too.
+ */
+const DIGEST_ERRORS: ReadonlySet<string> = new Set(["UNSPECIFIED", "CA_MD_TOO_WEAK"]);
 
 const DNS_CODES: ReadonlySet<string> = new Set([
   "ENOTFOUND",
@@ -75,6 +83,9 @@ export function describeCertificate(der: Uint8Array): ServedCertificate {
     serial: x509.serialNumber.toUpperCase(),
     thumbprint: x509.fingerprint256.replaceAll(":", "").toUpperCase(),
     altNames: (x509.subjectAltName ?? "").split(", ").filter((n) => n !== ""),
+    key: keyOf(x509),
+    signature: signatureOf(der),
+    selfIssued: selfIssued(x509),
   };
 }
 
@@ -93,7 +104,10 @@ function chainVerdict(
   if (socket.authorized || error === null || error === undefined) return undefined;
   const code =
     typeof error === "string" ? error : ((error as { code?: string }).code ?? String(error));
-  if (TIME_ERRORS.has(code)) {
+  // A SHA-1 leaf is the judge's `weak` (contracts/verify.md): only a chain that fails for
+  // another reason too is untrusted, so it is asked again without OpenSSL's digest rule.
+  const weakLeaf = DIGEST_ERRORS.has(code) && isWeakSignature(signatureOf(peer.raw)?.oid);
+  if (TIME_ERRORS.has(code) || weakLeaf) {
     const anchored = chainAnchored(peer, ca, Date.now(), extraCaCertsPath);
     // The leaf's own dates are judged by the judge, with its clock; any other time error stays.
     if (anchored.trusted && anchored.onlyLeafOutOfDate) return undefined;
@@ -242,12 +256,14 @@ export function probeTls(endpoint: Endpoint, options: ProbeOptions): Promise<Pro
       }
       try {
         const nameError = serverIdentityError(endpoint.host, peer);
+        const chainProblem = chainVerdict(s, peer, options.ca, options.extraCaCertsPath);
         finish({
           reached: true,
           connectedTo,
           certificate: describeCertificate(peer.raw),
-          chainProblem: chainVerdict(s, peer, options.ca, options.extraCaCertsPath),
+          chainProblem,
           nameProblem: nameError?.message,
+          leafIssuerFound: leafIssuerFound(peer, chainProblem?.code),
         });
       } catch (error) {
         // A certificate Node's X.509 parser refuses is one no browser would accept either.

@@ -6,7 +6,10 @@ import type { InventoryStatus } from "../verification/judge.js";
 
 /** The webhook messages certsched sends; adapters/notify/ posts them. */
 export type NoticeKind =
-  /** Now not-landed, expired, mismatch, untrusted, critically expiring or unreachable past grace. */
+  /**
+   * Now incomplete-chain, untrusted, mismatch, weak, too-long, expired, not-landed, critically
+   * expiring or unreachable past grace.
+   */
   | "bad"
   /** Back to `ok` from one of those. */
   | "recovered";

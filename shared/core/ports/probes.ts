@@ -42,6 +42,27 @@ export interface ServedCertificate {
   readonly thumbprint: string;
   /** subjectAltName entries, e.g. `DNS:www.contoso.com`, `IP Address:127.0.0.1`. */
   readonly altNames: readonly string[];
+  /** The leaf's public key; undefined when Node cannot describe it (the weak check skips it). */
+  readonly key?: PublicKeyFacts | undefined;
+  /** The leaf's signature algorithm: its OID and, when known, its name (`sha256WithRSAEncryption`). */
+  readonly signature?: SignatureFacts | undefined;
+  /** Whether the leaf names itself as its issuer (and says so by key identifier, if any). */
+  readonly selfIssued?: boolean | undefined;
+}
+
+/** A certificate's public key, as a browser weighs it. */
+export interface PublicKeyFacts {
+  /** Node's asymmetricKeyType: `rsa`, `rsa-pss`, `ec`, `ed25519`, `dsa`... */
+  readonly type: string;
+  /** RSA modulus (or DSA prime) bits, EC curve bits; undefined for an unknown curve. */
+  readonly bits: number | undefined;
+  /** EC only: the curve's name (`prime256v1`, `secp384r1`). */
+  readonly curve?: string | undefined;
+}
+
+export interface SignatureFacts {
+  readonly oid: string;
+  readonly name: string;
 }
 
 /** Why a chain does not verify: OpenSSL's code (e.g. UNABLE_TO_VERIFY_LEAF_SIGNATURE). */
@@ -59,6 +80,11 @@ export type ProbeResult =
       readonly chainProblem: ChainProblem | undefined;
       /** tls.checkServerIdentity's reason when the certificate does not cover the name. */
       readonly nameProblem: string | undefined;
+      /**
+       * Whether the leaf's issuer is among the certificates the endpoint sent or the trust
+       * anchors (tlsProbe.ts says how it is told); undefined where no chain was served (a vault).
+       */
+      readonly leafIssuerFound?: boolean | undefined;
     }
   | {
       readonly reached: false;

@@ -3,7 +3,7 @@ import { daysLeft } from "../certificate/dates.js";
 import type { InventoryRecord } from "../ports/inventory.js";
 import type { LedgerOutcome, LedgerRecord } from "../ports/ledger.js";
 import { decide } from "../renewal/decide.js";
-import { CRITICAL_DAYS } from "../verification/judge.js";
+import { BROWSER_REFUSES, CRITICAL_DAYS } from "../verification/judge.js";
 import { type PreflightView, preflightView, statusLabel } from "./preflightView.js";
 
 /**
@@ -24,7 +24,7 @@ import { type PreflightView, preflightView, statusLabel } from "./preflightView.
  *    request: decide.ts, as of the inventory's `lastSeen`).
  * 3. `failed`: the last request of the current episode failed (the service refused it, or it
  *    failed before it could be acted on), or the last verification found the served certificate
- *    fails a browser's check (`untrusted`, `mismatch`).
+ *    fails a browser's check (`incomplete-chain`, `untrusted`, `mismatch`, `weak`, `too-long`).
  * 4. `not-landed`: the last verification found an accepted renewal has not reached where users
  *    look after CERTSCHED_VERIFY_WINDOW.
  * 5. `pending`: a renewal of the current episode is in flight (claimed, sent, scheduled, or sent
@@ -211,7 +211,7 @@ export function certificateStatus(input: StatusInput, options: StatusOptions): C
         why: `the last renewal request failed (${plural(ledger.attempts, "attempt")})${cause}`,
       };
     }
-    if (verification?.status === "untrusted" || verification?.status === "mismatch") {
+    if (verification !== undefined && BROWSER_REFUSES.has(verification.status)) {
       return {
         status: "failed",
         why: `the served certificate is ${verification.status}: ${verification.detail}`,

@@ -8,6 +8,12 @@ export function adviceFor(status: VerifyStatus, critical: boolean): string | und
   switch (status) {
     case "unreachable":
       return "Check DNS, the firewall and that the site listens on this port; CERTSCHED_VERIFY_CONNECT_TO says where to connect instead, CERTSCHED_HTTP_TIMEOUT (or --timeout) how long to wait.";
+    case "incomplete-chain":
+      return "Serve the intermediate certificates with the certificate (the full chain file, or the PFX with its chain), then verify again: most clients do not fetch a missing intermediate.";
+    case "weak":
+      return "Replace the certificate with one on an RSA key of at least 2048 bits or an EC key of at least P-256, signed with SHA-256 or better (renew it with certsched renew NAME), and bind it.";
+    case "too-long":
+      return "Browsers refuse a certificate valid longer than the CA/Browser Forum allows on its issue date (398 days, 200 from 2026-03-15, 100 from 2027-03-15, 47 from 2029-03-15): issue a shorter one and bind it.";
     case "untrusted":
       return "Serve the full chain (the certificate and its intermediates) from a CA browsers trust; a private CA must be in NODE_EXTRA_CA_CERTS where certsched runs. A certificate not valid yet (CERT_NOT_YET_VALID) was issued for a later start: serve one valid now, and check the clocks.";
     case "mismatch":

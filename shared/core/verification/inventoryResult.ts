@@ -54,10 +54,13 @@ export interface InventoryVerification {
 
 /** The statuses that need a person whatever else is true (contracts/verify.md, exit 1). */
 const ALWAYS_BAD: ReadonlySet<InventoryStatus> = new Set([
-  "not-landed",
-  "expired",
-  "mismatch",
+  "incomplete-chain",
   "untrusted",
+  "mismatch",
+  "weak",
+  "too-long",
+  "expired",
+  "not-landed",
 ]);
 
 /**
@@ -77,8 +80,8 @@ export function needsPerson(
 }
 
 /**
- * Whether a result needs a person (contracts/verify.md, exit 1): not-landed, expired, mismatch,
- * untrusted, critically expiring, unreachable past its grace. `unverifiable` never does. The
+ * Whether a result needs a person (contracts/verify.md, exit 1): incomplete-chain, untrusted,
+ * mismatch, weak, too-long, expired, not-landed, critically expiring, unreachable past its grace. `unverifiable` never does. The
  * CLI's exit code and the timer's failed run both ask this.
  */
 export function failsRun(result: InventoryResult): boolean {

@@ -2,6 +2,7 @@ import { boundDetail } from "../../lib/text/boundDetail.js";
 import { escapeControl } from "../../lib/text/escapeControl.js";
 import { DAY_MS, HOUR_MS, MINUTE_MS } from "../../lib/time.js";
 import type { ProbeResult, ServedCertificate } from "../ports/probes.js";
+import { incompleteChain, tooLong, weak } from "./browserChecks.js";
 import type { Endpoint } from "./endpoint.js";
 
 /**
@@ -11,11 +12,15 @@ import type { Endpoint } from "./endpoint.js";
  */
 export const STATUSES = [
   "unreachable",
+  "incomplete-chain",
   "untrusted",
   "mismatch",
+  "weak",
+  "too-long",
   "expired",
   "pending",
   "not-landed",
+  // Slot 9 of the contract's order: `not-synced` (issue 24 section 3) goes here, before expiring.
   "expiring",
   "ok",
 ] as const;
@@ -27,6 +32,15 @@ export type InventoryStatus = VerifyStatus | "unverifiable";
 
 /** Every status, in the contract's order, `unverifiable` last (counts, tables). */
 export const INVENTORY_STATUSES: readonly InventoryStatus[] = [...STATUSES, "unverifiable"];
+
+/** Statuses that mean a browser refuses the served certificate (the status page's `failed`). */
+export const BROWSER_REFUSES: ReadonlySet<string> = new Set<VerifyStatus>([
+  "incomplete-chain",
+  "untrusted",
+  "mismatch",
+  "weak",
+  "too-long",
+]);
 
 /** `expiring` is critical below this many whole days left. */
 export const CRITICAL_DAYS = 7;
@@ -80,6 +94,7 @@ interface Facts {
   readonly host: string;
   readonly certificate: ServedCertificate;
   readonly chainCode: string | undefined;
+  readonly issuerFound: boolean | undefined;
   readonly nameProblem: string | undefined;
   readonly daysLeft: number;
   readonly options: JudgeOptions;
@@ -106,6 +121,7 @@ const iso = (d: Date) => d.toISOString();
 
 const untrusted = (f: Facts): Finding | undefined => {
   const issuer = escapeControl(f.certificate.issuer);
+  // A SHA-1 leaf whose chain Node refuses for that alone has no chainCode (tlsProbe.ts): `weak`.
   if (f.chainCode !== undefined) {
     return {
       status: "untrusted",
@@ -201,8 +217,11 @@ const ok = (f: Facts): Finding => ({
 
 /** The chain of checks, in the contract's order; `ok` closes it. */
 const CHECKS: readonly ((f: Facts) => Finding | undefined)[] = [
+  (f) => incompleteChain(f.certificate, f.issuerFound),
   untrusted,
   mismatch,
+  (f) => weak(f.certificate),
+  (f) => tooLong(f.certificate),
   expired,
   renewalInFlight,
   expiring,
@@ -240,6 +259,7 @@ export function judge(endpoint: Endpoint, probe: ProbeResult, options: JudgeOpti
     host: endpoint.host,
     certificate: c,
     chainCode: probe.chainProblem?.code,
+    issuerFound: probe.leafIssuerFound,
     nameProblem: probe.nameProblem,
     daysLeft: daysLeftOf(c.notAfter, options.now),
     options,

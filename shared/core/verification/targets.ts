@@ -71,7 +71,15 @@ export function countStatuses(
 }
 
 /** Statuses that always need a person (exit 1, the timer run fails). */
-const BAD: ReadonlySet<VerifyStatus> = new Set(["not-landed", "expired", "mismatch", "untrusted"]);
+const BAD: ReadonlySet<VerifyStatus> = new Set([
+  "incomplete-chain",
+  "untrusted",
+  "mismatch",
+  "weak",
+  "too-long",
+  "expired",
+  "not-landed",
+]);
 
 /**
  * Whether a result needs a person now. `unreachable` waits out its grace

@@ -60,6 +60,12 @@ function verdictAt(probe: ProbeResult, now: Date, renewal?: AcceptedRenewal): Ve
   });
 }
 
+/** The leaf sent with its issuer, as a server that sends the whole chain. */
+const withIssuer = (leaf: Issued, issuer: Issued): Issued => ({
+  ...leaf,
+  cert: leaf.cert + issuer.cert,
+});
+
 /** A certificate from the trusted CA for www.contoso.test that expires at `notAfter`. */
 const good = (notAfter: Date, names = ["www.contoso.test"]) =>
   makeLeaf(trusted, { names, notBefore: at(-30 * DAY), notAfter });
@@ -229,7 +235,24 @@ describe("every status, and the contract's order", () => {
     );
   });
 
-  it("a chain from an unknown CA: untrusted", async () => {
+  it("a chain from an unknown CA, sent along: untrusted", async () => {
+    const probe = await observe(
+      withIssuer(
+        makeLeaf(unknown, {
+          names: ["www.contoso.test"],
+          notBefore: at(-DAY),
+          notAfter: at(60 * DAY),
+        }),
+        unknown,
+      ),
+    );
+    const v = verdictAt(probe, realNow);
+    expect(v.status).toBe("untrusted");
+    expect(v.detail).toContain("SELF_SIGNED_CERT_IN_CHAIN");
+    expect(v.detail).toContain("issued by CN=an unknown CA");
+  });
+
+  it("a leaf from an unknown CA served alone: incomplete-chain, before untrusted (its issuer is nowhere)", async () => {
     const probe = await observe(
       makeLeaf(unknown, {
         names: ["www.contoso.test"],
@@ -238,14 +261,16 @@ describe("every status, and the contract's order", () => {
       }),
     );
     const v = verdictAt(probe, realNow);
-    expect(v.status).toBe("untrusted");
-    expect(v.detail).toContain("UNABLE_TO_VERIFY_LEAF_SIGNATURE");
-    expect(v.detail).toContain("issued by CN=an unknown CA");
+    expect(v.status).toBe("incomplete-chain");
+    expect(v.detail).toContain("(CN=an unknown CA)");
   });
 
   it("untrusted comes before mismatch and expired", async () => {
     const probe = await observe(
-      makeLeaf(unknown, { names: ["other.test"], notBefore: at(-30 * DAY), notAfter: at(-HOUR) }),
+      withIssuer(
+        makeLeaf(unknown, { names: ["other.test"], notBefore: at(-30 * DAY), notAfter: at(-HOUR) }),
+        unknown,
+      ),
     );
     expect(verdictAt(probe, realNow).status).toBe("untrusted");
   });
@@ -274,7 +299,14 @@ describe("every status, and the contract's order", () => {
   it("escapes control characters that come from the server", async () => {
     const evil = makeCa("Evil\u001b]0;pwned\u0007CA\u009b");
     const probe = await observe(
-      makeLeaf(evil, { names: ["www.contoso.test"], notBefore: at(-DAY), notAfter: at(60 * DAY) }),
+      withIssuer(
+        makeLeaf(evil, {
+          names: ["www.contoso.test"],
+          notBefore: at(-DAY),
+          notAfter: at(60 * DAY),
+        }),
+        evil,
+      ),
     );
     const v = verdictAt(probe, realNow);
     expect(v.status).toBe("untrusted");
