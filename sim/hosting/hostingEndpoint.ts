@@ -129,6 +129,9 @@ export async function startHosting(
 
   // No default certificate: a handshake without SNI, or for a name nobody hosts, fails.
   const server = tls.createServer({
+    // The connection keeps the first context's security level when SNI switches context: at
+    // Node's default, a SHA-1 certificate (the sha1-signature fault) could not be served.
+    ciphers: "DEFAULT@SECLEVEL=0",
     SNICallback: (servername, callback) => {
       try {
         const selected = select(servername);
