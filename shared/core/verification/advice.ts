@@ -9,7 +9,7 @@ export function adviceFor(status: VerifyStatus, critical: boolean): string | und
     case "unreachable":
       return "Check DNS, the firewall and that the site listens on this port; CERTSCHED_VERIFY_CONNECT_TO says where to connect instead, CERTSCHED_HTTP_TIMEOUT (or --timeout) how long to wait.";
     case "incomplete-chain":
-      return "Serve the intermediate certificates with the certificate (the full chain file, or the PFX with its chain), then verify again: most clients do not fetch a missing intermediate.";
+      return "Serve the intermediate certificates with the certificate (the full chain file, or the PFX with its chain), then verify again: most clients do not fetch a missing intermediate. A private CA that issues directly must be in NODE_EXTRA_CA_CERTS where certsched runs.";
     case "weak":
       return "Replace the certificate with one on an RSA key of at least 2048 bits or an EC key of at least P-256, signed with SHA-256 or better (renew it with certsched renew NAME), and bind it.";
     case "too-long":

@@ -151,12 +151,18 @@ describe("certsched verify --domain (a child process, real TLS on loopback)", ()
   });
 
   it("without NODE_EXTRA_CA_CERTS the same site is untrusted: trust is Node's store plus that file", async () => {
-    const port = await serve(leaf(["www.contoso.test"], at(60 * DAY + HOUR)));
+    // The site sends its CA along: without it, its issuer would be nowhere (incomplete-chain).
+    const served = leaf(["www.contoso.test"], at(60 * DAY + HOUR));
+    const port = await serve({ ...served, cert: served.cert + ca.cert });
     const result = await runCli(["verify", "--json", ...domains("www.contoso.test")], {
       env: { CERTSCHED_VERIFY_CONNECT_TO: connectTo({ "www.contoso.test": port }) },
     });
     expect(result.code).toBe(1);
     expect(jsonOf<Document>(result).results[0]?.status).toBe("untrusted");
+    const trusted = await verify(["--json", ...domains("www.contoso.test")], {
+      CERTSCHED_VERIFY_CONNECT_TO: connectTo({ "www.contoso.test": port }),
+    });
+    expect(jsonOf<Document>(trusted).results[0]?.status).toBe("ok");
   });
 
   it("ok and non-critically expiring exit 0; counts agree with the results", async () => {
@@ -207,7 +213,8 @@ describe("certsched verify --domain (a child process, real TLS on loopback)", ()
   it("expired, mismatch, untrusted and unreachable: each exit 1, one result per domain", async () => {
     const expired = await serve(leaf(["expired.contoso.test"], at(-HOUR)));
     const mismatch = await serve(leaf(["other.test"], at(60 * DAY + HOUR)));
-    const untrusted = await serve(leaf(["untrusted.contoso.test"], at(60 * DAY + HOUR), unknown));
+    const unknownLeaf = leaf(["untrusted.contoso.test"], at(60 * DAY + HOUR), unknown);
+    const untrusted = await serve({ ...unknownLeaf, cert: unknownLeaf.cert + unknown.cert });
     const closed = await closedPort();
     const ports = {
       "expired.contoso.test": expired,
