@@ -213,6 +213,9 @@ describe("the verification timer over real TLS", () => {
       },
     ]);
     await known(w, "www", "api");
+    // Both send the whole chain below the root (an intermediate), whose root Node does not
+    // hold: untrusted. Served alone, the leaf's issuer would be nowhere: incomplete-chain.
+    for (const name of ["www", "api"]) w.hosting.inject(name, "with-intermediate");
 
     const thrown = await verifyCertificates(timer(), w.app.context("verifyCertificates")).then(
       () => undefined,
