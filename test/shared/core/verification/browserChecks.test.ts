@@ -1,3 +1,4 @@
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { ServedCertificate } from "../../../../shared/core/ports/probes.js";
 import {
@@ -6,6 +7,7 @@ import {
   validityLimitDays,
   weak,
 } from "../../../../shared/core/verification/browserChecks.js";
+import { propertyRuns } from "../../../support/fastCheck.js";
 
 /**
  * The three checks on their own, at every boundary the contract names (contracts/verify.md,
@@ -125,6 +127,38 @@ describe("incomplete-chain", () => {
   it("escapes the issuer the server sent", () => {
     expect(incompleteChain(cert({ issuer: "CN=Evil\u001b[2J" }), false)?.detail).not.toContain(
       "\u001b",
+    );
+  });
+});
+
+describe("properties", () => {
+  const instant = fc.date({
+    min: new Date("2000-01-01T00:00:00Z"),
+    max: new Date("2050-01-01T00:00:00Z"),
+    noInvalidDate: true,
+  });
+
+  it("the limit never grows with a later notBefore, and is one of the four steps", () => {
+    fc.assert(
+      fc.property(instant, instant, (a, b) => {
+        const [early, late] = a <= b ? [a, b] : [b, a];
+        expect([398, 200, 100, 47]).toContain(validityLimitDays(early));
+        expect(validityLimitDays(early)).toBeGreaterThanOrEqual(validityLimitDays(late));
+      }),
+      { numRuns: propertyRuns(500) },
+    );
+  });
+
+  it("too-long exactly when the validity in seconds exceeds the limit on notBefore; one line", () => {
+    fc.assert(
+      fc.property(instant, fc.integer({ min: 0, max: 500 * DAY_S }), (from, seconds) => {
+        const notBefore = new Date(Math.floor(from.getTime() / 1000) * 1000);
+        const c = lasting(notBefore.toISOString(), seconds);
+        const found = tooLong(c);
+        expect(found !== undefined).toBe(seconds > validityLimitDays(notBefore) * DAY_S);
+        if (found) expect(found.detail).not.toMatch(/\n/);
+      }),
+      { numRuns: propertyRuns(500) },
     );
   });
 });
