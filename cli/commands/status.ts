@@ -39,8 +39,9 @@ attempts. Without names: every certificate known. Changes nothing. Every
 account's (an ACCOUNT column when there are several), or --account NAME's.
 
 Status words, the first that applies: expired, stuck, failed (the last
-request failed, or the served certificate is untrusted or names another
-host), not-landed, pending (a renewal in flight, answer-unknown included),
+request failed, or a browser refuses the served certificate:
+incomplete-chain, untrusted, mismatch, weak, too-long), not-landed, pending
+(a renewal in flight, answer-unknown included),
 expiring (fewer than CERTSCHED_VERIFY_WARN_DAYS days left), unverifiable,
 ok, unknown (nothing known but the name).
 
