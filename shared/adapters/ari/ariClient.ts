@@ -45,7 +45,7 @@ export type AriOutcome =
 export interface AriCertificate {
   /** PEM text or DER bytes of the leaf. */
   readonly certificate: string | Uint8Array;
-  /** The leaf's issuer, as node's X509Certificate#issuer ("C=US\nO=Let's Encrypt\nCN=R10"). */
+  /** The leaf's issuer: X509Certificate#issuer, or ServedCertificate.issuer ("C=US, O=…, CN=R10"). */
   readonly issuer: string;
 }
 

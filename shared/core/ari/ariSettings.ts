@@ -25,14 +25,16 @@ export const LETS_ENCRYPT_DIRECTORY: AriDirectory = {
 
 /**
  * The directory for a certificate's issuer, given as node's X509Certificate#issuer
- * ("C=US\nO=Let's Encrypt\nCN=R10"); undefined when no configured CA issued it.
+ * ("C=US\nO=Let's Encrypt\nCN=R10") or as the TLS probe keeps it ("C=US, O=Let's Encrypt,
+ * CN=R10"); undefined when no configured CA issued it.
  */
 export function directoryFor(
   directories: readonly AriDirectory[],
   issuer: string,
 ): AriDirectory | undefined {
+  // ", " splits only before another attribute: "O=Example, Inc." stays one name.
   const names = issuer
-    .split("\n")
+    .split(/\n|, (?=[A-Za-z][A-Za-z0-9.]*=)/)
     .map((line) => /^(O|CN)=(.*)$/.exec(line.trim())?.[2]?.trim().toLowerCase())
     .filter((name): name is string => name !== undefined && name !== "");
   return directories.find((d) => names.includes(d.issuer.toLowerCase()));

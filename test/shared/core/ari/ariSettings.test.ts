@@ -16,8 +16,17 @@ describe("directoryFor", () => {
     ["C=US\nO=Google Trust Services\nCN=WR1", undefined],
     ["OU=Let's Encrypt", undefined],
     ["", undefined],
+    // As the TLS probe keeps it (describeCertificate joins the lines with ", ").
+    ["C=US, O=Let's Encrypt, CN=R11", LETS_ENCRYPT_DIRECTORY],
+    ["C=US, O=Example, Inc., CN=Issuing 1", undefined],
   ])("%j: %o", (issuer, expected) => {
     expect(directoryFor(both, issuer)).toEqual(expected);
+  });
+
+  it("an issuer name with a comma in it matches whole", () => {
+    const inc = { issuer: "Example, Inc.", directoryUrl: "https://acme.example/d" };
+    expect(directoryFor([inc], "C=US, O=Example, Inc., CN=Issuing 1")).toEqual(inc);
+    expect(directoryFor([inc], "C=US\nO=Example, Inc.\nCN=Issuing 1")).toEqual(inc);
   });
 
   it("no directories: never", () => {
