@@ -66,6 +66,22 @@ describe("the simulator's ACME directory", () => {
     expect(acme.requests.map((r) => r.method)).toEqual(["GET", "POST", "GET"]);
   });
 
+  it("a default window answers for CertIDs no test set", async () => {
+    const other = await startAcme({
+      ...inject("loopbackTls"),
+      defaultWindow: (certId) =>
+        certId.startsWith("known")
+          ? { start: new Date("2026-12-01T00:00:00Z"), end: new Date("2026-12-02T00:00:00Z") }
+          : undefined,
+    });
+    try {
+      expect((await get(`${other.renewalInfoUrl}/known.AQ`)).status).toBe(200);
+      expect((await get(`${other.renewalInfoUrl}/other.AQ`)).status).toBe(404);
+    } finally {
+      await other.close();
+    }
+  });
+
   it("stages faults on the directory and on renewalInfo separately", async () => {
     acme.setWindow("f.AQ", { start: new Date(0), end: new Date(1) });
     acme.setFault("renewalInfo", 500);

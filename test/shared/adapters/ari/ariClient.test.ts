@@ -108,6 +108,24 @@ describe("createAriClient: the CA's window for a served certificate", () => {
     ).toMatchObject({ renew: false, reason: "not-yet" });
   });
 
+  it("keeps at most maxRemembered answers: the oldest is asked again, the newest is not", async () => {
+    const small = createAriClient({
+      directories: [{ issuer: "Test ARI CA", directoryUrl: acme.directoryUrl }],
+      timeoutMs: 2_000,
+      now: () => clock,
+      maxRemembered: 1,
+    });
+    try {
+      await small.renewalInfo(served(rsa));
+      await small.renewalInfo(served(ec));
+      expect(await small.renewalInfo(served(ec))).toMatchObject({ cached: true });
+      expect(await small.renewalInfo(served(rsa))).toMatchObject({ cached: false });
+      expect(paths().filter((p) => p.startsWith("/renewal-info/"))).toHaveLength(3);
+    } finally {
+      await small.close();
+    }
+  });
+
   it("asks nothing for an issuer with no directory, or a certificate without a CertID", async () => {
     expect(
       await client.renewalInfo({ certificate: rsa.pem, issuer: "C=US\nO=Other CA\nCN=X1" }),

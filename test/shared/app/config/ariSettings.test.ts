@@ -1,5 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { loadAriSettings, parseAriDirectory } from "../../../../shared/app/config/ariSettings.js";
+import {
+  ARI_SETTINGS,
+  loadAriSettings,
+  parseAriDirectory,
+} from "../../../../shared/app/config/ariSettings.js";
+import { KNOWN_SETTINGS } from "../../../../shared/app/config/schema.js";
 import { ConfigError } from "../../../../shared/lib/errors.js";
 
 function problemsOf(env: Record<string, string>): { name: string; message: string }[] {
@@ -74,5 +79,10 @@ describe("ARI settings (issue 24, section 4), read on first use", () => {
   it("an issuer name of 200 characters is kept, 201 is refused", () => {
     expect(parseAriDirectory(`${"a".repeat(200)}=https://a.example/`)).toHaveProperty("issuer");
     expect(typeof parseAriDirectory(`${"a".repeat(201)}=https://a.example/`)).toBe("string");
+  });
+
+  it("lists its names among the known settings (the CLI's did-you-mean)", () => {
+    expect(ARI_SETTINGS).toEqual(["CERTSCHED_ARI_DIRECTORIES", "CERTSCHED_ARI_TIMEOUT"]);
+    for (const name of ARI_SETTINGS) expect(KNOWN_SETTINGS).toContain(name);
   });
 });
