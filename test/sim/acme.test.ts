@@ -1,6 +1,10 @@
+import { X509Certificate } from "node:crypto";
 import { request } from "undici";
 import { afterAll, beforeAll, beforeEach, describe, expect, inject, it } from "vitest";
-import { type AcmeSimulator, startAcme } from "../../sim/index.js";
+import { directoryFor } from "../../shared/core/ari/ariSettings.js";
+import { certIdOf } from "../../shared/core/ari/certId.js";
+import { HostingCa } from "../../sim/hosting/hostingCa.js";
+import { type AcmeSimulator, HOSTING_CA_NAME, startAcme } from "../../sim/index.js";
 
 /** The simulator's ACME directory and renewalInfo endpoint (issue 24, section 4). */
 
@@ -108,5 +112,26 @@ describe("the simulator's ACME directory", () => {
       request(acme.directoryUrl, { signal: AbortSignal.timeout(300) }),
     ).rejects.toThrow();
     expect(performance.now() - started).toBeGreaterThanOrEqual(290);
+  });
+
+  it("the hosting CA's leaves have a CertID, and its O names the directory (the sandbox's ARI)", async () => {
+    const ca = await HostingCa.create(clock);
+    const leaf = ca.issue(["www.contoso.test"], {
+      notBefore: new Date("2026-11-01T00:00:00Z"),
+      notAfter: new Date("2027-01-30T00:00:00Z"),
+    });
+    const id = certIdOf(leaf.cert);
+    if (!id.ok) throw new Error(`no CertID: ${id.reason}`);
+    const directories = [
+      { issuer: HOSTING_CA_NAME.organizationName, directoryUrl: acme.directoryUrl },
+    ];
+    const issuer = new X509Certificate(leaf.cert).issuer;
+    expect(directoryFor(directories, issuer)?.directoryUrl).toBe(acme.directoryUrl);
+    acme.renewNow(id.certId);
+    const answer = await get(`${acme.renewalInfoUrl}/${id.certId}`);
+    expect(answer.status).toBe(200);
+    expect(new Date(JSON.parse(answer.text).suggestedWindow.end).getTime()).toBeLessThan(
+      clock.getTime(),
+    );
   });
 });
