@@ -192,6 +192,12 @@ param preflightDays string = ''
 @description('CERTSCHED_PREFLIGHT_TIMEOUT: the bound of each DNS query, HTTP request and ARM call of preflight, e.g. 5s. Empty: 5s.')
 param preflightTimeout string = ''
 
+@description('CERTSCHED_ARI_DIRECTORIES: ACME directories asked for renewal information (RFC 9773), `Issuer Name=https://…/directory` separated by `;`, or none. Empty: Let\'s Encrypt\'s production directory for its certificates.')
+param ariDirectories string = ''
+
+@description('CERTSCHED_ARI_TIMEOUT: the bound of each request to a CA\'s ACME directory or renewalInfo, e.g. 10s. Empty: 10s.')
+param ariTimeout string = ''
+
 @description('CERTSCHED_WATCH: extra endpoints verification watches that the service does not list, host[:port] comma-separated. Empty: none.')
 param watch string = ''
 
@@ -362,6 +368,8 @@ var commonSettings = [
   { name: 'CERTSCHED_CA_IDENTIFIERS', value: caIdentifiers }
   { name: 'CERTSCHED_PREFLIGHT_DAYS', value: preflightDays }
   { name: 'CERTSCHED_PREFLIGHT_TIMEOUT', value: preflightTimeout }
+  { name: 'CERTSCHED_ARI_DIRECTORIES', value: ariDirectories }
+  { name: 'CERTSCHED_ARI_TIMEOUT', value: ariTimeout }
   // The ledger table through the identity (the plain AzureWebJobsStorage connection string is
   // not set: shared keys are off on the account).
   { name: 'CERTSCHED_LEDGER_TABLE_URI', value: storage.outputs.tableEndpoint }

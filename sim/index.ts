@@ -4,6 +4,15 @@
  */
 
 export {
+  type AcmeFault,
+  type AcmeFaultTarget,
+  type AcmeOptions,
+  type AcmeRequest,
+  type AcmeSimulator,
+  type AcmeWindow,
+  startAcme,
+} from "./acme/acmeServer.js";
+export {
   type ArmOptions,
   type ArmRequest,
   type ArmSimulator,

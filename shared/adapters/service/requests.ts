@@ -223,6 +223,7 @@ export const COUNTED_AS: Readonly<Record<UpstreamName, RequestOperation | undefi
   get: "get",
   token: undefined,
   keyVault: undefined,
+  ari: undefined,
   ledger: undefined,
   webhook: undefined,
 };

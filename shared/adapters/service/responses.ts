@@ -23,6 +23,7 @@ export const OPERATION_LABEL: Readonly<Record<UpstreamName, string>> = {
   keyVault: "read Key Vault secret",
   ledger: "renewal ledger",
   webhook: "notification webhook",
+  ari: "renewal information (ARI)",
 };
 
 function codeFor(status: number): ErrorCode {

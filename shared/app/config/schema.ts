@@ -6,6 +6,7 @@ import { SCHEDULE_TIMEOUT_MAX_MS } from "../../core/renewal/callBudget.js";
 import { MIN_SECRET_LENGTH, significantLength } from "../../lib/redact/secretForms.js";
 import { DAY_MS } from "../../lib/time.js";
 import { isSecureOrLoopback } from "../../lib/url.js";
+import { ARI_SETTINGS } from "./ariSettings.js";
 import { duration } from "./duration.js";
 import { PREFLIGHT_SETTINGS } from "./preflightSettings.js";
 import { wholeNumber } from "./wholeNumber.js";
@@ -194,4 +195,6 @@ export const KNOWN_SETTINGS: readonly string[] = [
   "CERTSCHED_PREFLIGHT_SCHEDULE",
   // Read by shared/app/config/preflightSettings.ts when preflight runs.
   ...PREFLIGHT_SETTINGS,
+  // Read by shared/app/config/ariSettings.ts when ARI runs (issue 24).
+  ...ARI_SETTINGS,
 ];

@@ -11,7 +11,8 @@ export type UpstreamName =
   | "token"
   | "keyVault"
   | "ledger"
-  | "webhook";
+  | "webhook"
+  | "ari";
 
 /** An HTTP call that failed: carries the status and the upstream's own plain-text detail. */
 export class UpstreamError extends CertschedError {

@@ -12,6 +12,8 @@ export interface InboundResponse {
   readonly status: number;
   readonly contentType: string | undefined;
   readonly text: string;
+  /** The Retry-After header as sent (seconds or an HTTP date), on any status: ARI reads it on 200. */
+  readonly retryAfter?: string | undefined;
 }
 
 /**
@@ -61,6 +63,7 @@ export async function attempt(
     readonly method?: "GET" | "POST" | undefined;
     readonly headers: Readonly<Record<string, string>>;
     readonly body: string;
+    readonly maxResponseBytes?: number | undefined;
   },
   timeoutMs: number,
 ): Promise<Outcome> {
@@ -82,16 +85,18 @@ export async function attempt(
       dispatcher: agent,
     });
     cut = "body";
-    const text = await readCapped(res.body);
+    const text = await readCapped(res.body, req.maxResponseBytes ?? MAX_RESPONSE_BYTES);
     const contentType = res.headers["content-type"];
-    const retryAfter = res.headers["retry-after"];
+    const header = res.headers["retry-after"];
+    const retryAfter = Array.isArray(header) ? header[0] : header;
     return {
       response: {
         status: res.statusCode,
         contentType: Array.isArray(contentType) ? contentType[0] : contentType,
         text,
+        retryAfter,
       },
-      retryAfter: Array.isArray(retryAfter) ? retryAfter[0] : retryAfter,
+      retryAfter,
     };
   } catch (error) {
     if (!controller.signal.aborted) return { error };
@@ -104,14 +109,14 @@ export async function attempt(
   }
 }
 
-async function readCapped(body: AsyncIterable<Buffer | string>): Promise<string> {
+async function readCapped(body: AsyncIterable<Buffer | string>, limit: number): Promise<string> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of body) {
     const buf = typeof chunk === "string" ? Buffer.from(chunk) : chunk;
     size += buf.length;
-    if (size > MAX_RESPONSE_BYTES)
-      throw Object.assign(new Error("response too large"), { code: "CERTSCHED_TOO_LARGE" });
+    if (size > limit)
+      throw Object.assign(new Error("response too large"), { code: "CERTSCHED_TOO_LARGE", limit });
     chunks.push(buf);
   }
   return Buffer.concat(chunks).toString("utf8");
@@ -165,10 +170,13 @@ export function networkError(
     );
   }
   if (code === "CERTSCHED_TOO_LARGE") {
+    const limit = (error as { limit?: number }).limit ?? MAX_RESPONSE_BYTES;
     return new UpstreamError(
       "UPSTREAM_BAD_RESPONSE",
       upstream,
-      `${upstream}: response larger than ${MAX_RESPONSE_BYTES} bytes (${MAX_RESPONSE_BYTES / 1048576} MiB), the most certsched reads`,
+      limit === MAX_RESPONSE_BYTES
+        ? `${upstream}: response larger than ${MAX_RESPONSE_BYTES} bytes (${MAX_RESPONSE_BYTES / 1048576} MiB), the most certsched reads`
+        : `${upstream}: response larger than ${limit} bytes, the most certsched reads from it`,
     );
   }
   const reason = code === "UND_ERR_SOCKET" ? "connection closed by the other side" : code;

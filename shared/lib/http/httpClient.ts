@@ -29,6 +29,8 @@ export interface OutboundRequest {
   readonly timeoutMs?: number;
   /** Longest the whole call may take, in ms, retries included; default callDeadlineMs. */
   readonly deadlineMs?: number;
+  /** Longest body read, in bytes; default MAX_RESPONSE_BYTES (12 MiB). Larger: UPSTREAM_BAD_RESPONSE. */
+  readonly maxResponseBytes?: number;
   /**
    * Awaited before every attempt (the first, each retry): the request budget reserves one
    * request, or rejects (QUOTA_EXHAUSTED) and the attempt is not sent. Refused before the first

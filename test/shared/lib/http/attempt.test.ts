@@ -101,14 +101,18 @@ describe("attempt, against a loopback server", () => {
     await new Promise((resolve) => server.close(resolve));
   });
 
-  async function run(method: "GET" | "POST" | undefined, timeoutMs = 5_000) {
+  async function run(
+    method: "GET" | "POST" | undefined,
+    timeoutMs = 5_000,
+    maxResponseBytes?: number,
+  ) {
     const lib = await loadUndici();
     const agent = new lib.Agent();
     try {
       return await attempt(
         lib,
         agent,
-        { url, method, headers: { "x-test": "1" }, body: '{"a":1}' },
+        { url, method, headers: { "x-test": "1" }, body: '{"a":1}', maxResponseBytes },
         timeoutMs,
       );
     } finally {
@@ -124,10 +128,47 @@ describe("attempt, against a loopback server", () => {
       res.end('{"busy":true}');
     };
     expect(await run(undefined)).toEqual({
-      response: { status: 429, contentType: "application/json", text: '{"busy":true}' },
+      response: {
+        status: 429,
+        contentType: "application/json",
+        text: '{"busy":true}',
+        retryAfter: "7",
+      },
       retryAfter: "7",
     });
     expect(seen).toEqual(['POST 1 {"a":1}']);
+  });
+
+  it("a request's own size bound (ARI's): exactly the bound is read, one byte more is refused, naming it", async () => {
+    handle = (req, _body, res) => {
+      res.writeHead(200, { "content-type": "application/json" });
+      res.end("x".repeat(Number(req.headers["x-size"] ?? 0) || 0));
+    };
+    const lib = await loadUndici();
+    const agent = new lib.Agent();
+    const sized = (size: number) =>
+      attempt(
+        lib,
+        agent,
+        {
+          url,
+          method: "GET",
+          headers: { "x-size": String(size) },
+          body: "",
+          maxResponseBytes: 100,
+        },
+        5_000,
+      );
+    try {
+      expect((await sized(100)).response?.text).toHaveLength(100);
+      const over = await sized(101);
+      expect(over.response).toBeUndefined();
+      expect(networkError("ari", over.error, 5_000).message).toBe(
+        "ari: response larger than 100 bytes, the most certsched reads from it",
+      );
+    } finally {
+      await agent.close();
+    }
   });
 
   it("a GET sends no body; a redirect is returned, not followed", async () => {
