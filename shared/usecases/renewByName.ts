@@ -24,8 +24,8 @@ import { ensureError, ValidationError } from "../lib/errors.js";
 import type { Logger } from "../lib/log.js";
 import { redact } from "../lib/redact/redact.js";
 import { afterFailure, confirmedMessage } from "./steps/confirmRenewal.js";
-import { blockedByPreflight, recordBlockedRequest } from "./steps/preflightGate.js";
-import { recordHistory } from "./steps/recordRun.js";
+import { recordBlockedRequest, rowGate } from "./steps/preflightGate.js";
+import { recordHistory, withBefore } from "./steps/recordRun.js";
 import { describe } from "./steps/renewOne.js";
 
 /** What a v3 renewal by name needs of the service client. */
@@ -79,13 +79,13 @@ export function renewByName(
     withPurpose({ purpose: "renewal", runId: randomUUID() }, async () => {
       // Issue 23: before any request (Get Certificate included), as the sweep would.
       const at = deps.now();
-      const blockedBy = await blockedByPreflight(deps.inventory, certificateName, at, log);
+      const { blockedBy, before } = await rowGate(deps.inventory, certificateName, at, log);
       if (blockedBy && !options.force) {
         const facts = { certificateName, requester, blockedBy, at };
         const message = await recordBlockedRequest(deps.history, log, facts);
         return { status: "blocked", message, target: undefined, recorded: false, blockedBy };
       }
-      const renewed = await renew(deps, certificateName, requester, log, blockedBy);
+      const renewed = await renew(deps, certificateName, requester, log, blockedBy, before);
       return blockedBy ? { ...renewed, forcedPast: blockedBy } : renewed;
     }),
   );
@@ -98,6 +98,7 @@ async function renew(
   log: Logger,
   /** Forced past this reason of the last preflight: the history's request says so. */
   forcedPast?: FailReason,
+  before?: Parameters<typeof withBefore>[1],
 ): Promise<RenewedByName> {
   const budget = deps.budget ?? callBudget();
   const lookup = lookupBudget(budget, deps.settings.scheduleTimeoutMs);
@@ -113,6 +114,7 @@ async function renew(
       runId,
       reason: MANUAL_REQUEST,
       ...more,
+      ...withBefore(kind, before),
     });
   };
   const record = () => recordHistory(deps.history, log, events);

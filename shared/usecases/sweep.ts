@@ -17,7 +17,7 @@ import { ensureError } from "../lib/errors.js";
 import type { Logger } from "../lib/log.js";
 import { redact } from "../lib/redact/redact.js";
 import { type AfterSweepVerification, verifyAfterSweep } from "./afterSweepVerification.js";
-import { lastPreflights } from "./steps/preflightGate.js";
+import { lastKnown } from "./steps/preflightGate.js";
 import { recordHistory, sweepHistory } from "./steps/recordRun.js";
 import { runSweep, type SweepOptions } from "./steps/runSweep.js";
 import { verifyWith } from "./verify.js";
@@ -109,7 +109,8 @@ export async function sweepWith(
   // One id for the ledger's claims and the history's records of this sweep.
   const runId = options.runId ?? randomUUID();
   // Issue 23: each certificate's last preflight, once a sweep; one that blocks is not renewed.
-  const preflights = await lastPreflights(ports.inventory, log);
+  const known = await lastKnown(ports.inventory, log);
+  const preflights = known?.preflights;
   const summary = await telemetry.inSweepSpan(
     () =>
       runSweep({
@@ -138,11 +139,15 @@ export async function sweepWith(
   // Before anything verifies them; a failure is a warning, never the sweep's.
   await listing.remember(ports, log);
   telemetry.recordSweep(summary);
-  const { events, record } = sweepHistory(summary, {
-    runId,
-    trigger: options.trigger ?? "timer",
-    finishedAt: ports.now(),
-  });
+  const { events, record } = sweepHistory(
+    summary,
+    {
+      runId,
+      trigger: options.trigger ?? "timer",
+      finishedAt: ports.now(),
+    },
+    known?.served,
+  );
   const trigger = options.trigger ?? "timer";
   // Issue 12: earlier sweeps' renewals, verified once CERTSCHED_VERIFY_WINDOW has passed. Its
   // outcome rides along in the summary; the sweep's own `failed` stays the sweep's.

@@ -1,3 +1,5 @@
+import type { ServedFacts } from "../verification/served.js";
+
 /**
  * What the history holds: one event per thing that happened to a certificate, one record per
  * run. History only records; the ledger decides (nothing here is read back into a decision).
@@ -29,7 +31,9 @@ export type EventKind =
   /** A verification read the certificate where users look (`reason`: its status). */
   | "verified"
   /** A verification found the renewal has not landed after the window. */
-  | "not-landed";
+  | "not-landed"
+  /** A verification read a different certificate than before the renewal (`before`, `after`). */
+  | "landed";
 export const EVENT_KINDS: readonly EventKind[] = [
   "manual-request",
   "renewal-scheduled",
@@ -42,6 +46,7 @@ export const EVENT_KINDS: readonly EventKind[] = [
   "deferred",
   "verified",
   "not-landed",
+  "landed",
 ];
 
 export interface CertificateEvent {
@@ -65,6 +70,12 @@ export interface CertificateEvent {
   readonly error?: string | undefined;
   /** Expiry as the service said when this happened. */
   readonly expiryDate?: Date | undefined;
+  /**
+   * What was served before the renewal (`renewal-scheduled`, `landed`) and after it (`landed`):
+   * the receipt of the renewal (issue 24 section 2).
+   */
+  readonly before?: ServedFacts | undefined;
+  readonly after?: ServedFacts | undefined;
 }
 
 export interface RunRecord {

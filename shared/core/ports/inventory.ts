@@ -1,5 +1,6 @@
 import type { PreflightResult } from "../preflight/preflight.js";
 import type { InventoryStatus } from "../verification/judge.js";
+import type { Receipt } from "../verification/served.js";
 import type { Read } from "./history.js";
 
 /**
@@ -24,6 +25,12 @@ export interface VerificationRecord {
   readonly daysLeft?: number | undefined;
   readonly issuer?: string | undefined;
   readonly thumbprint?: string | undefined;
+  /** The served certificate's serial (upper-case hex), notBefore, and a vault's version id. */
+  readonly serial?: string | undefined;
+  readonly notBefore?: Date | undefined;
+  readonly version?: string | undefined;
+  /** The renewal in flight and what was served before and after it (issue 24 section 2). */
+  readonly receipt?: Receipt | undefined;
   /** One line for people, redacted and escaped. */
   readonly detail: string;
   /**

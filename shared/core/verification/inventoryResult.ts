@@ -25,6 +25,9 @@ export interface InventoryResult {
   readonly issuer?: string;
   readonly serial?: string;
   readonly thumbprint?: string;
+  /** ISO-8601 UTC; a vault certificate's version id (issue 24: the receipt of a renewal). */
+  readonly notBefore?: string;
+  readonly version?: string;
   readonly detail: string;
   /** For `unreachable`: true once CERTSCHED_VERIFY_UNREACHABLE_AFTER has passed since the first failure. */
   readonly pastGrace?: boolean;
@@ -171,6 +174,9 @@ export function toRecord(
     ...(r.daysLeft === undefined ? {} : { daysLeft: r.daysLeft }),
     ...(r.issuer === undefined ? {} : { issuer: r.issuer }),
     ...(r.thumbprint === undefined ? {} : { thumbprint: r.thumbprint }),
+    ...(r.serial === undefined ? {} : { serial: r.serial }),
+    ...(r.notBefore ? { notBefore: new Date(r.notBefore) } : {}),
+    ...(r.version === undefined ? {} : { version: r.version }),
     ...(unreachableSince ? { unreachableSince } : {}),
   };
   return record;

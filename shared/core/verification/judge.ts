@@ -4,6 +4,7 @@ import { DAY_MS, HOUR_MS, MINUTE_MS } from "../../lib/time.js";
 import type { ProbeResult, ServedCertificate } from "../ports/probes.js";
 import { incompleteChain, tooLong, weak } from "./browserChecks.js";
 import type { Endpoint } from "./endpoint.js";
+import { hasLanded, stillServed } from "./landing.js";
 
 /**
  * The verdict on one probe, as a browser would give it, then what certsched adds (a renewal in
@@ -50,6 +51,8 @@ export interface AcceptedRenewal {
   readonly acceptedAt: Date;
   /** The certificate's expiry when the renewal was requested. */
   readonly expiryAtRequest: Date;
+  /** SHA-256 served before the request, when known: then the fingerprints decide (landing.ts). */
+  readonly beforeThumbprint?: string | undefined;
 }
 
 export interface JudgeOptions {
@@ -176,15 +179,9 @@ const expired = (f: Facts): Finding | undefined => {
 
 const renewalInFlight = (f: Facts): Finding | undefined => {
   const renewal = f.options.renewal;
-  // A certificate expiring later than before the request is the renewed one: it landed.
-  if (
-    renewal === undefined ||
-    f.certificate.notAfter.getTime() > renewal.expiryAtRequest.getTime()
-  ) {
-    return undefined;
-  }
+  if (renewal === undefined || hasLanded(renewal, f.certificate)) return undefined;
   const since = f.options.now.getTime() - renewal.acceptedAt.getTime();
-  const still = `the certificate served still expires at ${iso(f.certificate.notAfter)}, no later than before the renewal (${iso(renewal.expiryAtRequest)})`;
+  const still = stillServed(renewal, f.certificate);
   if (since < f.options.windowMs) {
     return {
       status: "pending",

@@ -1,9 +1,10 @@
-import { withBoundDetail } from "../../lib/text/boundDetail.js";
+import { boundDetail, withBoundDetail } from "../../lib/text/boundDetail.js";
 import { escapeControl } from "../../lib/text/escapeControl.js";
 import type { KeyVaultRead, VaultCertificate } from "../ports/probes.js";
 import type { InventoryResult } from "./inventoryResult.js";
 import { type AcceptedRenewal, daysLeftOf, judge } from "./judge.js";
 import { isKeyVaultName } from "./keyVaultName.js";
+import { MAX_FACT } from "./served.js";
 import type { VerifySettings } from "./verifySettings.js";
 
 /**
@@ -72,6 +73,8 @@ export function vaultVerdict(
   return withBoundDetail({
     ...base,
     ...rest,
+    notBefore: read.certificate.notBefore.toISOString(),
+    ...(read.version === undefined ? {} : { version: boundDetail(read.version, MAX_FACT) }),
     detail,
     ...(critical ? { critical: true as const } : {}),
   });

@@ -5,6 +5,7 @@ import { blockingReason } from "../../core/preflight/blocking.js";
 import type { FailReason } from "../../core/preflight/preflight.js";
 import { blockedDetail } from "../../core/renewal/decide.js";
 import { MANUAL_REQUEST, type Requester } from "../../core/renewal/requester.js";
+import { factsOf, type ServedFacts } from "../../core/verification/served.js";
 import { ensureError } from "../../lib/errors.js";
 import type { Logger } from "../../lib/log.js";
 import { redact } from "../../lib/redact/redact.js";
@@ -19,6 +20,40 @@ import { recordHistory } from "./recordRun.js";
 const UNREAD =
   "so the last preflight is not consulted and nothing is blocked by it (the service decides)";
 
+/** What the sweep reads of the inventory once: last preflights, and what each row last saw served. */
+export interface LastKnown {
+  readonly preflights: ReadonlyMap<string, PreflightRecord>;
+  /** Issue 24: the served facts of each row's last verification (a renewal's `before`). */
+  readonly served: ReadonlyMap<string, ServedFacts>;
+}
+
+/**
+ * Every certificate's last preflight and last served certificate, read once a sweep; undefined
+ * without storage (no results are kept) or when the inventory cannot be read.
+ */
+export async function lastKnown(
+  inventory: Pick<Inventory, "kind" | "list">,
+  log: Logger,
+): Promise<LastKnown | undefined> {
+  if (inventory.kind === "none") return undefined;
+  try {
+    const { items } = await inventory.list();
+    const preflights = new Map<string, PreflightRecord>();
+    const served = new Map<string, ServedFacts>();
+    for (const row of items) {
+      if (row.lastPreflight) preflights.set(row.certificateName, row.lastPreflight);
+      const facts = factsOf(row.lastVerification);
+      if (facts) served.set(row.certificateName, facts);
+    }
+    return { preflights, served };
+  } catch (error) {
+    log.warn(
+      `certsched: the inventory could not be read, ${UNREAD}: ${redact(ensureError(error).message)}`,
+    );
+    return undefined;
+  }
+}
+
 /**
  * Every certificate's last preflight, read once a sweep; undefined without storage (no results
  * are kept) or when the inventory cannot be read.
@@ -27,19 +62,30 @@ export async function lastPreflights(
   inventory: Pick<Inventory, "kind" | "list">,
   log: Logger,
 ): Promise<ReadonlyMap<string, PreflightRecord> | undefined> {
-  if (inventory.kind === "none") return undefined;
+  return (await lastKnown(inventory, log))?.preflights;
+}
+
+/**
+ * Why the last preflight of one certificate blocks its renewal at `now`, and what its row last
+ * saw served (issue 24: the renewal's `before`); neither when the row cannot be read.
+ */
+export async function rowGate(
+  inventory: Pick<Inventory, "kind" | "get"> | undefined,
+  certificateName: string,
+  now: Date,
+  log: Logger,
+): Promise<{ readonly blockedBy?: FailReason; readonly before?: ServedFacts }> {
+  if (!inventory || inventory.kind === "none") return {};
   try {
-    const { items } = await inventory.list();
-    const kept = new Map<string, PreflightRecord>();
-    for (const row of items) {
-      if (row.lastPreflight) kept.set(row.certificateName, row.lastPreflight);
-    }
-    return kept;
+    const row = await inventory.get(certificateName);
+    const blockedBy = blockingReason(row?.lastPreflight, now);
+    const before = factsOf(row?.lastVerification);
+    return { ...(blockedBy ? { blockedBy } : {}), ...(before ? { before } : {}) };
   } catch (error) {
     log.warn(
-      `certsched: the inventory could not be read, ${UNREAD}: ${redact(ensureError(error).message)}`,
+      `certsched: the inventory row of ${certificateName} could not be read, ${UNREAD}: ${redact(ensureError(error).message)}`,
     );
-    return undefined;
+    return {};
   }
 }
 
@@ -50,15 +96,7 @@ export async function blockedByPreflight(
   now: Date,
   log: Logger,
 ): Promise<FailReason | undefined> {
-  if (!inventory || inventory.kind === "none") return undefined;
-  try {
-    return blockingReason((await inventory.get(certificateName))?.lastPreflight, now);
-  } catch (error) {
-    log.warn(
-      `certsched: the inventory row of ${certificateName} could not be read, ${UNREAD}: ${redact(ensureError(error).message)}`,
-    );
-    return undefined;
-  }
+  return (await rowGate(inventory, certificateName, now, log)).blockedBy;
 }
 
 /**

@@ -5,6 +5,7 @@ import {
   forcedDetail,
   type SweepSummary,
 } from "../../core/renewal/summary.js";
+import type { ServedFacts } from "../../core/verification/served.js";
 import { ensureError } from "../../lib/errors.js";
 import type { Logger } from "../../lib/log.js";
 import { redact } from "../../lib/redact/redact.js";
@@ -22,10 +23,20 @@ function eventOf(result: CertificateResult): EventKind | undefined {
   }
 }
 
+/** The `before` a renewal's acceptance carries (issue 24 section 2), when known. */
+export function withBefore(
+  event: EventKind,
+  before: ServedFacts | undefined,
+): { before?: ServedFacts } {
+  return event === "renewal-scheduled" && before ? { before } : {};
+}
+
 /** A finished sweep as history: one event per certificate (none for a dry run), one run record. */
 export function sweepHistory(
   summary: SweepSummary,
   run: { readonly runId: string; readonly trigger: Trigger; readonly finishedAt: Date },
+  /** Issue 24: what each certificate's inventory row last saw served (a renewal's `before`). */
+  served?: ReadonlyMap<string, ServedFacts>,
 ): { events: CertificateEvent[]; record: RunRecord } {
   const events: CertificateEvent[] = [];
   if (!summary.dryRun) {
@@ -44,6 +55,7 @@ export function sweepHistory(
         status: r.status,
         error: r.error,
         expiryDate: new Date(r.expiryDate),
+        ...withBefore(event, served?.get(r.certificateName)),
       });
     }
   }

@@ -174,7 +174,10 @@ export async function runCheck(
         };
       }
       const result = judgeTarget(target, probe, verifyOptions);
-      return { ...(result as InventoryResult), ...nameOf(check.owners) };
+      const notBefore = probe.reached
+        ? { notBefore: probe.certificate.notBefore.toISOString() }
+        : {};
+      return { ...(result as InventoryResult), ...notBefore, ...nameOf(check.owners) };
     }
   }
 }

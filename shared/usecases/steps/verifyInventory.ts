@@ -29,6 +29,7 @@ import { mapWithConcurrency } from "../../lib/pool.js";
 import { redact } from "../../lib/redact/redact.js";
 import { boundDetail, withBoundDetail } from "../../lib/text/boundDetail.js";
 import { someNames } from "../../lib/text/names.js";
+import { closeReceipts, openReceipts } from "./receipts.js";
 import { recordHistory } from "./recordRun.js";
 import {
   acceptedRenewals,
@@ -134,9 +135,11 @@ export async function verifyInventory(
     log,
     checks.flatMap((c) => (c.kind === "unverifiable" ? [] : c.owners)),
   );
+  // Issue 24: the fingerprint served before each renewal goes to the judgement.
+  const opened = openReceipts(records, renewals);
   const kept = ports.inventory.kind !== "none";
   const read = await mapWithConcurrency(checks, options.concurrency ?? 16, (check) =>
-    runCheck(check, ports, settings, renewals, options)
+    runCheck(check, ports, settings, opened.renewals, options)
       .catch((error: unknown) => brokenCheck(check, error))
       // Every result's detail and domain, whatever made them, are bounded here (detail.ts):
       // both may carry the service's or a server's words.
@@ -206,6 +209,7 @@ export async function verifyInventory(
       expiryDate: record.serviceExpiry,
     });
   }
+  events.push(...closeReceipts(perRecord.values(), opened, { trigger: options.trigger, runId }));
 
   if (kept) {
     const unsaved: { readonly name: string; readonly why: string }[] = [];

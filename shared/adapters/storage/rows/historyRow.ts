@@ -12,6 +12,7 @@ import { redactRecordStrings } from "../../../lib/redact/redactStrings.js";
 import { parseOrThrow } from "../../../lib/zodProblems.js";
 import { MAX_KEY_CHARS, nameKey } from "../nameKey.js";
 import { instant, jsonText } from "./rowText.js";
+import { eventServedFrom, eventServedText } from "./servedJson.js";
 
 /**
  * History rows in Table storage, and the mappers both ways. Keys: a certificate's events share a
@@ -61,6 +62,8 @@ export interface EventRow {
   status?: number;
   error?: string;
   expiryDate?: string;
+  /** JSON object: the served facts before and after a renewal (rows/servedJson.ts). */
+  served?: string;
 }
 
 export interface RunRow {
@@ -111,7 +114,13 @@ export function toEventRow(e: CertificateEvent, unique: string): EventRow {
     ...(e.status !== undefined ? { status: e.status } : {}),
     ...(e.error ? { error: e.error } : {}),
     ...(e.expiryDate ? { expiryDate: e.expiryDate.toISOString() } : {}),
+    ...servedOf(e),
   };
+}
+
+function servedOf(e: CertificateEvent): { served?: string } {
+  const served = eventServedText(e);
+  return served === undefined ? {} : { served };
 }
 
 export function toRunRow(r: RunRecord): RunRow {
@@ -203,7 +212,9 @@ export function fromEventRow(stored: Record<string, unknown>, table: string): Ce
   const row = redactRecordStrings(stored);
   const r = parseOrThrow(eventSchema, row, `history row ${String(row.rowKey)} in table ${table}`);
   const { certificateId, ...rest } = r;
-  return { ...rest, ...(certificateId !== undefined ? { id: certificateId } : {}) };
+  // Issue 24: a `served` property that is not right reads as absent; the event stands.
+  const served = eventServedFrom(row.served);
+  return { ...rest, ...(certificateId !== undefined ? { id: certificateId } : {}), ...served };
 }
 
 /** A stored run row; throws a ValidationError naming each field that is not right. */

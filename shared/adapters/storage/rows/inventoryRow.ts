@@ -10,6 +10,7 @@ import { parseOrThrow } from "../../../lib/zodProblems.js";
 import { nameKey } from "../nameKey.js";
 import { fromPreflightJson, preflightJson, preflightSchema } from "./preflightJson.js";
 import { instant, jsonText } from "./rowText.js";
+import { receiptFrom, receiptJson } from "./servedJson.js";
 
 /**
  * The inventory's Table storage row, and the mappers both ways. One partition (the inventory is
@@ -84,6 +85,10 @@ export function verificationJson(v: VerificationRecord): string {
     ...(v.daysLeft === undefined ? {} : { daysLeft: v.daysLeft }),
     ...(v.issuer === undefined ? {} : { issuer: cut(v.issuer) }),
     ...(v.thumbprint === undefined ? {} : { thumbprint: v.thumbprint }),
+    ...(v.serial === undefined ? {} : { serial: cut(v.serial) }),
+    ...(v.notBefore ? { notBefore: v.notBefore.toISOString() } : {}),
+    ...(v.version === undefined ? {} : { version: cut(v.version) }),
+    ...(v.receipt ? { receipt: receiptJson(v.receipt) } : {}),
     detail: cut(v.detail),
     ...(v.unreachableSince ? { unreachableSince: v.unreachableSince.toISOString() } : {}),
   });
@@ -136,6 +141,11 @@ const verificationSchema = z.object({
   daysLeft: z.number().int().optional(),
   issuer: z.string().optional(),
   thumbprint: z.string().optional(),
+  serial: z.string().optional(),
+  notBefore: instant.optional(),
+  version: z.string().optional(),
+  // Issue 24: a receipt that is not right reads as absent, not as an invalid row.
+  receipt: z.unknown().optional(),
   detail: z.string(),
   unreachableSince: instant.optional(),
 });
@@ -196,6 +206,10 @@ export function fromInventoryRow(stored: Record<string, unknown>, table: string)
     ...(v.daysLeft === undefined ? {} : { daysLeft: v.daysLeft }),
     ...(v.issuer === undefined ? {} : { issuer: v.issuer }),
     ...(v.thumbprint === undefined ? {} : { thumbprint: v.thumbprint }),
+    ...(v.serial === undefined ? {} : { serial: v.serial }),
+    ...(v.notBefore ? { notBefore: v.notBefore } : {}),
+    ...(v.version === undefined ? {} : { version: v.version }),
+    ...receiptOf(v.receipt),
     ...(v.unreachableSince ? { unreachableSince: v.unreachableSince } : {}),
   };
   const record: InventoryRecord = {
@@ -219,6 +233,11 @@ export function fromInventoryRow(stored: Record<string, unknown>, table: string)
     ...(r.preflight ? { lastPreflight: fromPreflightJson(r.preflight) } : {}),
   };
   return record;
+}
+
+function receiptOf(stored: unknown): Pick<VerificationRecord, "receipt"> {
+  const receipt = receiptFrom(stored);
+  return receipt ? { receipt } : {};
 }
 
 /** The fields preflight reads (issue 23), each left out when the row has none. */

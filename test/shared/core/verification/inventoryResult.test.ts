@@ -225,6 +225,8 @@ describe("toRecord", () => {
         issuer: "CN=CA",
         serial: "01",
         thumbprint: "AB",
+        notBefore: "2024-12-05T00:00:00.000Z",
+        version: "v7",
         detail: "Authorization: Bearer abc.def-ghi",
       }),
       NOW,
@@ -241,6 +243,9 @@ describe("toRecord", () => {
       daysLeft: 3,
       issuer: "CN=CA",
       thumbprint: "AB",
+      serial: "01",
+      notBefore: new Date("2024-12-05T00:00:00.000Z"),
+      version: "v7",
       unreachableSince: since,
     });
   });

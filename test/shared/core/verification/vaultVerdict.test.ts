@@ -65,6 +65,8 @@ describe("vaultVerdict", () => {
       issuer: "CN=Test CA",
       serial: "0A",
       thumbprint: "CD".repeat(32),
+      notBefore: certificate(40).notBefore.toISOString(),
+      version: "v2",
       detail: `the vault's current version has 40 days left (expires ${certificate(40).notAfter.toISOString()})`,
     });
   });
