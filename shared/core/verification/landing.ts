@@ -1,4 +1,4 @@
-import { describeServed, sameCertificate } from "./served.js";
+import { instantText, sameCertificate, shortPrint } from "./served.js";
 
 /**
  * Whether a renewal in flight landed (issue 24 section 2): the fingerprints decide when the one
@@ -28,10 +28,7 @@ export function hasLanded(renewal: RenewalFacts, certificate: CertificateFacts):
 /** Why it has not landed, for pending and not-landed: "the certificate served still ...". */
 export function stillServed(renewal: RenewalFacts, certificate: CertificateFacts): string {
   if (renewal.beforeThumbprint !== undefined && renewal.beforeThumbprint !== "") {
-    const still = describeServed({
-      thumbprint: certificate.thumbprint,
-      notAfter: certificate.notAfter,
-    });
+    const still = `SHA-256 ${shortPrint(certificate.thumbprint)}, expires ${instantText(certificate.notAfter)}`;
     return `the certificate served is still the one served before the renewal (${still})`;
   }
   const iso = (d: Date) => d.toISOString();
