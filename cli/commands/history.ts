@@ -1,3 +1,9 @@
+import type { CertificateEvent } from "../../shared/core/history/events.js";
+import {
+  receiptSentence,
+  receiptView,
+  renewalReceipts,
+} from "../../shared/core/history/receipts.js";
 import { UsageError } from "../../shared/lib/errors.js";
 import { mapWithConcurrency } from "../../shared/lib/pool.js";
 import { parseDuration } from "../../shared/lib/time.js";
@@ -15,7 +21,11 @@ const HELP = `Usage: certsched history [<certificateName>] [--since 30d] [--acco
 
 Shows what happened, newest first: renewals asked for by hand (and by whom),
 accepted, failed (with status and cause), answered too late, stuck, skipped
-or not attempted, for one certificate or all. Changes nothing.
+or not attempted, verified, landed, for one certificate or all. Then, for
+each renewal, its receipt: "served certificate changed from <SHA-256>
+(expires ...) to <SHA-256> (expires ...) at ...", or that it has not
+changed since the renewal was accepted, or that what was served before is
+not known. Changes nothing.
 
 Reads the function app's storage: CERTSCHED_LEDGER_TABLE_URI (with your own
 Azure identity, DefaultAzureCredential: az login) or AzureWebJobsStorage.
@@ -26,8 +36,10 @@ Options:
                (an ACCOUNT column when there are several).
   --json       Print one JSON document: { "events": [ { "at",
                "certificateName", "id", "event", "trigger", "runId", "by",
-               "reason", "detail", "status", "error", "expiryDate" } ] (with
-               "account" when accounts are declared),
+               "reason", "detail", "status", "error", "expiryDate", "before",
+               "after" } ] (with "account" when accounts are declared),
+               "receipts": [ { "certificateName", "acceptedAt", "before",
+               "after", "changedAt", "text" } ],
                "invalid": [ rows not read ] }.
   -h, --help   Show this help.
 
@@ -45,6 +57,29 @@ const PROBLEMS: ReadonlySet<string> = new Set([
 
 /** At most this many events are shown; --since narrows the window. */
 const MAX_EVENTS = 1000;
+
+/**
+ * Issue 24: one line per renewal among the events shown, after them: what was served before and
+ * after it. With a certificate named, the sentence alone; else after the certificate's name.
+ */
+function receiptLines(
+  tagged: readonly { account: string; e: CertificateEvent }[],
+  named: boolean,
+  columns: number | undefined,
+): string[] {
+  const byAccount = new Map<string, CertificateEvent[]>();
+  for (const { account, e } of tagged)
+    byAccount.set(account, [...(byAccount.get(account) ?? []), e]);
+  const many = byAccount.size > 1;
+  const lines: string[] = [];
+  for (const [account, events] of byAccount) {
+    for (const r of renewalReceipts(events)) {
+      const who = `${many ? `${account} ` : ""}${named ? "" : `${r.certificateName}: `}`;
+      lines.push(...wrapToWidth(oneLine(`${who}${receiptSentence(r)}`), columns, "", "  "));
+    }
+  }
+  return lines.length > 0 ? ["", ...lines] : [];
+}
 
 export const historyCommand: Command = {
   name: "history",
@@ -82,7 +117,11 @@ export const historyCommand: Command = {
       const invalid = read.flatMap((r) => r.invalid);
       if (args.values.json === true) {
         const events = declared ? tagged.map((t) => withAccount(t.account, t.e)) : items;
-        io.stdout.write(`${JSON.stringify({ events, invalid }, null, 2)}\n`);
+        const receipts = renewalReceipts(items).map((r) => ({
+          certificateName: r.certificateName,
+          ...receiptView(r),
+        }));
+        io.stdout.write(`${JSON.stringify({ events, receipts, invalid }, null, 2)}\n`);
       } else if (items.length === 0) {
         io.stdout.write(`No history since ${minute(since.toISOString())} UTC.\n`);
       } else {
@@ -118,6 +157,7 @@ export const historyCommand: Command = {
           const cause = [e.status, e.error, e.detail].filter((x) => x !== undefined).join(" ");
           lines.push(...wrapToWidth(oneLine(`${head}: ${cause}`), io.stdout.columns, "", "  "));
         }
+        lines.push(...receiptLines(tagged, name !== undefined, io.stdout.columns));
         io.stdout.write(`${lines.join("\n")}\n`);
         if (items.length >= MAX_EVENTS) {
           io.stderr.write(

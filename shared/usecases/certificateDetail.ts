@@ -1,6 +1,7 @@
 import { type CertificateView, certificateView } from "../core/certificate/certificateView.js";
 import type { CertificateRecord } from "../core/certificate/records.js";
 import type { CertificateEvent } from "../core/history/events.js";
+import { type ReceiptView, receiptView, renewalReceipts } from "../core/history/receipts.js";
 import { fromServiceRecord } from "../core/inventory/fromRecords.js";
 import type { History } from "../core/ports/history.js";
 import { mergeRecord } from "../core/ports/inventory.js";
@@ -63,6 +64,8 @@ export interface DetailHistory {
   /** Events at or after this instant, newest first. */
   readonly since: string;
   readonly events: CertificateEvent[];
+  /** Issue 24: each renewal's receipt among these events, newest first. */
+  readonly receipts: ReceiptView[];
   /** Rows that could not be read, one line each. */
   readonly invalid?: string[];
   /** Why the history could not be read at all (the rest of the answer stands). */
@@ -170,12 +173,14 @@ async function historyOf(
     return {
       since: since.toISOString(),
       events: items.map(redacted),
+      receipts: renewalReceipts(items).map(receiptView),
       ...(invalid.length > 0 ? { invalid: invalid.map((line) => redact(line)) } : {}),
     };
   } catch (error) {
     return {
       since: since.toISOString(),
       events: [],
+      receipts: [],
       unavailable: redact(ensureError(error).message),
     };
   }

@@ -235,9 +235,11 @@ describe("certsched history and runs --json: the documented shapes", () => {
     "status",
     "error",
     "expiryDate",
+    "before",
+    "after",
   ];
 
-  it("history: { events, invalid }, each event with the documented fields; runs: { runs, invalid }", async () => {
+  it("history: { events, receipts, invalid }, each event with the documented fields; runs: { runs, invalid }", async () => {
     const u = unique();
     const refused = `refused-${u}`;
     sim = await startSimulator({
@@ -254,7 +256,7 @@ describe("certsched history and runs --json: the documented shapes", () => {
 
     expect(history.code).toBe(0);
     const doc = jsonOf<{ events: Record<string, unknown>[]; invalid: string[] }>(history);
-    expect(Object.keys(doc).sort()).toEqual(["events", "invalid"]);
+    expect(Object.keys(doc).sort()).toEqual(["events", "invalid", "receipts"]);
     expect(doc.invalid).toEqual([]);
     expect(doc.events).toHaveLength(1);
     const [event] = doc.events;
@@ -305,7 +307,7 @@ describe("certsched history and runs --json: the documented shapes", () => {
     });
 
     expect(history.code).toBe(0);
-    expect(jsonOf(history)).toEqual({ events: [], invalid: [] });
+    expect(jsonOf(history)).toEqual({ events: [], receipts: [], invalid: [] });
   });
 });
 

@@ -2,6 +2,8 @@ import { randomInt } from "node:crypto";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, inject, it } from "vitest";
 import { getCertificate } from "../../../functions/getCertificate.js";
 import { renewCertificate } from "../../../functions/renewCertificate.js";
+import { tableHistory } from "../../../shared/adapters/storage/tableHistory.js";
+import { tableInventory } from "../../../shared/adapters/storage/tableInventory.js";
 import { getRuntime } from "../../../shared/app/services.js";
 import { memoryHistory } from "../../../shared/core/ports/history.js";
 import { READER } from "../../../shared/edge/auth/roles.js";
@@ -307,6 +309,73 @@ describe("GET /api/certificates/{name} with status and history", () => {
     expect(Date.parse(body.history.since)).toBeLessThanOrEqual(after - 30 * DAY_MS);
   });
 
+  it("issue 24: a renewal by hand carries what the row last saw served; the detail shows each renewal's receipt", async () => {
+    const connectionString = inject("azuriteTableConnectionString");
+    const inventory = tableInventory({ connectionString });
+    const history = tableHistory({ connectionString });
+    const cert = add();
+    const OLD = "AB12CD34".repeat(8);
+    const NEW = "EF34AB56".repeat(8);
+    const seen = new Date(Date.now() - 60_000);
+    await inventory.upsert([
+      { certificateName: cert.certificateName, source: "due-list", seenAt: seen },
+    ]);
+    await inventory.recordVerification(cert.certificateName, {
+      at: seen,
+      status: "expiring",
+      source: "tls",
+      domain: "contoso.com",
+      detail: "5 days left",
+      thumbprint: OLD,
+      serial: "0A1B",
+      servedNotAfter: new Date("2026-12-01T00:00:00.000Z"),
+    });
+    expect((await renew(cert.certificateName)).status).toBe(202);
+
+    const accepted = (await get(cert.certificateName)).body as {
+      history: {
+        events: { event: string; before?: { thumbprint: string } }[];
+        receipts: unknown[];
+      };
+    };
+    const landedAt = new Date();
+    await history.append([
+      {
+        at: landedAt,
+        certificateName: cert.certificateName,
+        event: "landed",
+        trigger: "timer",
+        runId: "verify-1",
+        reason: "ok",
+        detail: "the served certificate changed",
+        before: { thumbprint: OLD, serial: "0A1B", notAfter: new Date("2026-12-01T00:00:00.000Z") },
+        after: { thumbprint: NEW, serial: "04", notAfter: new Date("2027-03-01T00:00:00.000Z") },
+      },
+    ]);
+    const landed = (await get(cert.certificateName)).body as typeof accepted;
+
+    const scheduled = accepted.history.events.find((e) => e.event === "renewal-scheduled");
+    expect(scheduled?.before?.thumbprint).toBe(OLD);
+    expect(accepted.history.receipts).toEqual([
+      {
+        acceptedAt: expect.any(String),
+        before: { thumbprint: OLD, serial: "0A1B", notAfter: "2026-12-01T00:00:00.000Z" },
+        text: expect.stringMatching(
+          /^served certificate has not changed since the renewal was accepted at \S+Z \(still AB12CD34AB12CD34…, expires 2026-12-01T00:00:00Z\)$/,
+        ),
+      },
+    ]);
+    expect(landed.history.receipts).toEqual([
+      {
+        acceptedAt: expect.any(String),
+        before: { thumbprint: OLD, serial: "0A1B", notAfter: "2026-12-01T00:00:00.000Z" },
+        after: { thumbprint: NEW, serial: "04", notAfter: "2027-03-01T00:00:00.000Z" },
+        changedAt: landedAt.toISOString(),
+        text: `served certificate changed from AB12CD34AB12CD34… (expires 2026-12-01T00:00:00Z) to EF34AB56EF34AB56… (expires 2027-03-01T00:00:00Z) at ${landedAt.toISOString().replace(/\.000Z$/, "Z")}`,
+      },
+    ]);
+  });
+
   it("still answers the status when the service fails, saying so in `service` (never a 500)", async () => {
     const cert = add();
     expect((await renew(cert.certificateName)).status).toBe(202);
@@ -350,7 +419,7 @@ describe("GET /api/certificates/{name} with status and history", () => {
         detail: `get certificate failed: the service answered 404 (no certificate named ${name}): Certificate ${name} not found`,
       },
       status: expect.objectContaining({ certificateName: name, status: "unknown", ledger: null }),
-      history: { since: expect.any(String), events: [] },
+      history: { since: expect.any(String), events: [], receipts: [] },
     });
   });
 
