@@ -29,7 +29,7 @@ export function hasLanded(renewal: RenewalFacts, certificate: CertificateFacts):
 export function stillServed(renewal: RenewalFacts, certificate: CertificateFacts): string {
   if (renewal.beforeThumbprint !== undefined && renewal.beforeThumbprint !== "") {
     const still = `SHA-256 ${shortPrint(certificate.thumbprint)}, expires ${instantText(certificate.notAfter)}`;
-    return `the certificate served is still the one served before the renewal (${still})`;
+    return `the certificate served is still the one from before the renewal (${still})`;
   }
   const iso = (d: Date) => d.toISOString();
   return `the certificate served still expires at ${iso(certificate.notAfter)}, no later than before the renewal (${iso(renewal.expiryAtRequest)})`;

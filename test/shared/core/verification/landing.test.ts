@@ -33,7 +33,7 @@ describe("hasLanded", () => {
         { thumbprint: OLD, notAfter: EXPIRY },
       ),
     ).toBe(
-      `the certificate served is still the one served before the renewal (SHA-256 ${"AA".repeat(8)}…, expires 2026-12-01T00:00:00Z)`,
+      `the certificate served is still the one from before the renewal (SHA-256 ${"AA".repeat(8)}…, expires 2026-12-01T00:00:00Z)`,
     );
     expect(stillServed({ expiryAtRequest: EXPIRY }, { thumbprint: OLD, notAfter: EXPIRY })).toBe(
       "the certificate served still expires at 2026-12-01T00:00:00.000Z, no later than before the renewal (2026-12-01T00:00:00.000Z)",

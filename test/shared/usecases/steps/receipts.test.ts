@@ -16,6 +16,7 @@ import {
   type Hosting,
   type HostingFault,
   type Simulator,
+  sandboxSettings,
   startSimulator,
 } from "../../../../sim/index.js";
 import { collectingLogger, leaksIn, runtimeFor, uniqueTableName } from "../../../support/app.js";
@@ -57,6 +58,8 @@ async function start(
   options: {
     faults?: Record<string, HostingFault>;
     stores?: { inventory: Inventory; history: History; ledger: Ledger };
+    /** A Key Vault certificate instead, read from the simulator's vault. */
+    vault?: boolean;
   } = {},
 ): Promise<World> {
   // Half a second past a whole one: X.509 keeps whole seconds (see verifyInventory.landed.test.ts).
@@ -70,6 +73,7 @@ async function start(
         certificateName: "www",
         rootDomain: "www.rcpt.test",
         expiryDate: new Date(t0 + 5 * DAY_MS),
+        ...(options.vault ? { target: "Cloud Key Vault + DNS", keyVaultName: "kv-rcpt" } : {}),
       },
     ],
     hosting: { faults: options.faults ?? {} },
@@ -80,7 +84,9 @@ async function start(
   const ledger = options.stores?.ledger ?? memoryLedger();
   const runtime = runtimeFor(sim, {}, { now: clock.now, inventory, ledger, history });
   const settings = loadVerifySettings({
-    CERTSCHED_VERIFY_CONNECT_TO: hosting.connectTo,
+    CERTSCHED_VERIFY_CONNECT_TO: options.vault
+      ? (sandboxSettings(sim).CERTSCHED_VERIFY_CONNECT_TO as string)
+      : hosting.connectTo,
     CERTSCHED_HTTP_TIMEOUT: "5s",
   });
   const { log, lines } = collectingLogger();
@@ -94,7 +100,13 @@ async function start(
     inventory,
     history,
     lines,
-    run: () => verifyInventory(runtime, log, { trigger: "timer", settings, ca: [hosting.caPem] }),
+    run: () =>
+      verifyInventory(runtime, log, {
+        trigger: "timer",
+        settings,
+        ca: [hosting.caPem],
+        keyVault: { clientOptions: { tlsOptions: { ca: hosting.caPem } } },
+      }),
     sweep: () => sweepWith(runtime, log, { trigger: "timer" }),
     later: (ms) => clock.set(new Date(clock.now().getTime() + ms)),
     events: async () => {
@@ -203,7 +215,7 @@ describe("receipts: before and after every renewal, through the simulator", () =
     expect(lastPending.results[0]?.status).toBe("pending");
     expect(late.results[0]?.status).toBe("not-landed");
     expect(late.results[0]?.detail).toBe(
-      `renewal accepted at ${new Date(acceptedAt).toISOString()}, more than 2 h ago (CERTSCHED_VERIFY_WINDOW), but the certificate served is still the one served before the renewal (SHA-256 ${short(old?.thumbprint ?? "")}, expires ${whole(old?.servedNotAfter as Date)})`,
+      `renewal accepted at ${new Date(acceptedAt).toISOString()}, more than 2 h ago (CERTSCHED_VERIFY_WINDOW), but the certificate served is still the one from before the renewal (SHA-256 ${short(old?.thumbprint ?? "")}, expires ${whole(old?.servedNotAfter as Date)})`,
     );
     const events = await w.events();
     expect(events.map((e) => e.event)).toEqual([
@@ -260,5 +272,50 @@ describe("receipts: before and after every renewal, through the simulator", () =
     expect((await w.inventory.get("www"))?.lastVerification?.receipt).toEqual({
       acceptedAt: expect.any(Date),
     });
+  });
+
+  it("Key Vault: the vault's current version, by fingerprint, with its version id before and after", async () => {
+    const w = await start({ vault: true });
+
+    await w.run();
+    const old = (await w.inventory.get("www"))?.lastVerification;
+    w.later(MINUTE);
+    await w.sweep();
+    w.later(MINUTE);
+    const pending = await w.run();
+    w.later(COMPLETION_MS);
+    const landed = await w.run();
+
+    expect(old?.source).toBe("keyvault");
+    expect(old?.version).toEqual(expect.any(String));
+    expect(pending.results[0]?.status).toBe("pending");
+    expect(landed.results[0]?.status).toBe("ok");
+    const land = (await w.events()).find((e) => e.event === "landed");
+    expect(land?.before?.version).toBe(old?.version);
+    expect(land?.after?.version).toEqual(expect.any(String));
+    expect(land?.after?.version).not.toBe(old?.version);
+    expect(
+      land?.detail?.startsWith(
+        `the vault's current version changed from SHA-256 ${short(old?.thumbprint ?? "")} (version ${old?.version}, `,
+      ),
+    ).toBe(true);
+  });
+
+  it("Key Vault keep-old-version: not-landed after the window, the old version named by fingerprint", async () => {
+    const w = await start({ vault: true, faults: { www: "keep-old-version" } });
+
+    await w.run();
+    const old = (await w.inventory.get("www"))?.lastVerification;
+    w.later(MINUTE);
+    await w.sweep();
+    const acceptedAt = w.clock.now().getTime();
+    w.clock.set(new Date(acceptedAt + WINDOW_MS));
+    const late = await w.run();
+
+    expect(late.results[0]?.status).toBe("not-landed");
+    expect(late.results[0]?.detail).toContain(
+      `but the vault's current version is still the one from before the renewal (SHA-256 ${short(old?.thumbprint ?? "")}, expires `,
+    );
+    expect((await w.events()).map((e) => e.event)).not.toContain("landed");
   });
 });
