@@ -177,6 +177,42 @@ describe("the verdict, from probes over real sockets", () => {
       ).toBe("not-landed");
     });
 
+    it("issue 24: with the fingerprint from before, a re-issued certificate of the same expiry landed; the same one has not", async () => {
+      // The same name and dates, another serial: another certificate (another fingerprint).
+      const reissued = await observe(
+        makeLeaf(trusted, {
+          names: ["www.contoso.test"],
+          notBefore: at(-30 * DAY),
+          notAfter: T,
+          serial: "0a1b2c3e",
+        }),
+      );
+      const before = served.reached ? served.certificate.thumbprint : "";
+      const renewal = { acceptedAt: at(-HOUR), expiryAtRequest: T, beforeThumbprint: before };
+      expect(reissued.reached && reissued.certificate.thumbprint).not.toBe(before);
+      expect(verdictAt(reissued, realNow, renewal).status).toBe("ok");
+      // Without the fingerprint the date rule says the same certificate: not landed yet.
+      expect(
+        verdictAt(reissued, realNow, { acceptedAt: at(-HOUR), expiryAtRequest: T }).status,
+      ).toBe("pending");
+      const still = verdictAt(served, realNow, renewal);
+      expect(still.status).toBe("pending");
+      expect(still.detail).toContain(
+        `the certificate served is still the one from before the renewal (SHA-256 ${before.slice(0, 16)}…, expires `,
+      );
+    });
+
+    it("issue 24: a different certificate for another name is mismatch, not a landing", async () => {
+      const other = await observe(good(at(90 * DAY), ["shop.contoso.test"]));
+      const before = served.reached ? served.certificate.thumbprint : "";
+      const v = verdictAt(other, realNow, {
+        acceptedAt: at(-HOUR),
+        expiryAtRequest: T,
+        beforeThumbprint: before,
+      });
+      expect(v.status).toBe("mismatch");
+    });
+
     it("an expired certificate is expired, renewal or not", () => {
       const now = new Date(T.getTime() + HOUR);
       expect(verdictAt(served, now, { acceptedAt: now, expiryAtRequest: T }).status).toBe(
