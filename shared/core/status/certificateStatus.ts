@@ -27,6 +27,8 @@ import { type PreflightView, preflightView, statusLabel } from "./preflightView.
  *    fails a browser's check (`incomplete-chain`, `untrusted`, `mismatch`, `weak`, `too-long`).
  * 4. `not-landed`: the last verification found an accepted renewal has not reached where users
  *    look after CERTSCHED_VERIFY_WINDOW.
+ * 4b. `not-synced`: the last verification found a domain serving an older certificate than its
+ *    Key Vault certificate's current version, more than CERTSCHED_SYNC_WINDOW after its creation.
  * 5. `pending`: a renewal of the current episode is in flight (claimed, sent, scheduled, or sent
  *    with no answer: `answer-unknown`), or the last verification said `pending`. A renewal in
  *    flight is pending, not expiring, as in `certsched verify` (contracts/verify.md).
@@ -45,6 +47,7 @@ export const STATUS_WORDS = [
   "stuck",
   "failed",
   "not-landed",
+  "not-synced",
   "pending",
   "expiring",
   "unverifiable",
@@ -219,6 +222,9 @@ export function certificateStatus(input: StatusInput, options: StatusOptions): C
     }
     if (verification?.status === "not-landed") {
       return { status: "not-landed", why: verification.detail };
+    }
+    if (verification?.status === "not-synced") {
+      return { status: "not-synced", why: verification.detail };
     }
     if (ledger && current && IN_FLIGHT.has(ledger.outcome)) {
       return {

@@ -4,6 +4,7 @@ import { DAY_MS, HOUR_MS, MINUTE_MS } from "../../lib/time.js";
 import type { ProbeResult, ServedCertificate } from "../ports/probes.js";
 import { incompleteChain, tooLong, weak } from "./browserChecks.js";
 import type { Endpoint } from "./endpoint.js";
+import { notSynced, type SyncOptions } from "./syncCheck.js";
 
 /**
  * The verdict on one probe, as a browser would give it, then what certsched adds (a renewal in
@@ -20,7 +21,7 @@ export const STATUSES = [
   "expired",
   "pending",
   "not-landed",
-  // Slot 9 of the contract's order: `not-synced` (issue 24 section 3) goes here, before expiring.
+  "not-synced",
   "expiring",
   "ok",
 ] as const;
@@ -52,7 +53,8 @@ export interface AcceptedRenewal {
   readonly expiryAtRequest: Date;
 }
 
-export interface JudgeOptions {
+/** `vault` and `syncWindowMs` (syncCheck.ts): only for a domain bound to a vault certificate. */
+export interface JudgeOptions extends SyncOptions {
   readonly now: Date;
   /** CERTSCHED_VERIFY_WARN_DAYS. */
   readonly warnDays: number;
@@ -224,6 +226,7 @@ const CHECKS: readonly ((f: Facts) => Finding | undefined)[] = [
   (f) => tooLong(f.certificate),
   expired,
   renewalInFlight,
+  (f) => notSynced(f.certificate, f.options),
   expiring,
 ];
 

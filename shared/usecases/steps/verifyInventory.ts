@@ -38,6 +38,7 @@ import {
   runCheck,
   STORAGE_CONCURRENCY,
 } from "./runCheck.js";
+import { sharedVaultReads } from "./vaultSync.js";
 import { type WatchDeps, watchedUpdates } from "./watchedUpdates.js";
 
 /**
@@ -48,7 +49,8 @@ import { type WatchDeps, watchedUpdates } from "./watchedUpdates.js";
 
 /** What a verification run needs; the Runtime (shared/app/services.ts) satisfies it. */
 export interface VerifyInventoryPorts extends CheckPorts {
-  readonly settings: Pick<Settings, "watch" | "watchCertificates" | "verify">;
+  readonly settings: Pick<Settings, "watch" | "watchCertificates" | "verify"> &
+    Partial<Pick<Settings, "watchVaults">>;
   readonly client: WatchDeps["client"];
   readonly inventory: Pick<Inventory, "kind" | "list" | "upsert" | "recordVerification">;
   readonly history: History;
@@ -127,7 +129,7 @@ export async function verifyInventory(
   const settings = options.settings ?? ports.settings.verify();
   const started = ports.now();
   const records = await recordsToVerify(ports, log, options, started);
-  const checks = plan(records);
+  const checks = plan(records, ports.settings.watchVaults);
   // Only what is read can be pending or not-landed: no ledger reads for the unverifiable.
   const renewals = await acceptedRenewals(
     ports.ledger,
@@ -135,8 +137,14 @@ export async function verifyInventory(
     checks.flatMap((c) => (c.kind === "unverifiable" ? [] : c.owners)),
   );
   const kept = ports.inventory.kind !== "none";
+  // One read per vault certificate, shared by its vault check and the domains that serve it.
+  const checkPorts = {
+    probes: sharedVaultReads(ports.probes),
+    ledger: ports.ledger,
+    now: ports.now,
+  };
   const read = await mapWithConcurrency(checks, options.concurrency ?? 16, (check) =>
-    runCheck(check, ports, settings, renewals, options)
+    runCheck(check, checkPorts, settings, renewals, options)
       .catch((error: unknown) => brokenCheck(check, error))
       // Every result's detail and domain, whatever made them, are bounded here (detail.ts):
       // both may carry the service's or a server's words.
