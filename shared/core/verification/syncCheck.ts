@@ -21,6 +21,7 @@ export interface VaultVersion {
   /** SHA-256 of the version's certificate, upper-case hex. */
   readonly thumbprint: string;
   readonly notBefore: Date;
+  readonly notAfter: Date;
   /** When the version was created in the vault; unset: its notBefore stands in. */
   readonly createdOn: Date | undefined;
 }
@@ -33,6 +34,7 @@ export function vaultVersionOf(name: string, read: KeyVaultRead): VaultVersion |
     version: read.version,
     thumbprint: read.certificate.thumbprint,
     notBefore: read.certificate.notBefore,
+    notAfter: read.certificate.notAfter,
     createdOn: read.createdOn,
   };
 }

@@ -32,9 +32,8 @@ export function watchedVaults(
       certificateName: `${v.keyVaultName}/${v.keyVaultCertificateName}`,
     };
     for (const endpoint of v.endpoints) {
-      const list = byEndpoint.get(endpointKey(endpoint)) ?? [];
-      list.push(target);
-      byEndpoint.set(endpointKey(endpoint), list);
+      const key = endpointKey(endpoint);
+      byEndpoint.set(key, addVaults(byEndpoint.get(key) ?? [], [target]));
     }
   }
   return byEndpoint;

@@ -19,7 +19,7 @@ import { mapWithConcurrency } from "../../lib/pool.js";
 import { redact } from "../../lib/redact/redact.js";
 import { escapeControl } from "../../lib/text/escapeControl.js";
 import { probeTarget } from "../verifyDomains.js";
-import { vaultToCompare } from "./vaultSync.js";
+import { renewalForDomain, vaultToCompare } from "./vaultSync.js";
 
 /** What reading one check needs: the probes, the ledger's accepted renewals, the clock. */
 export interface CheckPorts {
@@ -179,7 +179,11 @@ export async function runCheck(
         signal: options.signal,
         seam: options.keyVault,
       });
-      const result = judgeTarget({ ...bound, vault }, probe, verifyOptions);
+      const result = judgeTarget(
+        { ...bound, vault, renewal: renewalForDomain(renewal, vault) },
+        probe,
+        verifyOptions,
+      );
       return { ...(result as InventoryResult), ...nameOf(check.owners) };
     }
   }

@@ -5,6 +5,7 @@ import type {
   Probes,
   VaultCertificate,
 } from "../../core/ports/probes.js";
+import type { AcceptedRenewal } from "../../core/verification/judge.js";
 import { isKeyVaultName } from "../../core/verification/keyVaultName.js";
 import { type VaultVersion, vaultVersionOf } from "../../core/verification/syncCheck.js";
 import { vaultKey } from "../../core/verification/vaultBindings.js";
@@ -72,4 +73,18 @@ export async function vaultToCompare(
   const served = known.find((v) => v.thumbprint === probe.certificate.thumbprint);
   if (served) return served;
   return known.sort((a, b) => b.notBefore.getTime() - a.notBefore.getTime())[0];
+}
+
+/**
+ * The renewal a vault-bound domain is judged against: none once the renewal reached the vault
+ * (its current version expires later than before the request). From then on the question is
+ * whether the domain picked the version up (not-synced), not whether the renewal landed; while
+ * the vault still holds the old version, the renewal is in flight for the domain too.
+ */
+export function renewalForDomain(
+  renewal: AcceptedRenewal | undefined,
+  vault: VaultVersion | undefined,
+): AcceptedRenewal | undefined {
+  if (renewal === undefined || vault === undefined) return renewal;
+  return vault.notAfter.getTime() > renewal.expiryAtRequest.getTime() ? undefined : renewal;
 }
