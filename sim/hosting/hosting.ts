@@ -109,6 +109,20 @@ export interface HostingVault {
   readonly requests: readonly VaultRequest[];
   /** Every version of a certificate (by its name in the vault), oldest first; the last is current. */
   versions(keyVaultName: string, certificateName: string): readonly HostingVaultVersion[];
+  /**
+   * Replaces a certificate's versions (by its name in the vault) with these, oldest first, each
+   * created at its `created` (the sandbox stages a version history: sim/sandboxSync.ts). The
+   * certificate must be one of the simulator's Key Vault certificates.
+   */
+  stageVersions(
+    keyVaultName: string,
+    certificateName: string,
+    versions: readonly {
+      readonly notBefore: Date;
+      readonly notAfter: Date;
+      readonly created: Date;
+    }[],
+  ): void;
 }
 
 /** What the hosting side reads of the service: its certificates, and completed renewals. */

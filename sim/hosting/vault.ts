@@ -105,6 +105,7 @@ export async function startVault(
     name: string,
     rootDomain: string | null,
     dates: { issueDate: Date; expiryDate: Date },
+    created = source.now(),
   ) => {
     const validity = { notBefore: dates.issueDate, notAfter: dates.expiryDate };
     let der: Buffer | undefined;
@@ -126,7 +127,7 @@ export async function startVault(
       get leaf() {
         return issued();
       },
-      created: Math.floor(source.now().getTime() / 1000),
+      created: Math.floor(created.getTime() / 1000),
       notAfterSeconds: Math.floor(dates.expiryDate.getTime() / 1000),
     });
     versions.set(key, list);
@@ -245,6 +246,19 @@ export async function startVault(
     requests,
     versions: (keyVaultName, certificateName) =>
       versions.get(keyOf(keyVaultName, certificateName)) ?? [],
+    stageVersions: (keyVaultName, certificateName, staged) => {
+      const record = recordOf(keyVaultName, certificateName);
+      if (record === undefined) {
+        throw new RangeError(
+          `the simulator has no Key Vault certificate ${keyVaultName}/${certificateName}`,
+        );
+      }
+      versions.set(keyOf(keyVaultName, certificateName), []);
+      for (const v of staged) {
+        const dates = { issueDate: v.notBefore, expiryDate: v.notAfter };
+        install(keyVaultName, certificateName, record.rootDomain, dates, v.created);
+      }
+    },
     served: (keyVaultName, certificateName) => {
       const key = keyOf(keyVaultName, certificateName);
       const record = recordOf(keyVaultName, certificateName);
