@@ -23,9 +23,11 @@ import {
   startSimulator,
 } from "../sim/index.js";
 import { sandboxAccounts, sandboxAccountsSettings, sandboxConnectTo } from "../sim/sandbox.js";
+import { stageNotSynced } from "../sim/sandboxSync.js";
 import { renderResults } from "./commands/verify.js";
 import type { Palette } from "./output/color.js";
 import { wrapToWidth } from "./output/text.js";
+import { notSyncedNote, stagedNotSynced, verifyVaultDomains } from "./sandboxSync.js";
 
 /** One account of the sandbox: its own simulator, hosting side and in-memory ledger. */
 export interface SandboxAccount {
@@ -81,6 +83,7 @@ export async function startSandbox(options: { port?: number } = {}): Promise<San
         ...(index === 0 && options.port !== undefined ? { port: options.port } : {}),
         hosting: { faults: spec.faults },
       });
+      stageNotSynced(sim);
       const hosting = sim.hosting as Hosting;
       accounts.push({
         name: spec.name,
@@ -179,6 +182,8 @@ export interface SandboxVerification {
   readonly aheadMs: number;
   /** Certificates `not-landed` on purpose (the staged keep-old-certificate fault). */
   readonly staged: string[];
+  /** Domains `not-synced` on purpose (sim/sandboxSync.ts: a vault consumer that lags). */
+  readonly notSynced: string[];
   /** True when nothing but the staged result needs a person. */
   readonly passes: boolean;
   /** Certificates `expiring` because the simulator refuses their renewal on purpose. */
@@ -268,6 +273,18 @@ export async function verifySandbox(
         ),
       );
     }
+    // The domains that serve the Key Vault certificates, compared with the vault (issue 24).
+    results.push(
+      ...(await verifyVaultDomains({
+        sim: account.sim,
+        hosting: account.hosting,
+        tokens: runtime.tokens,
+        vaultResource: runtime.settings.vaultResource,
+        settings,
+        now,
+        renewalOf: (id) => acceptedRenewal(account.ledger, id),
+      })),
+    );
   } finally {
     await services.close();
   }
@@ -276,8 +293,12 @@ export async function verifySandbox(
     .map((r) => r.certificateName ?? r.domain);
   // No earlier failure is recorded in the sandbox, so there is no grace: unreachable is bad.
   const bad = (r: InventoryResult) => failsRun(r) || r.status === "unreachable";
+  const notSynced = stagedNotSynced(results);
   const passes = results.every(
-    (r) => !bad(r) || (r.status === "not-landed" && r.certificateName === SAMPLE_NOT_LANDED),
+    (r) =>
+      !bad(r) ||
+      (r.status === "not-landed" && r.certificateName === SAMPLE_NOT_LANDED) ||
+      (r.status === "not-synced" && notSynced.includes(r.domain)),
   );
   const refused = new Set(
     account.sim
@@ -285,15 +306,21 @@ export async function verifySandbox(
       .filter((c) => c.refuseRenewal === SAMPLE_REFUSAL)
       .map((c) => c.certificateName),
   );
-  const refusedExpiring = results
-    .filter((r) => r.status === "expiring" && refused.has(r.certificateName ?? ""))
-    .map((r) => r.certificateName ?? r.domain);
+  // Its vault and its domain are both expiring: named once.
+  const refusedExpiring = [
+    ...new Set(
+      results
+        .filter((r) => r.status === "expiring" && refused.has(r.certificateName ?? ""))
+        .map((r) => r.certificateName ?? r.domain),
+    ),
+  ];
   return {
     account: name,
     results,
     counts: countInventoryStatuses(results),
     aheadMs,
     staged,
+    notSynced,
     passes,
     refusedExpiring,
   };
@@ -309,7 +336,7 @@ export function renderSandboxVerification(
   const lines = [
     "",
     ...wrapToWidth(
-      `${paint.bold("Verification")}, as certsched verify sees it ${hours} h after the sweep (CERTSCHED_VERIFY_WINDOW): what each App Service domain serves on the simulator's hosting endpoint, and the current version of each Key Vault certificate in the simulator's vault.`,
+      `${paint.bold("Verification")}, as certsched verify sees it ${hours} h after the sweep (CERTSCHED_VERIFY_WINDOW): what each App Service domain serves on the simulator's hosting endpoint, the current version of each Key Vault certificate in the simulator's vault, and what each Key Vault certificate's domain serves, compared with it.`,
       width ?? 80,
     ),
     "",
@@ -320,6 +347,7 @@ export function renderSandboxVerification(
     const note = `${paint.bold("Expected in the sandbox:")} the service renewed ${names}, but the simulator's hosting endpoint keeps serving the old certificate on purpose, to show what "renewed, but the site still serves the old certificate" looks like. Against a real service not-landed makes certsched verify exit with code 1; here it is part of the demo${verification.passes ? ", so the exit code is 0" : ""}.`;
     lines.push("", ...wrapToWidth(note, width ?? 80));
   }
+  lines.push(...notSyncedNote(verification.notSynced, verification.passes, paint, width));
   if (verification.refusedExpiring.length > 0) {
     const names = verification.refusedExpiring.join(", ");
     const note = `${names} is expiring because the simulator refuses its renewal on purpose (the staged failure above): nothing renewed it, so the vault still holds the old version.`;

@@ -3,7 +3,7 @@ import { app, type InvocationContext, type Timer } from "@azure/functions";
 /**
  * The verification timer (issue 12): every certificate of the inventory and every watched
  * endpoint, checked where users look. The run fails, naming the certificates, when one is
- * not-landed, expired, mismatched, untrusted, incomplete-chain, weak, too-long, critically expiring
+ * not-landed, not-synced, expired, mismatched, untrusted, incomplete-chain, weak, too-long, critically expiring
  * or unreachable past its grace.
  */
 export async function verifyCertificates(timer: Timer, context: InvocationContext): Promise<void> {

@@ -177,6 +177,9 @@ param verifyWindow string = ''
 @description('CERTSCHED_VERIFY_UNREACHABLE_AFTER: how long an endpoint may stay unreachable before it is an error, e.g. 24h. Empty: 24h.')
 param verifyUnreachableAfter string = ''
 
+@description('CERTSCHED_SYNC_WINDOW: how long a Key Vault certificate\'s consumers (App Service, Application Gateway, Front Door) may take to serve its new version before a domain counts as not synced, e.g. 24h. Empty: 24h.')
+param syncWindow string = ''
+
 @description('CERTSCHED_ARM_URL: Azure Resource Manager preflight asks about DNS zones and App Service apps (https only). Empty: https://management.azure.com.')
 param armUrl string = ''
 
@@ -198,7 +201,7 @@ param ariDirectories string = ''
 @description('CERTSCHED_ARI_TIMEOUT: the bound of each request to a CA\'s ACME directory or renewalInfo, e.g. 10s. Empty: 10s.')
 param ariTimeout string = ''
 
-@description('CERTSCHED_WATCH: extra endpoints verification watches that the service does not list, host[:port] comma-separated. Empty: none.')
+@description('CERTSCHED_WATCH: extra endpoints verification watches that the service does not list, host[:port] comma-separated; vault/certificate=host[:port];host... maps a Key Vault certificate to the domains that serve it. Empty: none.')
 param watch string = ''
 
 @description('CERTSCHED_WATCH_CERTIFICATES: certificate names to watch although not due, comma-separated (filled in with Get Certificate). Empty: none.')
@@ -361,6 +364,7 @@ var commonSettings = [
   { name: 'CERTSCHED_VERIFY_WARN_DAYS', value: verifyWarnDays }
   { name: 'CERTSCHED_VERIFY_WINDOW', value: verifyWindow }
   { name: 'CERTSCHED_VERIFY_UNREACHABLE_AFTER', value: verifyUnreachableAfter }
+  { name: 'CERTSCHED_SYNC_WINDOW', value: syncWindow }
   { name: 'CERTSCHED_WATCH', value: watch }
   { name: 'CERTSCHED_WATCH_CERTIFICATES', value: watchCertificates }
   { name: 'CERTSCHED_ARM_URL', value: armUrl }

@@ -5,6 +5,7 @@
  * or SIGTERM. `--port` is the first account's simulator's; the others take free ones.
  */
 import { sandboxAccounts, sandboxAccountsSettings } from "./sandbox.js";
+import { stageNotSynced } from "./sandboxSync.js";
 import { startSimulator } from "./server.js";
 import type { Simulator } from "./simulator.js";
 
@@ -32,6 +33,7 @@ async function main(): Promise<void> {
   try {
     for (const [index, spec] of sandboxAccounts(new Date()).entries()) {
       const sim = await startSimulator({ ...spec.options, port: index === 0 ? port : 0 });
+      stageNotSynced(sim);
       accounts.push({ name: spec.name, sim });
     }
   } catch (error) {

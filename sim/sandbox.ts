@@ -3,6 +3,7 @@ import type { Hosting } from "./hosting/hosting.js";
 import type { HostingFault } from "./hosting/hostingFaults.js";
 import type { SimulatorOptions } from "./options.js";
 import { SAMPLE_NOT_LANDED, sampleCertificates } from "./sampleCertificates.js";
+import { notSyncedSample } from "./sandboxSync.js";
 import type { Simulator } from "./simulator.js";
 
 /**
@@ -45,7 +46,7 @@ export interface SandboxAccountSpec {
  * {@link SAMPLE_SHARED_NAME}.
  */
 export function sandboxAccounts(now: Date): SandboxAccountSpec[] {
-  const samples = sampleCertificates(now);
+  const samples = [...sampleCertificates(now), notSyncedSample(now)];
   const account = (
     name: string,
     index: number,
@@ -124,7 +125,13 @@ export function sandboxAccountsConnectTo(sims: readonly Simulator[]): string {
     const domains = new Set(
       sim
         .certificates()
-        .filter((c) => c.target === "Cloud App Service" && c.rootDomain !== null)
+        // The domains the hosting endpoint serves: App Service certificates', and Key Vault
+        // certificates' (their consumers', sim/hosting/vaultServing.ts).
+        .filter(
+          (c) =>
+            (c.target === "Cloud App Service" || c.target === "Cloud Key Vault + DNS") &&
+            c.rootDomain !== null,
+        )
         .map((c) => (c.rootDomain ?? "").toLowerCase()),
     );
     for (const domain of [...domains].sort()) {

@@ -24,13 +24,17 @@ until interrupted (Ctrl+C, SIGINT or SIGTERM).
 Each simulator plays the hosting side too: a TLS endpoint on loopback serves
 each App Service certificate for its domain, and a Key Vault on loopback holds
 each Key Vault certificate (kv-contoso.vault.azure.net,
-kv-fabrikam.vault.azure.net), all signed by a throwaway CA per account.
+kv-fabrikam.vault.azure.net), all signed by a throwaway CA per account; the
+endpoint serves each Key Vault certificate's domain too, with the version its
+consumer (an App Service, a gateway) has picked up from the vault.
 CERTSCHED_VERIFY_CONNECT_TO sends each vault's host to its account's vault and
 each domain to its account's endpoint (so no vault token leaves the machine),
 and NODE_EXTRA_CA_CERTS names a PEM file with both CAs (removed when the
 sandbox stops), so "certsched verify" sees what the simulators serve and hold.
 shop-contoso-com keeps its old certificate after a renewal, on purpose: verify
-says not-landed once the window passed.
+says not-landed once the window passed. cdn.contoso.com still serves the
+previous version of cdn-contoso-com, whose vault got a new one 30 hours ago,
+on purpose: verify says not-synced (more than CERTSCHED_SYNC_WINDOW, 24 h).
 
 It also plays what "certsched preflight" reads: an Azure Resource Manager over
 TLS (CERTSCHED_ARM_URL, its CA in the same NODE_EXTRA_CA_CERTS file) with the

@@ -40,7 +40,9 @@ account's (an ACCOUNT column when there are several), or --account NAME's.
 
 Status words, the first that applies: expired, stuck, failed (the last
 request failed, or a browser refuses the served certificate:
-incomplete-chain, untrusted, mismatch, weak, too-long), not-landed, pending
+incomplete-chain, untrusted, mismatch, weak, too-long), not-landed,
+not-synced (a domain still serves an older version than its Key Vault
+certificate's after CERTSCHED_SYNC_WINDOW), pending
 (a renewal in flight, answer-unknown included),
 expiring (fewer than CERTSCHED_VERIFY_WARN_DAYS days left), unverifiable,
 ok, unknown (nothing known but the name).
@@ -89,7 +91,13 @@ others are still shown); 2 usage or configuration error.
 `;
 
 /** Words a person must act on: red, their reasons in full under the table. */
-const ACT: ReadonlySet<StatusWord> = new Set(["expired", "stuck", "failed", "not-landed"]);
+const ACT: ReadonlySet<StatusWord> = new Set([
+  "expired",
+  "stuck",
+  "failed",
+  "not-landed",
+  "not-synced",
+]);
 /** Words worth a look: yellow. */
 const LOOK: ReadonlySet<StatusWord> = new Set(["expiring", "unverifiable", "pending"]);
 

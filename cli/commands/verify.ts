@@ -46,8 +46,10 @@ Checks what each domain actually serves, as a browser would: connects with SNI
 result is the first that applies of: unreachable, incomplete-chain (the
 intermediates are not sent), untrusted, mismatch, weak (RSA under 2048 bits,
 EC under P-256, SHA-1), too-long (validity over the CA/Browser Forum limit on
-its notBefore), expired, pending, not-landed, expiring (critical below 7
-days), ok.
+its notBefore), expired, pending, not-landed, not-synced (a domain bound to a
+Key Vault certificate serves an older version than the vault's current one,
+created more than CERTSCHED_SYNC_WINDOW ago; pending within it), expiring
+(critical below 7 days), ok.
 
 Without --domain, checks certsched's inventory (every certificate it has seen
 or renewed, CERTSCHED_WATCH endpoints, CERTSCHED_WATCH_CERTIFICATES) and the
@@ -72,12 +74,14 @@ Options:
 
 Settings: CERTSCHED_VERIFY_CONNECT_TO (curl's --connect-to:
 HOST1:PORT1:HOST2:PORT2, comma-separated), CERTSCHED_VERIFY_WARN_DAYS (14),
-CERTSCHED_VERIFY_WINDOW (2h), CERTSCHED_VERIFY_UNREACHABLE_AFTER (24h).
+CERTSCHED_VERIFY_WINDOW (2h), CERTSCHED_VERIFY_UNREACHABLE_AFTER (24h),
+CERTSCHED_SYNC_WINDOW (24h).
 Trust: Node's CA store plus the PEM file NODE_EXTRA_CA_CERTS names.
 
 Exit codes: 0 every result ok, pending, unverifiable, expiring (not
 critically) or unreachable within its grace; 1 any incomplete-chain,
-untrusted, mismatch, weak, too-long, expired, not-landed, critically expiring
+untrusted, mismatch, weak, too-long, expired, not-landed, not-synced,
+critically expiring
 or unreachable past its grace (with
 --domain, or without storage, there is no grace), or a due list failed (any
 account's); 2 usage or configuration error.

@@ -1,3 +1,4 @@
+import type { WatchVault } from "./inventory/watchVaults.js";
 import type { PreflightSettings } from "./preflight/preflightSettings.js";
 import type { ServiceQuota } from "./quota/serviceQuota.js";
 import type { NamedEndpoint } from "./verification/endpoint.js";
@@ -115,8 +116,13 @@ export interface Settings {
   notifySuccess: boolean;
   /** Application Insights; telemetry is on when set. */
   appInsightsConnectionString: string | undefined;
-  /** CERTSCHED_WATCH: endpoints verification watches that the service does not list. */
+  /**
+   * CERTSCHED_WATCH: endpoints verification watches that the service does not list (the plain
+   * entries and the domains of the mapped ones, `vault/certificate=host;...`).
+   */
   watch: readonly NamedEndpoint[];
+  /** CERTSCHED_WATCH's mapped entries: which domains serve which Key Vault certificate. */
+  watchVaults: readonly WatchVault[];
   /** CERTSCHED_WATCH_CERTIFICATES: certificates by name, filled in with Get Certificate. */
   watchCertificates: readonly string[];
   /**

@@ -12,6 +12,11 @@ export interface HostingOptions {
   port?: number;
   /** Faults present from the start, by certificate name. Default none. */
   faults?: Readonly<Record<string, HostingFault | readonly HostingFault[]>>;
+  /**
+   * Per Key Vault certificate (by name): how long its consumers take to serve a new vault
+   * version, in ms on the sim clock (sim/hosting/vaultServing.ts). Default 0: at once.
+   */
+  vaultLag?: Readonly<Record<string, number>>;
 }
 
 /**
@@ -23,7 +28,8 @@ export interface HostingOptions {
  * - A name two App Service certificates share is served the first one's (simulator order).
  * - An SNI name no App Service certificate has, or no SNI at all, fails the handshake with a
  *   handshake_failure alert, as a host with no certificate for the name does.
- * - Key Vault certificates are not served here: they live in the simulator's vault, `vault`.
+ * - A Key Vault certificate's rootDomain is served the vault version its consumer has picked up
+ *   (the newest at least its `vaultLag` old: vaultServing.ts); the versions live in `vault`.
  */
 export interface Hosting {
   /** Address to connect to: the simulator's host (IPv6 without brackets). */
@@ -55,6 +61,11 @@ export interface Hosting {
    * certificate that kept its old version gets the renewed one as its current version.
    */
   clearFaults(certificateName?: string): void;
+  /**
+   * Sets (undefined: clears) how long a Key Vault certificate's consumers take to serve a new
+   * version, in ms on the sim clock, from the next handshake on.
+   */
+  setVaultLag(certificateName: string, lagMs: number | undefined): void;
 }
 
 /** One request the simulator's vault received, in arrival order (never its token). */
@@ -98,6 +109,20 @@ export interface HostingVault {
   readonly requests: readonly VaultRequest[];
   /** Every version of a certificate (by its name in the vault), oldest first; the last is current. */
   versions(keyVaultName: string, certificateName: string): readonly HostingVaultVersion[];
+  /**
+   * Replaces a certificate's versions (by its name in the vault) with these, oldest first, each
+   * created at its `created` (the sandbox stages a version history: sim/sandboxSync.ts). The
+   * certificate must be one of the simulator's Key Vault certificates.
+   */
+  stageVersions(
+    keyVaultName: string,
+    certificateName: string,
+    versions: readonly {
+      readonly notBefore: Date;
+      readonly notAfter: Date;
+      readonly created: Date;
+    }[],
+  ): void;
 }
 
 /** What the hosting side reads of the service: its certificates, and completed renewals. */

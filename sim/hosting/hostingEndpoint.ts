@@ -9,6 +9,7 @@ import type { Hosting, HostingOptions, HostingSource } from "./hosting.js";
 import { HostingCa, type LeafStyle, type Validity } from "./hostingCa.js";
 import { type HostingFault, HostingFaultPlan, WRONG_NAME } from "./hostingFaults.js";
 import { startVault } from "./vault.js";
+import { VaultLagPlan, vaultSelector } from "./vaultServing.js";
 
 /** A certificate bound on the endpoint; its bytes are made on first use, then kept. */
 interface Binding {
@@ -65,6 +66,8 @@ export async function startHosting(
     for (const fault of list) faults.inject(name, fault);
   }
   const bindings = new Map<string, Binding>();
+  const lags = new VaultLagPlan(options.vaultLag);
+  let vaultSelect: ReturnType<typeof vaultSelector> | undefined;
 
   const bind = (cert: { certificateName: string; rootDomain: string } & DatesOf) => {
     bindings.set(cert.certificateName, {
@@ -117,7 +120,7 @@ export async function startHosting(
       .certificates()
       .filter(servesName)
       .find((c) => normalize(c.rootDomain) === name);
-    if (cert === undefined) return undefined;
+    if (cert === undefined) return vaultSelect?.(servername);
     if (faults.has(cert.certificateName, "unreachable")) {
       return new Error(`hosting fault: ${cert.certificateName} is unreachable`);
     }
@@ -167,6 +170,7 @@ export async function startHosting(
     await new Promise<void>((resolve) => server.close(() => resolve()));
     throw error;
   });
+  vaultSelect = vaultSelector(source, vault, lags, faults);
   const challenge = await startChallengeServer(source, host).catch(async (error: unknown) => {
     stopListening();
     await Promise.all([
@@ -186,6 +190,7 @@ export async function startHosting(
     vault,
     challenge,
     inject: (certificateName, fault) => faults.inject(certificateName, fault),
+    setVaultLag: (certificateName, lagMs) => lags.set(certificateName, lagMs),
     clearFaults: (certificateName) => {
       const cleared = faults.clear(certificateName);
       vault.catchUp(cleared);

@@ -7,7 +7,7 @@ import { DAY_MS } from "../../shared/lib/time.js";
 import { KEY_VAULT_TARGET, type SimCertificate } from "../certificate.js";
 import type { CertificateRenewed } from "../state.js";
 import type { HostingSource, HostingVault, VaultRequest } from "./hosting.js";
-import type { HostingCa } from "./hostingCa.js";
+import type { HostingCa, IssuedLeaf } from "./hostingCa.js";
 import type { HostingFaultPlan } from "./hostingFaults.js";
 import {
   certificateBundle,
@@ -29,13 +29,23 @@ const VAULT_LABEL = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/i;
 export interface VaultEndpoint extends HostingVault {
   /** Installs the renewed version for these certificates when the vault is behind (fault cleared). */
   catchUp(certificateNames: readonly string[]): void;
+  /**
+   * The versions of a certificate (by its name in the vault) with their keys, oldest first, for
+   * the hosting endpoint to serve (vaultServing.ts); a certificate created since start gets its
+   * first version here, as at its first read.
+   */
+  served(keyVaultName: string, certificateName: string): readonly StoredVersion[];
   close(): Promise<void>;
 }
 
 type VaultCertificate = SimCertificate & { keyVaultName: string };
 
 /** A version as kept here: its notAfter (whole seconds) known without signing it. */
-type StoredVersion = VaultCertificateVersion & { readonly notAfterSeconds: number };
+export type StoredVersion = VaultCertificateVersion & {
+  readonly notAfterSeconds: number;
+  /** The certificate and its key, as a consumer (App Service, a gateway) would serve them. */
+  readonly leaf: IssuedLeaf;
+};
 
 function inVault(cert: SimCertificate): cert is VaultCertificate {
   return cert.target === KEY_VAULT_TARGET && typeof cert.keyVaultName === "string";
@@ -95,9 +105,15 @@ export async function startVault(
     name: string,
     rootDomain: string | null,
     dates: { issueDate: Date; expiryDate: Date },
+    created = source.now(),
   ) => {
     const validity = { notBefore: dates.issueDate, notAfter: dates.expiryDate };
     let der: Buffer | undefined;
+    let leaf: IssuedLeaf | undefined;
+    const issued = () => {
+      leaf ??= ca.issue([rootDomain ?? name], validity);
+      return leaf;
+    };
     const key = keyOf(keyVaultName, name);
     const list = versions.get(key) ?? [];
     list.push({
@@ -105,10 +121,13 @@ export async function startVault(
       // Signed on first read, as the hosting endpoint's: a simulator with thousands of vault
       // certificates starts without signing each one.
       get der() {
-        der ??= new X509Certificate(ca.issue([rootDomain ?? name], validity).cert).raw;
+        der ??= new X509Certificate(issued().cert).raw;
         return der;
       },
-      created: Math.floor(source.now().getTime() / 1000),
+      get leaf() {
+        return issued();
+      },
+      created: Math.floor(created.getTime() / 1000),
       notAfterSeconds: Math.floor(dates.expiryDate.getTime() / 1000),
     });
     versions.set(key, list);
@@ -227,6 +246,25 @@ export async function startVault(
     requests,
     versions: (keyVaultName, certificateName) =>
       versions.get(keyOf(keyVaultName, certificateName)) ?? [],
+    stageVersions: (keyVaultName, certificateName, staged) => {
+      const record = recordOf(keyVaultName, certificateName);
+      if (record === undefined) {
+        throw new RangeError(
+          `the simulator has no Key Vault certificate ${keyVaultName}/${certificateName}`,
+        );
+      }
+      versions.set(keyOf(keyVaultName, certificateName), []);
+      for (const v of staged) {
+        const dates = { issueDate: v.notBefore, expiryDate: v.notAfter };
+        install(keyVaultName, certificateName, record.rootDomain, dates, v.created);
+      }
+    },
+    served: (keyVaultName, certificateName) => {
+      const key = keyOf(keyVaultName, certificateName);
+      const record = recordOf(keyVaultName, certificateName);
+      if (record && !versions.has(key)) installRecord(record);
+      return versions.get(key) ?? [];
+    },
     catchUp: (certificateNames) => {
       for (const cert of source.certificates().filter(inVault)) {
         if (!certificateNames.includes(cert.certificateName)) continue;

@@ -10,6 +10,7 @@ import {
   sandboxAccountsConnectTo,
   sandboxAccountsSettings,
 } from "../../sim/sandbox.js";
+import { SAMPLE_NOT_SYNCED } from "../../sim/sandboxSync.js";
 
 /**
  * The sandbox's two accounts (sim/sandbox.ts): the sample certificates split by customer zone,
@@ -52,6 +53,8 @@ describe("sandboxAccounts", () => {
       "staging-contoso-com",
       "blog-contoso-com",
       "static-contoso-com",
+      // The staged not-synced (sim/sandboxSync.ts).
+      SAMPLE_NOT_SYNCED,
       SAMPLE_SHARED_NAME,
     ]);
     expect(names(fabrikam)).toEqual([

@@ -171,6 +171,7 @@ export async function readKeyVaultCertificate(
       chainProblem: undefined,
       nameProblem: undefined,
       version: bundle.properties.version,
+      createdOn: bundle.properties.createdOn,
     };
   } catch (error) {
     return {

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { storageConnection } from "../../adapters/storage/storageConnection.js";
-import { watchCertificateNames, watchEndpoints } from "../../core/inventory/watch.js";
+import { watchCertificateNames } from "../../core/inventory/watch.js";
+import { watchSetting } from "../../core/inventory/watchVaults.js";
 import { parseServiceQuota } from "../../core/quota/serviceQuota.js";
 import { SCHEDULE_TIMEOUT_MAX_MS } from "../../core/renewal/callBudget.js";
 import { MIN_SECRET_LENGTH, significantLength } from "../../lib/redact/secretForms.js";
@@ -169,7 +170,7 @@ export const schema = z.object({
     .default("auto"),
   CERTSCHED_NOTIFY_SUCCESS: flag,
   APPLICATIONINSIGHTS_CONNECTION_STRING: z.string().optional(),
-  CERTSCHED_WATCH: watchEndpoints,
+  CERTSCHED_WATCH: watchSetting,
   CERTSCHED_WATCH_CERTIFICATES: watchCertificateNames,
   // Many accounts (../shared/contracts/accounts.md): read by app/config/accounts.ts.
   CERTSCHED_ACCOUNTS: z.string().optional(),
@@ -191,6 +192,7 @@ export const KNOWN_SETTINGS: readonly string[] = [
   "CERTSCHED_VERIFY_WARN_DAYS",
   "CERTSCHED_VERIFY_WINDOW",
   "CERTSCHED_VERIFY_UNREACHABLE_AFTER",
+  "CERTSCHED_SYNC_WINDOW",
   // The preflight timer's %CERTSCHED_PREFLIGHT_SCHEDULE%, read by the host (issue 23).
   "CERTSCHED_PREFLIGHT_SCHEDULE",
   // Read by shared/app/config/preflightSettings.ts when preflight runs.

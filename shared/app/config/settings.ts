@@ -177,7 +177,8 @@ export function loadSettings(env: Env = process.env): Settings {
     webhookFormat: s.CERTSCHED_WEBHOOK_FORMAT,
     notifySuccess: s.CERTSCHED_NOTIFY_SUCCESS,
     appInsightsConnectionString: s.APPLICATIONINSIGHTS_CONNECTION_STRING,
-    watch: s.CERTSCHED_WATCH,
+    watch: s.CERTSCHED_WATCH.endpoints,
+    watchVaults: s.CERTSCHED_WATCH.vaults,
     watchCertificates: s.CERTSCHED_WATCH_CERTIFICATES,
   };
   // The app's settings carry the first account's service fields (one account: today's).

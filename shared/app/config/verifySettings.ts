@@ -12,6 +12,7 @@ export const VERIFY_SETTINGS = [
   "CERTSCHED_VERIFY_WARN_DAYS",
   "CERTSCHED_VERIFY_WINDOW",
   "CERTSCHED_VERIFY_UNREACHABLE_AFTER",
+  "CERTSCHED_SYNC_WINDOW",
 ] as const;
 
 const schema = z.object({
@@ -41,6 +42,8 @@ const schema = z.object({
     }),
   // 1 min .. 7 d: the service usually completes a renewal within minutes to an hour.
   CERTSCHED_VERIFY_WINDOW: duration("2h", MINUTE_MS, 7 * DAY_MS),
+  // 1 min .. 30 d: App Service picks up a new vault version "typically within 24 hours".
+  CERTSCHED_SYNC_WINDOW: duration("24h", MINUTE_MS, 30 * DAY_MS),
   // 0 (no grace) .. 30 d.
   CERTSCHED_VERIFY_UNREACHABLE_AFTER: duration("24h", 0, 30 * DAY_MS),
   // The same rule as loadSettings applies to it (shared/app/config/settings.ts).
@@ -68,6 +71,7 @@ export function loadVerifySettings(env: Env): VerifySettings {
     warnDays: s.CERTSCHED_VERIFY_WARN_DAYS,
     windowMs: s.CERTSCHED_VERIFY_WINDOW,
     unreachableAfterMs: s.CERTSCHED_VERIFY_UNREACHABLE_AFTER,
+    syncWindowMs: s.CERTSCHED_SYNC_WINDOW,
     timeoutMs: s.CERTSCHED_HTTP_TIMEOUT,
     // Node's own variable, not certsched's: read as Node read it at start (blank: none).
     ...(env.NODE_EXTRA_CA_CERTS?.trim() ? { extraCaCertsPath: env.NODE_EXTRA_CA_CERTS } : {}),

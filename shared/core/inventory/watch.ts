@@ -1,10 +1,10 @@
 import { z } from "zod";
 import { escapeControl } from "../../lib/text/escapeControl.js";
 import { MAX_FIELD_LENGTH } from "../certificate/fields.js";
-import { endpointKey, type NamedEndpoint, parseEndpoint } from "../verification/endpoint.js";
+import type { NamedEndpoint } from "../verification/endpoint.js";
 
 /**
- * CERTSCHED_WATCH and CERTSCHED_WATCH_CERTIFICATES (issue 12): what verification watches
+ * CERTSCHED_WATCH (parsed in watchVaults.ts, both its forms) and CERTSCHED_WATCH_CERTIFICATES (issue 12): what verification watches
  * beyond what the service lists. Comma-separated; blanks around entries and empty entries (a
  * trailing comma) are ignored; a repeated entry counts once. Every bad entry is named.
  */
@@ -13,28 +13,12 @@ import { endpointKey, type NamedEndpoint, parseEndpoint } from "../verification/
 export const WATCH_PREFIX = "watch:";
 export const watchKey = (endpoint: NamedEndpoint) => `${WATCH_PREFIX}${endpoint.label}`;
 
-const entries = (text: string) =>
+/** The entries of a comma-separated setting: trimmed, empty ones (a trailing comma) left out. */
+export const entries = (text: string) =>
   text
     .split(",")
     .map((entry) => entry.trim())
     .filter((entry) => entry !== "");
-
-/** CERTSCHED_WATCH: endpoints `host[:port]` (443 unless given; `[::1]:8443` for IPv6). */
-export const watchEndpoints = z
-  .string()
-  .default("")
-  .transform((text, ctx) => {
-    const endpoints = new Map<string, NamedEndpoint>();
-    for (const entry of entries(text)) {
-      const parsed = parseEndpoint(entry);
-      if (typeof parsed === "string") {
-        ctx.addIssue({ code: "custom", message: `entry ${parsed}` });
-      } else if (!endpoints.has(endpointKey(parsed))) {
-        endpoints.set(endpointKey(parsed), parsed);
-      }
-    }
-    return [...endpoints.values()] as readonly NamedEndpoint[];
-  });
 
 /** CERTSCHED_WATCH_CERTIFICATES: certificate names, looked up with Get Certificate. */
 export const watchCertificateNames = z

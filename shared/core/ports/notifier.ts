@@ -7,7 +7,7 @@ import type { InventoryStatus } from "../verification/judge.js";
 /** The webhook messages certsched sends; adapters/notify/ posts them. */
 export type NoticeKind =
   /**
-   * Now incomplete-chain, untrusted, mismatch, weak, too-long, expired, not-landed, critically
+   * Now incomplete-chain, untrusted, mismatch, weak, too-long, expired, not-landed, not-synced, critically
    * expiring or unreachable past grace.
    */
   | "bad"

@@ -149,7 +149,11 @@ export type KeyVaultFailure =
 
 /** One read of the vault: the certificate in the TLS probe's shapes, or why there is none. */
 export type KeyVaultRead =
-  | (Extract<ProbeResult, { reached: true }> & { readonly version: string | undefined })
+  | (Extract<ProbeResult, { reached: true }> & {
+      readonly version: string | undefined;
+      /** When the current version was created in the vault (the SDK's properties.createdOn). */
+      readonly createdOn?: Date | undefined;
+    })
   | {
       readonly reached: false;
       readonly failure: KeyVaultFailure;

@@ -55,7 +55,8 @@ export function accountSummary(
     counts,
     failed: counts.failed,
     stuck: counts.stuck,
-    notLanded: counts["not-landed"],
+    // A vault version its domains never picked up did not land where users look either.
+    notLanded: counts["not-landed"] + counts["not-synced"],
     nextExpiryDays: next,
     ...(extra.requests7d !== undefined ? { requests7d: extra.requests7d } : {}),
     ...(extra.problem !== undefined ? { problem: extra.problem } : {}),

@@ -25,14 +25,13 @@ import { type PreflightView, preflightView, statusLabel } from "./preflightView.
  * 3. `failed`: the last request of the current episode failed (the service refused it, or it
  *    failed before it could be acted on), or the last verification found the served certificate
  *    fails a browser's check (`incomplete-chain`, `untrusted`, `mismatch`, `weak`, `too-long`).
- * 4. `not-landed`: the last verification found an accepted renewal has not reached where users
- *    look after CERTSCHED_VERIFY_WINDOW.
+ * 4. `not-landed` / `not-synced`: the last verification found an accepted renewal (a vault's new
+ *    version) not yet where users look after CERTSCHED_VERIFY_WINDOW (CERTSCHED_SYNC_WINDOW).
  * 5. `pending`: a renewal of the current episode is in flight (claimed, sent, scheduled, or sent
  *    with no answer: `answer-unknown`), or the last verification said `pending`. A renewal in
  *    flight is pending, not expiring, as in `certsched verify` (contracts/verify.md).
  * 6. `expiring`: fewer than CERTSCHED_VERIFY_WARN_DAYS whole days left; `critical` below 7.
- * 7. `unverifiable`: the last verification could not read the certificate (a target with no
- *    endpoint or vault to look at, or an endpoint that did not answer).
+ * 7. `unverifiable`: the last verification could not read it (nothing to look at, or no answer).
  * 8. `ok`: an expiry is known and none of the above applies.
  * 9. `unknown`: nothing is known but the name (no expiry from the service or a verification).
  *
@@ -45,6 +44,7 @@ export const STATUS_WORDS = [
   "stuck",
   "failed",
   "not-landed",
+  "not-synced",
   "pending",
   "expiring",
   "unverifiable",
@@ -217,8 +217,8 @@ export function certificateStatus(input: StatusInput, options: StatusOptions): C
         why: `the served certificate is ${verification.status}: ${verification.detail}`,
       };
     }
-    if (verification?.status === "not-landed") {
-      return { status: "not-landed", why: verification.detail };
+    if (verification?.status === "not-landed" || verification?.status === "not-synced") {
+      return { status: verification.status, why: verification.detail };
     }
     if (ledger && current && IN_FLIGHT.has(ledger.outcome)) {
       return {

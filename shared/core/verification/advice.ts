@@ -22,6 +22,8 @@ export function adviceFor(status: VerifyStatus, critical: boolean): string | und
       return "Browsers refuse this site now: renew (certsched renew NAME) and make sure the endpoint serves the new certificate.";
     case "not-landed":
       return "The service renewed, but the endpoint still serves the old certificate: update the binding (App Service TLS/SSL settings) or the Key Vault reference, then verify again.";
+    case "not-synced":
+      return "The vault holds a newer version than this domain serves: re-sync the App Service certificate from Key Vault (or restart the app), or check that the Application Gateway's / Front Door's identity can read the vault; CERTSCHED_SYNC_WINDOW says how long they may take.";
     case "pending":
       return "A renewal was accepted: certsched looks again; it is not-landed if the old certificate is still served after CERTSCHED_VERIFY_WINDOW.";
     case "expiring":

@@ -64,6 +64,7 @@ const ALWAYS_BAD: ReadonlySet<InventoryStatus> = new Set([
   "too-long",
   "expired",
   "not-landed",
+  "not-synced",
 ]);
 
 /**
@@ -84,7 +85,7 @@ export function needsPerson(
 
 /**
  * Whether a result needs a person (contracts/verify.md, exit 1): incomplete-chain, untrusted,
- * mismatch, weak, too-long, expired, not-landed, critically expiring, unreachable past its grace. `unverifiable` never does. The
+ * mismatch, weak, too-long, expired, not-landed, not-synced, critically expiring, unreachable past its grace. `unverifiable` never does. The
  * CLI's exit code and the timer's failed run both ask this.
  */
 export function failsRun(result: InventoryResult): boolean {

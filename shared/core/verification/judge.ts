@@ -5,6 +5,7 @@ import type { ProbeResult, ServedCertificate } from "../ports/probes.js";
 import { incompleteChain, tooLong, weak } from "./browserChecks.js";
 import type { Endpoint } from "./endpoint.js";
 import { hasLanded, stillServed } from "./landing.js";
+import { notSynced, type SyncOptions } from "./syncCheck.js";
 
 /**
  * The verdict on one probe, as a browser would give it, then what certsched adds (a renewal in
@@ -21,7 +22,7 @@ export const STATUSES = [
   "expired",
   "pending",
   "not-landed",
-  // Slot 9 of the contract's order: `not-synced` (issue 24 section 3) goes here, before expiring.
+  "not-synced",
   "expiring",
   "ok",
 ] as const;
@@ -55,7 +56,8 @@ export interface AcceptedRenewal {
   readonly beforeThumbprint?: string | undefined;
 }
 
-export interface JudgeOptions {
+/** `vault` and `syncWindowMs` (syncCheck.ts): only for a domain bound to a vault certificate. */
+export interface JudgeOptions extends SyncOptions {
   readonly now: Date;
   /** CERTSCHED_VERIFY_WARN_DAYS. */
   readonly warnDays: number;
@@ -221,6 +223,7 @@ const CHECKS: readonly ((f: Facts) => Finding | undefined)[] = [
   (f) => tooLong(f.certificate),
   expired,
   renewalInFlight,
+  (f) => notSynced(f.certificate, f.options),
   expiring,
 ];
 

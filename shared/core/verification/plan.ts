@@ -1,9 +1,12 @@
 import { boundDetail } from "../../lib/text/boundDetail.js";
 import { APP_SERVICE, KEY_VAULT } from "../certificate/fields.js";
 import { WATCH_PREFIX } from "../inventory/watch.js";
+import type { WatchVault } from "../inventory/watchVaults.js";
 import type { InventoryRecord } from "../ports/inventory.js";
+import type { VaultCertificate } from "../ports/probes.js";
 import { endpointKey, type NamedEndpoint, parseEndpoint } from "./endpoint.js";
 import { SERVICE_NAME_RULE, serviceNameProblem } from "./publicAddress.js";
+import { addVaults, recordVault, vaultsAt, watchedVaults } from "./vaultBindings.js";
 
 /**
  * Longest `domain` of any result: a host name is at most 253 characters, a vault's
@@ -24,6 +27,8 @@ export type Check =
       readonly owners: InventoryRecord[];
       /** Only the service names it: probed at public addresses only (publicAddress.ts). */
       publicOnly: boolean;
+      /** The vault certificates it serves (vaultBindings.ts); unset: none. */
+      vaults?: VaultCertificate[];
     }
   | { readonly kind: "vault"; readonly owners: InventoryRecord[] }
   | {
@@ -48,10 +53,19 @@ export const nameOf = (owners: readonly InventoryRecord[]) => {
  * with why) for any other target. One TLS check per domain: a domain serves one certificate,
  * whichever records name it.
  */
-export function plan(records: readonly InventoryRecord[]): Check[] {
+export function plan(
+  records: readonly InventoryRecord[],
+  watchVaults: readonly WatchVault[] = [],
+): Check[] {
+  const bindings = watchedVaults(watchVaults);
   const checks: Check[] = [];
   const byDomain = new Map<string, Extract<Check, { kind: "tls" }>>();
-  const tls = (record: InventoryRecord, name: string, optional: boolean) => {
+  const tls = (
+    record: InventoryRecord,
+    name: string,
+    optional: boolean,
+    vault: VaultCertificate | undefined = undefined,
+  ) => {
     const fromService = !isWatch(record);
     // The service's words may not aim a probe at a port or an address (publicAddress.ts).
     const refused = fromService ? serviceNameProblem(name) : undefined;
@@ -72,14 +86,25 @@ export function plan(records: readonly InventoryRecord[]): Check[] {
       }
       return;
     }
+    const vaults = [
+      ...(vault ? [vault] : []),
+      ...(fromService ? [] : vaultsAt(bindings, endpoint)),
+    ];
     const known = byDomain.get(endpointKey(endpoint));
     if (known) {
+      if (vaults.length > 0) known.vaults = addVaults(known.vaults ?? [], vaults);
       if (!known.owners.includes(record)) known.owners.push(record);
       // Watched too: the operator named it, so it is probed wherever it resolves.
       if (!fromService) known.publicOnly = false;
       return;
     }
-    const check = { kind: "tls" as const, endpoint, owners: [record], publicOnly: fromService };
+    const check: Extract<Check, { kind: "tls" }> = {
+      kind: "tls",
+      endpoint,
+      owners: [record],
+      publicOnly: fromService,
+      ...(vaults.length > 0 ? { vaults } : {}),
+    };
     byDomain.set(endpointKey(endpoint), check);
     checks.push(check);
   };
@@ -96,8 +121,13 @@ export function plan(records: readonly InventoryRecord[]): Check[] {
     if (isWatch(record)) {
       tls(record, record.certificateName.slice(WATCH_PREFIX.length), false);
     } else if (record.target === KEY_VAULT) {
-      if (record.keyVaultName) checks.push({ kind: "vault", owners: [record] });
-      else unverifiable("a Key Vault certificate, but the service names no keyVaultName for it");
+      if (record.keyVaultName) {
+        checks.push({ kind: "vault", owners: [record] });
+        // The domains that serve it: compared with the vault's current version (syncCheck.ts).
+        if (record.rootDomain) tls(record, record.rootDomain, false, recordVault(record));
+        for (const san of record.rootDomain ? (record.sanNames ?? []) : [])
+          tls(record, san, true, recordVault(record));
+      } else unverifiable("a Key Vault certificate, but the service names no keyVaultName for it");
     } else if (record.target === APP_SERVICE) {
       if (!record.rootDomain) {
         unverifiable("the service lists no rootDomain for it, so there is no endpoint to check");

@@ -2,6 +2,7 @@ import { withBoundDetail } from "../../lib/text/boundDetail.js";
 import type { ProbeResult } from "../ports/probes.js";
 import type { NamedEndpoint } from "./endpoint.js";
 import { type AcceptedRenewal, judge, STATUSES, type VerifyStatus } from "./judge.js";
+import type { VaultVersion } from "./syncCheck.js";
 import type { VerifySettings } from "./verifySettings.js";
 
 /** One result of `certsched verify` (the --json document's `results`, docs/verification.md). */
@@ -27,11 +28,14 @@ export interface VerifyTarget {
   readonly renewal?: AcceptedRenewal;
   /** The name came from the service: probed only at a public address (ProbeOptions.publicOnly). */
   readonly publicOnly?: boolean;
+  /** The vault's current version of the certificate it serves (syncCheck.ts); unset: none. */
+  readonly vault?: VaultVersion | undefined;
 }
 
 /** What judging a target's probe needs: the settings it is judged by, and the clock. */
 export interface JudgeTargetOptions {
-  readonly settings: Pick<VerifySettings, "warnDays" | "windowMs">;
+  readonly settings: Pick<VerifySettings, "warnDays" | "windowMs"> &
+    Partial<Pick<VerifySettings, "syncWindowMs">>;
   readonly now: () => Date;
 }
 
@@ -47,6 +51,8 @@ export function judgeTarget(
     warnDays: options.settings.warnDays,
     windowMs: options.settings.windowMs,
     renewal: target.renewal,
+    vault: target.vault,
+    syncWindowMs: options.settings.syncWindowMs,
   });
   const { critical, ...rest } = verdict;
   return withBoundDetail({
@@ -79,6 +85,7 @@ const BAD: ReadonlySet<VerifyStatus> = new Set([
   "too-long",
   "expired",
   "not-landed",
+  "not-synced",
 ]);
 
 /**

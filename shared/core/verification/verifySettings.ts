@@ -8,6 +8,11 @@ export interface VerifySettings {
   readonly warnDays: number;
   /** CERTSCHED_VERIFY_WINDOW, ms: how long an accepted renewal may take to land. Default 2 h. */
   readonly windowMs: number;
+  /**
+   * CERTSCHED_SYNC_WINDOW, ms: how long a Key Vault certificate's consumers may take to serve
+   * its new version (syncCheck.ts). Default 24 h; unset here: the same default.
+   */
+  readonly syncWindowMs?: number | undefined;
   /** CERTSCHED_VERIFY_UNREACHABLE_AFTER, ms: unreachable is an error after this. Default 24 h. */
   readonly unreachableAfterMs: number;
   /** CERTSCHED_HTTP_TIMEOUT, ms: one probe's whole time (DNS, TCP, handshake). Default 30 s. */

@@ -42,7 +42,7 @@ td{overflow-wrap:anywhere}
 .badge{display:inline-block;padding:1px 8px;border-radius:4px;font-weight:600;font-size:.85rem;border:1px solid currentColor;white-space:nowrap}
 .st-ok{color:var(--ok)}.st-pending{color:var(--info)}.st-expiring{color:var(--warn)}
 .st-unverifiable,.st-unknown{color:var(--none)}
-.st-expired,.st-stuck,.st-failed,.st-not-landed,.st-incomplete-chain,.st-weak,.st-too-long{color:var(--bad)}
+.st-expired,.st-stuck,.st-failed,.st-not-landed,.st-not-synced,.st-incomplete-chain,.st-weak,.st-too-long{color:var(--bad)}
 .pf-ready{color:var(--ok)}.pf-will-fail{color:var(--bad)}.pf-unknown,.pf-none{color:var(--none)}
 .filters-label{align-self:center;color:var(--muted);font-size:.8rem;text-transform:uppercase;letter-spacing:.04em}
 nav+nav{margin-top:6px}

@@ -17,7 +17,7 @@ export const MAX_LISTED_PROBLEMS = 20;
 
 /**
  * Thrown by the verification timer after a run that must be recorded as failed (a certificate
- * not-landed, expired, mismatched, untrusted, with an incomplete chain, weak, too long, critically
+ * not-landed, not-synced, expired, mismatched, untrusted, with an incomplete chain, weak, too long, critically
  * expiring, or unreachable past its grace), so the platform records the invocation as failed and the alert fires.
  */
 export class VerificationFailedError extends CertschedError {

@@ -19,6 +19,7 @@ import { mapWithConcurrency } from "../../lib/pool.js";
 import { redact } from "../../lib/redact/redact.js";
 import { escapeControl } from "../../lib/text/escapeControl.js";
 import { probeTarget } from "../verifyDomains.js";
+import { renewalForDomain, vaultToCompare } from "./vaultSync.js";
 
 /** What reading one check needs: the probes, the ledger's accepted renewals, the clock. */
 export interface CheckPorts {
@@ -154,7 +155,7 @@ export async function runCheck(
       );
     }
     case "tls": {
-      const target = { endpoint: check.endpoint, publicOnly: check.publicOnly, renewal };
+      const bound = { endpoint: check.endpoint, publicOnly: check.publicOnly, renewal };
       const verifyOptions = {
         probes: ports.probes,
         settings,
@@ -162,7 +163,7 @@ export async function runCheck(
         ...(options.ca ? { ca: options.ca } : {}),
         ...(options.signal ? { signal: options.signal } : {}),
       };
-      const probe = await probeTarget(target, verifyOptions);
+      const probe = await probeTarget(bound, verifyOptions);
       if (!probe.reached && probe.step === "REFUSED") {
         // Nothing was opened, so there is nothing to tell apart: one answer, never a finding.
         return {
@@ -173,7 +174,16 @@ export async function runCheck(
           detail: `not probed: ${check.endpoint.host} resolves to an address that is not public (loopback, private, link-local or unspecified): ${SERVICE_NAME_RULE}`,
         };
       }
-      const result = judgeTarget(target, probe, verifyOptions);
+      const vault = await vaultToCompare(ports.probes, check.vaults, probe, {
+        settings,
+        signal: options.signal,
+        seam: options.keyVault,
+      });
+      const result = judgeTarget(
+        { ...bound, vault, renewal: renewalForDomain(renewal, vault) },
+        probe,
+        verifyOptions,
+      );
       const notBefore = probe.reached
         ? { notBefore: probe.certificate.notBefore.toISOString() }
         : {};

@@ -39,6 +39,7 @@ import {
   runCheck,
   STORAGE_CONCURRENCY,
 } from "./runCheck.js";
+import { sharedVaultReads } from "./vaultSync.js";
 import { type WatchDeps, watchedUpdates } from "./watchedUpdates.js";
 
 /**
@@ -49,7 +50,8 @@ import { type WatchDeps, watchedUpdates } from "./watchedUpdates.js";
 
 /** What a verification run needs; the Runtime (shared/app/services.ts) satisfies it. */
 export interface VerifyInventoryPorts extends CheckPorts {
-  readonly settings: Pick<Settings, "watch" | "watchCertificates" | "verify">;
+  readonly settings: Pick<Settings, "watch" | "watchCertificates" | "verify"> &
+    Partial<Pick<Settings, "watchVaults">>;
   readonly client: WatchDeps["client"];
   readonly inventory: Pick<Inventory, "kind" | "list" | "upsert" | "recordVerification">;
   readonly history: History;
@@ -128,7 +130,7 @@ export async function verifyInventory(
   const settings = options.settings ?? ports.settings.verify();
   const started = ports.now();
   const records = await recordsToVerify(ports, log, options, started);
-  const checks = plan(records);
+  const checks = plan(records, ports.settings.watchVaults);
   // Only what is read can be pending or not-landed: no ledger reads for the unverifiable.
   const renewals = await acceptedRenewals(
     ports.ledger,
@@ -138,8 +140,14 @@ export async function verifyInventory(
   // Issue 24: the fingerprint served before each renewal goes to the judgement.
   const opened = openReceipts(records, renewals);
   const kept = ports.inventory.kind !== "none";
+  // One read per vault certificate, shared by its vault check and the domains that serve it.
+  const checkPorts = {
+    probes: sharedVaultReads(ports.probes),
+    ledger: ports.ledger,
+    now: ports.now,
+  };
   const read = await mapWithConcurrency(checks, options.concurrency ?? 16, (check) =>
-    runCheck(check, ports, settings, opened.renewals, options)
+    runCheck(check, checkPorts, settings, opened.renewals, options)
       .catch((error: unknown) => brokenCheck(check, error))
       // Every result's detail and domain, whatever made them, are bounded here (detail.ts):
       // both may carry the service's or a server's words.

@@ -119,7 +119,7 @@ describe("npm start (scripts/start.mjs)", () => {
     expect(out).toContain("=== certsched SANDBOX ===");
     expect(out).toContain("This is the sandbox");
     expect(out.replaceAll("\n", " ")).toMatch(
-      /2 accounts declared in CERTSCHED_ACCOUNTS: contoso at http:\/\/127\.0\.0\.1:\d+ \(8 certificates\) and fabrikam at http:\/\/127\.0\.0\.1:\d+ \(6 certificates\)/,
+      /2 accounts declared in CERTSCHED_ACCOUNTS: contoso at http:\/\/127\.0\.0\.1:\d+ \(9 certificates\) and fabrikam at http:\/\/127\.0\.0\.1:\d+ \(6 certificates\)/,
     );
     expect(out).toContain("To use the real service, set CERTSCHED_BASE_URL");
     // Each account's part under its own heading, contoso first: its sweep, then its verification.
@@ -187,8 +187,20 @@ describe("npm start (scripts/start.mjs)", () => {
     expect(contoso).toMatch(
       /^shop\.contoso\.com not-landed:\n {2}renewal accepted at \S+Z, more than 2 h ago \(CERTSCHED_VERIFY_WINDOW\), but the certificate served still expires at \S+Z, no later than before the renewal \(\S+Z\)\n {2}The service renewed, but the endpoint still serves the old certificate/m,
     );
-    expect(contoso).toContain("8 checked: 1 not-landed, 1 expiring, 6 ok.");
-    expect(fabrikam).toContain("6 checked: 6 ok.");
+    expect(contoso).toContain("13 checked: 1 not-landed, 1 not-synced, 2 expiring, 9 ok.");
+    expect(fabrikam).toContain("10 checked: 10 ok.");
+    // The staged not-synced (sim/sandboxSync.ts): the domain of a vault certificate renewed 30
+    // hours ago still serves the previous version; explained like the other staged events.
+    expect(contoso).toMatch(
+      /^cdn\.contoso\.com\s+not-synced\s+\S+ \(\d+ days left\)\s+certsched simulator$/m,
+    );
+    expect(contoso).toMatch(
+      /^cdn\.contoso\.com not-synced:\n {2}serves [0-9A-F]{16}… \(issued \S+Z\) but vault kv-contoso\/cdn-contoso-com holds version [0-9a-f]{16}… \([0-9A-F]{16}…\) since \S+Z \(more than 24 h, CERTSCHED_SYNC_WINDOW\): re-sync the App Service certificate from Key Vault/m,
+    );
+    expect(contoso.replaceAll("\n", " ")).toContain(
+      "Expected in the sandbox: the service renewed cdn-contoso-com 30 hours ago and its vault holds the new version since, but cdn.contoso.com still serves the previous one: the simulator's consumer of the vault lags 3 days on purpose",
+    );
+    expect(fabrikam).not.toContain("not-synced");
     expect(contoso.replaceAll("\n", " ")).toContain(
       'Expected in the sandbox: the service renewed shop-contoso-com, but the simulator\'s hosting endpoint keeps serving the old certificate on purpose, to show what "renewed, but the site still serves the old certificate" looks like. Against a real service not-landed makes certsched verify exit with code 1; here it is part of the demo, so the exit code is 0.',
     );
@@ -298,8 +310,22 @@ describe("npm start (scripts/start.mjs)", () => {
     expect(new Set(doc.results.map((r) => r.target))).toEqual(
       new Set(["Cloud App Service", "Cloud Key Vault + DNS"]),
     );
-    expect(doc.sandboxVerification.counts).toEqual({ "not-landed": 1, expiring: 1, ok: 12 });
+    // Every Key Vault certificate's domain too (issue 24): intranet's is expiring as its vault
+    // is, cdn.contoso.com is the staged not-synced.
+    expect(doc.sandboxVerification.counts).toEqual({
+      "not-landed": 1,
+      "not-synced": 1,
+      expiring: 2,
+      ok: 19,
+    });
     expect(doc.sandboxVerification.staged).toEqual(["shop-contoso-com"]);
+    const cdn = doc.sandboxVerification.results.find((r) => r.domain === "cdn.contoso.com");
+    expect(cdn).toMatchObject({
+      account: "contoso",
+      certificateName: "cdn-contoso-com",
+      source: "tls",
+      status: "not-synced",
+    });
     expect(doc.sandboxVerification.passes).toBe(true);
     const shop = doc.sandboxVerification.results.find(
       (r) => r.certificateName === "shop-contoso-com",
@@ -314,6 +340,7 @@ describe("npm start (scripts/start.mjs)", () => {
     expect(vault.map((r) => [r.account, r.domain, r.status])).toEqual([
       ["contoso", "kv-contoso/api-contoso-com", "ok"],
       ["contoso", "kv-contoso/intranet-contoso-com", "expiring"],
+      ["contoso", "kv-contoso/cdn-contoso-com", "ok"],
       ["contoso", "kv-contoso/wildcard", "ok"],
       ["fabrikam", "kv-fabrikam/vault-fabrikam-com", "ok"],
       ["fabrikam", "kv-fabrikam/mail-fabrikam-com", "ok"],
@@ -460,7 +487,7 @@ describe("certsched sandbox", () => {
       }
       expect(stderr).toContain("=== certsched SANDBOX ===");
       expect(stderr.replaceAll("\n", " ")).toMatch(
-        /contoso: http:\/\/127\.0\.0\.1:\d+ with 8 sample certificates; its hosting side serves the App Service certificates over TLS on 127\.0\.0\.1:\d+/,
+        /contoso: http:\/\/127\.0\.0\.1:\d+ with 9 sample certificates; its hosting side serves the App Service certificates over TLS on 127\.0\.0\.1:\d+/,
       );
       expect(stderr.replaceAll("\n", " ")).toMatch(
         /fabrikam: http:\/\/127\.0\.0\.1:\d+ with 6 sample certificates/,
@@ -621,7 +648,17 @@ describe("the sandbox's verification", () => {
 
       expect(staged).toMatchObject({ passes: true, staged: ["shop-contoso-com"] });
       expect(staged).toMatchObject({ account: "contoso" });
-      expect(staged.counts).toEqual({ "not-landed": 1, expiring: 1, ok: 6 });
+      expect(staged.counts).toEqual({ "not-landed": 1, "not-synced": 1, expiring: 2, ok: 9 });
+      expect(staged.notSynced).toEqual(["cdn.contoso.com"]);
+      expect(
+        renderSandboxVerification(
+          staged,
+          palette({ isTTY: false, columns: undefined, write: () => {} }, {}),
+          80,
+        ).join(" "),
+      ).toContain(
+        "Expected in the sandbox: the service renewed cdn-contoso-com 30 hours ago and its vault holds the new version since, but cdn.contoso.com still serves the previous one",
+      );
       expect(broken).toMatchObject({ passes: false, staged: ["shop-contoso-com"] });
       expect(broken.results.find((r) => r.domain === "www.contoso.com")?.status).toBe("mismatch");
       const plain = palette({ isTTY: false, columns: undefined, write: () => {} }, {});
@@ -650,7 +687,17 @@ describe("the sandbox's verification", () => {
         source: "keyvault",
         status: "not-landed",
       });
-      expect(verification.counts).toEqual({ "not-landed": 2, expiring: 1, ok: 5 });
+      // Its domain too: the vault still holds the old version, so the renewal has not landed
+      // there either (not not-synced: there is no newer version to pick up).
+      expect(verification.results.find((r) => r.domain === "api.contoso.com")?.status).toBe(
+        "not-landed",
+      );
+      expect(verification.counts).toEqual({
+        "not-landed": 3,
+        "not-synced": 1,
+        expiring: 2,
+        ok: 7,
+      });
     } finally {
       await sandbox.close();
     }

@@ -49,6 +49,7 @@ describe("loadDashboard", () => {
       "stuck",
       "failed",
       "not-landed",
+      "not-synced",
       "pending",
       "expiring",
       "unverifiable",

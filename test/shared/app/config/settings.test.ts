@@ -88,6 +88,7 @@ describe("loadSettings: defaults", () => {
       notifySuccess: false,
       appInsightsConnectionString: undefined,
       watch: [],
+      watchVaults: [],
       watchCertificates: [],
     });
   });
@@ -98,6 +99,7 @@ describe("loadSettings: defaults", () => {
       warnDays: 14,
       windowMs: 2 * 3_600_000,
       unreachableAfterMs: 24 * 3_600_000,
+      syncWindowMs: 24 * 3_600_000,
       timeoutMs: 30_000,
     });
     const tight = loadSettings({ ...BASE, CERTSCHED_HTTP_TIMEOUT: "5s" });

@@ -13,6 +13,7 @@ describe("verification settings, read without the service's", () => {
       warnDays: 14,
       windowMs: 2 * 3_600_000,
       unreachableAfterMs: 24 * 3_600_000,
+      syncWindowMs: 24 * 3_600_000,
       timeoutMs: 30_000,
     });
   });
@@ -30,6 +31,7 @@ describe("verification settings, read without the service's", () => {
       warnDays: 30,
       windowMs: 90 * 60_000,
       unreachableAfterMs: 24 * 3_600_000,
+      syncWindowMs: 24 * 3_600_000,
       timeoutMs: 5_000,
     });
   });

@@ -280,6 +280,11 @@ const CASES: Case[] = [
     "not-landed",
   ],
   [
+    "verification not-synced",
+    { certificateName: name, inventory: inventory(verified("not-synced")) },
+    "not-synced",
+  ],
+  [
     "verification pending",
     { certificateName: name, inventory: inventory(verified("pending")) },
     "pending",

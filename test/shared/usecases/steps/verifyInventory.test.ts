@@ -206,9 +206,19 @@ describe("verifyInventory: what to look at, and where", () => {
         "contoso-kv/kv-cert",
         "dns.inv.test",
         "shop.inv.test",
+        // The Key Vault certificate's rootDomain: probed too, and compared with the vault (issue 24).
+        "vault.inv.test",
         "www.inv.test",
       ].sort(),
     );
+    // It serves the simulator's certificate, older than the one the test put in the vault a
+    // moment ago: within CERTSCHED_SYNC_WINDOW, pending.
+    expect(r["vault.inv.test"]).toMatchObject({
+      certificateName: "kv-cert",
+      source: "tls",
+      status: "pending",
+    });
+    expect(r["vault.inv.test"]?.detail).toContain("but vault contoso-kv/kv-cert holds version");
     // 10 days left: expiring (not critical) whatever the service says.
     expect(r["www.inv.test"]).toMatchObject({
       certificateName: "www",
@@ -238,7 +248,7 @@ describe("verifyInventory: what to look at, and where", () => {
     });
     expect(v.failed).toBe(false);
     expect(v.problems).toEqual([]);
-    expect(v.counts).toEqual({ expiring: 1, ok: 3, unverifiable: 1 });
+    expect(v.counts).toEqual({ expiring: 1, ok: 3, pending: 1, unverifiable: 1 });
     // Get Certificate was asked once, for the watched name only; the inventory keeps what it said.
     expect(w.sim.requestsFor("get")).toHaveLength(1);
     expect(await w.inventory.get("blog")).toMatchObject({
