@@ -113,6 +113,9 @@ async function renew(
       runId,
       reason: MANUAL_REQUEST,
       ...more,
+      ...(requester.because && kind === "renewal-scheduled"
+        ? { detail: `${requester.because}; the service: ${more.detail ?? ""}` }
+        : {}),
     });
   };
   const record = () => recordHistory(deps.history, log, events);
@@ -130,8 +133,8 @@ async function renew(
   if (cert && deps.inventory)
     await rememberRenewed({ ...deps, inventory: deps.inventory }, log, cert);
   const known = cert ? { id: cert.id, expiryDate: cert.expiryDate } : {};
-  const forced = forcedPast ? { detail: `forced past ${blockedWord(forcedPast)}` } : {};
-  event("manual-request", { by: requester.by, ...known, ...forced });
+  const why = forcedPast ? `forced past ${blockedWord(forcedPast)}` : requester.because;
+  event("manual-request", { by: requester.by, ...known, ...(why ? { detail: why } : {}) });
 
   /** Sends without the ledger; `why` says what kept it out. */
   const unrecorded = async (why: string | undefined): Promise<RenewedByName> => {

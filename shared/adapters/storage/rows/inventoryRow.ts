@@ -8,6 +8,7 @@ import { INVENTORY_STATUSES } from "../../../core/verification/judge.js";
 import { redactRecordStrings } from "../../../lib/redact/redactStrings.js";
 import { parseOrThrow } from "../../../lib/zodProblems.js";
 import { nameKey } from "../nameKey.js";
+import { ariJson, fromAriJson } from "./ariJson.js";
 import { fromPreflightJson, preflightJson, preflightSchema } from "./preflightJson.js";
 import { instant, jsonText } from "./rowText.js";
 
@@ -68,6 +69,8 @@ export interface InventoryRow {
   verification?: string;
   /** JSON object: the last preflight (rows/preflightJson.ts). */
   preflight?: string;
+  /** JSON object: the CA's renewal information (rows/ariJson.ts). */
+  ari?: string;
 }
 
 const cut = (text: string) => (text.length > MAX_TEXT ? `${text.slice(0, MAX_TEXT - 1)}…` : text);
@@ -112,6 +115,7 @@ export function toInventoryRow(r: InventoryRecord): InventoryRow {
     appServiceSlot: text(r.appServiceSlot),
     verification: r.lastVerification ? verificationJson(r.lastVerification) : undefined,
     preflight: r.lastPreflight ? preflightJson(r.lastPreflight) : undefined,
+    ari: r.ari ? ariJson(r.ari) : undefined,
   };
   return {
     partitionKey: INVENTORY_PARTITION,
@@ -166,6 +170,7 @@ const rowSchema = z
     lastSeen: instant,
     verification: jsonText(verificationSchema).optional(),
     preflight: jsonText(preflightSchema).optional(),
+    ari: z.string().optional(),
   })
   .superRefine((row, ctx) => {
     // A row whose key names another certificate would be found under the wrong name.
@@ -217,8 +222,15 @@ export function fromInventoryRow(stored: Record<string, unknown>, table: string)
     ...optionalTexts(r),
     ...(lastVerification ? { lastVerification } : {}),
     ...(r.preflight ? { lastPreflight: fromPreflightJson(r.preflight) } : {}),
+    ...ariOf(r.ari),
   };
   return record;
+}
+
+/** The row's ARI, when it reads as one (a bad property is absent: the CA is asked again). */
+function ariOf(text: string | undefined): Partial<InventoryRecord> {
+  const ari = fromAriJson(text);
+  return ari ? { ari } : {};
 }
 
 /** The fields preflight reads (issue 23), each left out when the row has none. */
