@@ -445,6 +445,7 @@ describe("certificateStatus: the view", () => {
         lastSeen: NOW.toISOString(),
       },
       preflight: null,
+      ari: null,
     });
   });
 
