@@ -109,7 +109,12 @@ export function createAppServices(
   let ariClient: AriClient | undefined;
   const ari: Ari = {
     ask: (question) => {
-      ariClient ??= createAriClient({ ...settings.ari(), now, ...(onCall ? { onCall } : {}) });
+      ariClient ??= createAriClient({
+        ...settings.ari(),
+        now,
+        ...(seams.ariCa ? { ca: seams.ariCa } : {}),
+        ...(onCall ? { onCall } : {}),
+      });
       return ariClient.renewalInfo({
         certificate: { certId: question.certId },
         issuer: question.issuer,

@@ -60,6 +60,8 @@ export interface AriClientOptions {
   readonly directoryTtlMs?: number | undefined;
   /** Answers kept per certificate until their nextAskAt; oldest dropped beyond; default 10,000. */
   readonly maxRemembered?: number | undefined;
+  /** A CA certificate (PEM) trusted instead of Node's store: the sandbox's local ACME only. */
+  readonly ca?: string | undefined;
   /** Observer for each finished call (telemetry), reported as upstream "ari". */
   readonly onCall?: HttpClientOptions["onCall"];
 }
@@ -112,6 +114,7 @@ export function createAriClient(options: AriClientOptions): AriClient {
     http ??= new HttpClient({
       timeoutMs: options.timeoutMs,
       now: () => now().getTime(),
+      ...(options.ca ? { ca: options.ca } : {}),
       ...(options.onCall ? { onCall: options.onCall } : {}),
     });
     return http.send({
