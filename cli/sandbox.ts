@@ -23,6 +23,7 @@ import {
   startSimulator,
 } from "../sim/index.js";
 import { sandboxAccounts, sandboxAccountsSettings, sandboxConnectTo } from "../sim/sandbox.js";
+import { type SandboxAri, startSandboxAri } from "../sim/sandboxAri.js";
 import { stageNotSynced } from "../sim/sandboxSync.js";
 import { renderResults } from "./commands/verify.js";
 import type { Palette } from "./output/color.js";
@@ -63,6 +64,8 @@ export interface Sandbox {
   ledger(account: string): Ledger;
   /** What preflight talks to (issue 23): the sandbox's ARM and DNS server, both accounts'. */
   readonly preflight: SandboxPreflight;
+  /** The hosting CA's ACME directory with renewalInfo (issue 24, ARI): sim/acme. */
+  readonly ari: SandboxAri;
   /** Every account's throwaway API key and client secret (never printed by a sweep). */
   secrets(): string[];
   close(): Promise<void>;
@@ -76,6 +79,7 @@ export async function startSandbox(options: { port?: number } = {}): Promise<San
   const accounts: SandboxAccount[] = [];
   const specs = sandboxAccounts(new Date());
   let preflight: SandboxPreflight;
+  let ari: SandboxAri;
   try {
     for (const [index, spec] of specs.entries()) {
       const sim = await startSimulator({
@@ -96,6 +100,10 @@ export async function startSandbox(options: { port?: number } = {}): Promise<San
     preflight = await startSandboxPreflight(
       accounts.map((a, i) => ({ sim: a.sim, seeds: specs[i]?.options.certificates ?? [] })),
     );
+    ari = await startSandboxAri().catch(async (error: unknown) => {
+      await preflight.close();
+      throw error;
+    });
   } catch (error) {
     await Promise.all(accounts.map((a) => a.sim.close()));
     throw error;
@@ -108,12 +116,14 @@ export async function startSandbox(options: { port?: number } = {}): Promise<San
   return {
     accounts,
     account,
-    settings: { ...sandboxAccountsSettings(accounts), ...preflight.settings },
+    settings: { ...sandboxAccountsSettings(accounts), ...preflight.settings, ...ari.settings },
     ledger: (name) => account(name).ledger,
     preflight,
+    ari,
     secrets: () => accounts.flatMap((a) => [a.sim.options.apiKey, a.sim.options.clientSecret]),
     close: async () => {
       await preflight.close();
+      await ari.close();
       await Promise.all(accounts.map((a) => a.sim.close()));
     },
   };
@@ -125,6 +135,7 @@ export function sandboxServices(sandbox: Sandbox, seams: Seams = {}): Services {
     ledger: (name) => sandbox.ledger(name),
     // The sandbox's ARM: this process did not start with NODE_EXTRA_CA_CERTS naming its CA.
     armCa: sandbox.preflight.caPem,
+    ariCa: sandbox.ari.caPem,
     ...seams,
   });
 }

@@ -27,6 +27,7 @@ import {
   startSandbox,
   verifySandbox,
 } from "./sandbox.js";
+import { renderSandboxAri, type SandboxAriPart, sandboxAriRenewal } from "./sandboxAri.js";
 
 /**
  * `certsched sweep --sandbox` (and `npm start` without CERTSCHED_BASE_URL): the sandbox's two
@@ -49,6 +50,8 @@ export interface SandboxAccountSweep {
   readonly stagedPreflight: string[];
   /** True when nothing but what is staged went wrong in this account. */
   readonly passes: boolean;
+  /** The ARI renewal staged in the first account (issue 24), after its verification. */
+  readonly ari?: SandboxAriPart;
 }
 
 /** What the sandbox sweep did, every account's part, and whether it went as staged. */
@@ -91,6 +94,9 @@ export async function sweepSandboxAccounts(
   for (const { account, summary, preflight } of summaries) {
     // A dry run renewed nothing: there is nothing to see land.
     const verification = summary.dryRun ? undefined : await verifySandbox(sandbox, account);
+    // One ARI renewal in the whole demo, after the verification (it renews one more certificate).
+    const ari =
+      summary.dryRun || parts.length > 0 ? undefined : await stagedAri(sandbox, account, summary);
     const stagedPreflight = stagedPreflightOf(sandbox, account, preflight);
     const unexpected = preflight.results.filter(
       (r) => r.status === "will-fail" && !stagedPreflight.includes(r.certificateName),
@@ -108,9 +114,27 @@ export async function sweepSandboxAccounts(
       preflight,
       stagedPreflight,
       passes,
+      ...(ari ? { ari } : {}),
     });
   }
   return { parts, passes: parts.every((p) => p.passes) };
+}
+
+/** The staged ARI renewal with the sandbox's own services; its failure is said, never thrown. */
+async function stagedAri(
+  sandbox: Sandbox,
+  account: string,
+  summary: SweepSummary,
+): Promise<SandboxAriPart | undefined> {
+  const services = sandboxServices(sandbox);
+  const swept = new Set(summary.results.map((r) => r.certificateName));
+  try {
+    return await sandboxAriRenewal(sandbox, account, services.runtime(account), swept);
+  } catch {
+    return undefined;
+  } finally {
+    await services.close();
+  }
 }
 
 /** Preflight of one account; its failure (the due list refused) is said, never the sweep's end. */
@@ -263,6 +287,7 @@ export function renderAccountPart(
     lines.push("", ...wrapToWidth(note, width ?? 80));
   }
   if (part.verification) lines.push(...renderSandboxVerification(part.verification, paint, width));
+  if (part.ari) lines.push(...renderSandboxAri(part.ari, paint, width));
   return lines;
 }
 

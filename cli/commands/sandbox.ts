@@ -43,6 +43,11 @@ and each App Service app's plain-HTTP challenge path. staging-contoso-com's
 domain has a CAA record allowing another CA only, and intranet-contoso-com's
 zone is not in its resource group: preflight says will-fail for both.
 
+And the hosting CA's ACME directory with renewal information (ARI, RFC 9773):
+CERTSCHED_ARI_DIRECTORIES names it (its CA in the same NODE_EXTRA_CA_CERTS
+file). It knows no window until one is staged: verification asks it about every
+certificate it reads, and renews one whose window has started (trigger ari).
+
 The printed credentials are the simulators' own throwaway values, not secrets
 of any account. Use them from another shell, for example:
   env CERTSCHED_ACCOUNTS='[...]' ... certsched due --account fabrikam
@@ -110,9 +115,13 @@ export const sandboxCommand: Command = {
     );
     let caFile: { path: string; remove: () => Promise<void> };
     try {
-      // The hosting endpoints' CAs and the CA of the sandbox's ARM (preflight).
+      // The hosting endpoints' CAs, the CA of the sandbox's ARM (preflight) and of its ACME (ARI).
       caFile = await writeCaFile(
-        [...sandbox.accounts.map((a) => a.hosting.caPem), sandbox.preflight.caPem].join(""),
+        [
+          ...sandbox.accounts.map((a) => a.hosting.caPem),
+          sandbox.preflight.caPem,
+          sandbox.ari.caPem,
+        ].join(""),
       );
     } catch (error) {
       await sandbox.close();

@@ -2,6 +2,7 @@ import { requestsLast7Days } from "../../shared/adapters/service/requestLog.js";
 import { listLedgerRows } from "../../shared/adapters/storage/ledgerRows.js";
 import { tableInventory } from "../../shared/adapters/storage/tableInventory.js";
 import { loadVerifySettings } from "../../shared/app/config/verifySettings.js";
+import { type AriView, ariLine } from "../../shared/core/ari/ariView.js";
 import type { CertificateRecord } from "../../shared/core/certificate/records.js";
 import {
   type CertificateStatus,
@@ -53,6 +54,11 @@ ready, will-fail (its reasons), unknown (a check could not decide), or -
 every failed check, its detail and what to do, and whether the sweep holds
 its renewal (a reason only a person can fix, found within the last day).
 
+A certificate whose CA gave a renewal window (ARI, CERTSCHED_ARI_DIRECTORIES)
+has a line under the table: "ARI window 2026-12-01..2026-12-03", with
+"(renew now)" once it has started (the verification timer then renews it,
+trigger ari) and the CA's explanation URL when it gave one.
+
 Reads the function app's storage: CERTSCHED_LEDGER_TABLE_URI (with your own
 Azure identity, DefaultAzureCredential: az login) or AzureWebJobsStorage.
 When the service is configured, its due list is read once for the expiry as
@@ -79,7 +85,9 @@ Options:
                (reasons)" beside it when the last preflight will fail),
                "preflight": null or { "status", "at", "rootDomain",
                "reasons", "checks": [ { "check", "status", "reason",
-               "detail", "advice" } ], "blocks" }, "account" } ],
+               "detail", "advice" } ], "blocks" }, "ari": null or {
+               "start", "end", "explanationUrl", "renewNow", "text",
+               "problem" }, "account" } ],
                "invalid": [ rows not read ] }.
                With several accounts, "service" and "requests7d" move to
                "accounts": [ { "name", "service", "requests7d", "failed",
@@ -222,6 +230,14 @@ function render(
         "  ",
       ),
     );
+  }
+  // Issue 24: the CA's own word, one line each (the timer renews once the window has started).
+  const withAri = statuses.filter((s) => s.ari !== null);
+  if (withAri.length > 0) lines.push("");
+  for (const s of withAri) {
+    const who = `${many && s.account ? `${s.account}: ` : ""}${s.certificateName}`;
+    const line = oneLine(`${who}: ${ariLine(s.ari as AriView)}`);
+    lines.push(...wrapToWidth(line, io.stdout.columns, "", "  "));
   }
   const failing = statuses.filter((s) => s.preflight?.status === "will-fail");
   if (failing.length > 0) lines.push("");

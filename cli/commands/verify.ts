@@ -1,6 +1,7 @@
 import { probeTls } from "../../shared/adapters/probes/tlsProbe.js";
 import { loadVerifySettings } from "../../shared/app/config/verifySettings.js";
 import type { Runtime } from "../../shared/app/services.js";
+import { ariWindowText, windowStarted } from "../../shared/core/ari/ariRecord.js";
 import { fromServiceRecord, remember } from "../../shared/core/inventory/fromRecords.js";
 import { adviceFor } from "../../shared/core/verification/advice.js";
 import {
@@ -14,6 +15,7 @@ import {
   type InventoryResult,
 } from "../../shared/core/verification/inventoryResult.js";
 import { INVENTORY_STATUSES } from "../../shared/core/verification/judge.js";
+import { isWatch } from "../../shared/core/verification/plan.js";
 import type { VerifySettings } from "../../shared/core/verification/verifySettings.js";
 import { UsageError } from "../../shared/lib/errors.js";
 import { parseDuration } from "../../shared/lib/time.js";
@@ -169,6 +171,15 @@ async function verifyAccount(
     trigger: "cli",
     settings,
     also: due,
+    // Issue 24: verify reads; the CA's "renew now" is said here and left to the timer.
+    onAri: (readings) => {
+      for (const { record, ari } of readings) {
+        if (isWatch(record) || !windowStarted(ari, runtime.now())) continue;
+        const where = account === undefined ? "" : `account ${account}: `;
+        const note = `certsched ARI: ${where}${record.certificateName}: ${ariWindowText(ari, runtime.now())}: the CA asks for its renewal now. certsched verify only reads: the verification timer (or POST /api/verifications) renews it (trigger ari), or run: certsched renew ${record.certificateName}`;
+        io.stderr.write(`${wrapToWidth(oneLine(note), io.stderr.columns).join("\n")}\n`);
+      }
+    },
   });
   return verification.results;
 }

@@ -1,4 +1,6 @@
+import { type AriClient, createAriClient } from "../adapters/ari/ariClient.js";
 import { createNotifier } from "../adapters/notify/notifier.js";
+import type { Ari } from "../core/ports/ari.js";
 import { type Notifier, noNotifier } from "../core/ports/notifier.js";
 import { noTelemetry, type Telemetry } from "../core/ports/telemetry.js";
 import type { Settings } from "../core/settings.js";
@@ -25,6 +27,11 @@ export interface AppServices {
    * when it cannot start; the next call tries again.
    */
   telemetry(): Promise<Telemetry>;
+  /**
+   * The CAs' renewal information (issue 24), one client for every account (ARI is per CA):
+   * built on first ask from settings.ari(), which the caller has read first.
+   */
+  readonly ari: Ari;
   /** Observer of each outbound call (telemetry and the seams'); undefined when none listens. */
   readonly onCall: OnCall | undefined;
   close(): Promise<void>;
@@ -99,15 +106,33 @@ export function createAppServices(
       })
     : noNotifier;
   const runs = buildRuns(settings, { ...(seams.runs ?? {}), deliver });
+  let ariClient: AriClient | undefined;
+  const ari: Ari = {
+    ask: (question) => {
+      ariClient ??= createAriClient({
+        ...settings.ari(),
+        now,
+        ...(seams.ariCa ? { ca: seams.ariCa } : {}),
+        ...(onCall ? { onCall } : {}),
+      });
+      return ariClient.renewalInfo({
+        certificate: { certId: question.certId },
+        issuer: question.issuer,
+      });
+    },
+  };
   return {
     now,
     http,
     runs,
     notifier,
     telemetry,
+    ari,
     onCall,
     close: async () => {
-      await Promise.all([http.close(), notifier.close()]);
+      const ariOpen = ariClient;
+      ariClient = undefined;
+      await Promise.all([http.close(), notifier.close(), ariOpen?.close()]);
     },
   };
 }

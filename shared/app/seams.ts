@@ -49,6 +49,8 @@ export interface Seams {
    * ARM, in a process that did not start with NODE_EXTRA_CA_CERTS naming it.
    */
   readonly armCa?: string;
+  /** As armCa, for the CAs' ACME directories (ARI, issue 24): the sandbox's sim/acme. */
+  readonly ariCa?: string;
   /** Replaces the run store and queue (tests: a unique table and queue on Azurite). */
   readonly runs?: { readonly store?: RunStore; readonly queue?: RunQueue };
   /** Observer of every outbound call (benchmark); telemetry observes them too when on. */

@@ -1,3 +1,4 @@
+import type { AriSettings } from "./ari/ariSettings.js";
 import type { WatchVault } from "./inventory/watchVaults.js";
 import type { PreflightSettings } from "./preflight/preflightSettings.js";
 import type { ServiceQuota } from "./quota/serviceQuota.js";
@@ -136,6 +137,11 @@ export interface Settings {
    * setting fails preflight, not every command.
    */
   readonly preflight: () => PreflightSettings;
+  /**
+   * CERTSCHED_ARI_DIRECTORIES and CERTSCHED_ARI_TIMEOUT (app/config/ariSettings.ts), parsed on
+   * first call like `verify`: a bad ARI setting turns ARI off with a warning, nothing else.
+   */
+  readonly ari: () => AriSettings;
 }
 
 /** One account: its name and its service, credentials and quota (core/accounts.ts). */

@@ -19,7 +19,7 @@ import {
 import { claimAndSend } from "../core/renewal/claimAndSend.js";
 import { decide } from "../core/renewal/decide.js";
 import type { RenewedByName } from "../core/renewal/renewedByName.js";
-import { MANUAL_REQUEST, type Requester } from "../core/renewal/requester.js";
+import { acceptedDetail, MANUAL_REQUEST, type Requester } from "../core/renewal/requester.js";
 import { ensureError, ValidationError } from "../lib/errors.js";
 import type { Logger } from "../lib/log.js";
 import { redact } from "../lib/redact/redact.js";
@@ -115,6 +115,7 @@ async function renew(
       reason: MANUAL_REQUEST,
       ...more,
       ...withBefore(kind, before),
+      ...(kind === "renewal-scheduled" ? acceptedDetail(requester, more.detail) : {}),
     });
   };
   const record = () => recordHistory(deps.history, log, events);
@@ -132,8 +133,8 @@ async function renew(
   if (cert && deps.inventory)
     await rememberRenewed({ ...deps, inventory: deps.inventory }, log, cert);
   const known = cert ? { id: cert.id, expiryDate: cert.expiryDate } : {};
-  const forced = forcedPast ? { detail: `forced past ${blockedWord(forcedPast)}` } : {};
-  event("manual-request", { by: requester.by, ...known, ...forced });
+  const why = forcedPast ? `forced past ${blockedWord(forcedPast)}` : requester.because;
+  event("manual-request", { by: requester.by, ...known, ...(why ? { detail: why } : {}) });
 
   /** Sends without the ledger; `why` says what kept it out. */
   const unrecorded = async (why: string | undefined): Promise<RenewedByName> => {

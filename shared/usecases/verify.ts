@@ -13,6 +13,8 @@ import {
 import { ensureError } from "../lib/errors.js";
 import type { Logger } from "../lib/log.js";
 import { redact } from "../lib/redact/redact.js";
+import type { AriReading } from "./steps/askAri.js";
+import { type RenewForAriDeps, renewForAri } from "./steps/renewForAri.js";
 import {
   type VerifyInventoryOptions,
   type VerifyInventoryPorts,
@@ -31,13 +33,22 @@ export interface VerifyWithOptions {
   /** Trusted certificates instead of Node's store (tests). */
   readonly ca?: VerifyInventoryOptions["ca"];
   readonly runId?: string;
+  /**
+   * Renew now each certificate whose CA's renewal window (ARI) has started (trigger `ari`);
+   * default true: the timer, POST /api/verifications and the sweep's check all do.
+   */
+  readonly renewForAri?: boolean;
 }
 
 /** What a verification run with its reports needs; the Runtime (app/services.ts) satisfies it. */
 export interface VerifyPorts extends VerifyInventoryPorts {
   readonly settings: VerifyInventoryPorts["settings"] &
+    RenewForAriDeps["settings"] &
     Pick<Settings, "webhookUrl"> &
     Partial<Pick<Settings, "account" | "accountsDeclared">>;
+  readonly client: VerifyInventoryPorts["client"] & RenewForAriDeps["client"];
+  readonly ledger: VerifyInventoryPorts["ledger"] & RenewForAriDeps["ledger"];
+  readonly inventory: VerifyInventoryPorts["inventory"] & NonNullable<RenewForAriDeps["inventory"]>;
   /** Rejects when it cannot start: the run goes on without it. */
   telemetry(): Promise<Telemetry>;
   readonly notifier: Pick<Notifier, "notifyVerification">;
@@ -85,10 +96,14 @@ export async function verifyWith(
   const started = performance.now();
   const telemetry = guardedTelemetry(await telemetryOf(ports, log), (m) => log.warn(m));
   const before = await beforeRun(ports, log);
+  let ari: readonly AriReading[] = [];
   // Requests to the service made by the run (Get Certificate for watched names) count under its trigger.
   const verification = await withTrigger(options.trigger, () =>
     verifyInventory(ports, log, {
       trigger: options.trigger,
+      onAri: (readings) => {
+        ari = readings;
+      },
       ...(options.names ? { names: options.names } : {}),
       ...(options.ca ? { ca: options.ca } : {}),
       ...(options.signal ? { signal: options.signal } : {}),
@@ -96,6 +111,8 @@ export async function verifyWith(
     }),
   );
   telemetry.recordVerification(verification, { partial: options.names !== undefined });
+  // Issue 24: the CA's word, once the run is recorded (renewByName counts under trigger `ari`).
+  if (options.renewForAri !== false) await renewForAri(ports, log, ari);
   // Issue 22: with accounts declared, every line names the account (alert rules and searches
   // of a single-account deployment see the lines they always did).
   const account = ports.settings.accountsDeclared ? ports.settings.account : undefined;

@@ -282,11 +282,16 @@ describe("app settings", () => {
       if (value !== undefined) fromDefaults[s.name] = value;
     }
     expect(Object.keys(fromDefaults).length).toBeGreaterThanOrEqual(15);
-    // verify() and preflight() parse their settings on first call: compare what they return,
-    // not the functions.
+    // verify(), preflight() and ari() parse their settings on first call: compare what they
+    // return, not the functions.
     const parsed = (env: Readonly<Record<string, string | undefined>>) => {
       const settings = loadSettings(env);
-      return { ...settings, verify: settings.verify(), preflight: settings.preflight() };
+      return {
+        ...settings,
+        verify: settings.verify(),
+        preflight: settings.preflight(),
+        ari: settings.ari(),
+      };
     };
     expect(parsed({ ...fromDefaults, ...required })).toEqual(parsed(required));
     expect(fromDefaults.CERTSCHED_RENEWAL_SCHEDULE).toBe("0 0 3 * * *");

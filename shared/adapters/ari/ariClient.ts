@@ -43,8 +43,8 @@ export type AriOutcome =
 
 /** A served certificate, as the TLS probe reads it. */
 export interface AriCertificate {
-  /** PEM text or DER bytes of the leaf. */
-  readonly certificate: string | Uint8Array;
+  /** PEM text or DER bytes of the leaf (or its CertID, already read by the TLS probe). */
+  readonly certificate: string | Uint8Array | { readonly certId: string };
   /** The leaf's issuer: X509Certificate#issuer, or ServedCertificate.issuer ("C=US, O=…, CN=R10"). */
   readonly issuer: string;
 }
@@ -60,6 +60,8 @@ export interface AriClientOptions {
   readonly directoryTtlMs?: number | undefined;
   /** Answers kept per certificate until their nextAskAt; oldest dropped beyond; default 10,000. */
   readonly maxRemembered?: number | undefined;
+  /** A CA certificate (PEM) trusted instead of Node's store: the sandbox's local ACME only. */
+  readonly ca?: string | undefined;
   /** Observer for each finished call (telemetry), reported as upstream "ari". */
   readonly onCall?: HttpClientOptions["onCall"];
 }
@@ -112,6 +114,7 @@ export function createAriClient(options: AriClientOptions): AriClient {
     http ??= new HttpClient({
       timeoutMs: options.timeoutMs,
       now: () => now().getTime(),
+      ...(options.ca ? { ca: options.ca } : {}),
       ...(options.onCall ? { onCall: options.onCall } : {}),
     });
     return http.send({
@@ -219,7 +222,11 @@ export function createAriClient(options: AriClientOptions): AriClient {
       try {
         const directory = directoryFor(options.directories, certificate.issuer);
         if (!directory) return { kind: "not-configured" };
-        const id = certIdOf(certificate.certificate);
+        const given = certificate.certificate;
+        const id =
+          typeof given === "object" && "certId" in given
+            ? ({ ok: true, certId: given.certId } as const)
+            : certIdOf(given);
         if (!id.ok) return { kind: "no-cert-id", reason: id.reason };
         const kept = remembered.get(id.certId);
         if (kept && now().getTime() < kept.nextAskAt.getTime()) return { ...kept, cached: true };

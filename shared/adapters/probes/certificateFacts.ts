@@ -1,7 +1,8 @@
 import { X509Certificate } from "node:crypto";
 import type tls from "node:tls";
 import forge from "node-forge";
-import type { PublicKeyFacts, SignatureFacts } from "../../core/ports/probes.js";
+import { certIdOf } from "../../core/ari/certId.js";
+import type { PublicKeyFacts, ServedCertificate, SignatureFacts } from "../../core/ports/probes.js";
 
 /**
  * What a browser weighs in a certificate beyond its dates and names (issue 24): the key, the
@@ -72,6 +73,15 @@ export function keyOf(x509: X509Certificate): PublicKeyFacts | undefined {
   } catch {
     return undefined;
   }
+}
+
+/**
+ * What is read from the DER itself: the signature's algorithm, and the ARI CertID (issue 24;
+ * undefined without an Authority Key Identifier).
+ */
+export function derFacts(der: Uint8Array): Pick<ServedCertificate, "signature" | "certId"> {
+  const id = certIdOf(der);
+  return { signature: signatureOf(der), certId: id.ok ? id.certId : undefined };
 }
 
 /** Whether the certificate names itself as issuer (and matches its own key identifier). */

@@ -15,7 +15,7 @@ import { isPublicAddress, NOT_PUBLIC_CODE } from "../../core/verification/public
 import { whenAborted } from "../../lib/abort.js";
 import { ensureError } from "../../lib/errors.js";
 import { escapeControl } from "../../lib/text/escapeControl.js";
-import { keyOf, leafIssuerFound, selfIssued, signatureOf } from "./certificateFacts.js";
+import { derFacts, keyOf, leafIssuerFound, selfIssued, signatureOf } from "./certificateFacts.js";
 import { publicOnlyLookup } from "./publicOnlyLookup.js";
 import { chainAnchored } from "./trustAnchor.js";
 
@@ -84,7 +84,7 @@ export function describeCertificate(der: Uint8Array): ServedCertificate {
     thumbprint: x509.fingerprint256.replaceAll(":", "").toUpperCase(),
     altNames: (x509.subjectAltName ?? "").split(", ").filter((n) => n !== ""),
     key: keyOf(x509),
-    signature: signatureOf(der),
+    ...derFacts(der),
     selfIssued: selfIssued(x509),
   };
 }

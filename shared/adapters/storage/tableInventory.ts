@@ -9,6 +9,7 @@ import {
 import { ensureError, UnstoredError, ValidationError } from "../../lib/errors.js";
 import { mapWithConcurrency } from "../../lib/pool.js";
 import { someNames } from "../../lib/text/names.js";
+import { ariJson } from "./rows/ariJson.js";
 import {
   fromInventoryRow,
   INVENTORY_PARTITION,
@@ -112,6 +113,7 @@ export function tableInventory(options: TableInventoryOptions): Inventory {
         lastSeen,
         lastVerification: _v,
         lastPreflight: _p,
+        ari: _a,
         ...merged
       } = mergeRecord({ ...before, firstSeen: before.seenAt, lastSeen: before.seenAt }, update);
       byName.set(update.certificateName, { ...merged, seenAt: lastSeen });
@@ -187,6 +189,23 @@ export function tableInventory(options: TableInventoryOptions): Inventory {
             partitionKey: INVENTORY_PARTITION,
             rowKey: inventoryRowKey(certificateName),
             preflight: preflightJson(preflight),
+          },
+          "Merge",
+          { etag: "*", ...limit() },
+        );
+      } catch (error) {
+        if (statusOf(error) === 404) return;
+        throw unavailable("write", error);
+      }
+    },
+    async recordAri(certificateName, ari) {
+      try {
+        // As recordVerification: this property only, and never an insert.
+        await (await getClient()).updateEntity(
+          {
+            partitionKey: INVENTORY_PARTITION,
+            rowKey: inventoryRowKey(certificateName),
+            ari: ariJson(ari),
           },
           "Merge",
           { etag: "*", ...limit() },

@@ -1,4 +1,5 @@
 import { settingsOf } from "../../core/accounts.js";
+import type { AriSettings } from "../../core/ari/ariSettings.js";
 import type { PreflightSettings } from "../../core/preflight/preflightSettings.js";
 import type { ServiceQuota } from "../../core/quota/serviceQuota.js";
 import type { AccountSettings, Env, Settings } from "../../core/settings.js";
@@ -10,6 +11,7 @@ import {
   parseAccounts,
   SINGLE_ACCOUNT_SETTINGS,
 } from "./accounts.js";
+import { loadAriSettings } from "./ariSettings.js";
 import { loadPreflightSettings } from "./preflightSettings.js";
 import { KNOWN_SETTINGS, schema } from "./schema.js";
 import { loadVerifySettings } from "./verifySettings.js";
@@ -70,6 +72,15 @@ function preflightOnce(env: Env): () => PreflightSettings {
   let parsed: PreflightSettings | undefined;
   return () => {
     parsed ??= loadPreflightSettings(env);
+    return parsed;
+  };
+}
+
+/** loadAriSettings on first call, kept (its ConfigError is thrown again on every call). */
+function ariOnce(env: Env): () => AriSettings {
+  let parsed: AriSettings | undefined;
+  return () => {
+    parsed ??= loadAriSettings(env);
     return parsed;
   };
 }
@@ -157,6 +168,7 @@ export function loadSettings(env: Env = process.env): Settings {
     accountsDeclared: declared !== undefined,
     verify: verifyOnce(env),
     preflight: preflightOnce(env),
+    ari: ariOnce(env),
     publicAuth: s.CERTSCHED_PUBLIC_AUTH,
     keyVaultUrl: s.CERTSCHED_KEY_VAULT_URL,
     secretCacheTtlMs: s.CERTSCHED_SECRET_CACHE_TTL,

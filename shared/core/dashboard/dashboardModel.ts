@@ -1,4 +1,5 @@
 import { redact } from "../../lib/redact/redact.js";
+import type { AriPart } from "../ari/ariView.js";
 import type { RunRecord } from "../history/events.js";
 import { WATCH_PREFIX } from "../inventory/watch.js";
 import { nextOccurrence, parseSchedule } from "../schedule/ncrontab.js";
@@ -21,7 +22,7 @@ import type { PreflightView } from "../status/preflightView.js";
 export const REQUEST_WINDOW_DAYS = 7;
 
 /** One row of the table. Dates are ISO-8601 UTC; texts are redacted, not yet HTML-escaped. */
-export interface DashboardRow {
+export interface DashboardRow extends Partial<AriPart> {
   readonly name: string;
   /** The account whose certificate it is (issue 22); absent in a one-account model. */
   readonly account?: string;
@@ -175,6 +176,7 @@ export function dashboardRow(view: CertificateStatus): DashboardRow {
         }
       : null,
     preflight: view.preflight,
+    ari: view.ari,
     history: watched ? { none: "watched endpoint" } : historyOf(view.certificateName),
   };
 }

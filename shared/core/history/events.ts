@@ -6,8 +6,9 @@ import type { ServedFacts } from "../verification/served.js";
  */
 
 /** What started a run or a request. */
-export type Trigger = "timer" | "http" | "cli" | "queue";
-export const TRIGGERS: readonly Trigger[] = ["timer", "http", "cli", "queue"];
+/** `ari`: a renewal the CA's renewal information asked for (issue 24, RFC 9773). */
+export type Trigger = "timer" | "http" | "cli" | "queue" | "ari";
+export const TRIGGERS: readonly Trigger[] = ["timer", "http", "cli", "queue", "ari"];
 
 export type EventKind =
   /** A person asked for the renewal by name (`by` says who). */

@@ -1,3 +1,4 @@
+import type { AriRecord } from "../ari/ariRecord.js";
 import type { PreflightResult } from "../preflight/preflight.js";
 import type { InventoryStatus } from "../verification/judge.js";
 import type { Receipt } from "../verification/served.js";
@@ -74,6 +75,8 @@ export interface InventoryRecord {
   readonly lastVerification?: VerificationRecord | undefined;
   /** What the last preflight found (issue 23): the sweep consults it, the dashboard shows it. */
   readonly lastPreflight?: PreflightRecord | undefined;
+  /** The CA's renewal information (issue 24, ARI), when its issuer has a directory. */
+  readonly ari?: AriRecord | undefined;
 }
 
 /** A preflight result as kept with its certificate (the account is the table's). */
@@ -82,7 +85,7 @@ export type PreflightRecord = Omit<PreflightResult, "account" | "certificateName
 /** What a caller knows now; fields left undefined keep their stored value. */
 export type InventoryUpdate = Omit<
   InventoryRecord,
-  "firstSeen" | "lastSeen" | "lastVerification" | "lastPreflight"
+  "firstSeen" | "lastSeen" | "lastVerification" | "lastPreflight" | "ari"
 > & {
   readonly seenAt: Date;
 };
@@ -96,6 +99,8 @@ export interface Inventory {
   recordVerification(certificateName: string, verification: VerificationRecord): Promise<void>;
   /** Stores the latest preflight of a known certificate (not kept for an unknown name). */
   recordPreflight(certificateName: string, preflight: PreflightRecord): Promise<void>;
+  /** Stores the CA's renewal information of a known certificate; absent: none is kept. */
+  recordAri?(certificateName: string, ari: AriRecord): Promise<void>;
   /** Every record, sorted by certificateName. */
   list(): Promise<Read<InventoryRecord>>;
   get(certificateName: string): Promise<InventoryRecord | undefined>;
@@ -145,6 +150,10 @@ export function memoryInventory(): Inventory {
     recordPreflight: async (name, preflight) => {
       const stored = rows.get(name);
       if (stored) rows.set(name, { ...stored, lastPreflight: preflight });
+    },
+    recordAri: async (name, ari) => {
+      const stored = rows.get(name);
+      if (stored) rows.set(name, { ...stored, ari });
     },
     list: async () => ({
       items: [...rows.values()].sort((a, b) => a.certificateName.localeCompare(b.certificateName)),

@@ -48,6 +48,8 @@ export interface ServedCertificate {
   readonly signature?: SignatureFacts | undefined;
   /** Whether the leaf names itself as its issuer (and says so by key identifier, if any). */
   readonly selfIssued?: boolean | undefined;
+  /** The ARI CertID (RFC 9773: Authority Key Identifier and serial); undefined without an AKI. */
+  readonly certId?: string | undefined;
 }
 
 /** A certificate's public key, as a browser weighs it. */

@@ -4,6 +4,13 @@ import type { Trigger } from "../history/events.js";
 export interface Requester {
   readonly trigger: Exclude<Trigger, "timer">;
   readonly by: string;
+  /** Why, for the history's request and acceptance (ARI: the CA's window, its explanation). */
+  readonly because?: string | undefined;
+}
+
+/** The acceptance's detail: why it was asked (ARI), then the service's words. */
+export function acceptedDetail(requester: Requester, detail: string | undefined) {
+  return requester.because ? { detail: `${requester.because}; the service: ${detail ?? ""}` } : {};
 }
 
 /** A caller of the HTTP API as the history names it (edge/auth/callerOf.ts's Caller fits). */

@@ -1,4 +1,5 @@
 import { redact } from "../../lib/redact/redact.js";
+import { type AriPart, ariPart } from "../ari/ariView.js";
 import { daysLeft } from "../certificate/dates.js";
 import type { InventoryRecord } from "../ports/inventory.js";
 import type { LedgerOutcome, LedgerRecord } from "../ports/ledger.js";
@@ -121,7 +122,7 @@ export interface InventoryView {
 }
 
 /** The view of one certificate; dates are ISO-8601 UTC, days are whole days left now. */
-export interface CertificateStatus {
+export interface CertificateStatus extends AriPart {
   readonly certificateName: string;
   readonly id: number | null;
   readonly status: StatusWord;
@@ -169,10 +170,8 @@ function isStuck(
   if (record.outcome === "stuck") return true;
   if (service === undefined) return false;
   const asOf = service.at.getTime() < options.now.getTime() ? service.at : options.now;
-  return (
-    decide({ expiryDate: service.expiry, record, now: asOf, graceMs: options.graceMs }).action ===
-    "stuck"
-  );
+  const facts = { expiryDate: service.expiry, record, now: asOf, graceMs: options.graceMs };
+  return decide(facts).action === "stuck";
 }
 
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`;
@@ -296,5 +295,6 @@ export function certificateStatus(input: StatusInput, options: StatusOptions): C
         }
       : null,
     preflight,
+    ...ariPart(inventory, now),
   };
 }

@@ -9,6 +9,7 @@ import type { PreflightFilter } from "../../core/status/preflightView.js";
 import { escapeHtml as h } from "../../lib/text/escapeHtml.js";
 import { MINUTE_MS } from "../../lib/time.js";
 import { accountsTable, filterHref, showsAccounts, summaryOf } from "./accountsSection.js";
+import { ariHtml } from "./ariCell.js";
 import { SCRIPT, STYLE } from "./pageAssets.js";
 import {
   matchesPreflight,
@@ -106,7 +107,7 @@ function statusCell(row: DashboardRow): string {
 function expiryCell(row: DashboardRow, now: Date): string {
   const served = row.servedExpiry ? time(row.servedExpiry, now) : "not read yet";
   const service = row.serviceExpiry ? time(row.serviceExpiry, now) : "not reported";
-  return `<span class="sub">served</span>${served}<span class="sub">service says</span>${service}`;
+  return `<span class="sub">served</span>${served}<span class="sub">service says</span>${service}${ariHtml(row.ari ?? null)}`;
 }
 
 function renewalCell(row: DashboardRow, now: Date): string {

@@ -62,6 +62,8 @@ export interface HttpClientOptions {
     durationMs: number,
     status: number | undefined,
   ) => void;
+  /** Certificates (PEM) trusted instead of Node's store: the sandbox's local CA only. */
+  readonly ca?: string | undefined;
 }
 
 /**
@@ -180,6 +182,7 @@ export class HttpClient {
       // that moment fails with ECONNRESET, and a create is never retried.
       keepAliveTimeout: 2_000,
       keepAliveMaxTimeout: 2_000,
+      ...(this.#options.ca ? { connect: { ca: this.#options.ca } } : {}),
     });
     return this.#agent;
   }

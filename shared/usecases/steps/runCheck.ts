@@ -1,3 +1,5 @@
+import { ariQuestionOf } from "../../core/ari/ariRecord.js";
+import type { AriQuestion } from "../../core/ports/ari.js";
 import type { InventoryRecord } from "../../core/ports/inventory.js";
 import { ACCEPTED_OUTCOMES, type Ledger } from "../../core/ports/ledger.js";
 import type { KeyVaultSeam, ProbeOptions, Probes } from "../../core/ports/probes.js";
@@ -118,6 +120,21 @@ function renewalOf(
   return latest;
 }
 
+/**
+ * Where a result carries what ARI asks with, out of sight of every view of the result: a
+ * symbol key is never serialized, and verifyInventory takes it off before anything else sees it.
+ */
+export const ARI_QUESTION: unique symbol = Symbol("ari-question");
+
+/** A check's result, with the CertID and issuer of what was read (for ARI), if any. */
+export type CheckResult = InventoryResult & { readonly [ARI_QUESTION]?: AriQuestion };
+
+/** The result without what ARI asks with: what every view of the run sees. */
+export function withoutAriQuestion(result: CheckResult): InventoryResult {
+  const { [ARI_QUESTION]: _question, ...rest } = result;
+  return rest;
+}
+
 /** Reads one check's certificate (TLS or vault) and judges it. Never throws. */
 export async function runCheck(
   check: Check,
@@ -125,7 +142,7 @@ export async function runCheck(
   settings: VerifySettings,
   renewals: ReadonlyMap<string, AcceptedRenewal>,
   options: CheckOptions,
-): Promise<InventoryResult> {
+): Promise<CheckResult> {
   const renewal = renewalOf(check.owners, renewals);
   switch (check.kind) {
     case "unverifiable":
@@ -138,8 +155,17 @@ export async function runCheck(
       };
     case "vault": {
       const record = check.owners[0] as InventoryRecord;
-      return checkKeyVault(
-        ports.probes,
+      // The vault's certificate is read once: ARI asks with what it held (issue 24).
+      let question: AriQuestion | undefined;
+      const probes: Pick<Probes, "keyVault"> = {
+        keyVault: async (t, o) => {
+          const read = await ports.probes.keyVault(t, o);
+          question = ariQuestionOf(read.reached ? read.certificate : undefined);
+          return read;
+        },
+      };
+      const result = await checkKeyVault(
+        probes,
         {
           keyVaultName: record.keyVaultName as string,
           keyVaultCertificateName: record.keyVaultCertificateName,
@@ -153,6 +179,7 @@ export async function runCheck(
           ...(options.keyVault ? { seam: options.keyVault } : {}),
         },
       );
+      return question ? { ...result, [ARI_QUESTION]: question } : result;
     }
     case "tls": {
       const bound = { endpoint: check.endpoint, publicOnly: check.publicOnly, renewal };
@@ -187,7 +214,13 @@ export async function runCheck(
       const notBefore = probe.reached
         ? { notBefore: probe.certificate.notBefore.toISOString() }
         : {};
-      return { ...(result as InventoryResult), ...notBefore, ...nameOf(check.owners) };
+      const question = ariQuestionOf(probe.reached ? probe.certificate : undefined);
+      return {
+        ...(result as InventoryResult),
+        ...notBefore,
+        ...nameOf(check.owners),
+        ...(question ? { [ARI_QUESTION]: question } : {}),
+      };
     }
   }
 }

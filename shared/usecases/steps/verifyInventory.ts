@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { CertificateEvent, Trigger } from "../../core/history/events.js";
 import { watchKey } from "../../core/inventory/watch.js";
+import type { Ari } from "../../core/ports/ari.js";
 import type { History } from "../../core/ports/history.js";
 import {
   type Inventory,
@@ -29,6 +30,7 @@ import { mapWithConcurrency } from "../../lib/pool.js";
 import { redact } from "../../lib/redact/redact.js";
 import { boundDetail, withBoundDetail } from "../../lib/text/boundDetail.js";
 import { someNames } from "../../lib/text/names.js";
+import { type AriReading, askAri, servedForAri } from "./askAri.js";
 import { closeReceipts, openReceipts } from "./receipts.js";
 import { recordHistory } from "./recordRun.js";
 import {
@@ -38,6 +40,7 @@ import {
   type CheckPorts,
   runCheck,
   STORAGE_CONCURRENCY,
+  withoutAriQuestion,
 } from "./runCheck.js";
 import { sharedVaultReads } from "./vaultSync.js";
 import { type WatchDeps, watchedUpdates } from "./watchedUpdates.js";
@@ -51,7 +54,9 @@ import { type WatchDeps, watchedUpdates } from "./watchedUpdates.js";
 /** What a verification run needs; the Runtime (shared/app/services.ts) satisfies it. */
 export interface VerifyInventoryPorts extends CheckPorts {
   readonly settings: Pick<Settings, "watch" | "watchCertificates" | "verify"> &
-    Partial<Pick<Settings, "watchVaults">>;
+    Partial<Pick<Settings, "watchVaults" | "ari">>;
+  /** The CAs' renewal information (issue 24); absent: not asked. */
+  readonly ari?: Ari | undefined;
   readonly client: WatchDeps["client"];
   readonly inventory: Pick<Inventory, "kind" | "list" | "upsert" | "recordVerification">;
   readonly history: History;
@@ -71,6 +76,8 @@ export interface VerifyInventoryOptions extends CheckOptions {
   readonly also?: readonly InventoryUpdate[];
   /** Probes at a time (default 16: they wait on the network, not the CPU). */
   readonly concurrency?: number;
+  /** Given every certificate with a CA's word on it (ARI), after the run (renewForAri). */
+  readonly onAri?: (readings: readonly AriReading[]) => void;
 }
 
 /** The records this run verifies: the inventory, what is watched, `also`, merged by name. */
@@ -146,13 +153,14 @@ export async function verifyInventory(
     ledger: ports.ledger,
     now: ports.now,
   };
-  const read = await mapWithConcurrency(checks, options.concurrency ?? 16, (check) =>
+  const checked = await mapWithConcurrency(checks, options.concurrency ?? 16, (check) =>
     runCheck(check, checkPorts, settings, opened.renewals, options)
       .catch((error: unknown) => brokenCheck(check, error))
       // Every result's detail and domain, whatever made them, are bounded here (detail.ts):
       // both may carry the service's or a server's words.
       .then((r) => ({ ...withBoundDetail(r), domain: boundDetail(r.domain, MAX_DOMAIN) })),
   );
+  const read = checked.map(withoutAriQuestion);
   const at = ports.now();
   const graced = read.map((result, i) =>
     withGrace(result, (checks[i] as Check).owners, at, settings, kept),
@@ -188,6 +196,9 @@ export async function verifyInventory(
       });
     });
   });
+
+  const readings = await askAri(ports, log, servedForAri(checks, checked));
+  options.onAri?.(readings);
 
   const changes: StatusChange[] = [];
   const events: CertificateEvent[] = [];

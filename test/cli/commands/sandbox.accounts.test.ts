@@ -62,6 +62,8 @@ describe("the sandbox's accounts", () => {
   it("are declared in CERTSCHED_ACCOUNTS alone, each with its own service and credentials", () => {
     expect(Object.keys(sandbox.settings).sort()).toEqual([
       "CERTSCHED_ACCOUNTS",
+      "CERTSCHED_ARI_DIRECTORIES",
+      "CERTSCHED_ARI_TIMEOUT",
       // Preflight's ARM, DNS server and timeout (issue 23).
       "CERTSCHED_ARM_URL",
       "CERTSCHED_DNS_SERVERS",
@@ -106,19 +108,26 @@ describe("a sandbox sweep", () => {
       "api-contoso-com": 1,
       "staging-contoso-com": 1,
       [SAMPLE_SHARED_NAME]: 1,
+      // Not due: the staged ARI renewal (issue 24), after contoso's verification.
+      "static-contoso-com": 1,
     });
     expect(renewsOn("fabrikam")).toEqual({
       "legacy-fabrikam-com": 1,
       "vault-fabrikam-com": 1,
       [SAMPLE_SHARED_NAME]: 1,
     });
-    // The refused one was asked for once too: six renew requests reached contoso, three fabrikam.
-    expect(renewRequests("contoso")).toBe(6);
+    // The refused one was asked for once too, and the ARI one: seven reached contoso, three fabrikam.
+    expect(renewRequests("contoso")).toBe(7);
     expect(renewRequests("fabrikam")).toBe(3);
     // What each account's part reports: contoso's staged refusal, fabrikam all renewed.
     const [contoso, fabrikam] = swept.parts;
     expect(contoso?.summary.counts).toMatchObject({ due: 6, "renewal-scheduled": 5, failed: 1 });
     expect(contoso?.staged).toEqual(["intranet-contoso-com"]);
+    expect(contoso?.ari).toMatchObject({
+      certificateName: "static-contoso-com",
+      renewal: { outcome: "scheduled" },
+    });
+    expect(fabrikam?.ari).toBeUndefined();
     expect(fabrikam?.summary.counts).toMatchObject({ due: 3, "renewal-scheduled": 3, failed: 0 });
     expect(fabrikam?.staged).toEqual([]);
     // Each account's ledger holds its own row of the shared name, under its own id.
@@ -235,7 +244,8 @@ describe("a sandbox sweep", () => {
       ["fabrikam", true],
     ]);
     expect(doc.accounts[1]?.problems.join(" ")).toMatch(/list/i);
-    expect(renewRequests("contoso")).toBe(6);
+    // contoso's due six and its staged ARI renewal.
+    expect(renewRequests("contoso")).toBe(7);
     expect(renewRequests("fabrikam")).toBe(0);
   });
 

@@ -473,6 +473,8 @@ describe("certsched sandbox", () => {
       // The accounts, never the single-account settings.
       expect(Object.keys(settings).sort()).toEqual([
         "CERTSCHED_ACCOUNTS",
+        "CERTSCHED_ARI_DIRECTORIES",
+        "CERTSCHED_ARI_TIMEOUT",
         "CERTSCHED_ARM_URL",
         "CERTSCHED_DNS_SERVERS",
         "CERTSCHED_PREFLIGHT_TIMEOUT",
@@ -518,8 +520,8 @@ describe("certsched sandbox", () => {
       // No catch-all: a name neither simulator serves is sent nowhere but where it lives.
       expect(connectTo).not.toContain("::");
       const pem = readFileSync(caPath ?? "", "utf8");
-      // Both hosting sides' CAs and the sandbox ARM's.
-      expect(pem.match(/-----BEGIN CERTIFICATE-----/g)).toHaveLength(3);
+      // Both hosting sides' CAs, the sandbox ARM's and its ACME's (ARI).
+      expect(pem.match(/-----BEGIN CERTIFICATE-----/g)).toHaveLength(4);
       const domains = [
         "--domain",
         "blog.contoso.com",

@@ -136,6 +136,7 @@ describe("certsched status --json", () => {
     for (const c of doc.certificates) {
       expect(Object.keys(c).sort()).toEqual([
         "account",
+        "ari",
         "certificateName",
         "critical",
         "expiry",

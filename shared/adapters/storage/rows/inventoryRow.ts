@@ -8,6 +8,7 @@ import { INVENTORY_STATUSES } from "../../../core/verification/judge.js";
 import { redactRecordStrings } from "../../../lib/redact/redactStrings.js";
 import { parseOrThrow } from "../../../lib/zodProblems.js";
 import { nameKey } from "../nameKey.js";
+import { ariJson, fromAriJson } from "./ariJson.js";
 import { fromPreflightJson, preflightJson, preflightSchema } from "./preflightJson.js";
 import { instant, jsonText } from "./rowText.js";
 import { receiptFrom, receiptJson } from "./servedJson.js";
@@ -69,6 +70,8 @@ export interface InventoryRow {
   verification?: string;
   /** JSON object: the last preflight (rows/preflightJson.ts). */
   preflight?: string;
+  /** JSON object: the CA's renewal information (rows/ariJson.ts). */
+  ari?: string;
 }
 
 const cut = (text: string) => (text.length > MAX_TEXT ? `${text.slice(0, MAX_TEXT - 1)}…` : text);
@@ -117,6 +120,7 @@ export function toInventoryRow(r: InventoryRecord): InventoryRow {
     appServiceSlot: text(r.appServiceSlot),
     verification: r.lastVerification ? verificationJson(r.lastVerification) : undefined,
     preflight: r.lastPreflight ? preflightJson(r.lastPreflight) : undefined,
+    ari: r.ari ? ariJson(r.ari) : undefined,
   };
   return {
     partitionKey: INVENTORY_PARTITION,
@@ -176,6 +180,7 @@ const rowSchema = z
     lastSeen: instant,
     verification: jsonText(verificationSchema).optional(),
     preflight: jsonText(preflightSchema).optional(),
+    ari: z.string().optional(),
   })
   .superRefine((row, ctx) => {
     // A row whose key names another certificate would be found under the wrong name.
@@ -231,6 +236,7 @@ export function fromInventoryRow(stored: Record<string, unknown>, table: string)
     ...optionalTexts(r),
     ...(lastVerification ? { lastVerification } : {}),
     ...(r.preflight ? { lastPreflight: fromPreflightJson(r.preflight) } : {}),
+    ...ariOf(r.ari),
   };
   return record;
 }
@@ -238,6 +244,12 @@ export function fromInventoryRow(stored: Record<string, unknown>, table: string)
 function receiptOf(stored: unknown): Pick<VerificationRecord, "receipt"> {
   const receipt = receiptFrom(stored);
   return receipt ? { receipt } : {};
+}
+
+/** The row's ARI, when it reads as one (a bad property is absent: the CA is asked again). */
+function ariOf(text: string | undefined): Partial<InventoryRecord> {
+  const ari = fromAriJson(text);
+  return ari ? { ari } : {};
 }
 
 /** The fields preflight reads (issue 23), each left out when the row has none. */

@@ -50,6 +50,7 @@ describe("loadSettings: defaults", () => {
     expect(s).toEqual({
       verify: expect.any(Function),
       preflight: expect.any(Function),
+      ari: expect.any(Function),
       account: "default",
       accounts: [
         expect.objectContaining({ name: "default", baseUrl: "https://certs.example.com" }),

@@ -450,6 +450,7 @@ describe("certificateStatus: the view", () => {
         lastSeen: NOW.toISOString(),
       },
       preflight: null,
+      ari: null,
     });
   });
 

@@ -29,6 +29,7 @@ const status = (certificateName: string, word: StatusWord = "ok"): CertificateSt
   verification: null,
   inventory: null,
   preflight: null,
+  ari: null,
 });
 
 const query = (values: Record<string, string | undefined>) =>

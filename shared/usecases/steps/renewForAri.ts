@@ -1,0 +1,110 @@
+import { type AriRecord, windowStarted } from "../../core/ari/ariRecord.js";
+import type { Ledger } from "../../core/ports/ledger.js";
+import { QuotaExhaustedError } from "../../core/quota/budgetRules.js";
+import type { Requester } from "../../core/renewal/requester.js";
+import { isWatch } from "../../core/verification/plan.js";
+import { ensureError } from "../../lib/errors.js";
+import type { Logger } from "../../lib/log.js";
+import { redact } from "../../lib/redact/redact.js";
+import { escapeControl } from "../../lib/text/escapeControl.js";
+import { type RenewByNameDeps, renewByName } from "../renewByName.js";
+import type { AriReading } from "./askAri.js";
+import { blockedByPreflight } from "./preflightGate.js";
+
+/**
+ * The CA's word acted on (issue 24, section 4): after a verification run, each certificate
+ * whose suggested window has started is renewed now through the service (v3 renew by name,
+ * within CERTSCHED_SERVICE_QUOTA, trigger `ari`), even when the service does not list it as due.
+ * At most once per window: a renewal the ledger shows sent or accepted since the window's start
+ * is not asked for again, and the ledger's claim keeps two processes from both asking.
+ */
+
+export type RenewForAriDeps = RenewByNameDeps & {
+  readonly ledger: Pick<Ledger, "kind" | "read"> & RenewByNameDeps["ledger"];
+};
+
+/** What became of one certificate whose window has started. */
+export interface AriRenewal {
+  readonly certificateName: string;
+  /**
+   * `scheduled`: the service accepted; `already`: the ledger shows it asked for since the window
+   * started (or a sweep holds it); `blocked`: its last preflight blocks it; `quota`: the request
+   * budget is spent (asked again on a later run); `failed`: the request failed.
+   */
+  readonly outcome: "scheduled" | "already" | "blocked" | "quota" | "failed";
+  readonly detail: string;
+}
+
+export const ARI_REQUESTER = "ari";
+
+/** The history's words for a window: dates, and the CA's explanation (http/https only). */
+export function windowDetail(ari: AriRecord): string {
+  const span = `${ari.start?.toISOString()}..${ari.end?.toISOString()}`;
+  const url =
+    ari.explanationUrl && /^https?:\/\//i.test(ari.explanationUrl) ? ari.explanationUrl : undefined;
+  return `the CA's renewal window ${span} has started (ARI)${url ? `, explained at ${escapeControl(url)}` : ""}`;
+}
+
+/** Whether the ledger shows a request sent (or claimed) for it since `since`. */
+async function askedSince(
+  ledger: Pick<Ledger, "kind" | "read">,
+  id: number | undefined,
+  since: Date,
+): Promise<boolean> {
+  if (id === undefined || ledger.kind === "none") return false;
+  const row = (await ledger.read(id))?.record;
+  if (!row || row.outcome === "failed") return false;
+  const at = row.lastRequestedAt ?? row.claimedAt;
+  return at !== undefined && at.getTime() >= since.getTime();
+}
+
+/** Renews, one at a time, each certificate whose ARI window has started. Never throws. */
+export async function renewForAri(
+  deps: RenewForAriDeps,
+  log: Logger,
+  readings: readonly AriReading[],
+): Promise<AriRenewal[]> {
+  const out: AriRenewal[] = [];
+  for (const { record, ari } of readings) {
+    const now = deps.now();
+    // A watched endpoint is not the service's certificate: nothing to renew by name.
+    if (isWatch(record) || !windowStarted(ari, now) || !ari.start) continue;
+    const name = record.certificateName;
+    const because = windowDetail(ari);
+    const done = (outcome: AriRenewal["outcome"], detail: string) => {
+      out.push({ certificateName: name, outcome, detail });
+    };
+    try {
+      if (await askedSince(deps.ledger, record.id, ari.start)) {
+        done("already", "renewal already asked for since the window started");
+        continue;
+      }
+      const blockedBy = await blockedByPreflight(deps.inventory, name, now, log);
+      if (blockedBy) {
+        done("blocked", `not renewed: its last preflight blocks it (${blockedBy})`);
+        log.warn(
+          `certsched ARI: ${name}: ${because}, but its last preflight blocks the renewal (${blockedBy})`,
+        );
+        continue;
+      }
+      const requester: Requester = { trigger: "ari", by: ARI_REQUESTER, because };
+      const renewed = await renewByName(deps, name, requester, log);
+      if (renewed.status === "scheduled") {
+        done("scheduled", renewed.message);
+        log.info(
+          `certsched ARI: renewing ${name}: ${because}; the service: ${redact(renewed.message)}`,
+        );
+      } else done(renewed.status === "blocked" ? "blocked" : "already", renewed.message);
+    } catch (error) {
+      const message = redact(ensureError(error).message);
+      if (error instanceof QuotaExhaustedError) {
+        done("quota", message);
+        log.warn(`certsched ARI: ${name} not renewed (asked again on the next run): ${message}`);
+      } else {
+        done("failed", message);
+        log.warn(`certsched ARI: renewing ${name} failed: ${message}`);
+      }
+    }
+  }
+  return out;
+}
