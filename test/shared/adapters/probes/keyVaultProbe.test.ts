@@ -68,7 +68,7 @@ describe("probeKeyVault through the real CertificateClient and the HTTPS fake va
   it("reports the current version: ok, expiry, days left, issuer, serial, SHA-256 thumbprint", async () => {
     const current = leaf(at(60 * DAY + HOUR), "0badc0de");
     vault.setCertificate("www-contoso", leaf(at(5 * DAY), "01"));
-    vault.setCertificate("www-contoso", current);
+    const version = vault.setCertificate("www-contoso", current);
 
     const result = await probeKeyVault(TARGET, options());
 
@@ -82,6 +82,9 @@ describe("probeKeyVault through the real CertificateClient and the HTTPS fake va
       issuer: "CN=certsched vault test CA",
       serial: "0BADC0DE",
       thumbprint: sha256(current),
+      // The receipt's facts (issue 24): which version, issued when.
+      notBefore: at(-30 * DAY).toISOString(),
+      version,
       detail: `the vault's current version has 60 days left (expires ${at(60 * DAY + HOUR).toISOString()})`,
     });
     expect(vault.certificateReads("www-contoso")).toBe(1);
