@@ -1,4 +1,3 @@
-import { probeTls } from "../../shared/adapters/probes/tlsProbe.js";
 import { loadVerifySettings } from "../../shared/app/config/verifySettings.js";
 import type { Runtime } from "../../shared/app/services.js";
 import { ariWindowText, windowStarted } from "../../shared/core/ari/ariRecord.js";
@@ -267,6 +266,8 @@ export const verifyCommand: Command = {
         );
       }
       const { env } = await cliEnv(io);
+      // The probe (and node-forge, which reads what it is served) only when a domain is checked.
+      const { probeTls } = await import("../../shared/adapters/probes/tlsProbe.js");
       const read = await verifyTargets(
         endpoints.map((endpoint) => ({ endpoint })),
         {
