@@ -1,6 +1,6 @@
 /**
  * A preload (`node --import`) that records every module a process loads, for
- * test/cli/startImports.test.ts: each ES module (and CommonJS module imported from one) as its
+ * test/cli/main.startImports.test.ts: each ES module (and CommonJS module imported from one) as its
  * loader hook sees it, and at exit every CommonJS module in require's cache (those required by
  * CommonJS never reach the hook on Node 20). One line per module, appended to the file named by
  * CERTSCHED_LOADED_MODULES. Plain JavaScript: node loads it before anything is compiled.

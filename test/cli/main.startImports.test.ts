@@ -16,20 +16,30 @@ const PRELOAD = join(ROOT, "test", "support", "loadedModules.mjs");
 
 /** What no command may load unless it uses it, each with the words the failure names it by. */
 const HEAVY = {
-  azure: { pattern: "/node_modules/@azure/", what: "an Azure SDK" },
-  openTelemetry: { pattern: "/node_modules/@opentelemetry/", what: "OpenTelemetry" },
-  undici: { pattern: "/node_modules/undici/", what: "undici (the HTTP client)" },
+  azure: { pattern: /\/node_modules\/@azure\//, what: "an Azure SDK" },
+  openTelemetry: { pattern: /\/node_modules\/@opentelemetry\//, what: "OpenTelemetry" },
+  undici: { pattern: /\/node_modules\/undici\//, what: "undici (the HTTP client)" },
   // The pieces certsched uses are enough (shared/lib/http/undiciCore.ts); the index loads fetch,
   // WebSocket, the caches and the mocks too, so it stays denied where undici is used.
-  undiciIndex: { pattern: "/node_modules/undici/index.js", what: "undici's whole index" },
-  zod: { pattern: "/node_modules/zod/", what: "zod (the settings schema)" },
-  forge: { pattern: "/node_modules/node-forge/", what: "node-forge (certificate parsing)" },
-  dns: { pattern: "/node_modules/dns2/", what: "dns2 (the simulator's DNS server)" },
-  width: { pattern: "/node_modules/string-width/", what: "string-width (terminal wrapping)" },
-  tlsProbe: { pattern: "/dist/shared/adapters/probes/tlsProbe.js", what: "the TLS probe" },
-  dashboard: { pattern: "/dist/shared/edge/dashboard/", what: "the dashboard renderer" },
-  telemetry: { pattern: "/dist/shared/adapters/telemetry/", what: "the telemetry adapter" },
-  simulator: { pattern: "/dist/sim/", what: "the simulator (the sandbox)" },
+  undiciIndex: { pattern: /\/node_modules\/undici\/index\.js/, what: "undici's whole index" },
+  zod: { pattern: /\/node_modules\/zod\//, what: "zod (the settings schema)" },
+  forge: { pattern: /\/node_modules\/node-forge\//, what: "node-forge (certificate parsing)" },
+  dns: { pattern: /\/node_modules\/dns2\//, what: "dns2 (the simulator's DNS server)" },
+  width: { pattern: /\/node_modules\/string-width\//, what: "string-width (terminal wrapping)" },
+  tlsProbe: { pattern: /\/dist\/shared\/adapters\/probes\/tlsProbe\.js/, what: "the TLS probe" },
+  dashboard: { pattern: /\/dist\/shared\/edge\/dashboard\//, what: "the dashboard renderer" },
+  telemetry: { pattern: /\/dist\/shared\/adapters\/telemetry\//, what: "the telemetry adapter" },
+  stores: {
+    pattern:
+      /\/dist\/shared\/adapters\/storage\/(tableLedger|tableHistory|tableInventory|sharedBudget|concurrencyTable|ledgerRows)\.js/,
+    what: "a table store (storage is not configured)",
+  },
+  notifier: {
+    pattern: /\/dist\/shared\/adapters\/notify\/notifier\.js/,
+    what: "the webhook notifier (no webhook is configured)",
+  },
+  ari: { pattern: /\/dist\/shared\/adapters\/ari\/ariClient\.js/, what: "the ARI client" },
+  simulator: { pattern: /\/dist\/sim\//, what: "the simulator (the sandbox)" },
 } as const;
 type Heavy = keyof typeof HEAVY;
 
@@ -71,7 +81,7 @@ async function loadedBy(
 function offenders(modules: readonly string[], deny: readonly Heavy[]): string[] {
   return modules.flatMap((m) =>
     deny
-      .filter((k) => m.replaceAll("\\", "/").includes(HEAVY[k].pattern))
+      .filter((k) => HEAVY[k].pattern.test(m.replaceAll("\\", "/")))
       .map((k) => `${m} (${HEAVY[k].what})`),
   );
 }
