@@ -24,6 +24,11 @@ const HEAVY = {
   undiciIndex: { pattern: /\/node_modules\/undici\/index\.js/, what: "undici's whole index" },
   zod: { pattern: /\/node_modules\/zod\//, what: "zod (the settings schema)" },
   forge: { pattern: /\/node_modules\/node-forge\//, what: "node-forge (certificate parsing)" },
+  // The ASN.1 reader is enough (shared/adapters/probes/forgeAsn1.ts), never every cipher and format.
+  forgeIndex: {
+    pattern: /\/node_modules\/node-forge\/lib\/index\.js/,
+    what: "node-forge's whole index",
+  },
   dns: { pattern: /\/node_modules\/dns2\//, what: "dns2 (the simulator's DNS server)" },
   width: { pattern: /\/node_modules\/string-width\//, what: "string-width (terminal wrapping)" },
   tlsProbe: { pattern: /\/dist\/shared\/adapters\/probes\/tlsProbe\.js/, what: "the TLS probe" },
@@ -141,6 +146,14 @@ const CASES: readonly Case[] = [
     uses: ["zod", "undici"],
     proof: "/node_modules/undici/lib/dispatcher/agent.js",
     exit: 0,
+  },
+  // No service, no storage: a domain's certificate read as a browser would, nothing else.
+  {
+    args: ["verify", "--domain", "unresolvable.invalid", "--timeout", "2s"],
+    service: false,
+    uses: ["zod", "forge", "tlsProbe"],
+    proof: "/dist/shared/adapters/probes/tlsProbe.js",
+    exit: 1,
   },
 ];
 
