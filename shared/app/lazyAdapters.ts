@@ -1,17 +1,23 @@
 import type { NotifierOptions } from "../adapters/notify/notifier.js";
+import type { StorageRunQueueOptions } from "../adapters/queue/storageRunQueue.js";
 import type { ConcurrencyTableOptions } from "../adapters/storage/concurrencyTable.js";
 import type { LedgerRowsOptions } from "../adapters/storage/ledgerRows.js";
 import type { SharedBudgetOptions } from "../adapters/storage/sharedBudget.js";
 import type { TableHistoryOptions } from "../adapters/storage/tableHistory.js";
 import type { TableInventoryOptions } from "../adapters/storage/tableInventory.js";
 import type { TableLedgerOptions } from "../adapters/storage/tableLedger.js";
+import type { TableRunStoreOptions } from "../adapters/storage/tableRunStore.js";
 import type { SharedBudget } from "../core/ports/budget.js";
 import type { SharedLimitStore } from "../core/ports/concurrency.js";
 import type { History, Read } from "../core/ports/history.js";
 import type { Inventory } from "../core/ports/inventory.js";
 import type { Ledger, LedgerRecord } from "../core/ports/ledger.js";
 import { type Notifier, noNotifier } from "../core/ports/notifier.js";
+import type { RunQueue } from "../core/ports/runQueue.js";
+import type { RunStore } from "../core/ports/runStore.js";
+import type { RunMessage } from "../core/runs/run.js";
 import { lazyMethods } from "../lib/lazyMethods.js";
+import type { Logger } from "../lib/log.js";
 
 /**
  * The storage and webhook adapters as the composition builds them, each module imported on the
@@ -106,4 +112,67 @@ export function accountNotifierOnFirstUse(
   return notifierOnFirstMessage(async () =>
     (await import("../adapters/notify/notifier.js")).accountNotifier(notifier, account, named),
   );
+}
+
+const RUN_STORE_METHODS = [
+  "get",
+  "save",
+  "claimKey",
+  "releaseKey",
+  "listUnfinished",
+  "removeBefore",
+  "noteRefusal",
+] as const;
+
+/** The runs of POST /api/renewals in table storage (issue 17); nothing the CLI reads. */
+export function tableRunStoreOnFirstUse(options: TableRunStoreOptions): RunStore {
+  return {
+    kind: "table",
+    ...lazyMethods(
+      async () => (await import("../adapters/storage/tableRunStore.js")).tableRunStore(options),
+      RUN_STORE_METHODS,
+    ),
+  };
+}
+
+/** The runs kept in this process (no storage): one store, made on first use. */
+export function memoryRunStoreOnFirstUse(): RunStore {
+  return {
+    kind: "memory",
+    ...lazyMethods(
+      async () => (await import("../adapters/storage/memory/memoryRunStore.js")).memoryRunStore(),
+      RUN_STORE_METHODS,
+    ),
+  };
+}
+
+export function storageRunQueueOnFirstUse(options: StorageRunQueueOptions): RunQueue {
+  return {
+    kind: "storage",
+    ...lazyMethods(
+      async () => (await import("../adapters/queue/storageRunQueue.js")).storageRunQueue(options),
+      ["send", "holds"],
+    ),
+  };
+}
+
+/**
+ * The in-process queue (no storage queue), made on the first message; with none sent, nothing
+ * is pending and `settled` resolves at once.
+ */
+export function inlineRunQueueOnFirstSend(
+  deliver: (message: RunMessage, log: Logger) => Promise<void>,
+): RunQueue & { settled(): Promise<void> } {
+  let queue: Promise<RunQueue & { settled(): Promise<void> }> | undefined;
+  const load = () => {
+    queue ??= import("../adapters/queue/storageRunQueue.js").then((m) => m.inlineRunQueue(deliver));
+    return queue;
+  };
+  return {
+    kind: "inline",
+    send: async (message, log) => (await load()).send(message, log),
+    settled: async () => {
+      await (await queue)?.settled();
+    },
+  };
 }

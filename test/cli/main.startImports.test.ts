@@ -36,7 +36,7 @@ const HEAVY = {
   telemetry: { pattern: /\/dist\/shared\/adapters\/telemetry\//, what: "the telemetry adapter" },
   stores: {
     pattern:
-      /\/dist\/shared\/adapters\/storage\/(tableLedger|tableHistory|tableInventory|sharedBudget|concurrencyTable|ledgerRows)\.js/,
+      /\/dist\/shared\/adapters\/storage\/(tableLedger|tableHistory|tableInventory|sharedBudget|concurrencyTable|ledgerRows|tableRunStore|memory\/memoryRunStore)\.js|\/dist\/shared\/adapters\/queue\//,
     what: "a table store (storage is not configured)",
   },
   notifier: {

@@ -1,6 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import {
   accountNotifierOnFirstUse,
+  inlineRunQueueOnFirstSend,
+  memoryRunStoreOnFirstUse,
   notifierOnFirstUse,
   tableHistoryOnFirstUse,
   tableInventoryOnFirstUse,
@@ -101,5 +103,28 @@ describe("the webhook notifier built on first message", () => {
     expect(receiver.received[0]?.json).toMatchObject({ account: "contoso" });
     await app.close();
     expect(accountNotifierOnFirstUse(noNotifier, "contoso", true)).toBe(noNotifier);
+  });
+});
+
+describe("the runs built on first use", () => {
+  it("the in-process queue hands each message to deliver on a later turn; settled waits for it", async () => {
+    const delivered: string[] = [];
+    const queue = inlineRunQueueOnFirstSend(async (message) => {
+      delivered.push(message.runId);
+    });
+    expect(queue.kind).toBe("inline");
+    await queue.settled();
+    await queue.send({ runId: "run-1" } as Parameters<typeof queue.send>[0], silentLogger);
+    expect(delivered).toEqual([]);
+    await queue.settled();
+    expect(delivered).toEqual(["run-1"]);
+  });
+
+  it("the memory store is one store, made once: what one call keeps, the next reads", async () => {
+    const store = memoryRunStoreOnFirstUse();
+    expect(store.kind).toBe("memory");
+    const at = new Date("2026-03-01T03:00:00.000Z");
+    expect(await store.noteRefusal?.("contoso", at)).toEqual(at);
+    expect(await store.noteRefusal?.("contoso", new Date(at.getTime() + 60_000))).toEqual(at);
   });
 });
