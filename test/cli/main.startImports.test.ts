@@ -44,6 +44,10 @@ const HEAVY = {
     what: "the webhook notifier (no webhook is configured)",
   },
   ari: { pattern: /\/dist\/shared\/adapters\/ari\/ariClient\.js/, what: "the ARI client" },
+  composition: {
+    pattern: /\/dist\/shared\/app\/services\.js/,
+    what: "the service composition (tokens, the service client)",
+  },
   simulator: { pattern: /\/dist\/sim\//, what: "the simulator (the sandbox)" },
 } as const;
 type Heavy = keyof typeof HEAVY;
@@ -107,28 +111,28 @@ const CASES: readonly Case[] = [
   {
     args: ["due", "--help"],
     service: false,
-    uses: ["zod"],
+    uses: ["zod", "composition"],
     proof: "/dist/cli/commands/due.js",
     exit: 0,
   },
   {
     args: ["status", "--offline", "--help"],
     service: false,
-    uses: ["zod"],
+    uses: ["zod", "composition"],
     proof: "/dist/cli/commands/status.js",
     exit: 0,
   },
   {
     args: ["sweep", "--help"],
     service: false,
-    uses: ["zod"],
+    uses: ["zod", "composition"],
     proof: "/dist/cli/commands/sweep.js",
     exit: 0,
   },
   {
     args: ["verify", "--help"],
     service: false,
-    uses: ["zod"],
+    uses: ["zod", "composition"],
     proof: "/dist/cli/commands/verify.js",
     exit: 0,
   },
@@ -136,14 +140,14 @@ const CASES: readonly Case[] = [
   {
     args: ["due"],
     service: true,
-    uses: ["zod", "undici"],
+    uses: ["zod", "undici", "composition"],
     proof: "/node_modules/undici/lib/dispatcher/agent.js",
     exit: 0,
   },
   {
     args: ["sweep", "--dry-run"],
     service: true,
-    uses: ["zod", "undici"],
+    uses: ["zod", "undici", "composition"],
     proof: "/node_modules/undici/lib/dispatcher/agent.js",
     exit: 0,
   },
