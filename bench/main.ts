@@ -1,6 +1,7 @@
 import { spawnSync } from "node:child_process";
 import { writeFile } from "node:fs/promises";
 import path from "node:path";
+import { cliCommandStartBench } from "./cliCommandStart.js";
 import { cliStartBench } from "./cliStart.js";
 import { coldStartBench, type LoadVariant } from "./coldStart.js";
 import { fanoutBench } from "./fanoutBench.js";
@@ -114,6 +115,19 @@ export async function runBench(input: BenchInput): Promise<number> {
       root: input.root,
       rounds: input.quick ? 5 : 20,
       warmupRounds: input.quick ? 1 : 2,
+      progress,
+    }),
+  );
+
+  // Issue 25: how soon each command starts talking, and the CLI's whole 120-certificate sweep.
+  sections.push(
+    await cliCommandStartBench({
+      root: input.root,
+      rounds: input.quick ? 5 : 15,
+      warmupRounds: 1,
+      sweepCertificates: 120,
+      latencyMs: 100,
+      sweepRounds: input.quick ? 1 : 3,
       progress,
     }),
   );

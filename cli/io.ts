@@ -10,6 +10,9 @@ export interface OutputStream {
   readonly columns: number | undefined;
 }
 
+/** A stream that drops everything: settings read a second time, warnings already given. */
+export const SILENT: OutputStream = { write: () => {}, isTTY: false, columns: undefined };
+
 /** Everything a command touches outside itself, so it runs the same in a test as in a shell. */
 export interface Io {
   readonly env: Env;

@@ -4,9 +4,9 @@ import {
   LEGACY_ACCOUNT,
 } from "../shared/adapters/storage/accountTables.js";
 import type { TableLocation } from "../shared/adapters/storage/table.js";
-import { tableHistory } from "../shared/adapters/storage/tableHistory.js";
 import { ACCOUNTS_FILE_SETTING, ACCOUNTS_SETTING } from "../shared/app/config/accounts.js";
 import { loadSettings } from "../shared/app/config/settings.js";
+import { tableHistoryOnFirstUse } from "../shared/app/lazyAdapters.js";
 import { createServices, type Runtime, type Services } from "../shared/app/services.js";
 import type { History } from "../shared/core/ports/history.js";
 import { ConfigError } from "../shared/lib/errors.js";
@@ -123,7 +123,7 @@ export async function withStorage<T>(
     return {
       account,
       tables,
-      history: tableHistory({ ...where, tableName: tables.history }),
+      history: tableHistoryOnFirstUse({ ...where, tableName: tables.history }),
       service: services?.runtime(account),
     };
   });

@@ -1,7 +1,9 @@
 import { requestsLast7Days } from "../../shared/adapters/service/requestLog.js";
-import { listLedgerRows } from "../../shared/adapters/storage/ledgerRows.js";
-import { tableInventory } from "../../shared/adapters/storage/tableInventory.js";
 import { loadVerifySettings } from "../../shared/app/config/verifySettings.js";
+import {
+  listLedgerRowsOnFirstUse,
+  tableInventoryOnFirstUse,
+} from "../../shared/app/lazyAdapters.js";
 import { type AriView, ariLine } from "../../shared/core/ari/ariView.js";
 import type { CertificateRecord } from "../../shared/core/certificate/records.js";
 import {
@@ -294,7 +296,8 @@ async function statusOf(
   }
   const now = access.now();
   const inventory = withServiceRecords(
-    service?.inventory ?? tableInventory({ ...access.where, tableName: a.tables.inventory }),
+    service?.inventory ??
+      tableInventoryOnFirstUse({ ...access.where, tableName: a.tables.inventory }),
     due,
     now,
     "due-list",
@@ -302,7 +305,7 @@ async function statusOf(
   const loaded = await loadStatus(
     {
       inventory,
-      ledgerRows: () => listLedgerRows({ ...access.where, tableName: a.tables.ledger }),
+      ledgerRows: () => listLedgerRowsOnFirstUse({ ...access.where, tableName: a.tables.ledger }),
     },
     options.names.length > 0 ? { names: options.names } : {},
   );

@@ -18,7 +18,6 @@ import { progressLine } from "../output/progress.js";
 import { renderSweep } from "../output/sweepReport.js";
 import { oneLine, wrapToWidth } from "../output/text.js";
 import { type CliServices, withServices } from "../runtime.js";
-import { sweepSandbox } from "../sandboxSweep.js";
 import { integerFlag, type ParsedArgs } from "../usage.js";
 
 const HELP = `Usage: certsched sweep [--dry-run] [--json] [--concurrency N] [--sandbox]
@@ -337,10 +336,11 @@ export const sweepCommand: Command = {
     force: { type: "boolean" },
   },
   maxPositionals: 0,
-  run: (args, io) => {
+  run: async (args, io) => {
     const flags = flagsOf(args);
-    return args.values.sandbox === true
-      ? sweepSandbox(io, flags, (runtime) => sweepOnce(runtime, io, flags))
-      : sweepConfigured(io, flags, args);
+    if (args.values.sandbox !== true) return sweepConfigured(io, flags, args);
+    // The sandbox starts simulators (a CA, a DNS server): loaded only for --sandbox.
+    const { sweepSandbox } = await import("../sandboxSweep.js");
+    return sweepSandbox(io, flags, (runtime) => sweepOnce(runtime, io, flags));
   },
 };

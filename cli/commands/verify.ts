@@ -1,8 +1,4 @@
-import { probeTls } from "../../shared/adapters/probes/tlsProbe.js";
 import { loadVerifySettings } from "../../shared/app/config/verifySettings.js";
-import type { Runtime } from "../../shared/app/services.js";
-import { ariWindowText, windowStarted } from "../../shared/core/ari/ariRecord.js";
-import { fromServiceRecord, remember } from "../../shared/core/inventory/fromRecords.js";
 import { adviceFor } from "../../shared/core/verification/advice.js";
 import {
   endpointKey,
@@ -15,30 +11,20 @@ import {
   type InventoryResult,
 } from "../../shared/core/verification/inventoryResult.js";
 import { INVENTORY_STATUSES } from "../../shared/core/verification/judge.js";
-import { isWatch } from "../../shared/core/verification/plan.js";
 import type { VerifySettings } from "../../shared/core/verification/verifySettings.js";
 import { UsageError } from "../../shared/lib/errors.js";
 import { parseDuration } from "../../shared/lib/time.js";
-import { verifyInventory } from "../../shared/usecases/steps/verifyInventory.js";
 import { verifyTargets } from "../../shared/usecases/verifyDomains.js";
-import {
-  type AccountEntry,
-  accountsEntries,
-  requestedAccount,
-  selectAccounts,
-  withAccount,
-} from "../accounts.js";
-import { cliLogger } from "../cliLogger.js";
+import { type AccountEntry, requestedAccount, selectAccounts } from "../accounts.js";
 import { type Command, JSON_OPTION } from "../command.js";
 import { cliEnv, cliSettings } from "../config.js";
 import { EXIT } from "../exit.js";
-import { reportAccountFailure } from "../failure.js";
-import type { Io, OutputStream } from "../io.js";
+import { SILENT } from "../io.js";
 import { type Paint, type Palette, palette } from "../output/color.js";
 import { formatExpiry } from "../output/expiry.js";
 import { renderTable } from "../output/table.js";
 import { oneLine, wrapToWidth } from "../output/text.js";
-import { withServices } from "../runtime.js";
+import type { AccountResult } from "../verifyAccounts.js";
 
 const HELP = `Usage: certsched verify [--json] [--domain NAME[:PORT] ...] [--timeout DURATION]
                         [--account NAME]
@@ -90,7 +76,6 @@ account's); 2 usage or configuration error.
 `;
 
 /** Where notes go when they were already written once. */
-const SILENT: OutputStream = { write: () => {}, isTTY: false, columns: undefined };
 
 /** parseArgs gives a repeatable flag as an array; ParsedArgs' type does not say so. */
 function domainsOf(value: unknown): string[] {
@@ -145,44 +130,6 @@ function issuerName(issuer: string | undefined): string {
 
 const statusText = (r: InventoryResult) =>
   r.critical ? `${r.status} (critical)` : r.pastGrace ? `${r.status} (past grace)` : r.status;
-
-/** A result, with the account it was verified for (none with --domain). */
-type AccountResult = InventoryResult & { readonly account?: string };
-
-/** One account's inventory and due list, verified (and recorded, with storage). */
-async function verifyAccount(
-  runtime: Runtime,
-  io: Io,
-  settings: VerifySettings,
-  account: string | undefined,
-): Promise<InventoryResult[]> {
-  const log = cliLogger(io, { verbose: false });
-  const { certificates, rejected } = await runtime.client.listDue();
-  for (const r of rejected) {
-    const where = account === undefined ? "" : `account ${account}: `;
-    const note = `certsched: ${where}record ${r.index} of the list (${r.certificateName ?? "unnamed"}) is invalid and not checked.`;
-    io.stderr.write(`${wrapToWidth(oneLine(note), io.stderr.columns).join("\n")}\n`);
-  }
-  // The due list joins the inventory (kept, with storage), then both are verified.
-  const seenAt = runtime.now();
-  const due = certificates.map((c) => fromServiceRecord(c, "due-list", seenAt));
-  await remember(runtime, log, due);
-  const verification = await verifyInventory(runtime, log, {
-    trigger: "cli",
-    settings,
-    also: due,
-    // Issue 24: verify reads; the CA's "renew now" is said here and left to the timer.
-    onAri: (readings) => {
-      for (const { record, ari } of readings) {
-        if (isWatch(record) || !windowStarted(ari, runtime.now())) continue;
-        const where = account === undefined ? "" : `account ${account}: `;
-        const note = `certsched ARI: ${where}${record.certificateName}: ${ariWindowText(ari, runtime.now())}: the CA asks for its renewal now. certsched verify only reads: the verification timer (or POST /api/verifications) renews it (trigger ari), or run: certsched renew ${record.certificateName}`;
-        io.stderr.write(`${wrapToWidth(oneLine(note), io.stderr.columns).join("\n")}\n`);
-      }
-    },
-  });
-  return verification.results;
-}
 
 /**
  * The table for people (with an ACCOUNT column over several accounts), then each result that
@@ -267,6 +214,8 @@ export const verifyCommand: Command = {
         );
       }
       const { env } = await cliEnv(io);
+      // The probe (and node-forge, which reads what it is served) only when a domain is checked.
+      const { probeTls } = await import("../../shared/adapters/probes/tlsProbe.js");
       const read = await verifyTargets(
         endpoints.map((endpoint) => ({ endpoint })),
         {
@@ -278,26 +227,13 @@ export const verifyCommand: Command = {
       // No record of earlier attempts is kept for --domain: no grace (contracts/verify.md).
       results = read.map((r) => (r.status === "unreachable" ? { ...r, pastGrace: true } : r));
     } else {
-      const choice = { args, command: "verify", scope: "each" } as const;
-      results = await withServices(io, ["subscriptionId"], {}, choice, async (cli) => {
-        many = cli.many;
-        // The runtime already read the settings and warned about unknown names: not twice.
-        const { env } = await cliEnv({ ...io, stderr: SILENT });
-        const settings = withTimeout(loadVerifySettings(env));
-        const outcomes = await cli.each((runtime, account) =>
-          verifyAccount(runtime, io, settings, cli.many ? account : undefined),
-        );
-        if (!cli.many && outcomes[0] && !outcomes[0].ok) throw outcomes[0].error;
-        for (const o of outcomes) {
-          if (!o.ok)
-            failures.push({
-              account: o.account,
-              ...reportAccountFailure(o.error, io, o.account, "verify"),
-            });
-        }
-        if (cli.many) entries = accountsEntries(outcomes, failures);
-        return outcomes.flatMap((o) => (o.ok ? o.value.map((r) => withAccount(o.account, r)) : []));
-      });
+      // Every account's inventory and due list: the service and storage code loads only here.
+      const { verifyAccounts } = await import("../verifyAccounts.js");
+      const read = await verifyAccounts(io, args, withTimeout);
+      results = read.results;
+      many = read.many;
+      failures.push(...read.failures);
+      entries = read.entries;
     }
     if (args.values.json === true) {
       const document = {

@@ -1,5 +1,4 @@
-import stringWidth from "string-width";
-import wrapAnsi from "wrap-ansi";
+import { createRequire } from "node:module";
 import { escapeControl } from "../../shared/lib/text/escapeControl.js";
 
 /**
@@ -11,6 +10,24 @@ import { escapeControl } from "../../shared/lib/text/escapeControl.js";
 // Printable ASCII is one column per character: the common case skips string-width's segmenter,
 // which matters for tables of 100,000+ rows.
 const PLAIN_ASCII = /^[\x20-\x7e]*$/;
+
+// string-width and wrap-ansi take some 20 ms to load (their Unicode tables): required on the
+// first text that needs them (not plain ASCII, or wrapped for a terminal), so a command's
+// start-up, and its output to a pipe, never pay for them (issue 25). require() of an ES module
+// is synchronous on every Node certsched supports (engines: ^20.19 || ^22.12, require(esm)).
+const load = createRequire(import.meta.url);
+let widthLib: typeof import("string-width").default | undefined;
+let wrapLib: typeof import("wrap-ansi").default | undefined;
+
+function stringWidth(text: string): number {
+  widthLib ??= (load("string-width") as typeof import("string-width")).default;
+  return widthLib(text);
+}
+
+function wrapAnsi(text: string, columns: number, options: import("wrap-ansi").Options): string {
+  wrapLib ??= (load("wrap-ansi") as typeof import("wrap-ansi")).default;
+  return wrapLib(text, columns, options);
+}
 
 /** Visible width of a text, ANSI codes ignored. */
 export function visibleWidth(text: string): number {

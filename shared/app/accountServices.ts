@@ -5,17 +5,10 @@ import { createSecretStore } from "../adapters/identity/secretStore.js";
 import { timedTokenSource } from "../adapters/identity/timedTokenSource.js";
 import { TokenCache } from "../adapters/identity/tokenCache.js";
 import { withClientSecretRetry } from "../adapters/identity/withFreshClientSecret.js";
-import { accountNotifier } from "../adapters/notify/notifier.js";
 import { webhookSecrets } from "../adapters/notify/webhookFormat.js";
 import { requestLog } from "../adapters/service/requestLog.js";
 import { ServiceClient } from "../adapters/service/serviceClient.js";
 import { accountTables } from "../adapters/storage/accountTables.js";
-import { concurrencyTable } from "../adapters/storage/concurrencyTable.js";
-import { listLedgerRows } from "../adapters/storage/ledgerRows.js";
-import { sharedBudget } from "../adapters/storage/sharedBudget.js";
-import { tableHistory } from "../adapters/storage/tableHistory.js";
-import { tableInventory } from "../adapters/storage/tableInventory.js";
-import { tableLedger } from "../adapters/storage/tableLedger.js";
 import { adaptiveLimit } from "../core/concurrency/adaptiveLimit.js";
 import { DEFAULT_RULE } from "../core/concurrency/aimd.js";
 import { fromServiceRecord } from "../core/inventory/fromRecords.js";
@@ -33,6 +26,15 @@ import { withPurpose } from "../core/quota/requestContext.js";
 import type { Settings } from "../core/settings.js";
 import { registerSecret } from "../lib/redact/redact.js";
 import { type AppServices, tableLocationOf } from "./appServices.js";
+import {
+  accountNotifierOnFirstUse,
+  concurrencyTableOnFirstUse,
+  listLedgerRowsOnFirstUse,
+  sharedBudgetOnFirstUse,
+  tableHistoryOnFirstUse,
+  tableInventoryOnFirstUse,
+  tableLedgerOnFirstUse,
+} from "./lazyAdapters.js";
 import type { PerAccount, Seams } from "./seams.js";
 
 /** The seam's value for `account`. */
@@ -110,7 +112,7 @@ function concurrencyOf(
   return adaptiveLimit({
     rule: { ...DEFAULT_RULE, start, cap: settings.renewalConcurrencyMax ?? start },
     store: storage
-      ? concurrencyTable({
+      ? concurrencyTableOnFirstUse({
           ...storage,
           account,
           timeoutMs: Math.min(settings.httpTimeoutMs, CONCURRENCY_TABLE_TIMEOUT_MS),
@@ -166,17 +168,17 @@ export function createAccountServices(
   const ledger = seams.ledger
     ? forAccount(seams.ledger, account)
     : storage
-      ? tableLedger({ ...storage, tableName: tables.ledger })
+      ? tableLedgerOnFirstUse({ ...storage, tableName: tables.ledger })
       : noLedger;
   const history = seams.history
     ? forAccount(seams.history, account)
     : storage
-      ? tableHistory({ ...storage, tableName: tables.history })
+      ? tableHistoryOnFirstUse({ ...storage, tableName: tables.history })
       : noHistory;
   const inventory = seams.inventory
     ? forAccount(seams.inventory, account)
     : storage
-      ? tableInventory({ ...storage, tableName: tables.inventory })
+      ? tableInventoryOnFirstUse({ ...storage, tableName: tables.inventory })
       : noInventory;
   registerSecret(settings.apiKey);
   registerSecret(settings.clientSecret);
@@ -234,7 +236,7 @@ export function createAccountServices(
   };
   const budget =
     quota && storage && history.kind === "table"
-      ? sharedBudget({
+      ? sharedBudgetOnFirstUse({
           ...storage,
           tableName: tables.history,
           quota,
@@ -245,7 +247,7 @@ export function createAccountServices(
                 inventory: () => inventory.list(),
                 ledgerRows: async () =>
                   ledger.kind === "table"
-                    ? listLedgerRows({ ...storage, tableName: tables.ledger })
+                    ? listLedgerRowsOnFirstUse({ ...storage, tableName: tables.ledger })
                     : { items: [], invalid: [] },
               },
               now(),
@@ -280,7 +282,7 @@ export function createAccountServices(
     requests,
     probes: lazyProbes(tokens, settings.vaultResource),
     preflightProbes: preflightProbesOf(seams, account, settings, tokens),
-    notifier: accountNotifier(app.notifier, account, settings.accountsDeclared),
+    notifier: accountNotifierOnFirstUse(app.notifier, account, settings.accountsDeclared),
     concurrency: seams.concurrency
       ? forAccount(seams.concurrency, account)
       : concurrencyOf(account, settings, storage),

@@ -1,10 +1,10 @@
-import { type AriClient, createAriClient } from "../adapters/ari/ariClient.js";
-import { createNotifier } from "../adapters/notify/notifier.js";
+import type { AriClient } from "../adapters/ari/ariClient.js";
 import type { Ari } from "../core/ports/ari.js";
 import { type Notifier, noNotifier } from "../core/ports/notifier.js";
 import { noTelemetry, type Telemetry } from "../core/ports/telemetry.js";
 import type { Settings } from "../core/settings.js";
 import { HttpClient } from "../lib/http/httpClient.js";
+import { notifierOnFirstUse } from "./lazyAdapters.js";
 import { buildRuns, type Runs, type RunsSeams } from "./runs.js";
 import type { OnCall, Seams } from "./seams.js";
 
@@ -97,7 +97,7 @@ export function createAppServices(
     ...(onCall ? { onCall } : {}),
   });
   const notifier = settings.webhookUrl
-    ? createNotifier({
+    ? notifierOnFirstUse({
         url: settings.webhookUrl,
         format: settings.webhookFormat,
         notifySuccess: settings.notifySuccess,
@@ -108,7 +108,9 @@ export function createAppServices(
   const runs = buildRuns(settings, { ...(seams.runs ?? {}), deliver });
   let ariClient: AriClient | undefined;
   const ari: Ari = {
-    ask: (question) => {
+    // The ARI client (its DER and certificate-id code) is loaded with the first question.
+    ask: async (question) => {
+      const { createAriClient } = await import("../adapters/ari/ariClient.js");
       ariClient ??= createAriClient({
         ...settings.ari(),
         now,

@@ -1,11 +1,14 @@
-import { inlineRunQueue, storageRunQueue } from "../adapters/queue/storageRunQueue.js";
-import { memoryRunStore } from "../adapters/storage/memory/memoryRunStore.js";
-import { tableRunStore } from "../adapters/storage/tableRunStore.js";
 import type { RunQueue } from "../core/ports/runQueue.js";
 import type { RunStore } from "../core/ports/runStore.js";
 import type { RunMessage } from "../core/runs/run.js";
 import type { Settings } from "../core/settings.js";
 import type { Logger } from "../lib/log.js";
+import {
+  inlineRunQueueOnFirstSend,
+  memoryRunStoreOnFirstUse,
+  storageRunQueueOnFirstUse,
+  tableRunStoreOnFirstUse,
+} from "./lazyAdapters.js";
 
 /** The app's run store and queue. */
 export interface Runs {
@@ -39,20 +42,20 @@ export function buildRuns(s: Settings, seams: RunsSeams): Runs {
   const store =
     seams.store ??
     (hasTables
-      ? tableRunStore({
+      ? tableRunStoreOnFirstUse({
           tableUri: s.ledgerTableUri,
           connectionString: s.storageConnectionString,
           timeoutMs,
         })
-      : memoryRunStore());
+      : memoryRunStoreOnFirstUse());
   const inline =
     seams.queue || hasQueue
       ? undefined
-      : inlineRunQueue((message, log) => seams.deliver(message, log));
+      : inlineRunQueueOnFirstSend((message, log) => seams.deliver(message, log));
   const queue =
     seams.queue ??
     inline ??
-    storageRunQueue({
+    storageRunQueueOnFirstUse({
       queueUri: s.queueUri,
       connectionString: s.storageConnectionString,
       timeoutMs,

@@ -16,11 +16,11 @@ import { guardedTelemetry } from "../core/telemetry/guardedTelemetry.js";
 import { ensureError } from "../lib/errors.js";
 import type { Logger } from "../lib/log.js";
 import { redact } from "../lib/redact/redact.js";
-import { type AfterSweepVerification, verifyAfterSweep } from "./afterSweepVerification.js";
+import type { AfterSweepVerification, verifyAfterSweep } from "./afterSweepVerification.js";
 import { lastKnown } from "./steps/preflightGate.js";
 import { recordHistory, sweepHistory } from "./steps/recordRun.js";
 import { runSweep, type SweepOptions } from "./steps/runSweep.js";
-import { verifyWith } from "./verify.js";
+import type { verifyWith } from "./verify.js";
 
 /** What the sweep itself needs (a Runtime has it all). */
 export interface SweepOwnPorts {
@@ -151,20 +151,25 @@ export async function sweepWith(
   const trigger = options.trigger ?? "timer";
   // Issue 12: earlier sweeps' renewals, verified once CERTSCHED_VERIFY_WINDOW has passed. Its
   // outcome rides along in the summary; the sweep's own `failed` stays the sweep's.
+  // The verification code (and the TLS probe behind it) loads once the sweep is done, so a
+  // sweep's first request is never kept waiting for it (issue 25).
   const verifyEarlier: Promise<AfterSweepVerification | undefined> = summary.dryRun
     ? Promise.resolve(undefined)
-    : verifyAfterSweep(ports, log, {
-        trigger,
-        deadline,
-        verify: (names) =>
-          verifyWith(ports, log, {
+    : Promise.all([import("./afterSweepVerification.js"), import("./verify.js")]).then(
+        ([after, verify]) =>
+          after.verifyAfterSweep(ports, log, {
             trigger,
-            names,
-            scope: "after-sweep",
-            signal: deadline,
-            ...(options.verifyCa ? { ca: options.verifyCa } : {}),
+            deadline,
+            verify: (names) =>
+              verify.verifyWith(ports, log, {
+                trigger,
+                names,
+                scope: "after-sweep",
+                signal: deadline,
+                ...(options.verifyCa ? { ca: options.verifyCa } : {}),
+              }),
           }),
-      });
+      );
   const [verification] = await Promise.all([
     verifyEarlier,
     recordHistory(ports.history, log, events, record),

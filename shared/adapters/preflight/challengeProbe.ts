@@ -17,7 +17,7 @@ import {
   serviceNameProblem,
 } from "../../core/verification/publicAddress.js";
 import { whenAborted } from "../../lib/abort.js";
-import { loadUndici } from "../../lib/http/attempt.js";
+import { loadUndici, type Undici } from "../../lib/http/undiciCore.js";
 import { redact } from "../../lib/redact/redact.js";
 import { boundDetail } from "../../lib/text/boundDetail.js";
 
@@ -207,7 +207,7 @@ async function reach(
 }
 
 async function exchange(
-  lib: typeof import("undici"),
+  lib: Undici,
   agent: Agent,
   url: URL,
   at: string,

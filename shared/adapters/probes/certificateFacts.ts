@@ -1,8 +1,9 @@
 import { X509Certificate } from "node:crypto";
 import type tls from "node:tls";
-import forge from "node-forge";
+import type Forge from "node-forge";
 import { certIdOf } from "../../core/ari/certId.js";
 import type { PublicKeyFacts, ServedCertificate, SignatureFacts } from "../../core/ports/probes.js";
+import { forge } from "./forgeAsn1.js";
 
 /**
  * What a browser weighs in a certificate beyond its dates and names (issue 24): the key, the
@@ -30,9 +31,9 @@ const SIGNATURE_NAMES: Readonly<Record<string, string>> = {
 
 /** node-forge's reader; its typings lack the options object it takes (decodeBitStrings). */
 const fromDer = forge.asn1.fromDer as unknown as (
-  bytes: forge.util.ByteStringBuffer,
+  bytes: Forge.util.ByteStringBuffer,
   options: { readonly decodeBitStrings: boolean },
-) => forge.asn1.Asn1;
+) => Forge.asn1.Asn1;
 
 /**
  * The algorithm the issuer signed with: the outer signatureAlgorithm (RFC 5280 4.1.1.2). Node 20's
@@ -44,8 +45,8 @@ export function signatureOf(der: Uint8Array): SignatureFacts | undefined {
     const cert = fromDer(forge.util.createBuffer(Buffer.from(der).toString("binary")), {
       decodeBitStrings: false,
     });
-    const algorithm = (cert.value as forge.asn1.Asn1[])[1];
-    const oid = (algorithm?.value as forge.asn1.Asn1[] | undefined)?.[0];
+    const algorithm = (cert.value as Forge.asn1.Asn1[])[1];
+    const oid = (algorithm?.value as Forge.asn1.Asn1[] | undefined)?.[0];
     if (oid === undefined || typeof oid.value !== "string") return undefined;
     const text = forge.asn1.derToOid(forge.util.createBuffer(oid.value));
     return { oid: text, name: SIGNATURE_NAMES[text] ?? text };

@@ -1,7 +1,8 @@
 import { X509Certificate } from "node:crypto";
 import { readFileSync } from "node:fs";
 import tls from "node:tls";
-import forge from "node-forge";
+import type Forge from "node-forge";
+import { forge } from "./forgeAsn1.js";
 
 /**
  * A second opinion on a chain, asked only when OpenSSL's verdict is about dates. OpenSSL goes on
@@ -98,9 +99,9 @@ const KEY_CERT_SIGN = 0x04;
 /** The extensions of a DER certificate, by OID: their extnValue (DER), as binary strings. */
 /** node-forge's reader; its typings lack the options object it takes (decodeBitStrings). */
 const fromDer = forge.asn1.fromDer as unknown as (
-  bytes: forge.util.ByteStringBuffer,
+  bytes: Forge.util.ByteStringBuffer,
   options: { readonly decodeBitStrings: boolean },
-) => forge.asn1.Asn1;
+) => Forge.asn1.Asn1;
 
 function extensions(der: Buffer): Map<string, string> {
   const out = new Map<string, string>();
@@ -108,13 +109,13 @@ function extensions(der: Buffer): Map<string, string> {
   const cert = fromDer(forge.util.createBuffer(der.toString("binary")), {
     decodeBitStrings: false,
   });
-  const tbs = (cert.value as forge.asn1.Asn1[])[0];
-  const wrapper = (tbs?.value as forge.asn1.Asn1[] | undefined)?.find(
+  const tbs = (cert.value as Forge.asn1.Asn1[])[0];
+  const wrapper = (tbs?.value as Forge.asn1.Asn1[] | undefined)?.find(
     (v) => v.tagClass === forge.asn1.Class.CONTEXT_SPECIFIC && v.type === 3,
   );
-  const list = (wrapper?.value as forge.asn1.Asn1[] | undefined)?.[0]?.value;
-  for (const extension of (list as forge.asn1.Asn1[] | undefined) ?? []) {
-    const parts = extension.value as forge.asn1.Asn1[];
+  const list = (wrapper?.value as Forge.asn1.Asn1[] | undefined)?.[0]?.value;
+  for (const extension of (list as Forge.asn1.Asn1[] | undefined) ?? []) {
+    const parts = extension.value as Forge.asn1.Asn1[];
     const oid = parts[0];
     const value = parts[parts.length - 1];
     if (oid === undefined || value === undefined || typeof value.value !== "string") continue;
@@ -159,7 +160,7 @@ function issuerProblem(
 /** basicConstraints' pathLenConstraint (its extnValue, DER), or undefined when it sets none. */
 function pathLength(value: string | undefined): number | undefined {
   if (value === undefined) return undefined;
-  let sequence: forge.asn1.Asn1;
+  let sequence: Forge.asn1.Asn1;
   try {
     sequence = fromDer(forge.util.createBuffer(value), { decodeBitStrings: false });
   } catch {

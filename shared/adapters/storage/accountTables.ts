@@ -1,7 +1,15 @@
 import { createHash } from "node:crypto";
-import { HISTORY_TABLE } from "./tableHistory.js";
-import { INVENTORY_TABLE } from "./tableInventory.js";
-import { LEDGER_TABLE } from "./tableLedger.js";
+
+/**
+ * The base table names, here rather than in each store's module so that naming an account's
+ * tables does not load the stores (the CLI builds every account's names at start: issue 25).
+ */
+/** Table in the app's own storage account (AzureWebJobsStorage); no extra infrastructure. */
+export const LEDGER_TABLE = "certschedrenewals";
+/** Next to the ledger's table, in the same account. */
+export const HISTORY_TABLE = "certschedhistory";
+/** Next to the ledger's table, in the same account. */
+export const INVENTORY_TABLE = "certschedinventory";
 
 /** The account whose rows live in the tables of a single-account deployment, unchanged. */
 export const LEGACY_ACCOUNT = "default";

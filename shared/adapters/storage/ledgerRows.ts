@@ -1,9 +1,9 @@
 import type { Read } from "../../core/ports/history.js";
 import type { LedgerRecord } from "../../core/ports/ledger.js";
 import { CertschedError, ValidationError } from "../../lib/errors.js";
+import { LEDGER_TABLE } from "./accountTables.js";
 import { fromRow, PARTITION } from "./rows/ledgerRow.js";
 import { failureOf, statusOf, type TableLocation, tableClient } from "./table.js";
-import { LEDGER_TABLE } from "./tableLedger.js";
 
 export interface LedgerRowsOptions extends TableLocation {
   readonly tableName?: string;

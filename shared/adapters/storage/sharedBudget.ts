@@ -7,6 +7,7 @@ import type {
 } from "../../core/ports/budget.js";
 import { QuotaExhaustedError, readFits, renewalFits } from "../../core/quota/budgetRules.js";
 import type { ServiceQuota } from "../../core/quota/serviceQuota.js";
+import { HISTORY_TABLE } from "./accountTables.js";
 import {
   CONTENDED_PAUSE_MS,
   CONTENDED_TRIES,
@@ -20,7 +21,6 @@ import {
 } from "./budgetRows.js";
 import { REQUEST_PARTITION, toRequestRow } from "./rows/historyRow.js";
 import { lazyTable, statusOf, type TableLocation, unavailableError } from "./table.js";
-import { HISTORY_TABLE } from "./tableHistory.js";
 
 /**
  * CERTSCHED_SERVICE_QUOTA as one budget shared by every process and instance (issue 20): each

@@ -5,6 +5,7 @@ import { DEFAULT_EVENT_LIMIT, type History, type Read } from "../../core/ports/h
 import { UnstoredError, ValidationError } from "../../lib/errors.js";
 import { mapWithConcurrency } from "../../lib/pool.js";
 import { someNames } from "../../lib/text/names.js";
+import { HISTORY_TABLE } from "./accountTables.js";
 import {
   EVENT_PARTITION_PREFIX,
   eventPartition,
@@ -27,8 +28,7 @@ import {
   unavailableError,
 } from "./table.js";
 
-/** Next to the ledger's table, in the same account. */
-export const HISTORY_TABLE = "certschedhistory";
+export { HISTORY_TABLE };
 
 export interface TableHistoryOptions extends TableLocation {
   readonly tableName?: string;

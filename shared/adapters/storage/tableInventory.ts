@@ -9,6 +9,7 @@ import {
 import { ensureError, UnstoredError, ValidationError } from "../../lib/errors.js";
 import { mapWithConcurrency } from "../../lib/pool.js";
 import { someNames } from "../../lib/text/names.js";
+import { INVENTORY_TABLE } from "./accountTables.js";
 import { ariJson } from "./rows/ariJson.js";
 import {
   fromInventoryRow,
@@ -29,8 +30,7 @@ import {
   writeRow,
 } from "./table.js";
 
-/** Next to the ledger's table, in the same account. */
-export const INVENTORY_TABLE = "certschedinventory";
+export { INVENTORY_TABLE };
 
 export interface TableInventoryOptions extends TableLocation {
   readonly tableName?: string;

@@ -11,8 +11,9 @@ import {
 
 /** Plain http to Azurite only: the rule lives with the table client (table.ts). */
 
-/** Table in the app's own storage account (AzureWebJobsStorage); no extra infrastructure. */
-export const LEDGER_TABLE = "certschedrenewals";
+import { LEDGER_TABLE } from "./accountTables.js";
+
+export { LEDGER_TABLE };
 
 export interface TableLedgerOptions extends TableLocation {
   readonly tableName?: string;

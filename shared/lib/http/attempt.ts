@@ -1,5 +1,6 @@
 import type { Agent } from "undici";
 import { UpstreamError, type UpstreamName } from "../errors.js";
+import type { Undici } from "./undiciCore.js";
 
 /**
  * One attempt of an outbound call (httpClient.ts runs the retry loop around it): the exchange
@@ -27,19 +28,6 @@ export interface InboundResponse {
  * its own: the validated records hold most of that memory.
  */
 export const MAX_RESPONSE_BYTES = 12 * 1024 * 1024;
-
-export type Undici = typeof import("undici");
-let undici: Promise<Undici> | undefined;
-
-/**
- * undici is loaded on the first call, not at import: it is the largest module on the function
- * app's load path, and a cold start should not pay for it before anything is sent
- * (docs/performance.md).
- */
-export function loadUndici(): Promise<Undici> {
-  undici ??= import("undici");
-  return undici;
-}
 
 /** Why an attempt was cut short by its deadline: before the headers came, or during the body. */
 type Cut = "headers" | "body";

@@ -4,14 +4,13 @@ import {
   attempt,
   codeOf,
   type InboundResponse,
-  loadUndici,
   NOT_SENT_CODES,
   networkError,
   type Outcome,
-  type Undici,
 } from "./attempt.js";
 import { beforeRetry, reportAttempt } from "./attemptObserver.js";
 import { type RetryPolicy, retryDelayMs } from "./retryPolicy.js";
+import { loadUndici, type Undici } from "./undiciCore.js";
 
 /** An outbound request, fully built (see shared/adapters/service/requests.ts). */
 export interface OutboundRequest {

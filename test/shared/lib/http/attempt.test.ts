@@ -5,11 +5,11 @@ import { UpstreamError } from "../../../../shared/lib/errors.js";
 import {
   attempt,
   codeOf,
-  loadUndici,
   MAX_RESPONSE_BYTES,
   NOT_SENT_CODES,
   networkError,
 } from "../../../../shared/lib/http/attempt.js";
+import { loadUndici } from "../../../../shared/lib/http/undiciCore.js";
 
 const coded = (code: string) => Object.assign(new Error(`failed: ${code}`), { code });
 

@@ -1,0 +1,281 @@
+import { spawn } from "node:child_process";
+import { mkdtemp, rm } from "node:fs/promises";
+import { createServer, connect as netConnect, type Server, type Socket } from "node:net";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { loadSettings } from "../shared/app/config/settings.js";
+import { sandboxSettings, startSimulator } from "../sim/index.js";
+import { startAzurite } from "../test/support/azurite.js";
+import { dueCertificates } from "./dueCertificates.js";
+import type { Section } from "./report.js";
+import { sequentialBaseline } from "./sequentialBaseline.js";
+import { formatMs, formatRatio, median } from "./stats.js";
+
+/**
+ * Issue 25: how soon each command that talks to something starts talking, as a ratio to
+ * `certsched --version` (which only starts and exits) in the same run; and the 120-certificate
+ * sweep with the CLI's process included, against the sequential baseline.
+ */
+export interface CliCommandStartOptions {
+  readonly root: string;
+  readonly rounds: number;
+  readonly warmupRounds: number;
+  /** Due certificates of the whole-sweep figure (the issue's 120). */
+  readonly sweepCertificates: number;
+  /** Real-time latency the simulator adds to every service response in the sweep figure, ms. */
+  readonly latencyMs: number;
+  /** Runs of the whole CLI sweep (and of the baseline). */
+  readonly sweepRounds: number;
+  readonly progress: (line: string) => void;
+}
+
+/** A TCP pass-through that notes when its first connection arrives (performance.now(), ms). */
+interface Tap {
+  readonly port: number;
+  /** First connection since the last reset(); undefined: none yet. */
+  readonly firstAt: number | undefined;
+  reset(): void;
+  close(): Promise<void>;
+}
+
+/** `target` undefined: connections are noted and closed (the probe's peer is never needed). */
+async function startTap(target?: { host: string; port: number }): Promise<Tap> {
+  let firstAt: number | undefined;
+  const sockets = new Set<Socket>();
+  const server: Server = createServer((socket) => {
+    firstAt ??= performance.now();
+    sockets.add(socket);
+    socket.on("close", () => sockets.delete(socket));
+    socket.on("error", () => {});
+    if (!target) return void socket.destroy();
+    const upstream = netConnect(target.port, target.host);
+    sockets.add(upstream);
+    upstream.on("close", () => sockets.delete(upstream));
+    upstream.on("error", () => socket.destroy());
+    socket.pipe(upstream).pipe(socket);
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const port = (server.address() as { port: number }).port;
+  return {
+    port,
+    get firstAt() {
+      return firstAt;
+    },
+    reset: () => {
+      firstAt = undefined;
+    },
+    close: async () => {
+      for (const s of sockets) s.destroy();
+      await new Promise((resolve) => server.close(resolve));
+    },
+  };
+}
+
+interface Run {
+  /** Spawn to exit, ms. */
+  readonly exitMs: number;
+  readonly code: number | null;
+  readonly stderr: string;
+}
+
+/** One fresh `certsched <args>`: spawn to exit; `started` is when it was spawned. */
+function runCli(
+  cli: string,
+  args: readonly string[],
+  env: Record<string, string>,
+  cwd: string,
+  onSpawn: (started: number) => void = () => {},
+): Promise<Run> {
+  return new Promise((resolve, reject) => {
+    const started = performance.now();
+    onSpawn(started);
+    const child = spawn(process.execPath, [cli, ...args], {
+      cwd,
+      env: { PATH: process.env.PATH ?? "", ...env },
+      stdio: ["ignore", "ignore", "pipe"],
+    });
+    let stderr = "";
+    child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
+      stderr += chunk;
+    });
+    child.on("error", reject);
+    child.on("close", (code) => resolve({ exitMs: performance.now() - started, code, stderr }));
+  });
+}
+
+/** One command of the per-command table: what it runs, what it talks to first, its exit codes. */
+interface Probe {
+  readonly key: string;
+  readonly args: readonly string[];
+  readonly env: Record<string, string>;
+  /** undefined: timed to its exit (it sends nothing). */
+  readonly tap: Tap | undefined;
+  /** The exit codes that mean it ran as meant (verify --domain of a closed port reports it: 1). */
+  readonly exits: readonly number[];
+}
+
+async function measureProbe(cli: string, cwd: string, probe: Probe): Promise<number> {
+  probe.tap?.reset();
+  let started = 0;
+  const run = await runCli(cli, probe.args, probe.env, cwd, (at) => {
+    started = at;
+  });
+  if (!probe.exits.includes(run.code ?? -1)) {
+    throw new Error(`certsched ${probe.args.join(" ")} exited ${run.code}: ${run.stderr}`);
+  }
+  if (!probe.tap) return run.exitMs;
+  const first = probe.tap.firstAt;
+  if (first === undefined) {
+    throw new Error(`certsched ${probe.args.join(" ")} sent nothing: ${run.stderr}`);
+  }
+  return first - started;
+}
+
+/** The per-command start figures: first connection (or exit) after spawn, and each / --version. */
+async function perCommand(options: CliCommandStartOptions, cli: string, cwd: string) {
+  const sim = await startSimulator({ certificates: dueCertificates(20, new Date()) });
+  const azurite = await startAzurite();
+  const service = await startTap({ host: "127.0.0.1", port: Number(new URL(sim.baseUrl).port) });
+  const table = await startTap({ host: "127.0.0.1", port: azurite.port });
+  const peer = await startTap();
+  try {
+    const simPort = `:${new URL(sim.baseUrl).port}`;
+    const serviceEnv = Object.fromEntries(
+      Object.entries(sandboxSettings(sim)).map(([k, v]) => [
+        k,
+        v.replace(simPort, `:${service.port}`),
+      ]),
+    );
+    const storage = azurite.connectionString.replace(
+      `TableEndpoint=http://127.0.0.1:${azurite.port}/`,
+      `TableEndpoint=http://127.0.0.1:${table.port}/`,
+    );
+    const probes: Probe[] = [
+      { key: "version", args: ["--version"], env: {}, tap: undefined, exits: [0] },
+      {
+        key: "sweep --dry-run",
+        args: ["sweep", "--dry-run"],
+        env: serviceEnv,
+        tap: service,
+        exits: [0],
+      },
+      { key: "due", args: ["due"], env: serviceEnv, tap: service, exits: [0] },
+      {
+        key: "verify --domain",
+        args: ["verify", "--domain", "www.contoso.com", "--timeout", "2s"],
+        env: { CERTSCHED_VERIFY_CONNECT_TO: `::127.0.0.1:${peer.port}` },
+        tap: peer,
+        exits: [1],
+      },
+      {
+        key: "status --offline",
+        args: ["status", "--offline"],
+        env: { AzureWebJobsStorage: storage },
+        tap: table,
+        exits: [0],
+      },
+    ];
+    const samples = new Map<string, number[]>(probes.map((p) => [p.key, []]));
+    for (let round = 0; round < options.warmupRounds + options.rounds; round++) {
+      for (const probe of probes) {
+        const ms = await measureProbe(cli, cwd, probe);
+        if (round >= options.warmupRounds) samples.get(probe.key)?.push(ms);
+      }
+      if ((round + 1) % 5 === 0) {
+        options.progress(
+          `cli command start: ${round + 1}/${options.warmupRounds + options.rounds} rounds`,
+        );
+      }
+    }
+    return new Map([...samples].map(([key, values]) => [key, median(values)]));
+  } finally {
+    await Promise.all([service.close(), table.close(), peer.close()]);
+    await sim.close();
+    await azurite.stop();
+  }
+}
+
+/** `certsched sweep` of N due certificates, spawn to exit, and the sequential baseline. */
+async function wholeSweep(options: CliCommandStartOptions, cli: string, cwd: string) {
+  const n = options.sweepCertificates;
+  const cliMs: number[] = [];
+  const baselineMs: number[] = [];
+  for (let round = 1; round <= options.sweepRounds; round++) {
+    const baseSim = await startSimulator({
+      latencyMs: options.latencyMs,
+      certificates: dueCertificates(n, new Date()),
+    });
+    try {
+      const run = await sequentialBaseline(loadSettings(sandboxSettings(baseSim)));
+      if (run.listed !== n || run.renewMs.length !== n) {
+        throw new Error(`baseline of ${n}: listed ${run.listed}, renewed ${run.renewMs.length}`);
+      }
+      baselineMs.push(run.totalMs);
+    } finally {
+      await baseSim.close();
+    }
+    const sim = await startSimulator({
+      latencyMs: options.latencyMs,
+      certificates: dueCertificates(n, new Date()),
+    });
+    try {
+      const run = await runCli(cli, ["sweep"], sandboxSettings(sim), cwd);
+      const renewed = sim.requestsFor("publicRenew").length;
+      if (run.code !== 0 || renewed !== n) {
+        throw new Error(
+          `certsched sweep of ${n}: exit ${run.code}, ${renewed} renew calls: ${run.stderr}`,
+        );
+      }
+      cliMs.push(run.exitMs);
+    } finally {
+      await sim.close();
+    }
+    options.progress(
+      `cli sweep N=${n} round ${round}/${options.sweepRounds}: baseline ${formatMs(baselineMs.at(-1) ?? Number.NaN)}, certsched sweep ${formatMs(cliMs.at(-1) ?? Number.NaN)}`,
+    );
+  }
+  return { cliMs, baselineMs };
+}
+
+export async function cliCommandStartBench(options: CliCommandStartOptions): Promise<Section> {
+  const cli = path.join(options.root, "dist", "cli", "main.js");
+  // No local.settings.json: only what each run is given.
+  const cwd = await mkdtemp(path.join(tmpdir(), "certsched-bench-cli-"));
+  try {
+    const starts = await perCommand(options, cli, cwd);
+    const sweep = await wholeSweep(options, cli, cwd);
+    const version = starts.get("version") ?? Number.NaN;
+    const rows: Section["rows"][number][] = [
+      { measure: "`certsched --version`, spawn to exit", value: formatMs(version) },
+    ];
+    for (const [key, ms] of starts) {
+      if (key === "version") continue;
+      const ratio = ms / version;
+      rows.push({
+        measure: `\`certsched ${key}\`, spawn to its first connection : --version`,
+        value: `${formatRatio(ratio)} (${formatMs(ms)})`,
+        goal: "<= 1.50x",
+        met: ratio <= 1.5,
+      });
+    }
+    const cliSweep = median(sweep.cliMs);
+    const baseline = median(sweep.baselineMs);
+    const speedUp = baseline / cliSweep;
+    rows.push({
+      measure: `${options.sweepCertificates} due, ${options.latencyMs} ms per renewal, CLI process included: sequential : \`certsched sweep\``,
+      value: `${formatRatio(speedUp)} (sweep ${formatMs(cliSweep)}, runs ${sweep.cliMs.map(formatMs).join(", ")}; sequential ${formatMs(baseline)})`,
+      goal: ">= 6.80x",
+      met: speedUp >= 6.8,
+    });
+    return {
+      title: "CLI start per command",
+      rows,
+      notes: [
+        `Each sample is a fresh \`node dist/cli/main.js ...\` (cwd: an empty directory, environment: PATH and the command's settings), timed in this process from just before spawn to the first TCP connection the command opens, seen by a pass-through in front of what it talks to: the simulator (its token request first) for sweep --dry-run and due, Azurite's table endpoint for status --offline (AzureWebJobsStorage), the probed peer for verify --domain (CERTSCHED_VERIFY_CONNECT_TO; the peer closes at once, so verify exits 1). --version is timed to its exit. ${options.rounds} rounds after ${options.warmupRounds} warm-up round(s), the commands interleaved; medians.`,
+        `Whole sweep: \`certsched sweep\` (no ledger, default concurrency) spawned against a fresh simulator with ${options.sweepCertificates} due certificates and ${options.latencyMs} ms added to every service response, spawn to exit; the sequential baseline as in "Renewal sweep" (a token pair per call, one renewal at a time, in this process), measured in full. ${options.sweepRounds} run(s) of each, alternating; medians.`,
+      ],
+    };
+  } finally {
+    await rm(cwd, { recursive: true, force: true });
+  }
+}
