@@ -1,8 +1,8 @@
 import { type AriDirectory, directoryFor } from "../../core/ari/ariSettings.js";
 import { certIdOf, type NoCertId } from "../../core/ari/certId.js";
-import type { RenewalInfo } from "../../core/ari/renewalInfo.js";
 import { MAX_RENEWAL_INFO_BYTES } from "../../core/ari/renewalInfo.js";
 import { DEFAULT_RETRY_INTERVAL_MS, nextAskAt } from "../../core/ari/window.js";
+import type { AriAnswer } from "../../core/ports/ari.js";
 import { HttpClient, type HttpClientOptions } from "../../lib/http/httpClient.js";
 import type { RetryPolicy } from "../../lib/http/retryPolicy.js";
 import { DAY_MS } from "../../lib/time.js";
@@ -15,31 +15,8 @@ import {
 
 export type { AriFailure, AriFailureReason } from "./ariResponses.js";
 
-/** What asking the CA about one certificate gave. Never thrown: ARI never blocks anything. */
-export type AriOutcome =
-  /** No configured CA issued it: nothing was asked. */
-  | { readonly kind: "not-configured" }
-  /** The certificate has no CertID (no Authority Key Identifier, or unreadable). */
-  | { readonly kind: "no-cert-id"; readonly reason: NoCertId }
-  | {
-      readonly kind: "window";
-      readonly certId: string;
-      readonly directoryUrl: string;
-      readonly window: RenewalInfo;
-      /** When to ask again (Retry-After, clamped); persist it to honour it across processes. */
-      readonly nextAskAt: Date;
-      /** True when this is the answer kept from before nextAskAt: nothing was sent. */
-      readonly cached: boolean;
-    }
-  | {
-      readonly kind: "failed";
-      readonly certId: string;
-      readonly directoryUrl: string;
-      readonly failure: AriFailure;
-      readonly nextAskAt: Date;
-      /** True when the CA's earlier failure still holds: nothing was sent. */
-      readonly cached: boolean;
-    };
+/** What asking the CA about one certificate gave (the port's answer, narrowed). */
+export type AriOutcome = AriAnswer<NoCertId, AriFailure>;
 
 /** A served certificate, as the TLS probe reads it. */
 export interface AriCertificate {

@@ -19,24 +19,32 @@ export interface AriProblem {
   readonly detail: string;
 }
 
-export type AriAnswer =
+/**
+ * What asking the CA about one certificate gave. The adapter narrows why a CertID is missing and
+ * what a failure carries (`Reason`, `Failure`); callers of the port see the wide shape.
+ */
+export type AriAnswer<Reason extends string = string, Failure extends AriProblem = AriProblem> =
   /** No configured CA issued it: nothing was asked. */
   | { readonly kind: "not-configured" }
-  | { readonly kind: "no-cert-id"; readonly reason: string }
+  /** The certificate has no CertID (no Authority Key Identifier, or unreadable). */
+  | { readonly kind: "no-cert-id"; readonly reason: Reason }
   | {
       readonly kind: "window";
       readonly certId: string;
       readonly directoryUrl: string;
       readonly window: RenewalInfo;
+      /** When to ask again (Retry-After, clamped); persist it to honour it across processes. */
       readonly nextAskAt: Date;
+      /** True when this is the answer kept from before nextAskAt: nothing was sent. */
       readonly cached: boolean;
     }
   | {
       readonly kind: "failed";
       readonly certId: string;
       readonly directoryUrl: string;
-      readonly failure: AriProblem;
+      readonly failure: Failure;
       readonly nextAskAt: Date;
+      /** True when the CA's earlier failure still holds: nothing was sent. */
       readonly cached: boolean;
     };
 
