@@ -18,6 +18,8 @@ import { formatMs, formatRatio, median } from "./stats.js";
  */
 export interface CliCommandStartOptions {
   readonly root: string;
+  /** The CLI file measured, relative to root: what `bin` runs (dist/bin/certsched.js). */
+  readonly cli?: string;
   readonly rounds: number;
   readonly warmupRounds: number;
   /** Due certificates of the whole-sweep figure (the issue's 120). */
@@ -238,7 +240,8 @@ async function wholeSweep(options: CliCommandStartOptions, cli: string, cwd: str
 }
 
 export async function cliCommandStartBench(options: CliCommandStartOptions): Promise<Section> {
-  const cli = path.join(options.root, "dist", "cli", "main.js");
+  const cliFile = options.cli ?? path.join("dist", "bin", "certsched.js");
+  const cli = path.join(options.root, cliFile);
   // No local.settings.json: only what each run is given.
   const cwd = await mkdtemp(path.join(tmpdir(), "certsched-bench-cli-"));
   try {
@@ -271,7 +274,7 @@ export async function cliCommandStartBench(options: CliCommandStartOptions): Pro
       title: "CLI start per command",
       rows,
       notes: [
-        `Each sample is a fresh \`node dist/cli/main.js ...\` (cwd: an empty directory, environment: PATH and the command's settings), timed in this process from just before spawn to the first TCP connection the command opens, seen by a pass-through in front of what it talks to: the simulator (its token request first) for sweep --dry-run and due, Azurite's table endpoint for status --offline (AzureWebJobsStorage), the probed peer for verify --domain (CERTSCHED_VERIFY_CONNECT_TO; the peer closes at once, so verify exits 1). --version is timed to its exit. ${options.rounds} rounds after ${options.warmupRounds} warm-up round(s), the commands interleaved; medians.`,
+        `Each sample is a fresh \`node ${cliFile} ...\` (cwd: an empty directory, environment: PATH and the command's settings), timed in this process from just before spawn to the first TCP connection the command opens, seen by a pass-through in front of what it talks to: the simulator (its token request first) for sweep --dry-run and due, Azurite's table endpoint for status --offline (AzureWebJobsStorage), the probed peer for verify --domain (CERTSCHED_VERIFY_CONNECT_TO; the peer closes at once, so verify exits 1). --version is timed to its exit. ${options.rounds} rounds after ${options.warmupRounds} warm-up round(s), the commands interleaved; medians.`,
         `Whole sweep: \`certsched sweep\` (no ledger, default concurrency) spawned against a fresh simulator with ${options.sweepCertificates} due certificates and ${options.latencyMs} ms added to every service response, spawn to exit; the sequential baseline as in "Renewal sweep" (a token pair per call, one renewal at a time, in this process), measured in full. ${options.sweepRounds} run(s) of each, alternating; medians.`,
       ],
     };

@@ -29,7 +29,7 @@ function once(root: string, args: readonly string[]): number {
  * loads its commands lazily (cli/registry.ts), so this is the floor every command starts from.
  */
 export async function cliStartBench(options: CliStartOptions): Promise<Section> {
-  const cli = path.join(options.root, "dist", "cli", "main.js");
+  const cli = path.join(options.root, "dist", "bin", "certsched.js");
   const variants = {
     node: ["-e", "0"],
     version: [cli, "--version"],
@@ -61,7 +61,7 @@ export async function cliStartBench(options: CliStartOptions): Promise<Section> 
     ],
     notes: [
       `Each sample is a fresh process, spawn to exit, timed with spawnSync (cwd = the project, empty environment but PATH); ${options.rounds} rounds interleaved after ${options.warmupRounds} warm-up round(s); medians.`,
-      "certsched runs from the tsc output (dist/cli/main.js), as `npx certsched` does. Only the command that runs is imported (cli/registry.ts): --version, --help and a mistyped command load no HTTP client, zod or Azure SDK.",
+      "certsched runs as package.json `bin` ships it: the esbuild bundle dist/bin/certsched.js (scripts/bundle.mjs, bundleCli), whose commands are chunks loaded on first use. Only the command that runs is imported (cli/registry.ts): --version, --help and a mistyped command load no HTTP client, zod or Azure SDK.",
     ],
   };
 }

@@ -4,7 +4,8 @@
  *
  * Plain JavaScript so it runs on a fresh clone after `npm install` with nothing compiled:
  * 1. `tsc -p tsconfig.build.json` (what `npm run build` does) for dist/functions/*.js;
- * 2. scripts/bundle.mjs for dist/bundle/ (the self-contained deployment bundle);
+ * 2. scripts/bundle.mjs for dist/bundle/ (the self-contained deployment bundle) and dist/bin/
+ *    (the CLI as `bin` runs it);
  * 3. esbuild bundles bench/*.ts into node_modules/.cache/certsched-bench/ (packages stay
  *    external and resolve from the project's node_modules) and the result is imported.
  * --quick: fewer rounds; the report goes to node_modules/.cache/certsched-bench/performance.quick.md.
@@ -128,10 +129,11 @@ async function main() {
   const tscEntries = compileWithTsc(functions);
 
   step("node scripts/bundle.mjs (deployment bundle)");
-  const { bundleFunctionApp, EXTERNAL, BANNER } = await import(
+  const { bundleFunctionApp, bundleCli, EXTERNAL, BANNER } = await import(
     pathToFileURL(path.join(ROOT, "scripts", "bundle.mjs"))
   );
   const bundle = await bundleFunctionApp({ root: ROOT });
+  await bundleCli({ root: ROOT });
 
   step("esbuild bench/*.ts");
   await rm(CACHE, { recursive: true, force: true });

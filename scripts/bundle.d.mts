@@ -18,3 +18,12 @@ export declare function bundleFunctionApp(options?: {
   root?: string;
   outdir?: string;
 }): Promise<BundleResult>;
+
+/** What the CLI bundle leaves to node_modules. */
+export declare const CLI_EXTERNAL: readonly string[];
+
+/** Bundles the CLI from dist/cli/main.js into dist/bin/certsched.js (see scripts/bundle.mjs). */
+export declare function bundleCli(options?: {
+  root?: string;
+  outdir?: string;
+}): Promise<{ readonly entry: string; readonly metafile: Metafile }>;

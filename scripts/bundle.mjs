@@ -13,7 +13,8 @@
  * - The Azure SDKs and OpenTelemetry are only ever imported lazily, are large and resolve
  *   optional pieces at run time: they stay external and ship in node_modules.
  *
- * Usage: node scripts/bundle.mjs [outdir]   (default dist/bundle)
+ * Usage: node scripts/bundle.mjs [outdir]   (default dist/bundle; without outdir it also bundles
+ * the CLI from the tsc output into dist/bin/, see bundleCli)
  */
 import { readdir, rm, writeFile } from "node:fs/promises";
 import { createRequire } from "node:module";
@@ -144,10 +145,69 @@ export async function bundleFunctionApp(options = {}) {
   return { entry: path.join(outdir, "index.js"), functions, metafile: result.metafile };
 }
 
-if (process.argv[1] && import.meta.url === pathToFileURL(path.resolve(process.argv[1])).href) {
-  const { entry, functions, metafile } = await bundleFunctionApp({ outdir: process.argv[2] });
-  const bytes = Object.values(metafile.outputs).reduce((sum, o) => sum + o.bytes, 0);
-  console.log(
-    `bundled ${functions.length} functions into ${path.relative(ROOT, entry)} (${Math.round(bytes / 1024)} KiB with chunks and maps)`,
+/**
+ * What the CLI bundle leaves to node_modules: what the function app's leaves (EXTERNAL), but
+ * @azure/data-tables. `status --offline` and every store read it before their first request, so
+ * it is a chunk; it reads no file at run time and takes @azure/logger (still external, one
+ * instance for azureSdkLog.ts) from node_modules like the rest.
+ */
+export const CLI_EXTERNAL = EXTERNAL.filter((name) => name !== "@azure/data-tables");
+
+/**
+ * Bundles the CLI from the tsc output (dist/cli/main.js) into dist/bin/certsched.js plus chunks,
+ * what `bin` runs. Why: Node's ES module loader reads and links hundreds of small files before a
+ * command's first request (issue 25); one entry and a chunk per lazily imported command starts
+ * in a fraction of that (docs/performance.md, "CLI start per command").
+ *
+ * Beside the output, `inputs.json` maps each output file to the modules inside it (paths
+ * relative to the root, as in dist/ and node_modules/), so a test can tell which sources a
+ * command loaded from the chunks it loaded (test/cli/main.startImports.test.ts).
+ * @param {{ root?: string, outdir?: string }} [options]
+ */
+export async function bundleCli(options = {}) {
+  const root = options.root ?? ROOT;
+  const outdir = path.resolve(root, options.outdir ?? "dist/bin");
+  await rm(outdir, { recursive: true, force: true });
+  const result = await build({
+    entryPoints: { certsched: path.join(root, "dist", "cli", "main.js") },
+    bundle: true,
+    splitting: true,
+    format: "esm",
+    platform: "node",
+    target: "node20",
+    outdir,
+    chunkNames: "chunks/[name]-[hash]",
+    external: CLI_EXTERNAL,
+    plugins: [zodEnglishOnly, undiciNamedExports(root)],
+    banner: { js: BANNER },
+    minifyWhitespace: true,
+    minifySyntax: true,
+    metafile: true,
+    logLevel: "warning",
+  });
+  await writeFile(path.join(outdir, "package.json"), `${JSON.stringify({ type: "module" })}\n`);
+  const inputs = Object.fromEntries(
+    Object.entries(result.metafile.outputs).map(([file, output]) => [
+      path.relative(outdir, path.resolve(root, file)),
+      Object.keys(output.inputs).map((input) => input.replace(/^[a-z-]+:/, "")),
+    ]),
   );
+  await writeFile(path.join(outdir, "inputs.json"), `${JSON.stringify(inputs, null, 1)}\n`);
+  return { entry: path.join(outdir, "certsched.js"), metafile: result.metafile };
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(path.resolve(process.argv[1])).href) {
+  const kib = (metafile) =>
+    Math.round(Object.values(metafile.outputs).reduce((sum, o) => sum + o.bytes, 0) / 1024);
+  const { entry, functions, metafile } = await bundleFunctionApp({ outdir: process.argv[2] });
+  console.log(
+    `bundled ${functions.length} functions into ${path.relative(ROOT, entry)} (${kib(metafile)} KiB with chunks and maps)`,
+  );
+  // The CLI is bundled from the tsc output: only the default build (no outdir) has one fresh.
+  if (process.argv[2] === undefined) {
+    const cli = await bundleCli();
+    console.log(
+      `bundled the CLI into ${path.relative(ROOT, cli.entry)} (${kib(cli.metafile)} KiB with chunks)`,
+    );
+  }
 }

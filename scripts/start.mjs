@@ -9,14 +9,16 @@
  * tests use it). Plain JavaScript on purpose: it must run before anything is compiled.
  */
 import { spawnSync } from "node:child_process";
-import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
-const entry = join(root, "dist", "cli", "main.js");
+// What package.json `bin` runs: the CLI bundled from the tsc output (scripts/bundle.mjs).
+const entry = join(root, "dist", "bin", "certsched.js");
 const SOURCE_DIRS = ["functions", "shared", "sim", "cli"];
-const BUILD_CONFIGS = ["tsconfig.json", "tsconfig.build.json"];
+// The bundler settings too: a changed scripts/bundle.mjs makes a different CLI.
+const BUILD_CONFIGS = ["tsconfig.json", "tsconfig.build.json", "scripts/bundle.mjs"];
 
 /** Newest modification time (ms) of the TypeScript sources and build settings. */
 function newestSource() {
@@ -41,8 +43,11 @@ function needsBuild() {
   return !existsSync(entry) || statSync(entry).mtimeMs < newestSource();
 }
 
-/** `npm run build`, run directly so it works however npm was invoked; false when it failed. */
-function build() {
+/**
+ * tsc, then the CLI bundle (what `npm run build` does for the CLI), run directly so it works
+ * however npm was invoked; false when it failed.
+ */
+async function build() {
   const tsc = join(root, "node_modules", "typescript", "bin", "tsc");
   if (!existsSync(tsc)) {
     console.error(
@@ -50,7 +55,7 @@ function build() {
     );
     return false;
   }
-  console.error("certsched: building (tsc -p tsconfig.build.json)...");
+  console.error("certsched: building (tsc -p tsconfig.build.json, then the CLI bundle)...");
   // --noEmitOnError: a failed build must not leave a fresh-looking dist/ that the next start runs.
   const result = spawnSync(
     process.execPath,
@@ -62,6 +67,17 @@ function build() {
   );
   if (result.status !== 0) {
     console.error("certsched: the build failed (see above); nothing was run.");
+    return false;
+  }
+  try {
+    const { bundleCli } = await import(pathToFileURL(join(root, "scripts", "bundle.mjs")).href);
+    await bundleCli({ root });
+  } catch (error) {
+    // esbuild is a devDependency too; a half-written dist/bin must not look fresh next time.
+    rmSync(join(root, "dist", "bin"), { recursive: true, force: true });
+    console.error(
+      `certsched: bundling the CLI failed: ${error?.message ?? error}; nothing was run.`,
+    );
     return false;
   }
   return true;
@@ -103,10 +119,10 @@ function describe(service) {
   return "sweeping the accounts CERTSCHED_ACCOUNTS declares";
 }
 
-function main() {
+async function main() {
   const args = process.argv.slice(2);
   const buildOnly = args.includes("--build-only");
-  if (needsBuild() && !build()) return 1;
+  if (needsBuild() && !(await build())) return 1;
   if (buildOnly) return 0;
   const service = configuredService();
   const sweep = service ? ["sweep", ...args] : ["sweep", "--sandbox", ...args];
@@ -119,4 +135,4 @@ function main() {
   return result.status ?? 1;
 }
 
-process.exitCode = main();
+process.exitCode = await main();

@@ -24,6 +24,8 @@ const BUILD_OUTPUTS = [
   "dist/bundle/chunks/tableLedger-ABCD1234.js",
   "dist/bundle/chunks/tableLedger-ABCD1234.js.map",
   "dist/cli/main.js",
+  "dist/bin/certsched.js",
+  "dist/bin/chunks/due-ABCD1234.js",
   "dist/functions/runRenewals.js",
   "dist/shared/app/config/settings.js",
   "dist/sim/main.js",

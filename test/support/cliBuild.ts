@@ -8,8 +8,10 @@ import { fileURLToPath } from "node:url";
 
 /** The repository root. */
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
-/** The built CLI: the children run what users run, not the TypeScript sources. */
-export const CLI = join(ROOT, "dist", "cli", "main.js");
+/** The built CLI: the children run what users run (package.json `bin`), not the sources. */
+export const CLI = join(ROOT, "dist", "bin", "certsched.js");
+/** The tsc output the bundle is made from, one file per module (what startImports reads). */
+export const CLI_TSC = join(ROOT, "dist", "cli", "main.js");
 export const START = join(ROOT, "scripts", "start.mjs");
 
 // Test files run in parallel workers; one build at a time, the others wait and find it fresh.
