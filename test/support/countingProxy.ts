@@ -15,8 +15,11 @@ export interface CountingProxy {
 
 export async function countingProxy(
   connectionString: string,
-  /** Awaited before each request is forwarded (another writer's turn, say). */
-  before?: (request: string) => Promise<void>,
+  /**
+   * Awaited before each request is forwarded (another writer's turn, say); "drop" closes the
+   * connection instead, with no answer.
+   */
+  before?: (request: string) => Promise<undefined | "drop">,
 ): Promise<CountingProxy> {
   const endpoint = /TableEndpoint=(http:\/\/[^;]+)/.exec(connectionString)?.[1];
   if (!endpoint) throw new Error("no TableEndpoint in the connection string");
@@ -26,7 +29,10 @@ export async function countingProxy(
     const line = `${req.method} ${(req.url ?? "").split("?")[0]}`;
     requests.push(line);
     req.pause();
-    await before?.(line);
+    if ((await before?.(line)) === "drop") {
+      req.socket.destroy();
+      return;
+    }
     const out = forward(
       {
         host: target.hostname,

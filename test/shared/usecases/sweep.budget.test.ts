@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from "node:timers/promises";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { renewDueCertificates } from "../../../functions/handlers/renewDueCertificates.js";
@@ -6,6 +7,7 @@ import { tableInventory } from "../../../shared/adapters/storage/tableInventory.
 import { tableLedger } from "../../../shared/adapters/storage/tableLedger.js";
 import { DAY_MS } from "../../../shared/lib/time.js";
 import { type AppHarness, startHarness, uniqueTableName } from "../../support/app.js";
+import { type CountingProxy, countingProxy } from "../../support/countingProxy.js";
 import { timer } from "../../support/invoke.js";
 import { type Receiver, startReceiver } from "../../support/webhookReceiver.js";
 
@@ -101,4 +103,72 @@ describe("the timer's whole run inside the function timeout (issue 27)", () => {
       { numRuns: Number(process.env.BUDGET_RUNS ?? 4), endOnFailure: true },
     );
   }, 600_000);
+
+  // The rule: the inventory is written from each run's due list, first thing after the list, so
+  // the next run writes every certificate that is still due. One this run renewed and the
+  // service no longer lists is not (the issue 27 report says so).
+  it("names the steps it could not finish in its history row, and the next run completes the inventory", async () => {
+    const connectionString = inject("azuriteTableConnectionString");
+    let slow = true;
+    // The inventory's storage: its transactions hang 6 s and get no answer, while slow.
+    const proxy: CountingProxy = await countingProxy(connectionString, async (request) => {
+      if (!slow || !request.endsWith("/$batch")) return undefined;
+      await sleep(6_000);
+      return "drop";
+    });
+    try {
+      for (let i = 0; i < 30; i++) {
+        app.sim.addCertificate({
+          certificateName: `cut-${i}`,
+          expiryDate: new Date(Date.now() + 5 * DAY_MS),
+        });
+      }
+      const where = { connectionString, timeoutMs: 10_000 };
+      const history = tableHistory({ ...where, tableName: uniqueTableName("ch") });
+      const inventoryTable = uniqueTableName("ci");
+      const inventory = tableInventory({ ...where, tableName: inventoryTable });
+      const configure = () =>
+        app.configure(
+          {
+            CERTSCHED_FUNCTION_TIMEOUT: "3s",
+            CERTSCHED_SWEEP_DEADLINE: "1h",
+            CERTSCHED_HTTP_TIMEOUT: "1s",
+            CERTSCHED_RENEWAL_CONCURRENCY: "8",
+          },
+          {
+            ledger: tableLedger({ ...where, tableName: uniqueTableName("cl") }),
+            history,
+            inventory: tableInventory({
+              connectionString: proxy.connectionString,
+              tableName: inventoryTable,
+              timeoutMs: 10_000,
+            }),
+          },
+        );
+      await configure();
+      app.sim.clearFaults();
+      // Refused renewals: the certificates stay due, so the next run lists them again.
+      app.sim.inject("publicRenew", { status: 503, times: Number.POSITIVE_INFINITY });
+      const start = performance.now();
+      await renewDueCertificates(timer(), app.context("renewDueCertificates")).catch(() => {});
+      expect(performance.now() - start).toBeLessThan(3_000);
+      const [cut] = (await history.runs(5)).items;
+      // The inventory was not written in time; nor what came after it.
+      expect(cut?.bookkeeping?.incomplete).toEqual(["inventory", "verification", "telemetry"]);
+      expect(cut?.counts.due).toBeGreaterThanOrEqual(30);
+      expect((await inventory.list()).items.map((r) => r.certificateName)).not.toContain("cut-0");
+
+      slow = false;
+      app.sim.clearFaults();
+      await configure();
+      await renewDueCertificates(timer(), app.context("renewDueCertificates")).catch(() => {});
+      const [next] = (await history.runs(5)).items;
+      expect(next?.runId).not.toBe(cut?.runId);
+      expect(next?.bookkeeping).toBeUndefined();
+      const names = (await inventory.list()).items.map((r) => r.certificateName);
+      for (let i = 0; i < 30; i++) expect(names).toContain(`cut-${i}`);
+    } finally {
+      await proxy.close();
+    }
+  }, 60_000);
 });

@@ -28,6 +28,7 @@ describe("tableInventory.upsert of many rows (issue 27)", () => {
   beforeAll(async () => {
     proxy = await countingProxy(inject("azuriteTableConnectionString"), async (request) => {
       if (request.endsWith("/$batch")) await interfere?.();
+      return undefined;
     });
   });
   afterAll(async () => {
