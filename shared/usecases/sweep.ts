@@ -154,6 +154,7 @@ export async function sweepWith(
   const stopAt = (ms: number) => {
     clearTimeout(stopTimer);
     stopTimer = setTimeout(() => stop.abort(), Math.max(0, start + ms - performance.now()));
+    stopTimer.unref(); // Never what keeps a process alive (a CLI sweep that is over).
   };
   stopAt(budget.sweepDeadlineMs);
   let reserve = bookkeepingReserveMs(0, budget.functionTimeoutMs);
