@@ -9,8 +9,9 @@ import type { verifyWith } from "../verify.js";
 /**
  * What a sweep does after its renewals (issue 27), in the order a person needs it, each step
  * given only what is left of the run's time (core/renewal/runBudget.ts). The failed and
- * not-attempted names, the history's run row and the webhook come first (not a step here: they
- * are always waited for); then these.
+ * not-attempted names, the history's run row and the webhook come first (not steps here: they
+ * are waited for until the end of the bookkeeping, and the row names the steps still to do);
+ * then these.
  */
 export const BOOKKEEPING_STEPS = [
   /** The history's events of the other certificates (renewed, skipped...). */
