@@ -1,6 +1,7 @@
 import { spawnSync } from "node:child_process";
 import { writeFile } from "node:fs/promises";
 import path from "node:path";
+import { bookkeepingBench } from "./bookkeepingBench.js";
 import { cliCommandStartBench } from "./cliCommandStart.js";
 import { cliStartBench } from "./cliStart.js";
 import { coldStartBench, type LoadVariant } from "./coldStart.js";
@@ -198,6 +199,15 @@ export async function runBench(input: BenchInput): Promise<number> {
   });
   sections.splice(1, 0, rateLimited.section);
   gates.push(...rateLimited.gates);
+
+  // Issue 27: a sweep's bookkeeping of 20,000 certificates through Azurite.
+  const bookkeeping = await bookkeepingBench({
+    certificates: input.quick ? 2_000 : 20_000,
+    perRowSample: input.quick ? 200 : 2_000,
+    progress,
+  });
+  sections.push(bookkeeping.section);
+  gates.push(...bookkeeping.gates);
 
   const report = renderReport({
     machine,

@@ -23,6 +23,8 @@ export async function renewDueCertificates(
   timer: Timer,
   context: InvocationContext,
 ): Promise<void> {
+  // Issue 27: the whole run, its bookkeeping included, fits in host.json's functionTimeout from here.
+  const invocationStart = performance.now();
   const log = contextLogger(context);
   if (timer?.isPastDue) log.warn("certsched sweep is running late (timer past due)");
   const services = getServices();
@@ -45,6 +47,7 @@ export async function renewDueCertificates(
   const summary = await sweepWith(runtime, log, {
     traceContext: context.traceContext,
     trigger: "timer",
+    invocationStart,
   });
   if (summary.failed) throw new SweepFailedError(summary.problems);
 }

@@ -19,6 +19,8 @@ export async function runQueuedRenewals(
   message: unknown,
   context: InvocationContext,
 ): Promise<void> {
+  // Issue 27: the run, its bookkeeping included, fits in host.json's functionTimeout from here.
+  const startedAt = performance.now();
   const services = getServices();
   // The run's account decides whose runtime sweeps it (its settings, credentials, ledger).
   await processRun(
@@ -29,6 +31,7 @@ export async function runQueuedRenewals(
     {
       dequeueCount: dequeueCountOf(context),
       traceContext: context.traceContext,
+      startedAt,
     },
   );
 }

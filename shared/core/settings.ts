@@ -94,6 +94,12 @@ export interface Settings {
    * 10-min functionTimeout, leaving room for the renewals in flight to end on their own timeout).
    */
   sweepDeadlineMs: number;
+  /**
+   * host.json's functionTimeout, in ms (CERTSCHED_FUNCTION_TIMEOUT, default 10 min): a timer
+   * sweep stops its renewals early enough that its bookkeeping ends inside it (issue 27,
+   * core/renewal/runBudget.ts).
+   */
+  functionTimeoutMs: number;
   /** Connection string of the app's storage account (AzureWebJobsStorage); the ledger lives there. */
   storageConnectionString: string | undefined;
   /**

@@ -21,6 +21,8 @@ export interface Delivery {
   /** The host's dequeueCount: 1 on the first delivery. */
   readonly dequeueCount: number;
   readonly traceContext?: TraceParent | undefined;
+  /** performance.now() when the invocation began: the sweep's run budget counts from it. */
+  readonly startedAt?: number | undefined;
 }
 
 /**
@@ -130,6 +132,7 @@ export async function processRun(
       trigger: run.requestedBy === "timer" ? "timer" : "queue",
       runId: run.runId,
       traceContext: delivery.traceContext,
+      ...(delivery.startedAt === undefined ? {} : { invocationStart: delivery.startedAt }),
     });
     const finished = await withRefusals(
       {

@@ -148,7 +148,8 @@ export function tableHistory(options: TableHistoryOptions): History {
         })
       ).filter((f) => f !== undefined);
       try {
-        if (run) await table.createEntity(toRunRow(run), limit());
+        // Replace: a sweep writes its run row before its bookkeeping and again after (issue 27).
+        if (run) await table.upsertEntity(toRunRow(run), "Replace", limit());
       } catch (error) {
         throw unavailable("write", error);
       }

@@ -10,6 +10,7 @@ import { ensureError, UnstoredError, ValidationError } from "../../lib/errors.js
 import { mapWithConcurrency } from "../../lib/pool.js";
 import { someNames } from "../../lib/text/names.js";
 import { INVENTORY_TABLE } from "./accountTables.js";
+import { BATCH_FROM, batchedUpserts, type WriteProblem } from "./inventoryBatch.js";
 import { ariJson } from "./rows/ariJson.js";
 import {
   fromInventoryRow,
@@ -52,9 +53,6 @@ const MERGE_JITTER_MS = 50;
 
 /** OData string literal: quotes doubled. */
 const literal = (text: string) => `'${text.replaceAll("'", "''")}'`;
-
-/** One row that could not be stored, and why (reported together after the others). */
-type WriteProblem = { readonly name: string; readonly error: unknown };
 
 /**
  * The inventory in Azure Table storage; the table is created on first write, a missing table
@@ -131,16 +129,26 @@ export function tableInventory(options: TableInventoryOptions): Inventory {
       } catch (error) {
         throw unavailable("write", error);
       }
-      const problems = (
-        await mapWithConcurrency(combined(updates), WRITE_CONCURRENCY, async (update) => {
-          try {
-            await mergeOne(update);
-            return undefined;
-          } catch (error) {
-            return { name: update.certificateName, error } satisfies WriteProblem;
-          }
-        })
-      ).filter((p): p is WriteProblem => p !== undefined);
+      const rows = combined(updates);
+      let problems: WriteProblem[];
+      if (rows.length >= BATCH_FROM) {
+        try {
+          problems = await batchedUpserts(table, tableName, rows, mergeOne);
+        } catch (error) {
+          throw unavailable("write", error);
+        }
+      } else {
+        problems = (
+          await mapWithConcurrency(rows, WRITE_CONCURRENCY, async (update) => {
+            try {
+              await mergeOne(update);
+              return undefined;
+            } catch (error) {
+              return { name: update.certificateName, error } satisfies WriteProblem;
+            }
+          })
+        ).filter((p): p is WriteProblem => p !== undefined);
+      }
       if (problems.length === 0) return;
       // Every other row is stored. The error names the certificates that are not (a warning
       // named the call's first three, issue 20); the first storage failure, if any, says why.

@@ -148,6 +148,9 @@ export const schema = z.object({
     .optional(),
   // 1 s .. 24 h; plans with a longer functionTimeout than Consumption's 10 min may raise it.
   CERTSCHED_SWEEP_DEADLINE: duration("9m", 1_000, DAY_MS),
+  // host.json's functionTimeout, which the code cannot read: the whole timer run fits in it
+  // (issue 27). 1 s .. 24 h; keep the two equal (test/infra pins the default to host.json's).
+  CERTSCHED_FUNCTION_TIMEOUT: duration("10m", 1_000, DAY_MS),
   AzureWebJobsStorage: storageConnectionString.optional(),
   CERTSCHED_LEDGER_TABLE_URI: upstreamUrl().optional(),
   CERTSCHED_QUEUE_URI: upstreamUrl().optional(),

@@ -181,6 +181,7 @@ export function loadSettings(env: Env = process.env): Settings {
     httpTimeoutMs: s.CERTSCHED_HTTP_TIMEOUT,
     scheduleTimeoutMs: s.CERTSCHED_SCHEDULE_TIMEOUT,
     sweepDeadlineMs: s.CERTSCHED_SWEEP_DEADLINE,
+    functionTimeoutMs: s.CERTSCHED_FUNCTION_TIMEOUT,
     storageConnectionString: s.AzureWebJobsStorage,
     ledgerTableUri: s.CERTSCHED_LEDGER_TABLE_URI,
     queueUri: s.CERTSCHED_QUEUE_URI,

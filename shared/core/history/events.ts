@@ -95,4 +95,11 @@ export interface RunRecord {
   readonly counts: Readonly<Record<string, number>>;
   /** Why the run failed, one line each, redacted. */
   readonly problems: readonly string[];
+  /**
+   * Issue 27: the steps after the renewals this run did not finish inside its function timeout
+   * (BookkeepingStep: "events", "request-count", "inventory", "verification", "telemetry").
+   * The row is written before them, naming them all, and written again once they are over:
+   * absent, every step was done.
+   */
+  readonly bookkeeping?: { readonly incomplete: readonly string[] } | undefined;
 }

@@ -31,7 +31,7 @@ export interface EventQuery {
 export interface History {
   /** "none": no storage configured; nothing is kept. */
   readonly kind: "table" | "memory" | "none";
-  /** Appends events and at most one run record. */
+  /** Appends events and at most one run record (a run's record again replaces it). */
   append(events: readonly CertificateEvent[], run?: RunRecord): Promise<void>;
   /** Events, newest first. */
   events(query: EventQuery): Promise<Read<CertificateEvent>>;
@@ -69,7 +69,8 @@ export function memoryHistory(): History {
     kind: "memory",
     append: async (more, run) => {
       events.push(...more);
-      if (run) runs.push(run);
+      // A run appended again (its row rewritten after its bookkeeping, issue 27) replaces itself.
+      if (run) runs = [...runs.filter((r) => r.runId !== run.runId), run];
     },
     events: async ({ certificateName, since, limit = DEFAULT_EVENT_LIMIT }) => ({
       items: newestFirst(

@@ -82,6 +82,8 @@ export interface RunRow {
   counts: string;
   /** JSON array of lines. */
   problems: string;
+  /** JSON object: {"incomplete": [step, ...]} (issue 27); absent: every step was done. */
+  bookkeeping?: string;
 }
 
 /** One request sent to the service, as stored (the request budget, issue 16). */
@@ -138,6 +140,7 @@ export function toRunRow(r: RunRecord): RunRow {
     ledger: r.ledger,
     counts: JSON.stringify(r.counts),
     problems: JSON.stringify(r.problems.slice(0, MAX_PROBLEMS).map(cut)),
+    ...(r.bookkeeping ? { bookkeeping: JSON.stringify(r.bookkeeping) } : {}),
   };
 }
 
@@ -185,6 +188,7 @@ const runSchema = z.object({
   ledger: z.string(),
   counts: jsonText(z.record(z.string(), z.number())),
   problems: jsonText(z.array(z.string())),
+  bookkeeping: jsonText(z.object({ incomplete: z.array(z.string()) })).optional(),
 });
 
 const requestSchema = z.object({

@@ -115,6 +115,21 @@ describe.each([
     expect((await history.runs(10)).items[2]).toEqual(run("first", at(0)));
   });
 
+  it("keeps one row per run: appended again (after its bookkeeping, issue 27), the later replaces it", async () => {
+    const history = make();
+    const first = { ...run("r", at(0)), bookkeeping: { incomplete: ["events", "inventory"] } };
+    await history.append([], first);
+    expect((await history.runs(10)).items).toEqual([first]);
+    await history.append([], { ...run("r", at(0)), bookkeeping: { incomplete: ["verification"] } });
+    expect((await history.runs(10)).items.map((r) => r.bookkeeping)).toEqual([
+      { incomplete: ["verification"] },
+    ]);
+    await history.append([], run("r", at(0)));
+    const [done] = (await history.runs(10)).items;
+    expect(done).toEqual(run("r", at(0)));
+    expect(done).not.toHaveProperty("bookkeeping");
+  });
+
   it("removes rows from before the cutoff and keeps the cutoff itself", async () => {
     const history = make();
     await history.append([event("old", at(-1)), event("edge", at(0))], run("old-run", at(-1)));

@@ -82,6 +82,7 @@ describe("loadSettings: defaults", () => {
       httpTimeoutMs: 30_000,
       scheduleTimeoutMs: 120_000,
       sweepDeadlineMs: 9 * 60_000,
+      functionTimeoutMs: 10 * 60_000,
       storageConnectionString: undefined,
       historyRetentionMs: 400 * 86_400_000,
       webhookUrl: undefined,
