@@ -8,6 +8,7 @@ import {
   type LedgerEntry,
   type LedgerRecord,
 } from "../../core/ports/ledger.js";
+import type { SendingOptions } from "../../core/ports/service.js";
 import { QuotaExhaustedError } from "../../core/quota/budgetRules.js";
 import { claimAndSend } from "../../core/renewal/claimAndSend.js";
 import { decide, type VerdictReason } from "../../core/renewal/decide.js";
@@ -22,7 +23,9 @@ import { redact } from "../../lib/redact/redact.js";
 
 /** What one certificate's turn needs from its sweep. */
 export interface RenewContext {
-  readonly client: { renewListed(certificate: CertificateRecord): Promise<string> };
+  readonly client: {
+    renewListed(certificate: CertificateRecord, options?: SendingOptions): Promise<string>;
+  };
   readonly ledger: Ledger;
   readonly now: () => Date;
   readonly graceMs: number;
@@ -165,7 +168,7 @@ export async function renewOne(
     ledger: ctx.ledger,
     claimedAt: at,
     now: ctx.now,
-    send: () => ctx.client.renewListed(cert),
+    send: (sending) => ctx.client.renewListed(cert, { sending }),
     runId: ctx.runId,
     ledgerFailed: ctx.ledgerFailed,
     unresolved: () => ctx.unresolved(cert.certificateName),

@@ -9,7 +9,7 @@ import type { QuotaUsage } from "../../core/ports/budget.js";
 import type { ConcurrencyControl } from "../../core/ports/concurrency.js";
 import type { PreflightRecord } from "../../core/ports/inventory.js";
 import { type Ledger, noLedger } from "../../core/ports/ledger.js";
-import type { DueList } from "../../core/ports/service.js";
+import type { DueList, SendingOptions } from "../../core/ports/service.js";
 import { usageText } from "../../core/quota/budgetRules.js";
 import { withPurpose } from "../../core/quota/requestContext.js";
 import { withTrigger } from "../../core/quota/requestTrigger.js";
@@ -42,7 +42,7 @@ export interface SweepOptions {
   /** The service operations a sweep needs (a ServiceClient). */
   readonly client: {
     listDue(): Promise<DueList>;
-    renewListed(certificate: CertificateRecord): Promise<string>;
+    renewListed(certificate: CertificateRecord, options?: SendingOptions): Promise<string>;
   };
   readonly ledger: Ledger;
   readonly log: Logger;
@@ -241,8 +241,8 @@ async function sweep(options: SweepOptions, runId: string): Promise<SweepSummary
   const turn = (cert: CertificateRecord, slot: PoolSlot) => {
     let epoch = control?.epoch() ?? 0;
     const client = {
-      renewListed: (c: CertificateRecord) =>
-        retryThrottled(() => options.client.renewListed(c), {
+      renewListed: (c: CertificateRecord, sending?: SendingOptions) =>
+        retryThrottled(() => options.client.renewListed(c, sending), {
           slot,
           deadline: options.deadline,
           onRetry: () => {
