@@ -2,7 +2,7 @@ import type { Runtime } from "../../shared/app/services.js";
 import type { Ledger } from "../../shared/core/ports/ledger.js";
 import { noLedger } from "../../shared/core/ports/ledger.js";
 import type { SweepSummary } from "../../shared/core/renewal/summary.js";
-import { OUTCOMES } from "../../shared/core/renewal/summary.js";
+import { OUTCOMES, unresolvedAnswers } from "../../shared/core/renewal/summary.js";
 import type { Settings } from "../../shared/core/settings.js";
 import { ensureError } from "../../shared/lib/errors.js";
 import type { Logger } from "../../shared/lib/log.js";
@@ -222,6 +222,8 @@ export function sweepDocument(
       service,
       ...summary,
       results: summary.results.map((r) => withAccount(account, r)),
+      // Issue 26: left waiting behind a request whose answer is unknown (a crashed sweep's).
+      unresolved: unresolvedAnswers(summary.results),
       rejected: summary.rejected.map((r) => withAccount(account, r)),
       accounts,
     };
@@ -239,6 +241,9 @@ export function sweepDocument(
     ledger: ledgers.has("unavailable") ? "unavailable" : (first?.summary.ledger ?? "none"),
     results: sweeps.flatMap((s) => s.summary.results.map((r) => withAccount(s.account, r))),
     rejected: sweeps.flatMap((s) => s.summary.rejected.map((r) => withAccount(s.account, r))),
+    unresolved: sweeps.flatMap((s) =>
+      unresolvedAnswers(s.summary.results).map((u) => withAccount(s.account, u)),
+    ),
     counts,
     failed: sweeps.some((s) => s.summary.failed),
     problems: sweeps.flatMap((s) => s.summary.problems.map((p) => `account ${s.account}: ${p}`)),

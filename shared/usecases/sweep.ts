@@ -26,7 +26,12 @@ import type { verifyWith } from "./verify.js";
 export interface SweepOwnPorts {
   readonly settings: Pick<
     Settings,
-    "sweepDeadlineMs" | "renewalConcurrency" | "renewalGraceMs" | "dryRun" | "serviceQuota"
+    | "sweepDeadlineMs"
+    | "renewalConcurrency"
+    | "renewalGraceMs"
+    | "dryRun"
+    | "serviceQuota"
+    | "claimLeaseMs"
   >;
   readonly client: Pick<ServiceOperations, "listDue" | "renewListed">;
   readonly ledger: Ledger;
@@ -123,6 +128,7 @@ export async function sweepWith(
           ? { control: ports.concurrency }
           : {}),
         graceMs: ports.settings.renewalGraceMs,
+        ...(ports.settings.claimLeaseMs ? { claimLeaseMs: ports.settings.claimLeaseMs } : {}),
         dryRun: options.dryRun ?? ports.settings.dryRun,
         deadline,
         ...(options.onResult ? { onResult: options.onResult } : {}),

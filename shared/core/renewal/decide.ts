@@ -46,6 +46,7 @@ export type VerdictReason =
   | "PreviousAttemptFailed"
   | "UnsentClaimExpired"
   | "AnswerUnknown"
+  | "AnswerUnknownExpired"
   | "WithinGrace"
   | "GraceElapsed"
   | "PreflightBlocked";
@@ -60,6 +61,8 @@ export interface DecisionInput {
   readonly preflight?: Pick<PreflightResult, "checks" | "at" | "status"> | undefined;
   /** Renew even when the last preflight blocks it (`--force`, `?force=true`). */
   readonly force?: boolean | undefined;
+  /** CERTSCHED_CLAIM_LEASE in ms; default CLAIM_LEASE_MS. */
+  readonly claimLeaseMs?: number | undefined;
 }
 
 /** A certificate still listed this long after its first renewal request is stuck (24 h). */
@@ -79,6 +82,13 @@ export const DAY_TOLERANCE_MS = 30 * MINUTE_MS;
  * only after its conditional "sent" write wins, and a takeover makes that write lose.
  */
 export const CLAIM_LEASE_MS = MINUTE_MS;
+/**
+ * The public renew completes within an hour (spec 4.4): a certificate still listed with the same
+ * expiry this long after a request whose answer is unknown was not renewed by it, so it is asked
+ * again (AnswerUnknownExpired). Before that, nothing can tell "scheduled, not done yet" from
+ * "never arrived": Get Certificate shows the same expiry as the list.
+ */
+export const ANSWER_WINDOW_MS = HOUR_MS;
 
 type Check = (input: DecisionInput) => Exclude<Verdict, { action: "blocked" }> | undefined;
 
@@ -94,10 +104,10 @@ const newRenewal: Check = ({ record, expiryDate }) =>
     : undefined;
 
 /** Another sweep claimed it moments ago and is about to send: leave it to that sweep. */
-const claimHeld: Check = ({ record, now }) => {
+const claimHeld: Check = ({ record, now, claimLeaseMs = CLAIM_LEASE_MS }) => {
   if (record?.outcome !== "claimed" || !record.claimedAt) return undefined;
   const since = now.getTime() - record.claimedAt.getTime();
-  return since < CLAIM_LEASE_MS
+  return since < claimLeaseMs
     ? {
         action: "skip",
         reason: "ClaimHeld",
@@ -187,19 +197,29 @@ const unsentClaimExpired: Check = ({ record, now }) =>
       }
     : undefined;
 
-/** Sent, and the answer never recorded: the service may have scheduled it. Wait the grace. */
-const answerUnknown: Check = ({ record, now, graceMs }) => {
-  if (record?.outcome !== "sent" && record?.outcome !== "answer-unknown") return undefined;
-  const last = record.lastRequestedAt;
-  if (!last) return undefined;
-  const since = now.getTime() - last.getTime();
-  return since < graceMs
+/** Whether a row says a request went out and its answer is unknown (a crash, a timeout). */
+export const answerUnknownRow = (record: LedgerRecord | undefined): boolean =>
+  (record?.outcome === "sent" || record?.outcome === "answer-unknown") && !!record.lastRequestedAt;
+
+/**
+ * Sent, and the answer never recorded: the service may have scheduled it, and completes within
+ * the hour (ANSWER_WINDOW_MS). Within it, wait; from it on, still listed with the same expiry
+ * (newRenewal took a new one), it was not renewed: ask again, whatever the grace.
+ */
+const answerUnknown: Check = ({ record, now }) => {
+  if (!answerUnknownRow(record)) return undefined;
+  const since = now.getTime() - (record?.lastRequestedAt?.getTime() ?? 0);
+  return since < ANSWER_WINDOW_MS
     ? {
         action: "skip",
         reason: "AnswerUnknown",
-        message: `renewal sent ${hours(since)} ago without a recorded answer; the service may have scheduled it, so it is asked again only after the grace`,
+        message: `renewal sent ${hours(since)} ago without a recorded answer; the service may have scheduled it (it completes within an hour), so it is asked again only if it is still due an hour after the request`,
       }
-    : undefined;
+    : {
+        action: "renew",
+        reason: "AnswerUnknownExpired",
+        message: `renewal sent ${hours(since)} ago without a recorded answer, and still due with the same expiry although the service completes within an hour: it was not renewed; requesting again`,
+      };
 };
 
 const withinGrace: Check = ({ record, now, graceMs }) => {

@@ -35,10 +35,10 @@ import {
 import { ensureError } from "../../lib/errors.js";
 import { observeAttempts } from "../../lib/http/attemptObserver.js";
 import type { Logger } from "../../lib/log.js";
-import { describe, renewOne } from "./renewOne.js";
+import { describe, type RenewContext, renewOne } from "./renewOne.js";
 import { retryThrottled } from "./throttledRetry.js";
 
-export interface SweepOptions {
+export interface SweepOptions extends Pick<RenewContext, "claimLeaseMs"> {
   /** The service operations a sweep needs (a ServiceClient). */
   readonly client: {
     listDue(): Promise<DueList>;
@@ -179,6 +179,7 @@ async function sweep(options: SweepOptions, runId: string): Promise<SweepSummary
         counts["not-attempted"] > 0 ||
         ledgerState === "unavailable" ||
         unresolved.length > 0 ||
+        results.some((r) => r.answerUnknown?.overdue) || // Issue 26: an hour after an unknown answer
         // A person must look: the budget is too small for what is due.
         counts.deferred > 0,
       problems,
@@ -219,6 +220,7 @@ async function sweep(options: SweepOptions, runId: string): Promise<SweepSummary
     ledger,
     now,
     graceMs: options.graceMs,
+    claimLeaseMs: options.claimLeaseMs,
     dryRun: options.dryRun,
     stopped: () => stop,
     ledgerFailed,
