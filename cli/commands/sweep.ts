@@ -59,11 +59,18 @@ the last day) failed for caa-forbids, dns-zone-missing, hostname-not-bound or
 app-missing is not renewed: "blocked (preflight: <reason>)" and what to do are
 printed and no request is spent on it. Fix it, or sweep with --force.
 
+Answer unknown: a certificate whose last renewal request went out without a
+recorded answer (a sweep killed mid-request, or one that timed out) is not asked
+again within the hour the service takes to complete it: it is named ("not
+asked for", and "unresolved" in --json). Still due an hour after the request,
+it is asked again; one left an hour or more without being asked fails the sweep.
+
 Exit codes: 0 the sweep succeeded (also when nothing is due); 1 the list failed,
-a renewal failed, a certificate is stuck, blocked or was not attempted, or the
-ledger was unreachable, in any account (the other accounts still renew); 2
-usage or configuration error. In the sandbox the staged refusal does not count:
-exit 0 unless something else failed.
+a renewal failed, a certificate is stuck, blocked or was not attempted, is still
+due an hour after an unanswered request and was not asked again, or the ledger
+was unreachable, in any account (the other accounts still renew); 2 usage or
+configuration error. In the sandbox the staged refusal does not count: exit 0
+unless something else failed.
 `;
 
 /**
