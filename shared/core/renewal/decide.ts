@@ -83,12 +83,14 @@ export const DAY_TOLERANCE_MS = 30 * MINUTE_MS;
  */
 export const CLAIM_LEASE_MS = MINUTE_MS;
 /**
- * The public renew completes within an hour (spec 4.4): a certificate still listed with the same
- * expiry this long after a request whose answer is unknown was not renewed by it, so it is asked
- * again (AnswerUnknownExpired). Before that, nothing can tell "scheduled, not done yet" from
- * "never arrived": Get Certificate shows the same expiry as the list.
+ * The public renew completes within an hour (spec 4.4): still listed with the same expiry this
+ * long after a request whose answer is unknown, a certificate was not renewed by it and is asked
+ * again (AnswerUnknownExpired; sooner when the grace is shorter). Before that, nothing tells
+ * "scheduled, not done yet" from "never arrived": Get Certificate shows the list's expiry.
  */
 export const ANSWER_WINDOW_MS = HOUR_MS;
+/** How long an unknown answer is waited for: the hour, or the grace when it is shorter. */
+export const answerWindowMs = (graceMs: number): number => Math.min(graceMs, ANSWER_WINDOW_MS);
 
 type Check = (input: DecisionInput) => Exclude<Verdict, { action: "blocked" }> | undefined;
 
@@ -201,19 +203,16 @@ const unsentClaimExpired: Check = ({ record, now }) =>
 export const answerUnknownRow = (record: LedgerRecord | undefined): boolean =>
   (record?.outcome === "sent" || record?.outcome === "answer-unknown") && !!record.lastRequestedAt;
 
-/**
- * Sent, and the answer never recorded: the service may have scheduled it, and completes within
- * the hour (ANSWER_WINDOW_MS). Within it, wait; from it on, still listed with the same expiry
- * (newRenewal took a new one), it was not renewed: ask again, whatever the grace.
- */
-const answerUnknown: Check = ({ record, now }) => {
+/** Sent, answer unknown: wait answerWindowMs; then, still the same expiry, it was not renewed. */
+const answerUnknown: Check = ({ record, now, graceMs }) => {
   if (!answerUnknownRow(record)) return undefined;
   const since = now.getTime() - (record?.lastRequestedAt?.getTime() ?? 0);
-  return since < ANSWER_WINDOW_MS
+  const window = answerWindowMs(graceMs);
+  return since < window
     ? {
         action: "skip",
         reason: "AnswerUnknown",
-        message: `renewal sent ${hours(since)} ago without a recorded answer; the service may have scheduled it (it completes within an hour), so it is asked again only if it is still due an hour after the request`,
+        message: `renewal sent ${hours(since)} ago without a recorded answer; the service may have scheduled it (it completes within an hour), so it is asked again only if still due ${hours(window)} after the request`,
       }
     : {
         action: "renew",

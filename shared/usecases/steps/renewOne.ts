@@ -12,8 +12,8 @@ import type { SendingOptions } from "../../core/ports/service.js";
 import { QuotaExhaustedError } from "../../core/quota/budgetRules.js";
 import { claimAndSend } from "../../core/renewal/claimAndSend.js";
 import {
-  ANSWER_WINDOW_MS,
   answerUnknownRow,
+  answerWindowMs,
   decide,
   type VerdictReason,
 } from "../../core/renewal/decide.js";
@@ -92,6 +92,7 @@ function answerUnknownOf(
   record: LedgerRecord | undefined,
   cert: CertificateRecord,
   at: Date,
+  graceMs: number,
 ): Pick<CertificateResult, "answerUnknown"> {
   if (!record || !answerUnknownRow(record) || !record.lastRequestedAt) return {};
   if (record.expiryAtRequest.getTime() !== cert.expiryDate.getTime()) return {};
@@ -100,7 +101,7 @@ function answerUnknownOf(
     answerUnknown: {
       since: since.toISOString(),
       ...(record.runId ? { runId: record.runId } : {}),
-      overdue: at.getTime() - since.getTime() >= ANSWER_WINDOW_MS,
+      overdue: at.getTime() - since.getTime() >= answerWindowMs(graceMs),
     },
   };
 }
@@ -157,7 +158,7 @@ export async function renewOne(
     if (!ctx.dryRun) return notAttempted("LedgerUnavailable");
   }
 
-  waiting = answerUnknownOf(entry?.record, cert, at);
+  waiting = answerUnknownOf(entry?.record, cert, at, ctx.graceMs);
   const verdict = decide({
     expiryDate: cert.expiryDate,
     record: entry?.record,
