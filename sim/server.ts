@@ -9,7 +9,7 @@ import { IdentityProvider } from "./identity.js";
 import { resolveOptions, type SimulatorOptions } from "./options.js";
 import { handleList, handlePublicRenew, handleTest } from "./publicHandlers.js";
 import { RateLimit } from "./rateLimit.js";
-import { readBody, recordHeaders } from "./readBody.js";
+import { CutRequest, readBody, recordHeaders } from "./readBody.js";
 import { type SimResponse, text, withDefaultContentType, writeResponse } from "./response.js";
 import { matchRoute, type RouteMatch } from "./routes.js";
 import type { ServiceCall, ServiceContext } from "./serviceContext.js";
@@ -40,6 +40,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
   const delays = new Delays();
   const limit = options.rateLimit ? new RateLimit(options.rateLimit) : undefined;
   const requests: RecordedRequest[] = [];
+  const cutRequests: RecordedRequest[] = [];
   let closed = false;
 
   function dispatch(route: RouteMatch, req: IncomingMessage, body: string): SimResponse {
@@ -59,16 +60,26 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     const queryAt = url.indexOf("?");
     const path = queryAt < 0 ? url : url.slice(0, queryAt);
     const route = matchRoute(path);
-    const body = await readBody(req);
-    requests.push({
+    const recorded = (body: string): RecordedRequest => ({
       operation: route?.operation ?? "unknown",
       method: req.method ?? "",
       path,
       query: queryAt < 0 ? "" : url.slice(queryAt + 1),
       headers: recordHeaders(req.headers),
-      body: body ?? "",
+      body,
       at: now(),
     });
+    let body: string | undefined;
+    try {
+      body = await readBody(req);
+    } catch (error) {
+      // The client went away mid-body: nothing to act on, nobody to answer.
+      if (!(error instanceof CutRequest)) throw error;
+      cutRequests.push(recorded(error.partial));
+      res.destroy();
+      return;
+    }
+    requests.push(recorded(body ?? ""));
     if (body === undefined) return writeResponse(res, text(413, "Request body too large"));
     if (!route) return writeResponse(res, text(404, "Not found"));
     // Every operation is a POST but Get Certificate, a GET (vendor's 8.0 client).
@@ -185,6 +196,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     },
     requests,
     requestsFor: (op) => requests.filter((r) => r.operation === op),
+    cutRequests,
     rateLimitStats: () => limit?.stats(),
     issuedTokens: () => identity.issuedTokens(),
     inject: (op, fault) => faults.inject(op, fault),
@@ -201,6 +213,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     setClientSecret: (secret) => identity.setClientSecret(secret),
     reset: () => {
       requests.length = 0;
+      cutRequests.length = 0;
       faults.clear();
     },
     close: () => {

@@ -38,6 +38,12 @@ export interface Simulator {
   /** Every request, in arrival order (the live array; reset() empties it). */
   readonly requests: RecordedRequest[];
   requestsFor(op: SimOperation): RecordedRequest[];
+  /**
+   * Requests the client ended before their body was whole (a process killed mid-request, a
+   * request aborted before its last byte): never acted on, never in `requests`; `body` is what
+   * arrived. In arrival order; reset() empties it.
+   */
+  readonly cutRequests: RecordedRequest[];
   /** Every access_token ever issued, so tests can scan logs for leaks. */
   issuedTokens(): string[];
   /** Queues a fault for an operation; several may be queued and apply in order. */

@@ -2,7 +2,7 @@ import type { Runtime } from "../../shared/app/services.js";
 import type { Ledger } from "../../shared/core/ports/ledger.js";
 import { noLedger } from "../../shared/core/ports/ledger.js";
 import type { SweepSummary } from "../../shared/core/renewal/summary.js";
-import { OUTCOMES } from "../../shared/core/renewal/summary.js";
+import { OUTCOMES, unresolvedAnswers } from "../../shared/core/renewal/summary.js";
 import type { Settings } from "../../shared/core/settings.js";
 import { ensureError } from "../../shared/lib/errors.js";
 import type { Logger } from "../../shared/lib/log.js";
@@ -59,11 +59,18 @@ the last day) failed for caa-forbids, dns-zone-missing, hostname-not-bound or
 app-missing is not renewed: "blocked (preflight: <reason>)" and what to do are
 printed and no request is spent on it. Fix it, or sweep with --force.
 
+Answer unknown: a certificate whose last renewal request went out without a
+recorded answer (a sweep killed mid-request, or one that timed out) is not asked
+again within the hour the service takes to complete it: it is named ("not
+asked for", and "unresolved" in --json). Still due an hour after the request,
+it is asked again; one left an hour or more without being asked fails the sweep.
+
 Exit codes: 0 the sweep succeeded (also when nothing is due); 1 the list failed,
-a renewal failed, a certificate is stuck, blocked or was not attempted, or the
-ledger was unreachable, in any account (the other accounts still renew); 2
-usage or configuration error. In the sandbox the staged refusal does not count:
-exit 0 unless something else failed.
+a renewal failed, a certificate is stuck, blocked or was not attempted, is still
+due an hour after an unanswered request and was not asked again, or the ledger
+was unreachable, in any account (the other accounts still renew); 2 usage or
+configuration error. In the sandbox the staged refusal does not count: exit 0
+unless something else failed.
 `;
 
 /**
@@ -222,6 +229,8 @@ export function sweepDocument(
       service,
       ...summary,
       results: summary.results.map((r) => withAccount(account, r)),
+      // Issue 26: left waiting behind a request whose answer is unknown (a crashed sweep's).
+      unresolved: unresolvedAnswers(summary.results),
       rejected: summary.rejected.map((r) => withAccount(account, r)),
       accounts,
     };
@@ -239,6 +248,9 @@ export function sweepDocument(
     ledger: ledgers.has("unavailable") ? "unavailable" : (first?.summary.ledger ?? "none"),
     results: sweeps.flatMap((s) => s.summary.results.map((r) => withAccount(s.account, r))),
     rejected: sweeps.flatMap((s) => s.summary.rejected.map((r) => withAccount(s.account, r))),
+    unresolved: sweeps.flatMap((s) =>
+      unresolvedAnswers(s.summary.results).map((u) => withAccount(s.account, u)),
+    ),
     counts,
     failed: sweeps.some((s) => s.summary.failed),
     problems: sweeps.flatMap((s) => s.summary.problems.map((p) => `account ${s.account}: ${p}`)),

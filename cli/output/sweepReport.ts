@@ -1,6 +1,6 @@
 import { blockedWord } from "../../shared/core/preflight/blocking.js";
 import type { CertificateResult, SweepSummary } from "../../shared/core/renewal/summary.js";
-import { forcedDetail, OUTCOMES } from "../../shared/core/renewal/summary.js";
+import { forcedDetail, OUTCOMES, unresolvedAnswers } from "../../shared/core/renewal/summary.js";
 import { type FailureFacts, shortCause, statusOf, type Where, whereToLook } from "./cause.js";
 import type { Paint, Palette } from "./color.js";
 import { formatExpiry } from "./expiry.js";
@@ -115,6 +115,24 @@ function listFailureFacts(text: string): FailureFacts {
 }
 
 /**
+ * Certificates not asked for because their last request's answer is unknown (issue 26): each by
+ * name, when and by which run it was sent, and what happens next.
+ */
+function unresolvedLines(summary: SweepSummary): string[] {
+  const waiting = unresolvedAnswers(summary.results);
+  if (waiting.length === 0) return [];
+  return [
+    `${waiting.length} certificate(s) not asked for: the answer to their last renewal request is unknown (a sweep that crashed or timed out; the service completes within an hour, so each is asked again if still due an hour after):`,
+    ...waiting.map(
+      (u) =>
+        `- ${u.name}: sent ${u.since}${u.runId ? ` by run ${u.runId}` : ""}${
+          u.overdue ? ", over an hour ago: the sweep fails until it is asked again" : ""
+        }`,
+    ),
+  ];
+}
+
+/**
  * The sweep for people: a table of certificates that fits the terminal, then the cause of each
  * certificate that did not simply renew, then the counts and what failed.
  */
@@ -184,6 +202,9 @@ export function renderSweep(
     append(lines, wrapToWidth(`${due}. ${dry}${ledger}.`, width));
   } else {
     append(lines, wrapToWidth(`${dry}${ledger}.`, width));
+  }
+  for (const line of unresolvedLines(summary)) {
+    append(lines, wrapToWidth(paint.yellow(line), width, "", "  "));
   }
   const requests = requestsLine(summary);
   if (requests) {

@@ -73,6 +73,11 @@ export interface Settings {
   deadAccountDays: number;
   /** A certificate whose renewal was requested this recently is skipped, in ms (default 2 h). */
   renewalGraceMs: number;
+  /**
+   * How long a sweep's claim, not yet sent, keeps other sweeps away, in ms (default 1 min,
+   * CERTSCHED_CLAIM_LEASE): a sweep that died holding one is renewed at once after it.
+   */
+  claimLeaseMs?: number;
   /** List and decide, renew nothing. */
   dryRun: boolean;
   /** Timeout of each outbound HTTP call, in ms (default 30 s). */

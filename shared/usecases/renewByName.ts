@@ -221,7 +221,7 @@ async function renew(
     ledger: deps.ledger,
     claimedAt: now,
     now: deps.now,
-    send: () => deps.client.renew(certificateName, { target, budget: sendBudget }),
+    send: (sending) => deps.client.renew(certificateName, { target, budget: sendBudget, sending }),
     ledgerFailed: (error) => {
       ledgerError = error;
     },

@@ -45,7 +45,12 @@ import type { verifyWith } from "./verify.js";
 export interface SweepOwnPorts {
   readonly settings: Pick<
     Settings,
-    "sweepDeadlineMs" | "renewalConcurrency" | "renewalGraceMs" | "dryRun" | "serviceQuota"
+    | "sweepDeadlineMs"
+    | "renewalConcurrency"
+    | "renewalGraceMs"
+    | "dryRun"
+    | "serviceQuota"
+    | "claimLeaseMs"
   > &
     // The run budget (issue 27); unset: 10 min and 30 s, host.json's and the setting's defaults.
     Partial<Pick<Settings, "functionTimeoutMs" | "httpTimeoutMs">>;
@@ -197,6 +202,7 @@ export async function sweepWith(
           ? { control: ports.concurrency }
           : {}),
         graceMs: ports.settings.renewalGraceMs,
+        ...(ports.settings.claimLeaseMs ? { claimLeaseMs: ports.settings.claimLeaseMs } : {}),
         dryRun: options.dryRun ?? ports.settings.dryRun,
         deadline,
         ...(options.onResult ? { onResult: options.onResult } : {}),

@@ -173,3 +173,58 @@ describe("sandbox", () => {
     });
   });
 });
+
+describe("a request cut before its last byte (issue 26)", () => {
+  /** Writes the request by hand: the headers promise the whole body; `cut` bytes are held back. */
+  async function rawPost(url: string, body: string, cut: number): Promise<string> {
+    const { connect } = await import("node:net");
+    const target = new URL(url);
+    const bytes = Buffer.from(body);
+    const socket = connect(Number(target.port), target.hostname);
+    await new Promise<void>((resolve) => socket.once("connect", () => resolve()));
+    socket.write(
+      `POST ${target.pathname} HTTP/1.1\r\nhost: ${target.host}\r\ncontent-type: application/json\r\ncontent-length: ${bytes.length}\r\n\r\n`,
+    );
+    socket.write(bytes.subarray(0, bytes.length - cut));
+    if (cut > 0) {
+      // The process holding it dies: the connection ends with the body short.
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      socket.destroy();
+      return "";
+    }
+    const answer = await new Promise<Buffer>((resolve) => socket.once("data", resolve));
+    socket.destroy();
+    return answer.toString();
+  }
+
+  it("is never acted on, and is logged apart with what arrived; the same request whole is", async () => {
+    const cert = sim.addCertificate({
+      certificateName: "cut-short",
+      expiryDate: new Date(Date.now() + 3 * DAY_MS),
+    });
+    const name = cert.certificateName;
+    const body = JSON.stringify({
+      ...resourceRequest,
+      certificate: {
+        certificateName: name,
+        target: cert.target,
+        renewal: cert.renewal,
+        id: cert.id,
+        subscriptionId: cert.subscriptionId,
+      },
+    });
+    const before = sim.renewCallsFor(name);
+
+    await rawPost(publicUrl(sim, "renew"), body, 1);
+    await waitFor(() => sim.cutRequests.length > 0);
+
+    expect(sim.renewCallsFor(name)).toBe(before);
+    expect(sim.requestsFor("publicRenew")).toEqual([]);
+    expect(sim.cutRequests).toMatchObject([{ operation: "publicRenew", body: body.slice(0, -1) }]);
+
+    const answer = await rawPost(publicUrl(sim, "renew"), body, 0);
+    expect(answer).toMatch(/^HTTP\/1.1 200 /);
+    expect(sim.renewCallsFor(name)).toBe(before + 1);
+    expect(sim.requestsFor("publicRenew")).toHaveLength(1);
+  });
+});

@@ -5,10 +5,15 @@ import type {
 import { KEY_VAULT } from "../../core/certificate/fields.js";
 import type { CertificateRecord, CertificateRef } from "../../core/certificate/records.js";
 import type { RequestLog } from "../../core/ports/requestLog.js";
-import type { DueList, RenewOptions, ServiceOperations } from "../../core/ports/service.js";
+import type {
+  DueList,
+  RenewOptions,
+  SendingOptions,
+  ServiceOperations,
+} from "../../core/ports/service.js";
 import { noneDue } from "../../core/ports/service.js";
 import type { Tokens } from "../../core/ports/tokens.js";
-import type { CallBudget, WithinOptions } from "../../core/renewal/callBudget.js";
+import type { WithinOptions } from "../../core/renewal/callBudget.js";
 import { SCHEDULE_TIMEOUT_MAX_MS } from "../../core/renewal/callBudget.js";
 import type { Settings } from "../../core/settings.js";
 import { ConfigError, UpstreamError, type UpstreamName } from "../../lib/errors.js";
@@ -88,12 +93,11 @@ export class ServiceClient implements ServiceOperations {
     const { settings } = this.#deps;
     const subscription = requireSubscription(settings);
     const keyVault = input.target === "Cloud Key Vault + DNS";
-    const { budget } = options;
     const res = await this.#authorized(
       "create",
       CREATE_ONLY_WHEN_REFUSED,
       keyVault,
-      budget,
+      { budget: options.budget },
       async (t) => {
         const body: CreateCertificateRequest = keyVault
           ? { ...input, accessToken: t.management, accessTokenKeyVault: t.vault ?? "" }
@@ -114,7 +118,7 @@ export class ServiceClient implements ServiceOperations {
     const { settings } = this.#deps;
     const subscription = requireSubscription(settings);
     const keyVault = options.target === KEY_VAULT;
-    const res = await this.#authorized("renew", RENEW, keyVault, options.budget, async (t) =>
+    const res = await this.#authorized("renew", RENEW, keyVault, options, async (t) =>
       buildRenewRequest(
         settings.baseUrl,
         subscription,
@@ -139,7 +143,7 @@ export class ServiceClient implements ServiceOperations {
     const req = buildGetRequest(settings.baseUrl, subscription, apiKey, certificateName);
     return certificateFound(
       certificateName,
-      await this.#send("get", req, REPEATABLE, options.budget),
+      await this.#send("get", req, REPEATABLE, { budget: options.budget }),
     );
   }
 
@@ -151,7 +155,7 @@ export class ServiceClient implements ServiceOperations {
   async listDue(): Promise<DueList> {
     const { settings } = this.#deps;
     const id = requireSubscriptionId(settings);
-    const res = await this.#authorized("list", REPEATABLE, true, undefined, async (t) =>
+    const res = await this.#authorized("list", REPEATABLE, true, {}, async (t) =>
       buildListRequest(settings.publicBaseUrl, id, pair(t), await this.#gatewayKey()),
     );
     if (res.status !== 404) return dueList(res);
@@ -160,9 +164,9 @@ export class ServiceClient implements ServiceOperations {
   }
 
   /** 4.4: schedules renewal of a listed certificate; completes within an hour. */
-  async renewListed(certificate: CertificateRef): Promise<string> {
+  async renewListed(certificate: CertificateRef, options: SendingOptions = {}): Promise<string> {
     const id = requireSubscriptionId(this.#deps.settings);
-    const res = await this.#authorized("publicRenew", RENEW, true, undefined, async (t) =>
+    const res = await this.#authorized("publicRenew", RENEW, true, options, async (t) =>
       buildPublicRenewRequest(
         this.#deps.settings.publicBaseUrl,
         id,
@@ -177,7 +181,7 @@ export class ServiceClient implements ServiceOperations {
   /** 4.5: checks that an authorised connection to the public API works. */
   async test(): Promise<string> {
     const id = requireSubscriptionId(this.#deps.settings);
-    const res = await this.#authorized("test", REPEATABLE, true, undefined, async (t) =>
+    const res = await this.#authorized("test", REPEATABLE, true, {}, async (t) =>
       buildTestRequest(this.#deps.settings.publicBaseUrl, id, pair(t), await this.#gatewayKey()),
     );
     return confirmation(plainText("test", res));
@@ -224,13 +228,13 @@ export class ServiceClient implements ServiceOperations {
     upstream: UpstreamName,
     policy: RetryPolicy,
     vault: boolean,
-    budget: CallBudget | undefined,
+    options: WithinOptions & SendingOptions,
     build: (tokens: CallTokens) => BuiltRequest | Promise<BuiltRequest>,
   ): Promise<InboundResponse> {
     const used = await this.#tokens(vault);
-    const res = await this.#send(upstream, await build(used), policy, budget);
+    const res = await this.#send(upstream, await build(used), policy, options);
     if (res.status !== 401 || !this.#refused(used)) return res;
-    return this.#send(upstream, await build(await this.#tokens(vault)), policy, budget);
+    return this.#send(upstream, await build(await this.#tokens(vault)), policy, options);
   }
 
   async #tokens(vault: boolean): Promise<CallTokens> {
@@ -256,7 +260,12 @@ export class ServiceClient implements ServiceOperations {
     return this.#deps.settings.publicAuth === "api-key" ? this.#deps.apiKey() : undefined;
   }
 
-  #send(upstream: UpstreamName, req: BuiltRequest, policy: RetryPolicy, budget?: CallBudget) {
+  #send(
+    upstream: UpstreamName,
+    req: BuiltRequest,
+    policy: RetryPolicy,
+    { budget, sending }: WithinOptions & SendingOptions = {},
+  ) {
     const { requests, settings } = this.#deps;
     const operation = COUNTED_AS[upstream];
     const schedule = upstream === "create" || upstream === "renew";
@@ -276,6 +285,7 @@ export class ServiceClient implements ServiceOperations {
           ? { timeoutMs: Math.min(settings.httpTimeoutMs ?? left, left), deadlineMs: left }
           : {}),
       ...(requests && operation ? { reserve: () => requests.reserve(operation) } : {}),
+      ...(sending ? { sending } : {}),
     });
   }
 }

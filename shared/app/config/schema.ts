@@ -5,7 +5,7 @@ import { watchSetting } from "../../core/inventory/watchVaults.js";
 import { parseServiceQuota } from "../../core/quota/serviceQuota.js";
 import { SCHEDULE_TIMEOUT_MAX_MS } from "../../core/renewal/callBudget.js";
 import { MIN_SECRET_LENGTH, significantLength } from "../../lib/redact/secretForms.js";
-import { DAY_MS } from "../../lib/time.js";
+import { DAY_MS, HOUR_MS } from "../../lib/time.js";
 import { isSecureOrLoopback } from "../../lib/url.js";
 import { ARI_SETTINGS } from "./ariSettings.js";
 import { duration } from "./duration.js";
@@ -132,6 +132,8 @@ export const schema = z.object({
   // Issue 22: the most adaptive concurrency grows to; unset: CERTSCHED_RENEWAL_CONCURRENCY.
   CERTSCHED_RENEWAL_CONCURRENCY_MAX: wholeNumber(1, 256).optional(),
   CERTSCHED_RENEWAL_GRACE: duration("2h", 0, 7 * DAY_MS),
+  // Issue 26: how long an unsent claim keeps other sweeps away (decide.ts CLAIM_LEASE_MS).
+  CERTSCHED_CLAIM_LEASE: duration("1m", 1_000, HOUR_MS),
   CERTSCHED_DRY_RUN: flag,
   CERTSCHED_HTTP_TIMEOUT: duration("30s", 100, 600_000),
   CERTSCHED_SCHEDULE_TIMEOUT: duration("120s", 100, SCHEDULE_TIMEOUT_MAX_MS),

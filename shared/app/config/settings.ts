@@ -177,6 +177,7 @@ export function loadSettings(env: Env = process.env): Settings {
     accountConcurrency: s.CERTSCHED_ACCOUNT_CONCURRENCY,
     deadAccountDays: s.CERTSCHED_DEAD_ACCOUNT_DAYS,
     renewalGraceMs: s.CERTSCHED_RENEWAL_GRACE,
+    claimLeaseMs: s.CERTSCHED_CLAIM_LEASE,
     dryRun: s.CERTSCHED_DRY_RUN,
     httpTimeoutMs: s.CERTSCHED_HTTP_TIMEOUT,
     scheduleTimeoutMs: s.CERTSCHED_SCHEDULE_TIMEOUT,

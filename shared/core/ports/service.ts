@@ -21,8 +21,19 @@ export function noneDue(): DueList {
   return { certificates: [], rejected: [] };
 }
 
+/** Options of the two renewal calls: when the request really leaves. */
+export interface SendingOptions {
+  /**
+   * Called as the request's bytes are handed to the socket (after the token, the request budget
+   * and the connection); its last byte is held until the promise resolves, and a rejection aborts
+   * it before that byte, so the service never sees a complete request. Called again on a retry
+   * (the caller makes it idempotent). claimAndSend writes the ledger's "sent" here.
+   */
+  readonly sending?: (() => Promise<void>) | undefined;
+}
+
 /** Options of ServiceClient.renew. */
-export interface RenewOptions extends WithinOptions {
+export interface RenewOptions extends WithinOptions, SendingOptions {
   /**
    * The certificate's target, when known (due list, Get Certificate). The key-vault target's
    * renewal also carries the vault token, as the vendor's renewal function sends it; unknown or
@@ -45,7 +56,7 @@ export interface ServiceOperations {
   /** 4.3: the certificates due for renewal; records that fail validation are reported apart. */
   listDue(): Promise<DueList>;
   /** 4.4: renews a certificate from the due list; returns the service's message. */
-  renewListed(certificate: CertificateRef): Promise<string>;
+  renewListed(certificate: CertificateRef, options?: SendingOptions): Promise<string>;
   /** Tests connectivity (both tokens and the service); returns the service's message. */
   test(): Promise<string>;
 }

@@ -23,8 +23,13 @@ export interface ClaimAndSendInput {
   readonly claimedAt: Date;
   /** The clock for the "sent" time. */
   readonly now: () => Date;
-  /** Sends the renewal; resolves with the service's confirmation. */
-  readonly send: () => Promise<string>;
+  /**
+   * Sends the renewal; resolves with the service's confirmation. It must call `sending` as the
+   * request's bytes are handed to the socket and hold the request's last byte until the promise
+   * resolves, and end the request short if it rejects (ServiceClient's `sending` option does).
+   * `sending` writes "sent" once, however often it is called.
+   */
+  readonly send: (sending: () => Promise<void>) => Promise<string>;
   /** A ledger call threw (LEDGER_UNAVAILABLE). */
   readonly ledgerFailed: (error: unknown) => void;
   /** The final write did not land: the row still says "sent". */
@@ -35,7 +40,10 @@ export interface ClaimAndSendInput {
   readonly runId?: string | undefined;
 }
 
-/** How far a renewal got. Only "answered" and "refused"/"unanswered" sent a request. */
+/**
+ * How far a renewal got. Only "answered" and "unanswered" (and "refused" when the "sent" write
+ * had landed) may have sent a complete request.
+ */
 export type ClaimAndSendResult =
   /** Nothing sent: a ledger write failed ("claim" or "sent" step). */
   | { readonly kind: "ledger-failed"; readonly step: "claim" | "sent" }
@@ -49,11 +57,20 @@ export type ClaimAndSendResult =
 
 const LEDGER_FAILED = Symbol("ledger failed");
 
+/** The "sent" write did not win: the request is ended before its last byte. */
+class NotMarked extends Error {
+  constructor(readonly kind: "ledger-failed" | "conflict") {
+    super(`the ledger's "sent" write ${kind === "conflict" ? "lost" : "failed"}: not sent`);
+  }
+}
+
 /**
- * Claim (conditional write), mark sent (a second conditional write, just before sending), send,
- * record the answer: the steps every renewal takes, the sweep's and a person's alike. A request
- * is sent only after the "sent" write won, so a crash at any point leaves a row that says
- * truthfully whether a request may have left. Never throws.
+ * Claim (conditional write), send, and mark the row "sent" (a second conditional write) as the
+ * request's bytes are handed to the socket, its last byte held until that write has landed;
+ * then record the answer: the steps every renewal takes, the sweep's and a person's alike. A
+ * crash before the "sent" write landed leaves "claimed" and a request the service never saw
+ * whole (renewed at once after the lease); one after it leaves "sent" (answer unknown). A lost
+ * or failed "sent" write ends the request before its last byte. Never throws.
  */
 export async function claimAndSend(input: ClaimAndSendInput): Promise<ClaimAndSendResult> {
   const { cert, previous, ledger } = input;
@@ -84,54 +101,85 @@ export async function claimAndSend(input: ClaimAndSendInput): Promise<ClaimAndSe
   if (claimed === LEDGER_FAILED) return { kind: "ledger-failed", step: "claim" };
   if (claimed === "conflict") return { kind: "conflict", step: "claim" };
 
-  // 2. Sent, just before sending: only a won write lets the request go.
-  const sentAt = input.now();
-  const sent: LedgerRecord = {
-    ...claim,
-    outcome: "sent",
-    firstRequestedAt: previous?.firstRequestedAt ?? sentAt,
-    lastRequestedAt: sentAt,
-    attempts: claim.attempts + 1,
+  // 2. Sent, as the request leaves: only a won write lets its last byte go.
+  let marked: { record: LedgerRecord; etag: string } | undefined;
+  let marking: Promise<void> | undefined;
+  const sending = (): Promise<void> => {
+    marking ??= (async () => {
+      const sentAt = input.now();
+      const sent: LedgerRecord = {
+        ...claim,
+        outcome: "sent",
+        firstRequestedAt: previous?.firstRequestedAt ?? sentAt,
+        lastRequestedAt: sentAt,
+        attempts: claim.attempts + 1,
+      };
+      const written = await ledgerCall(() => ledger.write(sent, claimed.etag));
+      if (written === LEDGER_FAILED) {
+        // Nothing was sent; the row says "claimed" (renewed after the lease) or, if the write
+        // landed unseen, "sent" (answer unknown). Either way the caller must say so.
+        input.unresolved();
+        throw new NotMarked("ledger-failed");
+      }
+      if (written === "conflict") throw new NotMarked("conflict");
+      marked = { record: sent, etag: written.etag };
+    })();
+    return marking;
   };
-  const marked = await ledgerCall(() => ledger.write(sent, claimed.etag));
-  if (marked === LEDGER_FAILED) {
-    // Nothing was sent; the row says "claimed" (renewed after the lease) or, if the write
-    // landed unseen, "sent" (waits the grace). Either way the caller must say so.
-    input.unresolved();
-    return { kind: "ledger-failed", step: "sent" };
-  }
-  if (marked === "conflict") return { kind: "conflict", step: "sent" };
 
-  // 3. Send, then record the answer.
-  const record = async (final: LedgerRecord) => {
-    const written = await ledgerCall(() => ledger.write(final, marked.etag));
+  // 3. Send, then record the answer over the row as it stands.
+  const record = async (final: LedgerRecord, etag: string) => {
+    const written = await ledgerCall(() => ledger.write(final, etag));
     if (written === LEDGER_FAILED || written === "conflict") input.unresolved();
   };
+  let message: string;
   try {
-    const message = await input.send();
-    await record({
-      ...sent,
-      outcome: input.stuck ? "stuck" : "renewal-scheduled",
-      detail: message,
-    });
-    return { kind: "answered", message };
+    message = await input.send(sending);
   } catch (error) {
+    // A "sent" write still in flight (the attempt was cut while it waited) decides first.
+    await marking?.catch(() => {});
+    if (error instanceof NotMarked) return { kind: error.kind, step: "sent" };
     const { detail } = input.describe(error);
+    if (!marked) {
+      // Failed before its bytes left (no token, no budget, no connection): nothing was sent,
+      // the episode's request times stay as they were.
+      await record({ ...claim, outcome: "failed", detail }, claimed.etag);
+      return { kind: "refused", error };
+    }
     // No answer in time: the service may have scheduled it all the same. "answer-unknown"
-    // keeps the request time, so the next sweeps wait out the grace instead of ordering a
-    // second renewal.
+    // keeps the request time, so the next sweeps do not order a second renewal at once.
     if (isCertschedError(error) && error.code === "UPSTREAM_TIMEOUT") {
-      await record({ ...sent, outcome: "answer-unknown", detail });
+      await record({ ...marked.record, outcome: "answer-unknown", detail }, marked.etag);
       return { kind: "unanswered", error };
     }
     // A refused request ordered nothing: the episode's request times stay as they were.
-    await record({
-      ...sent,
-      firstRequestedAt: previous?.firstRequestedAt,
-      lastRequestedAt: previous?.lastRequestedAt,
-      outcome: "failed",
-      detail,
-    });
+    await record(
+      {
+        ...marked.record,
+        firstRequestedAt: previous?.firstRequestedAt,
+        lastRequestedAt: previous?.lastRequestedAt,
+        outcome: "failed",
+        detail,
+      },
+      marked.etag,
+    );
     return { kind: "refused", error };
   }
+  // A sender that never called `sending` (none in certsched's): the answer is recorded all the
+  // same, with the request times it would have had.
+  const at = input.now();
+  const done = marked ?? {
+    record: {
+      ...claim,
+      firstRequestedAt: previous?.firstRequestedAt ?? at,
+      lastRequestedAt: at,
+      attempts: claim.attempts + 1,
+    },
+    etag: claimed.etag,
+  };
+  await record(
+    { ...done.record, outcome: input.stuck ? "stuck" : "renewal-scheduled", detail: message },
+    done.etag,
+  );
+  return { kind: "answered", message };
 }

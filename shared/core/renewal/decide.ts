@@ -46,6 +46,7 @@ export type VerdictReason =
   | "PreviousAttemptFailed"
   | "UnsentClaimExpired"
   | "AnswerUnknown"
+  | "AnswerUnknownExpired"
   | "WithinGrace"
   | "GraceElapsed"
   | "PreflightBlocked";
@@ -60,6 +61,8 @@ export interface DecisionInput {
   readonly preflight?: Pick<PreflightResult, "checks" | "at" | "status"> | undefined;
   /** Renew even when the last preflight blocks it (`--force`, `?force=true`). */
   readonly force?: boolean | undefined;
+  /** CERTSCHED_CLAIM_LEASE in ms; default CLAIM_LEASE_MS. */
+  readonly claimLeaseMs?: number | undefined;
 }
 
 /** A certificate still listed this long after its first renewal request is stuck (24 h). */
@@ -79,6 +82,15 @@ export const DAY_TOLERANCE_MS = 30 * MINUTE_MS;
  * only after its conditional "sent" write wins, and a takeover makes that write lose.
  */
 export const CLAIM_LEASE_MS = MINUTE_MS;
+/**
+ * The public renew completes within an hour (spec 4.4): still listed with the same expiry this
+ * long after a request whose answer is unknown, a certificate was not renewed by it and is asked
+ * again (AnswerUnknownExpired; sooner when the grace is shorter). Before that, nothing tells
+ * "scheduled, not done yet" from "never arrived": Get Certificate shows the list's expiry.
+ */
+export const ANSWER_WINDOW_MS = HOUR_MS;
+/** How long an unknown answer is waited for: the hour, or the grace when it is shorter. */
+export const answerWindowMs = (graceMs: number): number => Math.min(graceMs, ANSWER_WINDOW_MS);
 
 type Check = (input: DecisionInput) => Exclude<Verdict, { action: "blocked" }> | undefined;
 
@@ -94,10 +106,10 @@ const newRenewal: Check = ({ record, expiryDate }) =>
     : undefined;
 
 /** Another sweep claimed it moments ago and is about to send: leave it to that sweep. */
-const claimHeld: Check = ({ record, now }) => {
+const claimHeld: Check = ({ record, now, claimLeaseMs = CLAIM_LEASE_MS }) => {
   if (record?.outcome !== "claimed" || !record.claimedAt) return undefined;
   const since = now.getTime() - record.claimedAt.getTime();
-  return since < CLAIM_LEASE_MS
+  return since < claimLeaseMs
     ? {
         action: "skip",
         reason: "ClaimHeld",
@@ -187,19 +199,26 @@ const unsentClaimExpired: Check = ({ record, now }) =>
       }
     : undefined;
 
-/** Sent, and the answer never recorded: the service may have scheduled it. Wait the grace. */
+/** Whether a row says a request went out and its answer is unknown (a crash, a timeout). */
+export const answerUnknownRow = (record: LedgerRecord | undefined): boolean =>
+  (record?.outcome === "sent" || record?.outcome === "answer-unknown") && !!record.lastRequestedAt;
+
+/** Sent, answer unknown: wait answerWindowMs; then, still the same expiry, it was not renewed. */
 const answerUnknown: Check = ({ record, now, graceMs }) => {
-  if (record?.outcome !== "sent" && record?.outcome !== "answer-unknown") return undefined;
-  const last = record.lastRequestedAt;
-  if (!last) return undefined;
-  const since = now.getTime() - last.getTime();
-  return since < graceMs
+  if (!answerUnknownRow(record)) return undefined;
+  const since = now.getTime() - (record?.lastRequestedAt?.getTime() ?? 0);
+  const window = answerWindowMs(graceMs);
+  return since < window
     ? {
         action: "skip",
         reason: "AnswerUnknown",
-        message: `renewal sent ${hours(since)} ago without a recorded answer; the service may have scheduled it, so it is asked again only after the grace`,
+        message: `renewal sent ${hours(since)} ago without a recorded answer; the service may have scheduled it (it completes within an hour), so it is asked again only if still due ${hours(window)} after the request`,
       }
-    : undefined;
+    : {
+        action: "renew",
+        reason: "AnswerUnknownExpired",
+        message: `renewal sent ${hours(since)} ago without a recorded answer, and still due with the same expiry although the service completes within an hour: it was not renewed; requesting again`,
+      };
 };
 
 const withinGrace: Check = ({ record, now, graceMs }) => {

@@ -78,6 +78,36 @@ export interface CertificateResult {
    * the reason it would have been blocked for.
    */
   readonly forcedPast?: FailReason;
+  /**
+   * Not asked for this sweep although its ledger row says a request went out whose answer is
+   * unknown (a sweep that crashed, or one that timed out): when and by which run it was sent.
+   */
+  readonly answerUnknown?: AnswerUnknownRow;
+}
+
+/** A ledger row "sent" or "answer-unknown", as a result names it (issue 26). */
+export interface AnswerUnknownRow {
+  /** When that request was sent (ISO-8601 UTC). */
+  readonly since: string;
+  /** The run that sent it, when the row keeps one. */
+  readonly runId?: string;
+  /**
+   * Sent an hour or more before this sweep decided: the service would have completed it, so the
+   * certificate still listed was not renewed, and the run fails until it is asked again.
+   */
+  readonly overdue: boolean;
+}
+
+/** A certificate a sweep left waiting behind an unknown answer: the summary's `unresolved`. */
+export interface UnresolvedAnswer extends AnswerUnknownRow {
+  readonly name: string;
+}
+
+/** The results left waiting behind an unknown answer, in order. */
+export function unresolvedAnswers(results: readonly CertificateResult[]): UnresolvedAnswer[] {
+  return results.flatMap((r) =>
+    r.answerUnknown ? [{ name: r.certificateName, ...r.answerUnknown }] : [],
+  );
 }
 
 export interface SweepSummary {
@@ -116,6 +146,11 @@ export interface SweepSummary {
   readonly requests7d?: number;
   /** The request budget as the run saw it, when CERTSCHED_SERVICE_QUOTA is set. */
   readonly quota?: QuotaView;
+  /**
+   * Certificates not asked for because their last request's answer is unknown (a crashed or
+   * timed-out sweep): unresolvedAnswers(results); absent when none. One `overdue` fails the run.
+   */
+  readonly unresolved?: UnresolvedAnswer[];
 }
 
 /** CERTSCHED_SERVICE_QUOTA at the start of the renewals: the list's requests already counted. */
@@ -174,6 +209,12 @@ export function resultProblems(
   if (deferred.length > 0) {
     problems.push(
       `${deferred.length} certificate(s) deferred (quota), ${deferredCause}: ${deferred.join(", ")}`,
+    );
+  }
+  const overdue = unresolvedAnswers(results).filter((u) => u.overdue);
+  if (overdue.length > 0) {
+    problems.push(
+      `${overdue.length} certificate(s) still due an hour or more after a renewal request whose answer is unknown (a sweep that crashed or timed out), not asked again this run: ${overdue.map((u) => `${u.name} (sent ${u.since})`).join(", ")}`,
     );
   }
   for (const reason of Object.keys(STOPPED_BECAUSE) as StopReason[]) {

@@ -1,3 +1,4 @@
+import type { Readable } from "node:stream";
 import type { Agent } from "undici";
 import { UpstreamError, type UpstreamName } from "../errors.js";
 import type { Undici } from "./undiciCore.js";
@@ -36,6 +37,38 @@ export interface Outcome {
   readonly response?: InboundResponse;
   readonly retryAfter?: string | undefined;
   readonly error?: unknown;
+  /** The `sending` hook rejected: the last byte was held back, the request never left whole. */
+  readonly held?: { readonly error: unknown };
+}
+
+/**
+ * The body as undici writes it: everything but the last byte once the connection takes it (the
+ * `sending` hook is called then), the last byte only once the hook's promise has resolved. A
+ * rejection, or the attempt's abort, ends the body short: undici destroys the connection, and
+ * the upstream, still waiting for the length it was promised, never sees a complete request.
+ */
+function heldBody(
+  bytes: Buffer,
+  sending: () => Promise<void>,
+  signal: AbortSignal,
+  held: { error?: unknown; refused: boolean },
+): AsyncIterable<Buffer> {
+  return {
+    async *[Symbol.asyncIterator]() {
+      const pending = sending().then(
+        () => undefined,
+        (error: unknown) => {
+          held.refused = true;
+          held.error = error;
+        },
+      );
+      yield bytes.subarray(0, bytes.length - 1);
+      await pending;
+      if (held.refused) throw held.error;
+      if (signal.aborted) throw new Error("aborted before the last byte");
+      yield bytes.subarray(bytes.length - 1);
+    },
+  };
 }
 
 /**
@@ -52,17 +85,27 @@ export async function attempt(
     readonly headers: Readonly<Record<string, string>>;
     readonly body: string;
     readonly maxResponseBytes?: number | undefined;
+    readonly sending?: (() => Promise<void>) | undefined;
   },
   timeoutMs: number,
 ): Promise<Outcome> {
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(), timeoutMs);
   let cut: Cut = "headers";
+  const held = { refused: false } as { error?: unknown; refused: boolean };
+  const bytes = Buffer.from(req.body);
+  const hold = req.sending !== undefined && req.method !== "GET" && bytes.length > 0;
   try {
     const res = await lib.request(req.url, {
       method: req.method ?? "POST",
-      headers: req.headers,
-      body: req.method === "GET" ? null : req.body,
+      headers: hold ? { ...req.headers, "content-length": String(bytes.length) } : req.headers,
+      body:
+        req.method === "GET"
+          ? null
+          : hold && req.sending
+            ? // undici writes any async iterable (its dispatch docs); request()'s types omit it.
+              (heldBody(bytes, req.sending, controller.signal, held) as unknown as Readable)
+            : req.body,
       signal: controller.signal,
       // The agent's own timeouts are the client's; a request with a longer one of its own
       // (create, renew) must not be cut by them first.
@@ -87,6 +130,7 @@ export async function attempt(
       retryAfter,
     };
   } catch (error) {
+    if (held.refused) return { held: { error: held.error } };
     if (!controller.signal.aborted) return { error };
     // Named as undici names its own timeouts, so the retry policy treats both alike: a cut
     // before the headers may still have reached the service ("sent, answer unknown").

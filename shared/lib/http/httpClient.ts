@@ -37,6 +37,14 @@ export interface OutboundRequest {
    * have reached the upstream, all but one whose connection could not be made (NOT_SENT_CODES).
    */
   readonly reserve?: () => Promise<AttemptTicket>;
+  /**
+   * Called when the request's bytes are about to be handed to the socket (after the budget's
+   * reservation and the connection), on every attempt; its last body byte is held until the
+   * promise resolves. Rejecting aborts the attempt before that byte, so the upstream never sees
+   * a complete request: the call fails with the rejection as it is, never retried. The renewals
+   * write "sent" to the ledger here (claimAndSend).
+   */
+  readonly sending?: () => Promise<void>;
 }
 
 /** One attempt's reservation in the request budget (shared/adapters/service/requestLog.ts). */
@@ -63,6 +71,11 @@ export interface HttpClientOptions {
   ) => void;
   /** Certificates (PEM) trusted instead of Node's store: the sandbox's local CA only. */
   readonly ca?: string | undefined;
+}
+
+/** The `sending` hook's rejection, carried out of the retry loop unchanged. */
+class HeldBack {
+  constructor(readonly error: unknown) {}
 }
 
 /**
@@ -115,6 +128,11 @@ export class HttpClient {
         }
         const attemptStarted = performance.now();
         const outcome = await attempt(lib, agent, req, timeoutMs);
+        if (outcome.held) {
+          // The hook refused: the request never left whole, and is not counted.
+          ticket?.settle(false);
+          throw new HeldBack(outcome.held.error);
+        }
         reportAttempt({
           upstream: req.upstream,
           durationMs: performance.now() - attemptStarted,
@@ -136,6 +154,7 @@ export class HttpClient {
         await beforeRetry();
       }
     } catch (error) {
+      if (error instanceof HeldBack) throw error.error;
       // The budget's refusal is the call's answer as it is: nothing was sent.
       if (isCertschedError(error) && error.code === "QUOTA_EXHAUSTED") throw error;
       throw networkError(req.upstream, error, req.timeoutMs ?? this.#options.timeoutMs);

@@ -8,9 +8,15 @@ import {
   type LedgerEntry,
   type LedgerRecord,
 } from "../../core/ports/ledger.js";
+import type { SendingOptions } from "../../core/ports/service.js";
 import { QuotaExhaustedError } from "../../core/quota/budgetRules.js";
 import { claimAndSend } from "../../core/renewal/claimAndSend.js";
-import { decide, type VerdictReason } from "../../core/renewal/decide.js";
+import {
+  answerUnknownRow,
+  answerWindowMs,
+  decide,
+  type VerdictReason,
+} from "../../core/renewal/decide.js";
 import {
   type CertificateResult,
   notAttemptedDetail,
@@ -22,7 +28,9 @@ import { redact } from "../../lib/redact/redact.js";
 
 /** What one certificate's turn needs from its sweep. */
 export interface RenewContext {
-  readonly client: { renewListed(certificate: CertificateRecord): Promise<string> };
+  readonly client: {
+    renewListed(certificate: CertificateRecord, options?: SendingOptions): Promise<string>;
+  };
   readonly ledger: Ledger;
   readonly now: () => Date;
   readonly graceMs: number;
@@ -39,6 +47,8 @@ export interface RenewContext {
   preflightOf?(certificateName: string): PreflightRecord | undefined;
   /** Renew a certificate its last preflight blocks all the same (`--force`). */
   readonly force?: boolean;
+  /** CERTSCHED_CLAIM_LEASE in ms (decide.ts CLAIM_LEASE_MS when unset). */
+  readonly claimLeaseMs?: number | undefined;
   /**
    * Asked right before a renewal would be sent (the request budget, CERTSCHED_SERVICE_QUOTA):
    * the detail of a "deferred" result when none may be sent, else undefined. Unset: always sent.
@@ -77,6 +87,25 @@ function renewedEarlierByThisRun(
   return `renewed by an earlier attempt of this run: ${record.detail?.trim() || "renewal scheduled"}`;
 }
 
+/** The row's unknown answer, for the result, when it is of this certificate's expiry. */
+function answerUnknownOf(
+  record: LedgerRecord | undefined,
+  cert: CertificateRecord,
+  at: Date,
+  graceMs: number,
+): Pick<CertificateResult, "answerUnknown"> {
+  if (!record || !answerUnknownRow(record) || !record.lastRequestedAt) return {};
+  if (record.expiryAtRequest.getTime() !== cert.expiryDate.getTime()) return {};
+  const since = record.lastRequestedAt;
+  return {
+    answerUnknown: {
+      since: since.toISOString(),
+      ...(record.runId ? { runId: record.runId } : {}),
+      overdue: at.getTime() - since.getTime() >= answerWindowMs(graceMs),
+    },
+  };
+}
+
 /**
  * One certificate's turn: read its ledger row, decide, and when renewing, claim it (conditional
  * write), mark it sent (a second conditional write, just before sending), send, record the
@@ -97,12 +126,14 @@ export async function renewOne(
   };
   /** Set once decided: the run was forced past the certificate's last preflight. */
   let forced: { forcedPast?: NonNullable<CertificateResult["forcedPast"]> } = {};
+  /** Set once read: the row waits on an unknown answer (issue 26); cleared once asked again. */
+  let waiting: Pick<CertificateResult, "answerUnknown"> = {};
   const result = (
     outcome: CertificateResult["outcome"],
     reason: ResultReason,
     detail: string,
     extra: { status?: number; error?: string } = {},
-  ): CertificateResult => ({ ...base, outcome, reason, detail, ...extra, ...forced });
+  ): CertificateResult => ({ ...base, outcome, reason, detail, ...extra, ...forced, ...waiting });
   const notAttempted = (reason: StopReason) =>
     result("not-attempted", reason, notAttemptedDetail(reason));
   const stoppedBefore = ctx.stopped();
@@ -127,11 +158,13 @@ export async function renewOne(
     if (!ctx.dryRun) return notAttempted("LedgerUnavailable");
   }
 
+  waiting = answerUnknownOf(entry?.record, cert, at, ctx.graceMs);
   const verdict = decide({
     expiryDate: cert.expiryDate,
     record: entry?.record,
     now: at,
     graceMs: ctx.graceMs,
+    claimLeaseMs: ctx.claimLeaseMs,
     preflight: ctx.preflightOf?.(cert.certificateName),
     force: ctx.force,
   });
@@ -148,7 +181,10 @@ export async function renewOne(
   }
   const stuck = verdict.action === "stuck";
   if (stuck && !verdict.renew) return result("stuck", verdict.reason, verdict.message);
-  if (ctx.dryRun) return result(stuck ? "stuck" : "would-renew", verdict.reason, verdict.message);
+  if (ctx.dryRun) {
+    waiting = {};
+    return result(stuck ? "stuck" : "would-renew", verdict.reason, verdict.message);
+  }
   // The deadline may have passed while the row was read.
   const stoppedNow = ctx.stopped();
   if (stoppedNow) return notAttempted(stoppedNow);
@@ -165,12 +201,14 @@ export async function renewOne(
     ledger: ctx.ledger,
     claimedAt: at,
     now: ctx.now,
-    send: () => ctx.client.renewListed(cert),
+    send: (sending) => ctx.client.renewListed(cert, { sending }),
     runId: ctx.runId,
     ledgerFailed: ctx.ledgerFailed,
     unresolved: () => ctx.unresolved(cert.certificateName),
     describe,
   });
+  // Asked again (or another sweep is asking): no longer left waiting by this sweep.
+  if (sent.kind !== "ledger-failed") waiting = {};
   switch (sent.kind) {
     case "ledger-failed":
       return notAttempted("LedgerUnavailable");

@@ -9,7 +9,7 @@ import type { QuotaUsage } from "../../core/ports/budget.js";
 import type { ConcurrencyControl } from "../../core/ports/concurrency.js";
 import type { PreflightRecord } from "../../core/ports/inventory.js";
 import { type Ledger, noLedger } from "../../core/ports/ledger.js";
-import type { DueList } from "../../core/ports/service.js";
+import type { DueList, SendingOptions } from "../../core/ports/service.js";
 import { usageText } from "../../core/quota/budgetRules.js";
 import { withPurpose } from "../../core/quota/requestContext.js";
 import { withTrigger } from "../../core/quota/requestTrigger.js";
@@ -35,14 +35,14 @@ import {
 import { ensureError } from "../../lib/errors.js";
 import { observeAttempts } from "../../lib/http/attemptObserver.js";
 import type { Logger } from "../../lib/log.js";
-import { describe, renewOne } from "./renewOne.js";
+import { describe, type RenewContext, renewOne } from "./renewOne.js";
 import { retryThrottled } from "./throttledRetry.js";
 
-export interface SweepOptions {
+export interface SweepOptions extends Pick<RenewContext, "claimLeaseMs"> {
   /** The service operations a sweep needs (a ServiceClient). */
   readonly client: {
     listDue(): Promise<DueList>;
-    renewListed(certificate: CertificateRecord): Promise<string>;
+    renewListed(certificate: CertificateRecord, options?: SendingOptions): Promise<string>;
   };
   readonly ledger: Ledger;
   readonly log: Logger;
@@ -179,6 +179,7 @@ async function sweep(options: SweepOptions, runId: string): Promise<SweepSummary
         counts["not-attempted"] > 0 ||
         ledgerState === "unavailable" ||
         unresolved.length > 0 ||
+        results.some((r) => r.answerUnknown?.overdue) || // Issue 26: an hour after an unknown answer
         // A person must look: the budget is too small for what is due.
         counts.deferred > 0,
       problems,
@@ -219,6 +220,7 @@ async function sweep(options: SweepOptions, runId: string): Promise<SweepSummary
     ledger,
     now,
     graceMs: options.graceMs,
+    claimLeaseMs: options.claimLeaseMs,
     dryRun: options.dryRun,
     stopped: () => stop,
     ledgerFailed,
@@ -241,8 +243,8 @@ async function sweep(options: SweepOptions, runId: string): Promise<SweepSummary
   const turn = (cert: CertificateRecord, slot: PoolSlot) => {
     let epoch = control?.epoch() ?? 0;
     const client = {
-      renewListed: (c: CertificateRecord) =>
-        retryThrottled(() => options.client.renewListed(c), {
+      renewListed: (c: CertificateRecord, sending?: SendingOptions) =>
+        retryThrottled(() => options.client.renewListed(c, sending), {
           slot,
           deadline: options.deadline,
           onRetry: () => {

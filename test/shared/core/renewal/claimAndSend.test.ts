@@ -149,21 +149,34 @@ describe("a sweep that dies after sending, before recording the answer", () => {
     );
   });
 
-  it("the next sweep within the grace treats it as sent, answer unknown, and waits", async () => {
+  it("the next sweep within the hour treats it as sent, answer unknown, names it, and waits", async () => {
     const summary = await w.sweep(10 * 60_000);
 
-    expect(summary.results[0]).toMatchObject({ outcome: "skipped", reason: "AnswerUnknown" });
+    expect(summary.results[0]).toMatchObject({
+      outcome: "skipped",
+      reason: "AnswerUnknown",
+      answerUnknown: { since: T.toISOString(), overdue: false },
+    });
     expect(summary.failed).toBe(false);
     expect(w.sim.renewCallsFor(NAME)).toBe(1);
   });
 
-  it("after the grace, it asks again", async () => {
-    const summary = await w.sweep(2 * HOUR_MS);
+  it("a millisecond short of the hour, it still waits", async () => {
+    const summary = await w.sweep(HOUR_MS - 1);
+
+    expect(summary.results[0]).toMatchObject({ outcome: "skipped", reason: "AnswerUnknown" });
+    expect(w.sim.renewCallsFor(NAME)).toBe(1);
+  });
+
+  it("an hour after the request, still listed with the same expiry, it asks again (not the 2 h grace)", async () => {
+    const summary = await w.sweep(HOUR_MS);
 
     expect(summary.results[0]).toMatchObject({
       outcome: "renewal-scheduled",
-      reason: "GraceElapsed",
+      reason: "AnswerUnknownExpired",
     });
+    expect(summary.results[0]?.answerUnknown).toBeUndefined();
+    expect(summary.failed).toBe(false);
     expect(w.sim.renewCallsFor(NAME)).toBe(2);
   });
 });

@@ -4,6 +4,7 @@ import type { LedgerOutcome, LedgerRecord } from "../../../../shared/core/ports/
 import { PREFLIGHT_ADVICE } from "../../../../shared/core/preflight/advice.js";
 import type { FailReason } from "../../../../shared/core/preflight/preflight.js";
 import {
+  ANSWER_WINDOW_MS,
   ASK_AGAIN,
   CLAIM_LEASE_MS,
   DAY_TOLERANCE_MS,
@@ -65,14 +66,29 @@ const CASES: [string, LedgerRecord | undefined, Expected][] = [
     { action: "skip", reason: "AnswerUnknown" },
   ],
   [
-    "sent 1 h ago and no answer in time: skip, the service may have scheduled it",
-    record(1, 1, "answer-unknown"),
+    "sent 59 min ago and no answer in time: skip, the service may have scheduled it",
+    record(59 / 60, 59 / 60, "answer-unknown"),
     { action: "skip", reason: "AnswerUnknown" },
   ],
   [
-    "sent 3 h ago and no answer in time: ask again, the grace has elapsed",
+    "sent 1 h ago, no answer, still listed with the same expiry: not renewed, ask again (grace or not)",
+    record(1, 1, "answer-unknown"),
+    { action: "renew", reason: "AnswerUnknownExpired" },
+  ],
+  [
+    "left 'sent' by a crash 1.5 h ago, still listed with the same expiry: ask again",
+    record(1.5, 1.5, "sent"),
+    { action: "renew", reason: "AnswerUnknownExpired" },
+  ],
+  [
+    "sent 3 h ago and no answer in time: ask again",
     record(3, 3, "answer-unknown"),
-    { action: "renew", reason: "GraceElapsed" },
+    { action: "renew", reason: "AnswerUnknownExpired" },
+  ],
+  [
+    "left 'sent' an hour ago, but the list shows a new expiry: the renewal landed, a new episode",
+    record(1, 1, "sent", { expiryAtRequest: new Date("2025-12-06T00:00:00.000Z") }),
+    { action: "renew", reason: "NewRenewal" },
   ],
   [
     "claimed 30 s ago by another sweep: skip, it is about to send",
@@ -234,17 +250,52 @@ describe("decide", () => {
   );
 
   test.prop([episode, sentOutcome])(
-    "never asks again within the grace of a sent request, and reports stuck after a day",
+    "never asks again within the grace of an answered request, nor within the hour of one whose answer is unknown; stuck after a day",
     ({ first, last, graceMs }, outcome) => {
       const rec = record(first / 60, last / 60, outcome);
       const verdict = decide({ expiryDate: EXPIRY, record: rec, now: NOW, graceMs });
       const asks = verdict.action === "renew" || (verdict.action === "stuck" && verdict.renew);
-      if (asks) expect(last * 60_000).toBeGreaterThanOrEqual(graceMs);
+      const unknown = outcome === "sent" || outcome === "answer-unknown";
+      // The stuck clauses keep the grace; an unknown answer not yet stuck waits the hour (the
+      // grace when shorter).
+      const wait =
+        unknown && verdict.action !== "stuck" ? Math.min(graceMs, ANSWER_WINDOW_MS) : graceMs;
+      if (asks) expect(last * 60_000).toBeGreaterThanOrEqual(wait);
+      if (unknown && verdict.action !== "stuck") {
+        expect(asks).toBe(last * 60_000 >= wait);
+      }
       // The rule decide.ts keeps: stuck from a day less the tolerance for daily sweeps that
       // run a little early (23.5 h), not from exactly 24 h.
       expect(verdict.action === "stuck").toBe(first * 60_000 >= STUCK_AFTER_MS - DAY_TOLERANCE_MS);
     },
   );
+
+  it.each([
+    ["grace 2 h, exactly an hour: asked again", GRACE, H, "renew", "AnswerUnknownExpired"],
+    ["grace 2 h, a millisecond short of the hour: wait", GRACE, H - 1, "skip", "AnswerUnknown"],
+    ["grace 1 h, exactly an hour: asked again", H, H, "renew", "AnswerUnknownExpired"],
+    ["grace 30 min, exactly 30 min: asked again", H / 2, H / 2, "renew", "AnswerUnknownExpired"],
+    ["grace 30 min, a millisecond short: wait", H / 2, H / 2 - 1, "skip", "AnswerUnknown"],
+  ])("answer-unknown boundary, %s", (_, graceMs, sinceLastMs, action, reason) => {
+    for (const outcome of ["sent", "answer-unknown"] as const) {
+      const rec = record(sinceLastMs / H, sinceLastMs / H, outcome);
+      expect(decide({ expiryDate: EXPIRY, record: rec, now: NOW, graceMs }), outcome).toMatchObject(
+        { action, reason },
+      );
+    }
+  });
+
+  it.each([
+    ["the lease's last millisecond: held", 999, "skip", "ClaimHeld"],
+    ["the lease over: renewed at once", 1_000, "renew", "UnsentClaimExpired"],
+  ])("CERTSCHED_CLAIM_LEASE of 1 s, %s", (_, sinceClaimMs, action, reason) => {
+    const rec = record(undefined, undefined, "claimed", {
+      claimedAt: new Date(NOW.getTime() - sinceClaimMs),
+    });
+    expect(
+      decide({ expiryDate: EXPIRY, record: rec, now: NOW, graceMs: GRACE, claimLeaseMs: 1_000 }),
+    ).toMatchObject({ action, reason });
+  });
 
   it.each([
     ["just inside the tolerance: stuck", STUCK_AFTER_MS - DAY_TOLERANCE_MS, true],

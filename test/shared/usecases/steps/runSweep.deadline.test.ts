@@ -5,6 +5,7 @@ import { loadSettings } from "../../../../shared/app/config/settings.js";
 import type { Runtime } from "../../../../shared/app/services.js";
 import type { CertificateRecord } from "../../../../shared/core/certificate/records.js";
 import { memoryLedger } from "../../../../shared/core/ports/ledger.js";
+import type { SendingOptions } from "../../../../shared/core/ports/service.js";
 import { ConfigError, SweepFailedError } from "../../../../shared/lib/errors.js";
 import { DAY_MS } from "../../../../shared/lib/time.js";
 import { runSweep, type SweepOptions } from "../../../../shared/usecases/steps/runSweep.js";
@@ -46,10 +47,10 @@ describe("the sweep's deadline, reached while renewals are in flight", () => {
     // not a race with the clock.
     const client: SweepOptions["client"] = {
       listDue: () => runtime.client.listDue(),
-      renewListed: (certificate: CertificateRecord) => {
+      renewListed: (certificate: CertificateRecord, options?: SendingOptions) => {
         started += 1;
         if (started === 2) deadline.abort();
-        return runtime.client.renewListed(certificate);
+        return runtime.client.renewListed(certificate, options);
       },
     };
     const { log, lines } = collectingLogger();

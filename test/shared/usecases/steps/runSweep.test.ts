@@ -3,6 +3,7 @@ import { tableLedger } from "../../../../shared/adapters/storage/tableLedger.js"
 import type { Runtime } from "../../../../shared/app/services.js";
 import type { CertificateRecord } from "../../../../shared/core/certificate/records.js";
 import { type Ledger, memoryLedger } from "../../../../shared/core/ports/ledger.js";
+import type { SendingOptions } from "../../../../shared/core/ports/service.js";
 import type { CertificateResult } from "../../../../shared/core/renewal/summary.js";
 import { CertschedError } from "../../../../shared/lib/errors.js";
 import { DAY_MS } from "../../../../shared/lib/time.js";
@@ -358,11 +359,11 @@ describe("runSweep concurrency", () => {
     let max = 0;
     const client: SweepOptions["client"] = {
       listDue: () => rt.client.listDue(),
-      renewListed: async (certificate: CertificateRecord) => {
+      renewListed: async (certificate: CertificateRecord, options?: SendingOptions) => {
         inFlight += 1;
         max = Math.max(max, inFlight);
         try {
-          return await rt.client.renewListed(certificate);
+          return await rt.client.renewListed(certificate, options);
         } finally {
           inFlight -= 1;
         }
