@@ -181,8 +181,9 @@ export async function sweepWith(
       inventoryWrite = listing.remember(ports, log);
       return due;
     },
-    renewListed: (c: Parameters<SweepPorts["client"]["renewListed"]>[0]) =>
-      listing.client.renewListed(c),
+    // Every argument: the `sending` hook rides in the second (issue 26's held last byte).
+    renewListed: (...args: Parameters<SweepPorts["client"]["renewListed"]>) =>
+      listing.client.renewListed(...args),
   };
   // One id for the ledger's claims and the history's records of this sweep.
   const runId = options.runId ?? randomUUID();
