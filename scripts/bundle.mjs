@@ -105,6 +105,34 @@ function undiciNamedExports(root) {
 }
 
 /**
+ * What both bundles share: ES module chunks split at every dynamic import (a lazily imported
+ * module stays lazy), for Node 20, with English-only zod and undici's named exports.
+ * @param {string} root
+ * @param {string} outdir
+ * @param {readonly string[]} external
+ * @returns {import("esbuild").BuildOptions}
+ */
+function sharedOptions(root, outdir, external) {
+  return {
+    bundle: true,
+    splitting: true,
+    format: "esm",
+    platform: "node",
+    target: "node20",
+    outdir,
+    chunkNames: "chunks/[name]-[hash]",
+    external: [...external],
+    plugins: [zodEnglishOnly, undiciNamedExports(root)],
+    banner: { js: BANNER },
+    // Whitespace and syntax only: names stay readable in stack traces.
+    minifyWhitespace: true,
+    minifySyntax: true,
+    metafile: true,
+    logLevel: "warning",
+  };
+}
+
+/**
  * Builds the bundle; returns the entry file's path and esbuild's metafile (what went in).
  * @param {{ root?: string, outdir?: string }} [options]
  */
@@ -121,24 +149,10 @@ export async function bundleFunctionApp(options = {}) {
 
   await rm(outdir, { recursive: true, force: true });
   const result = await build({
+    ...sharedOptions(root, outdir, EXTERNAL),
     stdin: { contents: entry, resolveDir: root, sourcefile: "index.ts", loader: "ts" },
-    bundle: true,
-    splitting: true,
-    format: "esm",
-    platform: "node",
-    target: "node20",
-    outdir,
     entryNames: "index",
-    chunkNames: "chunks/[name]-[hash]",
-    external: EXTERNAL,
-    plugins: [zodEnglishOnly, undiciNamedExports(root)],
-    banner: { js: BANNER },
-    // Whitespace and syntax only: names stay readable in stack traces.
-    minifyWhitespace: true,
-    minifySyntax: true,
     sourcemap: "linked",
-    metafile: true,
-    logLevel: "warning",
   });
   // The output is ES modules wherever it is copied, whatever package.json is above it.
   await writeFile(path.join(outdir, "package.json"), `${JSON.stringify({ type: "module" })}\n`);
@@ -169,21 +183,8 @@ export async function bundleCli(options = {}) {
   const outdir = path.resolve(root, options.outdir ?? "dist/bin");
   await rm(outdir, { recursive: true, force: true });
   const result = await build({
+    ...sharedOptions(root, outdir, CLI_EXTERNAL),
     entryPoints: { certsched: path.join(root, "dist", "cli", "main.js") },
-    bundle: true,
-    splitting: true,
-    format: "esm",
-    platform: "node",
-    target: "node20",
-    outdir,
-    chunkNames: "chunks/[name]-[hash]",
-    external: CLI_EXTERNAL,
-    plugins: [zodEnglishOnly, undiciNamedExports(root)],
-    banner: { js: BANNER },
-    minifyWhitespace: true,
-    minifySyntax: true,
-    metafile: true,
-    logLevel: "warning",
   });
   await writeFile(path.join(outdir, "package.json"), `${JSON.stringify({ type: "module" })}\n`);
   const inputs = Object.fromEntries(
