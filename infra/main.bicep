@@ -162,6 +162,12 @@ param serviceQuota string = ''
 @description('CERTSCHED_SWEEP_DEADLINE: how long a sweep may start renewals, from its start, e.g. 9m. Keep it under host.json functionTimeout (10 min). Empty: 9m.')
 param sweepDeadline string = ''
 
+@description('CERTSCHED_FUNCTION_TIMEOUT: the timer\'s and the queued runs\' whole run, bookkeeping included, fits in this from the invocation\'s start, e.g. 10m. Keep it equal to host.json functionTimeout. Empty: 10m.')
+param functionTimeout string = ''
+
+@description('CERTSCHED_CLAIM_LEASE: how long a sweep\'s claim not yet sent keeps other sweeps away from a certificate, 1s..1h, e.g. 1m. Empty: 1m.')
+param claimLease string = ''
+
 @description('CERTSCHED_HISTORY_RETENTION: how long run history rows are kept, e.g. 400d. Empty: 400d.')
 param historyRetention string = ''
 
@@ -357,6 +363,8 @@ var commonSettings = [
   { name: 'CERTSCHED_SCHEDULE_TIMEOUT', value: scheduleTimeout }
   { name: 'CERTSCHED_SERVICE_QUOTA', value: serviceQuota }
   { name: 'CERTSCHED_SWEEP_DEADLINE', value: sweepDeadline }
+  { name: 'CERTSCHED_FUNCTION_TIMEOUT', value: functionTimeout }
+  { name: 'CERTSCHED_CLAIM_LEASE', value: claimLease }
   { name: 'CERTSCHED_HISTORY_RETENTION', value: historyRetention }
   { name: 'CERTSCHED_WEBHOOK_FORMAT', value: webhookFormat }
   { name: 'CERTSCHED_NOTIFY_SUCCESS', value: notifySuccess }

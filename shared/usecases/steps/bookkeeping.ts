@@ -73,6 +73,9 @@ export async function within<T, L>(work: Promise<T>, ms: number, late: L): Promi
   }
 }
 
+/** What `within` answers when a step's time ran out (a step itself answers true or false). */
+const LATE = Symbol("late");
+
 /**
  * Runs the steps one after the other until `endAt` (a performance.now() instant): each is given
  * a signal aborted at `endAt` and is waited for until then. Resolves with the steps not done, in
@@ -97,8 +100,14 @@ export async function runSteps(
     const done = await within(
       step.run(signal).catch(() => false),
       left,
-      false,
+      LATE,
     );
+    // Out of time: this step and every later one. A timer may fire a moment before `endAt` by
+    // performance.now(); a later step must not start in that crumb.
+    if (done === LATE) {
+      incomplete.push(...steps.slice(steps.indexOf(step)).map((s) => s.name));
+      break;
+    }
     if (!done) incomplete.push(step.name);
   }
   return incomplete;
