@@ -110,6 +110,14 @@ export function unresolvedAnswers(results: readonly CertificateResult[]): Unreso
   );
 }
 
+/** The summary's `unresolved` field: present only when a result waits behind an unknown answer. */
+export function unresolvedField(results: readonly CertificateResult[]): {
+  unresolved?: UnresolvedAnswer[];
+} {
+  const waiting = unresolvedAnswers(results);
+  return waiting.length > 0 ? { unresolved: waiting } : {};
+}
+
 export interface SweepSummary {
   /**
    * The account swept (issue 22); set by whoever knows it (the account's notifier fills it in

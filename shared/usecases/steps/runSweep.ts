@@ -31,6 +31,7 @@ import {
   type StopReason,
   type SweepSummary,
   summaryLine,
+  unresolvedField,
 } from "../../core/renewal/summary.js";
 import { ensureError } from "../../lib/errors.js";
 import { observeAttempts } from "../../lib/http/attemptObserver.js";
@@ -180,18 +181,17 @@ async function sweep(options: SweepOptions, runId: string): Promise<SweepSummary
         ledgerState === "unavailable" ||
         unresolved.length > 0 ||
         results.some((r) => r.answerUnknown?.overdue) || // Issue 26: an hour after an unknown answer
-        // A person must look: the budget is too small for what is due.
-        counts.deferred > 0,
+        counts.deferred > 0, // A person must look: the budget is too small for what is due.
       problems,
       ...(requests7d !== undefined ? { requests7d } : {}),
       ...(quota ? { quota } : {}),
+      ...unresolvedField(results), // Issue 26: named in the webhook and the run's JSON too.
     };
     const line = summaryLine(summary);
     if (summary.failed) log.error(line);
     else log.info(line);
     return summary;
   };
-
   let due: DueList;
   try {
     due = listedOnce(await options.client.listDue());

@@ -157,6 +157,10 @@ describe("a sweep that dies after sending, before recording the answer", () => {
       reason: "AnswerUnknown",
       answerUnknown: { since: T.toISOString(), overdue: false },
     });
+    // The summary itself names it: the webhook and the queued run's JSON carry it.
+    expect(summary.unresolved).toEqual([
+      expect.objectContaining({ name: NAME, since: T.toISOString(), overdue: false }),
+    ]);
     expect(summary.failed).toBe(false);
     expect(w.sim.renewCallsFor(NAME)).toBe(1);
   });
@@ -176,6 +180,7 @@ describe("a sweep that dies after sending, before recording the answer", () => {
       reason: "AnswerUnknownExpired",
     });
     expect(summary.results[0]?.answerUnknown).toBeUndefined();
+    expect(summary.unresolved).toBeUndefined();
     expect(summary.failed).toBe(false);
     expect(w.sim.renewCallsFor(NAME)).toBe(2);
   });
