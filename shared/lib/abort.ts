@@ -6,19 +6,27 @@
  * real leak elsewhere; fanning out from one listener keeps the count at one.
  */
 
+/** An AbortSignal, or the Azure SDKs' AbortSignalLike (which may carry no reason). */
+export interface SignalLike {
+  readonly aborted: boolean;
+  readonly reason?: unknown;
+  addEventListener(type: "abort", listener: () => void, options?: { once?: boolean }): void;
+  removeEventListener(type: "abort", listener: () => void): void;
+}
+
 interface Waiters {
   readonly callbacks: Set<() => void>;
   readonly listener: () => void;
 }
 
-const bySignal = new WeakMap<AbortSignal, Waiters>();
+const bySignal = new WeakMap<SignalLike, Waiters>();
 
 /**
  * Calls `callback` once when `signal` aborts; returns the function that stops waiting. The
  * signal's only listener is removed when its last waiter stops, so a long-lived signal keeps
  * nothing of runs that are over.
  */
-export function whenAborted(signal: AbortSignal, callback: () => void): () => void {
+export function whenAborted(signal: SignalLike, callback: () => void): () => void {
   let waiters = bySignal.get(signal);
   if (waiters === undefined) {
     const callbacks = new Set<() => void>();
@@ -42,4 +50,25 @@ export function whenAborted(signal: AbortSignal, callback: () => void): () => vo
       signal.removeEventListener("abort", own.listener);
     }
   };
+}
+
+/** Why `signal` aborted: its reason, or an AbortError when it carries none (an SDK's signal). */
+function abortReason(signal: SignalLike): unknown {
+  if (signal.reason !== undefined) return signal.reason;
+  const error = new Error("The operation was aborted.");
+  error.name = "AbortError";
+  return error;
+}
+
+/**
+ * `work`, or a rejection with the signal's reason once `signal` aborts, whichever comes first:
+ * for waits that take no signal (a token wait) or may not honour one (an SDK's later pages).
+ */
+export function untilAborted<T>(work: Promise<T>, signal: SignalLike | undefined): Promise<T> {
+  if (!signal) return work;
+  if (signal.aborted) return Promise.reject(abortReason(signal));
+  return new Promise<T>((resolve, reject) => {
+    const stop = whenAborted(signal, () => reject(abortReason(signal)));
+    work.then(resolve, reject).finally(stop);
+  });
 }

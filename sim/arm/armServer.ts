@@ -56,6 +56,10 @@ export interface ArmSimulator {
   clearFaults(): void;
   /** Every request, in arrival order (the live array). */
   readonly requests: ArmRequest[];
+  /** Body bytes of the last answer sent whole (not `hang` or `endless`). */
+  readonly lastAnswerBytes: number;
+  /** Bytes written so far by `endless` answers (all of them), and how many are still writing. */
+  readonly endless: { readonly bytes: number; readonly open: number };
   /** Stops listening and drops open connections (hanging ones included). */
   close(): Promise<void>;
 }
@@ -107,7 +111,11 @@ function actionOf(path: string): string {
   return "Microsoft.Web/sites/read";
 }
 
-function faultAnswer(fault: Exclude<ArmFault, "hang">, path: string, auth: string): Answer {
+function faultAnswer(
+  fault: Exclude<ArmFault, "hang" | "endless" | "endless-403">,
+  path: string,
+  auth: string,
+): Answer {
   switch (fault) {
     case 401:
       return unauthorized("InvalidAuthenticationToken", "The access token is invalid.");
@@ -210,8 +218,38 @@ export async function startArm(options: ArmOptions): Promise<ArmSimulator> {
     );
   };
 
+  const endless = { bytes: 0, open: 0 };
+  /**
+   * A JSON answer that never ends: a list whose items keep coming, each write waiting for the
+   * client to take the last one, until the client closes the connection (or close() does).
+   */
+  const sendEndless = (res: ServerResponse, status: number) => {
+    res.writeHead(status, { "content-type": "application/json; charset=utf-8" });
+    endless.open += 1;
+    const item = Buffer.from(
+      `${JSON.stringify({ name: "endless", properties: { hostNames: ["endless.example"] } })},`,
+    );
+    const chunk = Buffer.concat(Array.from({ length: 512 }, () => item));
+    let closed = false;
+    res.once("close", () => {
+      closed = true;
+      endless.open -= 1;
+    });
+    const pump = () => {
+      while (!closed) {
+        endless.bytes += chunk.length;
+        if (!res.write(chunk)) return void res.once("drain", pump);
+      }
+    };
+    endless.bytes += 10;
+    res.write('{"value":[');
+    pump();
+  };
+
+  let lastAnswerBytes = 0;
   const send = (res: ServerResponse, answer: Answer) => {
     const text = JSON.stringify(answer.body);
+    lastAnswerBytes = Buffer.byteLength(text);
     res.writeHead(answer.status, {
       "content-type": "application/json; charset=utf-8",
       "x-ms-request-id": "00000000-0000-0000-0000-0000000000a1",
@@ -249,6 +287,9 @@ export async function startArm(options: ArmOptions): Promise<ArmSimulator> {
     }
     const fault = state.faultFor(path);
     if (fault === "hang") return; // Read, never answered: close() drops the connection.
+    if (fault === "endless" || fault === "endless-403") {
+      return sendEndless(res, fault === "endless" ? 200 : 403);
+    }
     if (fault !== undefined) {
       send(res, faultAnswer(fault, path, auth));
       return;
@@ -298,6 +339,10 @@ export async function startArm(options: ArmOptions): Promise<ArmSimulator> {
     },
     setFault: (prefix, fault) => state.setFault(prefix, fault),
     clearFaults: () => state.clearFaults(),
+    get lastAnswerBytes() {
+      return lastAnswerBytes;
+    },
+    endless,
     requests,
     close: () =>
       new Promise<void>((resolve) => {

@@ -31,12 +31,23 @@ export interface ArmSite {
 
 /**
  * What ARM answers instead of the resource: 401 (token refused), 403 (AuthorizationFailed), 404,
- * 500, `hang` (the request is read and never answered) or `echo-token` (a 500 whose message
- * quotes the request's Authorization header: an upstream that must never be quoted as it is).
+ * 500, `hang` (the request is read and never answered), `echo-token` (a 500 whose message
+ * quotes the request's Authorization header: an upstream that must never be quoted as it is),
+ * `endless` (a 200 whose JSON body never ends, written as fast as the client reads it) or
+ * `endless-403` (the same with a 403: its status still says what it says).
  */
-export type ArmFault = 401 | 403 | 404 | 500 | "hang" | "echo-token";
+export type ArmFault = 401 | 403 | 404 | 500 | "hang" | "echo-token" | "endless" | "endless-403";
 
-export const ARM_FAULTS: readonly ArmFault[] = [401, 403, 404, 500, "hang", "echo-token"];
+export const ARM_FAULTS: readonly ArmFault[] = [
+  401,
+  403,
+  404,
+  500,
+  "hang",
+  "echo-token",
+  "endless",
+  "endless-403",
+];
 
 /** `/subscriptions/{s}/resourceGroups/{rg}/providers/Microsoft.Network/dnsZones/{zone}`. */
 export function zoneId(subscriptionId: string, resourceGroup: string, name: string): string {

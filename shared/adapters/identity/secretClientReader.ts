@@ -1,6 +1,13 @@
 import type { TokenCredential } from "@azure/identity";
 import type { SecretClientOptions } from "@azure/keyvault-secrets";
 import type { SecretReader } from "../../core/ports/secrets.js";
+import { boundedAnswerPolicy } from "../../lib/http/boundedAnswerPolicy.js";
+
+/**
+ * Longest body read of one answer of certsched's vault. A secret is at most 25 KiB; a body over
+ * 1 MiB is not one, and is not read whole.
+ */
+export const MAX_SECRET_ANSWER_BYTES = 1024 * 1024;
 
 /**
  * A real SecretClient as a SecretReader. The SDK is imported on first use so a cold start that
@@ -14,7 +21,14 @@ export async function createSecretClientReader(
   clientOptions?: SecretClientOptions,
 ): Promise<SecretReader> {
   const { SecretClient } = await import("@azure/keyvault-secrets");
-  return new SecretClient(vaultUrl, credential, clientOptions);
+  return new SecretClient(vaultUrl, credential, {
+    ...clientOptions,
+    // Below the SDK's parsing: each answer's body is cut at the bound before it is read whole.
+    additionalPolicies: [
+      ...(clientOptions?.additionalPolicies ?? []),
+      { policy: boundedAnswerPolicy(MAX_SECRET_ANSWER_BYTES), position: "perRetry" },
+    ],
+  });
 }
 
 /**

@@ -1,4 +1,5 @@
 import type { AccessToken, GetTokenOptions, TokenCredential } from "@azure/identity";
+import { untilAborted } from "../../lib/abort.js";
 import { TokenError } from "../../lib/errors.js";
 import { escapeControl } from "../../lib/text/escapeControl.js";
 import { EXPIRY_MARGIN_MS, type TokenCache } from "./tokenCache.js";
@@ -29,35 +30,6 @@ const MAX_QUOTED = 200;
 /** `https://vault.azure.net`, `https://vault.azure.net/` and its `/.default` scope are one audience. */
 function audience(scopeOrResource: string): string {
   return scopeOrResource.replace(/\/\.default$/, "").replace(/\/+$/, "");
-}
-
-/** An AbortSignal, or the SDK's AbortSignalLike (which may carry no reason). */
-export interface SignalLike {
-  readonly aborted: boolean;
-  readonly reason?: unknown;
-  addEventListener(type: "abort", listener: () => void, options?: { once?: boolean }): void;
-  removeEventListener(type: "abort", listener: () => void): void;
-}
-
-function abortReason(signal: SignalLike): unknown {
-  if (signal.reason !== undefined) return signal.reason;
-  const error = new Error("The operation was aborted.");
-  error.name = "AbortError";
-  return error;
-}
-
-/**
- * `work`, or a rejection with the signal's reason once `signal` aborts, whichever comes first:
- * for waits that take no signal (the token cache) or may not honour one.
- */
-export function untilAborted<T>(work: Promise<T>, signal: SignalLike | undefined): Promise<T> {
-  if (!signal) return work;
-  if (signal.aborted) return Promise.reject(abortReason(signal));
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(abortReason(signal));
-    signal.addEventListener("abort", onAbort, { once: true });
-    work.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
-  });
 }
 
 /**

@@ -1,4 +1,5 @@
 import { CertschedError, UpstreamError } from "../../lib/errors.js";
+import { isAnswerTooLarge, sizeText } from "../../lib/http/boundedAnswerPolicy.js";
 
 /** Longest Key Vault error text kept in `detail`; its messages are a sentence or two. */
 const MAX_DETAIL_CHARS = 300;
@@ -36,6 +37,15 @@ export function vaultReadError(
       "keyVault",
       `${where}: the credential could not get a token for Key Vault (${name})`,
       { retriable: false, cause: error },
+    );
+  }
+  if (isAnswerTooLarge(error) && status !== undefined && status < 300) {
+    // Whatever answered is no vault: a secret is at most 25 KiB. Asking again gets the same.
+    return new UpstreamError(
+      "SECRET_UNAVAILABLE",
+      "keyVault",
+      `${where}: its answer (HTTP ${status}) is longer than ${sizeText(error.limitBytes)}, all certsched reads of one answer (a Key Vault secret is at most 25 KiB)`,
+      { status, retriable: false, cause: error },
     );
   }
   if (status !== undefined) {

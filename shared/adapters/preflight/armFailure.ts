@@ -1,6 +1,7 @@
 import type { ArmAnswer } from "../../core/ports/preflightProbes.js";
 import { MAX_CHECK_DETAIL } from "../../core/preflight/preflight.js";
 import { ensureError } from "../../lib/errors.js";
+import { isAnswerTooLarge, sizeText } from "../../lib/http/boundedAnswerPolicy.js";
 import { redact, redactValue } from "../../lib/redact/redact.js";
 import { boundDetail } from "../../lib/text/boundDetail.js";
 
@@ -127,6 +128,14 @@ export function armFailure(thrown: unknown, trouble: LookupTrouble): ArmFailed {
       };
     }
     default:
+      if (isAnswerTooLarge(thrown)) {
+        return {
+          kind: "unknown",
+          detail: detail(
+            `Azure Resource Manager's answer (${status}) reading ${what} is longer than ${sizeText(thrown.limitBytes)}; certsched reads at most that of one answer`,
+          ),
+        };
+      }
       return {
         kind: "unknown",
         detail: detail(

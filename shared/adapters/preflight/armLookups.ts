@@ -1,14 +1,20 @@
 import type { AccessToken, GetTokenOptions, TokenCredential } from "@azure/identity";
 import type { ArmAnswer, ArmLookups, SiteRef } from "../../core/ports/preflightProbes.js";
-import { whenAborted } from "../../lib/abort.js";
+import { untilAborted } from "../../lib/abort.js";
+import {
+  type BoundedAnswerPolicy,
+  boundedAnswerPolicy,
+} from "../../lib/http/boundedAnswerPolicy.js";
 import { armDetail, armFailure } from "./armFailure.js";
+import { hostName, MAX_HOST_NAMES, MAX_NAME, MAX_NAME_SERVERS, names } from "./armNames.js";
 
 /**
  * Azure Resource Manager for preflight (issue 23), through Azure's own SDKs: `@azure/arm-dns`
  * for a DNS zone's name servers, `@azure/arm-appservice` for host-name bindings and the list of
  * sites. Both are loaded on the first lookup (a function that never runs preflight does not pay
  * for them at cold start). Every lookup is bounded in time (each request by `timeoutMs`, the
- * list of sites by LIST_TIMEOUTS of them, no SDK retries) and in what it keeps, and never throws.
+ * list of sites by LIST_TIMEOUTS of them, no SDK retries), in size (each answer's body by
+ * MAX_ARM_ANSWER_BYTES) and in what it keeps, and never throws.
  */
 
 export interface ArmLookupsOptions {
@@ -25,18 +31,21 @@ export interface ArmLookupsOptions {
   readonly resource?: string | undefined;
   /** Extra trust for a local ARM in a process started without NODE_EXTRA_CA_CERTS (the sandbox). */
   readonly tlsOptions?: { readonly ca?: string | readonly string[] } | undefined;
+  /** Longest body read of one ARM answer (default MAX_ARM_ANSWER_BYTES). */
+  readonly maxAnswerBytes?: number | undefined;
 }
 
-/** Most name servers kept of a zone (Azure gives four). */
-export const MAX_NAME_SERVERS = 16;
-/** Most host names kept of one site or binding list. */
-export const MAX_HOST_NAMES = 500;
+/**
+ * Longest body read of one ARM answer, a page of a list included. A page of the list of sites
+ * is the largest: ARM pages it itself, and a site's JSON is a few KiB, so 16 MiB holds thousands
+ * of sites; a body longer than that is no answer preflight can use (`unknown`).
+ */
+export const MAX_ARM_ANSWER_BYTES = 16 * 1024 * 1024;
+
 /** Most pages of the list of sites read; more is `unknown` (the host name may be on a later one). */
 export const MAX_PAGES = 50;
 /** The list of sites, every page, within this many `timeoutMs`. */
 export const LIST_TIMEOUTS = 4;
-/** Longest DNS name kept (RFC 1035: 253 characters without the trailing dot). */
-const MAX_NAME = 253;
 
 /** A pipeline policy, as both SDK generations take it (their types come from two packages). */
 interface SignalPolicy {
@@ -56,41 +65,33 @@ interface Lookup {
     readonly retryOptions: { readonly maxRetries: number };
     readonly redirectOptions: { readonly maxRetries: number };
     readonly tlsOptions?: { readonly ca?: string | readonly string[] };
-    readonly additionalPolicies: readonly {
-      readonly policy: SignalPolicy;
-      readonly position: "perCall";
-    }[];
+    readonly additionalPolicies: readonly (
+      | { readonly policy: SignalPolicy; readonly position: "perCall" }
+      | { readonly policy: BoundedAnswerPolicy; readonly position: "perRetry" }
+    )[];
   };
   readonly scope: string;
-}
-
-/** `work`, or a rejection once `signal` aborts (a page or a token wait may not honour it). */
-function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(signal.reason);
-  return new Promise<T>((resolve, reject) => {
-    const stop = whenAborted(signal, () => reject(signal.reason));
-    work.then(resolve, reject).finally(stop);
-  });
 }
 
 function scopeOf(resource: string): string {
   return `${resource.replace(/\/+$/, "")}/.default`;
 }
 
-/** Names from ARM: strings only, at most `max`, each at most MAX_NAME characters. */
-function names(value: unknown, max: number): string[] {
-  if (!Array.isArray(value)) return [];
-  return value
-    .filter((v): v is string => typeof v === "string" && v !== "" && v.length <= MAX_NAME + 1)
-    .slice(0, max);
+/** The sites API of `@azure/arm-appservice` for one lookup (both of its reads use it). */
+function webAppsOf(
+  { WebSiteManagementClient }: typeof import("@azure/arm-appservice"),
+  subscriptionId: string,
+  l: Lookup,
+) {
+  const options = { ...l.clientOptions, credentials: { scopes: [l.scope] } };
+  return new WebSiteManagementClient(l.credential, subscriptionId, options as never).webApps;
 }
-
-/** A host name as compared: lower case, no trailing dot. */
-const hostName = (name: string) => name.toLowerCase().replace(/\.$/, "");
 
 export function armLookups(options: ArmLookupsOptions): ArmLookups {
   const endpoint = options.armUrl.replace(/\/+$/, "");
   const scope = scopeOf(options.resource ?? endpoint);
+  // Below the SDKs' parsing ("perRetry"): each body is cut at the bound before it is read whole.
+  const bounded = boundedAnswerPolicy(options.maxAnswerBytes ?? MAX_ARM_ANSWER_BYTES);
 
   /** Runs `work` as one lookup: its deadline, its credential, its failures mapped. */
   async function lookup<M, T>(
@@ -153,7 +154,10 @@ export function armLookups(options: ArmLookupsOptions): ArmLookups {
         retryOptions: { maxRetries: 0 },
         // ARM does not redirect these reads; whatever does would get the token along.
         redirectOptions: { maxRetries: 0 },
-        additionalPolicies: [{ policy, position: "perCall" }],
+        additionalPolicies: [
+          { policy, position: "perCall" },
+          { policy: bounded, position: "perRetry" },
+        ],
         ...(options.tlsOptions ? { tlsOptions: options.tlsOptions } : {}),
       },
     };
@@ -226,17 +230,14 @@ export function armLookups(options: ArmLookupsOptions): ArmLookups {
         },
         signal,
         () => import("@azure/arm-appservice"),
-        async ({ WebSiteManagementClient }, l) => {
-          const client = new WebSiteManagementClient(l.credential, site.subscriptionId, {
-            ...l.clientOptions,
-            credentials: { scopes: [l.scope] },
-          } as never);
+        async (sdk, l) => {
+          const webApps = webAppsOf(sdk, site.subscriptionId, l);
           const paged =
             site.slot === undefined
-              ? client.webApps.listHostNameBindings(site.resourceGroup, site.site, {
+              ? webApps.listHostNameBindings(site.resourceGroup, site.site, {
                   abortSignal: l.signal,
                 })
-              : client.webApps.listHostNameBindingsSlot(site.resourceGroup, site.site, site.slot, {
+              : webApps.listHostNameBindingsSlot(site.resourceGroup, site.site, site.slot, {
                   abortSignal: l.signal,
                 });
           const bindings = await allPages(paged.byPage(), l.signal);
@@ -267,15 +268,9 @@ export function armLookups(options: ArmLookupsOptions): ArmLookups {
         },
         signal,
         () => import("@azure/arm-appservice"),
-        async ({ WebSiteManagementClient }, l) => {
-          const client = new WebSiteManagementClient(l.credential, subscriptionId, {
-            ...l.clientOptions,
-            credentials: { scopes: [l.scope] },
-          } as never);
-          const sites = await allPages(
-            client.webApps.list({ abortSignal: l.signal }).byPage(),
-            l.signal,
-          );
+        async (sdk, l) => {
+          const webApps = webAppsOf(sdk, subscriptionId, l);
+          const sites = await allPages(webApps.list({ abortSignal: l.signal }).byPage(), l.signal);
           if (sites === undefined) {
             return {
               kind: "unknown",

@@ -1,6 +1,7 @@
 import type { CertificateClient } from "@azure/keyvault-certificates";
 import type { KeyVaultRead } from "../../core/ports/probes.js";
 import { ensureError, isCertschedError } from "../../lib/errors.js";
+import { isAnswerTooLarge, sizeText } from "../../lib/http/boundedAnswerPolicy.js";
 import { redact } from "../../lib/redact/redact.js";
 import { escapeControl } from "../../lib/text/escapeControl.js";
 
@@ -203,7 +204,9 @@ export function failure(
         reached: false,
         failure: "http",
         status,
-        detail: `vault ${vault} answered ${status}${code} for certificate ${certificate}: ${vaultMessage(error, err.message)}`,
+        detail: isAnswerTooLarge(thrown)
+          ? `vault ${vault}'s answer (${status}) for certificate ${certificate} is longer than ${sizeText(thrown.limitBytes)}, which is not a Key Vault certificate; certsched reads at most that of one answer`
+          : `vault ${vault} answered ${status}${code} for certificate ${certificate}: ${vaultMessage(error, err.message)}`,
       };
   }
   const netCode = typeof error.code === "string" ? escapeControl(error.code.slice(0, 64)) : "";

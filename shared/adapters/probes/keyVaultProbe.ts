@@ -7,8 +7,9 @@ import type {
 } from "../../core/ports/probes.js";
 import { resolveConnectTo } from "../../core/verification/connectTo.js";
 import { defaultVaultUrl } from "../../core/verification/keyVaultName.js";
-import { whenAborted } from "../../lib/abort.js";
+import { untilAborted } from "../../lib/abort.js";
 import { ensureError } from "../../lib/errors.js";
+import { boundedAnswerPolicy } from "../../lib/http/boundedAnswerPolicy.js";
 import { escapeControl } from "../../lib/text/escapeControl.js";
 import { ConnectToAgent } from "./connectToAgent.js";
 import {
@@ -43,17 +44,14 @@ export interface VaultCredentials {
   refused(token: string): boolean;
 }
 
+/**
+ * Longest body read of one vault answer. A certificate bundle is a few KiB (its DER in base64,
+ * the policy, the attributes); a body longer than 1 MiB is not one, and is not read whole.
+ */
+export const MAX_VAULT_ANSWER_BYTES = 1024 * 1024;
+
 /** Within the whole read's timeout: a 5xx or a dropped connection is tried again, briefly. */
 const RETRY_OPTIONS = { maxRetries: 2, retryDelayInMs: 500, maxRetryDelayInMs: 4_000 } as const;
-
-/** `work`, or a rejection once `signal` aborts, whichever comes first (the token wait takes no signal). */
-function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(signal.reason);
-  return new Promise<T>((resolve, reject) => {
-    const stop = whenAborted(signal, () => reject(signal.reason));
-    work.then(resolve, reject).finally(stop);
-  });
-}
 
 /**
  * Reads the current version of the certificate. Never throws for anything the vault, the
@@ -94,12 +92,18 @@ export async function readKeyVaultCertificate(
     const { CertificateClient } = await import("@azure/keyvault-certificates");
     const credential = options.vault.credential();
     // A client per read: its token cycler must not keep a token the cache has since dropped.
+    const seamOptions = options.seam?.clientOptions as CertificateClientOptions | undefined;
     const clientOptions: CertificateClientOptions = {
       retryOptions: RETRY_OPTIONS,
-      ...(options.seam?.clientOptions as CertificateClientOptions | undefined),
+      ...seamOptions,
       // A vault never redirects a certificate read; whatever does (a proxy, a portal) would get
       // the vault token along with the next request. Reported, not followed.
       redirectOptions: { maxRetries: 0 },
+      // Below the SDK's parsing: each answer's body is cut at the bound before it is read whole.
+      additionalPolicies: [
+        ...(seamOptions?.additionalPolicies ?? []),
+        { policy: boundedAnswerPolicy(MAX_VAULT_ANSWER_BYTES), position: "perRetry" },
+      ],
     };
     // An agent of a request is used as it is, without the client's tlsOptions: it takes them.
     const agent = redirected

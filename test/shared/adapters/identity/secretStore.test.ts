@@ -199,6 +199,17 @@ describe("createSecretStore failures", () => {
       expected: { status: 403, retriable: false, text: /HTTP 403 Forbidden/ },
     },
     {
+      // One byte over the bound: a secret value padded to 1 MiB plus what its JSON adds.
+      name: "an answer longer than 1 MiB (no vault sends one: a secret is at most 25 KiB)",
+      arrange: (v) =>
+        v.inject({ status: 200, body: JSON.stringify({ value: "v".repeat(1024 * 1024) }) }),
+      expected: {
+        status: 200,
+        retriable: false,
+        text: /its answer \(HTTP 200\) is longer than 1 MiB, all certsched reads of one answer/,
+      },
+    },
+    {
       name: "an empty secret",
       arrange: (v) => v.setSecret("certsched-api-key", ""),
       expected: { retriable: false, text: /is empty/ },

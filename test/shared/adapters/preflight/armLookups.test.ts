@@ -1,9 +1,10 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import {
   armLookups,
-  MAX_NAME_SERVERS,
+  MAX_ARM_ANSWER_BYTES,
   MAX_PAGES,
 } from "../../../../shared/adapters/preflight/armLookups.js";
+import { MAX_NAME_SERVERS } from "../../../../shared/adapters/preflight/armNames.js";
 import type { ArmLookups } from "../../../../shared/core/ports/preflightProbes.js";
 import { MAX_CHECK_DETAIL } from "../../../../shared/core/preflight/preflight.js";
 import { siteId, sitesListPath, zoneId } from "../../../../sim/index.js";
@@ -56,12 +57,13 @@ beforeEach(() => {
   t.arm.requests.splice(0);
 });
 
-function lookups(timeoutMs = TIMEOUT_MS): ArmLookups {
+function lookups(timeoutMs = TIMEOUT_MS, maxAnswerBytes?: number): ArmLookups {
   return armLookups({
     armUrl: t.arm.url,
     credential: t.credential,
     timeoutMs,
     resource: t.resource,
+    maxAnswerBytes,
   });
 }
 
@@ -294,6 +296,51 @@ describe("sites", () => {
     expect(seen(await arm.sites("sub-empty"))).toEqual({ kind: "found", value: [] });
     t.arm.setFault(sitesListPath("sub-empty"), 401);
     expect(seen(await arm.sites("sub-empty"))).toMatchObject({ kind: "refused", status: 401 });
+  });
+});
+
+describe("the size of an answer (every upstream answer is bounded in bytes, not only in time)", () => {
+  it("a body of exactly the bound is read; one byte less of bound and it is unknown, naming the bound", async () => {
+    expect(seen(await arm.dnsZone(S, "rg-dns", "contoso.com")).kind).toBe("found");
+    const bytes = t.arm.lastAnswerBytes;
+    expect(bytes).toBeGreaterThan(100);
+    const atBound = seen(await lookups(TIMEOUT_MS, bytes).dnsZone(S, "rg-dns", "contoso.com"));
+    expect(atBound).toMatchObject({ kind: "found", value: { nameServers: expect.any(Array) } });
+    const over = seen(await lookups(TIMEOUT_MS, bytes - 1).dnsZone(S, "rg-dns", "contoso.com"));
+    expect(over).toEqual({
+      kind: "unknown",
+      detail: `Azure Resource Manager's answer (200) reading DNS zone contoso.com in resource group rg-dns is longer than ${bytes - 1} bytes; certsched reads at most that of one answer`,
+    });
+  });
+
+  it("a list page that never ends: unknown at the default bound (16 MiB), long before the timeout, and the connection closed", async () => {
+    t.arm.setFault(sitesListPath("sub-endless"), "endless");
+    const before = t.arm.endless.bytes;
+    // The timeout is far away: what ends the read is its size.
+    const answer = seen(await lookups(60_000).sites("sub-endless"));
+    expect(answer).toEqual({
+      kind: "unknown",
+      detail:
+        "Azure Resource Manager's answer (200) reading the apps of subscription sub-endless is longer than 16 MiB; certsched reads at most that of one answer",
+    });
+    expect(MAX_ARM_ANSWER_BYTES).toBe(16 * 1024 * 1024);
+    // certsched closed the connection: the simulator stops writing, having written the bound
+    // and what socket buffers hold, not the minute's worth a read to the timeout would take.
+    await vi.waitFor(() => expect(t.arm.endless.open).toBe(0), { timeout: 5_000 });
+    const written = t.arm.endless.bytes - before;
+    expect(written).toBeGreaterThan(MAX_ARM_ANSWER_BYTES);
+    expect(written).toBeLessThan(2 * MAX_ARM_ANSWER_BYTES);
+    expect(t.arm.requests).toHaveLength(1);
+  });
+
+  it("a 403 whose body never ends is still refused 403 (role-missing), its status read, its body not", async () => {
+    t.arm.setFault(zoneId(S, "rg-dns", "contoso.com"), "endless-403");
+    const answer = seen(await lookups(60_000).dnsZone(S, "rg-dns", "contoso.com"));
+    expect(answer).toMatchObject({ kind: "refused", status: 403 });
+    expect(answer.detail).toMatch(
+      /^Azure Resource Manager refused reading DNS zone contoso\.com in resource group rg-dns \(403 ANSWER_TOO_LARGE\)/,
+    );
+    await vi.waitFor(() => expect(t.arm.endless.open).toBe(0), { timeout: 5_000 });
   });
 });
 

@@ -2,6 +2,7 @@ import { createServer } from "node:https";
 import type { AddressInfo } from "node:net";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { TokenCache } from "../../../../shared/adapters/identity/tokenCache.js";
+import { MAX_VAULT_ANSWER_BYTES } from "../../../../shared/adapters/probes/keyVaultProbe.js";
 import { type KeyVaultProbeOptions, probeKeyVault } from "../../../../shared/app/probes.js";
 import type { TokenSource } from "../../../../shared/core/ports/tokens.js";
 import { type FakeKeyVault, startFakeKeyVault } from "../../../support/fakeKeyVault.js";
@@ -145,5 +146,46 @@ describe("a vault answer for another certificate", () => {
     });
     const same = await probeKeyVault(TARGET, options());
     expect(same.servedNotAfter).toBeDefined();
+  });
+});
+
+describe("the size of a vault answer", () => {
+  it("a certificate bundle of exactly 1 MiB is read; one byte more is unreachable, naming the bound, and the vault is asked once", async () => {
+    const { cert } = await makeSelfSignedCert();
+    const cer = cert.replace(/-----[A-Z ]+-----|\s/g, "");
+    const bundle = JSON.stringify({
+      id: "https://contoso-kv.vault.azure.net/certificates/www-contoso/0123abcd",
+      cer,
+      attributes: { enabled: true },
+    });
+    // JSON allows any whitespace after the value: the same bundle, `bytes` long.
+    const ofLength = (bytes: number) => `${bundle}${" ".repeat(bytes - bundle.length)}`;
+    expect(MAX_VAULT_ANSWER_BYTES).toBe(1024 * 1024);
+
+    always({ status: 200, body: ofLength(MAX_VAULT_ANSWER_BYTES) });
+    const atBound = await probeKeyVault(TARGET, options());
+    expect(atBound.servedNotAfter).toBeDefined();
+    expect(atBound.status).not.toBe("unreachable");
+
+    await vault.close();
+    vault = await startFakeKeyVault();
+    always({ status: 200, body: ofLength(MAX_VAULT_ANSWER_BYTES + 1) });
+    const over = await probeKeyVault(TARGET, options());
+    expect(over.status).toBe("unreachable");
+    expect(over.servedNotAfter).toBeUndefined();
+    expect(over.detail).toBe(
+      "vault contoso-kv's answer (200) for certificate www-contoso is longer than 1 MiB, which is not a Key Vault certificate; certsched reads at most that of one answer",
+    );
+    // Not tried again: the same vault would send the same answer.
+    expect(vault.certificateReads("www-contoso")).toBe(1);
+  });
+
+  it("a 403 with a body over the bound still says what a 403 says (the role to grant)", async () => {
+    always({ status: 403, body: " ".repeat(MAX_VAULT_ANSWER_BYTES + 1) });
+    const result = await probeKeyVault(TARGET, options());
+    expect(result.status).toBe("unreachable");
+    expect(result.detail).toMatch(
+      /^vault contoso-kv refused to read certificate www-contoso \(403 ANSWER_TOO_LARGE\): the app's identity may not read certificates in vault contoso-kv/,
+    );
   });
 });
