@@ -89,12 +89,22 @@ export async function attempt(
   },
   timeoutMs: number,
 ): Promise<Outcome> {
+  const bytes = Buffer.from(req.body);
+  const hold = req.sending !== undefined && req.method !== "GET" && bytes.length > 0;
+  if (req.sending !== undefined && !hold) {
+    // No body byte to hold back (a GET, an empty body): the hook runs before the request is
+    // written instead, so a caller still learns "about to leave" before anything leaves; a
+    // rejection means nothing was sent.
+    try {
+      await req.sending();
+    } catch (error) {
+      return { held: { error } };
+    }
+  }
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(), timeoutMs);
   let cut: Cut = "headers";
   const held = { refused: false } as { error?: unknown; refused: boolean };
-  const bytes = Buffer.from(req.body);
-  const hold = req.sending !== undefined && req.method !== "GET" && bytes.length > 0;
   try {
     const res = await lib.request(req.url, {
       method: req.method ?? "POST",

@@ -40,7 +40,8 @@ export interface OutboundRequest {
   /**
    * Called when the request's bytes are about to be handed to the socket (after the budget's
    * reservation and the connection), on every attempt; its last body byte is held until the
-   * promise resolves. Rejecting aborts the attempt before that byte, so the upstream never sees
+   * promise resolves (a request without a body byte to hold, a GET or an empty body, is written
+   * only once it has resolved). Rejecting aborts the attempt before that byte, so the upstream never sees
    * a complete request: the call fails with the rejection as it is, never retried. The renewals
    * write "sent" to the ledger here (claimAndSend).
    */

@@ -171,6 +171,53 @@ describe("attempt, against a loopback server", () => {
     }
   });
 
+  it("`sending` with no body byte to hold (a GET, an empty body): called before anything is written; a rejection sends nothing", async () => {
+    const lib = await loadUndici();
+    const agent = new lib.Agent();
+    const arrived: string[] = [];
+    handle = (req, _body, res) => {
+      arrived.push(`${req.method}`);
+      res.writeHead(202, { "content-type": "text/plain" });
+      res.end("ok");
+    };
+    try {
+      for (const [method, body] of [
+        ["GET", ""],
+        ["POST", ""],
+      ] as const) {
+        const order: string[] = [];
+        const sending = async () => {
+          // Nothing has reached the server while the hook runs.
+          order.push(`hook saw ${arrived.length} arrivals`);
+        };
+        arrived.splice(0);
+        const outcome = await attempt(
+          lib,
+          agent,
+          { url, method, headers: {}, body, sending },
+          5_000,
+        );
+        expect(outcome.response?.status, method).toBe(202);
+        expect(order, method).toEqual(["hook saw 0 arrivals"]);
+        expect(arrived, method).toEqual([method]);
+
+        arrived.splice(0);
+        const refusal = new Error("the ledger refused");
+        const refused = await attempt(
+          lib,
+          agent,
+          { url, method, headers: {}, body, sending: async () => Promise.reject(refusal) },
+          5_000,
+        );
+        expect(refused, method).toEqual({ held: { error: refusal } });
+        // Had it been sent, the attempt would have waited for its answer: none arrived.
+        expect(arrived, method).toEqual([]);
+      }
+    } finally {
+      await agent.close();
+    }
+  });
+
   it("a GET sends no body; a redirect is returned, not followed", async () => {
     const seen: string[] = [];
     handle = (req, body, res) => {
