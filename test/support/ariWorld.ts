@@ -11,6 +11,7 @@ import {
   type AcmeWindow,
   type Hosting,
   type Simulator,
+  type SimulatorOptions,
   startAcme,
   startSimulator,
 } from "../../sim/index.js";
@@ -43,6 +44,8 @@ export interface AriWorld {
 
 export interface AriWorldOptions {
   readonly names?: readonly string[];
+  /** More of the simulator's options (latency, a rate limit that counts requests in flight). */
+  readonly sim?: Pick<SimulatorOptions, "latencyMs" | "rateLimit">;
   readonly env?: Record<string, string>;
   readonly history?: History;
 }
@@ -67,6 +70,7 @@ export async function startAriWorld(options: AriWorldOptions = {}): Promise<AriW
       expiryDate: new Date(t0 + 80 * DAY_MS),
     })),
     hosting: {},
+    ...options.sim,
   });
   const hosting = sim.hosting as Hosting;
   const inventory = memoryInventory();

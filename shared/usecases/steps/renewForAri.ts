@@ -5,6 +5,7 @@ import type { Requester } from "../../core/renewal/requester.js";
 import { isWatch } from "../../core/verification/plan.js";
 import { ensureError } from "../../lib/errors.js";
 import type { Logger } from "../../lib/log.js";
+import { mapWithConcurrency } from "../../lib/pool.js";
 import { redact } from "../../lib/redact/redact.js";
 import { escapeControl } from "../../lib/text/escapeControl.js";
 import { type RenewByNameDeps, renewByName } from "../renewByName.js";
@@ -21,6 +22,14 @@ import { blockedByPreflight } from "./preflightGate.js";
 
 export type RenewForAriDeps = RenewByNameDeps & {
   readonly ledger: Pick<Ledger, "kind" | "read"> & RenewByNameDeps["ledger"];
+  readonly settings: RenewByNameDeps["settings"] & {
+    /**
+     * CERTSCHED_RENEWAL_CONCURRENCY: renewals in flight at once, as the sweep's. A CA that
+     * revokes en masse puts thousands of windows open at once; one at a time they would not
+     * fit in a run.
+     */
+    readonly renewalConcurrency?: number | undefined;
+  };
 };
 
 /** What became of one certificate whose window has started. */
@@ -58,53 +67,67 @@ async function askedSince(
   return at !== undefined && at.getTime() >= since.getTime();
 }
 
-/** Renews, one at a time, each certificate whose ARI window has started. Never throws. */
+/** One certificate whose window has started: asked for, unless done since. Never throws. */
+async function renewOneForAri(
+  deps: RenewForAriDeps,
+  log: Logger,
+  { record, ari }: AriReading & { readonly ari: { readonly start: Date } },
+  now: Date,
+): Promise<AriRenewal> {
+  const name = record.certificateName;
+  const because = windowDetail(ari);
+  const done = (outcome: AriRenewal["outcome"], detail: string): AriRenewal => ({
+    certificateName: name,
+    outcome,
+    detail,
+  });
+  try {
+    if (await askedSince(deps.ledger, record.id, ari.start)) {
+      return done("already", "renewal already asked for since the window started");
+    }
+    const blockedBy = await blockedByPreflight(deps.inventory, name, now, log);
+    if (blockedBy) {
+      log.warn(
+        `certsched ARI: ${name}: ${because}, but its last preflight blocks the renewal (${blockedBy})`,
+      );
+      return done("blocked", `not renewed: its last preflight blocks it (${blockedBy})`);
+    }
+    const requester: Requester = { trigger: "ari", by: ARI_REQUESTER, because };
+    const renewed = await renewByName(deps, name, requester, log);
+    if (renewed.status === "scheduled") {
+      log.info(
+        `certsched ARI: renewing ${name}: ${because}; the service: ${redact(renewed.message)}`,
+      );
+      return done("scheduled", renewed.message);
+    }
+    return done(renewed.status === "blocked" ? "blocked" : "already", renewed.message);
+  } catch (error) {
+    const message = redact(ensureError(error).message);
+    if (error instanceof QuotaExhaustedError) {
+      log.warn(`certsched ARI: ${name} not renewed (asked again on the next run): ${message}`);
+      return done("quota", message);
+    }
+    log.warn(`certsched ARI: renewing ${name} failed: ${message}`);
+    return done("failed", message);
+  }
+}
+
+/**
+ * Renews each certificate whose ARI window has started, CERTSCHED_RENEWAL_CONCURRENCY at a time
+ * (one failing never stops the others), in the readings' order. Never throws.
+ */
 export async function renewForAri(
   deps: RenewForAriDeps,
   log: Logger,
   readings: readonly AriReading[],
 ): Promise<AriRenewal[]> {
-  const out: AriRenewal[] = [];
-  for (const { record, ari } of readings) {
-    const now = deps.now();
-    // A watched endpoint is not the service's certificate: nothing to renew by name.
-    if (isWatch(record) || !windowStarted(ari, now) || !ari.start) continue;
-    const name = record.certificateName;
-    const because = windowDetail(ari);
-    const done = (outcome: AriRenewal["outcome"], detail: string) => {
-      out.push({ certificateName: name, outcome, detail });
-    };
-    try {
-      if (await askedSince(deps.ledger, record.id, ari.start)) {
-        done("already", "renewal already asked for since the window started");
-        continue;
-      }
-      const blockedBy = await blockedByPreflight(deps.inventory, name, now, log);
-      if (blockedBy) {
-        done("blocked", `not renewed: its last preflight blocks it (${blockedBy})`);
-        log.warn(
-          `certsched ARI: ${name}: ${because}, but its last preflight blocks the renewal (${blockedBy})`,
-        );
-        continue;
-      }
-      const requester: Requester = { trigger: "ari", by: ARI_REQUESTER, because };
-      const renewed = await renewByName(deps, name, requester, log);
-      if (renewed.status === "scheduled") {
-        done("scheduled", renewed.message);
-        log.info(
-          `certsched ARI: renewing ${name}: ${because}; the service: ${redact(renewed.message)}`,
-        );
-      } else done(renewed.status === "blocked" ? "blocked" : "already", renewed.message);
-    } catch (error) {
-      const message = redact(ensureError(error).message);
-      if (error instanceof QuotaExhaustedError) {
-        done("quota", message);
-        log.warn(`certsched ARI: ${name} not renewed (asked again on the next run): ${message}`);
-      } else {
-        done("failed", message);
-        log.warn(`certsched ARI: renewing ${name} failed: ${message}`);
-      }
-    }
-  }
-  return out;
+  const now = deps.now();
+  // A watched endpoint is not the service's certificate: nothing to renew by name.
+  const open = readings.filter(
+    (r): r is AriReading & { readonly ari: { readonly start: Date } } =>
+      !isWatch(r.record) && windowStarted(r.ari, now) && r.ari.start !== undefined,
+  );
+  return mapWithConcurrency(open, deps.settings.renewalConcurrency ?? 1, (reading) =>
+    renewOneForAri(deps, log, reading, deps.now()),
+  );
 }

@@ -55,6 +55,24 @@ describe("renewForAri after a verification run", () => {
     expect(renewals(w)).toHaveLength(1);
   });
 
+  it("renews many at once, CERTSCHED_RENEWAL_CONCURRENCY at a time (a CA revoking en masse opens thousands of windows), each once", async () => {
+    const names = ["a", "b", "c", "d", "e", "f", "g"];
+    // Every service answer takes 300 ms: renewals asked one at a time never overlap.
+    const w = await open({
+      names,
+      env: { CERTSCHED_RENEWAL_CONCURRENCY: "3" },
+      sim: { latencyMs: 300, rateLimit: { capacity: 64, operations: ["renew"] } },
+    });
+    w.setWindow(started(w));
+    await w.verify();
+    const asked = renewals(w).map((r) => /"certificateName":"(\w)"/.exec(r.body)?.[1]);
+    expect(asked.sort()).toEqual(names);
+    const stats = w.sim.rateLimitStats();
+    expect(stats?.peakInFlight).toBeGreaterThanOrEqual(2);
+    expect(stats?.peakInFlight).toBeLessThanOrEqual(3);
+    expect(stats?.throttled).toBe(0);
+  });
+
   it("sends no renewal while the window has not started (one millisecond before its start)", async () => {
     const w = await open();
     const now = w.clock.now().getTime();
