@@ -50,12 +50,12 @@ export function sizeText(bytes: number): string {
 }
 
 /** The parts of the SDKs' PipelineRequest this policy touches (two SDK generations share them). */
-interface RequestLike {
+export interface RequestLike {
   streamResponseStatusCodes?: Set<number> | undefined;
 }
 
 /** The parts of the SDKs' PipelineResponse this policy touches. */
-interface ResponseLike {
+export interface ResponseLike {
   readonly status: number;
   bodyAsText?: string | null | undefined;
   readableStreamBody?: NodeJS.ReadableStream | undefined;

@@ -6,6 +6,8 @@ import {
   AnswerTooLargeError,
   boundedAnswerPolicy,
   isAnswerTooLarge,
+  type RequestLike,
+  type ResponseLike,
   sizeText,
 } from "../../../../shared/lib/http/boundedAnswerPolicy.js";
 import { propertyRuns } from "../../../support/fastCheck.js";
@@ -15,15 +17,6 @@ import { propertyRuns } from "../../../support/fastCheck.js";
  * does not, the stream closed either way. Over real sockets and the real SDKs: armLookups.test.ts
  * (ARM), keyVaultProbe.answers.test.ts (the customer's vault), secretStore.test.ts (our vault).
  */
-
-interface Request {
-  streamResponseStatusCodes?: Set<number> | undefined;
-}
-interface Response {
-  readonly status: number;
-  bodyAsText?: string | null | undefined;
-  readableStreamBody?: NodeJS.ReadableStream | undefined;
-}
 
 /** A body of `length` bytes (multi-byte characters included), cut at `cuts`. */
 function chunksOf(text: string, cuts: readonly number[]): Buffer[] {
@@ -44,15 +37,15 @@ async function send(
   chunks: readonly Buffer[],
   wanted?: Set<number>,
 ): Promise<{
-  request: Request;
+  request: RequestLike;
   asked: Set<number> | undefined;
   stream: Readable;
   result: unknown;
 }> {
   const stream = Readable.from(chunks);
-  const request: Request = { streamResponseStatusCodes: wanted };
+  const request: RequestLike = { streamResponseStatusCodes: wanted };
   let asked: Set<number> | undefined;
-  const next = async (r: Request): Promise<Response> => {
+  const next = async (r: RequestLike): Promise<ResponseLike> => {
     asked = r.streamResponseStatusCodes;
     return { status, readableStreamBody: stream };
   };
@@ -107,17 +100,17 @@ describe("boundedAnswerPolicy", () => {
     const wanted = new Set([200]);
     const { request, result } = await send(10, 200, body, wanted);
     expect(request.streamResponseStatusCodes).toBe(wanted);
-    expect((result as Response).readableStreamBody).toBeDefined();
-    expect((result as Response).bodyAsText).toBeUndefined();
+    expect((result as ResponseLike).readableStreamBody).toBeDefined();
+    expect((result as ResponseLike).bodyAsText).toBeUndefined();
 
-    const plain: Response = { status: 204, bodyAsText: "" };
+    const plain: ResponseLike = { status: 204, bodyAsText: "" };
     const policy = boundedAnswerPolicy(10);
-    expect(await policy.sendRequest<Request, Response>({}, async () => plain)).toBe(plain);
+    expect(await policy.sendRequest<RequestLike, ResponseLike>({}, async () => plain)).toBe(plain);
   });
 
   it("puts the caller's choice back when the request fails", async () => {
-    const request: Request = {};
-    const failing = async (): Promise<Response> => {
+    const request: RequestLike = {};
+    const failing = async (): Promise<ResponseLike> => {
       throw new Error("ECONNREFUSED");
     };
     await expect(boundedAnswerPolicy(10).sendRequest(request, failing)).rejects.toThrow(
