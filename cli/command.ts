@@ -19,6 +19,6 @@ export const JSON_OPTION = { json: { type: "boolean" } } as const satisfies Opti
 
 /**
  * The flags every command takes, parsed in one place (cli/run.ts): --account NAME, the account
- * a command acts on (issue 22); each command checks the name against the declared accounts.
+ * a command acts on; each command checks the name against the declared accounts.
  */
 export const COMMON_OPTIONS = { account: { type: "string" } } as const satisfies OptionSpec;

@@ -5,7 +5,7 @@ import {
   type InvocationContext,
 } from "@azure/functions";
 
-/** GET /api/preflight: the last preflight of every certificate in the inventory (issue 23). */
+/** GET /api/preflight: the last preflight of every certificate in the inventory. */
 export async function getPreflight(
   request: HttpRequest,
   context: InvocationContext,

@@ -1,7 +1,7 @@
 import { app, type InvocationContext, type Timer } from "@azure/functions";
 
 /**
- * The preflight timer (issue 23): every account's certificates near their renewal window,
+ * The preflight timer: every account's certificates near their renewal window,
  * checked for what will make the renewal fail, while a person can still fix it.
  */
 export async function preflightCertificates(

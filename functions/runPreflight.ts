@@ -5,7 +5,7 @@ import {
   type InvocationContext,
 } from "@azure/functions";
 
-/** POST /api/preflight: preflight now (issue 23); answers the results and counts. */
+/** POST /api/preflight: preflight now; answers the results and counts. */
 export async function runPreflight(
   request: HttpRequest,
   context: InvocationContext,

@@ -1,7 +1,7 @@
 import { app, type InvocationContext, type Timer } from "@azure/functions";
 
 /**
- * The verification timer (issue 12): every certificate of the inventory and every watched
+ * The verification timer: every certificate of the inventory and every watched
  * endpoint, checked where users look. The run fails, naming the certificates, when one is
  * not-landed, not-synced, expired, mismatched, untrusted, incomplete-chain, weak, too-long, critically expiring
  * or unreachable past its grace.

@@ -131,7 +131,7 @@ export const createCommand: Command = {
         let message: string;
         try {
           message = (await createConfirmed(runtime.client, input, runtime.now)).message;
-          await rememberCreated(runtime, cliLogger(io, { verbose: false }), input); // issue 12
+          await rememberCreated(runtime, cliLogger(io, { verbose: false }), input); // Watched for verification from now.
         } catch (error) {
           // No answer in time and Get Certificate cannot show it: neither done nor failed. Said
           // as a result, with how to find out, never as "try again" (that could order it twice).

@@ -229,7 +229,7 @@ export function sweepDocument(
       service,
       ...summary,
       results: summary.results.map((r) => withAccount(account, r)),
-      // Issue 26: left waiting behind a request whose answer is unknown (a crashed sweep's).
+      // Left waiting behind a request whose answer is unknown (a crashed sweep's).
       unresolved: unresolvedAnswers(summary.results),
       rejected: summary.rejected.map((r) => withAccount(account, r)),
       accounts,

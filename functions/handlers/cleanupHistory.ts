@@ -7,7 +7,7 @@ import { settleUnfinished } from "../../shared/usecases/steps/settleRun.js";
 
 /**
  * The daily history cleanup: removes rows older than CERTSCHED_HISTORY_RETENTION (default 400
- * days) from every account's history (each has its own table, issue 22), queued runs' included;
+ * days) from every account's history (each has its own table), queued runs' included;
  * first moves on unfinished runs that never will finish by themselves. A storage failure fails
  * the run (visible in the portal) after every account was tried; tomorrow's run catches up.
  */

@@ -43,7 +43,7 @@ export async function createCertificate(
       input,
       runtime.now,
     );
-    await rememberCreated(runtime, contextLogger(context), input); // issue 12: watched from now
+    await rememberCreated(runtime, contextLogger(context), input); // Watched for verification from now.
     contextLogger(context).info(
       `certsched create scheduled: ${input.certificateName} (${input.target})${accountNote(runtime.settings)}`,
     );

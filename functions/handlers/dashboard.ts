@@ -13,7 +13,7 @@ import { dashboardAcross } from "../../shared/usecases/dashboard.js";
 /**
  * GET /api/dashboard[?status=word][&account=NAME]: one HTML page with every certificate of the
  * inventory, its status, days left and last renewal and verification, the last and next run
- * (docs/dashboard.md). With several accounts (issue 22) every account's certificates, an
+ * (docs/dashboard.md). With several accounts every account's certificates, an
  * account column, a summary line per account and `?account=` to show one account's.
  */
 export async function dashboard(

@@ -32,7 +32,7 @@ export async function listDueCertificates(
         const runtime = services.runtime(account);
         const { certificates, rejected } = await runtime.client.listDue();
         const now = runtime.now();
-        // Kept as a sweep's list is (issue 20): what is due is what renewals will need of the
+        // Kept as a sweep's list is: what is due is what renewals will need of the
         // request budget, which reads may never take. A failure is a warning, never the answer's.
         await remember(
           runtime,

@@ -7,7 +7,7 @@ import { redact } from "../../shared/lib/redact/redact.js";
 import { preflightAndNotify } from "../../shared/usecases/preflightAndNotify.js";
 
 /**
- * The preflight timer (issue 23), over every account (at most CERTSCHED_ACCOUNT_CONCURRENCY at
+ * The preflight timer, over every account (at most CERTSCHED_ACCOUNT_CONCURRENCY at
  * once, within one deadline): the certificates within CERTSCHED_PREFLIGHT_DAYS of the renewal
  * window, or in it, checked; results stored, changes posted to the webhook, alert lines logged.
  *

@@ -29,7 +29,7 @@ const renewQuery = z.object({
  * POST /api/certificates/{name}/renew[?account=NAME][&force=true]: schedules renewal by name
  * (spec 4.2, v3) in the account's service, claimed in the account's ledger. `account` is
  * required when more than one account is declared (edge/accountQuery.ts). A certificate its
- * last preflight blocks (issue 23) is answered 409 and nothing is sent, unless `force=true`.
+ * last preflight blocks is answered 409 and nothing is sent, unless `force=true`.
  */
 export async function renewCertificate(
   request: HttpRequest,

@@ -14,7 +14,7 @@ export const TIMER_REQUESTER = "timer";
  * attempted (deadline, ledger), or the ledger was unavailable: a failed run in the portal is
  * how a person hears about it.
  *
- * With declared accounts (issue 22) it sweeps nothing itself: it queues a run with one part per
+ * With declared accounts it sweeps nothing itself: it queues a run with one part per
  * account (trigger "timer", requested by "timer") and returns, so hundreds of accounts never
  * share one invocation's 10 minutes; the queue trigger sweeps each account's part, and each
  * part's failure is logged (and alerted) by the part.
@@ -23,7 +23,7 @@ export async function renewDueCertificates(
   timer: Timer,
   context: InvocationContext,
 ): Promise<void> {
-  // Issue 27: the whole run, its bookkeeping included, fits in host.json's functionTimeout from here.
+  // The whole run, its bookkeeping included, fits in host.json's functionTimeout from here.
   const invocationStart = performance.now();
   const log = contextLogger(context);
   if (timer?.isPastDue) log.warn("certsched sweep is running late (timer past due)");

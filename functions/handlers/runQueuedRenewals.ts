@@ -19,7 +19,7 @@ export async function runQueuedRenewals(
   message: unknown,
   context: InvocationContext,
 ): Promise<void> {
-  // Issue 27: the run, its bookkeeping included, fits in host.json's functionTimeout from here.
+  // The run, its bookkeeping included, fits in host.json's functionTimeout from here.
   const startedAt = performance.now();
   const services = getServices();
   // The run's account decides whose runtime sweeps it (its settings, credentials, ledger).

@@ -78,7 +78,7 @@ export async function runRenewals(
       requestedBy: requesterOf(caller).by,
       keyHash,
       now: runtime.now(),
-      // Declared accounts: one part per account, each swept by its own message (issue 22).
+      // Declared accounts: one part per account, each swept by its own message.
       accounts: runtime.settings.accountsDeclared ? services.accounts : undefined,
     });
     if (result.kind === "key-reused") {

@@ -7,7 +7,7 @@ import { redact } from "../../shared/lib/redact/redact.js";
 import { verifyWith } from "../../shared/usecases/verify.js";
 
 /**
- * The verification timer (issue 12), over every account (issue 22: at most
+ * The verification timer, over every account (at most
  * CERTSCHED_ACCOUNT_CONCURRENCY at once, within one deadline). It throws after the whole run
  * whenever a certificate needs a person, or an account's run could not be made: a failed run
  * in the portal, and the verification-failed alert, is how one hears. One account's failure

@@ -54,9 +54,9 @@ export interface AccountServices {
   readonly account: string;
   readonly settings: Settings;
   readonly ledger: Ledger;
-  /** The run history (issue 13), in the app's storage account; records, never decides. */
+  /** The run history, in the app's storage account; records, never decides. */
   readonly history: History;
-  /** Every certificate certsched knows (issue 12), beside the ledger; says what to verify. */
+  /** Every certificate certsched knows, beside the ledger; says what to verify. */
   readonly inventory: Inventory;
   readonly secrets: SecretStore;
   readonly tokens: TokenCache;
@@ -65,16 +65,16 @@ export interface AccountServices {
   readonly requests: RequestLog;
   /** What verification reads certificates with: TLS, and vaults with this account's vault token. */
   readonly probes: Probes;
-  /** The app's notifier, naming this account in every message it posts (issue 22). */
+  /** The app's notifier, naming this account in every message it posts. */
   readonly notifier: Notifier;
   /**
-   * How many of its renewals may be in flight (issue 22): AIMD from CERTSCHED_RENEWAL_CONCURRENCY
+   * How many of its renewals may be in flight: AIMD from CERTSCHED_RENEWAL_CONCURRENCY
    * up to CERTSCHED_RENEWAL_CONCURRENCY_MAX, shared by every process through table
    * `certschedconcurrency` when storage is configured.
    */
   readonly concurrency: ConcurrencyControl;
   /**
-   * What preflight reads (issue 23): DNS, Azure Resource Manager with this account's management
+   * What preflight reads: DNS, Azure Resource Manager with this account's management
    * token, the HTTP challenge. Built on first call, so the SDKs load only when preflight runs.
    */
   preflightProbes(): Promise<PreflightProbes>;
@@ -214,11 +214,11 @@ export function createAccountServices(
           http,
         });
   const tokens = new TokenCache(source, { now: () => now().getTime() });
-  // Issue 20: with a quota and a table history, the budget is kept in storage and shared by
+  // With a quota and a table history, the budget is kept in storage and shared by
   // every process; without storage, only this process's requests are counted (and warned of).
   const quota = settings.serviceQuota;
   const processId = randomUUID();
-  // Issue 20: a read may never take what a due renewal needs, so with no recent due list one is
+  // A read may never take what a due renewal needs, so with no recent due list one is
   // made first (once, for every read waiting on it), as a renewal's request, and kept in the
   // inventory. The client is made below; this runs only once a read asks.
   let client: ServiceClient | undefined;

@@ -17,7 +17,7 @@ export interface AppServices {
   readonly now: () => Date;
   /** The transport: one pool, one timeout, every call observed (telemetry, the bench). */
   readonly http: HttpClient;
-  /** The run store and queue of POST /api/renewals (issue 17). */
+  /** The run store and queue of POST /api/renewals. */
   readonly runs: Runs;
   /** Posts sweep messages to CERTSCHED_WEBHOOK_URL; does nothing when it is unset. */
   readonly notifier: Notifier;
@@ -28,7 +28,7 @@ export interface AppServices {
    */
   telemetry(): Promise<Telemetry>;
   /**
-   * The CAs' renewal information (issue 24), one client for every account (ARI is per CA):
+   * The CAs' renewal information (ARI), one client for every account (ARI is per CA):
    * built on first ask from settings.ari(), which the caller has read first.
    */
   readonly ari: Ari;

@@ -23,7 +23,7 @@ import type { Logger } from "../lib/log.js";
  * The storage and webhook adapters as the composition builds them, each module imported on the
  * port's first call rather than with the composition: a command that never reads the ledger
  * (certsched due) or posts nothing never loads a store, its row schemas or a message formatter
- * (issue 25). The `kind` each port reports is known up front, as callers read it synchronously.
+ * (so the CLI starts working at once). The `kind` each port reports is known up front, as callers read it synchronously.
  */
 
 export function tableLedgerOnFirstUse(options: TableLedgerOptions): Ledger {
@@ -124,7 +124,7 @@ const RUN_STORE_METHODS = [
   "noteRefusal",
 ] as const;
 
-/** The runs of POST /api/renewals in table storage (issue 17); nothing the CLI reads. */
+/** The runs of POST /api/renewals in table storage; nothing the CLI reads. */
 export function tableRunStoreOnFirstUse(options: TableRunStoreOptions): RunStore {
   return {
     kind: "table",

@@ -37,10 +37,10 @@ export interface Seams {
   readonly history?: PerAccount<History>;
   /** Replaces each account's inventory, as `ledger`. */
   readonly inventory?: PerAccount<Inventory>;
-  /** Replaces each account's adaptive concurrency (issue 22), as `ledger`. */
+  /** Replaces each account's adaptive concurrency, as `ledger`. */
   readonly concurrency?: PerAccount<ConcurrencyControl>;
   /**
-   * Replaces what preflight reads (issue 23) for each account, as `ledger`: DNS, ARM and the
+   * Replaces what preflight reads for each account, as `ledger`: DNS, ARM and the
    * HTTP challenge (tests of the surfaces that show results; the adapters have their own).
    */
   readonly preflightProbes?: PerAccount<PreflightProbes>;
@@ -49,7 +49,7 @@ export interface Seams {
    * ARM, in a process that did not start with NODE_EXTRA_CA_CERTS naming it.
    */
   readonly armCa?: string;
-  /** As armCa, for the CAs' ACME directories (ARI, issue 24): the sandbox's sim/acme. */
+  /** As armCa, for the CAs' ACME directories (ARI): the sandbox's sim/acme. */
   readonly ariCa?: string;
   /** Replaces the run store and queue (tests: a unique table and queue on Azurite). */
   readonly runs?: { readonly store?: RunStore; readonly queue?: RunQueue };

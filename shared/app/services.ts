@@ -12,7 +12,7 @@ import type { Seams } from "./seams.js";
 /**
  * The composition root (docs/design/floor-plan.md): the one place that builds adapters and
  * hands them to use cases. App services are built once per process; account services once per
- * account, on first use (issue 22: the accounts the settings declare, or the one they describe).
+ * account, on first use (the accounts the settings declare, or the one they describe).
  */
 export interface Services {
   readonly app: AppServices;

@@ -6,7 +6,7 @@ export type AsyncMethodOf<T> = {
 /**
  * `T`'s async methods `names`, each loading the implementation (`load()`, once) on its first
  * call and then calling it: a port whose adapter pulls in a large module (a table store, its
- * row schemas, a webhook formatter) costs nothing until it is used (issue 25). A load that
+ * row schemas, a webhook formatter) costs nothing until it is used (the CLI starts at once). A load that
  * fails is not kept: the next call tries again, as every call would reach the adapter anyway.
  */
 export function lazyMethods<T extends object, K extends AsyncMethodOf<T>>(

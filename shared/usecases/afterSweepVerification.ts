@@ -8,7 +8,7 @@ import type { Logger } from "../lib/log.js";
 import { redact } from "../lib/redact/redact.js";
 
 /**
- * After each sweep (issue 12, "When"): verify what earlier sweeps renewed once
+ * After each sweep: verify what earlier sweeps renewed once
  * CERTSCHED_VERIFY_WINDOW has passed since the service accepted it, and until it is verified ok.
  * This sweep's own renewals are too fresh: the next sweep (or the hourly timer) looks at them.
  */

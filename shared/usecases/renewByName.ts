@@ -47,7 +47,7 @@ export interface RenewByNameDeps {
    * callBudget() from the start of the renewal.
    */
   readonly budget?: CallBudget | undefined;
-  /** Where the certificate is remembered for verification (issue 12); a Runtime has it. */
+  /** Where the certificate is remembered for verification; a Runtime has it. */
   readonly inventory?: Inventory;
 }
 
@@ -77,7 +77,7 @@ export function renewByName(
   // renewal's: first claim on the request budget (an Operator asked for it).
   return withTrigger(requester.trigger, () =>
     withPurpose({ purpose: "renewal", runId: randomUUID() }, async () => {
-      // Issue 23: before any request (Get Certificate included), as the sweep would.
+      // The last preflight: before any request (Get Certificate included), as the sweep would.
       const at = deps.now();
       const { blockedBy, before } = await rowGate(deps.inventory, certificateName, at, log);
       if (blockedBy && !options.force) {

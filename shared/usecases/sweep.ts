@@ -52,17 +52,17 @@ export interface SweepOwnPorts {
     | "serviceQuota"
     | "claimLeaseMs"
   > &
-    // The run budget (issue 27); unset: 10 min and 30 s, host.json's and the setting's defaults.
+    // The run budget; unset: 10 min and 30 s, host.json's and the setting's defaults.
     Partial<Pick<Settings, "functionTimeoutMs" | "httpTimeoutMs">>;
   readonly client: Pick<ServiceOperations, "listDue" | "renewListed">;
   readonly ledger: Ledger;
   readonly history: History;
-  /** Where the listed certificates are remembered (issue 12). */
+  /** Where the listed certificates are remembered for verification. */
   readonly inventory: Inventory;
-  /** The request budget (issue 16): the sweep's requests are counted and, with a quota, reserved. */
+  /** The request budget: the sweep's requests are counted and, with a quota, reserved. */
   readonly requests: RequestLog;
   readonly notifier: Notifier;
-  /** Adaptive concurrency (issue 22); unset, or a --concurrency given: a fixed width. */
+  /** Adaptive concurrency; unset, or a --concurrency given: a fixed width. */
   readonly concurrency?: ConcurrencyControl;
   readonly tokens: Pick<Tokens, "onWarning">;
   readonly now: () => Date;
@@ -98,7 +98,7 @@ export interface SweepWithOptions {
   /**
    * performance.now() when the function invocation began (the timer, the queue trigger): the
    * whole run, its bookkeeping included, is budgeted inside CERTSCHED_FUNCTION_TIMEOUT from it
-   * (issue 27, core/renewal/runBudget.ts). Unset (the CLI): renewals stop at
+   * (core/renewal/runBudget.ts). Unset (the CLI): renewals stop at
    * CERTSCHED_SWEEP_DEADLINE from the sweep's start and the bookkeeping is waited for in full.
    */
   readonly invocationStart?: number;
@@ -106,7 +106,7 @@ export interface SweepWithOptions {
 
 /**
  * A sweep's summary and, when it verified earlier renewals, what that found; `bookkeeping` names
- * the steps after the renewals not done inside the run's time (issue 27; absent: all done).
+ * the steps after the renewals not done inside the run's time (absent: all done).
  */
 export type SweepWithSummary = SweepSummary & {
   readonly verification?: AfterSweepVerification;
@@ -130,7 +130,7 @@ async function telemetryOf(
 
 /**
  * The sweep with the settings of its ports, inside its telemetry span; then the bookkeeping
- * (issue 27), in the order a person needs it: the run row (naming the steps still to do) with
+ * (the run budget), in the order a person needs it: the run row (naming the steps still to do) with
  * the failed and not-attempted certificates' events, and the webhook; then the other events,
  * the inventory (written from the due list on, beside the renewals), the verification of
  * earlier renewals, the telemetry; last, the run row again with what was not done. With
@@ -166,9 +166,9 @@ export async function sweepWith(
   const telemetry = guardedTelemetry(await telemetryOf(ports, log), (m) => log.warn(m));
   // A token that arrives already expiring is used for the sweep anyway; this sweep's log says so.
   const stopTokenWarnings = ports.tokens.onWarning((m) => log.warn(m));
-  // Issue 12: the records the sweep lists are kept for the inventory (rootDomain, vault).
+  // The records the sweep lists are kept for the inventory (rootDomain, vault).
   const listing = listingTap(ports.client);
-  // Issue 27: written from the list at once, beside the renewals, so a run cut short still has
+  // Written from the list at once, beside the renewals, so a run cut short still has
   // it, and each run writes it again from its own list (what the last one missed included).
   let inventoryWrite: Promise<boolean> | undefined;
   const client = {
@@ -181,13 +181,13 @@ export async function sweepWith(
       inventoryWrite = listing.remember(ports, log);
       return due;
     },
-    // Every argument: the `sending` hook rides in the second (issue 26's held last byte).
+    // Every argument: the `sending` hook rides in the second (claimAndSend's held last byte).
     renewListed: (...args: Parameters<SweepPorts["client"]["renewListed"]>) =>
       listing.client.renewListed(...args),
   };
   // One id for the ledger's claims and the history's records of this sweep.
   const runId = options.runId ?? randomUUID();
-  // Issue 23: each certificate's last preflight, once a sweep; one that blocks is not renewed.
+  // Each certificate's last preflight, once a sweep; one that blocks is not renewed.
   const known = await lastKnown(ports.inventory, log);
   const preflights = known?.preflights;
   const trigger = options.trigger ?? "timer";
@@ -207,9 +207,9 @@ export async function sweepWith(
         dryRun: options.dryRun ?? ports.settings.dryRun,
         deadline,
         ...(options.onResult ? { onResult: options.onResult } : {}),
-        // The request budget (issue 16): requests counted under the run's trigger.
+        // The request budget: requests counted under the run's trigger.
         trigger,
-        // The 7-day count waits at most a quarter of the reserve (issue 27: it is only read).
+        // The 7-day count waits at most a quarter of the reserve (it is only read).
         budget: {
           requests: timed
             ? countWithin(ports.requests, () => Math.min(reserve / 4, endAt - performance.now()))

@@ -82,7 +82,7 @@ async function beforeRun(ports: VerifyPorts, log: Logger): Promise<BeforeRun | u
 }
 
 /**
- * One verification run with its ports (issue 12), as every trigger runs it: the inventory
+ * One verification run with its ports, as every trigger runs it: the inventory
  * verified (shared/usecases/steps/verifyInventory.ts), then recorded in telemetry, one warning per
  * certificate that needs a person, the summary line, and one webhook message per certificate
  * that changed into (or out of) such a state. Telemetry and webhook failures are logged and
@@ -111,9 +111,9 @@ export async function verifyWith(
     }),
   );
   telemetry.recordVerification(verification, { partial: options.names !== undefined });
-  // Issue 24: the CA's word, once the run is recorded (renewByName counts under trigger `ari`).
+  // The CA's word (ARI), once the run is recorded (renewByName counts under trigger `ari`).
   if (options.renewForAri !== false) await renewForAri(ports, log, ari);
-  // Issue 22: with accounts declared, every line names the account (alert rules and searches
+  // With accounts declared, every line names the account (alert rules and searches
   // of a single-account deployment see the lines they always did).
   const account = ports.settings.accountsDeclared ? ports.settings.account : undefined;
   const of = account === undefined ? "" : ` (account ${account})`;

@@ -96,7 +96,7 @@ describe("loading a function module", () => {
       // The check can fail: through import() edges the handler's work is reached (zod, at least).
       expect([...packagesFrom(output ?? "", true)].length, entry).toBeGreaterThan(1);
     }
-    // Nothing registered loads the ARM SDKs preflight uses (issue 23: cold start does not grow).
+    // Nothing registered loads the ARM SDKs preflight uses (cold start does not grow).
     for (const [entry, output] of entries) {
       expect(
         [...packagesFrom(output, false)].filter((p) => p.startsWith("@azure/arm-")),

@@ -88,7 +88,7 @@ describe("function registrations", () => {
       "renewDueCertificates",
       "verifyCertificates",
     ]);
-    // Every function module registers exactly one function: 19 in all (issue 23 added three).
+    // Every function module registers exactly one function: 19 in all (three of them preflight's).
     const total = registered.http.size + registered.timer.size + registered.storageQueue.size;
     expect(total).toBe(Object.keys(MODULES).length);
     expect(total).toBe(19);

@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { type Simulator, type SimulatorOptions, startSimulator } from "../../sim/index.js";
 
 /**
- * Many accounts for tests (issue 22, ../shared/contracts/accounts.md): one simulator per
+ * Many accounts for tests (docs/contracts/accounts.md): one simulator per
  * account, each with its own API key, tenant, client, client secret and subscription, so a
  * request that carries one account's credential to another's service is seen on the wire.
  */

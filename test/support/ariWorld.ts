@@ -19,7 +19,7 @@ import { collectingLogger, runtimeFor } from "./app.js";
 import { fakeClock } from "./clock.js";
 
 /**
- * ARI end to end (issue 24): the simulator's service and hosting endpoint (its leaves carry an
+ * ARI end to end: the simulator's service and hosting endpoint (its leaves carry an
  * Authority Key Identifier, issuer O=certsched simulator), and sim/acme as that issuer's CA,
  * every CertID answered with the window a test sets. One clock for all of them.
  */

@@ -156,7 +156,7 @@ export async function seedDashboard(connectionString: string, secrets: Planted):
   ];
   for (const [name, v] of verifications) await inventory.recordVerification(name, v);
 
-  // The last preflight (issue 23): one will-fail (a reason only a person can fix, its detail as
+  // The last preflight: one will-fail (a reason only a person can fix, its detail as
   // hostile as the names), one unknown, one ready; the others were never checked.
   await inventory.recordPreflight("api-contoso-com", {
     at: at(-3 * HOUR_MS),

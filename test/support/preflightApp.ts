@@ -18,7 +18,7 @@ import { type Reply, toReply } from "./reply.js";
 
 /**
  * The function app with two declared accounts (each on its own simulator, with its own
- * credentials) over an Azurite of the suite's own, for the preflight functions (issue 23): rows
+ * credentials) over an Azurite of the suite's own, for the preflight functions: rows
  * seeded in each account's inventory table, real HttpRequest / InvocationContext objects, every
  * body and log line kept so a suite can prove no secret leaked.
  */

@@ -12,7 +12,7 @@ import {
 import { inDays } from "./cli.js";
 
 /**
- * Everything preflight talks to, on loopback, for end-to-end tests (issue 23): the contract
+ * Everything preflight talks to, on loopback, for end-to-end tests: the contract
  * simulator (service, identity provider, hosting side with its HTTP challenge listener), its DNS
  * server and its ARM over the loopback certificate every worker trusts (globalSetup.ts). By
  * default every certificate is ready: its zone exists in ARM and is delegated, its App Service

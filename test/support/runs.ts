@@ -167,7 +167,7 @@ function credentialOf(connectionString: string) {
 }
 
 /**
- * The function app over many accounts (issue 22): one simulator per account (its own
+ * The function app over many accounts: one simulator per account (its own
  * credentials), the accounts declared in CERTSCHED_ACCOUNTS, each account's ledger, history and
  * inventory in Azurite tables of its own (AzureWebJobsStorage), the runs in a table and a queue
  * of this world's own. Account names carry a random tag, so test files running side by side

@@ -1,5 +1,5 @@
 /**
- * Adaptive concurrency (issue 22), as pure functions: how many renewals of one account may be in
+ * Adaptive concurrency, as pure functions: how many renewals of one account may be in
  * flight at once. Additive increase, multiplicative decrease (AIMD, as TCP's congestion window):
  * start at the configured value; +1 after every healthy window (as many healthy answers as the
  * limit, about one round trip of the whole pool); ×0.5 on a 429, a timeout, or rising latency:

@@ -8,7 +8,7 @@ import type { Inventory, InventorySource, InventoryUpdate } from "../ports/inven
 import type { DueList } from "../ports/service.js";
 
 /**
- * How certificates get into the inventory (issue 12): each record seen in a due list, each
+ * How certificates get into the inventory: each record seen in a due list, each
  * certificate created or renewed through certsched, each name looked up for
  * CERTSCHED_WATCH_CERTIFICATES. Writing the inventory never fails (nor holds up longer than
  * the storage's own timeout) the sweep or the renewal it follows: a failure is a warning.

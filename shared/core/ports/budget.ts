@@ -11,7 +11,7 @@ export interface QuotaUsage {
   readonly reads: number;
   /** Of them: renewal requests of the run asking (its list, its renewals). */
   readonly thisRun: number;
-  /** Of them: renewal requests of other runs and processes, and counts kept before issue 20. */
+  /** Of them: renewal requests of other runs and processes, and rows kept before requests carried a purpose. */
   readonly others: number;
   /** When the oldest counted request leaves the window, in ms from now (storage clock). */
   readonly freesInMs?: number | undefined;

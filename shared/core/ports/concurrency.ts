@@ -1,7 +1,7 @@
 import type { AimdSignal, AimdState } from "../concurrency/aimd.js";
 
 /**
- * How many renewals of one account may be in flight (issue 22): the pool of a sweep reads
+ * How many renewals of one account may be in flight: the pool of a sweep reads
  * `current()` each time a slot frees, and tells what each request met (`observe`). Built per
  * account (shared/app/accountServices.ts); the adaptive one (core/concurrency/adaptiveLimit.ts)
  * shares its limit with every process of the account through storage. Never throws.

@@ -1,6 +1,6 @@
 import type { CertificateEvent, RunRecord, Trigger } from "../history/events.js";
 
-/** One request certsched sent to the service, retries included (issue 16: the request budget). */
+/** One request certsched sent to the service, retries included (the request budget). */
 export interface ServiceRequest {
   readonly at: Date;
   /** The operation: "list", "renew", "test", "create", "renew-v3", "get". */
@@ -25,7 +25,7 @@ export interface EventQuery {
 }
 
 /**
- * The append-only history (issue 13): what happened, for people. Writes throw
+ * The append-only history: what happened, for people. Writes throw
  * HISTORY_UNAVAILABLE; callers that record (sweeps, renewals) turn that into a warning.
  */
 export interface History {
@@ -69,7 +69,7 @@ export function memoryHistory(): History {
     kind: "memory",
     append: async (more, run) => {
       events.push(...more);
-      // A run appended again (its row rewritten after its bookkeeping, issue 27) replaces itself.
+      // A run appended again (its row rewritten after its bookkeeping) replaces itself.
       if (run) runs = [...runs.filter((r) => r.runId !== run.runId), run];
     },
     events: async ({ certificateName, since, limit = DEFAULT_EVENT_LIMIT }) => ({

@@ -5,7 +5,7 @@ import type { Receipt } from "../verification/served.js";
 import type { Read } from "./history.js";
 
 /**
- * The inventory (issue 12): every certificate certsched knows, so it can keep watching a
+ * The inventory: every certificate certsched knows, so it can keep watching a
  * certificate after the service stops listing it as due. Rows live in Table storage next to the
  * ledger. The ledger still decides renewals; the inventory says what to verify and shows it.
  */
@@ -30,7 +30,7 @@ export interface VerificationRecord {
   readonly serial?: string | undefined;
   readonly notBefore?: Date | undefined;
   readonly version?: string | undefined;
-  /** The renewal in flight and what was served before and after it (issue 24 section 2). */
+  /** The renewal in flight and what was served before and after it (its receipt). */
   readonly receipt?: Receipt | undefined;
   /** One line for people, redacted and escaped. */
   readonly detail: string;
@@ -73,9 +73,9 @@ export interface InventoryRecord {
   readonly firstSeen: Date;
   readonly lastSeen: Date;
   readonly lastVerification?: VerificationRecord | undefined;
-  /** What the last preflight found (issue 23): the sweep consults it, the dashboard shows it. */
+  /** What the last preflight found: the sweep consults it, the dashboard shows it. */
   readonly lastPreflight?: PreflightRecord | undefined;
-  /** The CA's renewal information (issue 24, ARI), when its issuer has a directory. */
+  /** The CA's renewal information (ARI), when its issuer has a directory. */
   readonly ari?: AriRecord | undefined;
 }
 

@@ -15,7 +15,7 @@ export type NoticeKind =
   | "recovered";
 
 export interface VerificationNotice {
-  /** The account whose certificate it is (issue 22); webhook messages name it. */
+  /** The account whose certificate it is; webhook messages name it. */
   readonly account?: string | undefined;
   readonly kind: NoticeKind;
   readonly certificateName?: string | undefined;
@@ -49,7 +49,7 @@ export interface Notifier {
    */
   notifyVerification(notices: readonly VerificationNotice[], log: Logger): Promise<NotifyOutcome>;
   /**
-   * Posts one message per preflight change (issue 23, preflightMessage.ts): a certificate that now
+   * Posts one message per preflight change (preflightMessage.ts): a certificate that now
    * will fail to renew, or is ready again. "sent" only when every one was. Never throws.
    */
   notifyPreflight(changes: readonly PreflightChange[], log: Logger): Promise<NotifyOutcome>;

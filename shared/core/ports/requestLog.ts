@@ -8,7 +8,7 @@ import type { History } from "./history.js";
 export const REQUEST_WINDOW_MS = 7 * DAY_MS;
 
 /**
- * Every request certsched sends to the service, counted into the history (issue 16: the vendor
+ * Every request certsched sends to the service, counted into the history (the vendor
  * publishes a request limit per subscriber). The ServiceClient counts each attempt that may have
  * reached the service; each is written at once, so a function invocation that ends right after
  * its call has it recorded as soon as `settled()` resolves, and a count read after `settled()`

@@ -22,7 +22,7 @@ export type KeyClaim =
   | { readonly claimed: false; readonly entry: KeyEntry };
 
 /**
- * Where runs live (issue 13): one record per runId, and the idempotency keys. Every method throws
+ * Where runs live: one record per runId, and the idempotency keys. Every method throws
  * RUNS_UNAVAILABLE (a CertschedError, retriable) when the storage fails.
  */
 export interface RunStore {
@@ -55,7 +55,7 @@ export interface RunStore {
    */
   removeBefore(cutoff: Date): Promise<number>;
   /**
-   * Notes how an account's credentials fared in a run that just finished (issue 22): refused at
+   * Notes how an account's credentials fared in a run that just finished: refused at
    * `refusedAt`, the start of the unbroken stretch of refusals is kept (`refusedAt` when there
    * was none) and returned; `undefined` (accepted), the stretch ends. Unset: no stretch is kept.
    */

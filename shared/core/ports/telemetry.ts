@@ -17,7 +17,7 @@ export interface Telemetry {
   /** Days left per certificate and the count of each outcome. */
   recordSweep(summary: SweepSummary): void;
   /**
-   * A verification run (issue 12): days left per certificate as served, and the count of each
+   * A verification run: days left per certificate as served, and the count of each
    * status. A run over some names (after a sweep) updates those and keeps the others.
    */
   recordVerification(

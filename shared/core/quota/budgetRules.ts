@@ -2,7 +2,7 @@ import { CertschedError } from "../../lib/errors.js";
 import type { QuotaUsage } from "../ports/budget.js";
 import type { RequestPurpose } from "./requestContext.js";
 
-/** The shared budget's arithmetic (issue 20): what fits, what is left, and the words for it. */
+/** The shared budget's arithmetic: what fits, what is left, and the words for it. */
 
 /** Why a request was not sent: the budget is spent, or what is left is kept for renewals. */
 export class QuotaExhaustedError extends CertschedError {

@@ -13,7 +13,7 @@ export interface NeedSources {
 }
 
 /**
- * Requests due renewals will need in the quota window, which reads may never take (issue 20):
+ * Requests due renewals will need in the quota window, which reads may never take:
  * one renewal for each certificate certsched knows that is due now or becomes due within the
  * window (its expiry at most 20 days plus the window away, expired ones included) and whose
  * renewal for that expiry the ledger does not show accepted, plus one list for the sweep that

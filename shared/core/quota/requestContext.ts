@@ -1,7 +1,7 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 
 /**
- * What a request to the service is for, as the shared request budget ranks it (issue 20):
+ * What a request to the service is for, as the shared request budget ranks it:
  * "renewal" requests have first claim on CERTSCHED_SERVICE_QUOTA, "read" requests get only what
  * renewals will not need. A sweep (timer, queued run, `certsched sweep`), a renewal by name and a
  * create run inside `withPurpose("renewal")`; everything else is a read: a Get Certificate read,

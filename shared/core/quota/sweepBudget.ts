@@ -9,7 +9,7 @@ import { deferredDetail, type QuotaView } from "../renewal/summary.js";
 import { usageText } from "./budgetRules.js";
 import { nearQuota, type ServiceQuota } from "./serviceQuota.js";
 
-/** What a sweep needs of the request budget (issue 16): the count, and the quota if set. */
+/** What a sweep needs of the request budget: the count, and the quota if set. */
 export interface SweepBudget {
   readonly requests: RequestLog;
   readonly quota: ServiceQuota | undefined;

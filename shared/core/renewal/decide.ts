@@ -30,7 +30,7 @@ export type Verdict =
     }
   /**
    * Would be asked for, but its last preflight says the request would be refused for a reason
-   * only a person can fix (issue 23): nothing is sent, nothing claimed.
+   * only a person can fix: nothing is sent, nothing claimed.
    */
   | {
       readonly action: "blocked";

@@ -1,5 +1,5 @@
 /**
- * One budget for a whole sweep (issue 27), in ms from the invocation's start: the renewals stop
+ * One budget for a whole sweep, in ms from the invocation's start: the renewals stop
  * early enough that what follows them (the bookkeeping: history, webhook, events, inventory,
  * verification of earlier renewals, telemetry) still ends inside the function timeout.
  *

@@ -12,7 +12,7 @@ export type Outcome =
   | "stuck"
   /**
    * Due, but its last preflight (no older than a day) says it will fail for a reason only a
-   * person can fix (issue 23): no request was spent on it. `--force` / `?force=true` renews it.
+   * person can fix: no request was spent on it. `--force` / `?force=true` renews it.
    */
   | "blocked"
   /** The sweep stopped starting renewals (its deadline, or the ledger) before this one. */
@@ -85,7 +85,7 @@ export interface CertificateResult {
   readonly answerUnknown?: AnswerUnknownRow;
 }
 
-/** A ledger row "sent" or "answer-unknown", as a result names it (issue 26). */
+/** A ledger row "sent" or "answer-unknown", as a result names it (an answer still unknown). */
 export interface AnswerUnknownRow {
   /** When that request was sent (ISO-8601 UTC). */
   readonly since: string;
@@ -120,7 +120,7 @@ export function unresolvedField(results: readonly CertificateResult[]): {
 
 export interface SweepSummary {
   /**
-   * The account swept (issue 22); set by whoever knows it (the account's notifier fills it in
+   * The account swept; set by whoever knows it (the account's notifier fills it in
    * when the sweep did not): webhook messages name it.
    */
   readonly account?: string;

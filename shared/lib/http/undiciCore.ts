@@ -4,7 +4,7 @@ import type * as Full from "undici";
  * The four pieces of undici certsched uses, loaded on their own: `import("undici")` runs its
  * index, which loads fetch, WebSocket, the caches, the mocks and every interceptor (110 files,
  * some 60 ms on a laptop, before the first request can go out); these pieces are about a third
- * of that (issue 25: the CLI's first request). undici has no "exports" map, so its files are
+ * of that (the CLI's first request). undici has no "exports" map, so its files are
  * reachable by path; test/shared/lib/http/undiciCore.test.ts holds that each piece is the very
  * object undici's index exports, so an upgrade that moves a file fails there, not in production.
  */

@@ -13,7 +13,7 @@ import { someNames } from "../../lib/text/names.js";
 import { ARI_QUESTION, type CheckResult, STORAGE_CONCURRENCY } from "./runCheck.js";
 
 /**
- * The CA's own word (issue 24, section 4): after a verification run has read the certificates,
+ * The CA's own word (ARI): after a verification run has read the certificates,
  * each one whose issuer has an ACME directory (CERTSCHED_ARI_DIRECTORIES) is asked about, at
  * most once before the time the CA said (Retry-After, kept with the inventory row so another
  * process honours it too). Nothing here ever fails the run: ARI never blocks anything, and a CA

@@ -7,7 +7,7 @@ import type { AfterSweepVerification, verifyAfterSweep } from "../afterSweepVeri
 import type { verifyWith } from "../verify.js";
 
 /**
- * What a sweep does after its renewals (issue 27), in the order a person needs it, each step
+ * What a sweep does after its renewals, in the order a person needs it, each step
  * given only what is left of the run's time (core/renewal/runBudget.ts). The failed and
  * not-attempted names, the history's run row and the webhook come first (not steps here: they
  * are waited for until the end of the bookkeeping, and the row names the steps still to do);
@@ -24,7 +24,7 @@ export const BOOKKEEPING_STEPS = [
   "telemetry",
 ] as const;
 
-/** Events a person needs first (issue 27): recorded with the run row, before anything else. */
+/** Events a person needs first: recorded with the run row, before anything else. */
 export const URGENT = new Set<EventKind>([
   "failed",
   "answer-unknown",
@@ -120,9 +120,9 @@ export function sweepDeadline(at: number): AbortSignal {
 }
 
 /**
- * Earlier sweeps' renewals, verified once CERTSCHED_VERIFY_WINDOW has passed (issue 12); none
+ * Earlier sweeps' renewals, verified once CERTSCHED_VERIFY_WINDOW has passed; none
  * after a dry run. The verification code (and the TLS probe behind it) loads once the sweep is
- * done, so a sweep's first request is never kept waiting for it (issue 25).
+ * done, so a sweep's first request is never kept waiting for it.
  */
 export async function verifyEarlier(
   ports: Parameters<typeof verifyAfterSweep>[0] & Parameters<typeof verifyWith>[0],
@@ -150,7 +150,7 @@ export async function verifyEarlier(
 }
 
 /**
- * The request log with its 7-day count bounded (issue 27): `since` rejects once `ms()` (asked
+ * The request log with its 7-day count bounded: `since` rejects once `ms()` (asked
  * when the count starts) has passed without an answer, and the sweep's summary goes without
  * `requests7d` (its warning says the count could not be read). Everything else as `requests`.
  */

@@ -9,7 +9,7 @@ export type Confirmation = { readonly after: CertificateRecord } | { readonly wh
 /**
  * A renewal that got no answer in time took effect if Get Certificate now shows the same
  * certificate (the id it had before the renewal was sent) with a later expiry. A record with
- * another id is another certificate, whatever its name and expiry (issue 20): it says nothing
+ * another id is another certificate, whatever its name and expiry: it says nothing
  * about this renewal. Needs the record from before; without it nothing can be confirmed.
  */
 export async function renewedSince(

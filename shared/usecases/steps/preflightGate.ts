@@ -12,7 +12,7 @@ import { redact } from "../../lib/redact/redact.js";
 import { recordHistory } from "./recordRun.js";
 
 /**
- * Where a renewal meets the last preflight (issue 23): the results kept with the inventory rows.
+ * Where a renewal meets the last preflight: the results kept with the inventory rows.
  * A failing read never stops a renewal: without the results nothing is known to block it, and
  * the service still decides (a warning says so).
  */
@@ -23,7 +23,7 @@ const UNREAD =
 /** What the sweep reads of the inventory once: last preflights, and what each row last saw served. */
 export interface LastKnown {
   readonly preflights: ReadonlyMap<string, PreflightRecord>;
-  /** Issue 24: the served facts of each row's last verification (a renewal's `before`). */
+  /** The served facts of each row's last verification (a renewal's `before`). */
   readonly served: ReadonlyMap<string, ServedFacts>;
 }
 
@@ -67,7 +67,7 @@ export async function lastPreflights(
 
 /**
  * Why the last preflight of one certificate blocks its renewal at `now`, and what its row last
- * saw served (issue 24: the renewal's `before`); neither when the row cannot be read.
+ * saw served (the renewal's `before`); neither when the row cannot be read.
  */
 export async function rowGate(
   inventory: Pick<Inventory, "kind" | "get"> | undefined,

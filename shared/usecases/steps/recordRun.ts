@@ -23,7 +23,7 @@ function eventOf(result: CertificateResult): EventKind | undefined {
   }
 }
 
-/** The `before` a renewal's acceptance carries (issue 24 section 2), when known. */
+/** The `before` a renewal's acceptance carries (its receipt), when known. */
 export function withBefore(
   event: EventKind,
   before: ServedFacts | undefined,
@@ -35,7 +35,7 @@ export function withBefore(
 export function sweepHistory(
   summary: SweepSummary,
   run: { readonly runId: string; readonly trigger: Trigger; readonly finishedAt: Date },
-  /** Issue 24: what each certificate's inventory row last saw served (a renewal's `before`). */
+  /** What each certificate's inventory row last saw served (a renewal's `before`). */
   served?: ReadonlyMap<string, ServedFacts>,
 ): { events: CertificateEvent[]; record: RunRecord } {
   const events: CertificateEvent[] = [];

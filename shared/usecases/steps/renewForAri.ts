@@ -13,7 +13,7 @@ import type { AriReading } from "./askAri.js";
 import { blockedByPreflight } from "./preflightGate.js";
 
 /**
- * The CA's word acted on (issue 24, section 4): after a verification run, each certificate
+ * The CA's word acted on (ARI): after a verification run, each certificate
  * whose suggested window has started is renewed now through the service (v3 renew by name,
  * within CERTSCHED_SERVICE_QUOTA, trigger `ari`), even when the service does not list it as due.
  * At most once per window: a renewal the ledger shows sent or accepted since the window's start

@@ -43,7 +43,7 @@ export interface RenewContext {
   unresolved(certificateName: string): void;
   /** The run this sweep is (its ledger claims carry it), when it has one. */
   readonly runId?: string;
-  /** The certificate's last preflight, read from the inventory once a sweep (issue 23). */
+  /** The certificate's last preflight, read from the inventory once a sweep. */
   preflightOf?(certificateName: string): PreflightRecord | undefined;
   /** Renew a certificate its last preflight blocks all the same (`--force`). */
   readonly force?: boolean;
@@ -126,7 +126,7 @@ export async function renewOne(
   };
   /** Set once decided: the run was forced past the certificate's last preflight. */
   let forced: { forcedPast?: NonNullable<CertificateResult["forcedPast"]> } = {};
-  /** Set once read: the row waits on an unknown answer (issue 26); cleared once asked again. */
+  /** Set once read: the row waits on an unknown answer; cleared once asked again. */
   let waiting: Pick<CertificateResult, "answerUnknown"> = {};
   const result = (
     outcome: CertificateResult["outcome"],

@@ -51,7 +51,7 @@ export interface SweepOptions extends Pick<RenewContext, "claimLeaseMs"> {
   /** Renewals in flight at once (without `control`, or while the budget asks for one at a time). */
   readonly concurrency: number;
   /**
-   * Adaptive concurrency (issue 22): the pool's width follows `control.current()`, read each time
+   * Adaptive concurrency: the pool's width follows `control.current()`, read each time
    * a slot frees, and every renewal request tells it what it met (a 429, its answer time).
    * Unset: `concurrency`, fixed.
    */
@@ -75,13 +75,13 @@ export interface SweepOptions extends Pick<RenewContext, "claimLeaseMs"> {
    */
   readonly budget?: SweepBudget;
   /**
-   * The run's id. Its requests are reserved under it (issue 20), so a deferral can tell this
+   * The run's id. Its requests are reserved under it, so a deferral can tell this
    * run's use of the budget from other runs' (default: a new UUID). When given, it is also kept
    * on each ledger claim the run makes: delivered again after an attempt died, a run counts its
    * own earlier renewals as renewed, not skipped (unset: none kept on the ledger).
    */
   readonly runId?: string;
-  /** Each certificate's last preflight (issue 23; unset: nothing blocks, none kept). */
+  /** Each certificate's last preflight (unset: nothing blocks, none kept). */
   readonly preflights?: ReadonlyMap<string, PreflightRecord>;
   /** Renew certificates their last preflight blocks all the same (`--force`, `?force=true`). */
   readonly force?: boolean;
@@ -180,12 +180,12 @@ async function sweep(options: SweepOptions, runId: string): Promise<SweepSummary
         counts["not-attempted"] > 0 ||
         ledgerState === "unavailable" ||
         unresolved.length > 0 ||
-        results.some((r) => r.answerUnknown?.overdue) || // Issue 26: an hour after an unknown answer
+        results.some((r) => r.answerUnknown?.overdue) || // An hour after an unknown answer
         counts.deferred > 0, // A person must look: the budget is too small for what is due.
       problems,
       ...(requests7d !== undefined ? { requests7d } : {}),
       ...(quota ? { quota } : {}),
-      ...unresolvedField(results), // Issue 26: named in the webhook and the run's JSON too.
+      ...unresolvedField(results), // Named in the webhook and the run's JSON too.
     };
     const line = summaryLine(summary);
     if (summary.failed) log.error(line);

@@ -31,7 +31,7 @@ export interface SettleContext {
 }
 
 /**
- * Moves on a run that can never finish by itself (issue 20), as whoever reads it notices: a
+ * Moves on a run that can never finish by itself, as whoever reads it notices: a
  * GET of the run, a POST repeating its Idempotency-Key, a poisoned message naming it.
  * - Queued, no delivery within UNDELIVERED_AFTER_MS of being queued: its message is sent again,
  *   once (`resentAt`; a conditional write, so two readers do not both send).

@@ -8,7 +8,7 @@ import { expectNoSecret, jsonOf, seeds } from "../../support/cli.js";
 import { type ChildResult, CLI, ensureBuilt, ROOT, runCli } from "../../support/cliBuild.js";
 
 /**
- * Issue 26: `certsched sweep` killed with SIGKILL at any point (the built CLI, a child process,
+ * `certsched sweep` killed with SIGKILL at any point (the built CLI, a child process,
  * the ledger in Azurite, the contract simulator's request log). Then a sweep at once, and one
  * after the claim lease (CERTSCHED_CLAIM_LEASE=1s, so a run takes seconds): every certificate is
  * renewed exactly once, none twice, and no sweep exits 0 while a certificate is unaccounted for.

@@ -11,7 +11,7 @@ import { cliAgainst, jsonOf, seeds } from "../../support/cli.js";
 import { ensureBuilt } from "../../support/cliBuild.js";
 
 /**
- * `certsched sweep` and `certsched renew` consult the last preflight (issue 23), run as an
+ * `certsched sweep` and `certsched renew` consult the last preflight, run as an
  * operator runs them: the built CLI against the simulator, with the app's storage on Azurite
  * (the inventory the preflight writes to, the ledger, the history).
  */

@@ -10,7 +10,7 @@ import { cliAgainst, jsonOf, seeds } from "../../support/cli.js";
 import { ensureBuilt } from "../../support/cliBuild.js";
 
 /**
- * Issue 26: a sweep that finds a certificate waiting behind a request whose answer is unknown
+ * A sweep that finds a certificate waiting behind a request whose answer is unknown
  * (a row "sent" or "answer-unknown" left by a sweep that crashed) names it in its text and its
  * --json `unresolved`, asks again an hour after the request, and exits 1 while one an hour old
  * or more is not asked again.

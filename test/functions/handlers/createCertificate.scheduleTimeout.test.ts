@@ -9,8 +9,8 @@ import { httpRequest } from "../../support/invoke.js";
 
 /**
  * v3 create and renew wait CERTSCHED_SCHEDULE_TIMEOUT, not CERTSCHED_HTTP_TIMEOUT, and a call
- * that got no answer by then is confirmed with Get Certificate or answered "unknown" (issue 16,
- * items 3 and 5), on the wire against the simulator.
+ * that got no answer by then is confirmed with Get Certificate or answered "unknown",
+ * on the wire against the simulator.
  *
  * Two delay faults stand for the two ways a late service looks to certsched: `delayMs` holds the
  * request before the simulator handles it (nothing is scheduled while certsched waits: Get

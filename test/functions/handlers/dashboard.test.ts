@@ -189,7 +189,7 @@ describe("GET /api/dashboard", () => {
     expect(reply.text).toContain('<dd id="requests">8</dd>');
   });
 
-  it("shows the last preflight in its own column and filters by ?preflight= (issue 23)", async () => {
+  it("shows the last preflight in its own column and filters by ?preflight=", async () => {
     await seeded();
     const all = await page();
     const cell = (name: string) =>

@@ -19,7 +19,7 @@ import { httpRequest } from "../../support/invoke.js";
 import { principalHeader } from "../../support/principals.js";
 
 /*
- * Issue 16, items 3 and 4 through the HTTP API: GET /api/certificates/{name} (Get Certificate)
+ * Through the HTTP API: GET /api/certificates/{name} (Get Certificate)
  * and POST /api/certificates/{name}/renew looking the target up first, so a key-vault
  * certificate's v3 renewal carries the vault token.
  */
@@ -107,7 +107,7 @@ describe("GET /api/certificates/{name}", () => {
       expiryDate: EXPIRY.toISOString(),
       daysLeft: 5,
       certificateDownloadUrl: { crtUrl: LINKS.crtUrl, fullchainCrtUrl: LINKS.fullchainCrtUrl },
-      // Issue 13: the status view, from the service's record alone when no storage is set.
+      // The status view, from the service's record alone when no storage is set.
       service: { answer: "found" },
       status: { status: "expiring", critical: true, ledger: null, verification: null },
       history: { events: [] },
@@ -240,7 +240,7 @@ describe("POST /api/certificates/{name}/renew looks the target up first", () => 
 });
 
 /*
- * Issue 13: the route merged with the status view and the recent history, over the test run's
+ * The route merged with the status view and the recent history, over the test run's
  * Azurite (names and ids of their own: other files share its tables).
  */
 describe("GET /api/certificates/{name} with status and history", () => {
@@ -309,7 +309,7 @@ describe("GET /api/certificates/{name} with status and history", () => {
     expect(Date.parse(body.history.since)).toBeLessThanOrEqual(after - 30 * DAY_MS);
   });
 
-  it("issue 24: a renewal by hand carries what the row last saw served; the detail shows each renewal's receipt", async () => {
+  it("a renewal by hand carries what the row last saw served; the detail shows each renewal's receipt", async () => {
     const connectionString = inject("azuriteTableConnectionString");
     const inventory = tableInventory({ connectionString });
     const history = tableHistory({ connectionString });

@@ -106,7 +106,7 @@ const post = (headers: Record<string, string> = {}) =>
   app.call(runVerifications, httpRequest({ path: "verifications", headers }));
 
 /**
- * The answer without issue 22's additive fields: each result's `account` (checked: "default",
+ * The answer without the additive fields of several accounts: each result's `account` (checked: "default",
  * the one account of a deployment without declared accounts) and the `accounts` lines.
  */
 function beforeAccounts(body: unknown): unknown {

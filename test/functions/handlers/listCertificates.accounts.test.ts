@@ -18,7 +18,7 @@ import { httpRequest, invocationContext, type RequestInit, timer } from "../../s
 import { type Reply, toReply } from "../../support/reply.js";
 
 /*
- * The HTTP API with two declared accounts (issue 22), each on its own simulator with its own
+ * The HTTP API with two declared accounts, each on its own simulator with its own
  * credentials, over an Azurite of this file's own: the same certificate name in both accounts,
  * the account filter, the 400s of a missing or unknown account, one account's credentials
  * refused while the other answers, and no account's secret in any answer, log line, or the

@@ -9,7 +9,7 @@ import { type AppHarness, startHarness } from "../../support/app.js";
 import { httpRequest } from "../../support/invoke.js";
 
 /*
- * The CA's renewal window over HTTP (issue 24): GET /api/certificates (each item's `ari`),
+ * The CA's renewal window (ARI) over HTTP: GET /api/certificates (each item's `ari`),
  * GET /api/certificates/{name} and the dashboard's expiry cell, with rows whose `ari` a
  * verification run would have stored (the asking itself is askAri's suites').
  */

@@ -11,7 +11,7 @@ import { type AzuriteHandle, startAzurite } from "../../support/azurite.js";
 import { httpRequest } from "../../support/invoke.js";
 
 /*
- * The last preflight over HTTP (issue 23): GET /api/certificates (each item's `preflight` and
+ * The last preflight over HTTP: GET /api/certificates (each item's `preflight` and
  * `label`, `?preflight=`), GET /api/certificates/{name} (the checks with their advice) and the
  * dashboard's Preflight column and filter, over an Azurite of this file's own with the inventory
  * rows seeded with stored preflights (the checks themselves are other suites').

@@ -20,7 +20,7 @@ import { httpRequest } from "../../support/invoke.js";
 import { principalHeader } from "../../support/principals.js";
 
 /*
- * GET /api/certificates (issue 13): the inventory with each certificate's status, paged, over
+ * GET /api/certificates: the inventory with each certificate's status, paged, over
  * an Azurite of this file's own (the app's default table names, nobody else's rows) with the
  * simulator as the service. Real HttpRequest / InvocationContext objects, the process-wide
  * runtime as the host builds it.

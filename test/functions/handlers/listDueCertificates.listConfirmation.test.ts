@@ -17,7 +17,7 @@ import {
 } from "../../support/simulatorServices.js";
 
 /*
- * Issue 11, item 6: with a typo in CERTSCHED_PUBLIC_BASE_URL the list path answered the server's
+ * Once, with a typo in CERTSCHED_PUBLIC_BASE_URL the list path answered the server's
  * plain-text "404 Not found", and the sweep said "Nothing is due" while 12 certificates were.
  * A 404 from the list now means "none due" only once the connectivity test under the same base
  * answers 200; a 404 there too is a configuration error naming CERTSCHED_PUBLIC_BASE_URL.

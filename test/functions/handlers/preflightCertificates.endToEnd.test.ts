@@ -17,7 +17,7 @@ import { toReply } from "../../support/reply.js";
 import { type Receiver, startReceiver } from "../../support/webhookReceiver.js";
 
 /**
- * The whole preflight story through the function app's own handlers (issue 23), with the real
+ * The whole preflight story through the function app's own handlers, with the real
  * checks over the simulator's DNS, ARM and apps, Azurite for storage and a real webhook
  * receiver: the daily timer finds the CAA record that will make a renewal fail, tells the
  * webhook and writes the alert line; GET /api/preflight shows it; the next sweep does not spend a

@@ -10,7 +10,7 @@ import { type AppHarness, type Reply, startHarness, uniqueTableName } from "../.
 import { httpRequest } from "../../support/invoke.js";
 
 /**
- * POST /api/certificates/{name}/renew and the last preflight (issue 23): a blocked certificate
+ * POST /api/certificates/{name}/renew and the last preflight: a blocked certificate
  * is answered 409 and nothing reaches the service, unless `force=true`. The preflight's result is
  * seeded in the inventory on Azurite, as `certsched preflight` leaves it.
  */

@@ -102,7 +102,7 @@ describe("renewDueCertificates (timer)", () => {
       expect(app.sim.renewCallsFor("blog-contoso-com")).toBe(0);
       const summary = summaryLine();
       expect(summary.level).toBe("error");
-      // Most urgent first (issue 16): fewest days left.
+      // Most urgent first: fewest days left.
       expect(summary.certificates).toEqual([
         { name: "vault-fabrikam-com", daysLeft: 2, outcome: "renewal-scheduled" },
         { name: "www-contoso-com", daysLeft: 5, outcome: "renewal-scheduled" },

@@ -5,7 +5,7 @@ import { uniqueTableName } from "../../support/app.js";
 import { type RunsWorld, runOf, startRunsWorld } from "../../support/runs.js";
 
 /**
- * POST /api/renewals[?force=true] and the last preflight (issue 23): the queued run carries
+ * POST /api/renewals[?force=true] and the last preflight: the queued run carries
  * `force` in its message and its record; the queue trigger's sweep reports a blocked certificate
  * and, forced, renews it. Over Azurite (runs table, queue, ledger, inventory) and the simulator.
  */

@@ -14,7 +14,7 @@ import {
 } from "../../support/preflightWorld.js";
 
 /**
- * Preflight end to end (issue 23): the composition's real probes (DNS through node:dns, ARM
+ * Preflight end to end: the composition's real probes (DNS through node:dns, ARM
  * through Azure's SDKs over TLS, the HTTP challenge through undici) against the simulator's DNS
  * server, ARM and challenge listener, one staged cause per certificate.
  */

@@ -8,7 +8,7 @@ import { startSimulator } from "../../../sim/index.js";
 import { collectingLogger, runtimeFor, uniqueTableName } from "../../support/app.js";
 
 /**
- * Issue 20, item 2 guards against tokens quoted back; "Bearer <word>" in a certificate's name is
+ * The redaction guards against tokens quoted back; "Bearer <word>" in a certificate's name is
  * not one. Names like "Bearer Token Service" were taken for a quoted Authorization header at the
  * entry (refused: "holds a secret certsched sent", never renewed) and on every read from storage
  * (the inventory row no longer matched its key, the history lost its events). Only what is a

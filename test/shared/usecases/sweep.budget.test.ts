@@ -12,7 +12,7 @@ import { timer } from "../../support/invoke.js";
 import { type Receiver, startReceiver } from "../../support/webhookReceiver.js";
 
 /**
- * Issue 27, scaled down: the function timeout is 4 s instead of 10 min, each service call takes
+ * The run budget, scaled down: the function timeout is 4 s instead of 10 min, each service call takes
  * 150 ms, two renewals at a time, and some renew calls hang for a minute (their 1-s timeout
  * ends them). Without the run budget the renewals of the larger draws alone would take longer
  * than the timeout (80 x 150 ms / 2 = 6 s). Whatever the draw, the timer's run is over, its
@@ -34,7 +34,7 @@ afterAll(async () => {
   await receiver.close();
 });
 
-describe("the timer's whole run inside the function timeout (issue 27)", () => {
+describe("the timer's whole run inside the function timeout", () => {
   it("writes its last line before the timeout, for any number of certificates and hanging share", async () => {
     const connectionString = inject("azuriteTableConnectionString");
     let round = 0;
@@ -106,7 +106,7 @@ describe("the timer's whole run inside the function timeout (issue 27)", () => {
 
   // The rule: the inventory is written from each run's due list, first thing after the list, so
   // the next run writes every certificate that is still due. One this run renewed and the
-  // service no longer lists is not (the issue 27 report says so).
+  // service no longer lists is not (the report of the timeout says so).
   it("names the steps it could not finish in its history row, and the next run completes the inventory", async () => {
     const connectionString = inject("azuriteTableConnectionString");
     let slow = true;

@@ -18,7 +18,7 @@ import { inMemoryTelemetry } from "../../support/telemetry.js";
 import { startReceiver } from "../../support/webhookReceiver.js";
 
 /**
- * The sweep consults the last preflight (issue 23): over the simulator and Azurite (ledger,
+ * The sweep consults the last preflight: over the simulator and Azurite (ledger,
  * inventory, history with its request count), on an injected clock. A blocked certificate sends
  * nothing (the simulator's request log), claims nothing (the ledger) and costs nothing (the
  * request count); the others renew.

@@ -22,7 +22,7 @@ import {
 } from "../../support/app.js";
 
 /**
- * A write that fails for one certificate names that certificate (issue 20): the warning named
+ * A write that fails for one certificate names that certificate: the warning named
  * the first three certificates of the call, which were stored, and not the one that was not.
  * Over Azurite: the stored rows are read back.
  */

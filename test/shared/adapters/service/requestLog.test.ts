@@ -133,7 +133,7 @@ describe("request rows in Table storage", () => {
     expect((await history.events({ since: EPOCH })).items).toEqual([]);
 
     // A request row goes once both its key and the storage's Timestamp (the budget's clock,
-    // issue 20) are past the cutoff: these were stored just now, whatever their keys say.
+    // the quota's window) are past the cutoff: these were stored just now, whatever their keys say.
     expect(await history.removeBefore(new Date(Math.max(at.getTime(), Date.now()) + 60_000))).toBe(
       3,
     );

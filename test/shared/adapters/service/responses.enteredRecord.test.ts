@@ -6,7 +6,7 @@ import { UpstreamError } from "../../../../shared/lib/errors.js";
 import { REDACTED, registerSecret } from "../../../../shared/lib/redact/redact.js";
 
 /*
- * Issue 20, item 2, at the entry: a JSON success that quotes a secret certsched holds (one
+ * Secrets quoted back, at the entry: a JSON success that quotes a secret certsched holds (one
  * registered, not shaped like a token: the redaction must come from the registry) is redacted
  * before it is parsed; a record whose certificateName quotes it is refused, by its id.
  */

@@ -230,7 +230,7 @@ describe("400, 401 and 404 are answers: never retried", () => {
     ).map(([status, code]) => ({ op, status, code })),
   );
 
-  // A 401 is sent once more, with fresh cloud tokens (issue 11, item 8): a token revoked or
+  // A 401 is sent once more, with fresh cloud tokens: a token revoked or
   // expired early must not fail the call. That is a new request, not a retry of the same one.
   it.each(rows)("$op: $status not retried", async ({ op, status, code }) => {
     const faults = [{ status, body: `refused with ${status}`, times: 5 }];

@@ -66,7 +66,7 @@ afterAll(async () => {
 
 /**
  * Headers every service call carries. Bearer is the API key on v3; the public operations send
- * no Authorization (issue 16: the tokens travel in the body, never in a header).
+ * no Authorization (the tokens travel in the body, never in a header).
  */
 function expectJsonPost(
   op: Parameters<Simulator["requestsFor"]>[0],
@@ -466,7 +466,7 @@ describe("public operations: documented errors", () => {
       status: 401,
       detail: "Authorization failed: unknown subscription id",
     });
-    // The second time with fresh tokens: a 401 may mean tokens revoked early (issue 11, item 8).
+    // The second time with fresh tokens: a 401 may mean tokens revoked early.
     expect(sim.requestsFor(op)).toHaveLength(2);
     expect(sim.requestsFor(op)[0]?.path).toBe(publicPath(PUBLIC_PATHS[op], "9999"));
   });
@@ -522,7 +522,7 @@ describe("plain-text answers are returned as text, never JSON-parsed", () => {
     }
   });
 
-  // Issue 11, item 7: a 2xx that is not plain text is not the service's confirmation.
+  // A 2xx that is not plain text is not the service's confirmation.
   it.each(calls)(
     "%s: a 200 typed application/json is UPSTREAM_BAD_RESPONSE",
     async (_, op, call) => {

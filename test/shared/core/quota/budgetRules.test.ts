@@ -9,7 +9,7 @@ import { DUE_WINDOW_MS, renewalNeed } from "../../../../shared/core/quota/renewa
 import { deferralCause, TAKEN_BY_MORE_URGENT } from "../../../../shared/core/quota/sweepBudget.js";
 import { propertyRuns } from "../../../support/fastCheck.js";
 
-/** The rules of the shared request budget (issue 20) on their own: no storage involved. */
+/** The rules of the shared request budget on their own: no storage involved. */
 
 const WEEK_MS = 7 * 86_400_000;
 const NOW = new Date("2026-03-01T03:00:00.000Z");

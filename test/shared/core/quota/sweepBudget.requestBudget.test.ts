@@ -16,7 +16,7 @@ import { ensureBuilt } from "../../../support/cliBuild.js";
 import { httpRequest, timer } from "../../../support/invoke.js";
 
 /**
- * The request budget (issue 16, item 5) over Azurite and the simulator: every request certsched
+ * The request budget over Azurite and the simulator: every request certsched
  * sends to the service is counted in the history, whoever sent it (a CLI run, an HTTP call, a
  * sweep, each retry); a sweep renews the most urgent first and, within CERTSCHED_SERVICE_QUOTA,
  * defers the rest by name and fails. This file runs its own Azurite: the counts are of the whole
@@ -265,7 +265,7 @@ describe("the rolling window (injected clock)", () => {
     expect(await history.requestsSince(new Date(edge.getTime() - 1))).toBe(2);
   });
 
-  it("the quota's window is the storage's clock (issue 20): rows written now count, whatever time their writer's clock gave them", async () => {
+  it("the quota's window is the storage's clock: rows written now count, whatever time their writer's clock gave them", async () => {
     const now = new Date();
     const edge = new Date(now.getTime() - WEEK_MS);
     // Written now by a host whose clock says a week ago (and a millisecond more).
@@ -331,8 +331,8 @@ describe("the CLI's sweep report", () => {
       "3 certificate(s) deferred (quota), the service's request budget (CERTSCHED_SERVICE_QUOTA) went to more urgent ones: d-tie, e-tie, c-later",
     );
 
-    // The same run again, as JSON: the budget is spent, so not even its list is sent (issue 20:
-    // it used to go out, the quota's fourth request); the failure names who spent it.
+    // The same run again, as JSON: the budget is spent, so not even its list is sent (it
+    // used to go out, the quota's fourth request); the failure names who spent it.
     const json = await cliAgainst(h.sim, ["sweep", "--json"], { env });
     expect(json.code).toBe(1);
     expect(serviceCalls(h)).toHaveLength(3);

@@ -15,7 +15,7 @@ import { HttpClient } from "../../../../shared/lib/http/httpClient.js";
 import { RENEW } from "../../../../shared/lib/http/retryPolicy.js";
 
 /**
- * claimAndSend through a real socket (issue 26): the row says "sent" only once the request's
+ * claimAndSend through a real socket: the row says "sent" only once the request's
  * bytes have been handed to the socket, and the request's last byte leaves only once that write
  * has landed. A raw TCP server shows what reached it, byte by byte.
  */

@@ -373,7 +373,7 @@ describe("decide", () => {
   });
 });
 
-describe("decide with the last preflight (issue 23)", () => {
+describe("decide with the last preflight", () => {
   const DAY = 24 * H;
   const preflight = (ageMs: number, reasons: readonly FailReason[], status = "will-fail") => ({
     at: new Date(NOW.getTime() - ageMs),

@@ -16,7 +16,7 @@ const BASE = {
   CERTSCHED_CLIENT_SECRET: "client-secret-value-1",
 };
 
-describe("the run budget (issue 27)", () => {
+describe("the run budget", () => {
   it("with default settings and 20,000 certificates: renewals stop at 478 s, bookkeeping ends at 588 s", () => {
     const s = loadSettings(BASE);
     const budget = {

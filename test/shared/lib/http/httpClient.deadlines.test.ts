@@ -21,7 +21,7 @@ import {
 } from "../../../support/simulatorServices.js";
 
 /*
- * Issue 11, item 4: every attempt has a deadline covering the headers AND the whole body, and
+ * Every attempt has a deadline covering the headers AND the whole body, and
  * the retry loop one of its own. undici's bodyTimeout measures only the gap between chunks, so a
  * body dripping a byte a second used to keep a call (and a whole sweep) running forever.
  *

@@ -12,7 +12,7 @@ import {
 } from "../../../support/simulatorServices.js";
 
 /*
- * Issue 11, item 10: the list's 64 MiB cap allowed a list that ran a 512 MB instance out of
+ * The list's 64 MiB cap allowed a list that ran a 512 MB instance out of
  * memory. The cap is now what fits (MAX_RESPONSE_BYTES; the bench measures peak RSS at it, see
  * docs/performance.md). These pin the boundary over a real socket: a body of exactly the cap is
  * read, one byte more is refused.

@@ -17,7 +17,7 @@ import {
 } from "../../../support/simulatorServices.js";
 
 /*
- * Issue 11, item 7: any 2xx counted as "scheduled", even a 2 KB HTML block page, and the page
+ * Any 2xx used to count as "scheduled", even a 2 KB HTML block page, and the page
  * became the detail. A success is now a 2xx with a text/plain (or absent) content type and a
  * plausible plain-text body: at most MAX_CONFIRMATION_BYTES, and not beginning with a tag.
  * Anything else is UPSTREAM_BAD_RESPONSE with status, content type and page title, never the page.

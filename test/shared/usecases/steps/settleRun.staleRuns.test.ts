@@ -14,7 +14,7 @@ import { timer } from "../../../support/invoke.js";
 import { type RunsWorld, runOf, startRunsWorld } from "../../../support/runs.js";
 
 /**
- * Issue 20: runs that can never finish. A process killed after POST /api/renewals stored its run
+ * Runs that can never finish. A process killed after POST /api/renewals stored its run
  * but before the message went out left the run queued forever, and the same Idempotency-Key
  * answered with that dead run for 24 h. Now a queued run with no delivery within
  * UNDELIVERED_AFTER_MS is sent again once, and failed with a cause if that is not delivered
