@@ -3,7 +3,7 @@ import { createRuntime } from "../shared/app/services.js";
 import type { ConcurrencyControl } from "../shared/core/ports/concurrency.js";
 import { memoryLedger } from "../shared/core/ports/ledger.js";
 import { silentLogger } from "../shared/lib/log.js";
-import { runSweep } from "../shared/usecases/steps/runSweep.js";
+import { sweep } from "../shared/usecases/sweep/sweep.js";
 import {
   meanInFlight,
   type RateLimitStats,
@@ -88,18 +88,14 @@ export async function rateLimitedSweep(options: RateLimitBenchOptions): Promise<
     };
     const from = sim.rateLimitStats();
     const started = performance.now();
-    const summary = await runSweep({
-      client: runtime.client,
+    // The adaptive limit under watch, a fresh ledger, a 10-minute deadline.
+    const ports = {
+      ...runtime,
       ledger: memoryLedger(),
-      log: silentLogger,
-      now: runtime.now,
-      concurrency: options.start,
-      control: watched,
-      graceMs: runtime.settings.renewalGraceMs,
-      dryRun: false,
-      deadline: AbortSignal.timeout(600_000),
-      onResult,
-    });
+      concurrency: watched,
+      settings: { ...runtime.settings, sweepDeadlineMs: 600_000, dryRun: false },
+    };
+    const summary = await sweep(ports, silentLogger, { onResult, trigger: "cli" });
     const ms = performance.now() - started;
     const to = sim.rateLimitStats();
     if (!from || !to) throw new Error("the simulator has no rate limit");
@@ -196,7 +192,7 @@ export async function rateLimitBench(
     },
   ];
   const notes = [
-    `A simulator that answers 429 (Retry-After: ${options.retryAfterSeconds} s) to every service request above ${options.capacity} in flight (SimulatorOptions.rateLimit), latencyMs ${options.latencyMs}, seeded with ${n} due certificates; one runtime with CERTSCHED_RENEWAL_CONCURRENCY=${options.start} and CERTSCHED_RENEWAL_CONCURRENCY_MAX=${options.cap}; runSweep with the account's adaptive concurrency (runtime.concurrency: AIMD, +1 per healthy window, x0.5 on a 429, fast recovery to just below the level that drew the 429), memoryLedger.`,
+    `A simulator that answers 429 (Retry-After: ${options.retryAfterSeconds} s) to every service request above ${options.capacity} in flight (SimulatorOptions.rateLimit), latencyMs ${options.latencyMs}, seeded with ${n} due certificates; one runtime with CERTSCHED_RENEWAL_CONCURRENCY=${options.start} and CERTSCHED_RENEWAL_CONCURRENCY_MAX=${options.cap}; the sweep with the account's adaptive concurrency (runtime.concurrency: AIMD, +1 per healthy window, x0.5 on a 429, fast recovery to just below the level that drew the 429), memoryLedger.`,
     'Utilisation: the simulator integrates its requests in flight over time (rateLimitStats().inFlightMs); the mean between two readings divided by the capacity. "Once the limit reached it": from the first time the pool read a width >= the capacity until fewer renewals were left than the capacity (the climb from the start value and the last renewals, which no width can fill, are shown in the line below).',
     "A 429 is retried by the HTTP client (Retry-After honoured) and, when those retries run out, asked again by the sweep with its pool slot given back, until the sweep deadline: nothing is ordered twice (each certificate's renew calls are counted on the simulator).",
   ];

@@ -2,7 +2,7 @@ import { loadSettings } from "../shared/app/config/settings.js";
 import { createRuntime } from "../shared/app/services.js";
 import { memoryLedger } from "../shared/core/ports/ledger.js";
 import { silentLogger } from "../shared/lib/log.js";
-import { runSweep } from "../shared/usecases/steps/runSweep.js";
+import { sweep } from "../shared/usecases/sweep/sweep.js";
 import { type Simulator, sandboxSettings, startSimulator } from "../sim/index.js";
 import { dueCertificates } from "./dueCertificates.js";
 import type { Gate, Section } from "./report.js";
@@ -51,14 +51,12 @@ async function timedSweep(n: number, latencyMs: number) {
     const runtime = createRuntime(loadSettings(sandboxSettings(sim)));
     try {
       const started = performance.now();
-      const summary = await runSweep({
-        client: runtime.client,
-        ledger: memoryLedger(),
-        log: silentLogger,
-        now: runtime.now,
+      // A fixed width (CERTSCHED_RENEWAL_CONCURRENCY), a fresh ledger: the renewals alone.
+      const ports = { ...runtime, ledger: memoryLedger() };
+      const summary = await sweep(ports, silentLogger, {
         concurrency: runtime.settings.renewalConcurrency,
-        graceMs: runtime.settings.renewalGraceMs,
         dryRun: false,
+        trigger: "cli",
       });
       const ms = performance.now() - started;
       const scheduled = summary.counts["renewal-scheduled"];

@@ -12,7 +12,7 @@ import { parseQuery } from "../shared/edge/parseQuery.js";
 import { silentLogger as quiet } from "../shared/lib/log.js";
 import { dashboard } from "../shared/usecases/dashboard.js";
 import { verifyInventory } from "../shared/usecases/steps/verifyInventory.js";
-import { sweepWith } from "../shared/usecases/sweep.js";
+import { sweep } from "../shared/usecases/sweep/sweep.js";
 import type { Sandbox, SandboxAccount } from "./sandbox.js";
 
 /**
@@ -56,7 +56,7 @@ function listing(inner: Ledger): { ledger: Ledger; rows: () => LedgerRecord[] } 
 }
 
 async function fill(runtime: Runtime, account: SandboxAccount): Promise<void> {
-  await sweepWith(runtime, quiet, { trigger: "cli" });
+  await sweep(runtime, quiet, { trigger: "cli" });
   await verifyInventory(runtime, quiet, {
     trigger: "cli",
     // What each domain serves, on this account's simulator's hosting endpoint, and what its

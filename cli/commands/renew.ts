@@ -1,9 +1,9 @@
 import { randomUUID } from "node:crypto";
+import type { RequestContext } from "../../shared/core/ports/service.js";
 import { blockedWord } from "../../shared/core/preflight/blocking.js";
-import { withPurpose } from "../../shared/core/quota/requestContext.js";
 import { OutcomeUnknownError, UsageError } from "../../shared/lib/errors.js";
 import { type RenewedByName, renewByName } from "../../shared/usecases/renewByName.js";
-import { describe } from "../../shared/usecases/steps/renewOne.js";
+import { describe } from "../../shared/usecases/sweep/renewOne.js";
 import { cliLogger } from "../cliLogger.js";
 import { type Command, JSON_OPTION } from "../command.js";
 import { EXIT } from "../failure.js";
@@ -82,74 +82,73 @@ export const renewCommand: Command = {
       ? (["subscription", "subscriptionId", "apiKey"] as const)
       : (["subscription", "apiKey"] as const);
     // A person renewing: every request, the --all-due list included, is a renewal's.
-    const asRenewal = <T>(work: () => Promise<T>) =>
-      withPurpose({ purpose: "renewal", runId: randomUUID() }, work);
-    return withRecordingRuntime(io, needs, { args, command: "renew" }, async (runtime) =>
-      asRenewal(async () => {
-        requireApiKey(runtime);
-        const log = cliLogger(io, { verbose: false });
-        const names = allDue
-          ? [
-              ...new Set(
-                (await runtime.client.listDue()).certificates.map((c) => c.certificateName),
+    const context: RequestContext = { purpose: "renewal", runId: randomUUID() };
+    return withRecordingRuntime(io, needs, { args, command: "renew" }, async (runtime) => {
+      requireApiKey(runtime);
+      const log = cliLogger(io, { verbose: false });
+      const names = allDue
+        ? [
+            ...new Set(
+              (await runtime.client.listDue({ context })).certificates.map(
+                (c) => c.certificateName,
               ),
-            ]
-          : [...new Set(given)];
-        const requester = { trigger: "cli", by: "cli" } as const;
-        const json = args.values.json === true;
-        const renewOne = async (name: string): Promise<Outcome> => {
-          const r = await renewByName(runtime, name, requester, log, {
-            force: args.values.force === true,
-          });
-          const { status, message, note, blockedBy, forcedPast } = r;
-          return {
-            certificateName: name,
-            status,
-            message,
-            ...(note ? { note } : {}),
-            ...(blockedBy ? { blockedBy } : {}),
-            ...(forcedPast ? { forcedPast } : {}),
-          };
+            ),
+          ]
+        : [...new Set(given)];
+      const requester = { trigger: "cli", by: "cli" } as const;
+      const json = args.values.json === true;
+      const renewOne = async (name: string): Promise<Outcome> => {
+        const r = await renewByName(runtime, name, requester, log, {
+          force: args.values.force === true,
+        });
+        const { status, message, note, blockedBy, forcedPast } = r;
+        return {
+          certificateName: name,
+          status,
+          message,
+          ...(note ? { note } : {}),
+          ...(blockedBy ? { blockedBy } : {}),
+          ...(forcedPast ? { forcedPast } : {}),
         };
-        if (names.length === 1 && !allDue) {
-          // One name: its failure is reported as every command's (exit 1, cause, where to look).
-          const name = names[0] as string;
-          let result: Outcome;
-          try {
-            result = await renewOne(name);
-          } catch (error) {
-            // Any other failure is reported as every command's (exit 1, cause, where to look).
-            if (!(error instanceof OutcomeUnknownError)) throw error;
-            result = { certificateName: name, status: "unknown", message: error.message };
-          }
-          write(io, json, { ...declaredAccount(runtime), ...result });
-          return result.status === "unknown" || result.status === "blocked" ? EXIT.failed : EXIT.ok;
+      };
+      if (names.length === 1 && !allDue) {
+        // One name: its failure is reported as every command's (exit 1, cause, where to look).
+        const name = names[0] as string;
+        let result: Outcome;
+        try {
+          result = await renewOne(name);
+        } catch (error) {
+          // Any other failure is reported as every command's (exit 1, cause, where to look).
+          if (!(error instanceof OutcomeUnknownError)) throw error;
+          result = { certificateName: name, status: "unknown", message: error.message };
         }
-        const results: Outcome[] = [];
-        for (const name of names) {
-          try {
-            results.push(await renewOne(name));
-          } catch (error) {
-            const { detail, error: code } = describe(error);
-            results.push({
-              certificateName: name,
-              status: error instanceof OutcomeUnknownError ? "unknown" : "failed",
-              ...(code ? { error: code } : {}),
-              message: detail,
-            });
-          }
-          if (!json) write(io, false, results.at(-1) as Outcome);
+        write(io, json, { ...declaredAccount(runtime), ...result });
+        return result.status === "unknown" || result.status === "blocked" ? EXIT.failed : EXIT.ok;
+      }
+      const results: Outcome[] = [];
+      for (const name of names) {
+        try {
+          results.push(await renewOne(name));
+        } catch (error) {
+          const { detail, error: code } = describe(error);
+          results.push({
+            certificateName: name,
+            status: error instanceof OutcomeUnknownError ? "unknown" : "failed",
+            ...(code ? { error: code } : {}),
+            message: detail,
+          });
         }
-        const failed = results.filter(
-          (r) => r.status === "failed" || r.status === "unknown" || r.status === "blocked",
-        ).length;
-        if (json) {
-          const document = { ...declaredAccount(runtime), results, failed };
-          io.stdout.write(`${JSON.stringify(document, null, 2)}\n`);
-        } else if (names.length === 0) io.stdout.write("Nothing is due for renewal.\n");
-        return failed > 0 ? EXIT.failed : EXIT.ok;
-      }),
-    );
+        if (!json) write(io, false, results.at(-1) as Outcome);
+      }
+      const failed = results.filter(
+        (r) => r.status === "failed" || r.status === "unknown" || r.status === "blocked",
+      ).length;
+      if (json) {
+        const document = { ...declaredAccount(runtime), results, failed };
+        io.stdout.write(`${JSON.stringify(document, null, 2)}\n`);
+      } else if (names.length === 0) io.stdout.write("Nothing is due for renewal.\n");
+      return failed > 0 ? EXIT.failed : EXIT.ok;
+    });
   },
 };
 

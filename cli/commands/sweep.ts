@@ -7,7 +7,7 @@ import type { Settings } from "../../shared/core/settings.js";
 import { ensureError } from "../../shared/lib/errors.js";
 import type { Logger } from "../../shared/lib/log.js";
 import { redact } from "../../shared/lib/redact/redact.js";
-import { sweepWith } from "../../shared/usecases/sweep.js";
+import { sweep } from "../../shared/usecases/sweep/sweep.js";
 import { withAccount } from "../accounts.js";
 import { cliLogger } from "../cliLogger.js";
 import { type Command, JSON_OPTION } from "../command.js";
@@ -104,13 +104,13 @@ interface SweepFlags {
   readonly force: boolean;
 }
 
-/** The timer's sweep (sweepWith: telemetry, webhook), plus a progress line on a terminal. */
+/** The timer's sweep (sweep: telemetry, webhook), plus a progress line on a terminal. */
 async function sweepOnce(runtime: Runtime, io: Io, flags: SweepFlags): Promise<SweepSummary> {
   const progress = progressLine(io.stderr);
   const log = cliLogger(io, { verbose: flags.verbose, progress });
   progress.update("certsched: listing the certificates due...");
   try {
-    return await sweepWith(runtime, log, {
+    return await sweep(runtime, log, {
       trigger: "cli",
       ...(flags.force ? { force: true } : {}),
       ...(flags.dryRun === undefined ? {} : { dryRun: flags.dryRun }),
@@ -161,7 +161,7 @@ async function sweepAccounts(cli: CliServices, io: Io, flags: SweepFlags): Promi
   progress.update("certsched: listing the certificates due...");
   try {
     const outcomes = await cli.each((runtime, account) =>
-      sweepWith(runtime, cli.many ? accountLog(log, account) : log, {
+      sweep(runtime, cli.many ? accountLog(log, account) : log, {
         trigger: "cli",
         ...(flags.force ? { force: true } : {}),
         ...(flags.dryRun === undefined ? {} : { dryRun: flags.dryRun }),

@@ -3,7 +3,7 @@ import { getServices } from "../../shared/app/services.js";
 import { contextLogger } from "../../shared/edge/contextLogger.js";
 import { SweepFailedError } from "../../shared/lib/errors.js";
 import { startRun } from "../../shared/usecases/startRun.js";
-import { sweepWith } from "../../shared/usecases/sweep.js";
+import { sweep } from "../../shared/usecases/sweep/sweep.js";
 
 /** Who the history and the run name as having asked for the timer's run. */
 export const TIMER_REQUESTER = "timer";
@@ -44,7 +44,7 @@ export async function renewDueCertificates(
     }
     return;
   }
-  const summary = await sweepWith(runtime, log, {
+  const summary = await sweep(runtime, log, {
     traceContext: context.traceContext,
     trigger: "timer",
     invocationStart,

@@ -22,7 +22,6 @@ import type { Probes } from "../core/ports/probes.js";
 import type { RequestLog } from "../core/ports/requestLog.js";
 import type { SecretStore } from "../core/ports/secrets.js";
 import { readRenewalNeed } from "../core/quota/renewalNeed.js";
-import { withPurpose } from "../core/quota/requestContext.js";
 import type { Settings } from "../core/settings.js";
 import { registerSecret } from "../lib/redact/redact.js";
 import { type AppServices, tableLocationOf } from "./appServices.js";
@@ -224,12 +223,12 @@ export function createAccountServices(
   let client: ServiceClient | undefined;
   let learning: Promise<void> | undefined;
   const learnNeed = () => {
-    learning ??= withPurpose({ purpose: "renewal", runId: processId }, async () => {
+    learning ??= (async () => {
       if (!client) throw new Error("the service client is not ready");
-      const due = await client.listDue();
+      const due = await client.listDue({ context: { purpose: "renewal", runId: processId } });
       const seenAt = now();
       await inventory.upsert(due.certificates.map((c) => fromServiceRecord(c, "due-list", seenAt)));
-    }).finally(() => {
+    })().finally(() => {
       learning = undefined;
     });
     return learning;

@@ -2,14 +2,13 @@ import { randomUUID } from "node:crypto";
 import type { CreateCertificateInput } from "../core/certificate/createRequest.js";
 import { parseServiceDate } from "../core/certificate/dates.js";
 import type { CertificateRecord } from "../core/certificate/records.js";
-import { withPurpose } from "../core/quota/requestContext.js";
+import type { RequestContext, ServiceOperations } from "../core/ports/service.js";
 import {
   type CallBudget,
   callBudget,
   NO_TIME_TO_CONFIRM,
   scheduleBudget,
   unanswered,
-  type WithinOptions,
 } from "../core/renewal/callBudget.js";
 import { ensureError, OutcomeUnknownError } from "../lib/errors.js";
 import { redact } from "../lib/redact/redact.js";
@@ -23,10 +22,7 @@ export interface CreateOutcome {
 }
 
 /** What a confirmed create needs of the service client. */
-export interface CreateClient {
-  create(input: CreateCertificateInput, options?: WithinOptions): Promise<string>;
-  get(certificateName: string, options?: WithinOptions): Promise<CertificateRecord>;
-}
+export type CreateClient = Pick<ServiceOperations, "create" | "get">;
 
 /**
  * When the record was issued, if the service says so in a date it writes (spec 2.3); issueDate
@@ -51,9 +47,8 @@ export function createConfirmed(
   budget: CallBudget = callBudget(),
 ): Promise<CreateOutcome> {
   // The create and its confirming look-up are a renewal's requests: first claim on the budget.
-  return withPurpose({ purpose: "renewal", runId: randomUUID() }, () =>
-    confirmCreate(client, input, now, budget),
-  );
+  const context: RequestContext = { purpose: "renewal", runId: randomUUID() };
+  return confirmCreate(client, input, now, budget, context);
 }
 
 async function confirmCreate(
@@ -61,12 +56,13 @@ async function confirmCreate(
   input: CreateCertificateInput,
   now: () => Date,
   budget: CallBudget,
+  context: RequestContext,
 ): Promise<CreateOutcome> {
   const sentAt = now();
   try {
     return {
       status: "scheduled",
-      message: await client.create(input, { budget: scheduleBudget(budget) }),
+      message: await client.create(input, { budget: scheduleBudget(budget), context }),
     };
   } catch (error) {
     if (!unanswered(error)) throw error;
@@ -75,7 +71,7 @@ async function confirmCreate(
       throw new OutcomeUnknownError("create", name, NO_TIME_TO_CONFIRM, error);
     let found: CertificateRecord;
     try {
-      found = await client.get(name, { budget });
+      found = await client.get(name, { budget, context });
     } catch (lookup) {
       // A certificate becomes retrievable a few minutes after it is scheduled (spec 3): "not
       // found" right now proves nothing either way.

@@ -9,7 +9,7 @@ import { ensureError, ValidationError } from "../lib/errors.js";
 import type { Logger } from "../lib/log.js";
 import { redact } from "../lib/redact/redact.js";
 import { DAY_MS } from "../lib/time.js";
-import { type SweepPorts, sweepWith } from "./sweep.js";
+import { type SweepPorts, sweep } from "./sweep/sweep.js";
 
 /** What a run's sweep needs, and how many days of refused credentials make an account dead. */
 export type RunPorts = SweepPorts & {
@@ -125,7 +125,7 @@ export async function processRun(
   }
   log.info(`certsched run ${run.runId} running (attempt ${started.attempts})`);
   try {
-    const summary = await sweepWith(portsOf, log, {
+    const summary = await sweep(portsOf, log, {
       dryRun: run.dryRun,
       // The run's, as dryRun: a message saying force must not force a run that was not.
       ...(run.force ? { force: true } : {}),

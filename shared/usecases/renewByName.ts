@@ -5,11 +5,9 @@ import { rememberRenewed } from "../core/inventory/fromRecords.js";
 import type { History } from "../core/ports/history.js";
 import type { Inventory } from "../core/ports/inventory.js";
 import type { Ledger, LedgerEntry } from "../core/ports/ledger.js";
-import type { ServiceOperations } from "../core/ports/service.js";
+import type { RequestContext, ServiceOperations } from "../core/ports/service.js";
 import { blockedWord } from "../core/preflight/blocking.js";
 import type { FailReason } from "../core/preflight/preflight.js";
-import { withPurpose } from "../core/quota/requestContext.js";
-import { withTrigger } from "../core/quota/requestTrigger.js";
 import {
   type CallBudget,
   callBudget,
@@ -26,7 +24,7 @@ import { redact } from "../lib/redact/redact.js";
 import { afterFailure, confirmedMessage } from "./steps/confirmRenewal.js";
 import { recordBlockedRequest, rowGate } from "./steps/preflightGate.js";
 import { recordHistory, withBefore } from "./steps/recordRun.js";
-import { describe } from "./steps/renewOne.js";
+import { describe } from "./sweep/renewOne.js";
 
 /** What a v3 renewal by name needs of the service client. */
 export type RenewByNameClient = Pick<ServiceOperations, "get" | "renew">;
@@ -56,17 +54,18 @@ export type { RenewedByName } from "../core/renewal/renewedByName.js";
 const MAY_ASK_AGAIN = "so the next sweep may ask for it again";
 
 /**
- * A v3 renewal of a certificate known only by its name (the CLI's renew, the HTTP API's),
+ * A v3 renewal of a certificate known only by its name (the CLI's renew, the HTTP API's, ARI),
  * recorded like a sweep's. Get Certificate comes first: its id keys the ledger, its expiry
  * starts or continues the renewal episode, and its target lets a key-vault certificate's
- * renewal carry the vault token. The renewal then takes the sweep's steps (claim, sent, send,
- * answer: claimAndSend), so the next sweep sees it pending and does not order it again.
+ * renewal carry the vault token. The renewal then takes the sweep's steps (decide, then claim,
+ * sent, send, answer: claimAndSend), so the next sweep sees it pending and does not order it
+ * again.
  *
  * A person asked, so neither a failed look-up nor a failing ledger stops the request: it goes
  * out as before, and `note` (and a log line) say the next sweep may ask again. A failure of the
  * request itself is recorded, then thrown as before.
  */
-export function renewByName(
+export async function renewByName(
   deps: RenewByNameDeps,
   certificateName: string,
   requester: Requester,
@@ -75,226 +74,307 @@ export function renewByName(
 ): Promise<RenewedByName> {
   // Every request it sends (Get Certificate, the renewal) counts for whoever asked, and is a
   // renewal's: first claim on the request budget (an Operator asked for it).
-  return withTrigger(requester.trigger, () =>
-    withPurpose({ purpose: "renewal", runId: randomUUID() }, async () => {
-      // The last preflight: before any request (Get Certificate included), as the sweep would.
-      const at = deps.now();
-      const { blockedBy, before } = await rowGate(deps.inventory, certificateName, at, log);
-      if (blockedBy && !options.force) {
-        const facts = { certificateName, requester, blockedBy, at };
-        const message = await recordBlockedRequest(deps.history, log, facts);
-        return { status: "blocked", message, target: undefined, recorded: false, blockedBy };
-      }
-      const renewed = await renew(deps, certificateName, requester, log, blockedBy, before);
-      return blockedBy ? { ...renewed, forcedPast: blockedBy } : renewed;
-    }),
-  );
+  const context: RequestContext = {
+    purpose: "renewal",
+    trigger: requester.trigger,
+    runId: randomUUID(),
+  };
+  // Before any request (Get Certificate included), as the sweep would.
+  const at = deps.now();
+  const { blockedBy, before } = await rowGate(deps.inventory, certificateName, at, log);
+  if (blockedBy && !options.force) {
+    const facts = { certificateName, requester, blockedBy, at };
+    const message = await recordBlockedRequest(deps.history, log, facts);
+    return { status: "blocked", message, target: undefined, recorded: false, blockedBy };
+  }
+  const renewal = new ByNameRenewal(deps, certificateName, requester, log, context, before);
+  const renewed = await renewal.run(blockedBy);
+  return blockedBy ? { ...renewed, forcedPast: blockedBy } : renewed;
 }
 
-async function renew(
-  deps: RenewByNameDeps,
-  certificateName: string,
-  requester: Requester,
-  log: Logger,
-  /** Forced past this reason of the last preflight: the history's request says so. */
-  forcedPast?: FailReason,
-  before?: Parameters<typeof withBefore>[1],
-): Promise<RenewedByName> {
-  const budget = deps.budget ?? callBudget();
-  const lookup = lookupBudget(budget, deps.settings.scheduleTimeoutMs);
-  const sendBudget = scheduleBudget(budget);
-  const runId = randomUUID();
-  const events: CertificateEvent[] = [];
-  const event = (kind: EventKind, more: Partial<CertificateEvent> = {}) => {
-    events.push({
-      at: deps.now(),
-      certificateName,
-      event: kind,
-      trigger: requester.trigger,
-      runId,
-      reason: MANUAL_REQUEST,
-      ...more,
-      ...withBefore(kind, before),
-      ...(kind === "renewal-scheduled" ? acceptedDetail(requester, more.detail) : {}),
-    });
-  };
-  const record = () => recordHistory(deps.history, log, events);
+/** What a failed request's description gives the history event. */
+type Described = ReturnType<typeof describe>;
 
-  let cert: CertificateRecord | undefined;
-  let lookupFailure: string | undefined;
-  try {
-    cert = await deps.client.get(certificateName, { budget: lookup });
-  } catch (error) {
-    lookupFailure = redact(ensureError(error).message);
-    log.warn(
-      `certsched: could not look up ${certificateName} with Get Certificate, so its renewal is sent without the vault token (spec 2.2's two fields) and is not in the ledger, ${MAY_ASK_AGAIN}: ${lookupFailure}`,
-    );
+/**
+ * One renewal by name, in its stages: look the certificate up, read its ledger row, decide and
+ * send (claimAndSend), answer; or send without the ledger when it cannot be used. Its history
+ * events are collected as it goes and recorded at the end.
+ */
+class ByNameRenewal {
+  readonly #budget: CallBudget;
+  readonly #runId = randomUUID();
+  readonly #events: CertificateEvent[] = [];
+  #cert: CertificateRecord | undefined;
+
+  constructor(
+    readonly deps: RenewByNameDeps,
+    readonly name: string,
+    readonly requester: Requester,
+    readonly log: Logger,
+    readonly context: RequestContext,
+    readonly before: Parameters<typeof withBefore>[1],
+  ) {
+    this.#budget = deps.budget ?? callBudget();
   }
-  if (cert && deps.inventory)
-    await rememberRenewed({ ...deps, inventory: deps.inventory }, log, cert);
-  const known = cert ? { id: cert.id, expiryDate: cert.expiryDate } : {};
-  const why = forcedPast ? `forced past ${blockedWord(forcedPast)}` : requester.because;
-  event("manual-request", { by: requester.by, ...known, ...(why ? { detail: why } : {}) });
+
+  /** The stages; `forcedPast`: the last preflight's reason the request was forced past. */
+  async run(forcedPast: FailReason | undefined): Promise<RenewedByName> {
+    const lookupFailure = await this.#lookUp();
+    const cert = this.#cert;
+    const why = forcedPast ? `forced past ${blockedWord(forcedPast)}` : this.requester.because;
+    this.#event("manual-request", {
+      by: this.requester.by,
+      ...this.#known(),
+      ...(why ? { detail: why } : {}),
+    });
+    if (!cert) return this.#unrecorded(`it could not be looked up (${lookupFailure})`);
+    if (this.deps.ledger.kind === "none") return this.#unrecorded(undefined);
+    const read = await this.#readLedger(cert);
+    if ("why" in read) return this.#unrecorded(read.why);
+    return this.#recorded(cert, read.entry);
+  }
+
+  /** Get Certificate; its failure is kept as words (the renewal goes out without the ledger). */
+  async #lookUp(): Promise<string | undefined> {
+    const lookup = lookupBudget(this.#budget, this.deps.settings.scheduleTimeoutMs);
+    try {
+      this.#cert = await this.deps.client.get(this.name, { budget: lookup, context: this.context });
+    } catch (error) {
+      const failure = redact(ensureError(error).message);
+      this.log.warn(
+        `certsched: could not look up ${this.name} with Get Certificate, so its renewal is sent without the vault token (spec 2.2's two fields) and is not in the ledger, ${MAY_ASK_AGAIN}: ${failure}`,
+      );
+      return failure;
+    }
+    if (this.deps.inventory) {
+      await rememberRenewed({ ...this.deps, inventory: this.deps.inventory }, this.log, this.#cert);
+    }
+    return undefined;
+  }
+
+  /** The certificate's ledger row, or why the ledger cannot record this renewal. */
+  async #readLedger(
+    cert: CertificateRecord,
+  ): Promise<{ readonly entry: LedgerEntry | undefined } | { readonly why: string }> {
+    try {
+      await this.deps.ledger.open();
+      return { entry: await this.deps.ledger.read(cert.id) };
+    } catch (error) {
+      if (error instanceof ValidationError) {
+        // The sweep will not touch a row it cannot read (LedgerRowInvalid); a person asked.
+        return {
+          why: `its ledger row is invalid (${redact(error.message)}); correct or delete the row`,
+        };
+      }
+      return { why: this.#ledgerProblem(error) };
+    }
+  }
 
   /** Sends without the ledger; `why` says what kept it out. */
-  const unrecorded = async (why: string | undefined): Promise<RenewedByName> => {
+  async #unrecorded(why: string | undefined): Promise<RenewedByName> {
     const note = why ? `${why}, ${MAY_ASK_AGAIN}` : undefined;
+    const cert = this.#cert;
+    const target = cert?.target;
+    const scheduled = (message: string, more: Partial<RenewedByName> = {}): RenewedByName => ({
+      status: "scheduled",
+      message,
+      target,
+      recorded: false,
+      ...more,
+      ...(note ? { note } : {}),
+    });
     try {
-      const message = await deps.client.renew(certificateName, {
-        target: cert?.target,
+      const sendBudget = scheduleBudget(this.#budget);
+      const message = await this.deps.client.renew(this.name, {
+        target,
         budget: sendBudget,
+        context: this.context,
       });
-      event("renewal-scheduled", { ...known, detail: redact(message) });
+      this.#event("renewal-scheduled", { ...this.#known(), detail: redact(message) });
+      return scheduled(message);
+    } catch (error) {
+      const failed = await this.#afterFailure(error, true);
+      if ("after" in failed) {
+        const message = confirmedMessage(failed.after);
+        this.#event("renewal-scheduled", { ...this.#known(), detail: message });
+        return scheduled(message, { confirmedBy: "get-certificate" });
+      }
+      this.#failed(failed.thrown, (d) =>
+        d.error === "UPSTREAM_TIMEOUT" ? "answer-unknown" : "failed",
+      );
+      throw failed.thrown;
+    } finally {
+      await this.#record();
+    }
+  }
+
+  /** Decides, claims and sends as a sweep would, then answers from what claimAndSend found. */
+  async #recorded(cert: CertificateRecord, entry: LedgerEntry | undefined): Promise<RenewedByName> {
+    const now = this.deps.now();
+    const verdict = decide({
+      expiryDate: cert.expiryDate,
+      record: entry?.record,
+      now,
+      graceMs: this.deps.settings.renewalGraceMs,
+    });
+    const stuck = verdict.action === "stuck";
+    const ledger = { error: undefined as unknown, unresolved: false };
+    const sendBudget = scheduleBudget(this.#budget);
+    const sent = await claimAndSend({
+      cert,
+      entry,
+      // Same expiry: the same episode goes on (its first request, its attempts).
+      previous: verdict.reason === "NewRenewal" ? undefined : entry?.record,
+      reason: MANUAL_REQUEST,
+      stuck,
+      ledger: this.deps.ledger,
+      claimedAt: now,
+      now: this.deps.now,
+      send: (sending) =>
+        this.deps.client.renew(this.name, {
+          target: cert.target,
+          budget: sendBudget,
+          sending,
+          context: this.context,
+        }),
+      ledgerFailed: (error) => {
+        ledger.error = error;
+      },
+      unresolved: () => {
+        ledger.unresolved = true;
+      },
+      describe,
+    });
+    return this.#answer(cert, sent, stuck, ledger);
+  }
+
+  /** The answer to the person who asked, from what claimAndSend found. */
+  async #answer(
+    cert: CertificateRecord,
+    sent: Awaited<ReturnType<typeof claimAndSend>>,
+    stuck: boolean,
+    ledger: { readonly error: unknown; readonly unresolved: boolean },
+  ): Promise<RenewedByName> {
+    const target = cert.target;
+    const outcome = { id: cert.id, expiryDate: cert.expiryDate };
+    switch (sent.kind) {
+      case "ledger-failed":
+        // Nothing was sent: a person asked, so it goes out without the ledger.
+        return this.#unrecorded(this.#ledgerProblem(ledger.error));
+      case "conflict": {
+        const message = `a sweep is renewing ${this.name} right now; it was not asked for again`;
+        this.#event("skipped", { ...outcome, reason: "ClaimLost", detail: message });
+        await this.#record();
+        return { status: "in-progress", message, target, recorded: true };
+      }
+      case "answered": {
+        this.#event(stuck ? "stuck" : "renewal-scheduled", {
+          ...outcome,
+          detail: redact(sent.message),
+        });
+        await this.#record();
+        if (!ledger.unresolved) {
+          return { status: "scheduled", message: sent.message, target, recorded: true };
+        }
+        return this.#sentUnresolved(sent.message, target, ledger.error);
+      }
+      default:
+        return this.#notAnswered(cert, sent.error, sent.kind === "unanswered");
+    }
+  }
+
+  /**
+   * Sent and accepted, but the answer's write did not land: the row still says "sent", so the
+   * next sweeps wait out the grace, then ask again.
+   */
+  #sentUnresolved(message: string, target: string, ledgerError: unknown): RenewedByName {
+    const why =
+      ledgerError === undefined
+        ? "the renewal ledger changed under it before its answer was written"
+        : this.#ledgerProblem(ledgerError);
+    return {
+      status: "scheduled",
+      message,
+      target,
+      recorded: false,
+      note: `${why}, ${MAY_ASK_AGAIN} after the grace (CERTSCHED_RENEWAL_GRACE)`,
+    };
+  }
+
+  /**
+   * The request failed or got no answer. The ledger keeps "answer unknown" (the next sweeps wait
+   * out the grace); Get Certificate may show it done already. Otherwise recorded, then thrown.
+   */
+  async #notAnswered(
+    cert: CertificateRecord,
+    error: unknown,
+    unanswered: boolean,
+  ): Promise<RenewedByName> {
+    const failed = await this.#afterFailure(error, unanswered);
+    const outcome = { id: cert.id, expiryDate: cert.expiryDate };
+    if ("after" in failed) {
+      const message = confirmedMessage(failed.after);
+      this.#event("renewal-scheduled", { ...outcome, detail: message });
+      await this.#record();
       return {
         status: "scheduled",
         message,
-        target: cert?.target,
-        recorded: false,
-        ...(note ? { note } : {}),
+        target: cert.target,
+        recorded: true,
+        confirmedBy: "get-certificate",
       };
-    } catch (error) {
-      const failed = await afterFailure(deps.client, certificateName, cert, budget, error, true);
-      if ("after" in failed) {
-        const message = confirmedMessage(failed.after);
-        event("renewal-scheduled", { ...known, detail: message });
-        return {
-          status: "scheduled",
-          message,
-          target: cert?.target,
-          recorded: false,
-          confirmedBy: "get-certificate",
-          ...(note ? { note } : {}),
-        };
-      }
-      const { thrown } = failed;
-      const { detail, ...extra } = describe(thrown);
-      event(extra.error === "UPSTREAM_TIMEOUT" ? "answer-unknown" : "failed", {
-        ...known,
-        detail,
-        ...extra,
-      });
-      throw thrown;
-    } finally {
-      await record();
     }
-  };
-
-  if (!cert) return unrecorded(`it could not be looked up (${lookupFailure})`);
-  if (deps.ledger.kind === "none") return unrecorded(undefined);
-
-  const ledgerProblem = (error: unknown) => {
-    const why = `the renewal ledger could not record it (${redact(ensureError(error).message)})`;
-    log.warn(`certsched: renewing ${certificateName} all the same: ${why}, ${MAY_ASK_AGAIN}`);
-    return why;
-  };
-  let entry: LedgerEntry | undefined;
-  try {
-    await deps.ledger.open();
-    entry = await deps.ledger.read(cert.id);
-  } catch (error) {
-    if (error instanceof ValidationError) {
-      // The sweep will not touch a row it cannot read (LedgerRowInvalid); a person asked.
-      return unrecorded(
-        `its ledger row is invalid (${redact(error.message)}); correct or delete the row`,
-      );
-    }
-    return unrecorded(ledgerProblem(error));
+    this.#failed(failed.thrown, () => (unanswered ? "answer-unknown" : "failed"));
+    await this.#record();
+    throw failed.thrown;
   }
 
-  const now = deps.now();
-  const verdict = decide({
-    expiryDate: cert.expiryDate,
-    record: entry?.record,
-    now,
-    graceMs: deps.settings.renewalGraceMs,
-  });
-  let ledgerError: unknown;
-  let unresolved = false;
-  const target = cert.target;
-  const sent = await claimAndSend({
-    cert,
-    entry,
-    // Same expiry: the same episode goes on (its first request, its attempts).
-    previous: verdict.reason === "NewRenewal" ? undefined : entry?.record,
-    reason: MANUAL_REQUEST,
-    stuck: verdict.action === "stuck",
-    ledger: deps.ledger,
-    claimedAt: now,
-    now: deps.now,
-    send: (sending) => deps.client.renew(certificateName, { target, budget: sendBudget, sending }),
-    ledgerFailed: (error) => {
-      ledgerError = error;
-    },
-    unresolved: () => {
-      unresolved = true;
-    },
-    describe,
-  });
-  const outcome = { id: cert.id, expiryDate: cert.expiryDate };
-  switch (sent.kind) {
-    case "ledger-failed":
-      // Nothing was sent: a person asked, so it goes out without the ledger.
-      return unrecorded(ledgerProblem(ledgerError));
-    case "conflict": {
-      const message = `a sweep is renewing ${certificateName} right now; it was not asked for again`;
-      event("skipped", { ...outcome, reason: "ClaimLost", detail: message });
-      await record();
-      return { status: "in-progress", message, target, recorded: true };
-    }
-    case "answered": {
-      event(verdict.action === "stuck" ? "stuck" : "renewal-scheduled", {
-        ...outcome,
-        detail: redact(sent.message),
-      });
-      await record();
-      if (!unresolved)
-        return { status: "scheduled", message: sent.message, target, recorded: true };
-      // Sent and accepted, but the answer's write did not land: the row still says "sent", so
-      // the next sweeps wait out the grace, then ask again.
-      const why =
-        ledgerError === undefined
-          ? "the renewal ledger changed under it before its answer was written"
-          : ledgerProblem(ledgerError);
-      return {
-        status: "scheduled",
-        message: sent.message,
-        target,
-        recorded: false,
-        note: `${why}, ${MAY_ASK_AGAIN} after the grace (CERTSCHED_RENEWAL_GRACE)`,
-      };
-    }
-    default: {
-      // The ledger keeps "answer unknown" (the next sweeps wait out the grace); Get
-      // Certificate may show it done already.
-      const failed = await afterFailure(
-        deps.client,
-        certificateName,
-        cert,
-        budget,
-        sent.error,
-        sent.kind === "unanswered",
-      );
-      if ("after" in failed) {
-        const message = confirmedMessage(failed.after);
-        event("renewal-scheduled", { ...outcome, detail: message });
-        await record();
-        return {
-          status: "scheduled",
-          message,
-          target,
-          recorded: true,
-          confirmedBy: "get-certificate",
-        };
-      }
-      const { thrown } = failed;
-      const { detail, ...extra } = describe(thrown);
-      event(sent.kind === "unanswered" ? "answer-unknown" : "failed", {
-        ...outcome,
-        detail,
-        ...extra,
-      });
-      await record();
-      throw thrown;
-    }
+  #afterFailure(error: unknown, mayConfirm: boolean) {
+    const { client } = this.deps;
+    return afterFailure(
+      client,
+      this.name,
+      this.#cert,
+      this.#budget,
+      error,
+      mayConfirm,
+      this.context,
+    );
+  }
+
+  /** A failed request's event: its kind chosen from its description. */
+  #failed(thrown: unknown, kindOf: (described: Described) => EventKind): void {
+    const { detail, ...extra } = describe(thrown);
+    this.#event(kindOf({ detail, ...extra }), { ...this.#known(), detail, ...extra });
+  }
+
+  #ledgerProblem(error: unknown): string {
+    const why = `the renewal ledger could not record it (${redact(ensureError(error).message)})`;
+    this.log.warn(`certsched: renewing ${this.name} all the same: ${why}, ${MAY_ASK_AGAIN}`);
+    return why;
+  }
+
+  /** The certificate's id and expiry, once looked up. */
+  #known(): Partial<CertificateEvent> {
+    const cert = this.#cert;
+    return cert ? { id: cert.id, expiryDate: cert.expiryDate } : {};
+  }
+
+  #event(kind: EventKind, more: Partial<CertificateEvent> = {}): void {
+    this.#events.push({
+      at: this.deps.now(),
+      certificateName: this.name,
+      event: kind,
+      trigger: this.requester.trigger,
+      runId: this.#runId,
+      reason: MANUAL_REQUEST,
+      ...more,
+      ...withBefore(kind, this.before),
+      ...(kind === "renewal-scheduled" ? acceptedDetail(this.requester, more.detail) : {}),
+    });
+  }
+
+  async #record(): Promise<void> {
+    await recordHistory(this.deps.history, this.log, this.#events);
   }
 }

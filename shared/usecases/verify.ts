@@ -1,7 +1,6 @@
 import type { Trigger } from "../core/history/events.js";
 import type { Notifier } from "../core/ports/notifier.js";
 import { noTelemetry, type Telemetry } from "../core/ports/telemetry.js";
-import { withTrigger } from "../core/quota/requestTrigger.js";
 import type { Settings } from "../core/settings.js";
 import { guardedTelemetry } from "../core/telemetry/guardedTelemetry.js";
 import type { InventoryVerification } from "../core/verification/inventoryResult.js";
@@ -98,18 +97,16 @@ export async function verifyWith(
   const before = await beforeRun(ports, log);
   let ari: readonly AriReading[] = [];
   // Requests to the service made by the run (Get Certificate for watched names) count under its trigger.
-  const verification = await withTrigger(options.trigger, () =>
-    verifyInventory(ports, log, {
-      trigger: options.trigger,
-      onAri: (readings) => {
-        ari = readings;
-      },
-      ...(options.names ? { names: options.names } : {}),
-      ...(options.ca ? { ca: options.ca } : {}),
-      ...(options.signal ? { signal: options.signal } : {}),
-      ...(options.runId ? { runId: options.runId } : {}),
-    }),
-  );
+  const verification = await verifyInventory(ports, log, {
+    trigger: options.trigger,
+    onAri: (readings) => {
+      ari = readings;
+    },
+    ...(options.names ? { names: options.names } : {}),
+    ...(options.ca ? { ca: options.ca } : {}),
+    ...(options.signal ? { signal: options.signal } : {}),
+    ...(options.runId ? { runId: options.runId } : {}),
+  });
   telemetry.recordVerification(verification, { partial: options.names !== undefined });
   // The CA's word (ARI), once the run is recorded (renewByName counts under trigger `ari`).
   if (options.renewForAri !== false) await renewForAri(ports, log, ari);

@@ -13,7 +13,7 @@ import { type Ledger, memoryLedger } from "../../shared/core/ports/ledger.js";
 import { resultLine, type SweepSummary } from "../../shared/core/renewal/summary.js";
 import { SweepFailedError } from "../../shared/lib/errors.js";
 import { DAY_MS, HOUR_MS, MINUTE_MS } from "../../shared/lib/time.js";
-import { sweepWith } from "../../shared/usecases/sweep.js";
+import { sweep as runSweep } from "../../shared/usecases/sweep/sweep.js";
 import {
   type Fault,
   type SimOperation,
@@ -486,7 +486,7 @@ async function sweep(world: World, capture: Capture): Promise<SweepSummary> {
     ...(world.createSecretReader ? { createSecretReader: world.createSecretReader } : {}),
   });
   try {
-    const summary = await sweepWith(runtime, capture.logger("renewDueCertificates"));
+    const summary = await runSweep(runtime, capture.logger("renewDueCertificates"));
     capture.add("summary", JSON.stringify(summary));
     tally.sweeps += 1;
     return summary;

@@ -18,7 +18,7 @@ import { MAX_BODY_BYTES } from "../../shared/edge/readBody.js";
 import { ConfigError } from "../../shared/lib/errors.js";
 import { silentLogger } from "../../shared/lib/log.js";
 import { DAY_MS } from "../../shared/lib/time.js";
-import { sweepWith } from "../../shared/usecases/sweep.js";
+import { sweep } from "../../shared/usecases/sweep/sweep.js";
 import type { SimOperation, Simulator } from "../../sim/index.js";
 import { closedPort, configureApp, releaseApp } from "../support/app.js";
 import { type FakeKeyVault, startFakeKeyVault, stubCredential } from "../support/fakeKeyVault.js";
@@ -508,7 +508,7 @@ describe("every outbound call gives up after CERTSCHED_HTTP_TIMEOUT", () => {
 
       // The sweep itself (the timer's and the queue trigger's): POST /api/renewals needs the
       // same storage for its run queue, so it would answer 503 here (docs/runs.md).
-      const summary = await sweepWith(getRuntime(), silentLogger, { dryRun: true });
+      const summary = await sweep(getRuntime(), silentLogger, { dryRun: true });
 
       expect(summary.ledger).toBe("unavailable");
       expect(summary.failed).toBe(true);

@@ -7,7 +7,7 @@ import { createRuntime } from "../../shared/app/services.js";
 import type { Ledger } from "../../shared/core/ports/ledger.js";
 import type { SweepSummary } from "../../shared/core/renewal/summary.js";
 import { DAY_MS, HOUR_MS, MINUTE_MS } from "../../shared/lib/time.js";
-import { sweepWith } from "../../shared/usecases/sweep.js";
+import { sweep } from "../../shared/usecases/sweep/sweep.js";
 import type { Fault, SeedCertificate } from "../../sim/index.js";
 import { fakeClock } from "../support/clock.js";
 import { Capture } from "./support/capture.js";
@@ -155,7 +155,7 @@ describe(`soak: ${SWEEPS} sweeps with 20 % random faults (seed ${SEED})`, () => 
       for (const name of listed) if (!episodes.has(name)) episodes.set(name, index);
       const before = new Map(sim.certificates().map((c) => [c.certificateName, c.renewals]));
       const calls = sim.requests.length;
-      const summary = await sweepWith(runtime, capture.logger(`sweep-${index}`));
+      const summary = await sweep(runtime, capture.logger(`sweep-${index}`));
       capture.add("summary", JSON.stringify(summary));
       const sent = sim.requests.slice(calls);
       const made = sent.filter((r) => r.operation !== "token").length;

@@ -17,7 +17,7 @@ import type { Telemetry } from "../../shared/core/ports/telemetry.js";
 
 /**
  * certsched's telemetry on real OpenTelemetry SDK providers whose exporters keep everything in
- * memory. Nothing is exported until the telemetry is flushed (as sweepWith does after a sweep)
+ * memory. Nothing is exported until the telemetry is flushed (as sweep does after a sweep)
  * or `collect()` is called: the export interval is far longer than any test.
  */
 export interface InMemoryTelemetry {

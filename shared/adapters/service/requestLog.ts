@@ -3,8 +3,7 @@ import type { SharedBudget } from "../../core/ports/budget.js";
 import type { History, ServiceRequest } from "../../core/ports/history.js";
 import { REQUEST_WINDOW_MS, type RequestLog } from "../../core/ports/requestLog.js";
 import { QuotaExhaustedError } from "../../core/quota/budgetRules.js";
-import { currentPurpose, purposeOf } from "../../core/quota/requestContext.js";
-import { currentTrigger } from "../../core/quota/requestTrigger.js";
+import { purposeOf } from "../../core/quota/requestContext.js";
 import { ensureError } from "../../lib/errors.js";
 import type { AttemptTicket } from "../../lib/http/httpClient.js";
 import { redact } from "../../lib/redact/redact.js";
@@ -12,11 +11,11 @@ import { redact } from "../../lib/redact/redact.js";
 export interface RequestLogOptions {
   readonly history: History;
   readonly now: () => Date;
-  /** Trigger of requests sent outside any withTrigger (the CLI: "cli"; the function app: "http"). */
+  /** Trigger of requests whose context names none (the CLI: "cli"; the function app: "http"). */
   readonly defaultTrigger: Trigger;
   /** The shared budget (CERTSCHED_SERVICE_QUOTA with table storage); unset: counting only. */
   readonly budget?: SharedBudget | undefined;
-  /** Run id of requests sent outside any withPurpose: this process's. */
+  /** Run id of requests whose context names none: this process's. */
   readonly processId?: string;
 }
 
@@ -44,10 +43,10 @@ export function requestLog(options: RequestLogOptions): RequestLog {
     kind: history.kind,
     shared: budget !== undefined,
     sent: () => sent,
-    async reserve(operation) {
+    async reserve(operation, context) {
       const counted: AttemptTicket = {
         settle: (wasSent) => {
-          if (wasSent) log.count(operation);
+          if (wasSent) log.count(operation, context);
         },
       };
       if (!budget) return counted;
@@ -55,9 +54,9 @@ export function requestLog(options: RequestLogOptions): RequestLog {
       try {
         reservation = await budget.reserve({
           operation,
-          trigger: currentTrigger() ?? options.defaultTrigger,
-          purpose: purposeOf(operation),
-          runId: currentPurpose()?.runId ?? processId,
+          trigger: context?.trigger ?? options.defaultTrigger,
+          purpose: purposeOf(operation, context),
+          runId: context?.runId ?? processId,
         });
       } catch (error) {
         if (error instanceof QuotaExhaustedError) throw error;
@@ -78,13 +77,13 @@ export function requestLog(options: RequestLogOptions): RequestLog {
       };
     },
     usage: async (runId) => (budget ? budget.usage(runId) : undefined),
-    count(operation) {
+    count(operation, context) {
       sent += 1;
       if (history.kind === "none") return;
       const request: ServiceRequest = {
         at: now(),
         operation,
-        trigger: currentTrigger() ?? options.defaultTrigger,
+        trigger: context?.trigger ?? options.defaultTrigger,
       };
       // Counting must never fail the request it counts: the caller hears of it in settled().
       track(history.recordRequests([request]).catch(noteFailure));

@@ -6,6 +6,8 @@ import { KEY_VAULT } from "../../core/certificate/fields.js";
 import type { CertificateRecord, CertificateRef } from "../../core/certificate/records.js";
 import type { RequestLog } from "../../core/ports/requestLog.js";
 import type {
+  BoundedCallOptions,
+  CallOptions,
   DueList,
   RenewOptions,
   SendingOptions,
@@ -13,7 +15,6 @@ import type {
 } from "../../core/ports/service.js";
 import { noneDue } from "../../core/ports/service.js";
 import type { Tokens } from "../../core/ports/tokens.js";
-import type { WithinOptions } from "../../core/renewal/callBudget.js";
 import { SCHEDULE_TIMEOUT_MAX_MS } from "../../core/renewal/callBudget.js";
 import type { Settings } from "../../core/settings.js";
 import { ConfigError, UpstreamError, type UpstreamName } from "../../lib/errors.js";
@@ -89,7 +90,7 @@ export class ServiceClient implements ServiceOperations {
   }
 
   /** 4.1: schedules creation; returns the service's plain-text message. */
-  async create(input: CreateCertificateInput, options: WithinOptions = {}): Promise<string> {
+  async create(input: CreateCertificateInput, options: BoundedCallOptions = {}): Promise<string> {
     const { settings } = this.#deps;
     const subscription = requireSubscription(settings);
     const keyVault = input.target === "Cloud Key Vault + DNS";
@@ -97,7 +98,7 @@ export class ServiceClient implements ServiceOperations {
       "create",
       CREATE_ONLY_WHEN_REFUSED,
       keyVault,
-      { budget: options.budget },
+      { budget: options.budget, context: options.context },
       async (t) => {
         const body: CreateCertificateRequest = keyVault
           ? { ...input, accessToken: t.management, accessTokenKeyVault: t.vault ?? "" }
@@ -136,14 +137,17 @@ export class ServiceClient implements ServiceOperations {
    * without showing it; the vendor's 8.0 client shows it (see buildGetRequest). It takes the API
    * key only: no cloud token is obtained or sent.
    */
-  async get(certificateName: string, options: WithinOptions = {}): Promise<CertificateRecord> {
+  async get(certificateName: string, options: BoundedCallOptions = {}): Promise<CertificateRecord> {
     const { settings } = this.#deps;
     const subscription = requireSubscription(settings);
     const apiKey = await this.#deps.apiKey();
     const req = buildGetRequest(settings.baseUrl, subscription, apiKey, certificateName);
     return certificateFound(
       certificateName,
-      await this.#send("get", req, REPEATABLE, { budget: options.budget }),
+      await this.#send("get", req, REPEATABLE, {
+        budget: options.budget,
+        context: options.context,
+      }),
     );
   }
 
@@ -152,14 +156,14 @@ export class ServiceClient implements ServiceOperations {
    * on the same address answers 200 (one extra call, only then): a mistyped
    * CERTSCHED_PUBLIC_BASE_URL answers 404 too, and must not pass for "nothing due" forever.
    */
-  async listDue(): Promise<DueList> {
+  async listDue(options: CallOptions = {}): Promise<DueList> {
     const { settings } = this.#deps;
     const id = requireSubscriptionId(settings);
-    const res = await this.#authorized("list", REPEATABLE, true, {}, async (t) =>
+    const res = await this.#authorized("list", REPEATABLE, true, options, async (t) =>
       buildListRequest(settings.publicBaseUrl, id, pair(t), await this.#gatewayKey()),
     );
     if (res.status !== 404) return dueList(res);
-    await this.#confirmListPath(res);
+    await this.#confirmListPath(res, options);
     return noneDue();
   }
 
@@ -179,9 +183,9 @@ export class ServiceClient implements ServiceOperations {
   }
 
   /** 4.5: checks that an authorised connection to the public API works. */
-  async test(): Promise<string> {
+  async test(options: CallOptions = {}): Promise<string> {
     const id = requireSubscriptionId(this.#deps.settings);
-    const res = await this.#authorized("test", REPEATABLE, true, {}, async (t) =>
+    const res = await this.#authorized("test", REPEATABLE, true, options, async (t) =>
       buildTestRequest(this.#deps.settings.publicBaseUrl, id, pair(t), await this.#gatewayKey()),
     );
     return confirmation(plainText("test", res));
@@ -192,10 +196,10 @@ export class ServiceClient implements ServiceOperations {
    * {public_base_url}, answers 200 (it proves the path reaches the public API). A 404 there too
    * is a wrong address; any other failure leaves the 404 unexplained, and the list fails.
    */
-  async #confirmListPath(listed: InboundResponse): Promise<void> {
+  async #confirmListPath(listed: InboundResponse, options: CallOptions): Promise<void> {
     const base = this.#deps.settings.publicBaseUrl;
     try {
-      await this.test();
+      await this.test(options);
     } catch (error) {
       if (error instanceof UpstreamError && error.upstream === "test" && error.status === 404) {
         throw new ConfigError([
@@ -228,7 +232,7 @@ export class ServiceClient implements ServiceOperations {
     upstream: UpstreamName,
     policy: RetryPolicy,
     vault: boolean,
-    options: WithinOptions & SendingOptions,
+    options: BoundedCallOptions & SendingOptions,
     build: (tokens: CallTokens) => BuiltRequest | Promise<BuiltRequest>,
   ): Promise<InboundResponse> {
     const used = await this.#tokens(vault);
@@ -264,7 +268,7 @@ export class ServiceClient implements ServiceOperations {
     upstream: UpstreamName,
     req: BuiltRequest,
     policy: RetryPolicy,
-    { budget, sending }: WithinOptions & SendingOptions = {},
+    { budget, sending, context }: BoundedCallOptions & SendingOptions = {},
   ) {
     const { requests, settings } = this.#deps;
     const operation = COUNTED_AS[upstream];
@@ -284,8 +288,9 @@ export class ServiceClient implements ServiceOperations {
         : left !== undefined
           ? { timeoutMs: Math.min(settings.httpTimeoutMs ?? left, left), deadlineMs: left }
           : {}),
-      ...(requests && operation ? { reserve: () => requests.reserve(operation) } : {}),
+      ...(requests && operation ? { reserve: () => requests.reserve(operation, context) } : {}),
       ...(sending ? { sending } : {}),
+      ...(context?.observer ? { observer: context.observer } : {}),
     });
   }
 }

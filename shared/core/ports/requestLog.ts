@@ -1,6 +1,6 @@
 import type { AttemptTicket } from "../../lib/http/httpClient.js";
 import { DAY_MS } from "../../lib/time.js";
-import type { RequestOperation } from "../quota/requestContext.js";
+import type { RequestContext, RequestOperation } from "../quota/requestContext.js";
 import type { QuotaUsage } from "./budget.js";
 import type { History } from "./history.js";
 
@@ -15,15 +15,15 @@ export const REQUEST_WINDOW_MS = 7 * DAY_MS;
  * includes every request sent before it.
  */
 export interface RequestLog {
-  /** Counts one request sent now, under the current trigger (withTrigger) or the default. */
-  count(operation: RequestOperation): void;
+  /** Counts one request sent now, under its context's trigger or the default. */
+  count(operation: RequestOperation, context?: RequestContext): void;
   /**
    * Before each attempt: with a shared budget (CERTSCHED_SERVICE_QUOTA and storage), reserves one
    * request and rejects with QuotaExhaustedError when it is refused (the attempt must not be
    * sent); the ticket then keeps the row of a sent attempt and releases the others. Without one,
    * the ticket counts a sent attempt as `count` does (nothing changes with the quota unset).
    */
-  reserve(operation: RequestOperation): Promise<AttemptTicket>;
+  reserve(operation: RequestOperation, context?: RequestContext): Promise<AttemptTicket>;
   /**
    * The shared budget's use of the window as `runId` sees it (the cause of a deferral);
    * undefined without a shared budget or before this process reserved anything.

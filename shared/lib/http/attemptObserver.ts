@@ -1,4 +1,3 @@
-import { AsyncLocalStorage } from "node:async_hooks";
 import type { UpstreamName } from "../errors.js";
 
 /** One attempt of an outbound call, as it ended (a retried call has several). */
@@ -12,7 +11,10 @@ export interface AttemptReport {
   readonly errorCode: string | undefined;
 }
 
-/** Who is told of the attempts of the HttpClient calls made inside observeAttempts. */
+/**
+ * Who is told of the attempts of one HttpClient call (OutboundRequest.observer), retries
+ * included: a 429 the client retried is seen too, and adaptive concurrency backs off on it.
+ */
 export interface AttemptObserver {
   /** Each attempt as it ended. */
   attempted(report: AttemptReport): void;
@@ -23,29 +25,19 @@ export interface AttemptObserver {
   retrying?(): Promise<void>;
 }
 
-const current = new AsyncLocalStorage<AttemptObserver>();
-
-/**
- * Runs `work` with `observer` told of every attempt the HttpClient makes inside it, retries
- * included (a 429 the client retried is seen too: adaptive concurrency backs off on it).
- */
-export function observeAttempts<T>(observer: AttemptObserver, work: () => Promise<T>): Promise<T> {
-  return current.run(observer, work);
-}
-
-/** Tells the observer of the work running now, if any; an observer's throw is not the call's. */
-export function reportAttempt(report: AttemptReport): void {
+/** Tells `observer` of an attempt; an observer's throw is not the call's. */
+export function reportAttempt(observer: AttemptObserver | undefined, report: AttemptReport): void {
   try {
-    current.getStore()?.attempted(report);
+    observer?.attempted(report);
   } catch {
     // Observing never changes the call.
   }
 }
 
 /** Waits for the observer's leave to send a retry; at once when there is none, or it fails. */
-export async function beforeRetry(): Promise<void> {
+export async function beforeRetry(observer: AttemptObserver | undefined): Promise<void> {
   try {
-    await current.getStore()?.retrying?.();
+    await observer?.retrying?.();
   } catch {
     // Observing never changes the call.
   }

@@ -8,7 +8,7 @@ import {
   networkError,
   type Outcome,
 } from "./attempt.js";
-import { beforeRetry, reportAttempt } from "./attemptObserver.js";
+import { type AttemptObserver, beforeRetry, reportAttempt } from "./attemptObserver.js";
 import { type RetryPolicy, retryDelayMs } from "./retryPolicy.js";
 import { loadUndici, type Undici } from "./undiciCore.js";
 
@@ -46,6 +46,8 @@ export interface OutboundRequest {
    * write "sent" to the ledger here (claimAndSend).
    */
   readonly sending?: () => Promise<void>;
+  /** Told of every attempt of this call, retries included; unset: nobody. */
+  readonly observer?: AttemptObserver | undefined;
 }
 
 /** One attempt's reservation in the request budget (shared/adapters/service/requestLog.ts). */
@@ -134,7 +136,7 @@ export class HttpClient {
           ticket?.settle(false);
           throw new HeldBack(outcome.held.error);
         }
-        reportAttempt({
+        reportAttempt(req.observer, {
           upstream: req.upstream,
           durationMs: performance.now() - attemptStarted,
           status: outcome.response?.status,
@@ -152,7 +154,7 @@ export class HttpClient {
           throw networkError(req.upstream, outcome.error, timeoutMs);
         }
         await new Promise((resolve) => setTimeout(resolve, delay));
-        await beforeRetry();
+        await beforeRetry(req.observer);
       }
     } catch (error) {
       if (error instanceof HeldBack) throw error.error;

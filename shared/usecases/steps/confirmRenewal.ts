@@ -1,5 +1,5 @@
 import type { CertificateRecord } from "../../core/certificate/records.js";
-import type { ServiceOperations } from "../../core/ports/service.js";
+import type { RequestContext, ServiceOperations } from "../../core/ports/service.js";
 import { type CallBudget, NO_TIME_TO_CONFIRM, unanswered } from "../../core/renewal/callBudget.js";
 import { OutcomeUnknownError } from "../../lib/errors.js";
 
@@ -17,13 +17,14 @@ export async function renewedSince(
   certificateName: string,
   before: CertificateRecord | undefined,
   budget: CallBudget,
+  context?: RequestContext,
 ): Promise<Confirmation> {
   if (!before) return { why: "it could not be looked up with Get Certificate" };
   if (budget.left() <= 0) return { why: NO_TIME_TO_CONFIRM };
   const notYet = { why: "Get Certificate does not show a new expiry yet" };
   let after: CertificateRecord;
   try {
-    after = await client.get(certificateName, { budget });
+    after = await client.get(certificateName, { budget, context });
   } catch {
     return budget.left() <= 0 ? { why: NO_TIME_TO_CONFIRM } : notYet;
   }
@@ -49,9 +50,10 @@ export async function afterFailure(
   budget: CallBudget,
   error: unknown,
   mayConfirm: boolean,
+  context?: RequestContext,
 ): Promise<{ readonly after: CertificateRecord } | { readonly thrown: unknown }> {
   if (!mayConfirm || !unanswered(error)) return { thrown: error };
-  const shown = await renewedSince(client, certificateName, before, budget);
+  const shown = await renewedSince(client, certificateName, before, budget, context);
   if ("after" in shown) return { after: shown.after };
   return { thrown: new OutcomeUnknownError("renew", certificateName, shown.why, error) };
 }

@@ -99,7 +99,7 @@ async function recordsToVerify(
       byName.set(u.certificateName, mergeRecord(byName.get(u.certificateName), u));
   };
   if (options.names === undefined) {
-    const watched = await watchedUpdates(ports, byName, log, now);
+    const watched = await watchedUpdates(ports, byName, log, { now, trigger: options.trigger });
     // Stored for the next runs (the grace clock needs a row); failure is a warning only.
     if (ports.inventory.kind !== "none" && watched.length > 0) {
       try {

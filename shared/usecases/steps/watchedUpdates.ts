@@ -1,7 +1,9 @@
 import type { CertificateRecord } from "../../core/certificate/records.js";
+import type { Trigger } from "../../core/history/events.js";
 import { fromServiceRecord } from "../../core/inventory/fromRecords.js";
 import { watchKey } from "../../core/inventory/watch.js";
 import type { InventoryRecord, InventoryUpdate } from "../../core/ports/inventory.js";
+import type { CallOptions, RequestContext } from "../../core/ports/service.js";
 import type { NamedEndpoint } from "../../core/verification/endpoint.js";
 import { ensureError } from "../../lib/errors.js";
 import type { Logger } from "../../lib/log.js";
@@ -24,7 +26,9 @@ export interface WatchDeps {
     readonly watch: readonly NamedEndpoint[];
     readonly watchCertificates: readonly string[];
   };
-  readonly client: { get(certificateName: string): Promise<CertificateRecord> };
+  readonly client: {
+    get(certificateName: string, options?: CallOptions): Promise<CertificateRecord>;
+  };
 }
 
 /**
@@ -37,8 +41,11 @@ export async function watchedUpdates(
   deps: WatchDeps,
   stored: ReadonlyMap<string, InventoryRecord>,
   log: Logger,
-  now: Date,
+  run: { readonly now: Date; readonly trigger: Trigger },
 ): Promise<InventoryUpdate[]> {
+  const { now } = run;
+  // A verification's reads count under the trigger of the run that made them.
+  const context: RequestContext = { purpose: "read", trigger: run.trigger };
   const endpoints: InventoryUpdate[] = deps.settings.watch.map((endpoint) => ({
     certificateName: watchKey(endpoint),
     rootDomain: endpoint.label,
@@ -53,7 +60,7 @@ export async function watchedUpdates(
   });
   const looked = await mapWithConcurrency(stale, GET_CONCURRENCY, async (name) => {
     try {
-      return fromServiceRecord(await deps.client.get(name), "get", now);
+      return fromServiceRecord(await deps.client.get(name, { context }), "get", now);
     } catch (error) {
       log.warn(
         `certsched could not look up ${name} (CERTSCHED_WATCH_CERTIFICATES) with Get Certificate: ${redact(ensureError(error).message)}`,

@@ -6,7 +6,7 @@ import { loadSettings } from "../../../shared/app/config/settings.js";
 import type { Runtime } from "../../../shared/app/services.js";
 import { ConfigError } from "../../../shared/lib/errors.js";
 import { silentLogger } from "../../../shared/lib/log.js";
-import { sweepWith } from "../../../shared/usecases/sweep.js";
+import { sweep as runSweep } from "../../../shared/usecases/sweep/sweep.js";
 import { SAMPLE_REFUSAL } from "../../../sim/index.js";
 import { SAMPLE_SHARED_NAME } from "../../../sim/sandbox.js";
 
@@ -32,7 +32,7 @@ function renewRequests(name: string): number {
 }
 
 /** The sweep the CLI runs for one account, without its terminal. */
-const sweep = (runtime: Runtime) => sweepWith(runtime, silentLogger, { trigger: "cli" });
+const sweep = (runtime: Runtime) => runSweep(runtime, silentLogger, { trigger: "cli" });
 
 /** Each certificate name's renewals the simulator carried out (a refused one is not). */
 function renewsOn(name: string): Record<string, number> {

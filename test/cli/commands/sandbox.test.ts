@@ -12,7 +12,7 @@ import {
   startSandbox,
   verifySandbox,
 } from "../../../cli/sandbox.js";
-import { sweepWith } from "../../../shared/usecases/sweep.js";
+import { sweep } from "../../../shared/usecases/sweep/sweep.js";
 import {
   SAMPLE_REFUSAL,
   type Simulator,
@@ -632,7 +632,7 @@ async function sweepContoso(sandbox: Sandbox): Promise<void> {
   const services = sandboxServices(sandbox);
   const quiet = { info: () => {}, warn: () => {}, error: () => {} };
   try {
-    await sweepWith(services.runtime("contoso"), quiet, { trigger: "cli" });
+    await sweep(services.runtime("contoso"), quiet, { trigger: "cli" });
   } finally {
     await services.close();
   }

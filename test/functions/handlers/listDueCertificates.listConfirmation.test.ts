@@ -5,10 +5,10 @@ import { memoryLedger } from "../../../shared/core/ports/ledger.js";
 import { ConfigError } from "../../../shared/lib/errors.js";
 import { silentLogger } from "../../../shared/lib/log.js";
 import { DAY_MS } from "../../../shared/lib/time.js";
-import { runSweep } from "../../../shared/usecases/steps/runSweep.js";
 import type { SeedCertificate, Simulator } from "../../../sim/index.js";
 import { startHarness } from "../../support/app.js";
 import { httpRequest } from "../../support/invoke.js";
+import { renewDueWith } from "../../support/renewDue.js";
 import {
   expectNoSecretLeaks,
   failure,
@@ -47,7 +47,7 @@ async function world(
 }
 
 const sweep = (runtime: Runtime) =>
-  runSweep({
+  renewDueWith({
     client: runtime.client,
     ledger: memoryLedger(),
     log: silentLogger,

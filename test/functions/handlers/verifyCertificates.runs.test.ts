@@ -8,7 +8,7 @@ import { memoryLedger } from "../../../shared/core/ports/ledger.js";
 import { VERIFICATION_SUMMARY_PREFIX } from "../../../shared/core/verification/verificationSummary.js";
 import { VerificationFailedError } from "../../../shared/lib/errors.js";
 import { DAY_MS, HOUR_MS } from "../../../shared/lib/time.js";
-import { sweepWith } from "../../../shared/usecases/sweep.js";
+import { sweep as runSweep } from "../../../shared/usecases/sweep/sweep.js";
 import { verifyWith } from "../../../shared/usecases/verify.js";
 import type { Hosting, SeedCertificate } from "../../../sim/index.js";
 import { type AppHarness, collectingLogger, startHarness } from "../../support/app.js";
@@ -152,7 +152,7 @@ describe("a verification over the simulator's hosting endpoint", () => {
     ]);
     w.hosting.inject("www", "keep-old-certificate");
     const { log, lines } = collectingLogger();
-    const sweep = () => sweepWith(getRuntime(), log, { verifyCa: [w.hosting.caPem] });
+    const sweep = () => runSweep(getRuntime(), log, { verifyCa: [w.hosting.caPem] });
 
     const renewed = await sweep();
     expect(renewed.counts["renewal-scheduled"]).toBe(1);

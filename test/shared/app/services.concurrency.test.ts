@@ -6,7 +6,7 @@ import { loadSettings } from "../../../shared/app/config/settings.js";
 import { createServices } from "../../../shared/app/services.js";
 import { fixedConcurrency } from "../../../shared/core/ports/concurrency.js";
 import { DAY_MS } from "../../../shared/lib/time.js";
-import { sweepWith } from "../../../shared/usecases/sweep.js";
+import { sweep } from "../../../shared/usecases/sweep/sweep.js";
 import { type SimAccounts, startSimAccounts } from "../../support/accounts.js";
 import { collectingLogger, leaksIn } from "../../support/app.js";
 
@@ -44,8 +44,8 @@ describe("adaptive concurrency per account, shared through storage", () => {
       const busy = first.runtime(BUSY);
       expect(busy.concurrency.kind).toBe("adaptive");
       const [busySweep, calmSweep] = await Promise.all([
-        sweepWith(busy, log, { trigger: "timer" }),
-        sweepWith(first.runtime(CALM), log, { trigger: "timer" }),
+        sweep(busy, log, { trigger: "timer" }),
+        sweep(first.runtime(CALM), log, { trigger: "timer" }),
       ]);
       // Throttled, and still every renewal went through, once.
       expect(busySweep.counts["renewal-scheduled"]).toBe(24);

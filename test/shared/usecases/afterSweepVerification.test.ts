@@ -21,7 +21,7 @@ import {
   renewedToVerify,
   verifyAfterSweep,
 } from "../../../shared/usecases/afterSweepVerification.js";
-import { sweepWith } from "../../../shared/usecases/sweep.js";
+import { sweep } from "../../../shared/usecases/sweep/sweep.js";
 import type { Simulator } from "../../../sim/index.js";
 import { startSimulator } from "../../../sim/index.js";
 import { collectingLogger, runtimeFor } from "../../support/app.js";
@@ -243,7 +243,7 @@ describe("verifyAfterSweep", () => {
   });
 });
 
-describe("after a sweep through sweepWith", () => {
+describe("after a sweep through sweep", () => {
   let sim: Simulator;
   let runtime: Runtime | undefined;
   beforeEach(async () => {
@@ -281,7 +281,7 @@ describe("after a sweep through sweepWith", () => {
     );
     runtime = runtimeFor(sim, {}, { ledger, inventory });
     const { log, lines } = collectingLogger();
-    const summary = await sweepWith(runtime, log);
+    const summary = await sweep(runtime, log);
     expect(summary.failed).toBe(false);
     expect(summary.counts["renewal-scheduled"]).toBe(1);
     // This sweep's own renewal is too fresh; the earlier one is past the window.
@@ -301,7 +301,7 @@ describe("after a sweep through sweepWith", () => {
     const inventory = memoryInventory();
     runtime = runtimeFor(sim, { CERTSCHED_DRY_RUN: "true" }, { ledger, inventory });
     const { log, lines } = collectingLogger();
-    const summary = await sweepWith(runtime, log);
+    const summary = await sweep(runtime, log);
     expect(summary.verification).toBeUndefined();
     expect(lines.some((l) => l.message.startsWith("certsched verification summary "))).toBe(false);
   });

@@ -3,7 +3,7 @@ import { tableHistory } from "../../../shared/adapters/storage/tableHistory.js";
 import { tableInventory } from "../../../shared/adapters/storage/tableInventory.js";
 import { tableLedger } from "../../../shared/adapters/storage/tableLedger.js";
 import { DAY_MS } from "../../../shared/lib/time.js";
-import { sweepWith } from "../../../shared/usecases/sweep.js";
+import { sweep } from "../../../shared/usecases/sweep/sweep.js";
 import { startSimulator } from "../../../sim/index.js";
 import { collectingLogger, runtimeFor, uniqueTableName } from "../../support/app.js";
 
@@ -32,7 +32,7 @@ describe("a certificate whose name says 'Bearer' and a word", () => {
     const ledger = tableLedger({ ...stores, tableName: uniqueTableName("led") });
     const runtime = runtimeFor(sim, {}, { inventory, history, ledger });
     try {
-      const summary = await sweepWith(runtime, collectingLogger().log, { trigger: "cli" });
+      const summary = await sweep(runtime, collectingLogger().log, { trigger: "cli" });
 
       expect(summary.results.map((r) => [r.certificateName, r.outcome])).toEqual(
         names.map((n) => [n, "renewal-scheduled"]),

@@ -4,7 +4,7 @@ import { loadSettings } from "../../../shared/app/config/settings.js";
 import { createRuntime, type Runtime } from "../../../shared/app/services.js";
 import { type Ledger, memoryLedger } from "../../../shared/core/ports/ledger.js";
 import type { Logger } from "../../../shared/lib/log.js";
-import { sweepWith } from "../../../shared/usecases/sweep.js";
+import { sweep } from "../../../shared/usecases/sweep/sweep.js";
 import {
   SAMPLE_REFUSAL,
   type SeedCertificate,
@@ -102,7 +102,7 @@ describe("sweep notifications to a webhook", () => {
 
   it("posts a Teams workflow card naming the failed certificate, its days left and the cause", async () => {
     const log = capture();
-    const summary = await sweepWith(
+    const summary = await sweep(
       await start(sampleCertificates(NOW), { CERTSCHED_WEBHOOK_FORMAT: "teams" }),
       log,
     );
@@ -153,10 +153,7 @@ describe("sweep notifications to a webhook", () => {
   it("posts a Slack message with a text fallback and blocks", async () => {
     const log = capture();
     receiver.answer({ status: 200, body: "ok" });
-    await sweepWith(
-      await start(sampleCertificates(NOW), { CERTSCHED_WEBHOOK_FORMAT: "slack" }),
-      log,
-    );
+    await sweep(await start(sampleCertificates(NOW), { CERTSCHED_WEBHOOK_FORMAT: "slack" }), log);
     expect(receiver.received).toHaveLength(1);
     const message = receiver.received[0]?.json as {
       text: string;
@@ -203,7 +200,7 @@ describe("sweep notifications to a webhook", () => {
         id: 501,
       },
     ];
-    const summary = await sweepWith(
+    const summary = await sweep(
       await start(certificates, { CERTSCHED_WEBHOOK_FORMAT: "json" }, ledger),
       log,
     );
@@ -254,10 +251,7 @@ describe("sweep notifications to a webhook", () => {
 
   it("says nothing after a good sweep unless CERTSCHED_NOTIFY_SUCCESS is on", async () => {
     const log = capture();
-    const summary = await sweepWith(
-      await start(HEALTHY, { CERTSCHED_WEBHOOK_FORMAT: "json" }),
-      log,
-    );
+    const summary = await sweep(await start(HEALTHY, { CERTSCHED_WEBHOOK_FORMAT: "json" }), log);
     expect(summary.failed).toBe(false);
     expect(summary.counts["renewal-scheduled"]).toBe(2);
     expect(receiver.received).toEqual([]);
@@ -270,8 +264,8 @@ describe("sweep notifications to a webhook", () => {
       CERTSCHED_WEBHOOK_FORMAT: "json",
       CERTSCHED_NOTIFY_SUCCESS: "true",
     });
-    await sweepWith(rt, log);
-    await sweepWith(rt, log, { dryRun: true });
+    await sweep(rt, log);
+    await sweep(rt, log, { dryRun: true });
     expect(receiver.received).toHaveLength(2);
     const [first, second] = receiver.received.map(
       (r) =>
@@ -313,7 +307,7 @@ describe("sweep notifications to a webhook", () => {
         : behaviour.body;
       receiver.answer({ ...behaviour, ...(body !== undefined ? { body } : {}) });
       if (down) await receiver.close();
-      const summary = await sweepWith(rt, log);
+      const summary = await sweep(rt, log);
       expect(summary.failed).toBe(false);
       expect(summary.counts["renewal-scheduled"]).toBe(2);
       const warnings = log.lines.filter((l) => l.startsWith("WARN certsched webhook"));

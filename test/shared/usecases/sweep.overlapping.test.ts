@@ -2,7 +2,7 @@ import { describe, expect, inject, it } from "vitest";
 import { tableLedger } from "../../../shared/adapters/storage/tableLedger.js";
 import type { Ledger, LedgerRecord } from "../../../shared/core/ports/ledger.js";
 import { DAY_MS, HOUR_MS } from "../../../shared/lib/time.js";
-import { sweepWith } from "../../../shared/usecases/sweep.js";
+import { sweep } from "../../../shared/usecases/sweep/sweep.js";
 import { startSimulator } from "../../../sim/index.js";
 import { collectingLogger, leaksIn, runtimeFor, uniqueTableName } from "../../support/app.js";
 
@@ -35,8 +35,8 @@ describe("two overlapping sweeps sharing one table ledger", () => {
     const logB = collectingLogger();
     try {
       const [sa, sb] = await Promise.all([
-        sweepWith(a, logA.log, { concurrency: ca }),
-        sweepWith(b, logB.log, { concurrency: cb }),
+        sweep(a, logA.log, { concurrency: ca }),
+        sweep(b, logB.log, { concurrency: cb }),
       ]);
 
       for (let i = 0; i < CERTIFICATES; i++) {
@@ -139,8 +139,8 @@ describe("two overlapping sweeps renewing again after the grace (the Replace pat
       }
 
       const [sa, sb] = await Promise.all([
-        sweepWith(a, logA.log, { concurrency: ca }),
-        sweepWith(b, logB.log, { concurrency: cb }),
+        sweep(a, logA.log, { concurrency: ca }),
+        sweep(b, logB.log, { concurrency: cb }),
       ]);
 
       for (const cert of certificates) {

@@ -10,7 +10,7 @@ import { PREFLIGHT_ADVICE } from "../../../shared/core/preflight/advice.js";
 import { PREFLIGHT_FRESH_MS } from "../../../shared/core/preflight/blocking.js";
 import type { FailReason } from "../../../shared/core/preflight/preflight.js";
 import { DAY_MS } from "../../../shared/lib/time.js";
-import { sweepWith } from "../../../shared/usecases/sweep.js";
+import { sweep as runSweep } from "../../../shared/usecases/sweep/sweep.js";
 import { type Simulator, startSimulator } from "../../../sim/index.js";
 import { collectingLogger, leaksIn, runtimeFor, uniqueTableName } from "../../support/app.js";
 import { fakeClock } from "../../support/clock.js";
@@ -113,9 +113,9 @@ async function scenario(
   return made;
 }
 
-async function sweep(s: Scenario, options: Parameters<typeof sweepWith>[2] = {}) {
+async function sweep(s: Scenario, options: Parameters<typeof runSweep>[2] = {}) {
   const { log, lines } = collectingLogger();
-  const summary = await sweepWith(s.runtime, log, { trigger: "cli", ...options });
+  const summary = await runSweep(s.runtime, log, { trigger: "cli", ...options });
   logs.push(...lines.map((l) => l.message));
   const byName = new Map(summary.results.map((r) => [r.certificateName, r]));
   return { summary, byName, lines };
@@ -326,7 +326,7 @@ describe("a sweep without storage", () => {
     open.push({ sim, runtime, ledger: runtime.ledger, inventory: runtime.inventory });
     expect(runtime.inventory.kind).toBe("none");
     const { log } = collectingLogger();
-    const summary = await sweepWith(runtime, log);
+    const summary = await runSweep(runtime, log);
     expect(summary.results.map((r) => r.outcome)).toEqual(["renewal-scheduled"]);
   });
 });

@@ -3,7 +3,7 @@ import { tableLedger } from "../../../shared/adapters/storage/tableLedger.js";
 import type { Runtime } from "../../../shared/app/services.js";
 import type { Ledger } from "../../../shared/core/ports/ledger.js";
 import { DAY_MS, HOUR_MS } from "../../../shared/lib/time.js";
-import { sweepWith } from "../../../shared/usecases/sweep.js";
+import { sweep } from "../../../shared/usecases/sweep/sweep.js";
 import type { Simulator } from "../../../sim/index.js";
 import { startSimulator } from "../../../sim/index.js";
 import { collectingLogger, leaksIn, runtimeFor, uniqueTableName } from "../../support/app.js";
@@ -44,7 +44,7 @@ afterAll(async () => {
 async function sweepAt(hoursAfterT: number) {
   clock.set(new Date(T.getTime() + hoursAfterT * HOUR_MS));
   const { log, lines } = collectingLogger();
-  const summary = await sweepWith(runtime, log);
+  const summary = await sweep(runtime, log);
   logs.push(...lines.map((l) => l.message));
   const [result, ...others] = summary.results;
   expect(others).toEqual([]);
@@ -169,7 +169,7 @@ describe("daily sweeps that drift a few seconds early, a renewal that never comp
   async function dailySweep(at: number) {
     driftClock.set(new Date(D0.getTime() + at));
     const { log, lines } = collectingLogger();
-    const summary = await sweepWith(driftRuntime, log);
+    const summary = await sweep(driftRuntime, log);
     driftLogs.push(...lines.map((l) => l.message));
     const [result, ...others] = summary.results;
     expect(others).toEqual([]);

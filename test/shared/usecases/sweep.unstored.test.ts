@@ -11,7 +11,7 @@ import { MAX_CERTIFICATE_NAME_CHARS } from "../../../shared/core/certificate/rec
 import { memoryHistory } from "../../../shared/core/ports/history.js";
 import { memoryLedger } from "../../../shared/core/ports/ledger.js";
 import { DAY_MS } from "../../../shared/lib/time.js";
-import { sweepWith } from "../../../shared/usecases/sweep.js";
+import { sweep } from "../../../shared/usecases/sweep/sweep.js";
 import { startSimulator } from "../../../sim/index.js";
 import {
   type AppHarness,
@@ -67,7 +67,7 @@ describe("a sweep's inventory write that fails for one certificate", () => {
     try {
       const { log, lines } = collectingLogger();
 
-      const summary = await sweepWith(runtime, log, { trigger: "cli" });
+      const summary = await sweep(runtime, log, { trigger: "cli" });
 
       expect(summary.counts["renewal-scheduled"]).toBe(5);
       const warnings = lines.filter((l) => l.level === "warn").map((l) => l.message);
@@ -151,7 +151,7 @@ describe("a name longer than a Table storage property holds (32 Ki characters)",
     try {
       const { log, lines } = collectingLogger();
 
-      const summary = await sweepWith(runtime, log, { trigger: "cli" });
+      const summary = await sweep(runtime, log, { trigger: "cli" });
 
       // Before: the ledger refused the long name's row (400), and the sweep started nothing more.
       expect(summary.ledger).toBe("table");

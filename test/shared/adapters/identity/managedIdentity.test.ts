@@ -7,7 +7,7 @@ import { loadSettings } from "../../../../shared/app/config/settings.js";
 import { createRuntime, type Runtime } from "../../../../shared/app/services.js";
 import { memoryLedger } from "../../../../shared/core/ports/ledger.js";
 import type { Logger } from "../../../../shared/lib/log.js";
-import { sweepWith } from "../../../../shared/usecases/sweep.js";
+import { sweep } from "../../../../shared/usecases/sweep/sweep.js";
 import { type SeedCertificate, type Simulator, startSimulator } from "../../../../sim/index.js";
 import { histogramCounts, inMemoryTelemetry } from "../../../support/telemetry.js";
 
@@ -119,7 +119,7 @@ describe("managed-identity cloud tokens", () => {
     const { identity, settings } = await start(dueCertificates(30));
     runtime = createRuntime(settings, { now, credential: identity, ledger: memoryLedger() });
     const log = capture();
-    const summary = await sweepWith(runtime, log);
+    const summary = await sweep(runtime, log);
 
     expect(summary.failed).toBe(false);
     expect(summary.counts).toMatchObject({ due: 30, "renewal-scheduled": 30 });
@@ -133,7 +133,7 @@ describe("managed-identity cloud tokens", () => {
     expect(runtime.tokens.kind).toBe("managed-identity");
 
     // The next sweep reuses both tokens while they are valid.
-    await sweepWith(runtime, log);
+    await sweep(runtime, log);
     expect(identity.scopes).toHaveLength(2);
 
     const texts = log.lines.join("\n");
@@ -151,7 +151,7 @@ describe("managed-identity cloud tokens", () => {
       ledger: memoryLedger(),
       telemetry: otel.telemetry,
     });
-    await sweepWith(runtime, capture());
+    await sweep(runtime, capture());
     expect(histogramCounts(otel.exported().get(INSTRUMENTS.tokenDuration))).toEqual([
       { status: "200", count: 2 },
     ]);
@@ -164,7 +164,7 @@ describe("managed-identity cloud tokens", () => {
       "ManagedIdentityCredential: no managed identity endpoint found.\nDetails: IMDS unreachable",
     );
     runtime = createRuntime(settings, { now, credential: identity, ledger: memoryLedger() });
-    const summary = await sweepWith(runtime, capture());
+    const summary = await sweep(runtime, capture());
     expect(summary.failed).toBe(true);
     // First line only: the identity library's details run over several.
     expect(summary.listError).toMatch(

@@ -12,10 +12,10 @@ import { TokenError } from "../../../../shared/lib/errors.js";
 import { HttpClient } from "../../../../shared/lib/http/httpClient.js";
 import { silentLogger } from "../../../../shared/lib/log.js";
 import { DAY_MS } from "../../../../shared/lib/time.js";
-import { runSweep } from "../../../../shared/usecases/steps/runSweep.js";
-import { sweepWith } from "../../../../shared/usecases/sweep.js";
+import { sweep as runSweep } from "../../../../shared/usecases/sweep/sweep.js";
 import type { Fault, Simulator } from "../../../../sim/index.js";
 import { collectingLogger } from "../../../support/app.js";
+import { renewDueWith } from "../../../support/renewDue.js";
 import {
   expectNoSecretLeaks,
   failure,
@@ -79,7 +79,7 @@ async function genuineTokens(): Promise<{ management: string; vault: string }> {
 }
 
 function sweep(r: Runtime) {
-  return runSweep({
+  return renewDueWith({
     client: r.client,
     ledger: memoryLedger(),
     log: silentLogger,
@@ -246,7 +246,7 @@ describe("a token that arrives inside the 5-minute margin", () => {
     expect(warnings[0]).toMatch(/using it for up to 10 minutes without asking again$/);
   });
 
-  it("the sweep's own log carries the warning (sweepWith), and only that sweep's", async () => {
+  it("the sweep's own log carries the warning (runSweep), and only that sweep's", async () => {
     const genuine = await genuineTokens();
     const r = runtime();
     // The vault token is a healthy one already held: during the sweep only the management
@@ -262,7 +262,7 @@ describe("a token that arrives inside the 5-minute margin", () => {
     sim.inject("token", shortLived());
     const { log, lines } = collectingLogger();
 
-    const summary = await sweepWith(r, log, { concurrency: 4 });
+    const summary = await runSweep(r, log, { concurrency: 4 });
 
     expect(summary.failed).toBe(false);
     const warned = () => lines.filter((l) => /arrived with/.test(l.message));

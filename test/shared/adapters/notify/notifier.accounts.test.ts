@@ -7,7 +7,7 @@ import { memoryLedger } from "../../../../shared/core/ports/ledger.js";
 import type { Notifier, VerificationNotice } from "../../../../shared/core/ports/notifier.js";
 import type { SweepSummary } from "../../../../shared/core/renewal/summary.js";
 import { DAY_MS } from "../../../../shared/lib/time.js";
-import { sweepWith } from "../../../../shared/usecases/sweep.js";
+import { sweep } from "../../../../shared/usecases/sweep/sweep.js";
 import { type SimAccounts, startSimAccounts } from "../../../support/accounts.js";
 import { collectingLogger } from "../../../support/app.js";
 import { type Receiver, startReceiver } from "../../../support/webhookReceiver.js";
@@ -63,7 +63,7 @@ describe("sweep webhooks with two accounts", () => {
   it("json: each account's message carries its account; the failed one is contoso's", async () => {
     const s = start("json");
     const { log, lines } = collectingLogger();
-    for (const name of [A, B]) await sweepWith(s.runtime(name), log);
+    for (const name of [A, B]) await sweep(s.runtime(name), log);
     // The webhook's own log lines say whose message went out.
     expect(lines.map((l) => l.message)).toEqual(
       expect.arrayContaining([
@@ -90,7 +90,7 @@ describe("sweep webhooks with two accounts", () => {
   it("slack: the title and the facts name the account", async () => {
     const s = start("slack");
     const { log } = collectingLogger();
-    await sweepWith(s.runtime(A), log);
+    await sweep(s.runtime(A), log);
     const [message] = receiver.received;
     const body = message?.json as { text: string; blocks: { text: { text: string } }[] };
     expect(body.blocks[0]?.text.text).toBe("certsched: renewal sweep of account contoso failed");

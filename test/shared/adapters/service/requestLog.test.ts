@@ -7,7 +7,6 @@ import {
 import { tableHistory } from "../../../../shared/adapters/storage/tableHistory.js";
 import type { Runtime } from "../../../../shared/app/services.js";
 import { type History, memoryHistory } from "../../../../shared/core/ports/history.js";
-import { withTrigger } from "../../../../shared/core/quota/requestTrigger.js";
 import { type Simulator, startSimulator } from "../../../../sim/index.js";
 import { closedPort, uniqueTableName } from "../../../support/app.js";
 import { runtimeFor } from "../../../support/simulatorServices.js";
@@ -85,7 +84,7 @@ describe("each attempt on the wire, once", () => {
     expect(await history.requestsSince(EPOCH)).toBe(1);
   });
 
-  it("carries the trigger of the work that sent it, else the runtime's default", async () => {
+  it("carries the trigger of the request's context, else the runtime's default", async () => {
     const history = memoryHistory();
     const runtime = runtimeWith(history);
     const seen: string[] = [];
@@ -95,11 +94,12 @@ describe("each attempt on the wire, once", () => {
       await recordRequests(requests);
     };
 
-    await withTrigger("queue", () => runtime.client.listDue());
+    await runtime.client.listDue({ context: { purpose: "renewal", trigger: "queue" } });
     await runtime.client.get("a-soon");
+    await runtime.client.get("a-soon", { context: { purpose: "read" } });
     await runtime.requests.settled();
 
-    expect(seen).toEqual(["queue list", "http get"]);
+    expect(seen).toEqual(["queue list", "http get", "http get"]);
   });
 });
 

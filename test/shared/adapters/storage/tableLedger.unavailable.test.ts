@@ -4,7 +4,7 @@ import { getRuntime } from "../../../../shared/app/services.js";
 import type { SweepSummary } from "../../../../shared/core/renewal/summary.js";
 import { contextLogger } from "../../../../shared/edge/contextLogger.js";
 import { DAY_MS } from "../../../../shared/lib/time.js";
-import { sweepWith } from "../../../../shared/usecases/sweep.js";
+import { sweep } from "../../../../shared/usecases/sweep/sweep.js";
 import { type AppHarness, startHarness } from "../../../support/app.js";
 import { type AzuriteHandle, startAzurite } from "../../../support/azurite.js";
 import { timer } from "../../../support/invoke.js";
@@ -43,7 +43,7 @@ afterEach(async () => {
  * needs the same storage for its run queue: docs/runs.md), logging through its context.
  */
 async function runNow(): Promise<SweepSummary> {
-  return sweepWith(getRuntime(), contextLogger(app.context("runQueuedRenewals")), {
+  return sweep(getRuntime(), contextLogger(app.context("runQueuedRenewals")), {
     trigger: "queue",
   });
 }

@@ -8,7 +8,7 @@ import { loadSettings } from "../../../../shared/app/config/settings.js";
 import { createRuntime, type Runtime } from "../../../../shared/app/services.js";
 import { memoryLedger } from "../../../../shared/core/ports/ledger.js";
 import type { Logger } from "../../../../shared/lib/log.js";
-import { sweepWith } from "../../../../shared/usecases/sweep.js";
+import { sweep } from "../../../../shared/usecases/sweep/sweep.js";
 import {
   type Simulator,
   sampleCertificates,
@@ -121,7 +121,7 @@ describe("telemetry to Application Insights", () => {
       warn: (m) => lines.push(m),
       error: (m) => lines.push(m),
     };
-    const summary = await sweepWith(runtime, log);
+    const summary = await sweep(runtime, log);
     expect(summary.counts).toMatchObject({ due: 7, "renewal-scheduled": 6, failed: 1 });
     expect(lines.filter((l) => l.includes("telemetry"))).toEqual([]);
 

@@ -5,7 +5,7 @@ import { loadSettings } from "../../../../shared/app/config/settings.js";
 import { createRuntime, type Runtime } from "../../../../shared/app/services.js";
 import { memoryLedger } from "../../../../shared/core/ports/ledger.js";
 import type { Logger } from "../../../../shared/lib/log.js";
-import { sweepWith } from "../../../../shared/usecases/sweep.js";
+import { sweep } from "../../../../shared/usecases/sweep/sweep.js";
 import {
   type Simulator,
   sampleCertificates,
@@ -55,10 +55,10 @@ describe("a sweep against the simulator, with in-memory OpenTelemetry", () => {
 
   it("exports one span, days left per certificate, outcomes and call durations, flushed by the sweep", async () => {
     const log = capture();
-    const summary = await sweepWith(runtime, log);
+    const summary = await sweep(runtime, log);
     expect(summary.counts).toMatchObject({ due: 7, "renewal-scheduled": 6, failed: 1 });
 
-    // sweepWith flushed: the exporter holds the data without the test forcing anything.
+    // sweep flushed: the exporter holds the data without the test forcing anything.
     expect(otel.flushes).toBe(1);
     const metrics = otel.exported();
 
@@ -116,7 +116,7 @@ describe("a sweep against the simulator, with in-memory OpenTelemetry", () => {
 
   it("a dry run is counted apart, and the gauge follows the latest due list", async () => {
     // Each sweep flushes, and each export holds what happened since the previous one.
-    await sweepWith(runtime, capture(), { dryRun: true });
+    await sweep(runtime, capture(), { dryRun: true });
     let metrics = otel.exported();
     expect(points(metrics.get(INSTRUMENTS.outcomes))).toEqual([
       { outcome: "would-renew", dry_run: true, value: 7 },
@@ -124,7 +124,7 @@ describe("a sweep against the simulator, with in-memory OpenTelemetry", () => {
     expect(points(metrics.get(INSTRUMENTS.daysLeft))).toHaveLength(7);
     expect(otel.spans()[0]?.attributes["certsched.count.would_renew"]).toBe(7);
 
-    await sweepWith(runtime, capture());
+    await sweep(runtime, capture());
     metrics = otel.exported();
     expect(points(metrics.get(INSTRUMENTS.outcomes))).toEqual(
       expect.arrayContaining([
@@ -135,7 +135,7 @@ describe("a sweep against the simulator, with in-memory OpenTelemetry", () => {
 
     // The simulator completed the six renewals at once, so the next list holds only the
     // refused certificate, and the gauge drops the others.
-    await sweepWith(runtime, capture());
+    await sweep(runtime, capture());
     metrics = otel.exported();
     expect(points(metrics.get(INSTRUMENTS.daysLeft))).toEqual([
       { certificate: "intranet-contoso-com", target: "Cloud Key Vault + DNS", value: 8 },
@@ -150,7 +150,7 @@ describe("a sweep against the simulator, with in-memory OpenTelemetry", () => {
   it("a failed list still makes one span, marked failed, with no secret in it", async () => {
     // Twice: a first 401 is sent once more with fresh tokens (issue 11, item 8).
     sim.inject("list", { status: 401, body: `token rejected: ${sim.options.apiKey}`, times: 2 });
-    const summary = await sweepWith(runtime, capture());
+    const summary = await sweep(runtime, capture());
     expect(summary.listError).toBeDefined();
     const [span] = otel.spans();
     expect(span?.status.code).toBe(SpanStatusCode.ERROR);

@@ -7,9 +7,9 @@ import { recordWarnings } from "../../../../shared/core/certificate/recordWarnin
 import { memoryLedger } from "../../../../shared/core/ports/ledger.js";
 import { ConfigError, ValidationError } from "../../../../shared/lib/errors.js";
 import { DAY_MS } from "../../../../shared/lib/time.js";
-import { runSweep } from "../../../../shared/usecases/steps/runSweep.js";
 import { type SeedCertificate, type Simulator, startSimulator } from "../../../../sim/index.js";
 import { collectingLogger, leaksIn, runtimeFor } from "../../../support/app.js";
+import { renewDueWith } from "../../../support/renewDue.js";
 
 /*
  * Issue 16, item 1: the vendor's own client reads certificateDownloadUrl as an object of links,
@@ -79,7 +79,7 @@ describe("records the vendor's service sends (issue 16, item 1)", () => {
     await start(SEEDS);
     const { log, lines } = collectingLogger();
 
-    const summary = await runSweep({
+    const summary = await renewDueWith({
       client: runtime.client,
       ledger: memoryLedger(),
       log,

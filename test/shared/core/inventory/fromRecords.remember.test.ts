@@ -7,7 +7,7 @@ import { type Inventory, memoryInventory } from "../../../../shared/core/ports/i
 import { memoryLedger } from "../../../../shared/core/ports/ledger.js";
 import { DAY_MS } from "../../../../shared/lib/time.js";
 import { renewByName } from "../../../../shared/usecases/renewByName.js";
-import { sweepWith } from "../../../../shared/usecases/sweep.js";
+import { sweep } from "../../../../shared/usecases/sweep/sweep.js";
 import {
   type AppHarness,
   collectingLogger,
@@ -66,7 +66,7 @@ describe("a sweep remembers the records it listed", () => {
     const runtime = runtimeFor(app.sim, {}, { inventory, ledger: memoryLedger() });
     try {
       const { log } = collectingLogger();
-      await sweepWith(runtime, log, { dryRun: true, trigger: "cli" });
+      await sweep(runtime, log, { dryRun: true, trigger: "cli" });
       const { items } = await inventory.list();
       expect(items.map((r) => r.certificateName)).toEqual(["due-vault", "due-www"]);
       expect(items[0]).toMatchObject({
@@ -93,7 +93,7 @@ describe("a sweep remembers the records it listed", () => {
     );
     try {
       const { log, lines } = collectingLogger();
-      const summary = await sweepWith(runtime, log, { trigger: "cli" });
+      const summary = await sweep(runtime, log, { trigger: "cli" });
       expect(summary.failed).toBe(false);
       expect(summary.counts["renewal-scheduled"]).toBe(2);
       const warnings = lines.filter((l) => l.level === "warn").map((l) => l.message);

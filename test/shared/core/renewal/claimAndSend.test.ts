@@ -6,7 +6,7 @@ import type { Ledger, LedgerOutcome } from "../../../../shared/core/ports/ledger
 import { CLAIM_LEASE_MS } from "../../../../shared/core/renewal/decide.js";
 import { CertschedError } from "../../../../shared/lib/errors.js";
 import { DAY_MS, HOUR_MS } from "../../../../shared/lib/time.js";
-import { sweepWith } from "../../../../shared/usecases/sweep.js";
+import { sweep } from "../../../../shared/usecases/sweep/sweep.js";
 import { type Simulator, startSimulator } from "../../../../sim/index.js";
 import { collectingLogger, leaksIn, runtimeFor, uniqueTableName } from "../../../support/app.js";
 import { fakeClock } from "../../../support/clock.js";
@@ -40,7 +40,7 @@ interface World {
   clock: ReturnType<typeof fakeClock>;
   runtimes: Runtime[];
   logs: string[];
-  sweep(at: number, ledger?: Ledger): ReturnType<typeof sweepWith>;
+  sweep(at: number, ledger?: Ledger): ReturnType<typeof sweep>;
   close(): Promise<void>;
 }
 
@@ -67,7 +67,7 @@ async function world(name: string): Promise<World> {
       const runtime = runtimeFor(sim, {}, { now: clock.now, ledger: withLedger });
       runtimes.push(runtime);
       const { log, lines } = collectingLogger();
-      const summary = await sweepWith(runtime, log);
+      const summary = await sweep(runtime, log);
       logs.push(...lines.map((l) => l.message));
       return summary;
     },

@@ -6,7 +6,7 @@ import { memoryLedger } from "../../../../shared/core/ports/ledger.js";
 import { noTelemetry, type Telemetry } from "../../../../shared/core/ports/telemetry.js";
 import type { SweepSummary } from "../../../../shared/core/renewal/summary.js";
 import { guardedTelemetry } from "../../../../shared/core/telemetry/guardedTelemetry.js";
-import { sweepWith } from "../../../../shared/usecases/sweep.js";
+import { sweep } from "../../../../shared/usecases/sweep/sweep.js";
 import { type Simulator, sandboxSettings, startSimulator } from "../../../../sim/index.js";
 import { histogramCounts, inMemoryTelemetry } from "../../../support/telemetry.js";
 
@@ -147,7 +147,7 @@ describe("otelTelemetry.recordCall", () => {
   });
 });
 
-describe("sweepWith when telemetry cannot start", () => {
+describe("sweep when telemetry cannot start", () => {
   let sim: Simulator | undefined;
   let runtime: Runtime | undefined;
   afterEach(async () => {
@@ -170,7 +170,7 @@ describe("sweepWith when telemetry cannot start", () => {
       telemetry: () =>
         Promise.reject(new Error("Cannot find package '@azure/monitor-opentelemetry'")),
     };
-    const summary = await sweepWith(failing, log);
+    const summary = await sweep(failing, log);
     expect(summary.failed).toBe(false);
     expect(lines.filter((l) => l.startsWith("WARN certsched telemetry"))).toEqual([
       "WARN certsched telemetry could not start, sweeping without it: Cannot find package '@azure/monitor-opentelemetry'",

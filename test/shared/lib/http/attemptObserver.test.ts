@@ -2,8 +2,8 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
+  type AttemptObserver,
   type AttemptReport,
-  observeAttempts,
   reportAttempt,
 } from "../../../../shared/lib/http/attemptObserver.js";
 import { HttpClient } from "../../../../shared/lib/http/httpClient.js";
@@ -34,23 +34,21 @@ const request = () => ({
   policy: REPEATABLE,
 });
 
-describe("observeAttempts", () => {
-  it("tells the observer of every attempt of the HttpClient inside it, retries included", async () => {
+describe("the request's attempt observer", () => {
+  it("is told of every attempt of the HttpClient call it rides on, retries included", async () => {
     const client = new HttpClient({ timeoutMs: 5_000 });
     const reports: AttemptReport[] = [];
     throttle = 2;
     let retries = 0;
-    const res = await observeAttempts(
-      {
-        attempted: (r) => reports.push(r),
-        retrying: async () => {
-          // Asked after the wait, before the retry is sent.
-          expect(reports).toHaveLength(retries + 1);
-          retries += 1;
-        },
+    const observer: AttemptObserver = {
+      attempted: (r) => reports.push(r),
+      retrying: async () => {
+        // Asked after the wait, before the retry is sent.
+        expect(reports).toHaveLength(retries + 1);
+        retries += 1;
       },
-      () => client.send(request()),
-    );
+    };
+    const res = await client.send({ ...request(), observer });
     await client.close();
     expect(res.status).toBe(200);
     expect(retries).toBe(2);
@@ -62,28 +60,31 @@ describe("observeAttempts", () => {
     for (const r of reports) expect(r.durationMs).toBeGreaterThanOrEqual(0);
   });
 
-  it("tells no one outside it, and an observer that throws changes nothing", async () => {
+  it("tells no one of another call's attempts, and an observer that throws changes nothing", async () => {
     const client = new HttpClient({ timeoutMs: 5_000 });
     const reports: AttemptReport[] = [];
-    await observeAttempts({ attempted: (r) => reports.push(r) }, async () => undefined);
-    expect((await client.send(request())).status).toBe(200);
-    expect(reports).toEqual([]);
+    const watching: AttemptObserver = { attempted: (r) => reports.push(r) };
+    // One call with an observer and one without, at the same time: only its own are reported.
+    const [watched, unwatched] = await Promise.all([
+      client.send({ ...request(), observer: watching }),
+      client.send(request()),
+    ]);
+    expect([watched.status, unwatched.status]).toEqual([200, 200]);
+    expect(reports).toHaveLength(1);
     throttle = 1;
-    const res = await observeAttempts(
-      {
-        attempted: () => {
-          throw new Error("observer bug");
-        },
-        retrying: async () => {
-          throw new Error("observer bug");
-        },
+    const failing: AttemptObserver = {
+      attempted: () => {
+        throw new Error("observer bug");
       },
-      () => client.send(request()),
-    );
+      retrying: async () => {
+        throw new Error("observer bug");
+      },
+    };
+    const res = await client.send({ ...request(), observer: failing });
     expect(res.status).toBe(200);
-    expect(() =>
-      reportAttempt({ upstream: "list", durationMs: 1, status: 200, errorCode: undefined }),
-    ).not.toThrow();
+    const report = { upstream: "list" as const, durationMs: 1, status: 200, errorCode: undefined };
+    expect(() => reportAttempt(failing, report)).not.toThrow();
+    expect(() => reportAttempt(undefined, report)).not.toThrow();
     await client.close();
   });
 
@@ -94,15 +95,14 @@ describe("observeAttempts", () => {
     await new Promise<void>((resolve) => closed.listen(0, "127.0.0.1", resolve));
     const port = (closed.address() as AddressInfo).port;
     await new Promise<void>((resolve) => closed.close(() => resolve()));
-    await observeAttempts({ attempted: (r) => reports.push(r) }, () =>
-      client
-        .send({
-          ...request(),
-          url: `http://127.0.0.1:${port}/`,
-          policy: { ...REPEATABLE, maxRetries: 0 },
-        })
-        .catch(() => undefined),
-    );
+    await client
+      .send({
+        ...request(),
+        url: `http://127.0.0.1:${port}/`,
+        policy: { ...REPEATABLE, maxRetries: 0 },
+        observer: { attempted: (r) => reports.push(r) },
+      })
+      .catch(() => undefined);
     await client.close();
     expect(reports).toEqual([
       expect.objectContaining({ status: undefined, errorCode: "ECONNREFUSED" }),

@@ -10,8 +10,8 @@ import {
 } from "../../../../shared/lib/http/retryPolicy.js";
 import { silentLogger } from "../../../../shared/lib/log.js";
 import { DAY_MS } from "../../../../shared/lib/time.js";
-import { runSweep } from "../../../../shared/usecases/steps/runSweep.js";
 import type { Simulator } from "../../../../sim/index.js";
+import { renewDueWith } from "../../../support/renewDue.js";
 import {
   expectNoSecretLeaks,
   failure,
@@ -136,7 +136,7 @@ describe("a body dripping one byte a second, CERTSCHED_HTTP_TIMEOUT=2s", () => {
     // The first renewal (concurrency 1: drip-a) drips; the others answer at once.
     sim.inject("publicRenew", { status: 200, body: "Scheduled.", ...DRIP });
 
-    const summary = await runSweep({
+    const summary = await renewDueWith({
       client: runtime.client,
       ledger: memoryLedger(),
       log: silentLogger,

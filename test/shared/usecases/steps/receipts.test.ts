@@ -11,7 +11,7 @@ import { type Inventory, memoryInventory } from "../../../../shared/core/ports/i
 import { type Ledger, memoryLedger } from "../../../../shared/core/ports/ledger.js";
 import { DAY_MS, HOUR_MS } from "../../../../shared/lib/time.js";
 import { verifyInventory } from "../../../../shared/usecases/steps/verifyInventory.js";
-import { sweepWith } from "../../../../shared/usecases/sweep.js";
+import { sweep } from "../../../../shared/usecases/sweep/sweep.js";
 import {
   type Hosting,
   type HostingFault,
@@ -42,7 +42,7 @@ interface World {
   history: History;
   lines: { level: string; message: string }[];
   run(): ReturnType<typeof verifyInventory>;
-  sweep(): ReturnType<typeof sweepWith>;
+  sweep(): ReturnType<typeof sweep>;
   later(ms: number): void;
   events(): Promise<CertificateEvent[]>;
 }
@@ -107,7 +107,7 @@ async function start(
         ca: [hosting.caPem],
         keyVault: { clientOptions: { tlsOptions: { ca: hosting.caPem } } },
       }),
-    sweep: () => sweepWith(runtime, log, { trigger: "timer" }),
+    sweep: () => sweep(runtime, log, { trigger: "timer" }),
     later: (ms) => clock.set(new Date(clock.now().getTime() + ms)),
     events: async () => {
       const read = await history.events({ certificateName: "www", since: new Date(0) });

@@ -6,7 +6,7 @@ import { memoryLedger } from "../../../../shared/core/ports/ledger.js";
 import type { InventoryResult } from "../../../../shared/core/verification/inventoryResult.js";
 import { DAY_MS, HOUR_MS } from "../../../../shared/lib/time.js";
 import { verifyInventory } from "../../../../shared/usecases/steps/verifyInventory.js";
-import { sweepWith } from "../../../../shared/usecases/sweep.js";
+import { sweep } from "../../../../shared/usecases/sweep/sweep.js";
 import {
   type Hosting,
   type Simulator,
@@ -70,7 +70,7 @@ async function swept() {
     { now: clock.now, inventory: memoryInventory(), ledger: memoryLedger() },
   );
   const { log } = collectingLogger();
-  await sweepWith(runtime, log, { trigger: "timer" });
+  await sweep(runtime, log, { trigger: "timer" });
   const rt = runtime;
   const settings = loadVerifySettings({
     CERTSCHED_VERIFY_CONNECT_TO: sandboxSettings(sim).CERTSCHED_VERIFY_CONNECT_TO,

@@ -23,7 +23,7 @@ import {
   type VerifyInventoryOptions,
   verifyInventory,
 } from "../../../../shared/usecases/steps/verifyInventory.js";
-import { sweepWith } from "../../../../shared/usecases/sweep.js";
+import { sweep } from "../../../../shared/usecases/sweep/sweep.js";
 import {
   type Hosting,
   type SeedCertificate,
@@ -477,7 +477,7 @@ describe("verifyInventory: the renewal window, from the ledger's accepted renewa
     ]);
     w.hosting.inject("stale", "keep-old-certificate");
     const { log } = collectingLogger();
-    const summary = await sweepWith(w.runtime, log, { trigger: "timer" });
+    const summary = await sweep(w.runtime, log, { trigger: "timer" });
     expect(summary.counts["renewal-scheduled"]).toBe(2);
     // The sweep remembered what it listed.
     expect((await w.inventory.list()).items.map((r) => r.certificateName)).toEqual([
@@ -622,7 +622,7 @@ describe("verifyInventory: names longer than a Table storage key", () => {
     );
     const { log, lines } = collectingLogger();
 
-    const summary = await sweepWith(w.runtime, log, { trigger: "timer" });
+    const summary = await sweep(w.runtime, log, { trigger: "timer" });
     // A minute later: the history reads newest first.
     w.clock.set(new Date(w.clock.now().getTime() + 60_000));
     const verified = await w.run();

@@ -7,7 +7,7 @@ import { memoryLedger } from "../../../../shared/core/ports/ledger.js";
 import type { InventoryResult } from "../../../../shared/core/verification/inventoryResult.js";
 import { DAY_MS, HOUR_MS } from "../../../../shared/lib/time.js";
 import { verifyInventory } from "../../../../shared/usecases/steps/verifyInventory.js";
-import { sweepWith } from "../../../../shared/usecases/sweep.js";
+import { sweep } from "../../../../shared/usecases/sweep/sweep.js";
 import {
   type Hosting,
   type HostingFault,
@@ -70,7 +70,7 @@ async function sweptWith(faults: Record<string, HostingFault> = {}) {
   const ledger = memoryLedger();
   runtime = runtimeFor(sim, {}, { now: clock.now, inventory, ledger });
   const { log, lines } = collectingLogger();
-  await sweepWith(runtime, log, { trigger: "timer" });
+  await sweep(runtime, log, { trigger: "timer" });
   const rt = runtime;
   // The sandbox's routing, as `certsched sandbox` prints it: vault hosts first, then the rest.
   const settings = loadVerifySettings({

@@ -1,6 +1,5 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import type { CertificateEvent, EventKind, Trigger } from "../../core/history/events.js";
-import type { RequestLog } from "../../core/ports/requestLog.js";
 import type { SweepSummary } from "../../core/renewal/summary.js";
 import type { Logger } from "../../lib/log.js";
 import type { AfterSweepVerification, verifyAfterSweep } from "../afterSweepVerification.js";
@@ -33,10 +32,6 @@ export const URGENT = new Set<EventKind>([
   "not-attempted",
   "deferred",
 ]);
-
-/** Defaults when the ports' settings leave them out: host.json's 10 min, the 30-s timeout. */
-export const DEFAULT_FUNCTION_TIMEOUT_MS = 600_000;
-export const DEFAULT_DRAIN_MS = 30_000;
 
 /** Whether a person needs this event first. */
 export const urgent = (event: CertificateEvent): boolean => URGENT.has(event.event);
@@ -119,16 +114,20 @@ export function sweepDeadline(at: number): AbortSignal {
   return ms > 0 ? AbortSignal.timeout(Math.ceil(ms)) : AbortSignal.abort();
 }
 
+/** What verifying earlier renewals reads and writes. */
+export type VerifyEarlierPorts = Parameters<typeof verifyAfterSweep>[0] &
+  Parameters<typeof verifyWith>[0];
+
 /**
  * Earlier sweeps' renewals, verified once CERTSCHED_VERIFY_WINDOW has passed; none
  * after a dry run. The verification code (and the TLS probe behind it) loads once the sweep is
  * done, so a sweep's first request is never kept waiting for it.
  */
 export async function verifyEarlier(
-  ports: Parameters<typeof verifyAfterSweep>[0] & Parameters<typeof verifyWith>[0],
+  ports: VerifyEarlierPorts,
   log: Logger,
   summary: SweepSummary,
-  options: { trigger: Trigger; signal: AbortSignal; ca?: readonly string[] },
+  options: { trigger: Trigger; signal: AbortSignal; ca?: readonly string[] | undefined },
 ): Promise<AfterSweepVerification | undefined> {
   if (summary.dryRun) return undefined;
   const [after, verify] = await Promise.all([
@@ -147,32 +146,4 @@ export async function verifyEarlier(
         ...(options.ca ? { ca: options.ca } : {}),
       }),
   });
-}
-
-/**
- * The request log with its 7-day count bounded: `since` rejects once `ms()` (asked
- * when the count starts) has passed without an answer, and the sweep's summary goes without
- * `requests7d` (its warning says the count could not be read). Everything else as `requests`.
- */
-export function countWithin(requests: RequestLog, ms: () => number): RequestLog {
-  const late = Symbol("late");
-  return {
-    kind: requests.kind,
-    shared: requests.shared,
-    count: (operation) => requests.count(operation),
-    reserve: (operation) => requests.reserve(operation),
-    usage: (runId) => requests.usage(runId),
-    sent: () => requests.sent(),
-    settled: () => requests.settled(),
-    since: async (since) => {
-      const limit = ms();
-      const count = await within(requests.since(since), limit, late);
-      if (count === late) {
-        throw new Error(
-          `no answer within the ${Math.max(0, Math.round(limit))} ms the run had left for it`,
-        );
-      }
-      return count;
-    },
-  };
 }

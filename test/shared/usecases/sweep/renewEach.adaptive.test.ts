@@ -5,9 +5,9 @@ import { DEFAULT_RULE } from "../../../../shared/core/concurrency/aimd.js";
 import type { ConcurrencyControl } from "../../../../shared/core/ports/concurrency.js";
 import { memoryLedger } from "../../../../shared/core/ports/ledger.js";
 import { DAY_MS } from "../../../../shared/lib/time.js";
-import { runSweep, type SweepOptions } from "../../../../shared/usecases/steps/runSweep.js";
 import { type Simulator, type SimulatorOptions, startSimulator } from "../../../../sim/index.js";
 import { collectingLogger, leaksIn, runtimeFor } from "../../../support/app.js";
+import { type RenewDueOptions, renewDueWith } from "../../../support/renewDue.js";
 
 let sim: Simulator;
 let runtime: Runtime;
@@ -47,9 +47,9 @@ function watched(control: ConcurrencyControl) {
   };
 }
 
-async function sweep(options: Partial<SweepOptions>) {
+async function sweep(options: Partial<RenewDueOptions>) {
   const { log, lines } = collectingLogger();
-  const summary = await runSweep({
+  const summary = await renewDueWith({
     client: runtime.client,
     ledger: memoryLedger(),
     log,

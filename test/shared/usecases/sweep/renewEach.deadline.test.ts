@@ -8,7 +8,6 @@ import { memoryLedger } from "../../../../shared/core/ports/ledger.js";
 import type { SendingOptions } from "../../../../shared/core/ports/service.js";
 import { ConfigError, SweepFailedError } from "../../../../shared/lib/errors.js";
 import { DAY_MS } from "../../../../shared/lib/time.js";
-import { runSweep, type SweepOptions } from "../../../../shared/usecases/steps/runSweep.js";
 import { type Simulator, startSimulator } from "../../../../sim/index.js";
 import {
   type AppHarness,
@@ -19,6 +18,7 @@ import {
   uniqueTableName,
 } from "../../../support/app.js";
 import { timer } from "../../../support/invoke.js";
+import { type RenewDueOptions, renewDueWith } from "../../../support/renewDue.js";
 
 const inDays = (days: number) => new Date(Date.now() + (days + 0.5) * DAY_MS);
 const NAMES = ["c0", "c1", "c2", "c3", "c4", "c5"];
@@ -45,7 +45,7 @@ describe("the sweep's deadline, reached while renewals are in flight", () => {
     let started = 0;
     // The deadline passes the moment the second renewal goes out: a point the test controls,
     // not a race with the clock.
-    const client: SweepOptions["client"] = {
+    const client: RenewDueOptions["client"] = {
       listDue: () => runtime.client.listDue(),
       renewListed: (certificate: CertificateRecord, options?: SendingOptions) => {
         started += 1;
@@ -55,7 +55,7 @@ describe("the sweep's deadline, reached while renewals are in flight", () => {
     };
     const { log, lines } = collectingLogger();
 
-    const summary = await runSweep({
+    const summary = await renewDueWith({
       client,
       ledger,
       log,

@@ -8,7 +8,6 @@ import {
   type LedgerEntry,
   type LedgerRecord,
 } from "../../core/ports/ledger.js";
-import type { SendingOptions } from "../../core/ports/service.js";
 import { QuotaExhaustedError } from "../../core/quota/budgetRules.js";
 import { claimAndSend } from "../../core/renewal/claimAndSend.js";
 import {
@@ -29,7 +28,8 @@ import { redact } from "../../lib/redact/redact.js";
 /** What one certificate's turn needs from its sweep. */
 export interface RenewContext {
   readonly client: {
-    renewListed(certificate: CertificateRecord, options?: SendingOptions): Promise<string>;
+    /** Sends the renewal; `sending` is called as its bytes leave (its last byte held until then). */
+    renewListed(certificate: CertificateRecord, sending: () => Promise<void>): Promise<string>;
   };
   readonly ledger: Ledger;
   readonly now: () => Date;
@@ -201,7 +201,7 @@ export async function renewOne(
     ledger: ctx.ledger,
     claimedAt: at,
     now: ctx.now,
-    send: (sending) => ctx.client.renewListed(cert, { sending }),
+    send: (sending) => ctx.client.renewListed(cert, sending),
     runId: ctx.runId,
     ledgerFailed: ctx.ledgerFailed,
     unresolved: () => ctx.unresolved(cert.certificateName),

@@ -1,13 +1,8 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { describe, expect, it } from "vitest";
 import { noRequestLog, type RequestLog } from "../../../../shared/core/ports/requestLog.js";
-import {
-  countWithin,
-  runSteps,
-  type Step,
-  urgent,
-  within,
-} from "../../../../shared/usecases/steps/bookkeeping.js";
+import { countWithin } from "../../../../shared/usecases/sweep/plan.js";
+import { runSteps, type Step, urgent, within } from "../../../../shared/usecases/sweep/runSteps.js";
 
 const step = (name: Step["name"], run: Step["run"]): Step => ({ name, run });
 

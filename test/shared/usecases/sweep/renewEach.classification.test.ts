@@ -4,8 +4,8 @@ import type { Runtime } from "../../../../shared/app/services.js";
 import { memoryLedger } from "../../../../shared/core/ports/ledger.js";
 import { silentLogger } from "../../../../shared/lib/log.js";
 import { DAY_MS } from "../../../../shared/lib/time.js";
-import { runSweep } from "../../../../shared/usecases/steps/runSweep.js";
 import { type Fault, type Simulator, toCertificateRecord } from "../../../../sim/index.js";
+import { renewDueWith } from "../../../support/renewDue.js";
 import {
   createInput,
   expectNoSecretLeaks,
@@ -160,7 +160,7 @@ describe("the sweep", () => {
       body: BLOCK_PAGE,
     });
 
-    const summary = await runSweep({
+    const summary = await renewDueWith({
       client: runtime.client,
       ledger: memoryLedger(),
       log: silentLogger,

@@ -7,7 +7,6 @@ import type { SendingOptions } from "../../../../shared/core/ports/service.js";
 import type { CertificateResult } from "../../../../shared/core/renewal/summary.js";
 import { CertschedError } from "../../../../shared/lib/errors.js";
 import { DAY_MS } from "../../../../shared/lib/time.js";
-import { runSweep, type SweepOptions } from "../../../../shared/usecases/steps/runSweep.js";
 import {
   type SeedCertificate,
   type Simulator,
@@ -15,6 +14,7 @@ import {
   toCertificateRecord,
 } from "../../../../sim/index.js";
 import { collectingLogger, leaksIn, runtimeFor, uniqueTableName } from "../../../support/app.js";
+import { type RenewDueOptions, renewDueWith } from "../../../support/renewDue.js";
 
 const inDays = (days: number) => new Date(Date.now() + (days + 0.5) * DAY_MS);
 const REFUSAL = "Renewal refused: DNS zone 'contoso-dns' not found in resource group 'rg-dns'";
@@ -35,9 +35,9 @@ async function start(certificates: SeedCertificate[], latencyMs = 0) {
   logs = [];
 }
 
-function sweep(options: Partial<SweepOptions> = {}) {
+function sweep(options: Partial<RenewDueOptions> = {}) {
   const { log, lines } = collectingLogger();
-  const run = runSweep({
+  const run = renewDueWith({
     client: runtime.client,
     ledger: memoryLedger(),
     log,
@@ -357,7 +357,7 @@ describe("runSweep concurrency", () => {
   function observed(rt: Runtime) {
     let inFlight = 0;
     let max = 0;
-    const client: SweepOptions["client"] = {
+    const client: RenewDueOptions["client"] = {
       listDue: () => rt.client.listDue(),
       renewListed: async (certificate: CertificateRecord, options?: SendingOptions) => {
         inFlight += 1;
