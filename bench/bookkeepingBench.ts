@@ -13,12 +13,12 @@ import type { Gate, Section } from "./report.js";
 import { formatMs } from "./stats.js";
 
 /**
- * Issue 27: the bookkeeping of a sweep of `certificates` due certificates, 1 % of whose renew
- * calls hang, written through Azurite as the timer writes it: the history (the run row, then one
- * event per certificate: 71.5 % renewed, 1 % answer-unknown, 27.5 % not attempted, as in the
- * issue's run) and the inventory from the due list (in Table transactions). Beside it, the
- * inventory one row per request (a read and a write each, 8 in flight: the code before
- * issue 27) on a sample, extrapolated.
+ * The bookkeeping of a sweep of `certificates` due certificates, 1 % of whose renew calls hang,
+ * written through Azurite as the timer writes it: the history (the run row, then one event per
+ * certificate: 71.5 % renewed, 1 % answer-unknown, 27.5 % not attempted, as in a sweep cut short
+ * by its deadline) and the inventory from the due list (in Table transactions). Beside it, the
+ * inventory one row per request (a read and a write each, 8 in flight: the way it was written
+ * before Table transactions) on a sample, extrapolated.
  */
 export interface BookkeepingBenchOptions {
   readonly certificates: number;
@@ -109,7 +109,7 @@ export async function bookkeepingBench(
     const perRow = tableInventory({ ...where, tableName: "benchinventoryrows" });
     await perRow.upsert([update(0)]);
     started = performance.now();
-    // Each upsert of one row reads it and writes it: the path every row took before issue 27.
+    // Each upsert of one row reads it and writes it: every row's path before Table transactions.
     await mapWithConcurrency(updates.slice(0, options.perRowSample), 8, (u) => perRow.upsert([u]));
     const perRowMs = ((performance.now() - started) * n) / options.perRowSample;
 

@@ -12,7 +12,7 @@ import { sequentialBaseline } from "./sequentialBaseline.js";
 import { formatMs, formatRatio, median } from "./stats.js";
 
 /**
- * Issue 25: how soon each command that talks to something starts talking, as a ratio to
+ * How soon each command that talks to something starts talking, as a ratio to
  * `certsched --version` (which only starts and exits) in the same run; and the 120-certificate
  * sweep with the CLI's process included, against the sequential baseline.
  */
@@ -22,7 +22,7 @@ export interface CliCommandStartOptions {
   readonly cli?: string;
   readonly rounds: number;
   readonly warmupRounds: number;
-  /** Due certificates of the whole-sweep figure (the issue's 120). */
+  /** Due certificates of the whole-sweep figure (bench/main.ts: 120). */
   readonly sweepCertificates: number;
   /** Real-time latency the simulator adds to every service response in the sweep figure, ms. */
   readonly latencyMs: number;

@@ -177,7 +177,7 @@ async function oneRound(options: FanoutBenchOptions, workers: number): Promise<R
 }
 
 /**
- * Fan-out (issue 22): one run over `accounts` accounts of `certificatesPerAccount` due
+ * Fan-out over accounts: one run over `accounts` accounts of `certificatesPerAccount` due
  * certificates each, every account its own simulator with `latencyMs` per response, Azurite's
  * queues and tables, and W worker processes each running the queue trigger through the host
  * loop (host.json's batchSize at once). Certificates renewed per second for each W, against W = 1.

@@ -120,7 +120,7 @@ export async function runBench(input: BenchInput): Promise<number> {
     }),
   );
 
-  // Issue 25: how soon each command starts talking, and the CLI's whole 120-certificate sweep.
+  // How soon each command starts talking, and the CLI's whole 120-certificate sweep.
   sections.push(
     await cliCommandStartBench({
       root: input.root,
@@ -162,7 +162,7 @@ export async function runBench(input: BenchInput): Promise<number> {
     }),
   );
 
-  // Issue 22: the fan-out over accounts, W worker processes on the queue trigger.
+  // The fan-out over accounts, W worker processes on the queue trigger.
   const fanout = await fanoutBench({
     root: input.root,
     workerScript: input.fanoutWorker,
@@ -186,7 +186,7 @@ export async function runBench(input: BenchInput): Promise<number> {
   sections.unshift(sweep.section);
   gates.push(...sweep.gates);
 
-  // Issue 22: a service that answers 429 above its capacity; the limit adapts from 4.
+  // Adaptive concurrency: a service that answers 429 above its capacity; the limit adapts from 4.
   const rateLimited = await rateLimitBench({
     certificates: input.quick ? 600 : 1500,
     capacity: 16,
@@ -200,7 +200,7 @@ export async function runBench(input: BenchInput): Promise<number> {
   sections.splice(1, 0, rateLimited.section);
   gates.push(...rateLimited.gates);
 
-  // Issue 27: a sweep's bookkeeping of 20,000 certificates through Azurite.
+  // A sweep's bookkeeping of 20,000 certificates through Azurite.
   const bookkeeping = await bookkeepingBench({
     certificates: input.quick ? 2_000 : 20_000,
     perRowSample: input.quick ? 200 : 2_000,

@@ -5,7 +5,7 @@ import type { Gate, Section } from "./report.js";
 import { formatMs, median } from "./stats.js";
 
 /**
- * Issue 23: preflight adds nothing to the cold start of the functions that do not run it. Each
+ * Preflight adds nothing to the cold start of the functions that do not run it. Each
  * sample is a fresh process that imports one handler module (as the worker does on the first
  * call), then the two ARM SDKs preflight uses. If the handler had loaded them, the second import
  * would cost nothing; it costs what the SDKs cost alone, so the handler left them out. The

@@ -4,7 +4,7 @@ import { oneLine } from "./output/text.js";
 import type { ParsedArgs } from "./usage.js";
 
 /**
- * Many accounts on the command line (issue 22, ../shared/contracts/accounts.md, "The CLI"):
+ * Many accounts on the command line (docs/contracts/accounts.md, "The CLI"):
  * which accounts a command acts on, and running it over each, bounded.
  */
 

@@ -18,7 +18,7 @@ import type { ParsedArgs } from "./usage.js";
 /**
  * `certsched verify` without --domain: every chosen account's inventory and due list, verified
  * (and recorded, with storage). Its own module so that `verify --domain`, which needs neither
- * the service nor the storage, never loads them (issue 25).
+ * the service nor the storage, never loads them (and starts sooner).
  */
 
 /** One account's inventory and due list, verified (and recorded, with storage). */
@@ -43,7 +43,7 @@ async function verifyAccount(
     trigger: "cli",
     settings,
     also: due,
-    // Issue 24: verify reads; the CA's "renew now" is said here and left to the timer.
+    // ARI: verify reads; the CA's "renew now" is said here and left to the timer.
     onAri: (readings) => {
       for (const { record, ari } of readings) {
         if (isWatch(record) || !windowStarted(ari, runtime.now())) continue;

@@ -170,7 +170,7 @@ export const CLI_EXTERNAL = EXTERNAL.filter((name) => name !== "@azure/data-tabl
 /**
  * Bundles the CLI from the tsc output (dist/cli/main.js) into dist/bin/certsched.js plus chunks,
  * what `bin` runs. Why: Node's ES module loader reads and links hundreds of small files before a
- * command's first request (issue 25); one entry and a chunk per lazily imported command starts
+ * command's first request; one entry and a chunk per lazily imported command starts
  * in a fraction of that (docs/performance.md, "CLI start per command").
  *
  * Beside the output, `inputs.json` maps each output file to the modules inside it (paths

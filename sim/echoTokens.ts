@@ -1,7 +1,7 @@
 import type { SimResponse } from "./response.js";
 
 /**
- * A service that copies the request's cloud tokens into the records it answers with (issue 20:
+ * A service that copies the request's cloud tokens into the records it answers with (e.g.
  * a due list whose records quote accessToken and accessTokenKeyVault in every field).
  */
 export interface EchoTokens {

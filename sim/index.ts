@@ -1,6 +1,6 @@
 /**
- * Contract simulator of the Certificate Scheduling Service (shared/spec) and of the identity
- * provider's token endpoint, for tests, the benchmark and the operator sandbox.
+ * Contract simulator of the Certificate Scheduling Service (docs/service-interface.md) and of the
+ * identity provider's token endpoint, for tests, the benchmark and the operator sandbox.
  */
 
 export {

@@ -1,7 +1,7 @@
 import type { SimOperation } from "./operation.js";
 
 /**
- * A service that answers 429 when it is busy (issue 22: adaptive concurrency is measured
+ * A service that answers 429 when it is busy (adaptive concurrency is measured
  * against it): above `capacity` requests in flight at once, a request is refused at once with
  * 429 and Retry-After, and nothing is done.
  */

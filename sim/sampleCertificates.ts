@@ -12,7 +12,7 @@ export const SAMPLE_MISSING_ZONE_GROUP = "rg-dns-intranet";
 
 /**
  * The App Service sample certificate whose domain has a CAA record that allows another
- * certificate authority only: preflight's staged `caa-forbids` (issue 23).
+ * certificate authority only: preflight's staged `caa-forbids`.
  */
 export const SAMPLE_CAA_FORBIDDEN = "staging-contoso-com";
 

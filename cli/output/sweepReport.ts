@@ -23,7 +23,7 @@ function outcomePaint(outcome: string, paint: Palette): Paint {
 
 /**
  * The outcome as shown: a deferral says why ("deferred (quota)"), a blocked certificate its
- * preflight's reason ("blocked (preflight: caa-forbids)"), as the issues name them.
+ * preflight's reason ("blocked (preflight: caa-forbids)").
  */
 function outcomeText(r: CertificateResult): string {
   if (r.outcome === "blocked" && r.blockedBy) return blockedWord(r.blockedBy);
@@ -115,8 +115,9 @@ function listFailureFacts(text: string): FailureFacts {
 }
 
 /**
- * Certificates not asked for because their last request's answer is unknown (issue 26): each by
- * name, when and by which run it was sent, and what happens next.
+ * Certificates not asked for because their last request's answer is unknown (its sweep crashed
+ * or timed out after sending it): each by name, when and by which run it was sent, and what
+ * happens next.
  */
 function unresolvedLines(summary: SweepSummary): string[] {
   const waiting = unresolvedAnswers(summary.results);

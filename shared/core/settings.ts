@@ -12,7 +12,7 @@ import type { VerifySettings } from "./verification/verifySettings.js";
  */
 export interface Settings {
   /**
-   * The account these settings are for (issue 22): "default" without declared accounts. The
+   * The account these settings are for: "default" without declared accounts. The
    * app's settings (loadSettings) carry the first account's service fields; an account's view
    * (settingsOf) carries its own.
    */
@@ -63,7 +63,7 @@ export interface Settings {
   /** Renewals in flight at once during a sweep (default 8, 1..64). */
   renewalConcurrency: number;
   /**
-   * The most adaptive concurrency grows to while the service is healthy (issue 22; 1..256);
+   * The most adaptive concurrency grows to while the service is healthy (1..256);
    * unset: renewalConcurrency (it backs off on 429s and recovers, never beyond).
    */
   renewalConcurrencyMax?: number | undefined;
@@ -101,8 +101,8 @@ export interface Settings {
   sweepDeadlineMs: number;
   /**
    * host.json's functionTimeout, in ms (CERTSCHED_FUNCTION_TIMEOUT, default 10 min): a timer
-   * sweep stops its renewals early enough that its bookkeeping ends inside it (issue 27,
-   * core/renewal/runBudget.ts).
+   * sweep stops its renewals early enough that its bookkeeping ends inside it
+   * (core/renewal/runBudget.ts).
    */
   functionTimeoutMs: number;
   /** Connection string of the app's storage account (AzureWebJobsStorage); the ledger lives there. */
@@ -158,7 +158,7 @@ export interface Settings {
 /** One account: its name and its service, credentials and quota (core/accounts.ts). */
 export type AccountSettings = { readonly name: string } & Pick<Settings, AccountField>;
 
-/** The fields that differ per account (../shared/contracts/accounts.md); the rest is the app's. */
+/** The fields that differ per account (docs/contracts/accounts.md); the rest is the app's. */
 export type AccountField =
   | "baseUrl"
   | "publicBaseUrl"

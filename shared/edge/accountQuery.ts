@@ -3,7 +3,7 @@ import { type Problem, ValidationError } from "../lib/errors.js";
 import { escapeControl } from "../lib/text/escapeControl.js";
 
 /**
- * The `?account=NAME` of the HTTP API (issue 22). Routes acting on one account (create, renew,
+ * The `?account=NAME` of the HTTP API. Routes acting on one account (create, renew,
  * get) take it, and need it when more than one account is declared; list-like routes (the
  * status list, the due list, connectivity, verifications, the dashboard) cover every account
  * without it, one account with it. An unknown name is a 400 naming `account` and listing the

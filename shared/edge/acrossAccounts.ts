@@ -4,7 +4,7 @@ import { errorResponse } from "./errorResponse.js";
 import type { ProblemDocument } from "./problem.js";
 
 /**
- * A list-like route over several accounts (issue 22): each account's part is read on its own,
+ * A list-like route over several accounts: each account's part is read on its own,
  * at most `concurrency` at once, and one account that fails (its credentials refused, its
  * service down, its budget spent) is one entry of `accountErrors`, never the others' loss.
  * When every account failed, the first one's error is thrown: the answer is then the problem it

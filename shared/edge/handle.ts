@@ -12,7 +12,7 @@ export async function handle(
   context: InvocationContext,
   /**
    * The handler's body. `about(text)` sets what a failure's log line adds after the function's
-   * name (issue 22: the account, once the body knows it).
+   * name (the account, once the body knows it).
    */
   work: (about: (text: string) => void) => Promise<HttpResponseInit>,
 ): Promise<HttpResponseInit> {

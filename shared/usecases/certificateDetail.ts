@@ -25,7 +25,7 @@ import { DAY_MS } from "../lib/time.js";
 import { loadOne, type StatusOptionsPorts, statusOptionsOf } from "./steps/loadStatus.js";
 
 /**
- * One certificate for GET /api/certificates/{name} (issues 13 and 16): the service's record
+ * One certificate for GET /api/certificates/{name}: the service's record
  * (Get Certificate) merged with the status view and the recent history. The service's record
  * is the fresher word on expiry, target and vault, so it is merged over the inventory's for the
  * status (in memory: reading changes nothing stored).
@@ -64,7 +64,7 @@ export interface DetailHistory {
   /** Events at or after this instant, newest first. */
   readonly since: string;
   readonly events: CertificateEvent[];
-  /** Issue 24: each renewal's receipt among these events, newest first. */
+  /** Each renewal's receipt among these events, newest first. */
   readonly receipts: ReceiptView[];
   /** Rows that could not be read, one line each. */
   readonly invalid?: string[];

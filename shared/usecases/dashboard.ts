@@ -154,7 +154,7 @@ export interface AccountDashboardPart {
 }
 
 /**
- * The dashboard over several accounts (issue 22): each account's page read from its own
+ * The dashboard over several accounts: each account's page read from its own
  * sources (at most `concurrency` at once), merged with a summary line per account
  * (core/dashboard/accountsModel.ts). One account alone gives the page it always did. The
  * first account's settings give the warn days of the legend (they are the app's).

@@ -10,7 +10,7 @@ export interface StatusListPorts extends StatusOptionsPorts {
   readonly requests: Pick<RequestLog, "kind" | "since">;
 }
 
-/** One certificate's status, with the account it belongs to (issue 22). */
+/** One certificate's status, with the account it belongs to. */
 export type AccountStatus = CertificateStatus & { readonly account: string };
 
 /**

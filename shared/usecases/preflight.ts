@@ -26,7 +26,7 @@ import type { CheckContext, PreflightCheckFunctions } from "./preflightChecks/ch
 import { memoizedArm } from "./preflightChecks/memoizedArm.js";
 
 /**
- * Preflight (issue 23, ../shared/contracts/preflight.md): for every certificate of one account,
+ * Preflight (docs/contracts/preflight.md): for every certificate of one account,
  * the checks that apply, run now, each bounded; the results kept with the certificates; what
  * changed and what to alert on, for the caller to tell. Nothing here renews or spends a request
  * of the service's budget (the due list is read only when there is no storage).

@@ -22,7 +22,7 @@ export interface PreflightNotifyRuntime extends PreflightRuntime {
 export const PREFLIGHT_SUMMARY_PREFIX = "certsched preflight summary";
 
 /**
- * One account's preflight as the timer and POST /api/preflight run it (issue 23): the checks
+ * One account's preflight as the timer and POST /api/preflight run it: the checks
  * (preflightWith: results stored, alert lines logged), then a summary line and one webhook
  * message per change. A webhook that fails is logged and never changes the result: the results
  * are stored, and GET /api/preflight shows them. A run that cannot be made (the inventory
@@ -35,7 +35,7 @@ export async function preflightAndNotify(
   checks: PreflightCheckFunctions = PREFLIGHT_CHECK_FUNCTIONS,
 ): Promise<PreflightReport> {
   const report = await preflightWith(runtime, log, request, checks);
-  // Issue 22: with accounts declared, every line names the account.
+  // With accounts declared, every line names the account.
   const of = runtime.settings.accountsDeclared ? ` (account ${runtime.settings.account})` : "";
   if (report.notFound.length > 0) {
     log.warn(

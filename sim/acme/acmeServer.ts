@@ -4,7 +4,7 @@ import type { AddressInfo } from "node:net";
 
 /**
  * A small ACME directory with RFC 9773's renewalInfo endpoint, for tests and the sandbox
- * (issue 24, section 4): the directory names `renewalInfo`; GET {renewalInfo}/{certID} answers
+ * (ARI): the directory names `renewalInfo`; GET {renewalInfo}/{certID} answers
  * the window a test set for that CertID, with a Retry-After; a test can move the window (into
  * the past: "renew now"), change Retry-After, and stage faults. Nothing else of ACME is served.
  */

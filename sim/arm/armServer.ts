@@ -12,7 +12,7 @@ import {
 import { type ArmFault, type ArmSite, ArmState, type ArmZone } from "./armState.js";
 
 /**
- * A small Azure Resource Manager for tests and the sandbox (issue 23, preflight): the three
+ * A small Azure Resource Manager for tests and the sandbox (for preflight): the three
  * reads preflight makes, on ARM's own paths, over HTTPS (Azure's SDKs send bearer tokens over
  * TLS only), with ARM's JSON and error bodies, paging with `nextLink`, and faults per path.
  */

@@ -35,7 +35,7 @@ const INTERMEDIATE_SUBJECT = [
 ];
 
 /**
- * How a leaf is made (issue 24: what a browser checks). Default: issued by the throwaway CA
+ * How a leaf is made (for what a browser checks). Default: issued by the throwaway CA
  * itself and served alone, which is complete (the CA is the trust anchor).
  */
 export interface LeafStyle {

@@ -1,7 +1,7 @@
 /**
- * Misbehaviours of the hosting side, set per certificate (by name): what the issue calls the
- * most common pain of certificate automation, "renewed, but the site still serves the old
- * certificate", and its neighbours.
+ * Misbehaviours of the hosting side, set per certificate (by name): the most common pain of
+ * certificate automation, "renewed, but the site still serves the old certificate", and its
+ * neighbours.
  *
  * - `keep-old-certificate`: a renewal completes at the service (the record has its new dates,
  *   onCertificateRenewed fires) but the endpoint keeps serving the certificate it had, as an
@@ -14,7 +14,7 @@
  *   simulator's vault (sim/hosting/vault.ts) keeps the version it had as the current one, as a
  *   vault the new version never reached. Clearing the fault installs the renewed version.
  *
- * What a browser checks (issue 24), for the certificate the endpoint serves for that name:
+ * What a browser checks, for the certificate the endpoint serves for that name:
  * - `with-intermediate`: issued by the simulator's intermediate CA and sent with it: a complete
  *   chain, as a public CA's (not a fault: the good case beside the next one).
  * - `omit-intermediate`: issued by the intermediate CA, sent without it: `incomplete-chain`.

@@ -5,7 +5,7 @@ import type { HostingFaultPlan } from "./hostingFaults.js";
 import type { StoredVersion, VaultEndpoint } from "./vault.js";
 
 /**
- * The consumers of the simulator's Key Vault (issue 24 section 3): App Service, a gateway or
+ * The consumers of the simulator's Key Vault: App Service, a gateway or
  * Front Door serving a Key Vault certificate's rootDomain with a version they fetched from the
  * vault. Each picks up a new version after its certificate's lag (HostingOptions.vaultLag, ms on
  * the sim clock; default 0: at once), as App Service does "typically within 24 hours": until

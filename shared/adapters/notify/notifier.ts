@@ -52,7 +52,7 @@ export interface NotifierOptions {
   /** Per attempt, in ms (default WEBHOOK_TIMEOUT_MS). */
   readonly timeoutMs?: number;
   /**
-   * Accounts are declared (issue 22): chat messages name the account in the title and facts.
+   * Accounts are declared: chat messages name the account in the title and facts.
    * Without, they read as before; the JSON format has `account` either way.
    */
   readonly namedAccounts?: boolean;
@@ -155,7 +155,7 @@ export function createNotifier(options: NotifierOptions): Notifier {
 }
 
 /**
- * The notifier of one account (issue 22): every sweep summary and verification notice it posts
+ * The notifier of one account: every sweep summary and verification notice it posts
  * carries the account (unless it already names one), so the message says whose it is. One
  * webhook serves every account: the messages tell them apart. `named` (accounts are declared):
  * its log lines (sent, failed) name the account too.

@@ -6,7 +6,7 @@ import { teamsMessage } from "./teamsMessage.js";
 import type { WebhookFormat } from "./webhookFormat.js";
 
 /**
- * Webhook messages of a preflight run (issue 23), one per change (core/preflight/changes.ts): a
+ * Webhook messages of a preflight run, one per change (core/preflight/changes.ts): a
  * certificate that now will fail to renew, naming each failed check, its reason, what was found
  * and what a person does about it; or one that is ready again. The names, the domain and the
  * details come from the service, DNS and ARM: every format escapes them as its own messages do.

@@ -32,8 +32,8 @@ export interface SweepReport {
 }
 
 /**
- * The account a message is about, as people read it: named when accounts are declared (issue
- * 22); undefined for the one account of a deployment without declared accounts, whose messages
+ * The account a message is about, as people read it: named when accounts are declared;
+ * undefined for the one account of a deployment without declared accounts, whose messages
  * read as they always did. (The JSON format always has `account`.)
  */
 export function shownAccount(

@@ -6,7 +6,7 @@ import { teamsMessage } from "./teamsMessage.js";
 import type { WebhookFormat } from "./webhookFormat.js";
 
 /**
- * Webhook messages of a verification run (issue 12), one per notice
+ * Webhook messages of a verification run, one per notice
  * (core/verification/notices.ts says which certificates get one).
  */
 

@@ -6,7 +6,7 @@ import type { PublicKeyFacts, ServedCertificate, SignatureFacts } from "../../co
 import { forge } from "./forgeAsn1.js";
 
 /**
- * What a browser weighs in a certificate beyond its dates and names (issue 24): the key, the
+ * What a browser weighs in a certificate beyond its dates and names: the key, the
  * signature's algorithm, and whether the endpoint sent what a client needs to build the chain.
  */
 
@@ -77,7 +77,7 @@ export function keyOf(x509: X509Certificate): PublicKeyFacts | undefined {
 }
 
 /**
- * What is read from the DER itself: the signature's algorithm, and the ARI CertID (issue 24;
+ * What is read from the DER itself: the signature's algorithm, and the ARI CertID (RFC 9773;
  * undefined without an Authority Key Identifier).
  */
 export function derFacts(der: Uint8Array): Pick<ServedCertificate, "signature" | "certId"> {

@@ -2,7 +2,8 @@ import { createHash } from "node:crypto";
 
 /**
  * The base table names, here rather than in each store's module so that naming an account's
- * tables does not load the stores (the CLI builds every account's names at start: issue 25).
+ * tables does not load the stores (the CLI builds every account's names at start, and starts
+ * faster without them).
  */
 /** Table in the app's own storage account (AzureWebJobsStorage); no extra infrastructure. */
 export const LEDGER_TABLE = "certschedrenewals";
@@ -22,7 +23,7 @@ export interface AccountTables {
 }
 
 /**
- * The tables one account's rows live in (issue 22): each account has its own, so one account's
+ * The tables one account's rows live in: each account has its own, so one account's
  * rows are never read as another's, whatever its certificate names or ids. The account
  * "default" keeps the tables a single-account deployment always had (declare an account named
  * "default" to keep their rows). Another account's table is the base name, the account's name

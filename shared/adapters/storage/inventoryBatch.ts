@@ -11,7 +11,7 @@ import { type LazyTable, type RowKeys, statusOf } from "./table.js";
 import { type RowAction, submitInBatches } from "./tableBatch.js";
 
 /**
- * Many inventory rows at once (issue 27: a sweep's due list of 20,000): the partition read once
+ * Many inventory rows at once (a sweep's due list may hold 20,000): the partition read once
  * (a page per 1,000 rows) instead of a read per row, then every merged row written in Table
  * transactions of up to 100, each row only over the version read (an insert for a new name, a
  * replace at its ETag for a stored one). A transaction another writer got in the way of (a

@@ -4,7 +4,7 @@ import { createHash } from "node:crypto";
  * Table storage keys made from certificate names, for every table that files rows by name (the
  * inventory's row keys, the history's event partitions). A PartitionKey or RowKey holds "up to
  * 1 KiB" of UTF-16, 512 characters (Azurite refuses one character more), and none of "/", "\",
- * "#", "?" or a control character; a certificate name is any text the service sends (issue 20:
+ * "#", "?" or a control character; a certificate name is any text the service sends (e.g.
  * 2,000 characters, or 150 CJK characters that escape to 1,350).
  *
  * A name whose escaped form fits keeps it: rows written before long names were handled are

@@ -3,7 +3,7 @@ import { mapWithConcurrency } from "../../lib/pool.js";
 import type { RowKeys } from "./table.js";
 
 /**
- * Many rows written as Table transactions (issue 27): one request per batch of up to
+ * Many rows written as Table transactions: one request per batch of up to
  * BATCH_ACTIONS rows of one partition, BATCHES_IN_FLIGHT batches at once. Azure's limits: 100
  * actions and 4 MiB per transaction, every action of it in one PartitionKey; a transaction lands
  * whole or not at all.

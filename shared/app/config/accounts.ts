@@ -7,7 +7,7 @@ import { ensureError, type Problem } from "../../lib/errors.js";
 import { directSecret, pathSegment, text, upstreamUrl } from "./schema.js";
 
 /**
- * Accounts (issue 22, ../shared/contracts/accounts.md): CERTSCHED_ACCOUNTS holds a JSON array
+ * Accounts (docs/contracts/accounts.md): CERTSCHED_ACCOUNTS holds a JSON array
  * of account objects, CERTSCHED_ACCOUNTS_FILE names a file holding one. Every problem of every
  * account is reported together, naming the account and the field; values are never quoted
  * (several are secrets).

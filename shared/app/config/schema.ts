@@ -129,10 +129,10 @@ export const schema = z.object({
   CERTSCHED_CLIENT_SECRET_SECRET_NAME: text.default("certsched-client-secret"),
   CERTSCHED_SECRET_CACHE_TTL: duration("10m", 0, DAY_MS),
   CERTSCHED_RENEWAL_CONCURRENCY: z.string().default("8").pipe(wholeNumber(1, 64)),
-  // Issue 22: the most adaptive concurrency grows to; unset: CERTSCHED_RENEWAL_CONCURRENCY.
+  // The most adaptive concurrency grows to; unset: CERTSCHED_RENEWAL_CONCURRENCY.
   CERTSCHED_RENEWAL_CONCURRENCY_MAX: wholeNumber(1, 256).optional(),
   CERTSCHED_RENEWAL_GRACE: duration("2h", 0, 7 * DAY_MS),
-  // Issue 26: how long an unsent claim keeps other sweeps away (decide.ts CLAIM_LEASE_MS).
+  // How long an unsent claim keeps other sweeps away (decide.ts CLAIM_LEASE_MS).
   CERTSCHED_CLAIM_LEASE: duration("1m", 1_000, HOUR_MS),
   CERTSCHED_DRY_RUN: flag,
   CERTSCHED_HTTP_TIMEOUT: duration("30s", 100, 600_000),
@@ -150,8 +150,9 @@ export const schema = z.object({
     .optional(),
   // 1 s .. 24 h; plans with a longer functionTimeout than Consumption's 10 min may raise it.
   CERTSCHED_SWEEP_DEADLINE: duration("9m", 1_000, DAY_MS),
-  // host.json's functionTimeout, which the code cannot read: the whole timer run fits in it
-  // (issue 27). 1 s .. 24 h; keep the two equal (test/infra pins the default to host.json's).
+  // host.json's functionTimeout, which the code cannot read: the whole timer run, bookkeeping
+  // included, fits in it. 1 s .. 24 h; keep the two equal (test/infra pins the default to
+  // host.json's).
   CERTSCHED_FUNCTION_TIMEOUT: duration("10m", 1_000, DAY_MS),
   AzureWebJobsStorage: storageConnectionString.optional(),
   CERTSCHED_LEDGER_TABLE_URI: upstreamUrl().optional(),
@@ -159,7 +160,7 @@ export const schema = z.object({
   // Account runs in flight at once on one instance (the account worker's fan-out; 1..64).
   CERTSCHED_ACCOUNT_CONCURRENCY: z.string().default("4").pipe(wholeNumber(1, 64)),
   // Days in a row an account's credentials are refused before its part of a run says "dead"
-  // (issue 22; 1..365).
+  // (1..365).
   CERTSCHED_DEAD_ACCOUNT_DAYS: z
     .string()
     .default("3")
@@ -177,7 +178,7 @@ export const schema = z.object({
   APPLICATIONINSIGHTS_CONNECTION_STRING: z.string().optional(),
   CERTSCHED_WATCH: watchSetting,
   CERTSCHED_WATCH_CERTIFICATES: watchCertificateNames,
-  // Many accounts (../shared/contracts/accounts.md): read by app/config/accounts.ts.
+  // Many accounts (docs/contracts/accounts.md): read by app/config/accounts.ts.
   CERTSCHED_ACCOUNTS: z.string().optional(),
   CERTSCHED_ACCOUNTS_FILE: text.optional(),
 });
@@ -198,10 +199,10 @@ export const KNOWN_SETTINGS: readonly string[] = [
   "CERTSCHED_VERIFY_WINDOW",
   "CERTSCHED_VERIFY_UNREACHABLE_AFTER",
   "CERTSCHED_SYNC_WINDOW",
-  // The preflight timer's %CERTSCHED_PREFLIGHT_SCHEDULE%, read by the host (issue 23).
+  // The preflight timer's %CERTSCHED_PREFLIGHT_SCHEDULE%, read by the host.
   "CERTSCHED_PREFLIGHT_SCHEDULE",
   // Read by shared/app/config/preflightSettings.ts when preflight runs.
   ...PREFLIGHT_SETTINGS,
-  // Read by shared/app/config/ariSettings.ts when ARI runs (issue 24).
+  // Read by shared/app/config/ariSettings.ts when ARI runs.
   ...ARI_SETTINGS,
 ];

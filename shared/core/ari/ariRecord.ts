@@ -3,7 +3,7 @@ import type { AriAnswer, AriQuestion } from "../ports/ari.js";
 import { decideAri } from "./window.js";
 
 /**
- * What certsched keeps of the CA's word on one certificate (issue 24, section 4), with its
+ * What certsched keeps of the CA's word on one certificate (ARI, RFC 9773), with its
  * inventory row: the last window the CA suggested, when to ask again (its Retry-After, honoured
  * across processes), and the last failure, with when it was last reported (once a day).
  */
@@ -64,8 +64,8 @@ export function ariRecordOf(
 }
 
 /**
- * Whether the CA's window has started: the issue's "when the suggested window has started,
- * renew now" (RFC 9773's chosen time at fraction 0, core/ari/window.ts).
+ * Whether the CA's suggested window has started: then the certificate is renewed now (RFC 9773's
+ * chosen time at fraction 0, core/ari/window.ts).
  */
 export function windowStarted(ari: AriRecord | undefined, now: Date): boolean {
   if (!ari?.start || !ari.end) return false;

@@ -17,7 +17,7 @@ export interface AriView {
 
 /** A certificate view's ARI part: `ari`, null when no window is known. */
 export interface AriPart {
-  /** The CA's renewal window (issue 24, RFC 9773); null: none known (or no ARI for its issuer). */
+  /** The CA's renewal window (ARI, RFC 9773); null: none known (or no ARI for its issuer). */
   readonly ari: AriView | null;
 }
 

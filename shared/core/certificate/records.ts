@@ -17,7 +17,7 @@ export const serviceDate = z.string().transform((text, ctx) => {
  * Table storage string property holds (64 KiB of UTF-16), so every table that keeps a name (the
  * ledger, the history, the inventory) keeps it whole. The spec sets no limit; before this bound
  * a record with a longer name made the ledger refuse its row (400), and the sweep, taking that
- * for an unavailable ledger, started no renewal after it (issue 20). Such a record is now
+ * for an unavailable ledger, started no renewal after it. Such a record is now
  * rejected like any other invalid one, naming the field and this rule.
  */
 export const MAX_CERTIFICATE_NAME_CHARS = 32_768;

@@ -3,7 +3,7 @@ import { STATUS_WORDS, type StatusWord } from "../status/certificateStatus.js";
 import { byDaysLeft, type DashboardModel, type DashboardRow } from "./dashboardModel.js";
 
 /**
- * The dashboard of several accounts (issue 22), merged from each account's own model (read
+ * The dashboard of several accounts, merged from each account's own model (read
  * from its own tables): every row with its account, counts summed, the latest run of any
  * account, the requests summed when every account's count is known, problems named with their
  * account, and one summary line per account with the figures GET /api/certificates gives

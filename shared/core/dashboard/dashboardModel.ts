@@ -18,13 +18,13 @@ import type { PreflightView } from "../status/preflightView.js";
  * own: one that fails becomes a line in `problems`, and the rest of the page still shows.
  */
 
-/** The request budget's window shown in the header (issue 16 counts a rolling week). */
+/** The request budget's window shown in the header (the budget counts a rolling week). */
 export const REQUEST_WINDOW_DAYS = 7;
 
 /** One row of the table. Dates are ISO-8601 UTC; texts are redacted, not yet HTML-escaped. */
 export interface DashboardRow extends Partial<AriPart> {
   readonly name: string;
-  /** The account whose certificate it is (issue 22); absent in a one-account model. */
+  /** The account whose certificate it is; absent in a one-account model. */
   readonly account?: string;
   readonly domain: string | null;
   readonly target: string | null;
@@ -45,7 +45,7 @@ export interface DashboardRow extends Partial<AriPart> {
     readonly status: string;
     readonly detail: string;
   } | null;
-  /** The last preflight (issue 23): its status, reasons and checks with advice; null: never run. */
+  /** The last preflight: its status, reasons and checks with advice; null: never run. */
   readonly preflight: PreflightView | null;
   /**
    * The certificate's own page (GET /api/certificates/{name}) as a path relative to
@@ -61,7 +61,7 @@ export type NextRun =
   | { readonly kind: "invalid"; readonly problem: string };
 
 export interface LastRun {
-  /** The account whose run it was, when the page shows several (issue 22). */
+  /** The account whose run it was, when the page shows several. */
   readonly account?: string;
   readonly startedAt: string;
   readonly finishedAt: string;
@@ -85,7 +85,7 @@ export interface DashboardModel {
   /** What could not be read, one line each (redacted). */
   readonly problems: readonly string[];
   /**
-   * One summary line per account (issue 22: certificates, failed, stuck, not landed, days to
+   * One summary line per account (certificates, failed, stuck, not landed, days to
    * the next expiry), in declaration order; absent in a one-account model.
    */
   readonly accounts?: readonly AccountSummary[];

@@ -6,7 +6,7 @@ import type { ServedFacts } from "../verification/served.js";
  */
 
 /** What started a run or a request. */
-/** `ari`: a renewal the CA's renewal information asked for (issue 24, RFC 9773). */
+/** `ari`: a renewal the CA's renewal information asked for (ARI, RFC 9773). */
 export type Trigger = "timer" | "http" | "cli" | "queue" | "ari";
 export const TRIGGERS: readonly Trigger[] = ["timer", "http", "cli", "queue", "ari"];
 
@@ -21,7 +21,7 @@ export type EventKind =
   | "failed"
   /** Still due a day after the first request. */
   | "stuck"
-  /** Not asked for: its last preflight says a person must fix something first (issue 23). */
+  /** Not asked for: its last preflight says a person must fix something first. */
   | "blocked"
   /** Left alone this run (recently requested, another sweep holds it): `reason` says why. */
   | "skipped"
@@ -73,7 +73,7 @@ export interface CertificateEvent {
   readonly expiryDate?: Date | undefined;
   /**
    * What was served before the renewal (`renewal-scheduled`, `landed`) and after it (`landed`):
-   * the receipt of the renewal (issue 24 section 2).
+   * the receipt of the renewal.
    */
   readonly before?: ServedFacts | undefined;
   readonly after?: ServedFacts | undefined;
@@ -85,7 +85,7 @@ export interface RunRecord {
   readonly startedAt: Date;
   readonly finishedAt: Date;
   readonly dryRun: boolean;
-  /** Forced past the last preflight (`--force`, `?force=true`; issue 23). */
+  /** Forced past the last preflight (`--force`, `?force=true`). */
   readonly forced?: boolean | undefined;
   /** Whether the run must be reported failed (SweepSummary.failed). */
   readonly failed: boolean;
@@ -96,7 +96,7 @@ export interface RunRecord {
   /** Why the run failed, one line each, redacted. */
   readonly problems: readonly string[];
   /**
-   * Issue 27: the steps after the renewals this run did not finish inside its function timeout
+   * The steps after the renewals this run did not finish inside its function timeout
    * (BookkeepingStep: "events", "request-count", "inventory", "verification", "telemetry").
    * The row is written before them, naming them all, and written again once they are over:
    * absent, every step was done.

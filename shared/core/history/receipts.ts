@@ -2,7 +2,7 @@ import { instantText, type ServedFacts, shortPrint } from "../verification/serve
 import type { CertificateEvent } from "./events.js";
 
 /**
- * The receipt of each renewal, read from a certificate's history (issue 24 section 2): the
+ * The receipt of each renewal, read from a certificate's history: the
  * served certificate before it was accepted (`renewal-scheduled`'s `before`) and the one that
  * replaced it (`landed`'s `after`), for `certsched history <name>` and the certificate's detail.
  */

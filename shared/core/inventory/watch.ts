@@ -4,9 +4,10 @@ import { MAX_FIELD_LENGTH } from "../certificate/fields.js";
 import type { NamedEndpoint } from "../verification/endpoint.js";
 
 /**
- * CERTSCHED_WATCH (parsed in watchVaults.ts, both its forms) and CERTSCHED_WATCH_CERTIFICATES (issue 12): what verification watches
- * beyond what the service lists. Comma-separated; blanks around entries and empty entries (a
- * trailing comma) are ignored; a repeated entry counts once. Every bad entry is named.
+ * CERTSCHED_WATCH (parsed in watchVaults.ts, both its forms) and CERTSCHED_WATCH_CERTIFICATES:
+ * what verification watches beyond what the service lists. Comma-separated; blanks around
+ * entries and empty entries (a trailing comma) are ignored; a repeated entry counts once. Every
+ * bad entry is named.
  */
 
 /** The inventory key of a watched endpoint: `watch:host[:port]`, as written (lower-cased). */

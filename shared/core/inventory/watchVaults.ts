@@ -5,7 +5,7 @@ import { isKeyVaultName } from "../verification/keyVaultName.js";
 import { entries } from "./watch.js";
 
 /**
- * CERTSCHED_WATCH's mapped form (issue 24 section 3): `<vault>/<certificate>=<host[:port]>[;...]`
+ * CERTSCHED_WATCH's mapped form: `<vault>/<certificate>=<host[:port]>[;...]`
  * names the domains that serve a Key Vault certificate, e.g.
  * `kv-prod/www-contoso=www.contoso.com;api.contoso.com:8443`. Each domain is watched as a plain
  * entry is (a `watch:host` row) and also compared with the vault's current version

@@ -3,7 +3,7 @@ import type { FailReason, PreflightResult } from "./preflight.js";
 import { failReasons } from "./preflight.js";
 
 /**
- * Which preflight results stop a renewal from being requested (issue 23). Only reasons a person
+ * Which preflight results stop a renewal from being requested. Only reasons a person
  * must fix: sending the renewal anyway would spend a request of a small budget on a certain
  * refusal. A reason that may clear on its own (delegation still propagating, an app that did not
  * answer once, credentials) never blocks: the request is sent and the service decides.

@@ -9,13 +9,13 @@ import {
 } from "./preflight.js";
 
 /**
- * What a preflight run tells people (issue 23): a certificate that now will fail (or no longer
+ * What a preflight run tells people: a certificate that now will fail (or no longer
  * will) is a webhook message naming it, the check and what to do; a will-fail certificate with
  * fewer than ALERT_DAYS left is an alert line the alert rule (infra/alerts/preflight-will-fail.kql)
  * fires on.
  */
 
-/** Fewer days left than this with a will-fail preflight: the alert fires (the issue: 25). */
+/** Fewer days left than this with a will-fail preflight: the alert fires. */
 export const ALERT_DAYS = 25;
 
 export interface PreflightChange {

@@ -2,9 +2,9 @@ import { redact } from "../../lib/redact/redact.js";
 import { boundDetail } from "../../lib/text/boundDetail.js";
 
 /**
- * Preflight (issue 23): what will make a certificate's renewal fail, found days before the
+ * Preflight: what will make a certificate's renewal fail, found days before the
  * renewal runs, while a person can still fix it. The names and the document are a contract
- * (../shared/contracts/preflight.md): outside tests read them exactly.
+ * (docs/contracts/preflight.md): outside tests read them exactly.
  */
 
 /** The checks, in the order they are reported. */

@@ -5,7 +5,7 @@ import { HOUR_MS } from "../../lib/time.js";
 /** The header a client sends so that repeating POST /api/renewals returns the same run. */
 export const IDEMPOTENCY_HEADER = "Idempotency-Key";
 
-/** How long a key names its run (issue 13: "the same key within 24 h returns the same run"). */
+/** How long a key names its run: the same key within 24 h returns the same run. */
 export const IDEMPOTENCY_WINDOW_MS = 24 * HOUR_MS;
 
 /** Longest key accepted, in characters: a UUID is 36, a ULID 26; 128 leaves room for prefixes. */
@@ -23,7 +23,7 @@ export type ScopeCaller =
 
 /**
  * Whose keys a request's Idempotency-Key is one of: a key names a run only for the caller who
- * first used it (issue 20), or a second caller sending it would get the first one's run, and
+ * first used it, or a second caller sending it would get the first one's run, and
  * nothing queued for them. An Entra ID caller is its object id (stable, unlike a name). A
  * function-key caller is the key it presented (`functionKey`: the host checked it): callers
  * given keys of their own have scopes of their own; only a hash of the key takes part, never the

@@ -3,7 +3,7 @@ import { isPoisoned } from "./exhausted.js";
 import { isFinished, type Run, type RunPart, type RunState } from "./run.js";
 
 /**
- * A fanned-out run (issue 22): one part per account, each an ordinary run. The parent's state is
+ * A fanned-out run: one part per account, each an ordinary run. The parent's state is
  * derived from its parts whenever it is read, never written by whichever part finishes last
  * (no race to lose): queued until a part starts, running while any part is not finished, then
  * succeeded when every part succeeded, else failed.

@@ -2,7 +2,7 @@ import { MINUTE_MS } from "../../lib/time.js";
 import type { SweepSummary } from "../renewal/summary.js";
 
 /**
- * A run of the renewal sweep that POST /api/renewals queued (issue 13, docs/runs.md): what the
+ * A run of the renewal sweep that POST /api/renewals queued (docs/runs.md): what the
  * caller polls at GET /api/renewals/{runId}. The run store keeps one per runId; the queue carries
  * only the runId and the dry-run flag.
  */
@@ -48,7 +48,7 @@ export interface Run {
   readonly runId: string;
   readonly state: RunState;
   readonly dryRun: boolean;
-  /** Renew also what the last preflight blocks (`?force=true`, issue 23); absent: false. */
+  /** Renew also what the last preflight blocks (`?force=true`); absent: false. */
   readonly force?: boolean | undefined;
   /** When POST /api/renewals accepted it. */
   readonly requestedAt: Date;
@@ -79,7 +79,7 @@ export interface Run {
    */
   readonly undelivered?: boolean | undefined;
   /**
-   * The account it sweeps (issue 22): set on every part of a fanned-out run; absent on a run of
+   * The account it sweeps: set on every part of a fanned-out run; absent on a run of
    * a deployment without declared accounts (its one account).
    */
   readonly account?: string | undefined;
@@ -123,8 +123,8 @@ export const ATTEMPT_TIMEOUT_MS = 10 * MINUTE_MS;
 export interface RunMessage {
   readonly runId: string;
   readonly dryRun: boolean;
-  /** The account the run sweeps (issue 22); absent: the first account (messages of before). */
+  /** The account the run sweeps; absent: the first account (messages of before). */
   readonly account?: string | undefined;
-  /** Forced past the last preflight (issue 23); absent: not (messages of before). */
+  /** Forced past the last preflight; absent: not (messages of before). */
   readonly force?: boolean | undefined;
 }

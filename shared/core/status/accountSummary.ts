@@ -1,7 +1,7 @@
 import { STATUS_WORDS, type StatusWord } from "./certificateStatus.js";
 
 /**
- * One account's line of the status list and the dashboard (issue 22): how many certificates it
+ * One account's line of the status list and the dashboard: how many certificates it
  * has, how many of each status word, the three that need a person (failed, stuck, not landed)
  * and the days to its next expiry. Both views count with this one function, so their figures
  * cannot drift apart.

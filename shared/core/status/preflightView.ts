@@ -14,7 +14,7 @@ import {
 } from "../preflight/preflight.js";
 
 /**
- * The last preflight of a certificate as the status view shows it (issue 23): everywhere a
+ * The last preflight of a certificate as the status view shows it: everywhere a
  * certificate's state is shown (GET /api/certificates, its detail, `certsched status`, the
  * dashboard). The status word itself is left alone: a will-fail preflight is said beside it
  * (`ok · will fail (caa-forbids)`), so the words, their filters and their counts read as they

@@ -12,7 +12,7 @@ import { byName } from "./statusSources.js";
  * Paging of the status list (GET /api/certificates): stable name order, a filter on the overall
  * word, and an opaque continuation token that resumes after the last name of a page. A page is
  * cut from a fresh read each time, so a certificate added or removed between pages is seen or
- * missed once, never repeated. Over several accounts (issue 22) a name may repeat: the order is
+ * missed once, never repeated. Over several accounts a name may repeat: the order is
  * the name, then the account, and the token holds both.
  */
 
@@ -115,7 +115,7 @@ export const statusPageQuery = z.object({
       return after;
     }),
   status: wordList<StatusWord>(STATUS_WORDS),
-  /** The last preflight's status (issue 23), or `none`: never checked. */
+  /** The last preflight's status, or `none`: never checked. */
   preflight: wordList<PreflightFilter>(PREFLIGHT_FILTERS),
 });
 

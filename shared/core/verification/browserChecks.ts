@@ -3,7 +3,7 @@ import { DAY_MS, SECOND_MS } from "../../lib/time.js";
 import type { ServedCertificate } from "../ports/probes.js";
 
 /**
- * What a browser checks beyond trust, name and dates (issue 24, contracts/verify.md "Extended
+ * What a browser checks beyond trust, name and dates (docs/contracts/verify.md, "Extended
  * statuses"): that the endpoint sends what a client needs to build the chain, that the key and
  * the signature are strong enough, and that the validity is within the CA/Browser Forum's limit.
  * judge.ts puts them in the contract's order.

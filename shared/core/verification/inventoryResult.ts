@@ -7,7 +7,7 @@ import { INVENTORY_STATUSES, type InventoryStatus } from "./judge.js";
 import type { VerifySettings } from "./verifySettings.js";
 
 /**
- * What one verification run over the inventory found (issue 12), and the rules on it: which
+ * What one verification run over the inventory found, and the rules on it: which
  * result needs a person, the unreachable grace, the worst of a record's domains, the record
  * kept and the problem line shown. shared/usecases/steps/verifyInventory.ts makes them.
  */
@@ -25,7 +25,7 @@ export interface InventoryResult {
   readonly issuer?: string;
   readonly serial?: string;
   readonly thumbprint?: string;
-  /** ISO-8601 UTC; a vault certificate's version id (issue 24: the receipt of a renewal). */
+  /** ISO-8601 UTC; a vault certificate's version id (for the receipt of a renewal). */
   readonly notBefore?: string;
   readonly version?: string;
   readonly detail: string;

@@ -1,7 +1,7 @@
 import { instantText, sameCertificate, shortPrint } from "./served.js";
 
 /**
- * Whether a renewal in flight landed (issue 24 section 2): the fingerprints decide when the one
+ * Whether a renewal in flight landed: the fingerprints decide when the one
  * served before the request is known (a re-issued certificate with the same expiry is a
  * landing); without it, the date rule (a later expiry than at the request) stands in.
  */

@@ -8,7 +8,7 @@ import {
 } from "./inventoryResult.js";
 
 /**
- * The notices of a verification run (issue 12): one per certificate that changed into a state
+ * The notices of a verification run: one per certificate that changed into a state
  * that needs a person, and one per certificate back to `ok` from such a state. A status that
  * stays bad is not repeated: the alert and the failed timer run keep saying it.
  */

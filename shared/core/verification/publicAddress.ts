@@ -2,7 +2,7 @@ import { BlockList, isIP } from "node:net";
 import { domainToASCII } from "node:url";
 
 /**
- * Where a name from the service may send a probe (issue 20, item 4). The service's due list is
+ * Where a name from the service may send a probe. The service's due list is
  * readable by any Reader and written by someone else: a rootDomain of `127.0.0.1:6379` or a
  * name whose DNS answers 10.0.0.5 would make certsched connect inside its own network, and the
  * result (refused, wrong version, timeout) would be a port scan of it. So a name from the

@@ -3,7 +3,7 @@ import type { AcceptedRenewal } from "./judge.js";
 import { factsOf, type Receipt, type ServedFacts, sameCertificate } from "./served.js";
 
 /**
- * The receipt's rules (issue 24 section 2), applied by each verification run: which reading is
+ * The receipt's rules, applied by each verification run: which reading is
  * "before" a renewal, when the renewal landed. The receipt rides on the inventory row's last
  * verification, so a later run in another process knows what was served before.
  */

@@ -1,7 +1,7 @@
 import { boundDetail } from "../../lib/text/boundDetail.js";
 
 /**
- * The receipt of a renewal (issue 24 section 2): what was served (or held in the vault) before
+ * The receipt of a renewal: what was served (or held in the vault) before
  * the renewal was accepted and what is served after it, so history can say "the served
  * certificate changed from ... to ... at ..." or that it never changed.
  */

@@ -3,7 +3,7 @@ import { DAY_MS, HOUR_MS, MINUTE_MS } from "../../lib/time.js";
 import type { KeyVaultRead, ServedCertificate } from "../ports/probes.js";
 
 /**
- * Did the consumers pick up the vault's new version (issue 24 section 3)? App Service,
+ * Did the consumers pick up the vault's new version? App Service,
  * Application Gateway and Front Door fetch a Key Vault certificate's new version on their own
  * schedule (App Service: "typically within 24 hours"). A domain bound to a vault certificate
  * that still serves an older certificate than the vault's current version is `pending` within

@@ -5,7 +5,7 @@ import type { VaultCertificate } from "../ports/probes.js";
 import { type Endpoint, endpointKey } from "./endpoint.js";
 
 /**
- * Which domains serve a vault certificate (issue 24 section 3): a Key Vault record's rootDomain
+ * Which domains serve a vault certificate: a Key Vault record's rootDomain
  * and SAN names, and CERTSCHED_WATCH's mapped entries. Such a domain is probed over TLS as any
  * other, and its served certificate compared with the vault's current version (syncCheck.ts).
  */

@@ -8,7 +8,7 @@ import { MAX_FACT } from "./served.js";
 import type { VerifySettings } from "./verifySettings.js";
 
 /**
- * The Key Vault check's verdict (issue 12): the vault's current version judged like a served
+ * The Key Vault check's verdict: the vault's current version judged like a served
  * certificate. There is no handshake, so no chain or name check: what matters is that the
  * vault's current version is the renewed one, and how long it has left.
  */

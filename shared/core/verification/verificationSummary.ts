@@ -18,7 +18,7 @@ export function verificationSummaryLine(
     readonly trigger: Trigger;
     readonly scope: VerificationScope;
     readonly durationMs: number;
-    /** The account verified (issue 22); named only when accounts are declared. */
+    /** The account verified; named only when accounts are declared. */
     readonly account?: string | undefined;
   },
 ): string {

@@ -31,7 +31,7 @@ const MAX_HEADER_CHARS = 64 * 1024;
 const BASE64 = /^[A-Za-z0-9+/]+={0,2}$/;
 /**
  * Throws on bytes that are not UTF-8: a lenient decode turns them into U+FFFD and a forged
- * principal into a valid-looking one (issue 20).
+ * principal into a valid-looking one.
  */
 const UTF8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 

@@ -5,7 +5,7 @@ import type { PreflightFilter } from "../../core/status/preflightView.js";
 import { escapeHtml as h } from "../../lib/text/escapeHtml.js";
 
 /**
- * The dashboard's parts for several accounts (issue 22): the filter links that keep both
+ * The dashboard's parts for several accounts: the filter links that keep both
  * filters, the account filter and the summary table (one line per account: certificates,
  * failed, stuck, not landed, days to the next expiry, requests). A page of one account shows
  * none of it, and reads as it always did.
@@ -15,7 +15,7 @@ import { escapeHtml as h } from "../../lib/text/escapeHtml.js";
 export interface PageFilter {
   readonly status?: StatusWord | undefined;
   readonly account?: string | undefined;
-  /** The last preflight's status (issue 23), or `none`: never checked. */
+  /** The last preflight's status, or `none`: never checked. */
   readonly preflight?: PreflightFilter | undefined;
 }
 

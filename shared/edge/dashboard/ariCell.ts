@@ -2,7 +2,7 @@ import type { AriView } from "../../core/ari/ariView.js";
 import { escapeHtml as h } from "../../lib/text/escapeHtml.js";
 
 /**
- * The CA's renewal window under a row's expiry (issue 24): its dates, "(renew now)" once it has
+ * The CA's renewal window under a row's expiry (ARI): its dates, "(renew now)" once it has
  * started, and the CA's explanation as a link. Upstream text: escaped, and only an http(s) URL
  * (ariView.ts) ever becomes a link.
  */

@@ -10,8 +10,8 @@ import { renderDashboard } from "./renderDashboard.js";
 
 /**
  * The page's query: `?status=` filters the rows (one of the status words); `?account=` shows
- * one account's (issue 22; the handler checks the name against the declared accounts);
- * `?preflight=` those whose last preflight is ready, will-fail or unknown, or `none` (issue 23).
+ * one account's (the handler checks the name against the declared accounts); `?preflight=`
+ * those whose last preflight is ready, will-fail or unknown, or `none` (never checked).
  */
 export const dashboardQuery = z.object({
   status: z.enum(STATUS_WORDS, { error: `must be one of ${STATUS_WORDS.join(", ")}` }).optional(),

@@ -8,7 +8,7 @@ import { escapeHtml as h } from "../../lib/text/escapeHtml.js";
 import { filterHref, type PageFilter } from "./accountsSection.js";
 
 /**
- * The dashboard's preflight parts (issue 23): the Preflight cell of a row (its status and
+ * The dashboard's preflight parts: the Preflight cell of a row (its status and
  * reasons, the advice on hover and, without script, in a <details> under it) and the preflight
  * filter (all, will-fail, unknown, ready; `none` for never checked when there are any), which
  * works as the status filter does: plain links, both filters kept.

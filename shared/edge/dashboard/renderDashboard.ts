@@ -40,9 +40,9 @@ const CRITICAL_DAYS = 7;
 export interface RenderOptions {
   /** Only rows with this status; undefined: all. */
   readonly status?: StatusWord | undefined;
-  /** Only rows of this account (issue 22); undefined: every account. */
+  /** Only rows of this account; undefined: every account. */
   readonly account?: string | undefined;
-  /** Only rows whose last preflight is this (issue 23; `none`: never checked); undefined: all. */
+  /** Only rows whose last preflight is this (`none`: never checked); undefined: all. */
   readonly preflight?: PreflightFilter | undefined;
   /** CERTSCHED_VERIFY_WARN_DAYS: the bar turns amber below it. */
   readonly warnDays: number;

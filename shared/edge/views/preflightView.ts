@@ -9,8 +9,8 @@ import {
 import type { AccountPart } from "../acrossAccounts.js";
 
 /**
- * GET and POST /api/preflight (issue 23): each result as `certsched preflight --json` writes it
- * (../shared/contracts/preflight.md), plus `at` (when its checks ran), over every account asked.
+ * GET and POST /api/preflight: each result as `certsched preflight --json` writes it
+ * (docs/contracts/preflight.md), plus `at` (when its checks ran), over every account asked.
  */
 
 /** A check as the contract writes it: `reason` on every check, null unless it failed. */

@@ -11,7 +11,7 @@ export interface RunView extends Partial<Omit<SweepSummary, "dryRun" | "startedA
   readonly runId: string;
   readonly state: RunState;
   readonly dryRun: boolean;
-  /** Forced past the last preflight (`?force=true`, issue 23); absent: not. */
+  /** Forced past the last preflight (`?force=true`); absent: not. */
   readonly force?: boolean;
   /** Where to poll: /api/renewals/{runId}. */
   readonly location: string;
@@ -27,7 +27,7 @@ export interface RunView extends Partial<Omit<SweepSummary, "dryRun" | "startedA
   readonly resultsOmitted?: number;
   /** When its message was sent again: no delivery had come within a few minutes (ISO-8601). */
   readonly resentAt?: string;
-  /** The account an account's part sweeps (issue 22). */
+  /** The account an account's part sweeps. */
   readonly account?: string;
   /** The fanned-out run this one is a part of. */
   readonly parentRunId?: string;

@@ -4,7 +4,7 @@ import type { VerificationsView } from "../../core/verification/views.js";
 import type { AccountPart } from "../acrossAccounts.js";
 
 /**
- * The verification answers over accounts (issue 22): every result and change carries its
+ * The verification answers over accounts: every result and change carries its
  * `account`; counts are summed; each account has its own line in `accounts`. With several
  * accounts an invalid row or a problem line starts with `account NAME: `, as names may repeat.
  */

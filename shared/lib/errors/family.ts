@@ -35,7 +35,7 @@ export type ErrorCode =
   | "HISTORY_UNAVAILABLE"
   /** The inventory (Table storage) could not be read or written; never fails a sweep. */
   | "INVENTORY_UNAVAILABLE"
-  /** The run store or the run queue (Storage tables, queues) could not be used (issue 13). */
+  /** The run store or the run queue (Storage tables, queues) could not be used. */
   | "RUNS_UNAVAILABLE"
   /** A renewal sweep ran and must be recorded as failed; `problems` says why, one line each. */
   | "SWEEP_FAILED"

@@ -38,8 +38,8 @@ export class VerificationFailedError extends CertschedError {
 
 /**
  * Some certificates' rows could not be written; every other row of the same call was. Carries
- * the names of those not stored, so a warning names them and not the call's first few (issue
- * 20: a sweep's warning named three certificates that were stored, not the one that was not).
+ * the names of those not stored, so a warning names them and not the call's first few (which
+ * could be three certificates that were stored, not the one that was not).
  * Its fault is Storage's, whatever the code: rows it refused, or stored rows that fail
  * validation (VALIDATION_FAILED here is no caller's mistake: a person corrects the rows).
  */

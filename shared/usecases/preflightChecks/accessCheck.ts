@@ -4,7 +4,7 @@ import { boundDetail } from "../../lib/text/boundDetail.js";
 import type { CheckOutcome } from "./checkTypes.js";
 
 /**
- * `access` (issue 23): what ARM (or the vault) said of certsched's credentials while the other
+ * `access`: what ARM (or the vault) said of certsched's credentials while the other
  * checks ran. A refused token (401) is `credentials-refused`, a missing role (403)
  * `role-missing`; 401 wins, as a role cannot be judged for a token that is refused.
  *

@@ -6,7 +6,7 @@ import { delegationCheck } from "./delegationCheck.js";
 import { dnsZoneCheck } from "./dnsZoneCheck.js";
 import { httpChallengeCheck } from "./httpChallengeCheck.js";
 
-/** The checks preflight runs (../shared/contracts/preflight.md), one file each in this folder. */
+/** The checks preflight runs (docs/contracts/preflight.md), one file each in this folder. */
 export const PREFLIGHT_CHECK_FUNCTIONS: PreflightCheckFunctions = {
   caa: caaCheck,
   dnsZone: dnsZoneCheck,

@@ -5,7 +5,7 @@ import { boundDetail } from "../../lib/text/boundDetail.js";
 import type { CheckContext, CheckOutcome, CheckSubject } from "./checkTypes.js";
 
 /**
- * `app-binding` (issue 23): the App Service app still has the domain bound, so the service can
+ * `app-binding`: the App Service app still has the domain bound, so the service can
  * install the renewed certificate on it. With the app certsched knows from the create request,
  * its (or its slot's) host-name bindings; without it (a due-list record), any app of the
  * subscription that lists the domain among its host names.

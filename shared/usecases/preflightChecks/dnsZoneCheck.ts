@@ -5,7 +5,7 @@ import { boundDetail } from "../../lib/text/boundDetail.js";
 import type { CheckContext, CheckOutcome, CheckSubject } from "./checkTypes.js";
 
 /**
- * `dns-zone` (issue 23): the DNS zone the service will write the challenge into exists in the
+ * `dns-zone`: the DNS zone the service will write the challenge into exists in the
  * resource group the record names. The service takes the zone named like the domain, or its
  * closest parent: so does this check, and the zone it finds is what `dns-delegation` compares.
  */

@@ -6,7 +6,7 @@ import { landedDetail, type Receipt } from "../../core/verification/served.js";
 import { boundDetail } from "../../lib/text/boundDetail.js";
 
 /**
- * A verification run's receipts (issue 24 section 2): opened before the reads (the fingerprint
+ * A verification run's receipts: opened before the reads (the fingerprint
  * served before each accepted renewal goes to the judgement), closed after them (kept with the
  * reading; a `landed` event the first time a different certificate is served).
  */

@@ -12,7 +12,7 @@ import { vaultKey } from "../../core/verification/vaultBindings.js";
 import type { VerifySettings } from "../../core/verification/verifySettings.js";
 
 /**
- * The vault side of the not-synced check (issue 24 section 3): the current version of the vault
+ * The vault side of the not-synced check: the current version of the vault
  * certificates a domain serves, read once per run however many checks ask.
  */
 

@@ -13,7 +13,7 @@ import { DAY_MS } from "../../lib/time.js";
 
 /**
  * How long what Get Certificate said about a watched certificate is used before asking again.
- * A week: the service may count every request against a weekly budget (issue 16), and what
+ * A week: the service may count every request against a weekly budget, and what
  * verification needs (rootDomain, target, vault) rarely changes; a sweep that lists the
  * certificate refreshes it anyway.
  */

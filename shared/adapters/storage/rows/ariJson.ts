@@ -4,9 +4,9 @@ import { MAX_EXPLANATION_URL } from "../../../core/ari/renewalInfo.js";
 import { instant } from "./rowText.js";
 
 /**
- * The inventory row's `ari` property (issue 24): the CA's last word on the certificate, as JSON,
- * dates ISO-8601, bounded (a property holds 64 KiB). Read back it is validated; a property that
- * is not right reads as absent (the CA is simply asked again), never as an invalid row.
+ * The inventory row's `ari` property (ARI, RFC 9773): the CA's last word on the certificate, as
+ * JSON, dates ISO-8601, bounded (a property holds 64 KiB). Read back it is validated; a property
+ * that is not right reads as absent (the CA is simply asked again), never as an invalid row.
  */
 
 /** Longest problem line kept. */

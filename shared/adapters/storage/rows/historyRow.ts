@@ -82,11 +82,11 @@ export interface RunRow {
   counts: string;
   /** JSON array of lines. */
   problems: string;
-  /** JSON object: {"incomplete": [step, ...]} (issue 27); absent: every step was done. */
+  /** JSON object: {"incomplete": [step, ...]}, the steps not done in time; absent: all done. */
   bookkeeping?: string;
 }
 
-/** One request sent to the service, as stored (the request budget, issue 16). */
+/** One request sent to the service, as stored (for the request budget). */
 export interface RequestRow {
   partitionKey: string;
   rowKey: string;
@@ -216,7 +216,7 @@ export function fromEventRow(stored: Record<string, unknown>, table: string): Ce
   const row = redactRecordStrings(stored);
   const r = parseOrThrow(eventSchema, row, `history row ${String(row.rowKey)} in table ${table}`);
   const { certificateId, ...rest } = r;
-  // Issue 24: a `served` property that is not right reads as absent; the event stands.
+  // A `served` property (a receipt) that is not right reads as absent; the event stands.
   const served = eventServedFrom(row.served);
   return { ...rest, ...(certificateId !== undefined ? { id: certificateId } : {}), ...served };
 }

@@ -148,7 +148,7 @@ const verificationSchema = z.object({
   serial: z.string().optional(),
   notBefore: instant.optional(),
   version: z.string().optional(),
-  // Issue 24: a receipt that is not right reads as absent, not as an invalid row.
+  // A receipt that is not right reads as absent, not as an invalid row.
   receipt: z.unknown().optional(),
   detail: z.string(),
   unreachableSince: instant.optional(),
@@ -252,7 +252,7 @@ function ariOf(text: string | undefined): Partial<InventoryRecord> {
   return ari ? { ari } : {};
 }
 
-/** The fields preflight reads (issue 23), each left out when the row has none. */
+/** The fields preflight reads, each left out when the row has none. */
 const PREFLIGHT_FIELDS = [
   "challengeType",
   "cloudSubscriptionId",

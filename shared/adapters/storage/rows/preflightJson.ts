@@ -9,7 +9,7 @@ import {
 import { instant } from "./rowText.js";
 
 /**
- * The inventory row's `preflight` property (issue 23): the last preflight of the certificate, as
+ * The inventory row's `preflight` property: the last preflight of the certificate, as
  * JSON, dates ISO-8601. Read back it is validated like the rest of the row: a check, status or
  * reason certsched does not know makes the row invalid, never a guess.
  */

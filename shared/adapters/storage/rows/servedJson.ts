@@ -3,7 +3,7 @@ import { MAX_FACT, type Receipt, type ServedFacts } from "../../../core/verifica
 import { instant } from "./rowText.js";
 
 /**
- * The receipt of a renewal as stored (issue 24 section 2): the served facts before and after,
+ * The receipt of a renewal as stored: the served facts before and after,
  * in the inventory row's `verification` property (its `receipt`) and in a history row's `served`
  * property, dates ISO-8601. Read back it is validated; a receipt that is not right reads as
  * absent (it is what history shows, never what a renewal is decided on), and never throws.
