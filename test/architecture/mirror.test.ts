@@ -21,7 +21,7 @@ const COVERED_ELSEWHERE: Readonly<Record<string, string>> = {
   // The zod pieces the settings and the accounts share, through both parsers' suites.
   "shared/app/config/schema.ts": "test/shared/app/config/settings.test.ts",
   "shared/app/config/wholeNumber.ts": "test/shared/app/config/settings.test.ts",
-  // Preflight (issue 23): the row's property through the inventory's suite, one certificate's
+  // Preflight: the row's property through the inventory's suite, one certificate's
   // checks through the use case's.
   "shared/adapters/storage/rows/preflightJson.ts":
     "test/shared/adapters/storage/tableInventory.preflight.test.ts",
@@ -114,7 +114,7 @@ const COVERED_ELSEWHERE: Readonly<Record<string, string>> = {
   "shared/usecases/steps/watchedUpdates.ts": "test/shared/usecases/steps/verifyInventory.test.ts",
   "shared/usecases/verify.ts": "test/functions/handlers/verifyCertificates.runs.test.ts",
   "shared/usecases/waitForRun.ts": "test/functions/handlers/runRenewals.test.ts",
-  // Split out of a module by issue 21's move; covered by the suite of the module it left.
+  // Split out of services.ts (the composition root); covered by the suite of the module it left.
   "shared/app/accountServices.ts": "test/shared/app/services.test.ts",
   "shared/app/appServices.ts": "test/shared/app/services.test.ts",
 };

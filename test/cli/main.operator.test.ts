@@ -16,9 +16,8 @@ import { CLI, ensureBuilt, ROOT, runCli } from "../support/cliBuild.js";
 import { runInTerminal, screenLines, unwrapped } from "../support/terminal.js";
 
 /*
- * Issue 15: what an operator sees at 2 a.m., in a real pseudo-terminal (80 and 120 columns,
- * colour on) and through a pipe (colour off). Every test asserts on what is printed and on the
- * exit code.
+ * What an operator sees at 2 a.m., in a real pseudo-terminal (80 and 120 columns, colour on) and
+ * through a pipe (colour off). Every test asserts on what is printed and on the exit code.
  */
 
 const ANSI = "\u001b[";

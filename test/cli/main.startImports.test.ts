@@ -7,10 +7,10 @@ import { inDays, tempDir } from "../support/cli.js";
 import { CLI, CLI_TSC, ensureBuilt, ROOT, runNode } from "../support/cliBuild.js";
 
 /*
- * Issue 25: each command loads only what it uses, when it first needs it. The built CLI runs in
- * a child with a preload that records every module it loads (test/support/loadedModules.mjs);
- * a module on a command's deny list fails the test with its path. Not a timing test: what is
- * loaded, not how long it took (the times are in `npm run bench`, "CLI start per command").
+ * Each command loads only what it uses, when it first needs it. The built CLI runs in a child with
+ * a preload that records every module it loads (test/support/loadedModules.mjs); a module on a
+ * command's deny list fails the test with its path. Not a timing test: what is loaded, not how long
+ * it took (the times are in `npm run bench`, "CLI start per command").
  *
  * Each case runs twice: from the tsc output (one file per module: what the recording sees is
  * what was imported) and from the bundle `bin` runs (dist/bin/certsched.js), where a loaded chunk
@@ -185,7 +185,7 @@ const CASES: readonly Case[] = [
   },
 ];
 
-describe("what a command loads at start: only what it uses (issue 25)", () => {
+describe("what a command loads at start: only what it uses", () => {
   const runs = (["tsc", "bundle"] as const).flatMap((build) =>
     CASES.map((c) => ({ ...c, build, line: c.args.join(" ") })),
   );

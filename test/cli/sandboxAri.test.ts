@@ -5,9 +5,9 @@ import { renderSandboxAri, sandboxAriRenewal } from "../../cli/sandboxAri.js";
 import { SANDBOX_ARI_EXPLANATION } from "../../sim/sandboxAri.js";
 
 /**
- * The sandbox's staged ARI renewal (issue 24) over its real pieces: the hosting endpoint serves
- * the leaf, sim/acme (trusted through Seams.ariCa, this process has no NODE_EXTRA_CA_CERTS for
- * it) says renew now, and the account's simulator receives the v3 renewal by name.
+ * The sandbox's staged ARI renewal over its real pieces: the hosting endpoint serves the leaf,
+ * sim/acme (trusted through Seams.ariCa, this process has no NODE_EXTRA_CA_CERTS for it) says renew
+ * now, and the account's simulator receives the v3 renewal by name.
  */
 
 let sandbox: Sandbox;

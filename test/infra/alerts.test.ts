@@ -175,10 +175,10 @@ function verificationLine(failed: boolean): string {
 }
 
 /**
- * Lines of a real preflight run (issue 23) over three certificates of the account "contoso": one
- * that will fail with 10 days left (the alert line), one that will fail with 40 days left (a
- * warning, no alert), one ready. The checks are injected (runPreflight's ports take them): which
- * fails is the test's choice, the lines are the use case's.
+ * Lines of a real preflight run over three certificates of the account "contoso": one that will
+ * fail with 10 days left (the alert line), one that will fail with 40 days left (a warning, no
+ * alert), one ready. The checks are injected (runPreflight's ports take them): which fails is the
+ * test's choice, the lines are the use case's.
  */
 async function preflightOnce(): Promise<string[]> {
   const now = new Date();

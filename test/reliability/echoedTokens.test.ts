@@ -24,11 +24,11 @@ import { ensureBuilt, runCli } from "../support/cliBuild.js";
 import { httpRequest, timer } from "../support/invoke.js";
 
 /*
- * Issue 20, item 2: a due list and Get Certificate records that quote the request's accessToken
- * and accessTokenKeyVault in every field. Neither token may come back from the app's HTTP
- * functions, the dashboard, the CLI (a child process: it holds no registry entry for the app's
- * tokens), nor sit in any row of the storage (row keys included). A record whose name quotes
- * them is refused by its id.
+ * A due list and Get Certificate records that quote the request's accessToken and
+ * accessTokenKeyVault in every field. Neither token may come back from the app's HTTP functions,
+ * the dashboard, the CLI (a child process: it holds no registry entry for the app's tokens), nor
+ * sit in any row of the storage (row keys included). A record whose name quotes them is refused by
+ * its id.
  *
  * Over real sockets: the simulator, an Azurite of this file's own, the built CLI as a child.
  */
@@ -90,7 +90,7 @@ function found(texts: readonly string[], values: readonly string[]): string[] {
   return values.filter((v) => texts.some((t) => t.includes(v) || t.replace(/\s/g, "").includes(v)));
 }
 
-describe("records that quote the request's tokens (issue 20, item 2)", () => {
+describe("records that quote the request's tokens", () => {
   it("are stored, keyed, shown and printed with the tokens redacted; a record named by a token is refused by its id", async () => {
     const { sim } = app;
     const echo = { echoTokens: { inNamesOf: ["echo-named"] }, times: Number.POSITIVE_INFINITY };

@@ -5,10 +5,10 @@ import { hostQueueSettings } from "../support/hostLoop.js";
 import { type FanOutWorld, inDays, runOf, startFanOutWorld } from "../support/runs.js";
 
 /*
- * Fan-out over accounts (issue 22, docs/runs.md): a run over declared accounts is a parent with
- * one part per account, each swept by its own message on the queue with its own account's
- * runtime; the parent's state is derived from its parts. Over Azurite (queues and tables) and
- * one simulator per account, with the handlers driven by the test host loop (host.json's batch).
+ * Fan-out over accounts (docs/runs.md): a run over declared accounts is a parent with one part per
+ * account, each swept by its own message on the queue with its own account's runtime; the parent's
+ * state is derived from its parts. Over Azurite (queues and tables) and one simulator per account,
+ * with the handlers driven by the test host loop (host.json's batch).
  */
 
 let world: FanOutWorld | undefined;

@@ -6,10 +6,10 @@ import { startWorker, type Worker } from "../support/hostWorkerProcess.js";
 import { type FanOutWorld, inDays, runOf, startFanOutWorld } from "../support/runs.js";
 
 /*
- * kill -9 of a worker mid-batch (issue 22): a child process runs the host loop over the Azurite
- * run queue with the real queue trigger, is killed with SIGKILL while its batch is renewing,
- * and a fresh worker takes over once the killed one's leases run out. Nothing is lost and
- * nothing renewed twice: counted on each account's simulator.
+ * kill -9 of a worker mid-batch: a child process runs the host loop over the Azurite run queue with
+ * the real queue trigger, is killed with SIGKILL while its batch is renewing, and a fresh worker
+ * takes over once the killed one's leases run out. Nothing is lost and nothing renewed twice:
+ * counted on each account's simulator.
  */
 
 const ACCOUNTS = 6;

@@ -52,7 +52,7 @@ const SEED = process.env.CERTSCHED_FUZZ_SEED
   : randomInt(1, 2 ** 31);
 /** Generous: the slowest property runs 10,000 calls through the simulator. */
 const LONG = { timeout: 180_000 };
-/** The floor the issue sets per HTTP function. */
+/** The least number of generated inputs each HTTP function must see. */
 const PER_FUNCTION = 10_000;
 
 type Handler = (request: HttpRequest, context: InvocationContext) => Promise<HttpResponseInit>;
@@ -210,7 +210,7 @@ const declaredCharset = fc.constantFrom(
   "application/json;charset=utf8",
 );
 
-/** The issue's own queries, besides the generated ones. */
+/** Hand-picked queries besides the generated ones: misspelt, encoded, repeated and valid. */
 const strictQuery = fc.oneof(
   rawQuery,
   fc.constantFrom(

@@ -23,12 +23,12 @@ import { Capture } from "./support/capture.js";
 import { settingsFor, startSim } from "./support/staging.js";
 
 /*
- * Issue 11, "Secrets": for random secrets (every character an Azure client secret may hold; an
- * API key and a certificate password of any printable ASCII) and every encoding a server
- * commonly echoes, no text leaving certsched holds the secret or any encoded form of it: HTTP
- * responses, function logs, ledger rows (Azurite), webhook bodies, telemetry, CLI output.
- * The upstream answers 200 quoting the request, the case that was never redacted; the token
- * endpoint answers 400 quoting the form-encoded client secret.
+ * Secrets: for random secrets (every character an Azure client secret may hold; an API key and a
+ * certificate password of any printable ASCII) and every encoding a server commonly echoes, no text
+ * leaving certsched holds the secret or any encoded form of it: HTTP responses, function logs,
+ * ledger rows (Azurite), webhook bodies, telemetry, CLI output. The upstream answers 200 quoting
+ * the request, the case that was never redacted; the token endpoint answers 400 quoting the
+ * form-encoded client secret.
  *
  * The oracle below is written from the encodings' definitions, not from shared/lib/redact/secretForms.ts.
  */

@@ -189,7 +189,7 @@ const ECHO_CASES: EchoCase[] = [
   {
     name: "list answers 401 quoting the tokens (listDueCertificates)",
     op: "list",
-    // Twice: a first 401 is sent once more with fresh tokens (issue 11, item 8).
+    // Twice: a first 401 is sent once more with fresh tokens (a 401 may mean a revoked token).
     fault: (text) => ({ status: 401, body: text, times: 2 }),
     run: () => reply(listDueCertificates, get("certificates/due")),
   },

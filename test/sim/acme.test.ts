@@ -6,7 +6,7 @@ import { certIdOf } from "../../shared/core/ari/certId.js";
 import { HostingCa } from "../../sim/hosting/hostingCa.js";
 import { type AcmeSimulator, HOSTING_CA_NAME, startAcme } from "../../sim/index.js";
 
-/** The simulator's ACME directory and renewalInfo endpoint (issue 24, section 4). */
+/** The simulator's ACME directory and renewalInfo endpoint (ARI). */
 
 let clock = new Date("2026-11-26T12:00:00Z");
 let acme: AcmeSimulator;

@@ -4,9 +4,9 @@ import { type Simulator, startSimulator } from "../../sim/index.js";
 import { post, tokens } from "../support/simulator.js";
 
 /*
- * Get Certificate (issue 16, item 3) and the v3 renew of a key-vault certificate (item 4) as
- * the simulator answers them over real HTTP. The spec names Get Certificate without showing it;
- * method, path and authentication follow the vendor's 8.0 client.
+ * Get Certificate and the v3 renew of a key-vault certificate as the simulator answers them over
+ * real HTTP. The spec names Get Certificate without showing it; method, path and authentication
+ * follow the vendor's 8.0 client.
  */
 
 const EXPIRY = new Date("2026-12-01T10:00:00.123Z");

@@ -14,8 +14,8 @@ import {
 import { fakeClock } from "../support/clock.js";
 
 /**
- * What a browser checks, on the simulator's hosting side (issue 24 §1): each staged fault over a
- * real TLS socket, read by the probe and judged in the contract's order (contracts/verify.md).
+ * What a browser checks, on the simulator's hosting side: each staged fault over a real TLS socket,
+ * read by the probe and judged in the contract's order (docs/contracts/verify.md).
  */
 
 const HOUR = 3_600_000;

@@ -14,9 +14,9 @@ import { fakeClock } from "../support/clock.js";
 import { apiKeyHeader, post, tokens, v3Url } from "../support/simulator.js";
 
 /**
- * The consumers of the simulator's vault (sim/hosting/vaultServing.ts, issue 24 section 3): a
- * Key Vault certificate's rootDomain is served, over a real TLS handshake, the vault version its
- * consumer has picked up: the newest at least `vaultLag` old on the sim clock.
+ * The consumers of the simulator's vault (sim/hosting/vaultServing.ts): a Key Vault certificate's
+ * rootDomain is served, over a real TLS handshake, the vault version its consumer has picked up:
+ * the newest at least `vaultLag` old on the sim clock.
  */
 
 const START = "2026-05-10T08:00:00.500Z";

@@ -174,7 +174,7 @@ describe("sandbox", () => {
   });
 });
 
-describe("a request cut before its last byte (issue 26)", () => {
+describe("a request cut before its last byte", () => {
   /** Writes the request by hand: the headers promise the whole body; `cut` bytes are held back. */
   async function rawPost(url: string, body: string, cut: number): Promise<string> {
     const { connect } = await import("node:net");

@@ -6,10 +6,9 @@ import { inDays, jsonOf } from "../../support/cli.js";
 import { type ChildResult, ensureBuilt, runCli } from "../../support/cliBuild.js";
 
 /**
- * certsched over many accounts with the app's storage (issue 22): each account's ledger,
- * history and runs in its own tables on an Azurite of this file's own, so the same certificate
- * name (and id) in two accounts is two certificates, and one account's rows are never read as
- * another's.
+ * certsched over many accounts with the app's storage: each account's ledger, history and runs in
+ * its own tables on an Azurite of this file's own, so the same certificate name (and id) in two
+ * accounts is two certificates, and one account's rows are never read as another's.
  */
 
 let azurite: AzuriteHandle;

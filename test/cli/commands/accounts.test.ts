@@ -6,10 +6,9 @@ import { inDays, jsonOf, tempDir, writeJson } from "../../support/cli.js";
 import { type ChildResult, ensureBuilt, runCli } from "../../support/cliBuild.js";
 
 /**
- * certsched over many accounts (issue 22, ../shared/contracts/accounts.md, "The CLI"): the built
- * CLI as a child process, one simulator per account with credentials of its own. Every run is
- * scanned for every account's secrets and issued tokens; every simulator's requests for
- * another account's.
+ * certsched over many accounts (docs/contracts/accounts.md, "The CLI"): the built CLI as a child
+ * process, one simulator per account with credentials of its own. Every run is scanned for every
+ * account's secrets and issued tokens; every simulator's requests for another account's.
  */
 
 let accounts: SimAccounts | undefined;

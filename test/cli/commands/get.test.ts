@@ -5,8 +5,8 @@ import { cliAgainst, jsonOf } from "../../support/cli.js";
 import { ensureBuilt } from "../../support/cliBuild.js";
 
 /*
- * `certsched get <name>` (issue 16, item 3) and `certsched renew` looking the target up with it
- * (item 4), run as the built CLI against the simulator over real sockets.
+ * `certsched get <name>` (the service's Get Certificate) and `certsched renew` looking the target
+ * up with it, run as the built CLI against the simulator over real sockets.
  */
 
 const PASSWORD = "pfx-password-0b7e55";
@@ -165,7 +165,7 @@ describe("certsched renew looks the target up with Get Certificate", () => {
   });
 });
 
-describe("certsched due and sweep with the vendor's records (issue 16, item 1)", () => {
+describe("certsched due and sweep with the vendor's records", () => {
   it("lists and renews a record with an object certificateDownloadUrl, warning once", async () => {
     const s = await simulator();
     s.addCertificate({

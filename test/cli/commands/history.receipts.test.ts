@@ -15,9 +15,9 @@ import { cliAgainst, inDays, jsonOf, secretsOf, tempDir } from "../../support/cl
 import { ensureBuilt } from "../../support/cliBuild.js";
 
 /**
- * `certsched history <name>` shows each renewal's receipt (issue 24 section 2), end to end: the
- * built CLI as child processes verifies what the simulator's hosting side serves, sweeps (the
- * simulator completes renewals at once), verifies again, then reads the history from Azurite.
+ * `certsched history <name>` shows each renewal's receipt, end to end: the built CLI as child
+ * processes verifies what the simulator's hosting side serves, sweeps (the simulator completes
+ * renewals at once), verifies again, then reads the history from Azurite.
  */
 
 let dir: Awaited<ReturnType<typeof tempDir>>;

@@ -7,10 +7,10 @@ import { cliAgainst, inDays, jsonOf } from "../../support/cli.js";
 import { ensureBuilt, runCli } from "../../support/cliBuild.js";
 
 /**
- * certsched preflight end to end (issue 23): the built CLI as a child process, the simulator as
- * the service, an Azurite of this file's own as the inventory. What a run decides before any
- * check runs (settings, names, accounts) and the empty document; the statuses, the table and
- * exit 1 are in preflight.inProcess.test.ts (check functions of the test's own).
+ * certsched preflight end to end: the built CLI as a child process, the simulator as the service,
+ * an Azurite of this file's own as the inventory. What a run decides before any check runs
+ * (settings, names, accounts) and the empty document; the statuses, the table and exit 1 are in
+ * preflight.inProcess.test.ts (check functions of the test's own).
  */
 
 let azurite: AzuriteHandle;

@@ -7,7 +7,7 @@ import { cliAgainst, jsonOf } from "../../support/cli.js";
 import { ensureBuilt } from "../../support/cliBuild.js";
 
 /**
- * `certsched status` and the CA's window (issue 24), the built CLI over an Azurite of its own:
+ * `certsched status` and the CA's renewal window (ARI), the built CLI over an Azurite of its own:
  * the inventory row's `ari` as a verification run would have stored it.
  */
 

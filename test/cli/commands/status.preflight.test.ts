@@ -9,9 +9,9 @@ import { ensureBuilt, runCli } from "../../support/cliBuild.js";
 import { runInTerminal, screenLines } from "../../support/terminal.js";
 
 /**
- * `certsched status` with the last preflight (issue 23): the built CLI as a child process over
- * an Azurite of this file's own, its inventory rows seeded with stored preflights (the checks
- * themselves are other suites'). Offline: nothing is asked of the service.
+ * `certsched status` with the last preflight: the built CLI as a child process over an Azurite of
+ * this file's own, its inventory rows seeded with stored preflights (the checks themselves are
+ * other suites'). Offline: nothing is asked of the service.
  */
 
 let azurite: AzuriteHandle;

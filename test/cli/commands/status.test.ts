@@ -11,9 +11,9 @@ import { runInTerminal, screenLines } from "../../support/terminal.js";
 import { type RecordingServer, startTlsServer } from "../../support/tlsServers.js";
 
 /**
- * certsched status end to end (issue 13): the built CLI as a child process, the simulator as
- * the service, an Azurite of this file's own as the app's storage, and real TLS endpoints for
- * the expiry as served. Each test uses names of its own: the storage is shared by the file.
+ * certsched status end to end: the built CLI as a child process, the simulator as the service, an
+ * Azurite of this file's own as the app's storage, and real TLS endpoints for the expiry as served.
+ * Each test uses names of its own: the storage is shared by the file.
  */
 
 const REFUSAL = "Renewal refused: DNS zone 'contoso-dns' not found in resource group 'rg-dns'";

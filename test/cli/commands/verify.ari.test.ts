@@ -13,9 +13,9 @@ import { cliAgainst, tempDir } from "../../support/cli.js";
 import { ensureBuilt } from "../../support/cliBuild.js";
 
 /**
- * `certsched verify` and the CA's word (issue 24), the built CLI as a child process: it asks
- * sim/acme about what it read and says "renew now", but renews nothing (verify reads; the
- * verification timer renews).
+ * `certsched verify` and the CA's word (ARI), the built CLI as a child process: it asks sim/acme
+ * about what it read and says "renew now", but renews nothing (verify reads; the verification timer
+ * renews).
  */
 
 let sim: Simulator;

@@ -6,9 +6,9 @@ import { inDays, jsonOf, tempDir } from "../../support/cli.js";
 import { type ChildResult, ensureBuilt, runCli } from "../../support/cliBuild.js";
 
 /**
- * `certsched verify --domain` (the built CLI, a child process) against the simulator's hosting
- * side with the browser faults staged (issue 24 §1): each new status, its exit code (1, as the
- * other bad statuses), and the counts in the contract's order.
+ * `certsched verify --domain` (the built CLI, a child process) against the simulator's hosting side
+ * with the browser faults staged: each new status, its exit code (1, as the other bad statuses),
+ * and the counts in the contract's order.
  */
 
 interface Document {

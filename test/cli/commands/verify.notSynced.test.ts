@@ -9,11 +9,11 @@ import { fakeClock } from "../../support/clock.js";
 import { apiKeyHeader, post, tokens, v3Url } from "../../support/simulator.js";
 
 /**
- * `certsched verify` and not-synced (issue 24 section 3), in a child process with the real
- * clock: the simulator's clock runs 30 hours behind, so the vault version a renewal installs
- * "now" on it was created 30 hours ago for the CLI. The domain CERTSCHED_WATCH maps to the vault
- * certificate keeps serving the old version (its consumer lags 100 days): not-synced, exit 1;
- * with CERTSCHED_SYNC_WINDOW=48h it is pending, exit 0.
+ * `certsched verify` and not-synced, in a child process with the real clock: the simulator's clock
+ * runs 30 hours behind, so the vault version a renewal installs "now" on it was created 30 hours
+ * ago for the CLI. The domain CERTSCHED_WATCH maps to the vault certificate keeps serving the old
+ * version (its consumer lags 100 days): not-synced, exit 1; with CERTSCHED_SYNC_WINDOW=48h it is
+ * pending, exit 0.
  */
 
 interface Document {

@@ -12,10 +12,10 @@ import { validCreateInputs } from "../../support/createBodies.js";
 import { httpRequest, timer } from "../../support/invoke.js";
 
 /*
- * Log injection (issue 11, item 13): text from a caller (a route name) or an upstream (an error
- * body, a certificate name in a list) must never start a line of its own in the function log,
- * nor carry terminal escape sequences. Every line is captured through the InvocationContext's
- * logHandler, exactly as the host would receive it.
+ * Log injection: text from a caller (a route name) or an upstream (an error body, a certificate
+ * name in a list) must never start a line of its own in the function log, nor carry terminal escape
+ * sequences. Every line is captured through the InvocationContext's logHandler, exactly as the host
+ * would receive it.
  */
 
 const FORGED = 'certsched sweep summary {"failed":false}';

@@ -3,10 +3,10 @@ import { json } from "../../../shared/edge/problem.js";
 import { REDACTED, registerSecret } from "../../../shared/lib/redact/redact.js";
 
 /**
- * Every JSON answer of the HTTP functions goes through json(): it is redacted on the way out
- * (issue 20, item 2), with the rule records' data follow. A certificate's name that says
- * "Bearer" and a word ("Bearer Token Service") is no token: the review found it kept in every
- * table, and json() still cut it to "Bearer [REDACTED] Service" in GET /api/certificates.
+ * Every JSON answer of the HTTP functions goes through json(): it is redacted on the way out, with
+ * the rule records' data follow. A certificate's name that says "Bearer" and a word ("Bearer Token
+ * Service") is no token: the review found it kept in every table, and json() still cut it to
+ * "Bearer [REDACTED] Service" in GET /api/certificates.
  */
 
 const secret = "json-answer-secret-8f3c1d";

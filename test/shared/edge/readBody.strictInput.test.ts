@@ -12,9 +12,9 @@ import { validCreateInputs } from "../../support/createBodies.js";
 import { httpRequest, streamingRequest } from "../../support/invoke.js";
 
 /*
- * Strict input at the HTTP edge (issue 11, items 11 and 12): a query parameter a function does
- * not take, or one given twice, is refused before any work; a body that is not UTF-8 is refused
- * before anything is sent. Every case goes through the exported handler to the simulator.
+ * Strict input at the HTTP edge: a query parameter a function does not take, or one given twice, is
+ * refused before any work; a body that is not UTF-8 is refused before anything is sent. Every case
+ * goes through the exported handler to the simulator.
  */
 
 type Handler = (request: HttpRequest, context: InvocationContext) => Promise<HttpResponseInit>;

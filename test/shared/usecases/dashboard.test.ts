@@ -166,7 +166,7 @@ describe("dashboard", () => {
   });
 });
 
-describe("dashboardAcross (issue 22)", () => {
+describe("dashboardAcross", () => {
   const ports = {
     now: () => NOW,
     settings: {

@@ -9,7 +9,7 @@ import { makeCa, makeLeaf } from "../../support/certificates.js";
 import { startSilentServer, startTlsServer } from "../../support/tlsServers.js";
 
 /**
- * Issue 20, item 5: verifying 30-40 endpoints with one signal (the invocation's) printed Node's
+ * Verifying 30-40 endpoints with one signal (the invocation's) once printed Node's
  * MaxListenersExceededWarning: each probe in flight added its own "abort" listener to it.
  */
 

@@ -5,7 +5,7 @@ import { decideAri, stableFraction } from "../../../../shared/core/ari/window.js
 import { type AcmeSimulator, startAcme } from "../../../../sim/index.js";
 import { type IssuedLeaf, issueLeaf, opensslCertId } from "../../../support/ariCertificates.js";
 
-/** The ARI client against the simulator's CA, over real sockets (issue 24, section 4). */
+/** The ARI client against the simulator's CA, over real sockets. */
 
 const T0 = new Date("2026-11-26T12:00:00Z");
 let clock = T0;

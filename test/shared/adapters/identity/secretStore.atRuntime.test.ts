@@ -231,7 +231,7 @@ describe("CERTSCHED_SECRET_CACHE_TTL", () => {
     expect(keySent()).toBe(`Bearer ${rotated}`);
     expect(vault.reads(API_KEY_NAME)).toBe(2);
     // Four calls; the first 401 is sent once more with a fresh management token (a 401 may mean
-    // a revoked token), the second is not: that token was itself a replacement (issue 11, item 8).
+    // a revoked token), the second is not: that token was itself a replacement.
     expect(app.sim.requestsFor("renew")).toHaveLength(5);
   });
 });

@@ -27,9 +27,9 @@ import {
 } from "../../../support/simulatorServices.js";
 
 /*
- * Issue 11, item 8: token lifetimes were trusted blindly. An absurd expires_on was cached for
- * ever and a 401 never cleared it; a token arriving inside the refresh margin was asked for again
- * on every call. Healthy lifetimes: at most 2 token requests per sweep; under a 401: at most 4.
+ * Token lifetimes are not trusted blindly. Once, an absurd expires_on was cached for ever and a 401
+ * never cleared it; a token arriving inside the refresh margin was asked for again on every call.
+ * Healthy lifetimes: at most 2 token requests per sweep; under a 401: at most 4.
  */
 
 const MANAGEMENT = "https://management.core.windows.net/";

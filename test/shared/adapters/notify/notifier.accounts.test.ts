@@ -13,9 +13,9 @@ import { collectingLogger } from "../../../support/app.js";
 import { type Receiver, startReceiver } from "../../../support/webhookReceiver.js";
 
 /*
- * Webhooks name the account (issue 22): one webhook serves every account, so each message says
- * whose sweep or certificate it is. Two accounts on their own simulators, a real sweep of each,
- * and a receiver on a socket that sees what was posted.
+ * Webhooks name the account: one webhook serves every account, so each message says whose sweep or
+ * certificate it is. Two accounts on their own simulators, a real sweep of each, and a receiver on
+ * a socket that sees what was posted.
  */
 
 const A = "contoso";

@@ -7,11 +7,12 @@ import { build } from "esbuild";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 /*
- * Issue 23: ARM's SDKs are loaded only when preflight runs, so the cold start of the functions
- * that never run it does not grow. The module is bundled as the deployment bundles it (its
- * packages left to node_modules, its dynamic imports as lazy require calls) and loaded in a fresh Node process, which then lists the
- * modules it has loaded: none of @azure/arm-dns or @azure/arm-appservice after the import, both
- * after one lookup of each kind (so the listing does see them when they are there).
+ * ARM's SDKs are loaded only when preflight runs, so the cold start of the functions that never run
+ * it does not grow. The module is bundled as the deployment bundles it (its packages left to
+ * node_modules, its dynamic imports as lazy require calls) and loaded in a fresh Node process,
+ * which then lists the modules it has loaded: none of @azure/arm-dns or @azure/arm-appservice after
+ * the import, both after one lookup of each kind (so the listing does see them when they are
+ * there).
  */
 
 const ROOT = path.resolve(import.meta.dirname, "..", "..", "..", "..");

@@ -11,8 +11,8 @@ import { type Issued, makeCa, makeIntermediate, makeLeaf } from "../../../suppor
 import { type RecordingServer, startTlsServer } from "../../../support/tlsServers.js";
 
 /**
- * What the probe reads beyond dates and names (issue 24), over real sockets: the key, the
- * signature algorithm, self-issued, and whether the leaf's issuer was sent or is trusted.
+ * What the probe reads beyond dates and names, over real sockets: the key, the signature algorithm,
+ * self-issued, and whether the leaf's issuer was sent or is trusted.
  */
 
 const DAY = 86_400_000;

@@ -9,10 +9,10 @@ import { type FakeKeyVault, startFakeKeyVault } from "../../../support/fakeKeyVa
 import { makeSelfSignedCert } from "../../../support/tls.js";
 
 /**
- * Issue 20, item 5: a vault (or whatever answers at its address: a captive portal, a proxy's
- * login page) that answers an HTML 200 or a redirect gave the detail "Cannot read properties of
- * undefined (reading 'split')". The detail says what came back, bounded, redacted, escaped; a
- * redirect is not followed (the vault token would go along).
+ * A vault (or whatever answers at its address: a captive portal, a proxy's login page) that answers
+ * an HTML 200 or a redirect once gave the detail "Cannot read properties of undefined (reading
+ * 'split')". The detail says what came back, bounded, redacted, escaped; a redirect is not followed
+ * (the vault token would go along).
  */
 
 const HOUR = 3_600_000;

@@ -82,7 +82,7 @@ describe("probeKeyVault through the real CertificateClient and the HTTPS fake va
       issuer: "CN=certsched vault test CA",
       serial: "0BADC0DE",
       thumbprint: sha256(current),
-      // The receipt's facts (issue 24): which version, issued when.
+      // The facts a renewal's receipt records: which version, issued when.
       notBefore: at(-30 * DAY).toISOString(),
       version,
       detail: `the vault's current version has 60 days left (expires ${at(60 * DAY + HOUR).toISOString()})`,

@@ -16,9 +16,9 @@ import {
 import { type RecordingServer, startTlsServer } from "../../../support/tlsServers.js";
 
 /**
- * Issue 20, item 5: a chain whose intermediate may not issue certificates (basicConstraints
- * CA:FALSE, or a keyUsage without keyCertSign) is untrusted, which the contract puts before
- * expired; OpenSSL reports only its last error (CERT_HAS_EXPIRED) for such a chain.
+ * A chain whose intermediate may not issue certificates (basicConstraints CA:FALSE, or a keyUsage
+ * without keyCertSign) is untrusted, which the contract puts before expired; OpenSSL reports only
+ * its last error (CERT_HAS_EXPIRED) for such a chain.
  */
 
 const HOUR = 3_600_000;

@@ -22,7 +22,7 @@ const update = (i: number, seenAt = T, more: Partial<InventoryUpdate> = {}): Inv
   ...more,
 });
 
-describe("tableInventory.upsert of many rows (issue 27)", () => {
+describe("tableInventory.upsert of many rows", () => {
   let proxy: CountingProxy;
   let interfere: (() => Promise<void>) | undefined;
   beforeAll(async () => {

@@ -25,11 +25,11 @@ import { httpRequest, timer } from "../../../support/invoke.js";
 import { principalHeader } from "../../../support/principals.js";
 
 /**
- * Issue 20, item 1: CERTSCHED_SERVICE_QUOTA is one budget shared by every process, reserved in
- * storage before each request and measured on the storage service's clock; renewals have first
- * claim on it, reads get only what due renewals will not need. Every case counts what reached
- * the simulator (its own request log), not what certsched says it sent. This file runs its own
- * Azurite: the budget is the whole history table's, which no other file may write meanwhile.
+ * CERTSCHED_SERVICE_QUOTA is one budget shared by every process, reserved in storage before each
+ * request and measured on the storage service's clock; renewals have first claim on it, reads get
+ * only what due renewals will not need. Every case counts what reached the simulator (its own
+ * request log), not what certsched says it sent. This file runs its own Azurite: the budget is the
+ * whole history table's, which no other file may write meanwhile.
  */
 
 let azurite: AzuriteHandle;
@@ -71,7 +71,7 @@ afterEach(async () => {
 });
 
 const days = (n: number) => new Date(Date.now() + n * DAY_MS);
-/** Five certificates due, as in the issue. */
+/** Five certificates due, one a day over the next five days. */
 const FIVE_DUE: SeedCertificate[] = [1, 2, 3, 4, 5].map((i) => ({
   certificateName: `due-${i}`,
   id: 9100 + i,

@@ -78,7 +78,7 @@ async function eventsOf(name?: string): Promise<CertificateEvent[]> {
   return read.items;
 }
 
-describe("manual renewals are recorded (issue 13)", () => {
+describe("manual renewals are recorded", () => {
   it("a renewal by hand is in the ledger, so the next sweep does not order it again", async () => {
     await start([{ certificateName: "www-contoso-com", expiryDate: inDays(5) }]);
 
@@ -236,7 +236,7 @@ describe("a renewal by hand racing a sweep", () => {
   });
 });
 
-describe("sweep history (issue 13)", () => {
+describe("sweep history", () => {
   it("records one event per certificate and outcome, and one run row", async () => {
     await start(
       [
@@ -365,7 +365,7 @@ describe("no secret in any history row", () => {
   });
 });
 
-describe("history retention (issue 13)", () => {
+describe("history retention", () => {
   it("the daily cleanup removes rows older than CERTSCHED_HISTORY_RETENTION and keeps the boundary", async () => {
     await start([], { CERTSCHED_HISTORY_RETENTION: "30d" });
     const now = clock;

@@ -115,7 +115,7 @@ describe.each([
     expect((await history.runs(10)).items[2]).toEqual(run("first", at(0)));
   });
 
-  it("keeps one row per run: appended again (after its bookkeeping, issue 27), the later replaces it", async () => {
+  it("keeps one row per run: appended again (after its bookkeeping), the later replaces it", async () => {
     const history = make();
     const first = { ...run("r", at(0)), bookkeeping: { incomplete: ["events", "inventory"] } };
     await history.append([], first);

@@ -46,7 +46,7 @@ function table(): { inventory: Inventory; client: TableClient } {
 describe.each([
   ["table", () => table().inventory],
   ["memory", () => memoryInventory()],
-])("%s inventory keeps what preflight needs (issue 23)", (_kind, make) => {
+])("%s inventory keeps what preflight needs", (_kind, make) => {
   it("keeps the create request's app and the record's DNS fields, and the last preflight", async () => {
     const inventory = make();
     await inventory.upsert([

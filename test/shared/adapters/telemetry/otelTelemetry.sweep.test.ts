@@ -148,7 +148,7 @@ describe("a sweep against the simulator, with in-memory OpenTelemetry", () => {
   });
 
   it("a failed list still makes one span, marked failed, with no secret in it", async () => {
-    // Twice: a first 401 is sent once more with fresh tokens (issue 11, item 8).
+    // Twice: a first 401 is sent once more with fresh tokens (a 401 may mean a revoked token).
     sim.inject("list", { status: 401, body: `token rejected: ${sim.options.apiKey}`, times: 2 });
     const summary = await sweep(runtime, capture());
     expect(summary.listError).toBeDefined();

@@ -51,7 +51,7 @@ function problems(value: Env): Problem[] {
   throw new Error("expected a ConfigError");
 }
 
-describe("declared accounts (contracts/accounts.md)", () => {
+describe("declared accounts (docs/contracts/accounts.md)", () => {
   it("reads every account, in order, with the contract's defaults", () => {
     const s = loadSettings(env([accountA(), accountB()]));
     expect(s.accountsDeclared).toBe(true);

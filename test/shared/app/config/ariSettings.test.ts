@@ -22,7 +22,7 @@ const LE = {
   directoryUrl: "https://acme-v02.api.letsencrypt.org/directory",
 };
 
-describe("ARI settings (issue 24, section 4), read on first use", () => {
+describe("ARI settings, read on first use", () => {
   it("defaults to Let's Encrypt's production directory and a 10 s timeout", () => {
     expect(loadAriSettings({})).toEqual({ directories: [LE], timeoutMs: 10_000 });
     expect(loadAriSettings({ CERTSCHED_ARI_DIRECTORIES: "  " })).toEqual({

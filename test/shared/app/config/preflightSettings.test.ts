@@ -18,7 +18,7 @@ function problemsOf(env: Record<string, string>): { name: string; message: strin
   throw new Error("expected a ConfigError");
 }
 
-describe("preflight settings (issue 23), read on first use", () => {
+describe("preflight settings, read on first use", () => {
   it("has the contract's defaults with nothing set", () => {
     expect(loadPreflightSettings({})).toEqual({
       armUrl: "https://management.azure.com",

@@ -95,7 +95,7 @@ describe("windowStarted and ariWindowText", () => {
     expect(windowStarted(undefined, NOW)).toBe(false);
   });
 
-  it("reads as the issue shows it, with (renew now) once started", () => {
+  it("reads as ARI window <start>..<end>, with (renew now) once started", () => {
     expect(ariWindowText(kept, NOW)).toBe("ARI window 2026-12-01..2026-12-03 (renew now)");
     expect(ariWindowText(kept, new Date("2026-11-30T00:00:00Z"))).toBe(
       "ARI window 2026-12-01..2026-12-03",

@@ -5,7 +5,7 @@ import { certId, certIdOf, certificateDer } from "../../../../shared/core/ari/ce
 import { type IssuedLeaf, issueLeaf, opensslCertId } from "../../../support/ariCertificates.js";
 import { propertyRuns } from "../../../support/fastCheck.js";
 
-/** RFC 9773's CertID (issue 24, section 4), against openssl's own reading of each certificate. */
+/** RFC 9773's CertID, against openssl's own reading of each certificate. */
 
 let rsa: IssuedLeaf;
 let ec: IssuedLeaf;

@@ -259,7 +259,7 @@ describe("certificate record (spec 2.3)", () => {
     siteId: 0,
   };
 
-  // Issue 16: only the fields certsched uses are interpreted (expiryDate as a UTC instant);
+  // Only the fields certsched uses are interpreted (expiryDate as a UTC instant);
   // every other field is kept as sent (test/shared/core/certificate/records.vendorAlignment.test.ts).
   it("reads a list record with nulls and siteId 0, the expiry as a UTC instant", () => {
     expect(certificateRecord.parse(wire)).toEqual({

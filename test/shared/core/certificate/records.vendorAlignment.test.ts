@@ -12,9 +12,9 @@ import { collectingLogger, leaksIn, runtimeFor } from "../../../support/app.js";
 import { renewDueWith } from "../../../support/renewDue.js";
 
 /*
- * Issue 16, item 1: the vendor's own client reads certificateDownloadUrl as an object of links,
- * and its docs show targets and renewal modes the spec does not list. Records like that must be
- * renewed as listed, with one warning per sweep for each field in an undocumented type.
+ * The vendor's own client reads certificateDownloadUrl as an object of links, and its docs show
+ * targets and renewal modes the spec does not list. Records like that must be renewed as listed,
+ * with one warning per sweep for each field in an undocumented type.
  */
 
 /** The smallest valid environment (the client-secret flow's three settings). */
@@ -69,7 +69,7 @@ async function start(certificates: SeedCertificate[]) {
   runtime = runtimeFor(sim);
 }
 
-describe("records the vendor's service sends (issue 16, item 1)", () => {
+describe("records the vendor's service sends", () => {
   afterEach(async () => {
     await runtime.close();
     await sim.close();
@@ -239,7 +239,7 @@ describe("certificateRecord: strict on what certsched uses, tolerant of the rest
   });
 });
 
-describe("public operations carry no token in any header (issue 16, item 2)", () => {
+describe("public operations carry no token in any header", () => {
   afterEach(async () => {
     await runtime.close();
     await sim.close();
@@ -314,7 +314,7 @@ describe("CERTSCHED_PUBLIC_AUTH", () => {
   });
 });
 
-describe("Get Certificate (issue 16, item 3) and the key-vault v3 renew (item 4), client side", () => {
+describe("Get Certificate and the key-vault v3 renew, client side", () => {
   const KV = "kv-contoso-com";
 
   afterEach(async () => {

@@ -222,7 +222,7 @@ describe("nextRun and WEBSITE_TIME_ZONE", () => {
   );
 });
 
-describe("the dashboard's rows carry the last preflight (issue 23)", () => {
+describe("the dashboard's rows carry the last preflight", () => {
   it("a stored will-fail preflight reaches its row with reasons and advice; the status word stays", async () => {
     const inventory = memoryInventory();
     const seen = { source: "due-list" as const, seenAt: NOW };

@@ -4,7 +4,7 @@ import { loadVerifySettings } from "../../../../shared/app/config/verifySettings
 import { parseWatchVault } from "../../../../shared/core/inventory/watchVaults.js";
 import { ConfigError } from "../../../../shared/lib/errors.js";
 
-/** CERTSCHED_WATCH's mapped form (issue 24 section 3), and CERTSCHED_SYNC_WINDOW. */
+/** CERTSCHED_WATCH's mapped form (domains to vault certificates), and CERTSCHED_SYNC_WINDOW. */
 
 const BASE = {
   CERTSCHED_BASE_URL: "https://service.invalid",

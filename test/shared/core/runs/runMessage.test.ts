@@ -54,7 +54,7 @@ describe("run messages, plain or base64 JSON", () => {
   });
 });
 
-describe("run messages carry force (issue 23)", () => {
+describe("run messages carry force", () => {
   it("round-trip force: true; force false is left out, as before; a message without it is not forced", () => {
     const runId = crypto.randomUUID();
     expect(runMessageText({ runId, dryRun: false, force: true })).toBe(

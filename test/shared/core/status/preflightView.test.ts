@@ -16,7 +16,7 @@ import {
 } from "../../../../shared/core/status/preflightView.js";
 import { propertyRuns } from "../../../support/fastCheck.js";
 
-/* The last preflight as every status view shows it (issue 23), and the word beside the status. */
+/* The last preflight as every status view shows it, and the word beside the status. */
 
 // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it looks for.
 const CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/;

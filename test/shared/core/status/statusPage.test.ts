@@ -87,7 +87,7 @@ describe("statusPageQuery", () => {
   );
 });
 
-describe("the preflight filter (issue 23)", () => {
+describe("the preflight filter", () => {
   const withPreflight = (
     name: string,
     preflight: "ready" | "will-fail" | "unknown" | null,
@@ -243,7 +243,7 @@ describe("pageOf", () => {
   });
 });
 
-describe("pageOf over accounts (issue 22)", () => {
+describe("pageOf over accounts", () => {
   it("walks every (name, account) once, a name shared by accounts included, whatever the page size", () => {
     fc.assert(
       fc.property(

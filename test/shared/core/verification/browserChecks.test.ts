@@ -10,7 +10,7 @@ import {
 import { propertyRuns } from "../../../support/fastCheck.js";
 
 /**
- * The three checks on their own, at every boundary the contract names (contracts/verify.md,
+ * The three checks on their own, at every boundary the contract names (docs/contracts/verify.md,
  * "Extended statuses"); judge.browser.test.ts has them on real sockets and in the order.
  */
 

@@ -177,7 +177,7 @@ describe("the verdict, from probes over real sockets", () => {
       ).toBe("not-landed");
     });
 
-    it("issue 24: with the fingerprint from before, a re-issued certificate of the same expiry landed; the same one has not", async () => {
+    it("with the fingerprint from before, a re-issued certificate of the same expiry landed; the same one has not", async () => {
       // The same name and dates, another serial: another certificate (another fingerprint).
       const reissued = await observe(
         makeLeaf(trusted, {
@@ -202,7 +202,7 @@ describe("the verdict, from probes over real sockets", () => {
       );
     });
 
-    it("issue 24: a different certificate for another name is mismatch, not a landing", async () => {
+    it("with the fingerprint from before, a different certificate for another name is mismatch, not a landing", async () => {
       const other = await observe(good(at(90 * DAY), ["shop.contoso.test"]));
       const before = served.reached ? served.certificate.thumbprint : "";
       const v = verdictAt(other, realNow, {

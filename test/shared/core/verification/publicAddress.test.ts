@@ -6,7 +6,7 @@ import {
 } from "../../../../shared/core/verification/publicAddress.js";
 import { propertyRuns } from "../../../support/fastCheck.js";
 
-/** Which addresses a name from the service may reach (issue 20, item 4). */
+/** Which addresses a name from the service may reach. */
 
 describe("isPublicAddress: the edges of every range a service name may not reach", () => {
   it.each([

@@ -15,10 +15,10 @@ import { type Issued, makeCa, makeLeaf } from "../../../support/certificates.js"
 import { type RecordingServer, startTlsServer } from "../../../support/tlsServers.js";
 
 /**
- * not-synced (issue 24 section 3, the contract's slot 9): a domain bound to a vault certificate
- * serving an older certificate than the vault's current version. The served side crosses a real
- * socket; the vault side is what the vault read gives (keyVaultProbe.ts: describeCertificate of
- * the version's DER, and its createdOn). The clock is injected.
+ * not-synced (the contract's slot 9): a domain bound to a vault certificate serving an older
+ * certificate than the vault's current version. The served side crosses a real socket; the vault
+ * side is what the vault read gives (keyVaultProbe.ts: describeCertificate of the version's DER,
+ * and its createdOn). The clock is injected.
  */
 
 const HOUR = 3_600_000;

@@ -9,7 +9,7 @@ import {
   watchedVaults,
 } from "../../../../shared/core/verification/vaultBindings.js";
 
-/** Which domains serve a vault certificate (issue 24 section 3), as plan() looks at them. */
+/** Which domains serve a vault certificate, as plan() looks at them. */
 
 const SEEN = new Date("2026-03-01T00:00:00Z");
 const KEY_VAULT = "Cloud Key Vault + DNS";

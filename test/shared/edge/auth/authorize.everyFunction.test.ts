@@ -27,7 +27,7 @@ type Handler = (request: HttpRequest, context: InvocationContext) => Promise<Htt
 
 interface Endpoint {
   readonly handler: Handler;
-  /** The role an Entra ID caller needs (issue 14). */
+  /** The app role an Entra ID caller needs for this function. */
   readonly role: AppRole;
   /** What a permitted caller gets from the simulator. */
   readonly ok: number;

@@ -15,7 +15,7 @@ import {
 } from "../../../../shared/edge/dashboard/preflightSection.js";
 import { renderDashboard } from "../../../../shared/edge/dashboard/renderDashboard.js";
 
-/* The dashboard's Preflight column and filter (issue 23): what a reader sees, escaped. */
+/* The dashboard's Preflight column and filter: what a reader sees, escaped. */
 
 // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it looks for.
 const CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/;

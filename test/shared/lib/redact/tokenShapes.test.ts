@@ -6,9 +6,9 @@ import { redactTokenShapes } from "../../../../shared/lib/redact/tokenShapes.js"
 import { propertyRuns } from "../../../support/fastCheck.js";
 
 /*
- * Issue 20, item 2: tokens this process was never handed (rows another process wrote) are found
- * by their shape. The shapes must catch every compact JWS and JWE, and never touch a certificate
- * name or a domain, whatever it spells ("eyJ" included).
+ * Tokens this process was never handed (rows another process wrote) are found by their shape. The
+ * shapes must catch every compact JWS and JWE, and never touch a certificate name or a domain,
+ * whatever it spells ("eyJ" included).
  */
 
 const b64url = (bytes: Uint8Array | string) => Buffer.from(bytes).toString("base64url");

@@ -23,10 +23,10 @@ import { collectingLogger, leaksIn, runtimeFor, uniqueTableName } from "../../..
 import { fakeClock } from "../../../support/clock.js";
 
 /**
- * The receipt of a renewal (issue 24 section 2), end to end over real sockets: a verification
- * reads what the simulator's hosting endpoint serves, the sweep renews through the simulator
- * (its `renewal-scheduled` event carries what was served before), later verifications judge by
- * fingerprint and record one `landed` event with before and after.
+ * The receipt of a renewal, end to end over real sockets: a verification reads what the simulator's
+ * hosting endpoint serves, the sweep renews through the simulator (its `renewal-scheduled` event
+ * carries what was served before), later verifications judge by fingerprint and record one `landed`
+ * event with before and after.
  */
 
 const WINDOW_MS = 2 * HOUR_MS;

@@ -23,8 +23,8 @@ import { propertyRuns } from "../../../support/fastCheck.js";
 import { startTlsServer } from "../../../support/tlsServers.js";
 
 /**
- * Issue 20, item 5: one 30,000-character SAN gave a 30,590-character `mismatch` detail in the
- * CLI's and the HTTP API's output. Every detail is bounded (detail.ts), counted after escaping.
+ * One 30,000-character SAN once gave a 30,590-character `mismatch` detail in the CLI's and the HTTP
+ * API's output. Every detail is bounded (detail.ts), counted after escaping.
  */
 
 const ca = makeCa("detail bound CA");

@@ -17,10 +17,10 @@ import { fakeClock } from "../../../support/clock.js";
 import { timer } from "../../../support/invoke.js";
 
 /**
- * The loop the issue closes, end to end over real sockets: the timer's sweep renews through the
- * simulator, the ledger records the acceptance, and verification reads what the simulator's
- * hosting endpoint serves: pending within CERTSCHED_VERIFY_WINDOW, then ok once the renewal
- * landed, or not-landed when the endpoint kept the old certificate.
+ * From renewal to landing, end to end over real sockets: the timer's sweep renews through the
+ * simulator, the ledger records the acceptance, and verification reads what the simulator's hosting
+ * endpoint serves: pending within CERTSCHED_VERIFY_WINDOW, then ok once the renewal landed, or
+ * not-landed when the endpoint kept the old certificate.
  */
 
 const COMPLETION_MS = 30 * 60_000;

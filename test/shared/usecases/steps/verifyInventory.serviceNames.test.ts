@@ -17,10 +17,9 @@ import { makeCa, makeLeaf } from "../../../support/certificates.js";
 import { type RecordingServer, startTlsServer } from "../../../support/tlsServers.js";
 
 /**
- * Issue 20, item 4: the service's due list (readable by any Reader, written by someone else)
- * must not aim certsched's probes at its own network. A name from the service is a DNS host
- * name on port 443 at a public address; the operator's words (CERTSCHED_WATCH, a connect-to
- * target) may name anything.
+ * The service's due list (readable by any Reader, written by someone else) must not aim certsched's
+ * probes at its own network. A name from the service is a DNS host name on port 443 at a public
+ * address; the operator's words (CERTSCHED_WATCH, a connect-to target) may name anything.
  */
 
 const now = new Date(Math.floor(Date.now() / 1000) * 1000);

@@ -206,7 +206,7 @@ describe("verifyInventory: what to look at, and where", () => {
         "contoso-kv/kv-cert",
         "dns.inv.test",
         "shop.inv.test",
-        // The Key Vault certificate's rootDomain: probed too, and compared with the vault (issue 24).
+        // The Key Vault certificate's rootDomain: probed too, and compared with the vault.
         "vault.inv.test",
         "www.inv.test",
       ].sort(),
@@ -238,7 +238,7 @@ describe("verifyInventory: what to look at, and where", () => {
     });
     expect(r["dns.inv.test"]?.detail).toContain('target "Cloud DNS" has no endpoint or vault');
     // A watched endpoint has no certificate name; "SHOP.inv.test" and "shop.inv.test:443" are one
-    // endpoint written two ways: one result (contracts/verify.md: one result per domain).
+    // endpoint written two ways: one result (docs/contracts/verify.md: one result per domain).
     expect(r["shop.inv.test"]).toMatchObject({ status: "ok", daysLeft: 59 });
     expect(r["shop.inv.test"]?.certificateName).toBeUndefined();
     expect(r["blog.inv.test"]).toMatchObject({
@@ -559,7 +559,7 @@ describe("verifyInventory: storage that fails", () => {
   });
 });
 
-describe("failsRun and countInventoryStatuses (contracts/verify.md, exit 1)", () => {
+describe("failsRun and countInventoryStatuses (docs/contracts/verify.md, exit 1)", () => {
   const r = (
     status: InventoryResult["status"],
     more: Partial<InventoryResult> = {},

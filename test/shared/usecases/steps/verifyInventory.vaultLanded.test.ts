@@ -19,12 +19,12 @@ import { collectingLogger, leaksIn, runtimeFor } from "../../../support/app.js";
 import { fakeClock } from "../../../support/clock.js";
 
 /**
- * The loop the issue closes, for Key Vault certificates, end to end over real HTTPS: a sweep
- * renews through the simulator, the ledger records the acceptance, the inventory run reads the
- * simulator's vault through the real CertificateClient, certsched's vault token and
- * CERTSCHED_VERIFY_CONNECT_TO (the sandbox's own routing, vault hosts to the simulator's vault):
- * pending within CERTSCHED_VERIFY_WINDOW, then ok once the new version is current, or not-landed
- * when the vault kept the old version.
+ * From renewal to landing, for Key Vault certificates, end to end over real HTTPS: a sweep renews
+ * through the simulator, the ledger records the acceptance, the inventory run reads the simulator's
+ * vault through the real CertificateClient, certsched's vault token and CERTSCHED_VERIFY_CONNECT_TO
+ * (the sandbox's own routing, vault hosts to the simulator's vault): pending within
+ * CERTSCHED_VERIFY_WINDOW, then ok once the new version is current, or not-landed when the vault
+ * kept the old version.
  */
 
 const COMPLETION_MS = 30 * 60_000;
@@ -84,7 +84,7 @@ async function sweptWith(faults: Record<string, HostingFault> = {}) {
       // Trust the simulator's CA for the vault's HTTPS, as NODE_EXTRA_CA_CERTS does in the sandbox.
       keyVault: { clientOptions: { tlsOptions: { ca: hosting.caPem } } },
     });
-    // The vault's word only: the rootDomains are probed too (issue 24), judged elsewhere.
+    // The vault's word only: the rootDomains are probed too, judged elsewhere.
     const vaults = run.results.filter((r) => r.source === "keyvault");
     return Object.fromEntries(vaults.map((r) => [r.certificateName ?? r.domain, r]));
   };

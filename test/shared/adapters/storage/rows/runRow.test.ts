@@ -70,7 +70,7 @@ describe("run rows", () => {
     expect(fromRunRow({ ...row }, "t")).toEqual(run(results));
   });
 
-  it("keep a forced run's force and a blocked result (issue 23); an unforced run has no force", () => {
+  it("keep a forced run's force and a blocked result; an unforced run has no force", () => {
     const blocked: CertificateResult = {
       ...result(1),
       outcome: "blocked",
@@ -150,7 +150,7 @@ describe("the in-process run store", () => {
   });
 });
 
-describe("run rows of a fanned-out run (issue 22)", () => {
+describe("run rows of a fanned-out run", () => {
   const partId = (i: number) => `6f1c2d3e-4a5b-4c6d-8e7f-${String(i).padStart(12, "0")}`;
 
   it("keeps a part's account and parent, and a parent's parts in order, over many properties", () => {
