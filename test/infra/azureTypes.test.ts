@@ -5,10 +5,10 @@ import { AzureTypes, checkResources, declaredResources, formatProblem } from "./
 import { findBicepFiles, parseBicep, parseBicepSource, resources } from "./bicepTree.js";
 
 // Every resource in infra/**/*.bicep against Azure's published resource types (the data the
-// Bicep compiler checks with; ../shared/azure-types, next to the project). See azureTypes.ts.
+// Bicep compiler checks with, copied into test/infra/azure-types/). See azureTypes.ts.
 
 const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
-const types = new AzureTypes(resolve(repoRoot, "../shared/azure-types"));
+const types = new AzureTypes(resolve(repoRoot, "test/infra/azure-types"));
 const files = findBicepFiles(join(repoRoot, "infra")).map((f) => parseBicep(f, repoRoot));
 const declared = files.flatMap((f) => declaredResources(f));
 

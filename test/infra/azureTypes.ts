@@ -5,10 +5,11 @@ import { type BicepFile, type Node, stringValue } from "./bicepTree.js";
 
 // Checks the resources declared in Bicep files against Azure's published resource types: the
 // data the Bicep compiler itself type-checks with (Azure/bicep-types-az, one file per provider
-// namespace and API version; ../shared/azure-types/README.md explains the format). No Bicep
-// compiler can be installed here, so this does the part of its job that catches real deployment
-// failures: unknown types and API versions, misspelt or misplaced property names, enum values
-// Azure rejects, required properties left out, read-only properties set.
+// namespace and API version, copied into test/infra/azure-types/; its README explains the
+// format). No Bicep compiler can be installed here, so this does the part of its job that
+// catches real deployment failures: unknown types and API versions, misspelt or misplaced
+// property names, enum values Azure rejects, required properties left out, read-only properties
+// set.
 //
 // Values that are expressions (parameters, variables, function calls, interpolations) are not
 // known before deployment and are skipped; literals, objects and arrays are checked, and both
