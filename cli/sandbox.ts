@@ -62,9 +62,9 @@ export interface Sandbox {
   readonly settings: Record<string, string>;
   /** Seams.ledger: each account's own in-memory ledger. */
   ledger(account: string): Ledger;
-  /** What preflight talks to (issue 23): the sandbox's ARM and DNS server, both accounts'. */
+  /** What preflight talks to: the sandbox's ARM and DNS server, both accounts'. */
   readonly preflight: SandboxPreflight;
-  /** The hosting CA's ACME directory with renewalInfo (issue 24, ARI): sim/acme. */
+  /** The hosting CA's ACME directory with renewalInfo (ARI): sim/acme. */
   readonly ari: SandboxAri;
   /** Every account's throwaway API key and client secret (never printed by a sweep). */
   secrets(): string[];
@@ -315,7 +315,7 @@ async function verifyVaults(
         ),
       );
     }
-    // The domains that serve the Key Vault certificates, compared with the vault (issue 24).
+    // The domains that serve the Key Vault certificates, compared with the vault.
     results.push(
       ...(await verifyVaultDomains({
         sim: account.sim,

@@ -45,13 +45,13 @@ export interface SandboxAccountSweep {
   readonly staged: string[];
   /** Absent after a dry run: nothing was renewed, so nothing can land. */
   readonly verification?: SandboxVerification;
-  /** Preflight of the account's due certificates, run just before its sweep (issue 23). */
+  /** Preflight of the account's due certificates, run just before its sweep. */
   readonly preflight: SandboxPreflightPart;
   /** Certificates preflight finds `will-fail` on purpose (the staged CAA record and zone). */
   readonly stagedPreflight: string[];
   /** True when nothing but what is staged went wrong in this account. */
   readonly passes: boolean;
-  /** The ARI renewal staged in the first account (issue 24), after its verification. */
+  /** The ARI renewal staged in the first account, after its verification. */
   readonly ari?: SandboxAriPart;
 }
 
@@ -197,7 +197,7 @@ function totalCounts(parts: readonly SandboxAccountSweep[]): Record<string, numb
 
 /**
  * The JSON document: every result and every verification result carries `"account"`, and
- * `accounts` lists each account's `{name, failed, problems}` (../shared/contracts/accounts.md)
+ * `accounts` lists each account's `{name, failed, problems}` (docs/contracts/accounts.md)
  * with what the sandbox adds (staged failures, counts, its verification's counts).
  */
 export function sandboxSweepDocument(sandbox: Sandbox, swept: SandboxSweep): object {

@@ -322,7 +322,7 @@ describe("npm start (scripts/start.mjs)", () => {
     expect(new Set(doc.results.map((r) => r.target))).toEqual(
       new Set(["Cloud App Service", "Cloud Key Vault + DNS"]),
     );
-    // Every Key Vault certificate's domain too (issue 24): intranet's is expiring as its vault
+    // Every Key Vault certificate's domain too: intranet's is expiring as its vault
     // is, cdn.contoso.com is the staged not-synced.
     expect(doc.sandboxVerification.counts).toEqual({
       "not-landed": 1,
