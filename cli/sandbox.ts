@@ -62,9 +62,9 @@ export interface Sandbox {
   readonly settings: Record<string, string>;
   /** Seams.ledger: each account's own in-memory ledger. */
   ledger(account: string): Ledger;
-  /** What preflight talks to (issue 23): the sandbox's ARM and DNS server, both accounts'. */
+  /** What preflight talks to: the sandbox's ARM and DNS server, both accounts'. */
   readonly preflight: SandboxPreflight;
-  /** The hosting CA's ACME directory with renewalInfo (issue 24, ARI): sim/acme. */
+  /** The hosting CA's ACME directory with renewalInfo (ARI): sim/acme. */
   readonly ari: SandboxAri;
   /** Every account's throwaway API key and client secret (never printed by a sweep). */
   secrets(): string[];
@@ -211,6 +211,18 @@ async function acceptedRenewal(ledger: Ledger, id: number): Promise<AcceptedRene
   return { acceptedAt: record.lastRequestedAt, expiryAtRequest: record.expiryAtRequest };
 }
 
+/** What the sandbox verifies of one account, and the clock and settings it verifies with. */
+interface VerifyPlan {
+  readonly settings: ReturnType<typeof loadVerifySettings>;
+  /** How far ahead of the sweep the verification looks (CERTSCHED_VERIFY_WINDOW), in ms. */
+  readonly aheadMs: number;
+  readonly now: () => Date;
+  /** Each App Service sample certificate's domain, probed over TLS. */
+  readonly targets: VerifyTarget[];
+  /** Each Key Vault sample certificate, read from the account's vault. */
+  readonly vaulted: { keyVaultName: string; certificateName: string; id: number }[];
+}
+
 /**
  * After the sandbox sweep, for one account (default the first): verifies what each of its App
  * Service sample certificates' domains serves on its simulator's hosting endpoint, and what its
@@ -224,6 +236,19 @@ export async function verifySandbox(
   name: string = sandbox.accounts[0]?.name ?? "",
 ): Promise<SandboxVerification> {
   const account = sandbox.account(name);
+  const plan = await verifyPlan(account);
+  const results: InventoryResult[] = await verifyTargets(plan.targets, {
+    probes: { tls: probeTls },
+    settings: plan.settings,
+    now: plan.now,
+    ca: [account.hosting.caPem],
+  });
+  results.push(...(await verifyVaults(sandbox, account, plan)));
+  return judgeVerification(account, results, plan.aheadMs);
+}
+
+/** The account's sample certificates as verification targets, on a clock the window ahead. */
+async function verifyPlan(account: SandboxAccount): Promise<VerifyPlan> {
   const settings = loadVerifySettings({
     // Vault hosts to this account's vault, every other name to its hosting endpoint: nothing,
     // and no vault token, ever goes to a real host or to another account's simulator.
@@ -231,9 +256,8 @@ export async function verifySandbox(
     CERTSCHED_HTTP_TIMEOUT: "10s",
   });
   const aheadMs = settings.windowMs;
-  const now = () => new Date(Date.now() + aheadMs);
   const targets: VerifyTarget[] = [];
-  const vaulted: { keyVaultName: string; certificateName: string; id: number }[] = [];
+  const vaulted: VerifyPlan["vaulted"] = [];
   for (const cert of account.sim.certificates()) {
     if (cert.target === "Cloud Key Vault + DNS" && cert.keyVaultName) {
       vaulted.push({
@@ -256,19 +280,26 @@ export async function verifySandbox(
       publicOnly: true,
     });
   }
-  const results: InventoryResult[] = await verifyTargets(targets, {
-    probes: { tls: probeTls },
-    settings,
-    now,
-    ca: [account.hosting.caPem],
-  });
-  // The vault token comes from this account's simulator's identity provider, through
-  // certsched's own token cache for this account: the sandbox's settings, whatever the
-  // environment says.
+  return { settings, aheadMs, now: () => new Date(Date.now() + aheadMs), targets, vaulted };
+}
+
+/**
+ * Each Key Vault sample certificate as the account's vault holds it, then the domains that serve
+ * them compared with the vault. The vault token comes from this account's simulator's identity
+ * provider, through certsched's own token cache for this account: the sandbox's settings,
+ * whatever the environment says.
+ */
+async function verifyVaults(
+  sandbox: Sandbox,
+  account: SandboxAccount,
+  plan: VerifyPlan,
+): Promise<InventoryResult[]> {
+  const { settings, now } = plan;
+  const results: InventoryResult[] = [];
   const services = sandboxServices(sandbox);
   try {
-    const runtime = services.runtime(name);
-    for (const cert of vaulted) {
+    const runtime = services.runtime(account.name);
+    for (const cert of plan.vaulted) {
       const renewal = await acceptedRenewal(account.ledger, cert.id);
       results.push(
         await probeKeyVault(
@@ -284,7 +315,7 @@ export async function verifySandbox(
         ),
       );
     }
-    // The domains that serve the Key Vault certificates, compared with the vault (issue 24).
+    // The domains that serve the Key Vault certificates, compared with the vault.
     results.push(
       ...(await verifyVaultDomains({
         sim: account.sim,
@@ -299,6 +330,15 @@ export async function verifySandbox(
   } finally {
     await services.close();
   }
+  return results;
+}
+
+/** Which results the sandbox staged, and whether nothing else needs a person. */
+function judgeVerification(
+  account: SandboxAccount,
+  results: InventoryResult[],
+  aheadMs: number,
+): SandboxVerification {
   const staged = results
     .filter((r) => r.status === "not-landed" && r.certificateName === SAMPLE_NOT_LANDED)
     .map((r) => r.certificateName ?? r.domain);
@@ -311,30 +351,36 @@ export async function verifySandbox(
       (r.status === "not-landed" && r.certificateName === SAMPLE_NOT_LANDED) ||
       (r.status === "not-synced" && notSynced.includes(r.domain)),
   );
-  const refused = new Set(
-    account.sim
-      .certificates()
-      .filter((c) => c.refuseRenewal === SAMPLE_REFUSAL)
-      .map((c) => c.certificateName),
-  );
-  // Its vault and its domain are both expiring: named once.
-  const refusedExpiring = [
-    ...new Set(
-      results
-        .filter((r) => r.status === "expiring" && refused.has(r.certificateName ?? ""))
-        .map((r) => r.certificateName ?? r.domain),
-    ),
-  ];
   return {
-    account: name,
+    account: account.name,
     results,
     counts: countInventoryStatuses(results),
     aheadMs,
     staged,
     notSynced,
     passes,
-    refusedExpiring,
+    refusedExpiring: refusedExpiring(account, results),
   };
+}
+
+/**
+ * The certificates `expiring` because the simulator refuses their renewal on purpose; its vault
+ * and its domain are both expiring, named once.
+ */
+function refusedExpiring(account: SandboxAccount, results: InventoryResult[]): string[] {
+  const refused = new Set(
+    account.sim
+      .certificates()
+      .filter((c) => c.refuseRenewal === SAMPLE_REFUSAL)
+      .map((c) => c.certificateName),
+  );
+  return [
+    ...new Set(
+      results
+        .filter((r) => r.status === "expiring" && refused.has(r.certificateName ?? ""))
+        .map((r) => r.certificateName ?? r.domain),
+    ),
+  ];
 }
 
 /** The verification table under its heading, then why the staged result is expected. */

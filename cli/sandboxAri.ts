@@ -13,7 +13,7 @@ import { wrapToWidth } from "./output/text.js";
 import type { Sandbox } from "./sandbox.js";
 
 /**
- * The sandbox's ARI renewal (issue 24): the simulators' CA (sim/acme) says "renew now" for one
+ * The sandbox's ARI renewal: the simulators' CA (sim/acme) says "renew now" for one
  * App Service certificate the service does not list as due; certsched reads what its domain
  * serves (the CertID), asks the CA, and renews it through the service (v3 renew by name,
  * trigger `ari`), as the verification timer does after its run.

@@ -32,8 +32,9 @@ import { renderSandboxAri, type SandboxAriPart, sandboxAriRenewal } from "./sand
 /**
  * `certsched sweep --sandbox` (and `npm start` without CERTSCHED_BASE_URL): the sandbox's two
  * accounts, declared in CERTSCHED_ACCOUNTS, swept one after the other with each account's own
- * runtime (credentials, ledger, token cache), then each verified; the output shows each
- * account's part under its name, then one line per account.
+ * runtime (credentials, ledger, token cache), then each verified; the output shows every
+ * account's preflight (run just before its sweep), each account's part under its name, then
+ * one line per account.
  */
 
 /** One account's part of the sandbox sweep. */
@@ -44,13 +45,13 @@ export interface SandboxAccountSweep {
   readonly staged: string[];
   /** Absent after a dry run: nothing was renewed, so nothing can land. */
   readonly verification?: SandboxVerification;
-  /** Preflight of the account's due certificates, run just before its sweep (issue 23). */
+  /** Preflight of the account's due certificates, run just before its sweep. */
   readonly preflight: SandboxPreflightPart;
   /** Certificates preflight finds `will-fail` on purpose (the staged CAA record and zone). */
   readonly stagedPreflight: string[];
   /** True when nothing but what is staged went wrong in this account. */
   readonly passes: boolean;
-  /** The ARI renewal staged in the first account (issue 24), after its verification. */
+  /** The ARI renewal staged in the first account, after its verification. */
   readonly ari?: SandboxAriPart;
 }
 
@@ -196,7 +197,7 @@ function totalCounts(parts: readonly SandboxAccountSweep[]): Record<string, numb
 
 /**
  * The JSON document: every result and every verification result carries `"account"`, and
- * `accounts` lists each account's `{name, failed, problems}` (../shared/contracts/accounts.md)
+ * `accounts` lists each account's `{name, failed, problems}` (docs/contracts/accounts.md)
  * with what the sandbox adds (staged failures, counts, its verification's counts).
  */
 export function sandboxSweepDocument(sandbox: Sandbox, swept: SandboxSweep): object {
@@ -292,8 +293,9 @@ export function renderAccountPart(
 }
 
 /**
- * Every account's preflight in one table, the last thing `npm start` shows, and what the
- * sandbox stages in it.
+ * Every account's preflight in one table, the first thing `npm start` shows after its banner
+ * (each account's preflight ran just before that account's sweep), what the sandbox stages in
+ * it, and why the sweeps that follow send those renewals anyway.
  */
 export function renderSandboxPreflight(
   parts: readonly SandboxAccountSweep[],
@@ -301,7 +303,7 @@ export function renderSandboxPreflight(
   width: number | undefined,
 ): string[] {
   const results = parts.flatMap((p) => p.preflight.results);
-  const heading = `${paint.bold("Preflight")}, run just before each sweep: will each due certificate renew? (certsched preflight)`;
+  const heading = `${paint.bold("Preflight")}, run before each account's sweep below: will each due certificate renew? (certsched preflight)`;
   const lines = ["", ...wrapToWidth(heading, width ?? 80)];
   for (const p of parts) {
     if (p.preflight.error !== undefined) {
@@ -323,15 +325,36 @@ export function renderSandboxPreflight(
     ),
   );
   if (why.length > 0) {
-    const note = `${paint.bold("Expected in the sandbox:")} preflight finds on purpose that ${why.join(" and ")} will fail, days before a renewal would spend a request on it. With storage, a sweep holds such a renewal back, blocked (preflight: <reason>), until a person fixes it or forces it (certsched renew --force).`;
+    const note = `${paint.bold("Expected in the sandbox:")} preflight finds on purpose that ${why.join(" and ")} will fail, days before a renewal would spend a request on it. With storage, a sweep holds such a renewal back, blocked (preflight: <reason>), until a person fixes it or forces it (certsched renew --force). ${sentAnyway(parts)}`;
     lines.push("", ...wrapToWidth(note, width ?? 80));
   }
   return lines;
 }
 
 /**
- * The sandbox sweep as the CLI runs it: banner, each account's part, one line per account; or
- * one JSON document. Exit 0 when nothing but what is staged went wrong in any account.
+ * Why the sweeps below do not hold back what preflight says will fail, and what became of each:
+ * a sweep reads the last preflight from storage, and the sandbox keeps none (its ledgers are in
+ * memory), so nothing is blocked and the simulator answers as it does.
+ */
+function sentAnyway(parts: readonly SandboxAccountSweep[]): string {
+  const fates = parts.flatMap((p) =>
+    p.stagedPreflight.map((name) => {
+      const outcome = p.summary.results.find((r) => r.certificateName === name)?.outcome;
+      if (outcome === "failed") return `${name} is sent and fails (the simulator refuses it)`;
+      if (outcome === "would-renew") return `${name} would be sent (a dry run sends nothing)`;
+      if (outcome === "renewal-scheduled") {
+        const why = name === SAMPLE_CAA_FORBIDDEN ? " (the simulator does not check CAA)" : "";
+        return `${name} is sent and scheduled${why}`;
+      }
+      return `${name} comes out ${outcome ?? "not swept"}`;
+    }),
+  );
+  return `The sandbox keeps no storage, where a sweep reads the last preflight, so its sweeps below do not hold these renewals back: ${fates.join(", and ")}.`;
+}
+
+/**
+ * The sandbox sweep as the CLI runs it: banner, every account's preflight, each account's part,
+ * one line per account; or one JSON document. Exit 0 when nothing but what is staged went wrong in any account.
  * `options.sandbox`: a sandbox the caller started (and closes); default a new one, closed here.
  */
 export async function sweepSandbox(
@@ -362,13 +385,14 @@ export async function sweepSandbox(
       io.stdout.write(`${JSON.stringify(sandboxSweepDocument(sandbox, swept), null, 2)}\n`);
     } else {
       const width = io.stdout.columns;
-      const lines: string[] = [];
+      // In the order things happened: the preflight that ran ahead of each sweep, then each
+      // account's sweep and verification, then one line per account.
+      const lines = renderSandboxPreflight(swept.parts, paint, width);
       for (const part of swept.parts) lines.push(...renderAccountPart(sandbox, part, paint, width));
       lines.push(
         "",
         paint.bold(`${swept.parts.length} account${swept.parts.length === 1 ? "" : "s"}:`),
         ...accountLines(swept),
-        ...renderSandboxPreflight(swept.parts, paint, width),
       );
       io.stdout.write(`${lines.join("\n")}\n`);
     }

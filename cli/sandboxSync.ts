@@ -17,8 +17,8 @@ import type { Palette } from "./output/color.js";
 import { wrapToWidth } from "./output/text.js";
 
 /**
- * The sandbox's verification of the domains that serve its Key Vault certificates (issue 24
- * section 3), as a verification run does it (shared/usecases/steps/runCheck.ts): each rootDomain
+ * The sandbox's verification of the domains that serve its Key Vault certificates, as a
+ * verification run does it (shared/usecases/steps/runCheck.ts): each rootDomain
  * over TLS on the simulator's hosting endpoint, compared with the vault's current version.
  */
 

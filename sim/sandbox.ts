@@ -144,7 +144,7 @@ export function sandboxAccountsConnectTo(sims: readonly Simulator[]): string {
   return entries.join(",");
 }
 
-/** One account object of CERTSCHED_ACCOUNTS (../shared/contracts/accounts.md) for a simulator. */
+/** One account object of CERTSCHED_ACCOUNTS (docs/contracts/accounts.md) for a simulator. */
 export function sandboxAccountDeclaration(name: string, sim: Simulator): Record<string, string> {
   const o = sim.options;
   return {

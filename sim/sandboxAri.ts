@@ -3,7 +3,7 @@ import { type AcmeSimulator, startAcme } from "./acme/acmeServer.js";
 import { HOSTING_CA_NAME, HostingCa } from "./hosting/hostingCa.js";
 
 /**
- * The sandbox's CA word (issue 24, ARI): sim/acme over TLS (its certificate from a throwaway CA
+ * The sandbox's CA word (ARI): sim/acme over TLS (its certificate from a throwaway CA
  * the sandbox's process trusts through `caPem`, as for its ARM), named in
  * CERTSCHED_ARI_DIRECTORIES as the directory of the simulators' hosting CA. It knows no window
  * until the sandbox stages one (renewNow for one certificate that is not due).

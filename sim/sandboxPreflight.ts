@@ -7,7 +7,7 @@ import { SAMPLE_CAA_FORBIDDEN } from "./sampleCertificates.js";
 import type { Simulator } from "./simulator.js";
 
 /**
- * What the sandbox's preflight talks to (issue 23): one ARM over TLS (its certificate from a
+ * What the sandbox's preflight talks to: one ARM over TLS (its certificate from a
  * throwaway CA the sandbox's process trusts through `caPem`) and one DNS server, shared by every
  * sandbox account. Every sample certificate is set up to renew, but two staged on purpose: the
  * refused one names a resource group without its DNS zone (dns-zone-missing), and

@@ -4,7 +4,7 @@ import { sampleCertificates } from "./sampleCertificates.js";
 import type { Simulator } from "./simulator.js";
 
 /**
- * The sandbox's staged not-synced (issue 24 section 3): a Key Vault certificate the service
+ * The sandbox's staged not-synced: a Key Vault certificate the service
  * renewed 30 hours ago, whose new version has been current in the vault since, while the domain
  * that serves it (its consumer: an App Service, a gateway) still serves the previous version,
  * as one that takes days to pick a new version up. Verification says `not-synced`: more than

@@ -11,7 +11,7 @@ import { SAMPLE_REFUSAL } from "../../../sim/index.js";
 import { SAMPLE_SHARED_NAME } from "../../../sim/sandbox.js";
 
 /**
- * The sandbox's two accounts (issue 22): one simulator each, its own credentials, declared in
+ * The sandbox's two accounts: one simulator each, its own credentials, declared in
  * CERTSCHED_ACCOUNTS. A sandbox sweep renews every due certificate of both accounts, each
  * through its own service with its own credentials, and the name both accounts hold is renewed
  * once in each: counted on each simulator's wire.
@@ -64,7 +64,7 @@ describe("the sandbox's accounts", () => {
       "CERTSCHED_ACCOUNTS",
       "CERTSCHED_ARI_DIRECTORIES",
       "CERTSCHED_ARI_TIMEOUT",
-      // Preflight's ARM, DNS server and timeout (issue 23).
+      // Preflight's ARM, DNS server and timeout.
       "CERTSCHED_ARM_URL",
       "CERTSCHED_DNS_SERVERS",
       "CERTSCHED_PREFLIGHT_TIMEOUT",
@@ -108,7 +108,7 @@ describe("a sandbox sweep", () => {
       "api-contoso-com": 1,
       "staging-contoso-com": 1,
       [SAMPLE_SHARED_NAME]: 1,
-      // Not due: the staged ARI renewal (issue 24), after contoso's verification.
+      // Not due: the staged ARI renewal, after contoso's verification.
       "static-contoso-com": 1,
     });
     expect(renewsOn("fabrikam")).toEqual({

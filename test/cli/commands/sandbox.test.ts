@@ -208,10 +208,17 @@ describe("npm start (scripts/start.mjs)", () => {
     expect(out).toMatch(
       /^2 accounts:\n {2}contoso: 6 due: 5 renewal-scheduled, 1 failed \(as staged\)\n {2}fabrikam: 3 due: 3 renewal-scheduled \(ok\)$/m,
     );
-    // It ends with preflight (issue 23): every due certificate of both accounts, two will-fail
-    // on purpose, each with its reason and what to do, explained like the other staged events.
-    const preflight = out.slice(out.lastIndexOf("Preflight, run just before each sweep"));
-    expect(out.indexOf("2 accounts:")).toBeLessThan(out.lastIndexOf("Preflight, run just before"));
+    // Preflight comes first, in the order things happened: it ran before each account's sweep.
+    // Every due certificate of both accounts, two will-fail on purpose, each with its reason and
+    // what to do, explained like the other staged events.
+    const title = "Preflight, run before each account's sweep below";
+    expect(out.indexOf(title)).toBeGreaterThan(out.indexOf("=== certsched SANDBOX ==="));
+    expect(out.indexOf(title)).toBeLessThan(
+      out.search(/^CERTIFICATE\s+TARGET\s+EXPIRES \(UTC\)\s+OUTCOME$/m),
+    );
+    expect(out.indexOf(title)).toBeLessThan(out.indexOf("Account contoso"));
+    expect(out).not.toContain("run just before each sweep");
+    const preflight = out.slice(out.indexOf(title), out.indexOf("Account contoso"));
     expect(preflight).toMatch(/^ACCOUNT\s+CERTIFICATE\s+DOMAIN\s+STATUS$/m);
     expect(preflight).toMatch(
       /^contoso\s+staging-contoso-com\s+staging\.contoso\.com\s+will-fail$/m,
@@ -229,6 +236,11 @@ describe("npm start (scripts/start.mjs)", () => {
     expect(preflight.replaceAll("\n", " ")).toMatch(
       /Expected in the sandbox: preflight finds on purpose that intranet-contoso-com .*dns-zone-missing.* and staging-contoso-com .*caa-forbids.* will fail/,
     );
+    // Why the sweeps below send them anyway, and what became of each there.
+    expect(preflight.replaceAll("\n", " ")).toContain(
+      "The sandbox keeps no storage, where a sweep reads the last preflight, so its sweeps below do not hold these renewals back: intranet-contoso-com is sent and fails (the simulator refuses it), and staging-contoso-com is sent and scheduled (the simulator does not check CAA).",
+    );
+    expect(contoso).toMatch(/^staging-contoso-com\s.*\srenewal-scheduled$/m);
     // No account's credentials or tokens are printed by a sweep.
     expectNoSandboxSecret(result);
     expectNoSandboxAccountSecret(result);
@@ -310,7 +322,7 @@ describe("npm start (scripts/start.mjs)", () => {
     expect(new Set(doc.results.map((r) => r.target))).toEqual(
       new Set(["Cloud App Service", "Cloud Key Vault + DNS"]),
     );
-    // Every Key Vault certificate's domain too (issue 24): intranet's is expiring as its vault
+    // Every Key Vault certificate's domain too: intranet's is expiring as its vault
     // is, cdn.contoso.com is the staged not-synced.
     expect(doc.sandboxVerification.counts).toEqual({
       "not-landed": 1,
@@ -361,6 +373,9 @@ describe("npm start (scripts/start.mjs)", () => {
     expect(result.stdout).toContain("3 due: 3 would-renew.");
     expect(result.stdout).toMatch(/^ {2}contoso: 6 due: 6 would-renew \(ok\)$/m);
     expect(result.stdout).toMatch(/^ {2}fabrikam: 3 due: 3 would-renew \(ok\)$/m);
+    expect(result.stdout.replaceAll("\n", " ")).toContain(
+      "do not hold these renewals back: intranet-contoso-com would be sent (a dry run sends nothing), and staging-contoso-com would be sent (a dry run sends nothing).",
+    );
     expect(result.stdout).not.toContain("Verification");
     expect(result.stdout).not.toContain("not-landed");
   });

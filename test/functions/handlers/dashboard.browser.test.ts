@@ -5,6 +5,8 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type Sandbox, startSandbox } from "../../../cli/sandbox.js";
+import { type SandboxDashboard, serveSandboxDashboard } from "../../../cli/sandboxDashboard.js";
 import { dashboard } from "../../../functions/dashboard.js";
 import { type LocalServer, startLocalServer } from "../../../shared/edge/localServer.js";
 import { type AppHarness, startHarness } from "../../support/app.js";
@@ -23,7 +25,10 @@ import {
  * The dashboard in a real browser: Debian's chromium driven by playwright-core, the page served
  * by the function handler over a real loopback HTTP server that checks the function key as the
  * host does. Asserts on the DOM a person sees, on what the browser reported (console errors,
- * CSP violations) and on every request the page made; saves the screenshots docs/ shows.
+ * CSP violations) and on every request the page made, over fixtures with hostile names. The
+ * screenshots docs/ shows (docs/images/dashboard-360.png and dashboard-1920.png, the README's)
+ * are of the sandbox's dashboard instead, what `certsched sandbox --dashboard` serves: every run
+ * of this file writes them afresh, as the only way to regenerate them.
  */
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
@@ -81,9 +86,17 @@ interface Visit {
   readonly context: BrowserContext;
   readonly errors: string[];
   readonly requests: string[];
+  /** The origin of the server visited: the only one the page may reach. */
+  readonly origin: string;
 }
 
+/** A page of the fixtures' dashboard, `path` on its server. */
 async function visit(width: number, path: string): Promise<Visit> {
+  return visitUrl(width, `${server.origin}${path}`);
+}
+
+async function visitUrl(width: number, address: string): Promise<Visit> {
+  const { origin } = new URL(address);
   const context = await browser.newContext({ viewport: { width, height: 900 } });
   const page = await context.newPage();
   const errors: string[] = [];
@@ -97,21 +110,44 @@ async function visit(width: number, path: string): Promise<Visit> {
   await context.route("**/*", (route) => {
     const url = route.request().url();
     requests.push(url);
-    return url.startsWith(`${server.origin}/`) ? route.continue() : route.abort();
+    return url.startsWith(`${origin}/`) ? route.continue() : route.abort();
   });
-  const response = await page.goto(`${server.origin}${path}`, { timeout: SLOW });
+  const response = await page.goto(address, { timeout: SLOW });
   expect(response?.status()).toBe(200);
-  return { page, context, errors, requests };
+  return { page, context, errors, requests, origin };
 }
 
-async function done(v: Visit): Promise<void> {
+/** No error reported, no request off the page's server, none of `secrets` on the page. */
+async function done(
+  v: Visit,
+  secrets: readonly string[] = [...app.secrets(), ...Object.values(planted)],
+): Promise<void> {
   expect(v.errors).toEqual([]);
-  expect(v.requests.filter((url) => !url.startsWith(`${server.origin}/`))).toEqual([]);
+  expect(v.requests.filter((url) => !url.startsWith(`${v.origin}/`))).toEqual([]);
   const html = await v.page.content();
-  for (const secret of [...app.secrets(), ...Object.values(planted)]) {
-    expect(html).not.toContain(secret);
-  }
+  for (const secret of secrets) expect(html).not.toContain(secret);
   await v.context.close();
+}
+
+/**
+ * Asserts that nothing on the page sticks out at `width` (no sideways scrolling) and that it has
+ * the layout of that width: cards with labelled lines when narrow, a table with its head when wide.
+ */
+async function expectReadable(page: Page, width: number): Promise<void> {
+  const scrollWidth = await page.$eval("html", (html) => html.scrollWidth);
+  // Nothing sticks out on the right (named, so a failure says what).
+  const beyond = await page.$$eval(
+    "body *",
+    (elements, w) =>
+      elements
+        .filter((e) => e.getBoundingClientRect().right > w)
+        .map((e) => `${e.tagName.toLowerCase()}.${e.className}`),
+    width,
+  );
+  expect(beyond).toEqual([]);
+  expect(scrollWidth).toBeLessThanOrEqual(width);
+  expect(await page.locator("thead").isVisible()).toBe(width > 900);
+  expect(await page.locator("tbody tr").first().isVisible()).toBe(true);
 }
 
 const rows = (page: Page) =>
@@ -220,31 +256,51 @@ describe("the dashboard in chromium", () => {
     SLOW,
   );
 
+  it.each([360, 1920])(
+    "is readable at %i px (no sideways scrolling), hostile names and all",
+    async (width) => {
+      const v = await visit(width, `/api/dashboard?code=${key}`);
+      await expectReadable(v.page, width);
+      await done(v);
+    },
+    SLOW,
+  );
+});
+
+describe("the sandbox's dashboard in chromium (the screenshots docs/ shows)", () => {
+  let sandbox: Sandbox;
+  let served: SandboxDashboard;
+
+  beforeAll(async () => {
+    // What `certsched sandbox --dashboard` serves: one sweep and one verification of each
+    // sandbox account, then one page per account.
+    sandbox = await startSandbox();
+    served = await serveSandboxDashboard(sandbox);
+  }, SLOW);
+
+  afterAll(async () => {
+    await served?.close();
+    await sandbox?.close();
+  });
+
   it.each([
     [360, "dashboard-360.png"],
     [1920, "dashboard-1920.png"],
   ])(
-    "is readable at %i px (no sideways scrolling) and saves %s",
+    "contoso's page is readable at %i px and saved as docs/images/%s",
     async (width, file) => {
-      const v = await visit(width, `/api/dashboard?code=${key}`);
-      const scrollWidth = await v.page.$eval("html", (html) => html.scrollWidth);
-      // Nothing sticks out on the right (named, so a failure says what).
-      const beyond = await v.page.$$eval(
-        "body *",
-        (elements, w) =>
-          elements
-            .filter((e) => e.getBoundingClientRect().right > w)
-            .map((e) => `${e.tagName.toLowerCase()}.${e.className}`),
-        width,
-      );
-      expect(beyond).toEqual([]);
-      expect(scrollWidth).toBeLessThanOrEqual(width);
-      // Narrow: each certificate is a card with labelled lines; wide: a table with its head.
-      expect(await v.page.locator("thead").isVisible()).toBe(width > 900);
-      expect(await v.page.locator("tbody tr").first().isVisible()).toBe(true);
+      // Contoso's page: the account where the sandbox stages a failed renewal and one that has
+      // not landed, beside the renewals that went through.
+      const v = await visitUrl(width, served.urls.contoso ?? "");
+      expect(await v.page.title()).toBe("certsched: certificates");
+      const statuses = (await rows(v.page)).map((r) => r.status);
+      expect(statuses).toContain("ok");
+      expect(statuses).toContain("failed");
+      expect(statuses).toContain("pending");
+      await expectReadable(v.page, width);
       await mkdir(IMAGES, { recursive: true });
       await v.page.screenshot({ path: join(IMAGES, file), fullPage: true, timeout: SLOW });
-      await done(v);
+      await done(v, sandbox.secrets());
     },
     SLOW,
   );
