@@ -173,7 +173,7 @@ export async function sweepBench(
   }
   notes.push(
     `Each run starts its own simulator (startSimulator, latencyMs ${options.latencyMs}: every service response is delayed ${options.latencyMs} ms of real time; token responses are not), seeded with N due certificates (both targets).`,
-    'Sweep: runSweep with a fresh runtime (createRuntime(loadSettings(sandboxSettings(sim))), so an empty token cache), memoryLedger, silentLogger and the default CERTSCHED_RENEWAL_CONCURRENCY; wall time from the list call to the summary. Token requests are counted on the wire (sim.requestsFor("token")).',
+    'Sweep: the sweep (sweep(), fixed width) with a fresh runtime (createRuntime(loadSettings(sandboxSettings(sim))), so an empty token cache), memoryLedger, silentLogger and the default CERTSCHED_RENEWAL_CONCURRENCY; wall time from the list call to the summary. Token requests are counted on the wire (sim.requestsFor("token")).',
     "Sequential baseline (the service's reference client): a new TokenCache for every call, so a token pair per call (2 + 2N token requests), one renewal at a time, over the same HttpClient, client-credentials flow and ServiceClient.",
     `Above ${options.baselineSample} certificates the baseline renews only the first ${options.baselineSample} of the listed N and is extrapolated as list time + mean renewal time x N; the table says so on that line. Baseline and sweep runs alternate, ${options.rounds} of each per N; values are medians.`,
   );

@@ -70,9 +70,8 @@ const COVERED_ELSEWHERE: Readonly<Record<string, string>> = {
   "shared/core/inventory/watch.ts": "test/shared/app/config/settings.watch.test.ts",
   "shared/core/quota/renewalNeed.ts": "test/shared/core/quota/budgetRules.test.ts",
   "shared/core/quota/requestContext.ts": "test/shared/adapters/service/requestLog.test.ts",
-  "shared/core/quota/requestTrigger.ts": "test/shared/adapters/service/requestLog.test.ts",
   "shared/core/quota/serviceQuota.ts": "test/shared/app/config/settings.quota.test.ts",
-  "shared/core/renewal/summary.ts": "test/shared/usecases/steps/runSweep.test.ts",
+  "shared/core/renewal/summary.ts": "test/shared/usecases/sweep/renewEach.test.ts",
   "shared/core/status/serviceOverlay.ts": "test/cli/commands/status.test.ts",
   "shared/core/verification/verificationSummary.ts":
     "test/functions/handlers/getVerifications.test.ts",
@@ -80,7 +79,7 @@ const COVERED_ELSEWHERE: Readonly<Record<string, string>> = {
   // Ports with their in-memory implementations, used by the suites of their callers.
   "shared/core/ports/history.ts": "test/shared/adapters/storage/tableHistory.recorded.test.ts",
   "shared/core/ports/inventory.ts": "test/shared/core/inventory/fromRecords.remember.test.ts",
-  "shared/core/ports/ledger.ts": "test/shared/usecases/steps/runSweep.test.ts",
+  "shared/core/ports/ledger.ts": "test/shared/usecases/sweep/renewEach.test.ts",
   "shared/core/ports/runStore.ts": "test/shared/adapters/storage/tableRunStore.monotonic.test.ts",
   "shared/core/ports/service.ts": "test/shared/core/renewal/callBudget.test.ts",
   // The HTTP edge: every handler suite goes through it.
@@ -110,7 +109,16 @@ const COVERED_ELSEWHERE: Readonly<Record<string, string>> = {
   "shared/usecases/renewByName.ts": "test/functions/handlers/renewCertificate.test.ts",
   "shared/usecases/startRun.ts": "test/functions/handlers/runRenewals.test.ts",
   "shared/usecases/steps/recordRun.ts": "test/functions/handlers/runRenewals.test.ts",
-  "shared/usecases/steps/renewOne.ts": "test/shared/usecases/steps/runSweep.test.ts",
+  // The sweep's stages, each driven through the suites of the pipeline (sweep.*, renewEach.*).
+  "shared/usecases/sweep/renewOne.ts": "test/shared/usecases/sweep/renewEach.test.ts",
+  "shared/usecases/sweep/openLedger.ts": "test/shared/usecases/sweep/renewEach.test.ts",
+  "shared/usecases/sweep/list.ts": "test/shared/usecases/sweep/renewEach.test.ts",
+  "shared/usecases/sweep/plan.ts": "test/shared/usecases/sweep/renewEach.test.ts",
+  "shared/usecases/sweep/summarize.ts": "test/shared/usecases/sweep/renewEach.classification.test.ts",
+  "shared/usecases/sweep/sweepCalls.ts": "test/shared/usecases/sweep/renewEach.adaptive.test.ts",
+  "shared/usecases/sweep/sweepRun.ts": "test/shared/usecases/sweep/sweep.budget.test.ts",
+  "shared/usecases/sweep/bookkeeping.ts": "test/shared/usecases/sweep/sweep.budget.test.ts",
+  "shared/usecases/sweep/telemetryOf.ts": "test/shared/usecases/sweep/sweep.notifications.test.ts",
   "shared/usecases/steps/watchedUpdates.ts": "test/shared/usecases/steps/verifyInventory.test.ts",
   "shared/usecases/verify.ts": "test/functions/handlers/verifyCertificates.runs.test.ts",
   "shared/usecases/waitForRun.ts": "test/functions/handlers/runRenewals.test.ts",

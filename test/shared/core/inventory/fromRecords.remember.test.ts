@@ -2,12 +2,14 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { createCertificate } from "../../../../functions/createCertificate.js";
 import { renewCertificate } from "../../../../functions/renewCertificate.js";
 import { APP_SERVICE, KEY_VAULT } from "../../../../shared/core/certificate/fields.js";
-import { listingTap } from "../../../../shared/core/inventory/fromRecords.js";
 import { type Inventory, memoryInventory } from "../../../../shared/core/ports/inventory.js";
 import { memoryLedger } from "../../../../shared/core/ports/ledger.js";
 import { DAY_MS } from "../../../../shared/lib/time.js";
 import { renewByName } from "../../../../shared/usecases/renewByName.js";
+import { listDue } from "../../../../shared/usecases/sweep/list.js";
 import { sweep } from "../../../../shared/usecases/sweep/sweep.js";
+import { sweepCalls } from "../../../../shared/usecases/sweep/sweepCalls.js";
+import { SweepRun } from "../../../../shared/usecases/sweep/sweepRun.js";
 import {
   type AppHarness,
   collectingLogger,
@@ -107,27 +109,23 @@ describe("a sweep remembers the records it listed", () => {
     }
   });
 
-  it("the tapped client is the client itself for every other call (private fields and all)", async () => {
+  it("the sweep's list stage writes what it listed to the inventory, rootDomain and all", async () => {
     const runtime = runtimeFor(app.sim);
     try {
-      const tap = listingTap(runtime.client);
-      expect(await tap.client.test()).toEqual(expect.any(String));
-      expect((await tap.client.get("later")).rootDomain).toBe("later.remember.test");
       const inventory = memoryInventory();
-      // Nothing listed yet: nothing remembered.
-      expect(await tap.remember({ inventory, now: () => new Date() }, collectingLogger().log)).toBe(
-        false,
-      );
       // Due whatever the tests before renewed.
       app.sim.addCertificate({
         certificateName: "tap-due",
         rootDomain: "tap.remember.test",
         expiryDate: new Date(Date.now() + 3 * DAY_MS),
       });
-      await tap.client.listDue();
-      expect(await tap.remember({ inventory, now: () => new Date() }, collectingLogger().log)).toBe(
-        true,
-      );
+      const run = new SweepRun({ sweepDeadlineMs: 60_000 }, { trigger: "cli" });
+      const calls = sweepCalls(runtime.client, run.context, run.deadline);
+      const deps = { inventory, now: () => new Date() };
+      const listed = await listDue(run, calls, deps, collectingLogger().log);
+      run.renewalsOver();
+      expect(listed.listing.kind).toBe("listed");
+      expect(await listed.inventoryWrite).toBe(true);
       expect((await inventory.get("tap-due"))?.rootDomain).toBe("tap.remember.test");
     } finally {
       await runtime.close();

@@ -1,10 +1,10 @@
 import { describe, expect, inject, it } from "vitest";
-import { tableLedger } from "../../../shared/adapters/storage/tableLedger.js";
-import type { Ledger, LedgerRecord } from "../../../shared/core/ports/ledger.js";
-import { DAY_MS, HOUR_MS } from "../../../shared/lib/time.js";
-import { sweep } from "../../../shared/usecases/sweep/sweep.js";
-import { startSimulator } from "../../../sim/index.js";
-import { collectingLogger, leaksIn, runtimeFor, uniqueTableName } from "../../support/app.js";
+import { tableLedger } from "../../../../shared/adapters/storage/tableLedger.js";
+import type { Ledger, LedgerRecord } from "../../../../shared/core/ports/ledger.js";
+import { DAY_MS, HOUR_MS } from "../../../../shared/lib/time.js";
+import { sweep } from "../../../../shared/usecases/sweep/sweep.js";
+import { startSimulator } from "../../../../sim/index.js";
+import { collectingLogger, leaksIn, runtimeFor, uniqueTableName } from "../../../support/app.js";
 
 const CERTIFICATES = 12;
 

@@ -1,11 +1,11 @@
 import { describe, expect, inject, it } from "vitest";
-import { tableHistory } from "../../../shared/adapters/storage/tableHistory.js";
-import { tableInventory } from "../../../shared/adapters/storage/tableInventory.js";
-import { tableLedger } from "../../../shared/adapters/storage/tableLedger.js";
-import { DAY_MS } from "../../../shared/lib/time.js";
-import { sweep } from "../../../shared/usecases/sweep/sweep.js";
-import { startSimulator } from "../../../sim/index.js";
-import { collectingLogger, runtimeFor, uniqueTableName } from "../../support/app.js";
+import { tableHistory } from "../../../../shared/adapters/storage/tableHistory.js";
+import { tableInventory } from "../../../../shared/adapters/storage/tableInventory.js";
+import { tableLedger } from "../../../../shared/adapters/storage/tableLedger.js";
+import { DAY_MS } from "../../../../shared/lib/time.js";
+import { sweep } from "../../../../shared/usecases/sweep/sweep.js";
+import { startSimulator } from "../../../../sim/index.js";
+import { collectingLogger, runtimeFor, uniqueTableName } from "../../../support/app.js";
 
 /**
  * The redaction guards against tokens quoted back; "Bearer <word>" in a certificate's name is

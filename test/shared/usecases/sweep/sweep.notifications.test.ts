@@ -1,10 +1,10 @@
 import { randomBytes } from "node:crypto";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { loadSettings } from "../../../shared/app/config/settings.js";
-import { createRuntime, type Runtime } from "../../../shared/app/services.js";
-import { type Ledger, memoryLedger } from "../../../shared/core/ports/ledger.js";
-import type { Logger } from "../../../shared/lib/log.js";
-import { sweep } from "../../../shared/usecases/sweep/sweep.js";
+import { loadSettings } from "../../../../shared/app/config/settings.js";
+import { createRuntime, type Runtime } from "../../../../shared/app/services.js";
+import { type Ledger, memoryLedger } from "../../../../shared/core/ports/ledger.js";
+import type { Logger } from "../../../../shared/lib/log.js";
+import { sweep } from "../../../../shared/usecases/sweep/sweep.js";
 import {
   SAMPLE_REFUSAL,
   type SeedCertificate,
@@ -12,8 +12,8 @@ import {
   sampleCertificates,
   sandboxSettings,
   startSimulator,
-} from "../../../sim/index.js";
-import { type Receiver, startReceiver } from "../../support/webhookReceiver.js";
+} from "../../../../sim/index.js";
+import { type Receiver, startReceiver } from "../../../support/webhookReceiver.js";
 
 const NOW = new Date("2026-03-01T03:00:00Z");
 const now = () => NOW;

@@ -1,21 +1,21 @@
 import { afterEach, describe, expect, inject, it } from "vitest";
-import { tableHistory } from "../../../shared/adapters/storage/tableHistory.js";
-import { tableInventory } from "../../../shared/adapters/storage/tableInventory.js";
-import { tableLedger } from "../../../shared/adapters/storage/tableLedger.js";
-import type { Runtime } from "../../../shared/app/services.js";
-import type { Inventory, PreflightRecord } from "../../../shared/core/ports/inventory.js";
-import type { Ledger } from "../../../shared/core/ports/ledger.js";
-import type { Telemetry } from "../../../shared/core/ports/telemetry.js";
-import { PREFLIGHT_ADVICE } from "../../../shared/core/preflight/advice.js";
-import { PREFLIGHT_FRESH_MS } from "../../../shared/core/preflight/blocking.js";
-import type { FailReason } from "../../../shared/core/preflight/preflight.js";
-import { DAY_MS } from "../../../shared/lib/time.js";
-import { sweep as runSweep } from "../../../shared/usecases/sweep/sweep.js";
-import { type Simulator, startSimulator } from "../../../sim/index.js";
-import { collectingLogger, leaksIn, runtimeFor, uniqueTableName } from "../../support/app.js";
-import { fakeClock } from "../../support/clock.js";
-import { inMemoryTelemetry } from "../../support/telemetry.js";
-import { startReceiver } from "../../support/webhookReceiver.js";
+import { tableHistory } from "../../../../shared/adapters/storage/tableHistory.js";
+import { tableInventory } from "../../../../shared/adapters/storage/tableInventory.js";
+import { tableLedger } from "../../../../shared/adapters/storage/tableLedger.js";
+import type { Runtime } from "../../../../shared/app/services.js";
+import type { Inventory, PreflightRecord } from "../../../../shared/core/ports/inventory.js";
+import type { Ledger } from "../../../../shared/core/ports/ledger.js";
+import type { Telemetry } from "../../../../shared/core/ports/telemetry.js";
+import { PREFLIGHT_ADVICE } from "../../../../shared/core/preflight/advice.js";
+import { PREFLIGHT_FRESH_MS } from "../../../../shared/core/preflight/blocking.js";
+import type { FailReason } from "../../../../shared/core/preflight/preflight.js";
+import { DAY_MS } from "../../../../shared/lib/time.js";
+import { sweep as runSweep } from "../../../../shared/usecases/sweep/sweep.js";
+import { type Simulator, startSimulator } from "../../../../sim/index.js";
+import { collectingLogger, leaksIn, runtimeFor, uniqueTableName } from "../../../support/app.js";
+import { fakeClock } from "../../../support/clock.js";
+import { inMemoryTelemetry } from "../../../support/telemetry.js";
+import { startReceiver } from "../../../support/webhookReceiver.js";
 
 /**
  * The sweep consults the last preflight: over the simulator and Azurite (ledger,

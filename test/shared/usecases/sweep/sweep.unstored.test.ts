@@ -3,23 +3,23 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, inject, i
 import {
   INVENTORY_PARTITION,
   inventoryRowKey,
-} from "../../../shared/adapters/storage/rows/inventoryRow.js";
-import { tableHistory } from "../../../shared/adapters/storage/tableHistory.js";
-import { tableInventory } from "../../../shared/adapters/storage/tableInventory.js";
-import { tableLedger } from "../../../shared/adapters/storage/tableLedger.js";
-import { MAX_CERTIFICATE_NAME_CHARS } from "../../../shared/core/certificate/records.js";
-import { memoryHistory } from "../../../shared/core/ports/history.js";
-import { memoryLedger } from "../../../shared/core/ports/ledger.js";
-import { DAY_MS } from "../../../shared/lib/time.js";
-import { sweep } from "../../../shared/usecases/sweep/sweep.js";
-import { startSimulator } from "../../../sim/index.js";
+} from "../../../../shared/adapters/storage/rows/inventoryRow.js";
+import { tableHistory } from "../../../../shared/adapters/storage/tableHistory.js";
+import { tableInventory } from "../../../../shared/adapters/storage/tableInventory.js";
+import { tableLedger } from "../../../../shared/adapters/storage/tableLedger.js";
+import { MAX_CERTIFICATE_NAME_CHARS } from "../../../../shared/core/certificate/records.js";
+import { memoryHistory } from "../../../../shared/core/ports/history.js";
+import { memoryLedger } from "../../../../shared/core/ports/ledger.js";
+import { DAY_MS } from "../../../../shared/lib/time.js";
+import { sweep } from "../../../../shared/usecases/sweep/sweep.js";
+import { startSimulator } from "../../../../sim/index.js";
 import {
   type AppHarness,
   collectingLogger,
   runtimeFor,
   startHarness,
   uniqueTableName,
-} from "../../support/app.js";
+} from "../../../support/app.js";
 
 /**
  * A write that fails for one certificate names that certificate: the warning named

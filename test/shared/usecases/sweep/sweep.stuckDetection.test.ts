@@ -1,13 +1,13 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { tableLedger } from "../../../shared/adapters/storage/tableLedger.js";
-import type { Runtime } from "../../../shared/app/services.js";
-import type { Ledger } from "../../../shared/core/ports/ledger.js";
-import { DAY_MS, HOUR_MS } from "../../../shared/lib/time.js";
-import { sweep } from "../../../shared/usecases/sweep/sweep.js";
-import type { Simulator } from "../../../sim/index.js";
-import { startSimulator } from "../../../sim/index.js";
-import { collectingLogger, leaksIn, runtimeFor, uniqueTableName } from "../../support/app.js";
-import { fakeClock } from "../../support/clock.js";
+import { tableLedger } from "../../../../shared/adapters/storage/tableLedger.js";
+import type { Runtime } from "../../../../shared/app/services.js";
+import type { Ledger } from "../../../../shared/core/ports/ledger.js";
+import { DAY_MS, HOUR_MS } from "../../../../shared/lib/time.js";
+import { sweep } from "../../../../shared/usecases/sweep/sweep.js";
+import type { Simulator } from "../../../../sim/index.js";
+import { startSimulator } from "../../../../sim/index.js";
+import { collectingLogger, leaksIn, runtimeFor, uniqueTableName } from "../../../support/app.js";
+import { fakeClock } from "../../../support/clock.js";
 
 /**
  * A renewal the service accepts but never completes, swept on a fake clock: the decision chain

@@ -1,15 +1,15 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { renewDueCertificates } from "../../../functions/handlers/renewDueCertificates.js";
-import { tableHistory } from "../../../shared/adapters/storage/tableHistory.js";
-import { tableInventory } from "../../../shared/adapters/storage/tableInventory.js";
-import { tableLedger } from "../../../shared/adapters/storage/tableLedger.js";
-import { DAY_MS } from "../../../shared/lib/time.js";
-import { type AppHarness, startHarness, uniqueTableName } from "../../support/app.js";
-import { type CountingProxy, countingProxy } from "../../support/countingProxy.js";
-import { timer } from "../../support/invoke.js";
-import { type Receiver, startReceiver } from "../../support/webhookReceiver.js";
+import { renewDueCertificates } from "../../../../functions/handlers/renewDueCertificates.js";
+import { tableHistory } from "../../../../shared/adapters/storage/tableHistory.js";
+import { tableInventory } from "../../../../shared/adapters/storage/tableInventory.js";
+import { tableLedger } from "../../../../shared/adapters/storage/tableLedger.js";
+import { DAY_MS } from "../../../../shared/lib/time.js";
+import { type AppHarness, startHarness, uniqueTableName } from "../../../support/app.js";
+import { type CountingProxy, countingProxy } from "../../../support/countingProxy.js";
+import { timer } from "../../../support/invoke.js";
+import { type Receiver, startReceiver } from "../../../support/webhookReceiver.js";
 
 /**
  * The run budget, scaled down: the function timeout is 4 s instead of 10 min, each service call takes
