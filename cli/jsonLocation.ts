@@ -25,108 +25,128 @@ const MAX_DEPTH = 1000;
 const NUMBER = /-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/y;
 const ESCAPES = new Set(['"', "\\", "/", "b", "f", "n", "r", "t"]);
 
-function scan(text: string): void {
-  let i = 0;
-  const stop = (reason: string, at = i): never => {
-    throw new Stop(at, i >= text.length ? "the text ends too early" : reason);
-  };
-  const space = () => {
-    while (i < text.length && " \t\n\r".includes(text.charAt(i))) i++;
-  };
-  const string = () => {
-    i++; // the opening quote
+/** A recursive-descent pass over one JSON text that throws Stop at the first error. */
+class Scanner {
+  /** The position of the next character to read. */
+  private i = 0;
+
+  constructor(private readonly text: string) {}
+
+  /** The whole text: one value, with only white space around it. */
+  scan(): void {
+    this.value(0);
+    this.space();
+    if (this.i < this.text.length) this.stop("more text after the JSON value");
+  }
+
+  private stop(reason: string, at = this.i): never {
+    throw new Stop(at, this.i >= this.text.length ? "the text ends too early" : reason);
+  }
+
+  private space(): void {
+    while (this.i < this.text.length && " \t\n\r".includes(this.text.charAt(this.i))) this.i++;
+  }
+
+  private string(): void {
+    const { text } = this;
+    this.i++; // the opening quote
     for (;;) {
-      if (i >= text.length) stop("");
-      const c = text.charCodeAt(i);
+      if (this.i >= text.length) this.stop("");
+      const c = text.charCodeAt(this.i);
       if (c === 0x22) {
-        i++;
+        this.i++;
         return;
       }
-      if (c < 0x20) stop("a string holds a raw control character (a line break?)");
+      if (c < 0x20) this.stop("a string holds a raw control character (a line break?)");
       if (c === 0x5c) {
-        const next = text.charAt(i + 1);
+        const next = text.charAt(this.i + 1);
         if (next === "u") {
-          if (!/^[0-9a-fA-F]{4}$/.test(text.slice(i + 2, i + 6)))
-            stop("a \\u escape needs 4 hex digits");
-          i += 6;
-        } else if (ESCAPES.has(next)) i += 2;
-        else stop("a backslash starts an invalid escape");
-      } else i++;
+          if (!/^[0-9a-fA-F]{4}$/.test(text.slice(this.i + 2, this.i + 6)))
+            this.stop("a \\u escape needs 4 hex digits");
+          this.i += 6;
+        } else if (ESCAPES.has(next)) this.i += 2;
+        else this.stop("a backslash starts an invalid escape");
+      } else this.i++;
     }
-  };
-  const value = (depth: number): void => {
-    if (depth > MAX_DEPTH) stop("nested too deeply");
-    space();
-    const c = text.charAt(i);
+  }
+
+  private value(depth: number): void {
+    const { text } = this;
+    if (depth > MAX_DEPTH) this.stop("nested too deeply");
+    this.space();
+    const c = text.charAt(this.i);
     if (c === "{") {
-      members("}", depth, true);
+      this.members("}", depth, true);
       return;
     }
     if (c === "[") {
-      members("]", depth, false);
+      this.members("]", depth, false);
       return;
     }
     if (c === '"') {
-      string();
+      this.string();
       return;
     }
     for (const word of ["true", "false", "null"]) {
-      if (text.startsWith(word, i)) {
-        i += word.length;
+      if (text.startsWith(word, this.i)) {
+        this.i += word.length;
         return;
       }
     }
-    NUMBER.lastIndex = i;
+    NUMBER.lastIndex = this.i;
     if (c !== "" && NUMBER.test(text)) {
-      i = NUMBER.lastIndex;
+      this.i = NUMBER.lastIndex;
       return;
     }
-    stop(c === "'" ? "strings need double quotes" : "expected a value");
-  };
-  const members = (close: string, depth: number, object: boolean): void => {
-    i++;
-    space();
-    if (text.charAt(i) === close) {
-      i++;
+    this.stop(c === "'" ? "strings need double quotes" : "expected a value");
+  }
+
+  /** An object's or an array's members, from its opening character through `close`. */
+  private members(close: string, depth: number, object: boolean): void {
+    const { text } = this;
+    this.i++;
+    this.space();
+    if (text.charAt(this.i) === close) {
+      this.i++;
       return;
     }
     for (;;) {
-      space();
-      if (object) {
-        if (text.charAt(i) !== '"') {
-          stop(
-            text.charAt(i) === close
-              ? "a comma before the closing brace"
-              : "expected a property name in double quotes",
-          );
-        }
-        string();
-        space();
-        if (text.charAt(i) !== ":") stop('expected ":" after the property name');
-        i++;
-      } else if (text.charAt(i) === close) {
-        stop("a comma before the closing bracket");
-      }
-      value(depth + 1);
-      space();
-      const next = text.charAt(i);
+      this.space();
+      if (object) this.propertyName(close);
+      else if (text.charAt(this.i) === close) this.stop("a comma before the closing bracket");
+      this.value(depth + 1);
+      this.space();
+      const next = text.charAt(this.i);
       if (next === close) {
-        i++;
+        this.i++;
         return;
       }
-      if (next !== ",") stop(`expected "," or "${close}"`);
-      i++;
+      if (next !== ",") this.stop(`expected "," or "${close}"`);
+      this.i++;
     }
-  };
-  value(0);
-  space();
-  if (i < text.length) stop("more text after the JSON value");
+  }
+
+  /** A member's name in double quotes and the colon after it. */
+  private propertyName(close: string): void {
+    const { text } = this;
+    if (text.charAt(this.i) !== '"') {
+      this.stop(
+        text.charAt(this.i) === close
+          ? "a comma before the closing brace"
+          : "expected a property name in double quotes",
+      );
+    }
+    this.string();
+    this.space();
+    if (text.charAt(this.i) !== ":") this.stop('expected ":" after the property name');
+    this.i++;
+  }
 }
 
 /** The first syntax error of `text`, or undefined when it is valid JSON. */
 export function jsonSyntaxLocation(text: string): JsonSyntaxLocation | undefined {
   try {
-    scan(text);
+    new Scanner(text).scan();
     return undefined;
   } catch (error) {
     if (!(error instanceof Stop)) throw error;

@@ -53,6 +53,120 @@ function declaresAccounts(env: Readonly<Record<string, string | undefined>>): bo
   return [ACCOUNTS_SETTING, ACCOUNTS_FILE_SETTING].some((name) => (env[name] ?? "").trim() !== "");
 }
 
+/** Where the tables are: the table endpoint or the connection string, and the timeout. */
+interface StorageLocation {
+  tableUri?: string;
+  connectionString?: string;
+  timeoutMs: number;
+}
+
+/** What the settings say about the storage, the accounts chosen and their services. */
+interface StorageSettings {
+  /** Every account's services; undefined when only the storage is configured. */
+  readonly services: Services | undefined;
+  readonly names: string[];
+  readonly concurrency: number;
+  readonly declared: boolean;
+  readonly storage: StorageLocation;
+}
+
+/**
+ * The settings for the storage: all of them when they are complete; else, when every problem is
+ * the service's (and no accounts are declared), the storage's alone.
+ */
+async function storageSettings(io: Io, choice: AccountChoice): Promise<StorageSettings> {
+  try {
+    const settings = await cliSettings(io, []);
+    const names = selectAccounts(
+      settings,
+      requestedAccount(choice.args),
+      choice.command,
+      choice.scope,
+    );
+    const services = createServices(settings, { requestTrigger: "cli" });
+    return {
+      services,
+      names,
+      concurrency: settings.accountConcurrency,
+      declared: settings.accountsDeclared,
+      storage: {
+        tableUri: settings.ledgerTableUri,
+        connectionString: settings.storageConnectionString,
+        timeoutMs: settings.httpTimeoutMs,
+      },
+    };
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    return storageOnlySettings(io, choice, error);
+  }
+}
+
+/** Storage alone: its settings checked by the same schema, the service's filled in unused. */
+async function storageOnlySettings(
+  io: Io,
+  choice: AccountChoice,
+  error: ConfigError,
+): Promise<StorageSettings> {
+  const own = error.problems.filter((p) => STORAGE_SETTINGS.includes(p.name));
+  if (own.length > 0) throw new ConfigError(own);
+  const { env } = await cliEnv({ ...io, stderr: { ...io.stderr, write: () => {} } });
+  if (declaresAccounts(env)) throw error;
+  const names = selectAccounts(
+    { accounts: [{ name: LEGACY_ACCOUNT }] },
+    requestedAccount(choice.args),
+    choice.command,
+    choice.scope,
+  );
+  const only = loadSettings({
+    CERTSCHED_BASE_URL: "https://service.invalid",
+    CERTSCHED_CLOUD_CREDENTIAL: "managed-identity",
+    ...Object.fromEntries(STORAGE_SETTINGS.map((name) => [name, env[name]])),
+  });
+  return {
+    services: undefined,
+    names,
+    concurrency: 4,
+    declared: false,
+    storage: {
+      tableUri: only.ledgerTableUri,
+      connectionString: only.storageConnectionString,
+      timeoutMs: only.httpTimeoutMs,
+    },
+  };
+}
+
+/** Neither the table endpoint nor the connection string: the services closed, then a ConfigError. */
+async function noStorage(io: Io, services: Services | undefined): Promise<never> {
+  await services?.close();
+  io.stderr.write(
+    `${wrapToWidth(`certsched: ${PRODUCTION_STORAGE_NOTE}`, io.stderr.columns, "").join("\n")}\n`,
+  );
+  throw new ConfigError([
+    {
+      name: "CERTSCHED_LEDGER_TABLE_URI",
+      message:
+        "is required to read the ledger and the history (or AzureWebJobsStorage): they live in the function app's storage account",
+    },
+  ]);
+}
+
+/** Each account's tables, its history in them, and its service when configured. */
+function accountStorages(
+  names: readonly string[],
+  where: StorageAccess["where"],
+  services: Services | undefined,
+): AccountStorage[] {
+  return names.map((account) => {
+    const tables = accountTables(account);
+    return {
+      account,
+      tables,
+      history: tableHistoryOnFirstUse({ ...where, tableName: tables.history }),
+      service: services?.runtime(account),
+    };
+  });
+}
+
 /**
  * The storage the function app uses, read with the same settings and rules (the table endpoint
  * with DefaultAzureCredential first, else the connection string), each account in its own
@@ -64,69 +178,10 @@ export async function withStorage<T>(
   choice: AccountChoice,
   work: (access: StorageAccess) => Promise<T>,
 ): Promise<T> {
-  let services: Services | undefined;
-  let names: string[];
-  let concurrency = 4;
-  let declared = false;
-  let storage: { tableUri?: string; connectionString?: string; timeoutMs: number };
-  try {
-    const settings = await cliSettings(io, []);
-    names = selectAccounts(settings, requestedAccount(choice.args), choice.command, choice.scope);
-    services = createServices(settings, { requestTrigger: "cli" });
-    concurrency = settings.accountConcurrency;
-    declared = settings.accountsDeclared;
-    storage = {
-      tableUri: settings.ledgerTableUri,
-      connectionString: settings.storageConnectionString,
-      timeoutMs: settings.httpTimeoutMs,
-    };
-  } catch (error) {
-    if (!(error instanceof ConfigError)) throw error;
-    const own = error.problems.filter((p) => STORAGE_SETTINGS.includes(p.name));
-    if (own.length > 0) throw new ConfigError(own);
-    // Storage alone: its settings checked by the same schema, the service's filled in unused.
-    const { env } = await cliEnv({ ...io, stderr: { ...io.stderr, write: () => {} } });
-    if (declaresAccounts(env)) throw error;
-    names = selectAccounts(
-      { accounts: [{ name: LEGACY_ACCOUNT }] },
-      requestedAccount(choice.args),
-      choice.command,
-      choice.scope,
-    );
-    const only = loadSettings({
-      CERTSCHED_BASE_URL: "https://service.invalid",
-      CERTSCHED_CLOUD_CREDENTIAL: "managed-identity",
-      ...Object.fromEntries(STORAGE_SETTINGS.map((name) => [name, env[name]])),
-    });
-    storage = {
-      tableUri: only.ledgerTableUri,
-      connectionString: only.storageConnectionString,
-      timeoutMs: only.httpTimeoutMs,
-    };
-  }
-  if (!storage.tableUri && !storage.connectionString) {
-    await services?.close();
-    io.stderr.write(
-      `${wrapToWidth(`certsched: ${PRODUCTION_STORAGE_NOTE}`, io.stderr.columns, "").join("\n")}\n`,
-    );
-    throw new ConfigError([
-      {
-        name: "CERTSCHED_LEDGER_TABLE_URI",
-        message:
-          "is required to read the ledger and the history (or AzureWebJobsStorage): they live in the function app's storage account",
-      },
-    ]);
-  }
+  const { services, names, concurrency, declared, storage } = await storageSettings(io, choice);
+  if (!storage.tableUri && !storage.connectionString) await noStorage(io, services);
   const where = { ...storage };
-  const accounts = names.map((account) => {
-    const tables = accountTables(account);
-    return {
-      account,
-      tables,
-      history: tableHistoryOnFirstUse({ ...where, tableName: tables.history }),
-      service: services?.runtime(account),
-    };
-  });
+  const accounts = accountStorages(names, where, services);
   try {
     return await work({
       where,

@@ -20,17 +20,18 @@ import {
 import { withServiceRecords } from "../../shared/core/status/serviceOverlay.js";
 import { ensureError, UsageError } from "../../shared/lib/errors.js";
 import { redact } from "../../shared/lib/redact/redact.js";
-import { loadStatus } from "../../shared/usecases/steps/loadStatus.js";
-import { overAccounts, withAccount } from "../accounts.js";
+import { type LoadedStatus, loadStatus } from "../../shared/usecases/steps/loadStatus.js";
+import { type AccountOutcome, overAccounts, withAccount } from "../accounts.js";
 import { type Command, JSON_OPTION } from "../command.js";
 import { cliEnv } from "../config.js";
-import { EXIT, reportAccountFailure } from "../failure.js";
+import { type AccountFailure, EXIT, reportAccountFailure } from "../failure.js";
 import type { Io } from "../io.js";
 import { type Paint, type Palette, palette } from "../output/color.js";
 import { daysPaint } from "../output/sweepReport.js";
 import { renderTable } from "../output/table.js";
 import { oneLine, wrapToWidth } from "../output/text.js";
 import { type AccountStorage, type StorageAccess, withStorage } from "../storage.js";
+import type { ParsedArgs } from "../usage.js";
 
 const HELP = `Usage: certsched status [<certificateName>...] [--offline] [--account NAME]
                         [--preflight STATUS[,STATUS]] [--json]
@@ -233,7 +234,7 @@ function render(
       ),
     );
   }
-  // Issue 24: the CA's own word, one line each (the timer renews once the window has started).
+  // The CA's own word (ARI), one line each (the timer renews once the window has started).
   const withAri = statuses.filter((s) => s.ari !== null);
   if (withAri.length > 0) lines.push("");
   for (const s of withAri) {
@@ -264,18 +265,30 @@ function preflightFilter(text: string | undefined): ReadonlySet<PreflightFilter>
 
 type ServiceState = "reachable" | "unreachable" | "not-configured" | "not-asked";
 
+/** What every account's statuses are read with: the command's flags and the warning days. */
+interface StatusReadOptions {
+  offline: boolean;
+  names: readonly string[];
+  warnDays: number;
+  preflight: ReadonlySet<PreflightFilter> | undefined;
+}
+
+/** One account's statuses as read, with what its service and its storage said. */
+interface AccountStatus {
+  readonly account: string;
+  readonly serviceState: ServiceState;
+  readonly statuses: CertificateStatus[];
+  readonly requests7d: number | null;
+  readonly loaded: LoadedStatus;
+}
+
 /** One account's statuses, read from its own tables (and its service's due list, unless offline). */
 async function statusOf(
   a: AccountStorage,
   access: StorageAccess,
   io: Io,
-  options: {
-    offline: boolean;
-    names: readonly string[];
-    warnDays: number;
-    preflight: ReadonlySet<PreflightFilter> | undefined;
-  },
-) {
+  options: StatusReadOptions,
+): Promise<AccountStatus> {
   const { service } = a;
   let due: CertificateRecord[] = [];
   let serviceState: ServiceState = "not-configured";
@@ -325,6 +338,108 @@ async function statusOf(
   return { account: a.account, serviceState, statuses, requests7d, loaded };
 }
 
+/** The options every account's statuses are read with, from the flags and the settings. */
+async function readOptions(
+  args: ParsedArgs,
+  io: Io,
+  preflight: ReadonlySet<PreflightFilter> | undefined,
+): Promise<StatusReadOptions> {
+  // The same settings again, for CERTSCHED_VERIFY_WARN_DAYS: their name warnings were
+  // already written once, by withStorage.
+  const { env } = await cliEnv({ ...io, stderr: { ...io.stderr, write: () => {} } });
+  return {
+    offline: args.values.offline === true,
+    names: args.positionals,
+    warnDays: loadVerifySettings(env).warnDays,
+    preflight,
+  };
+}
+
+/** Each account's failure reported on stderr, in declaration order; what each one said. */
+function reportFailures(
+  outcomes: readonly AccountOutcome<AccountStatus>[],
+  io: Io,
+): (AccountFailure & { readonly account: string })[] {
+  return outcomes.flatMap((o) =>
+    o.ok ? [] : [{ account: o.account, ...reportAccountFailure(o.error, io, o.account, "status") }],
+  );
+}
+
+/** The rows that could not be read, named by account when several are read. */
+function invalidRows(read: readonly AccountStatus[], many: boolean): string[] {
+  return read.flatMap((r) =>
+    r.loaded.invalid.map((p) => (many ? `account ${r.account}: ${p}` : p)),
+  );
+}
+
+/**
+ * The --json document: the certificates and the rows not read; the service's state and the
+ * request count at the top for one account, per account under "accounts" for several.
+ */
+function writeJson(
+  io: Io,
+  many: boolean,
+  outcomes: readonly AccountOutcome<AccountStatus>[],
+  failures: readonly (AccountFailure & { readonly account: string })[],
+): void {
+  const read = outcomes.flatMap((o) => (o.ok ? [o.value] : []));
+  const rows = read.flatMap((r) => r.statuses.map((s) => withAccount(r.account, s)));
+  const truncated = read.some((r) => r.loaded.truncated);
+  const [first] = read;
+  const accounts = outcomes.map((o) => {
+    const r = read.find((x) => x.account === o.account);
+    const problems = failures.filter((f) => f.account === o.account).map((f) => f.message);
+    return {
+      name: o.account,
+      service: r?.serviceState ?? null,
+      requests7d: r?.requests7d ?? null,
+      failed: problems.length > 0,
+      problems,
+    };
+  });
+  const document = {
+    ...(!many && first ? { service: first.serviceState, requests7d: first.requests7d } : {}),
+    certificates: rows,
+    invalid: invalidRows(read, many),
+    ...(truncated ? { truncated: true } : {}),
+    ...(many ? { accounts } : {}),
+  };
+  io.stdout.write(`${JSON.stringify(document, null, 2)}\n`);
+}
+
+/** For people: the table (an ACCOUNT column for several accounts), then the request counts. */
+function writeText(
+  io: Io,
+  many: boolean,
+  read: readonly AccountStatus[],
+  preflight: ReadonlySet<PreflightFilter> | undefined,
+): void {
+  const [first] = read;
+  if (!many && first) {
+    const lines = render(first.statuses, io, false, preflight);
+    lines.push("", `Requests sent to the service in the last 7 days: ${first.requests7d ?? "-"}`);
+    io.stdout.write(`${lines.join("\n")}\n`);
+  } else {
+    const rows = read.flatMap((r) => r.statuses.map((s) => withAccount(r.account, s)));
+    const lines = render(rows, io, true, preflight);
+    lines.push("", "Requests sent to the service in the last 7 days:");
+    for (const r of read) lines.push(`- ${r.account}: ${r.requests7d ?? "-"}`);
+    io.stdout.write(`${lines.join("\n")}\n`);
+  }
+}
+
+/** The warnings after the output: accounts cut at the maximum, then the rows not read. */
+function writeNotes(io: Io, many: boolean, read: readonly AccountStatus[]): void {
+  for (const r of read.filter((x) => x.loaded.truncated)) {
+    const who = many ? `account ${r.account}: ` : "";
+    note(
+      io,
+      `certsched: ${who}the first ${r.statuses.length} certificates by name; name the ones you want`,
+    );
+  }
+  for (const problem of invalidRows(read, many)) note(io, `certsched: ${problem}`);
+}
+
 export const statusCommand: Command = {
   name: "status",
   help: HELP,
@@ -334,15 +449,7 @@ export const statusCommand: Command = {
     // A word it does not know is a usage error before anything is read.
     const preflight = preflightFilter(args.values.preflight as string | undefined);
     return withStorage(io, { args, command: "status", scope: "each" }, async (access) => {
-      // The same settings again, for CERTSCHED_VERIFY_WARN_DAYS: their name warnings were
-      // already written once, by withStorage.
-      const { env } = await cliEnv({ ...io, stderr: { ...io.stderr, write: () => {} } });
-      const options = {
-        offline: args.values.offline === true,
-        names: args.positionals,
-        warnDays: loadVerifySettings(env).warnDays,
-        preflight,
-      };
+      const options = await readOptions(args, io, preflight);
       const outcomes = await overAccounts(
         access.accounts.map((a) => a.account),
         access.concurrency,
@@ -353,63 +460,14 @@ export const statusCommand: Command = {
       );
       // One account: the storage's failure is reported as every command's (exit 1).
       if (!access.many && outcomes[0] && !outcomes[0].ok) throw outcomes[0].error;
-      const failures = outcomes.flatMap((o) =>
-        o.ok
-          ? []
-          : [{ account: o.account, ...reportAccountFailure(o.error, io, o.account, "status") }],
-      );
+      const failures = reportFailures(outcomes, io);
       const read = outcomes.flatMap((o) => (o.ok ? [o.value] : []));
-      const rows = read.flatMap((r) => r.statuses.map((s) => withAccount(r.account, s)));
-      const invalid = read.flatMap((r) =>
-        r.loaded.invalid.map((p) => (access.many ? `account ${r.account}: ${p}` : p)),
-      );
-      const truncated = read.some((r) => r.loaded.truncated);
-      const [first] = read;
       if (args.values.json === true) {
-        const accounts = outcomes.map((o) => {
-          const r = read.find((x) => x.account === o.account);
-          const problems = failures.filter((f) => f.account === o.account).map((f) => f.message);
-          return {
-            name: o.account,
-            service: r?.serviceState ?? null,
-            requests7d: r?.requests7d ?? null,
-            failed: problems.length > 0,
-            problems,
-          };
-        });
-        const document = {
-          ...(!access.many && first
-            ? { service: first.serviceState, requests7d: first.requests7d }
-            : {}),
-          certificates: rows,
-          invalid,
-          ...(truncated ? { truncated: true } : {}),
-          ...(access.many ? { accounts } : {}),
-        };
-        io.stdout.write(`${JSON.stringify(document, null, 2)}\n`);
-      } else if (!access.many && first) {
-        const lines = render(first.statuses, io, false, preflight);
-        lines.push(
-          "",
-          `Requests sent to the service in the last 7 days: ${first.requests7d ?? "-"}`,
-        );
-        io.stdout.write(`${lines.join("\n")}\n`);
+        writeJson(io, access.many, outcomes, failures);
       } else {
-        const lines = render(rows, io, true, preflight);
-        lines.push("", "Requests sent to the service in the last 7 days:");
-        for (const r of read) lines.push(`- ${r.account}: ${r.requests7d ?? "-"}`);
-        io.stdout.write(`${lines.join("\n")}\n`);
+        writeText(io, access.many, read, preflight);
       }
-      if (truncated) {
-        for (const r of read.filter((x) => x.loaded.truncated)) {
-          const who = access.many ? `account ${r.account}: ` : "";
-          note(
-            io,
-            `certsched: ${who}the first ${r.statuses.length} certificates by name; name the ones you want`,
-          );
-        }
-      }
-      for (const problem of invalid) note(io, `certsched: ${problem}`);
+      writeNotes(io, access.many, read);
       return failures.length > 0 ? EXIT.failed : EXIT.ok;
     });
   },

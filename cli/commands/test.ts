@@ -3,11 +3,12 @@ import type { Runtime } from "../../shared/app/services.js";
 import { noLedger } from "../../shared/core/ports/ledger.js";
 import { isCertschedError, UsageError } from "../../shared/lib/errors.js";
 import { parseDuration } from "../../shared/lib/time.js";
+import type { AccountOutcome } from "../accounts.js";
 import { type Command, JSON_OPTION } from "../command.js";
 import { EXIT, reportAccountFailure } from "../failure.js";
 import type { Io } from "../io.js";
 import { cutToWidth, oneLine, visibleWidth, wrapToWidth } from "../output/text.js";
-import { withServices } from "../runtime.js";
+import { type CliServices, withServices } from "../runtime.js";
 
 const HELP = `Usage: certsched test [--wait [TIMEOUT]] [--account NAME] [--json]
 
@@ -87,6 +88,120 @@ async function testUntilAnswered(
   }
 }
 
+/** --wait's timeout in ms, or undefined without --wait; a timeout without --wait is a usage error. */
+function waitOption(wait: boolean, timeoutText: string | undefined): number | undefined {
+  if (timeoutText !== undefined && !wait) {
+    throw new UsageError(
+      `unexpected argument "${timeoutText}" (a timeout goes after --wait)`,
+      "test",
+    );
+  }
+  return wait ? waitTimeout(timeoutText) : undefined;
+}
+
+/** The service's answer to one account's connectivity test, and how many attempts it took. */
+interface Connected {
+  readonly message: string;
+  readonly attempts: number;
+  readonly service: string;
+}
+
+/** One account's connectivity test: once, or until it answers within `timeoutMs` (--wait). */
+async function connect(
+  runtime: Runtime,
+  io: Io,
+  timeoutMs: number | undefined,
+  account: string | undefined,
+): Promise<Connected> {
+  const answer =
+    timeoutMs === undefined
+      ? { message: await runtime.client.test(), attempts: 1 }
+      : await testUntilAnswered(runtime, io, timeoutMs, account);
+  return { ...answer, service: runtime.settings.baseUrl };
+}
+
+/** One account connected: the JSON document, or one line for people. */
+function writeConnected(
+  io: Io,
+  account: string,
+  { message, attempts, service }: Connected,
+  json: boolean,
+  wait: boolean,
+): void {
+  if (json) {
+    const document = {
+      account,
+      status: "ok",
+      service,
+      message,
+      ...(wait ? { attempts } : {}),
+    };
+    io.stdout.write(`${JSON.stringify(document, null, 2)}\n`);
+  } else {
+    const line = `Connected to ${service}: ${oneLine(message.trim()) || "OK"}`;
+    io.stdout.write(`${wrapToWidth(line, io.stdout.columns, "", "  ").join("\n")}\n`);
+  }
+}
+
+/** One account's result among several: connected, or failed with the error's code. */
+type AccountResult =
+  | { account: string; status: "ok"; service: string; message: string; attempts?: number }
+  | { account: string; status: "failed"; service: string; error: string; message: string };
+
+/** Each account's result, in declaration order; each failure reported on stderr as it comes. */
+function accountResults(
+  outcomes: readonly AccountOutcome<Connected>[],
+  cli: CliServices,
+  io: Io,
+  wait: boolean,
+): AccountResult[] {
+  return outcomes.map((o) => {
+    const service = cli.services.runtime(o.account).settings.baseUrl;
+    if (o.ok) {
+      const { message, attempts } = o.value;
+      return {
+        account: o.account,
+        status: "ok",
+        service,
+        message,
+        ...(wait ? { attempts } : {}),
+      };
+    }
+    const failure = reportAccountFailure(o.error, io, o.account, "test");
+    return {
+      account: o.account,
+      status: "failed",
+      service,
+      error: failure.code,
+      message: failure.message,
+    };
+  });
+}
+
+/** Several accounts' results: the JSON document with its "accounts", or one line each. */
+function writeResults(io: Io, results: readonly AccountResult[], json: boolean): void {
+  if (json) {
+    const accounts = results.map((r) => ({
+      name: r.account,
+      failed: r.status !== "ok",
+      problems: r.status === "ok" ? [] : [r.message],
+    }));
+    io.stdout.write(`${JSON.stringify({ results, accounts }, null, 2)}\n`);
+  } else {
+    const lines = results.flatMap((r) =>
+      wrapToWidth(
+        r.status === "ok"
+          ? `${r.account}: connected to ${r.service}: ${oneLine(r.message.trim()) || "OK"}`
+          : `${r.account}: failed (${r.service}): ${oneLine(r.message)}`,
+        io.stdout.columns,
+        "",
+        "  ",
+      ),
+    );
+    io.stdout.write(`${lines.join("\n")}\n`);
+  }
+}
+
 export const testCommand: Command = {
   name: "test",
   help: HELP,
@@ -94,93 +209,26 @@ export const testCommand: Command = {
   maxPositionals: 1,
   run: async (args, io) => {
     const wait = args.values.wait === true;
-    const timeoutText = args.positionals[0];
-    if (timeoutText !== undefined && !wait) {
-      throw new UsageError(
-        `unexpected argument "${timeoutText}" (a timeout goes after --wait)`,
-        "test",
-      );
-    }
-    const timeoutMs = wait ? waitTimeout(timeoutText) : undefined;
+    const timeoutMs = waitOption(wait, args.positionals[0]);
+    const json = args.values.json === true;
     return withServices(
       io,
       ["subscriptionId"],
       { ledger: noLedger },
       { args, command: "test", scope: "each" },
       async (cli) => {
-        const outcomes = await cli.each(async (runtime) => {
-          const answer =
-            timeoutMs === undefined
-              ? { message: await runtime.client.test(), attempts: 1 }
-              : await testUntilAnswered(
-                  runtime,
-                  io,
-                  timeoutMs,
-                  cli.many ? runtime.settings.account : undefined,
-                );
-          return { ...answer, service: runtime.settings.baseUrl };
-        });
+        const outcomes = await cli.each((runtime) =>
+          connect(runtime, io, timeoutMs, cli.many ? runtime.settings.account : undefined),
+        );
         // One account: its failure is reported as every command's (exit 1, cause, where to look).
         const only = outcomes[0];
         if (!cli.many && only) {
           if (!only.ok) throw only.error;
-          const { message, attempts, service } = only.value;
-          if (args.values.json === true) {
-            const document = {
-              account: only.account,
-              status: "ok",
-              service,
-              message,
-              ...(wait ? { attempts } : {}),
-            };
-            io.stdout.write(`${JSON.stringify(document, null, 2)}\n`);
-          } else {
-            const line = `Connected to ${service}: ${oneLine(message.trim()) || "OK"}`;
-            io.stdout.write(`${wrapToWidth(line, io.stdout.columns, "", "  ").join("\n")}\n`);
-          }
+          writeConnected(io, only.account, only.value, json, wait);
           return EXIT.ok;
         }
-        const results = outcomes.map((o) => {
-          const service = cli.services.runtime(o.account).settings.baseUrl;
-          if (o.ok) {
-            const { message, attempts } = o.value;
-            return {
-              account: o.account,
-              status: "ok",
-              service,
-              message,
-              ...(wait ? { attempts } : {}),
-            };
-          }
-          const failure = reportAccountFailure(o.error, io, o.account, "test");
-          return {
-            account: o.account,
-            status: "failed",
-            service,
-            error: failure.code,
-            message: failure.message,
-          };
-        });
-        if (args.values.json === true) {
-          const accounts = results.map((r) => ({
-            name: r.account,
-            failed: r.status !== "ok",
-            problems: r.status === "ok" ? [] : [r.message],
-          }));
-          io.stdout.write(`${JSON.stringify({ results, accounts }, null, 2)}\n`);
-        } else {
-          const lines = results.flatMap((r) =>
-            wrapToWidth(
-              r.status === "ok"
-                ? `${r.account}: connected to ${r.service}: ${oneLine(r.message.trim()) || "OK"}`
-                : `${r.account}: failed (${r.service}): ${oneLine(r.message)}`,
-              io.stdout.columns,
-              "",
-              "  ",
-            ),
-          );
-          io.stdout.write(`${lines.join("\n")}\n`);
-        }
+        const results = accountResults(outcomes, cli, io, wait);
+        writeResults(io, results, json);
         return results.every((r) => r.status === "ok") ? EXIT.ok : EXIT.failed;
       },
     );

@@ -1,14 +1,14 @@
 import { redact } from "../../lib/redact/redact.js";
 import { type AriPart, ariPart } from "../ari/ariView.js";
 import { daysLeft } from "../certificate/dates.js";
-import type { InventoryRecord } from "../ports/inventory.js";
+import type { InventoryRecord, VerificationRecord } from "../ports/inventory.js";
 import type { LedgerOutcome, LedgerRecord } from "../ports/ledger.js";
 import { decide } from "../renewal/decide.js";
 import { BROWSER_REFUSES, CRITICAL_DAYS } from "../verification/judge.js";
 import { type PreflightView, preflightView, statusLabel } from "./preflightView.js";
 
 /**
- * One certificate's status for people and programs (issue 13): the inventory record, the
+ * One certificate's status for people and programs: the inventory record, the
  * ledger row and the last verification merged into one view, with one overall word. Pure: the
  * clock and the settings come in; nothing is read or written here (loadStatus.ts reads).
  */
@@ -30,7 +30,7 @@ import { type PreflightView, preflightView, statusLabel } from "./preflightView.
  *    version) not yet where users look after CERTSCHED_VERIFY_WINDOW (CERTSCHED_SYNC_WINDOW).
  * 5. `pending`: a renewal of the current episode is in flight (claimed, sent, scheduled, or sent
  *    with no answer: `answer-unknown`), or the last verification said `pending`. A renewal in
- *    flight is pending, not expiring, as in `certsched verify` (contracts/verify.md).
+ *    flight is pending, not expiring, as in `certsched verify` (docs/contracts/verify.md).
  * 6. `expiring`: fewer than CERTSCHED_VERIFY_WARN_DAYS whole days left; `critical` below 7.
  * 7. `unverifiable`: the last verification could not read it (nothing to look at, or no answer).
  * 8. `ok`: an expiry is known and none of the above applies.
@@ -98,7 +98,7 @@ export interface LedgerView {
 /** The last verification, as recorded with the inventory. */
 export interface VerificationView {
   readonly at: string;
-  /** The verification's own status (contracts/verify.md), or `unverifiable`. */
+  /** The verification's own status (docs/contracts/verify.md), or `unverifiable`. */
   readonly status: string;
   readonly critical: boolean;
   readonly source: "tls" | "keyvault";
@@ -143,7 +143,7 @@ export interface CertificateStatus extends AriPart {
   readonly ledger: LedgerView | null;
   readonly verification: VerificationView | null;
   readonly inventory: InventoryView | null;
-  /** The last preflight (issue 23); null: never checked. */
+  /** The last preflight; null: never checked. */
   readonly preflight: PreflightView | null;
 }
 
@@ -176,8 +176,127 @@ function isStuck(
 
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`;
 
-/** The status of one certificate: the first word of STATUS_WORDS that applies. */
-export function certificateStatus(input: StatusInput, options: StatusOptions): CertificateStatus {
+/** What the status word is judged from: the inventory record, the ledger row, the clock. */
+interface StatusFacts {
+  readonly now: Date;
+  readonly warnDays: number;
+  readonly ledger: LedgerRecord | undefined;
+  readonly verification: VerificationRecord | undefined;
+  /** The expiry the last verification read where users look. */
+  readonly served: Date | undefined;
+  /** What users see first; the service's word when nothing was read where they look. */
+  readonly effective: Date | undefined;
+  /** Whole days left of `effective`. */
+  readonly left: number | undefined;
+  /** Whether the ledger row is of the current episode (isCurrent). */
+  readonly current: boolean;
+  /** Whether the current episode is stuck (isStuck). */
+  readonly stuck: boolean;
+  /** ": <the row's detail>", redacted, or nothing. */
+  readonly cause: string;
+}
+
+/** A status word and the one line that says why. */
+interface Verdict {
+  readonly status: StatusWord;
+  readonly why: string;
+}
+
+/** One check of the chain: its word when it applies, else undefined (the next one decides). */
+type StatusCheck = (f: StatusFacts) => Verdict | undefined;
+
+const expired: StatusCheck = ({ effective, served, now }) =>
+  effective && now.getTime() > effective.getTime()
+    ? {
+        status: "expired",
+        why: `expired at ${effective.toISOString()} (${served ? "as served" : "as the service says"})`,
+      }
+    : undefined;
+
+const stuckEpisode: StatusCheck = ({ ledger, stuck, cause }) =>
+  ledger && stuck
+    ? {
+        status: "stuck",
+        why: `still due since the first request at ${iso(ledger.firstRequestedAt) ?? "?"} (${plural(ledger.attempts, "attempt")})${cause}`,
+      }
+    : undefined;
+
+const requestFailed: StatusCheck = ({ ledger, current, cause }) =>
+  ledger && current && ledger.outcome === "failed"
+    ? {
+        status: "failed",
+        why: `the last renewal request failed (${plural(ledger.attempts, "attempt")})${cause}`,
+      }
+    : undefined;
+
+const browserRefuses: StatusCheck = ({ verification }) =>
+  verification !== undefined && BROWSER_REFUSES.has(verification.status)
+    ? {
+        status: "failed",
+        why: `the served certificate is ${verification.status}: ${verification.detail}`,
+      }
+    : undefined;
+
+const notLanded: StatusCheck = ({ verification }) =>
+  verification?.status === "not-landed" || verification?.status === "not-synced"
+    ? { status: verification.status, why: verification.detail }
+    : undefined;
+
+const inFlight: StatusCheck = ({ ledger, current }) =>
+  ledger && current && IN_FLIGHT.has(ledger.outcome)
+    ? {
+        status: "pending",
+        why:
+          ledger.outcome === "answer-unknown"
+            ? `renewal sent at ${iso(ledger.lastRequestedAt) ?? "?"} without an answer in time: it may be scheduled (check with certsched get)`
+            : `renewal ${ledger.outcome === "renewal-scheduled" ? "scheduled" : "being requested"} at ${iso(ledger.lastRequestedAt ?? ledger.claimedAt) ?? "?"}`,
+      }
+    : undefined;
+
+const verifiedPending: StatusCheck = ({ verification }) =>
+  verification?.status === "pending" ? { status: "pending", why: verification.detail } : undefined;
+
+const expiring: StatusCheck = ({ effective, left, warnDays }) =>
+  effective && left !== undefined && left < warnDays
+    ? {
+        status: "expiring",
+        why: `${plural(left, "day")} left (expires ${effective.toISOString()}), fewer than ${warnDays}`,
+      }
+    : undefined;
+
+const unverifiable: StatusCheck = ({ verification }) =>
+  verification?.status === "unverifiable" || verification?.status === "unreachable"
+    ? { status: "unverifiable", why: verification.detail }
+    : undefined;
+
+const expiryKnown: StatusCheck = ({ effective, left }) =>
+  effective ? { status: "ok", why: `${plural(left ?? 0, "day")} left` } : undefined;
+
+/** The checks in STATUS_WORDS' order: the first that applies wins. */
+const STATUS_CHECKS: readonly StatusCheck[] = [
+  expired,
+  stuckEpisode,
+  requestFailed,
+  browserRefuses,
+  notLanded,
+  inFlight,
+  verifiedPending,
+  expiring,
+  unverifiable,
+  expiryKnown,
+];
+
+/** The first word that applies; `unknown` when none does. */
+function verdictOf(facts: StatusFacts): Verdict {
+  for (const check of STATUS_CHECKS) {
+    const verdict = check(facts);
+    if (verdict) return verdict;
+  }
+  return { status: "unknown", why: "no expiry known from the service or a verification" };
+}
+
+/** The facts of one certificate: which expiry users see, and whether its ledger row counts. */
+function factsOf(input: StatusInput, options: StatusOptions): StatusFacts {
   const { inventory, ledger } = input;
   const { now } = options;
   const verification = inventory?.lastVerification;
@@ -190,58 +309,67 @@ export function certificateStatus(input: StatusInput, options: StatusOptions): C
   const effective = served ?? service;
   const left = effective ? daysLeft(effective, now) : undefined;
   const cause = ledger?.detail ? `: ${redact(ledger.detail)}` : "";
+  return {
+    now,
+    warnDays: options.warnDays,
+    ledger,
+    verification,
+    served,
+    effective,
+    left,
+    current,
+    stuck,
+    cause,
+  };
+}
 
-  const verdict = ((): { status: StatusWord; why: string } => {
-    if (effective && now.getTime() > effective.getTime()) {
-      return {
-        status: "expired",
-        why: `expired at ${effective.toISOString()} (${served ? "as served" : "as the service says"})`,
-      };
-    }
-    if (ledger && stuck) {
-      return {
-        status: "stuck",
-        why: `still due since the first request at ${iso(ledger.firstRequestedAt) ?? "?"} (${plural(ledger.attempts, "attempt")})${cause}`,
-      };
-    }
-    if (ledger && current && ledger.outcome === "failed") {
-      return {
-        status: "failed",
-        why: `the last renewal request failed (${plural(ledger.attempts, "attempt")})${cause}`,
-      };
-    }
-    if (verification !== undefined && BROWSER_REFUSES.has(verification.status)) {
-      return {
-        status: "failed",
-        why: `the served certificate is ${verification.status}: ${verification.detail}`,
-      };
-    }
-    if (verification?.status === "not-landed" || verification?.status === "not-synced") {
-      return { status: verification.status, why: verification.detail };
-    }
-    if (ledger && current && IN_FLIGHT.has(ledger.outcome)) {
-      return {
-        status: "pending",
-        why:
-          ledger.outcome === "answer-unknown"
-            ? `renewal sent at ${iso(ledger.lastRequestedAt) ?? "?"} without an answer in time: it may be scheduled (check with certsched get)`
-            : `renewal ${ledger.outcome === "renewal-scheduled" ? "scheduled" : "being requested"} at ${iso(ledger.lastRequestedAt ?? ledger.claimedAt) ?? "?"}`,
-      };
-    }
-    if (verification?.status === "pending") return { status: "pending", why: verification.detail };
-    if (effective && left !== undefined && left < options.warnDays) {
-      return {
-        status: "expiring",
-        why: `${plural(left, "day")} left (expires ${effective.toISOString()}), fewer than ${options.warnDays}`,
-      };
-    }
-    if (verification?.status === "unverifiable" || verification?.status === "unreachable") {
-      return { status: "unverifiable", why: verification.detail };
-    }
-    if (effective) return { status: "ok", why: `${plural(left ?? 0, "day")} left` };
-    return { status: "unknown", why: "no expiry known from the service or a verification" };
-  })();
+function ledgerView(ledger: LedgerRecord, current: boolean, stuck: boolean): LedgerView {
+  return {
+    outcome: ledger.outcome,
+    reason: ledger.reason ?? null,
+    attempts: ledger.attempts,
+    firstRequestedAt: iso(ledger.firstRequestedAt),
+    lastRequestedAt: iso(ledger.lastRequestedAt),
+    detail: ledger.detail ? redact(ledger.detail) : null,
+    current,
+    stuck,
+  };
+}
 
+function verificationView(verification: VerificationRecord): VerificationView {
+  return {
+    at: verification.at.toISOString(),
+    status: verification.status,
+    critical: verification.critical === true,
+    source: verification.source,
+    domain: verification.domain,
+    servedNotAfter: iso(verification.servedNotAfter),
+    daysLeft: verification.daysLeft ?? null,
+    detail: redact(verification.detail),
+  };
+}
+
+function inventoryView(inventory: InventoryRecord): InventoryView {
+  return {
+    source: inventory.source,
+    target: inventory.target ?? null,
+    renewal: inventory.renewal ?? null,
+    rootDomain: inventory.rootDomain ?? null,
+    keyVaultName: inventory.keyVaultName ?? null,
+    keyVaultCertificateName: inventory.keyVaultCertificateName ?? null,
+    firstSeen: inventory.firstSeen.toISOString(),
+    lastSeen: inventory.lastSeen.toISOString(),
+  };
+}
+
+/** The status of one certificate: the first word of STATUS_WORDS that applies. */
+export function certificateStatus(input: StatusInput, options: StatusOptions): CertificateStatus {
+  const { inventory, ledger } = input;
+  const { now } = options;
+  const facts = factsOf(input, options);
+  const { verification, served, left, current } = facts;
+  const service = inventory?.serviceExpiry;
+  const verdict = verdictOf(facts);
   const preflight = preflightView(inventory?.lastPreflight, now);
   return {
     certificateName: input.certificateName,
@@ -258,42 +386,9 @@ export function certificateStatus(input: StatusInput, options: StatusOptions): C
       served: iso(served),
       servedDaysLeft: served ? daysLeft(served, now) : null,
     },
-    ledger: ledger
-      ? {
-          outcome: ledger.outcome,
-          reason: ledger.reason ?? null,
-          attempts: ledger.attempts,
-          firstRequestedAt: iso(ledger.firstRequestedAt),
-          lastRequestedAt: iso(ledger.lastRequestedAt),
-          detail: ledger.detail ? redact(ledger.detail) : null,
-          current,
-          stuck,
-        }
-      : null,
-    verification: verification
-      ? {
-          at: verification.at.toISOString(),
-          status: verification.status,
-          critical: verification.critical === true,
-          source: verification.source,
-          domain: verification.domain,
-          servedNotAfter: iso(verification.servedNotAfter),
-          daysLeft: verification.daysLeft ?? null,
-          detail: redact(verification.detail),
-        }
-      : null,
-    inventory: inventory
-      ? {
-          source: inventory.source,
-          target: inventory.target ?? null,
-          renewal: inventory.renewal ?? null,
-          rootDomain: inventory.rootDomain ?? null,
-          keyVaultName: inventory.keyVaultName ?? null,
-          keyVaultCertificateName: inventory.keyVaultCertificateName ?? null,
-          firstSeen: inventory.firstSeen.toISOString(),
-          lastSeen: inventory.lastSeen.toISOString(),
-        }
-      : null,
+    ledger: ledger ? ledgerView(ledger, current, facts.stuck) : null,
+    verification: verification ? verificationView(verification) : null,
+    inventory: inventory ? inventoryView(inventory) : null,
     preflight,
     ...ariPart(inventory, now),
   };

@@ -5,7 +5,12 @@ import { ACCEPTED_OUTCOMES, type Ledger } from "../../core/ports/ledger.js";
 import type { KeyVaultSeam, ProbeOptions, Probes } from "../../core/ports/probes.js";
 import type { InventoryResult } from "../../core/verification/inventoryResult.js";
 import type { AcceptedRenewal } from "../../core/verification/judge.js";
-import { type Check, nameOf } from "../../core/verification/plan.js";
+import {
+  type Check,
+  nameOf,
+  type TlsCheck,
+  type VaultCheck,
+} from "../../core/verification/plan.js";
 import { SERVICE_NAME_RULE } from "../../core/verification/publicAddress.js";
 import { judgeTarget } from "../../core/verification/targets.js";
 import {
@@ -135,6 +140,94 @@ export function withoutAriQuestion(result: CheckResult): InventoryResult {
   return rest;
 }
 
+/**
+ * Reads a vault check's certificate and judges it. The vault's certificate is read once: ARI
+ * asks with what it held.
+ */
+async function runVaultCheck(
+  check: VaultCheck,
+  ports: CheckPorts,
+  settings: VerifySettings,
+  renewal: AcceptedRenewal | undefined,
+  options: CheckOptions,
+): Promise<CheckResult> {
+  const record = check.owners[0] as InventoryRecord;
+  let question: AriQuestion | undefined;
+  const probes: Pick<Probes, "keyVault"> = {
+    keyVault: async (t, o) => {
+      const read = await ports.probes.keyVault(t, o);
+      question = ariQuestionOf(read.reached ? read.certificate : undefined);
+      return read;
+    },
+  };
+  const result = await checkKeyVault(
+    probes,
+    {
+      keyVaultName: record.keyVaultName as string,
+      keyVaultCertificateName: record.keyVaultCertificateName,
+      certificateName: record.certificateName,
+      renewal,
+    },
+    {
+      settings,
+      now: ports.now,
+      ...(options.signal ? { signal: options.signal } : {}),
+      ...(options.keyVault ? { seam: options.keyVault } : {}),
+    },
+  );
+  return question ? { ...result, [ARI_QUESTION]: question } : result;
+}
+
+/**
+ * Probes a TLS check's endpoint and judges what it serves, compared with the vault certificate
+ * it should serve, if any.
+ */
+async function runTlsCheck(
+  check: TlsCheck,
+  ports: CheckPorts,
+  settings: VerifySettings,
+  renewal: AcceptedRenewal | undefined,
+  options: CheckOptions,
+): Promise<CheckResult> {
+  const bound = { endpoint: check.endpoint, publicOnly: check.publicOnly, renewal };
+  const verifyOptions = {
+    probes: ports.probes,
+    settings,
+    now: ports.now,
+    ...(options.ca ? { ca: options.ca } : {}),
+    ...(options.signal ? { signal: options.signal } : {}),
+  };
+  const probe = await probeTarget(bound, verifyOptions);
+  if (!probe.reached && probe.step === "REFUSED") {
+    // Nothing was opened, so there is nothing to tell apart: one answer, never a finding.
+    return {
+      domain: check.endpoint.label,
+      ...nameOf(check.owners),
+      source: "tls",
+      status: "unverifiable",
+      detail: `not probed: ${check.endpoint.host} resolves to an address that is not public (loopback, private, link-local or unspecified): ${SERVICE_NAME_RULE}`,
+    };
+  }
+  const vault = await vaultToCompare(ports.probes, check.vaults, probe, {
+    settings,
+    signal: options.signal,
+    seam: options.keyVault,
+  });
+  const result = judgeTarget(
+    { ...bound, vault, renewal: renewalForDomain(renewal, vault) },
+    probe,
+    verifyOptions,
+  );
+  const notBefore = probe.reached ? { notBefore: probe.certificate.notBefore.toISOString() } : {};
+  const question = ariQuestionOf(probe.reached ? probe.certificate : undefined);
+  return {
+    ...(result as InventoryResult),
+    ...notBefore,
+    ...nameOf(check.owners),
+    ...(question ? { [ARI_QUESTION]: question } : {}),
+  };
+}
+
 /** Reads one check's certificate (TLS or vault) and judges it. Never throws. */
 export async function runCheck(
   check: Check,
@@ -153,75 +246,10 @@ export async function runCheck(
         status: "unverifiable",
         detail: check.detail,
       };
-    case "vault": {
-      const record = check.owners[0] as InventoryRecord;
-      // The vault's certificate is read once: ARI asks with what it held (issue 24).
-      let question: AriQuestion | undefined;
-      const probes: Pick<Probes, "keyVault"> = {
-        keyVault: async (t, o) => {
-          const read = await ports.probes.keyVault(t, o);
-          question = ariQuestionOf(read.reached ? read.certificate : undefined);
-          return read;
-        },
-      };
-      const result = await checkKeyVault(
-        probes,
-        {
-          keyVaultName: record.keyVaultName as string,
-          keyVaultCertificateName: record.keyVaultCertificateName,
-          certificateName: record.certificateName,
-          renewal,
-        },
-        {
-          settings,
-          now: ports.now,
-          ...(options.signal ? { signal: options.signal } : {}),
-          ...(options.keyVault ? { seam: options.keyVault } : {}),
-        },
-      );
-      return question ? { ...result, [ARI_QUESTION]: question } : result;
-    }
-    case "tls": {
-      const bound = { endpoint: check.endpoint, publicOnly: check.publicOnly, renewal };
-      const verifyOptions = {
-        probes: ports.probes,
-        settings,
-        now: ports.now,
-        ...(options.ca ? { ca: options.ca } : {}),
-        ...(options.signal ? { signal: options.signal } : {}),
-      };
-      const probe = await probeTarget(bound, verifyOptions);
-      if (!probe.reached && probe.step === "REFUSED") {
-        // Nothing was opened, so there is nothing to tell apart: one answer, never a finding.
-        return {
-          domain: check.endpoint.label,
-          ...nameOf(check.owners),
-          source: "tls",
-          status: "unverifiable",
-          detail: `not probed: ${check.endpoint.host} resolves to an address that is not public (loopback, private, link-local or unspecified): ${SERVICE_NAME_RULE}`,
-        };
-      }
-      const vault = await vaultToCompare(ports.probes, check.vaults, probe, {
-        settings,
-        signal: options.signal,
-        seam: options.keyVault,
-      });
-      const result = judgeTarget(
-        { ...bound, vault, renewal: renewalForDomain(renewal, vault) },
-        probe,
-        verifyOptions,
-      );
-      const notBefore = probe.reached
-        ? { notBefore: probe.certificate.notBefore.toISOString() }
-        : {};
-      const question = ariQuestionOf(probe.reached ? probe.certificate : undefined);
-      return {
-        ...(result as InventoryResult),
-        ...notBefore,
-        ...nameOf(check.owners),
-        ...(question ? { [ARI_QUESTION]: question } : {}),
-      };
-    }
+    case "vault":
+      return runVaultCheck(check, ports, settings, renewal, options);
+    case "tls":
+      return runTlsCheck(check, ports, settings, renewal, options);
   }
 }
 

@@ -22,6 +22,7 @@ import {
   toRecord,
   withGrace,
 } from "../../core/verification/inventoryResult.js";
+import type { AcceptedRenewal } from "../../core/verification/judge.js";
 import { type Check, isWatch, MAX_DOMAIN, plan } from "../../core/verification/plan.js";
 import type { VerifySettings } from "../../core/verification/verifySettings.js";
 import { ensureError } from "../../lib/errors.js";
@@ -38,6 +39,7 @@ import {
   brokenCheck,
   type CheckOptions,
   type CheckPorts,
+  type CheckResult,
   runCheck,
   STORAGE_CONCURRENCY,
   withoutAriQuestion,
@@ -46,7 +48,7 @@ import { sharedVaultReads } from "./vaultSync.js";
 import { type WatchDeps, watchedUpdates } from "./watchedUpdates.js";
 
 /**
- * One verification run over the inventory (issue 12): every known certificate, every
+ * One verification run over the inventory: every known certificate, every
  * CERTSCHED_WATCH endpoint, judged where users look (TLS or the vault), recorded back.
  * The timer, the sweep, `POST /api/verifications` and `certsched verify` all run this.
  */
@@ -55,7 +57,7 @@ import { type WatchDeps, watchedUpdates } from "./watchedUpdates.js";
 export interface VerifyInventoryPorts extends CheckPorts {
   readonly settings: Pick<Settings, "watch" | "watchCertificates" | "verify"> &
     Partial<Pick<Settings, "watchVaults" | "ari">>;
-  /** The CAs' renewal information (issue 24); absent: not asked. */
+  /** The CAs' renewal information (ARI); absent: not asked. */
   readonly ari?: Ari | undefined;
   readonly client: WatchDeps["client"];
   readonly inventory: Pick<Inventory, "kind" | "list" | "upsert" | "recordVerification">;
@@ -124,6 +126,135 @@ async function recordsToVerify(
 }
 
 /**
+ * Reads and judges every check, `concurrency` at once. A check that throws is that certificate's
+ * result (brokenCheck), never the run's failure.
+ */
+function readChecks(
+  ports: VerifyInventoryPorts,
+  checks: readonly Check[],
+  settings: VerifySettings,
+  renewals: ReadonlyMap<string, AcceptedRenewal>,
+  options: VerifyInventoryOptions,
+): Promise<CheckResult[]> {
+  // One read per vault certificate, shared by its vault check and the domains that serve it.
+  const checkPorts = {
+    probes: sharedVaultReads(ports.probes),
+    ledger: ports.ledger,
+    now: ports.now,
+  };
+  return mapWithConcurrency(checks, options.concurrency ?? 16, (check) =>
+    runCheck(check, checkPorts, settings, renewals, options)
+      .catch((error: unknown) => brokenCheck(check, error))
+      // Every result's detail and domain, whatever made them, are bounded here (detail.ts):
+      // both may carry the service's or a server's words.
+      .then((r) => ({ ...withBoundDetail(r), domain: boundDetail(r.domain, MAX_DOMAIN) })),
+  );
+}
+
+/** One record's verification: the worst of its domains' results, and whether it is named. */
+interface RecordVerification {
+  record: InventoryRecord;
+  verification: VerificationRecord;
+  result: InventoryResult;
+  named: boolean;
+}
+
+/**
+ * Each record's verification: the worst of its domains' results. A record is "named" by a
+ * result it comes first in; one that only shares another's domain (a watched endpoint a
+ * certificate also names) keeps the reading but reports no change of its own: one domain,
+ * one change, one message.
+ */
+function verificationsByRecord(
+  checks: readonly Check[],
+  graced: readonly ReturnType<typeof withGrace>[],
+  at: Date,
+): Map<string, RecordVerification> {
+  const perRecord = new Map<string, RecordVerification>();
+  graced.forEach((g, i) => {
+    (checks[i] as Check).owners.forEach((owner, place) => {
+      const known = perRecord.get(owner.certificateName);
+      const named = place === 0 || known?.named === true;
+      if (known && severity(known.result) <= severity(g.result)) {
+        perRecord.set(owner.certificateName, { ...known, named });
+        return;
+      }
+      perRecord.set(owner.certificateName, {
+        record: owner,
+        verification: toRecord(g.result, at, g.unreachableSince),
+        result: g.result,
+        named,
+      });
+    });
+  });
+  return perRecord;
+}
+
+/** The named records whose status changed: each change, and its history event. */
+function statusChanges(
+  perRecord: Iterable<RecordVerification>,
+  at: Date,
+  run: { readonly trigger: Trigger; readonly runId: string },
+): { changes: StatusChange[]; events: CertificateEvent[] } {
+  const changes: StatusChange[] = [];
+  const events: CertificateEvent[] = [];
+  for (const { record, verification, result, named } of perRecord) {
+    if (!named) continue;
+    const before = record.lastVerification;
+    const critical = verification.critical === true;
+    if (before?.status === verification.status && (before.critical === true) === critical) continue;
+    changes.push({
+      ...(isWatch(record) ? {} : { certificateName: record.certificateName }),
+      domain: verification.domain,
+      ...(before ? { from: before.status } : {}),
+      to: verification.status,
+      critical,
+    });
+    // History keeps changes, not every hourly reading: the inventory holds the latest one.
+    events.push({
+      at,
+      certificateName: record.certificateName,
+      id: record.id,
+      event: verification.status === "not-landed" ? "not-landed" : "verified",
+      trigger: run.trigger,
+      runId: run.runId,
+      reason: verification.status,
+      detail: redact(result.detail),
+      expiryDate: record.serviceExpiry,
+    });
+  }
+  return { changes, events };
+}
+
+/**
+ * Records each record's verification in the inventory (a failure is a warning naming the
+ * certificates), then the events in the history.
+ */
+async function recordVerifications(
+  ports: VerifyInventoryPorts,
+  log: Logger,
+  perRecord: ReadonlyMap<string, RecordVerification>,
+  events: readonly CertificateEvent[],
+): Promise<void> {
+  const unsaved: { readonly name: string; readonly why: string }[] = [];
+  await mapWithConcurrency([...perRecord.values()], STORAGE_CONCURRENCY, async (entry) => {
+    try {
+      await ports.inventory.recordVerification(entry.record.certificateName, entry.verification);
+    } catch (error) {
+      unsaved.push({ name: entry.record.certificateName, why: ensureError(error).message });
+    }
+  });
+  const first = unsaved[0];
+  if (first) {
+    // Named: the storage's message says which table, not which certificate.
+    log.warn(
+      `certsched could not record the verification of ${someNames(unsaved.map((u) => u.name))} in the inventory (the results stand; the unreachable grace may restart): ${redact(first.why)}`,
+    );
+  }
+  await recordHistory(ports.history, log, events);
+}
+
+/**
  * Verifies the inventory: reads what each certificate's endpoints serve (or its vault holds),
  * judges it against the ledger's accepted renewal, keeps the unreachable grace, records each
  * certificate's result in the inventory and each change of status in the history. Throws only
@@ -144,110 +275,25 @@ export async function verifyInventory(
     log,
     checks.flatMap((c) => (c.kind === "unverifiable" ? [] : c.owners)),
   );
-  // Issue 24: the fingerprint served before each renewal goes to the judgement.
+  // The fingerprint served before each renewal goes to the judgement.
   const opened = openReceipts(records, renewals);
   const kept = ports.inventory.kind !== "none";
-  // One read per vault certificate, shared by its vault check and the domains that serve it.
-  const checkPorts = {
-    probes: sharedVaultReads(ports.probes),
-    ledger: ports.ledger,
-    now: ports.now,
-  };
-  const checked = await mapWithConcurrency(checks, options.concurrency ?? 16, (check) =>
-    runCheck(check, checkPorts, settings, opened.renewals, options)
-      .catch((error: unknown) => brokenCheck(check, error))
-      // Every result's detail and domain, whatever made them, are bounded here (detail.ts):
-      // both may carry the service's or a server's words.
-      .then((r) => ({ ...withBoundDetail(r), domain: boundDetail(r.domain, MAX_DOMAIN) })),
-  );
+  const checked = await readChecks(ports, checks, settings, opened.renewals, options);
   const read = checked.map(withoutAriQuestion);
   const at = ports.now();
   const graced = read.map((result, i) =>
     withGrace(result, (checks[i] as Check).owners, at, settings, kept),
   );
   const results = graced.map((g) => g.result);
-
-  // Each record's verification: the worst of its domains' results. A record is "named" by a
-  // result it comes first in; one that only shares another's domain (a watched endpoint a
-  // certificate also names) keeps the reading but reports no change of its own: one domain,
-  // one change, one message.
-  const perRecord = new Map<
-    string,
-    {
-      record: InventoryRecord;
-      verification: VerificationRecord;
-      result: InventoryResult;
-      named: boolean;
-    }
-  >();
-  graced.forEach((g, i) => {
-    (checks[i] as Check).owners.forEach((owner, place) => {
-      const known = perRecord.get(owner.certificateName);
-      const named = place === 0 || known?.named === true;
-      if (known && severity(known.result) <= severity(g.result)) {
-        perRecord.set(owner.certificateName, { ...known, named });
-        return;
-      }
-      perRecord.set(owner.certificateName, {
-        record: owner,
-        verification: toRecord(g.result, at, g.unreachableSince),
-        result: g.result,
-        named,
-      });
-    });
-  });
+  const perRecord = verificationsByRecord(checks, graced, at);
 
   const readings = await askAri(ports, log, servedForAri(checks, checked));
   options.onAri?.(readings);
 
-  const changes: StatusChange[] = [];
-  const events: CertificateEvent[] = [];
-  const runId = options.runId ?? randomUUID();
-  for (const { record, verification, result, named } of perRecord.values()) {
-    if (!named) continue;
-    const before = record.lastVerification;
-    const critical = verification.critical === true;
-    if (before?.status === verification.status && (before.critical === true) === critical) continue;
-    changes.push({
-      ...(isWatch(record) ? {} : { certificateName: record.certificateName }),
-      domain: verification.domain,
-      ...(before ? { from: before.status } : {}),
-      to: verification.status,
-      critical,
-    });
-    // History keeps changes, not every hourly reading: the inventory holds the latest one.
-    events.push({
-      at,
-      certificateName: record.certificateName,
-      id: record.id,
-      event: verification.status === "not-landed" ? "not-landed" : "verified",
-      trigger: options.trigger,
-      runId,
-      reason: verification.status,
-      detail: redact(result.detail),
-      expiryDate: record.serviceExpiry,
-    });
-  }
-  events.push(...closeReceipts(perRecord.values(), opened, { trigger: options.trigger, runId }));
-
-  if (kept) {
-    const unsaved: { readonly name: string; readonly why: string }[] = [];
-    await mapWithConcurrency([...perRecord.values()], STORAGE_CONCURRENCY, async (entry) => {
-      try {
-        await ports.inventory.recordVerification(entry.record.certificateName, entry.verification);
-      } catch (error) {
-        unsaved.push({ name: entry.record.certificateName, why: ensureError(error).message });
-      }
-    });
-    const first = unsaved[0];
-    if (first) {
-      // Named: the storage's message says which table, not which certificate (issue 20).
-      log.warn(
-        `certsched could not record the verification of ${someNames(unsaved.map((u) => u.name))} in the inventory (the results stand; the unreachable grace may restart): ${redact(first.why)}`,
-      );
-    }
-    await recordHistory(ports.history, log, events);
-  }
+  const run = { trigger: options.trigger, runId: options.runId ?? randomUUID() };
+  const { changes, events } = statusChanges(perRecord.values(), at, run);
+  events.push(...closeReceipts(perRecord.values(), opened, run));
+  if (kept) await recordVerifications(ports, log, perRecord, events);
 
   const failing = results.filter(failsRun);
   return {
