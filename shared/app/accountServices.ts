@@ -8,10 +8,11 @@ import { withClientSecretRetry } from "../adapters/identity/withFreshClientSecre
 import { webhookSecrets } from "../adapters/notify/webhookFormat.js";
 import { requestLog } from "../adapters/service/requestLog.js";
 import { ServiceClient } from "../adapters/service/serviceClient.js";
-import { accountTables } from "../adapters/storage/accountTables.js";
+import { type AccountTables, accountTables } from "../adapters/storage/accountTables.js";
 import { adaptiveLimit } from "../core/concurrency/adaptiveLimit.js";
 import { DEFAULT_RULE } from "../core/concurrency/aimd.js";
 import { fromServiceRecord } from "../core/inventory/fromRecords.js";
+import type { SharedBudget } from "../core/ports/budget.js";
 import type { ConcurrencyControl } from "../core/ports/concurrency.js";
 import { type History, noHistory } from "../core/ports/history.js";
 import { type Inventory, noInventory } from "../core/ports/inventory.js";
@@ -155,15 +156,22 @@ function lazyProbes(tokens: TokenCache, vaultResource: string): Probes {
   };
 }
 
-export function createAccountServices(
+/** Where the account's tables live: the app's storage account, or undefined without one. */
+type StorageLocation = ReturnType<typeof tableLocationOf>;
+
+/** The account's ledger, history and inventory: the seams' when given, else its own tables. */
+interface AccountStores {
+  readonly ledger: Ledger;
+  readonly history: History;
+  readonly inventory: Inventory;
+}
+
+function accountStores(
   account: string,
-  settings: Settings,
-  app: AppServices,
   seams: Seams,
-): AccountServices {
-  const { now, http, onCall } = app;
-  const storage = tableLocationOf(settings);
-  const tables = accountTables(account);
+  storage: StorageLocation,
+  tables: AccountTables,
+): AccountStores {
   const ledger = seams.ledger
     ? forAccount(seams.ledger, account)
     : storage
@@ -179,10 +187,18 @@ export function createAccountServices(
     : storage
       ? tableInventoryOnFirstUse({ ...storage, tableName: tables.inventory })
       : noInventory;
+  return { ledger, history, inventory };
+}
+
+/**
+ * The account's secrets, each registered for redaction: the configured ones now, those read
+ * from the vault as they are read.
+ */
+function accountSecrets(settings: Settings, now: () => Date, seams: Seams): SecretStore {
   registerSecret(settings.apiKey);
   registerSecret(settings.clientSecret);
   for (const secret of webhookSecrets(settings.webhookUrl)) registerSecret(secret);
-  const secrets = registered(
+  return registered(
     createSecretStore({
       vaultUrl: settings.keyVaultUrl,
       apiKeySecretName: settings.apiKeySecretName,
@@ -194,38 +210,52 @@ export function createAccountServices(
       ...(seams.createSecretReader ? { createReader: seams.createSecretReader } : {}),
     }),
   );
+}
+
+/** Where the account's bearer tokens come from: its managed identity or its client credentials. */
+function tokenSourceOf(
+  settings: Settings,
+  app: AppServices,
+  seams: Seams,
+  secrets: SecretStore,
+): ConstructorParameters<typeof TokenCache>[0] {
+  const { http, onCall } = app;
   // Managed-identity tokens bypass our HttpClient (@azure/identity calls): time them here,
   // and give up after the same timeout as every other outbound call.
   const identityOptions = {
     timeoutMs: settings.httpTimeoutMs,
     clientId: settings.managedIdentityClientId,
   };
-  const source =
-    settings.cloudCredential === "managed-identity"
-      ? onCall
-        ? timedTokenSource(managedIdentitySource(seams.credential, identityOptions), onCall)
-        : managedIdentitySource(seams.credential, identityOptions)
-      : clientCredentialsSource({
-          tokenUrl: settings.tokenUrl,
-          tenantId: settings.tenantId ?? "",
-          clientId: settings.clientId ?? "",
-          withClientSecret: (request) => withClientSecretRetry(secrets, request),
-          http,
-        });
-  const tokens = new TokenCache(source, { now: () => now().getTime() });
-  // With a quota and a table history, the budget is kept in storage and shared by
-  // every process; without storage, only this process's requests are counted (and warned of).
-  const quota = settings.serviceQuota;
-  const processId = randomUUID();
-  // A read may never take what a due renewal needs, so with no recent due list one is
-  // made first (once, for every read waiting on it), as a renewal's request, and kept in the
-  // inventory. The client is made below; this runs only once a read asks.
-  let client: ServiceClient | undefined;
+  return settings.cloudCredential === "managed-identity"
+    ? onCall
+      ? timedTokenSource(managedIdentitySource(seams.credential, identityOptions), onCall)
+      : managedIdentitySource(seams.credential, identityOptions)
+    : clientCredentialsSource({
+        tokenUrl: settings.tokenUrl,
+        tenantId: settings.tenantId ?? "",
+        clientId: settings.clientId ?? "",
+        withClientSecret: (request) => withClientSecretRetry(secrets, request),
+        http,
+      });
+}
+
+/**
+ * A read may never take what a due renewal needs, so with no recent due list one is made
+ * first (once, for every read waiting on it), as a renewal's request, and kept in the
+ * inventory. The client is made after the budget; this runs only once a read asks.
+ */
+function learnNeedOf(
+  client: () => ServiceClient | undefined,
+  inventory: Inventory,
+  now: () => Date,
+  processId: string,
+): () => Promise<void> {
   let learning: Promise<void> | undefined;
-  const learnNeed = () => {
+  return () => {
     learning ??= (async () => {
-      if (!client) throw new Error("the service client is not ready");
-      const due = await client.listDue({ context: { purpose: "renewal", runId: processId } });
+      const ready = client();
+      if (!ready) throw new Error("the service client is not ready");
+      const due = await ready.listDue({ context: { purpose: "renewal", runId: processId } });
       const seenAt = now();
       await inventory.upsert(due.certificates.map((c) => fromServiceRecord(c, "due-list", seenAt)));
     })().finally(() => {
@@ -233,28 +263,64 @@ export function createAccountServices(
     });
     return learning;
   };
-  const budget =
-    quota && storage && history.kind === "table"
-      ? sharedBudgetOnFirstUse({
-          ...storage,
-          tableName: tables.history,
-          quota,
-          now,
-          need: () =>
-            readRenewalNeed(
-              {
-                inventory: () => inventory.list(),
-                ledgerRows: async () =>
-                  ledger.kind === "table"
-                    ? listLedgerRowsOnFirstUse({ ...storage, tableName: tables.ledger })
-                    : { items: [], invalid: [] },
-              },
-              now(),
-              quota,
-            ),
-          ...(inventory.kind === "none" ? {} : { learnNeed }),
-        })
-      : undefined;
+}
+
+/**
+ * With a quota and a table history, the budget is kept in storage and shared by every
+ * process; without storage, none (only this process's requests are counted, and warned of).
+ */
+function requestBudgetOf(
+  settings: Settings,
+  now: () => Date,
+  storage: StorageLocation,
+  tables: AccountTables,
+  stores: AccountStores,
+  learnNeed: () => Promise<void>,
+): SharedBudget | undefined {
+  const quota = settings.serviceQuota;
+  const { ledger, history, inventory } = stores;
+  return quota && storage && history.kind === "table"
+    ? sharedBudgetOnFirstUse({
+        ...storage,
+        tableName: tables.history,
+        quota,
+        now,
+        need: () =>
+          readRenewalNeed(
+            {
+              inventory: () => inventory.list(),
+              ledgerRows: async () =>
+                ledger.kind === "table"
+                  ? listLedgerRowsOnFirstUse({ ...storage, tableName: tables.ledger })
+                  : { items: [], invalid: [] },
+            },
+            now(),
+            quota,
+          ),
+        ...(inventory.kind === "none" ? {} : { learnNeed }),
+      })
+    : undefined;
+}
+
+export function createAccountServices(
+  account: string,
+  settings: Settings,
+  app: AppServices,
+  seams: Seams,
+): AccountServices {
+  const { now, http } = app;
+  const storage = tableLocationOf(settings);
+  const tables = accountTables(account);
+  const stores = accountStores(account, seams, storage, tables);
+  const { ledger, history, inventory } = stores;
+  const secrets = accountSecrets(settings, now, seams);
+  const tokens = new TokenCache(tokenSourceOf(settings, app, seams, secrets), {
+    now: () => now().getTime(),
+  });
+  const processId = randomUUID();
+  let client: ServiceClient | undefined;
+  const learnNeed = learnNeedOf(() => client, inventory, now, processId);
+  const budget = requestBudgetOf(settings, now, storage, tables, stores, learnNeed);
   const requests = requestLog({
     history,
     now,

@@ -56,8 +56,6 @@ export function unknownAccount(id: string, known: readonly string[]): ConfigErro
 export const MAX_BUILT_ACCOUNTS = 32;
 
 export function createServices(settings: Settings, seams: Seams = {}): Services {
-  const views = new Map<string, Runtime>();
-  const accounts = new Map<string, AccountServices>();
   const names = settings.accounts.map((a) => a.name);
   // Every account's secrets are redacted from the start, in every account's output: one
   // account's upstream may echo anything, and another's key must not get through.
@@ -65,31 +63,71 @@ export function createServices(settings: Settings, seams: Seams = {}): Services 
     registerSecret(a.apiKey);
     registerSecret(a.clientSecret);
   }
-  // The in-process run queue sweeps here, as the host's queue trigger would: attempts, then
-  // the poison handling, each run with its own account's runtime (the run decides, not the
-  // message). At most accountConcurrency at once, as instances of the trigger would. The runtime
-  // exists by the time a message is delivered. Imported on first delivery: a handler that never
-  // sweeps a run does not load the sweep.
-  const slots = semaphore(settings.accountConcurrency);
-  const deliver = async (message: RunMessage, log: Logger): Promise<void> => {
+  // The app and the services exist by the time a message is delivered.
+  const deliver = runDelivery(
+    settings.accountConcurrency,
+    () => app,
+    () => services,
+  );
+  const app = createAppServices(settings, seams, deliver);
+  const views = new Map<string, Runtime>();
+  const built = accountCache(settings, names, app, seams, (id) => views.delete(id));
+  const services = servicesOf(app, names, built, views);
+  return services;
+}
+
+/**
+ * The in-process run queue sweeps here, as the host's queue trigger would: attempts, then
+ * the poison handling, each run with its own account's runtime (the run decides, not the
+ * message). At most `accountConcurrency` at once, as instances of the trigger would. Imported
+ * on first delivery: a handler that never sweeps a run does not load the sweep.
+ */
+function runDelivery(
+  accountConcurrency: number,
+  app: () => AppServices,
+  services: () => Services,
+): (message: RunMessage, log: Logger) => Promise<void> {
+  const slots = semaphore(accountConcurrency);
+  return async (message, log) => {
     const [{ processRun }, { poisonRun }] = await Promise.all([
       import("../usecases/processRun.js"),
       import("../usecases/poisonRun.js"),
     ]);
-    const portsOf = (account: string | undefined) => services.runtime(account);
+    const portsOf = (account: string | undefined) => services().runtime(account);
     await slots(async () => {
       for (let dequeueCount = 1; dequeueCount <= MAX_DEQUEUE_COUNT; dequeueCount++) {
         try {
-          await processRun(portsOf, app.runs.store, log, message, { dequeueCount });
+          await processRun(portsOf, app().runs.store, log, message, { dequeueCount });
           return;
         } catch {
           // processRun logged it and noted it on the run; deliver again, as the host would.
         }
       }
-      await poisonRun(() => app.runs, log, message, app.now);
+      await poisonRun(() => app().runs, log, message, app().now);
     });
   };
-  const app = createAppServices(settings, seams, deliver);
+}
+
+/** The accounts' services built so far, at most MAX_BUILT_ACCOUNTS of them. */
+interface AccountCache {
+  /** The account's services, built on first use; an undeclared id is a ConfigError. */
+  account(id?: string): AccountServices;
+  /** Closes every account built, and waits for those let go to be closed. */
+  close(): Promise<void>;
+}
+
+/**
+ * Builds each account's services on first use and keeps the most recently used; beyond
+ * MAX_BUILT_ACCOUNTS the least recently used is let go (`forget` is told its name) and closed.
+ */
+function accountCache(
+  settings: Settings,
+  names: readonly string[],
+  app: AppServices,
+  seams: Seams,
+  forget: (account: string) => void,
+): AccountCache {
+  const accounts = new Map<string, AccountServices>();
   // Closing of accounts let go, awaited by close() so nothing counted is lost at exit.
   const letGo = new Set<Promise<void>>();
   const account = (id: string = settings.accounts[0]?.name ?? DEFAULT_ACCOUNT): AccountServices => {
@@ -107,7 +145,7 @@ export function createServices(settings: Settings, seams: Seams = {}): Services 
     while (accounts.size > MAX_BUILT_ACCOUNTS) {
       const [oldest, dropped] = accounts.entries().next().value as [string, AccountServices];
       accounts.delete(oldest);
-      views.delete(oldest);
+      forget(oldest);
       // A sweep still holding it goes on with it; only this cache forgets it.
       const closing = dropped.close().catch(() => {});
       letGo.add(closing);
@@ -118,9 +156,23 @@ export function createServices(settings: Settings, seams: Seams = {}): Services 
   const close = async (): Promise<void> => {
     await Promise.all([...accounts.values()].map((a) => a.close()));
     await Promise.all(letGo);
+  };
+  return { account, close };
+}
+
+/** The services object: the app's, each account's, and one runtime view per account. */
+function servicesOf(
+  app: AppServices,
+  names: readonly string[],
+  built: AccountCache,
+  views: Map<string, Runtime>,
+): Services {
+  const { account } = built;
+  const close = async (): Promise<void> => {
+    await built.close();
     await app.close();
   };
-  const services: Services = {
+  return {
     app,
     accounts: names,
     account,
@@ -135,7 +187,6 @@ export function createServices(settings: Settings, seams: Seams = {}): Services 
     },
     close,
   };
-  return services;
 }
 
 /** The app's services and the first account's, built from `settings` (tests, the CLI, tools). */

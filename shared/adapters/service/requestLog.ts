@@ -1,9 +1,13 @@
 import type { Trigger } from "../../core/history/events.js";
-import type { SharedBudget } from "../../core/ports/budget.js";
+import type { QuotaUsage, SharedBudget } from "../../core/ports/budget.js";
 import type { History, ServiceRequest } from "../../core/ports/history.js";
 import { REQUEST_WINDOW_MS, type RequestLog } from "../../core/ports/requestLog.js";
 import { QuotaExhaustedError } from "../../core/quota/budgetRules.js";
-import { purposeOf } from "../../core/quota/requestContext.js";
+import {
+  purposeOf,
+  type RequestContext,
+  type RequestOperation,
+} from "../../core/quota/requestContext.js";
 import { ensureError } from "../../lib/errors.js";
 import type { AttemptTicket } from "../../lib/http/httpClient.js";
 import { redact } from "../../lib/redact/redact.js";
@@ -23,84 +27,121 @@ export interface RequestLogOptions {
 const MAX_FAILURES = 5;
 
 export function requestLog(options: RequestLogOptions): RequestLog {
-  const { history, now } = options;
-  const pending = new Set<Promise<void>>();
-  let unrecorded = 0;
-  let failures: string[] = [];
-  let sent = 0;
-  const { budget } = options;
-  const processId = options.processId ?? "process";
-  const noteFailure = (error: unknown) => {
-    unrecorded += 1;
-    const line = redact(ensureError(error).message);
-    if (failures.length < MAX_FAILURES && !failures.includes(line)) failures.push(line);
-  };
-  const track = (write: Promise<void>) => {
-    pending.add(write);
-    void write.finally(() => pending.delete(write));
-  };
-  const log: RequestLog = {
-    kind: history.kind,
-    shared: budget !== undefined,
-    sent: () => sent,
-    async reserve(operation, context) {
-      const counted: AttemptTicket = {
-        settle: (wasSent) => {
-          if (wasSent) log.count(operation, context);
-        },
-      };
-      if (!budget) return counted;
-      let reservation: Awaited<ReturnType<SharedBudget["reserve"]>>;
-      try {
-        reservation = await budget.reserve({
-          operation,
-          trigger: context?.trigger ?? options.defaultTrigger,
-          purpose: purposeOf(operation, context),
-          runId: context?.runId ?? processId,
-        });
-      } catch (error) {
-        if (error instanceof QuotaExhaustedError) throw error;
-        // Storage that cannot keep the budget does not stop the request (as counting never
-        // did): the caller hears of it in settled(), and the service's own 429 still counts.
-        noteFailure(error);
-        return counted;
-      }
-      return {
-        settle: (wasSent) => {
-          if (wasSent) {
-            // The reservation's row is the count: nothing more to write.
-            sent += 1;
-            return;
-          }
-          track(reservation.settle(false).catch(noteFailure));
-        },
-      };
-    },
-    usage: async (runId) => (budget ? budget.usage(runId) : undefined),
-    count(operation, context) {
-      sent += 1;
-      if (history.kind === "none") return;
-      const request: ServiceRequest = {
-        at: now(),
+  return new HistoryRequestLog(options);
+}
+
+/**
+ * Counts the requests in the history (or only in memory with kind "none") and, with a shared
+ * budget, reserves each attempt there first; writes never fail a request, `settled()` reports them.
+ */
+class HistoryRequestLog implements RequestLog {
+  readonly kind: History["kind"];
+  readonly shared: boolean;
+  readonly #options: RequestLogOptions;
+  readonly #history: History;
+  readonly #now: () => Date;
+  readonly #budget: SharedBudget | undefined;
+  readonly #processId: string;
+  readonly #pending = new Set<Promise<void>>();
+  #unrecorded = 0;
+  #failures: string[] = [];
+  #sent = 0;
+
+  constructor(options: RequestLogOptions) {
+    this.#options = options;
+    this.#history = options.history;
+    this.#now = options.now;
+    this.#budget = options.budget;
+    this.#processId = options.processId ?? "process";
+    this.kind = this.#history.kind;
+    this.shared = this.#budget !== undefined;
+  }
+
+  sent(): number {
+    return this.#sent;
+  }
+
+  async reserve(operation: RequestOperation, context?: RequestContext): Promise<AttemptTicket> {
+    const counted: AttemptTicket = {
+      settle: (wasSent) => {
+        if (wasSent) this.count(operation, context);
+      },
+    };
+    const budget = this.#budget;
+    if (!budget) return counted;
+    let reservation: Awaited<ReturnType<SharedBudget["reserve"]>>;
+    try {
+      reservation = await budget.reserve({
         operation,
-        trigger: context?.trigger ?? options.defaultTrigger,
-      };
-      // Counting must never fail the request it counts: the caller hears of it in settled().
-      track(history.recordRequests([request]).catch(noteFailure));
-    },
-    async settled() {
-      while (pending.size > 0) await Promise.all([...pending]);
-      const report = { unrecorded, failures };
-      unrecorded = 0;
-      failures = [];
-      return report;
-    },
-    async since(since) {
-      while (pending.size > 0) await Promise.all([...pending]);
-      return history.requestsSince(since);
-    },
-  };
-  return log;
+        trigger: context?.trigger ?? this.#options.defaultTrigger,
+        purpose: purposeOf(operation, context),
+        runId: context?.runId ?? this.#processId,
+      });
+    } catch (error) {
+      if (error instanceof QuotaExhaustedError) throw error;
+      // Storage that cannot keep the budget does not stop the request (as counting never
+      // did): the caller hears of it in settled(), and the service's own 429 still counts.
+      this.#noteFailure(error);
+      return counted;
+    }
+    return {
+      settle: (wasSent) => {
+        if (wasSent) {
+          // The reservation's row is the count: nothing more to write.
+          this.#sent += 1;
+          return;
+        }
+        this.#track(reservation.settle(false).catch((error) => this.#noteFailure(error)));
+      },
+    };
+  }
+
+  async usage(runId: string): Promise<QuotaUsage | undefined> {
+    return this.#budget ? this.#budget.usage(runId) : undefined;
+  }
+
+  count(operation: RequestOperation, context?: RequestContext): void {
+    this.#sent += 1;
+    const history = this.#history;
+    if (history.kind === "none") return;
+    const request: ServiceRequest = {
+      at: this.#now(),
+      operation,
+      trigger: context?.trigger ?? this.#options.defaultTrigger,
+    };
+    // Counting must never fail the request it counts: the caller hears of it in settled().
+    this.#track(history.recordRequests([request]).catch((error) => this.#noteFailure(error)));
+  }
+
+  async settled(): Promise<{ unrecorded: number; failures: string[] }> {
+    await this.#drain();
+    const report = { unrecorded: this.#unrecorded, failures: this.#failures };
+    this.#unrecorded = 0;
+    this.#failures = [];
+    return report;
+  }
+
+  async since(since: Date): Promise<number> {
+    await this.#drain();
+    return this.#history.requestsSince(since);
+  }
+
+  /** Waits until no write is in flight (writes may start while others land). */
+  async #drain(): Promise<void> {
+    while (this.#pending.size > 0) await Promise.all([...this.#pending]);
+  }
+
+  #noteFailure(error: unknown): void {
+    this.#unrecorded += 1;
+    const line = redact(ensureError(error).message);
+    if (this.#failures.length < MAX_FAILURES && !this.#failures.includes(line))
+      this.#failures.push(line);
+  }
+
+  #track(write: Promise<void>): void {
+    this.#pending.add(write);
+    void write.finally(() => this.#pending.delete(write));
+  }
 }
 
 /**
