@@ -1,16 +1,20 @@
 import { randomUUID } from "node:crypto";
+import type { Runtime } from "../../shared/app/services.js";
 import type { RequestContext } from "../../shared/core/ports/service.js";
 import { blockedWord } from "../../shared/core/preflight/blocking.js";
 import { OutcomeUnknownError, UsageError } from "../../shared/lib/errors.js";
+import type { Logger } from "../../shared/lib/log.js";
 import { type RenewedByName, renewByName } from "../../shared/usecases/renewByName.js";
 import { describe } from "../../shared/usecases/sweep/renewOne.js";
 import { cliLogger } from "../cliLogger.js";
 import { type Command, JSON_OPTION } from "../command.js";
 import { EXIT } from "../failure.js";
+import type { Io } from "../io.js";
 import { palette } from "../output/color.js";
 import { oneLine, wrapToWidth } from "../output/text.js";
 import { withRecordingRuntime } from "../recordingRuntime.js";
 import { declaredAccount } from "../runtime.js";
+import type { ParsedArgs } from "../usage.js";
 import { requireApiKey } from "./create.js";
 
 const HELP = `Usage: certsched renew <certificateName>... [--force] [--account NAME]
@@ -70,14 +74,7 @@ export const renewCommand: Command = {
   options: { ...JSON_OPTION, "all-due": { type: "boolean" }, force: { type: "boolean" } },
   maxPositionals: 1_000,
   run: async (args, io) => {
-    const allDue = args.values["all-due"] === true;
-    const given = args.positionals.filter((n) => n.trim() !== "");
-    if (allDue && args.positionals.length > 0) {
-      throw new UsageError("give certificate names or --all-due, not both", "renew");
-    }
-    if (!allDue && (given.length === 0 || given.length !== args.positionals.length)) {
-      throw new UsageError("the certificate name is required", "renew");
-    }
+    const { allDue, given } = namesGiven(args);
     const needs = allDue
       ? (["subscription", "subscriptionId", "apiKey"] as const)
       : (["subscription", "apiKey"] as const);
@@ -86,71 +83,119 @@ export const renewCommand: Command = {
     return withRecordingRuntime(io, needs, { args, command: "renew" }, async (runtime) => {
       requireApiKey(runtime);
       const log = cliLogger(io, { verbose: false });
-      const names = allDue
-        ? [
-            ...new Set(
-              (await runtime.client.listDue({ context })).certificates.map(
-                (c) => c.certificateName,
-              ),
-            ),
-          ]
-        : [...new Set(given)];
-      const requester = { trigger: "cli", by: "cli" } as const;
+      const names = allDue ? await dueNames(runtime, context) : [...new Set(given)];
       const json = args.values.json === true;
-      const renewOne = async (name: string): Promise<Outcome> => {
-        const r = await renewByName(runtime, name, requester, log, {
-          force: args.values.force === true,
-        });
-        const { status, message, note, blockedBy, forcedPast } = r;
-        return {
-          certificateName: name,
-          status,
-          message,
-          ...(note ? { note } : {}),
-          ...(blockedBy ? { blockedBy } : {}),
-          ...(forcedPast ? { forcedPast } : {}),
-        };
-      };
+      const renew = (name: string): Promise<Outcome> =>
+        renewNamed(runtime, name, log, args.values.force === true);
       if (names.length === 1 && !allDue) {
         // One name: its failure is reported as every command's (exit 1, cause, where to look).
-        const name = names[0] as string;
-        let result: Outcome;
-        try {
-          result = await renewOne(name);
-        } catch (error) {
-          // Any other failure is reported as every command's (exit 1, cause, where to look).
-          if (!(error instanceof OutcomeUnknownError)) throw error;
-          result = { certificateName: name, status: "unknown", message: error.message };
-        }
-        write(io, json, { ...declaredAccount(runtime), ...result });
-        return result.status === "unknown" || result.status === "blocked" ? EXIT.failed : EXIT.ok;
+        return renewSingle(io, runtime, json, names[0] as string, renew);
       }
-      const results: Outcome[] = [];
-      for (const name of names) {
-        try {
-          results.push(await renewOne(name));
-        } catch (error) {
-          const { detail, error: code } = describe(error);
-          results.push({
-            certificateName: name,
-            status: error instanceof OutcomeUnknownError ? "unknown" : "failed",
-            ...(code ? { error: code } : {}),
-            message: detail,
-          });
-        }
-        if (!json) write(io, false, results.at(-1) as Outcome);
-      }
-      const failed = results.filter(
-        (r) => r.status === "failed" || r.status === "unknown" || r.status === "blocked",
-      ).length;
-      if (json) {
-        const document = { ...declaredAccount(runtime), results, failed };
-        io.stdout.write(`${JSON.stringify(document, null, 2)}\n`);
-      } else if (names.length === 0) io.stdout.write("Nothing is due for renewal.\n");
-      return failed > 0 ? EXIT.failed : EXIT.ok;
+      return renewEach(io, runtime, json, names, renew);
     });
   },
 };
+
+/** --all-due or the names given (blank ones refused): a UsageError for neither or both. */
+function namesGiven(args: ParsedArgs): { allDue: boolean; given: string[] } {
+  const allDue = args.values["all-due"] === true;
+  const given = args.positionals.filter((n) => n.trim() !== "");
+  if (allDue && args.positionals.length > 0) {
+    throw new UsageError("give certificate names or --all-due, not both", "renew");
+  }
+  if (!allDue && (given.length === 0 || given.length !== args.positionals.length)) {
+    throw new UsageError("the certificate name is required", "renew");
+  }
+  return { allDue, given };
+}
+
+/** The names the due list gives (certsched due), each once. */
+async function dueNames(runtime: Runtime, context: RequestContext): Promise<string[]> {
+  return [
+    ...new Set(
+      (await runtime.client.listDue({ context })).certificates.map((c) => c.certificateName),
+    ),
+  ];
+}
+
+/** Renews one certificate by name, as the CLI asks (trigger and requester "cli"). */
+async function renewNamed(
+  runtime: Runtime,
+  name: string,
+  log: Logger,
+  force: boolean,
+): Promise<Outcome> {
+  const requester = { trigger: "cli", by: "cli" } as const;
+  const r = await renewByName(runtime, name, requester, log, { force });
+  const { status, message, note, blockedBy, forcedPast } = r;
+  return {
+    certificateName: name,
+    status,
+    message,
+    ...(note ? { note } : {}),
+    ...(blockedBy ? { blockedBy } : {}),
+    ...(forcedPast ? { forcedPast } : {}),
+  };
+}
+
+/**
+ * One name: writes its outcome and returns the exit code. A failure other than an unknown
+ * outcome throws, to be reported as every command's.
+ */
+async function renewSingle(
+  io: Io,
+  runtime: Runtime,
+  json: boolean,
+  name: string,
+  renew: (name: string) => Promise<Outcome>,
+): Promise<number> {
+  let result: Outcome;
+  try {
+    result = await renew(name);
+  } catch (error) {
+    // Any other failure is reported as every command's (exit 1, cause, where to look).
+    if (!(error instanceof OutcomeUnknownError)) throw error;
+    result = { certificateName: name, status: "unknown", message: error.message };
+  }
+  write(io, json, { ...declaredAccount(runtime), ...result });
+  return result.status === "unknown" || result.status === "blocked" ? EXIT.failed : EXIT.ok;
+}
+
+/**
+ * Several names (or --all-due): renews each in turn, one's failure written as its outcome, and
+ * returns the exit code.
+ */
+async function renewEach(
+  io: Io,
+  runtime: Runtime,
+  json: boolean,
+  names: readonly string[],
+  renew: (name: string) => Promise<Outcome>,
+): Promise<number> {
+  const results: Outcome[] = [];
+  for (const name of names) {
+    try {
+      results.push(await renew(name));
+    } catch (error) {
+      const { detail, error: code } = describe(error);
+      results.push({
+        certificateName: name,
+        status: error instanceof OutcomeUnknownError ? "unknown" : "failed",
+        ...(code ? { error: code } : {}),
+        message: detail,
+      });
+    }
+    if (!json) write(io, false, results.at(-1) as Outcome);
+  }
+  const failed = results.filter(
+    (r) => r.status === "failed" || r.status === "unknown" || r.status === "blocked",
+  ).length;
+  if (json) {
+    const document = { ...declaredAccount(runtime), results, failed };
+    io.stdout.write(`${JSON.stringify(document, null, 2)}\n`);
+  } else if (names.length === 0) io.stdout.write("Nothing is due for renewal.\n");
+  return failed > 0 ? EXIT.failed : EXIT.ok;
+}
 
 function write(io: Parameters<Command["run"]>[1], json: boolean, r: Outcome): void {
   if (json) {

@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import type { RunStore } from "../core/ports/runStore.js";
 import type { TraceParent } from "../core/ports/telemetry.js";
 import { credentialsRefused, partStatus } from "../core/runs/parts.js";
-import { isFinished, type Run } from "../core/runs/run.js";
+import { isFinished, type Run, type RunMessage } from "../core/runs/run.js";
 import { parseRunMessage } from "../core/runs/runMessage.js";
 import type { Settings } from "../core/settings.js";
 import { ensureError, ValidationError } from "../lib/errors.js";
@@ -45,15 +45,31 @@ export async function processRun(
   delivery: Delivery,
 ): Promise<Run> {
   const message = parseRunMessage(value);
+  const run = await storedRun(store, message);
+  if (deliveryDoesNothing(run, delivery, log)) return run;
+  warnOnMessage(message, run, log);
+  const portsOf = await portsOfRun(ports, run, store, log, delivery);
+  const attempt = await startAttempt(run, portsOf, store, log, delivery);
+  if ("lostTo" in attempt) return attempt.lostTo;
+  return sweepAttempt(attempt.started, portsOf, store, log, delivery);
+}
+
+/** The run the message names; a message naming none the store holds is a ValidationError. */
+async function storedRun(store: RunStore, message: RunMessage): Promise<Run> {
   const run = await store.get(message.runId);
   if (!run) {
     throw new ValidationError("run message", [
       { name: "runId", message: `names run ${message.runId}, which the run store does not hold` },
     ]);
   }
+  return run;
+}
+
+/** Whether this delivery must leave the run as it is (logged): finished, running, or fanned out. */
+function deliveryDoesNothing(run: Run, delivery: Delivery, log: Logger): boolean {
   if (isFinished(run.state)) {
     log.info(`certsched run ${run.runId} is already ${run.state}; this delivery does nothing`);
-    return run;
+    return true;
   }
   // A run whose message was sent again (settleRun) has two: the first delivery of one while
   // the other's attempt is under way would sweep beside it. A delivery after a failed or
@@ -62,15 +78,20 @@ export async function processRun(
     log.info(
       `certsched run ${run.runId} is already running (attempt ${run.attempts}); this copy of its message, sent again, does nothing`,
     );
-    return run;
+    return true;
   }
   if (run.parts) {
     // A fanned-out run is never swept itself: its parts are, each by its own message.
     log.warn(
       `certsched run ${run.runId} is a run over ${run.parts.length} account(s), swept by its parts' messages; this message does nothing`,
     );
-    return run;
+    return true;
   }
+  return false;
+}
+
+/** Warns where the message says otherwise than its run: the run's account and dryRun are used. */
+function warnOnMessage(message: RunMessage, run: Run, log: Logger): void {
   if (message.account !== run.account) {
     log.warn(
       `certsched run ${run.runId}: its message names account ${message.account ?? "(none)"}, the run ${run.account ?? "(none)"}; the run's is swept`,
@@ -83,11 +104,21 @@ export async function processRun(
       `certsched run ${run.runId}: its message says dryRun ${message.dryRun}, the run says ${run.dryRun}; the run's is used`,
     );
   }
-  // The run's account, not the message's: its runtime (settings, credentials, ledger). An
-  // account no longer declared is a settings problem: noted on the run, the host retries.
-  let portsOf: RunPorts;
+}
+
+/**
+ * The run's account, not the message's: its runtime (settings, credentials, ledger). An
+ * account no longer declared is a settings problem: noted on the run, the host retries.
+ */
+async function portsOfRun(
+  ports: RunPorts | ((account: string | undefined) => RunPorts),
+  run: Run,
+  store: RunStore,
+  log: Logger,
+  delivery: Delivery,
+): Promise<RunPorts> {
   try {
-    portsOf = typeof ports === "function" ? ports(run.account) : ports;
+    return typeof ports === "function" ? ports(run.account) : ports;
   } catch (error) {
     const problem = redact(ensureError(error).message);
     await store
@@ -101,6 +132,19 @@ export async function processRun(
     log.error(`certsched run ${run.runId} (account ${run.account}) cannot be swept: ${problem}`);
     throw error;
   }
+}
+
+/**
+ * Records this delivery's attempt ("running"): `started`, or `lostTo` the run as stored when
+ * another delivery of a queued run's message took it first.
+ */
+async function startAttempt(
+  run: Run,
+  portsOf: RunPorts,
+  store: RunStore,
+  log: Logger,
+  delivery: Delivery,
+): Promise<{ started: Run } | { lostTo: Run }> {
   const started: Run = {
     ...run,
     state: "running",
@@ -118,19 +162,33 @@ export async function processRun(
       log.info(
         `certsched run ${run.runId} was started by another delivery of its message at the same moment; this one does nothing`,
       );
-      return stored ?? run;
+      return { lostTo: stored ?? run };
     }
   } else {
     await store.save(started);
   }
-  log.info(`certsched run ${run.runId} running (attempt ${started.attempts})`);
+  return { started };
+}
+
+/**
+ * Sweeps the started run and records it succeeded or failed with the summary; an attempt that
+ * throws is noted on the run (best effort) and thrown again, so the host retries.
+ */
+async function sweepAttempt(
+  started: Run,
+  portsOf: RunPorts,
+  store: RunStore,
+  log: Logger,
+  delivery: Delivery,
+): Promise<Run> {
+  log.info(`certsched run ${started.runId} running (attempt ${started.attempts})`);
   try {
     const summary = await sweep(portsOf, log, {
-      dryRun: run.dryRun,
+      dryRun: started.dryRun,
       // The run's, as dryRun: a message saying force must not force a run that was not.
-      ...(run.force ? { force: true } : {}),
-      trigger: run.requestedBy === "timer" ? "timer" : "queue",
-      runId: run.runId,
+      ...(started.force ? { force: true } : {}),
+      trigger: started.requestedBy === "timer" ? "timer" : "queue",
+      runId: started.runId,
       traceContext: delivery.traceContext,
       ...(delivery.startedAt === undefined ? {} : { invocationStart: delivery.startedAt }),
     });
@@ -145,7 +203,7 @@ export async function processRun(
       portsOf.settings.deadAccountDays,
     );
     await store.save(finished);
-    log.info(`certsched run ${run.runId} ${finished.state}`);
+    log.info(`certsched run ${started.runId} ${finished.state}`);
     alertOnAccount(finished, log);
     return finished;
   } catch (error) {
@@ -153,7 +211,7 @@ export async function processRun(
     // Best effort: the poll then shows why the attempt failed; the host retries regardless.
     await store.save({ ...started, problem }).catch(() => {});
     log.error(
-      `certsched run ${run.runId}${run.account ? ` (account ${run.account})` : ""} attempt ${started.attempts} failed: ${problem}`,
+      `certsched run ${started.runId}${started.account ? ` (account ${started.account})` : ""} attempt ${started.attempts} failed: ${problem}`,
     );
     throw error;
   }

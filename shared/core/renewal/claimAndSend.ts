@@ -73,18 +73,46 @@ class NotMarked extends Error {
  * or failed "sent" write ends the request before its last byte. Never throws.
  */
 export async function claimAndSend(input: ClaimAndSendInput): Promise<ClaimAndSendResult> {
-  const { cert, previous, ledger } = input;
-  const ledgerCall = async <T>(call: () => Promise<T>): Promise<T | typeof LEDGER_FAILED> => {
+  const ledgerCall = guardLedger(input.ledgerFailed);
+
+  // 1. Claim: a concurrent writer that read the same version loses this write.
+  const claim = claimRecord(input);
+  const claimed = await ledgerCall(() => input.ledger.write(claim, input.entry?.etag));
+  if (claimed === LEDGER_FAILED) return { kind: "ledger-failed", step: "claim" };
+  if (claimed === "conflict") return { kind: "conflict", step: "claim" };
+
+  // 2. Sent, as the request leaves: only a won write lets its last byte go.
+  const marker = sentMarker(input, claim, claimed.etag, ledgerCall);
+
+  // 3. Send, then record the answer over the row as it stands.
+  const row: Row = { claim, etag: claimed.etag };
+  let message: string;
+  try {
+    message = await input.send(marker.sending);
+  } catch (error) {
+    return recordFailure(input, error, row, marker, ledgerCall);
+  }
+  return recordAnswer(input, message, row, marker, ledgerCall);
+}
+
+/** A ledger call that reports a throw (LEDGER_UNAVAILABLE) and returns LEDGER_FAILED instead. */
+type LedgerCall = <T>(call: () => Promise<T>) => Promise<T | typeof LEDGER_FAILED>;
+
+function guardLedger(ledgerFailed: (error: unknown) => void): LedgerCall {
+  return async <T>(call: () => Promise<T>): Promise<T | typeof LEDGER_FAILED> => {
     try {
       return await call();
     } catch (error) {
-      input.ledgerFailed(error);
+      ledgerFailed(error);
       return LEDGER_FAILED;
     }
   };
+}
 
-  // 1. Claim: a concurrent writer that read the same version loses this write.
-  const claim: LedgerRecord = {
+/** The "claimed" row: the episode's request times and attempts carried over, none sent yet. */
+function claimRecord(input: ClaimAndSendInput): LedgerRecord {
+  const { cert, previous } = input;
+  return {
     id: cert.id,
     certificateName: cert.certificateName,
     expiryAtRequest: cert.expiryDate,
@@ -97,12 +125,38 @@ export async function claimAndSend(input: ClaimAndSendInput): Promise<ClaimAndSe
     reason: input.reason,
     ...(input.runId ? { runId: input.runId } : {}),
   };
-  const claimed = await ledgerCall(() => ledger.write(claim, input.entry?.etag));
-  if (claimed === LEDGER_FAILED) return { kind: "ledger-failed", step: "claim" };
-  if (claimed === "conflict") return { kind: "conflict", step: "claim" };
+}
 
-  // 2. Sent, as the request leaves: only a won write lets its last byte go.
-  let marked: { record: LedgerRecord; etag: string } | undefined;
+/** The claim as written, and the etag that write returned. */
+interface Row {
+  readonly claim: LedgerRecord;
+  readonly etag: string;
+}
+
+/** A row as last written, with its etag: the version the next write replaces. */
+interface Marked {
+  readonly record: LedgerRecord;
+  readonly etag: string;
+}
+
+/** The "sent" write, started by the sender's `sending` call and awaited by the answer. */
+interface SentMarker {
+  /** Given to `send`: writes "sent" once, however often it is called. */
+  readonly sending: () => Promise<void>;
+  /** That write, once started (in flight or settled); undefined while `sending` was not called. */
+  readonly marking: () => Promise<void> | undefined;
+  /** The "sent" row and its etag, once that write has landed. */
+  readonly marked: () => Marked | undefined;
+}
+
+function sentMarker(
+  input: ClaimAndSendInput,
+  claim: LedgerRecord,
+  claimedEtag: string,
+  ledgerCall: LedgerCall,
+): SentMarker {
+  const { previous, ledger } = input;
+  let marked: Marked | undefined;
   let marking: Promise<void> | undefined;
   const sending = (): Promise<void> => {
     marking ??= (async () => {
@@ -114,7 +168,7 @@ export async function claimAndSend(input: ClaimAndSendInput): Promise<ClaimAndSe
         lastRequestedAt: sentAt,
         attempts: claim.attempts + 1,
       };
-      const written = await ledgerCall(() => ledger.write(sent, claimed.etag));
+      const written = await ledgerCall(() => ledger.write(sent, claimedEtag));
       if (written === LEDGER_FAILED) {
         // Nothing was sent; the row says "claimed" (renewed after the lease) or, if the write
         // landed unseen, "sent" (answer unknown). Either way the caller must say so.
@@ -126,58 +180,87 @@ export async function claimAndSend(input: ClaimAndSendInput): Promise<ClaimAndSe
     })();
     return marking;
   };
+  return { sending, marking: () => marking, marked: () => marked };
+}
 
-  // 3. Send, then record the answer over the row as it stands.
-  const record = async (final: LedgerRecord, etag: string) => {
-    const written = await ledgerCall(() => ledger.write(final, etag));
-    if (written === LEDGER_FAILED || written === "conflict") input.unresolved();
-  };
-  let message: string;
-  try {
-    message = await input.send(sending);
-  } catch (error) {
-    // A "sent" write still in flight (the attempt was cut while it waited) decides first.
-    await marking?.catch(() => {});
-    if (error instanceof NotMarked) return { kind: error.kind, step: "sent" };
-    const { detail } = input.describe(error);
-    if (!marked) {
-      // Failed before its bytes left (no token, no budget, no connection): nothing was sent,
-      // the episode's request times stay as they were.
-      await record({ ...claim, outcome: "failed", detail }, claimed.etag);
-      return { kind: "refused", error };
-    }
-    // No answer in time: the service may have scheduled it all the same. "answer-unknown"
-    // keeps the request time, so the next sweeps do not order a second renewal at once.
-    if (isCertschedError(error) && error.code === "UPSTREAM_TIMEOUT") {
-      await record({ ...marked.record, outcome: "answer-unknown", detail }, marked.etag);
-      return { kind: "unanswered", error };
-    }
-    // A refused request ordered nothing: the episode's request times stay as they were.
-    await record(
-      {
-        ...marked.record,
-        firstRequestedAt: previous?.firstRequestedAt,
-        lastRequestedAt: previous?.lastRequestedAt,
-        outcome: "failed",
-        detail,
-      },
-      marked.etag,
-    );
+/** Records the final outcome over the row as it stands; a write that does not land: unresolved. */
+async function record(
+  input: ClaimAndSendInput,
+  ledgerCall: LedgerCall,
+  final: LedgerRecord,
+  etag: string,
+): Promise<void> {
+  const written = await ledgerCall(() => input.ledger.write(final, etag));
+  if (written === LEDGER_FAILED || written === "conflict") input.unresolved();
+}
+
+/** `send` rejected: says how far the request got and records that. */
+async function recordFailure(
+  input: ClaimAndSendInput,
+  error: unknown,
+  row: Row,
+  marker: SentMarker,
+  ledgerCall: LedgerCall,
+): Promise<ClaimAndSendResult> {
+  const { previous } = input;
+  // A "sent" write still in flight (the attempt was cut while it waited) decides first.
+  await marker.marking()?.catch(() => {});
+  if (error instanceof NotMarked) return { kind: error.kind, step: "sent" };
+  const { detail } = input.describe(error);
+  const marked = marker.marked();
+  if (!marked) {
+    // Failed before its bytes left (no token, no budget, no connection): nothing was sent,
+    // the episode's request times stay as they were.
+    await record(input, ledgerCall, { ...row.claim, outcome: "failed", detail }, row.etag);
     return { kind: "refused", error };
   }
+  // No answer in time: the service may have scheduled it all the same. "answer-unknown"
+  // keeps the request time, so the next sweeps do not order a second renewal at once.
+  if (isCertschedError(error) && error.code === "UPSTREAM_TIMEOUT") {
+    const unknown: LedgerRecord = { ...marked.record, outcome: "answer-unknown", detail };
+    await record(input, ledgerCall, unknown, marked.etag);
+    return { kind: "unanswered", error };
+  }
+  // A refused request ordered nothing: the episode's request times stay as they were.
+  await record(
+    input,
+    ledgerCall,
+    {
+      ...marked.record,
+      firstRequestedAt: previous?.firstRequestedAt,
+      lastRequestedAt: previous?.lastRequestedAt,
+      outcome: "failed",
+      detail,
+    },
+    marked.etag,
+  );
+  return { kind: "refused", error };
+}
+
+/** `send` resolved with the service's confirmation: records it over the row. */
+async function recordAnswer(
+  input: ClaimAndSendInput,
+  message: string,
+  row: Row,
+  marker: SentMarker,
+  ledgerCall: LedgerCall,
+): Promise<ClaimAndSendResult> {
+  const { previous } = input;
   // A sender that never called `sending` (none in certsched's): the answer is recorded all the
   // same, with the request times it would have had.
   const at = input.now();
-  const done = marked ?? {
+  const done = marker.marked() ?? {
     record: {
-      ...claim,
+      ...row.claim,
       firstRequestedAt: previous?.firstRequestedAt ?? at,
       lastRequestedAt: at,
-      attempts: claim.attempts + 1,
+      attempts: row.claim.attempts + 1,
     },
-    etag: claimed.etag,
+    etag: row.etag,
   };
   await record(
+    input,
+    ledgerCall,
     { ...done.record, outcome: input.stuck ? "stuck" : "renewal-scheduled", detail: message },
     done.etag,
   );

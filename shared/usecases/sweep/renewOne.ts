@@ -9,11 +9,12 @@ import {
   type LedgerRecord,
 } from "../../core/ports/ledger.js";
 import { QuotaExhaustedError } from "../../core/quota/budgetRules.js";
-import { claimAndSend } from "../../core/renewal/claimAndSend.js";
+import { type ClaimAndSendResult, claimAndSend } from "../../core/renewal/claimAndSend.js";
 import {
   answerUnknownRow,
   answerWindowMs,
   decide,
+  type Verdict,
   type VerdictReason,
 } from "../../core/renewal/decide.js";
 import {
@@ -117,48 +118,21 @@ export async function renewOne(
   ctx: RenewContext,
 ): Promise<CertificateResult> {
   const at = ctx.now();
-  const base = {
+  const turn = new TurnResults({
     certificateName: cert.certificateName,
     id: cert.id,
     target: cert.target,
     expiryDate: cert.expiryDate.toISOString(),
     daysLeft: daysLeft(cert.expiryDate, at),
-  };
-  /** Set once decided: the run was forced past the certificate's last preflight. */
-  let forced: { forcedPast?: NonNullable<CertificateResult["forcedPast"]> } = {};
-  /** Set once read: the row waits on an unknown answer; cleared once asked again. */
-  let waiting: Pick<CertificateResult, "answerUnknown"> = {};
-  const result = (
-    outcome: CertificateResult["outcome"],
-    reason: ResultReason,
-    detail: string,
-    extra: { status?: number; error?: string } = {},
-  ): CertificateResult => ({ ...base, outcome, reason, detail, ...extra, ...forced, ...waiting });
-  const notAttempted = (reason: StopReason) =>
-    result("not-attempted", reason, notAttemptedDetail(reason));
+  });
   const stoppedBefore = ctx.stopped();
-  if (stoppedBefore) return notAttempted(stoppedBefore);
+  if (stoppedBefore) return turn.notAttempted(stoppedBefore);
 
-  let entry: LedgerEntry | undefined;
-  try {
-    entry = await ctx.ledger.read(cert.id);
-  } catch (error) {
-    if (error instanceof ValidationError) {
-      // Neither "recently requested" nor "never requested" can be read from it: renewing could
-      // order a second renewal, skipping could let the certificate expire. A person decides.
-      return result(
-        "failed",
-        "LedgerRowInvalid",
-        `${redact(error.message)}; not renewed: correct or delete the row (a deleted row starts a new renewal episode)`,
-        { error: error.code },
-      );
-    }
-    ctx.ledgerFailed(error);
-    // In a dry run nothing is ordered: decide without the row rather than not at all.
-    if (!ctx.dryRun) return notAttempted("LedgerUnavailable");
-  }
+  const read = await readRow(cert, ctx, turn);
+  if ("result" in read) return read.result;
+  const { entry } = read;
 
-  waiting = answerUnknownOf(entry?.record, cert, at, ctx.graceMs);
+  turn.waiting = answerUnknownOf(entry?.record, cert, at, ctx.graceMs);
   const verdict = decide({
     expiryDate: cert.expiryDate,
     record: entry?.record,
@@ -168,29 +142,12 @@ export async function renewOne(
     preflight: ctx.preflightOf?.(cert.certificateName),
     force: ctx.force,
   });
-  // Nothing claimed, nothing sent, nothing counted: a person must act first.
-  if (verdict.action === "blocked") {
-    return { ...result("blocked", verdict.reason, verdict.message), blockedBy: verdict.blockedBy };
-  }
-  if ("forcedPast" in verdict && verdict.forcedPast) forced = { forcedPast: verdict.forcedPast };
-  if (verdict.action === "skip") {
-    const own = renewedEarlierByThisRun(entry?.record, ctx.runId, verdict.reason);
-    return own === undefined
-      ? result("skipped", verdict.reason, verdict.message)
-      : result("renewal-scheduled", "EarlierAttempt", own);
-  }
-  const stuck = verdict.action === "stuck";
-  if (stuck && !verdict.renew) return result("stuck", verdict.reason, verdict.message);
-  if (ctx.dryRun) {
-    waiting = {};
-    return result(stuck ? "stuck" : "would-renew", verdict.reason, verdict.message);
-  }
-  // The deadline may have passed while the row was read.
-  const stoppedNow = ctx.stopped();
-  if (stoppedNow) return notAttempted(stoppedNow);
-  const deferred = await ctx.deferred?.();
-  if (deferred !== undefined) return result("deferred", "QuotaReached", deferred);
+  const decided = decidedResult(verdict, entry, ctx, turn);
+  if (decided) return decided;
+  const held = await heldBack(ctx, turn);
+  if (held) return held;
 
+  const stuck = verdict.action === "stuck";
   const previous = verdict.reason === "NewRenewal" ? undefined : entry?.record;
   const sent = await claimAndSend({
     cert,
@@ -207,13 +164,125 @@ export async function renewOne(
     unresolved: () => ctx.unresolved(cert.certificateName),
     describe,
   });
+  return sentResult(sent, verdict, stuck, ctx, turn);
+}
+
+/** The fields of every result of a certificate's turn, from the certificate itself. */
+type ResultBase = Pick<
+  CertificateResult,
+  "certificateName" | "id" | "target" | "expiryDate" | "daysLeft"
+>;
+
+/** Builds one turn's results; each carries what the turn has learnt by then. */
+class TurnResults {
+  /** Set once decided: the run was forced past the certificate's last preflight. */
+  forced: { forcedPast?: NonNullable<CertificateResult["forcedPast"]> } = {};
+  /** Set once read: the row waits on an unknown answer; cleared once asked again. */
+  waiting: Pick<CertificateResult, "answerUnknown"> = {};
+
+  constructor(private readonly base: ResultBase) {}
+
+  result(
+    outcome: CertificateResult["outcome"],
+    reason: ResultReason,
+    detail: string,
+    extra: { status?: number; error?: string } = {},
+  ): CertificateResult {
+    return { ...this.base, outcome, reason, detail, ...extra, ...this.forced, ...this.waiting };
+  }
+
+  notAttempted(reason: StopReason): CertificateResult {
+    return this.result("not-attempted", reason, notAttemptedDetail(reason));
+  }
+}
+
+/** Reads the certificate's ledger row; a row that cannot be read ends the turn (`result`). */
+async function readRow(
+  cert: CertificateRecord,
+  ctx: RenewContext,
+  turn: TurnResults,
+): Promise<{ entry: LedgerEntry | undefined } | { result: CertificateResult }> {
+  try {
+    return { entry: await ctx.ledger.read(cert.id) };
+  } catch (error) {
+    if (error instanceof ValidationError) {
+      // Neither "recently requested" nor "never requested" can be read from it: renewing could
+      // order a second renewal, skipping could let the certificate expire. A person decides.
+      return {
+        result: turn.result(
+          "failed",
+          "LedgerRowInvalid",
+          `${redact(error.message)}; not renewed: correct or delete the row (a deleted row starts a new renewal episode)`,
+          { error: error.code },
+        ),
+      };
+    }
+    ctx.ledgerFailed(error);
+    // In a dry run nothing is ordered: decide without the row rather than not at all.
+    if (!ctx.dryRun) return { result: turn.notAttempted("LedgerUnavailable") };
+    return { entry: undefined };
+  }
+}
+
+/** The result when the verdict (or a dry run) sends nothing; undefined when it renews. */
+function decidedResult(
+  verdict: Verdict,
+  entry: LedgerEntry | undefined,
+  ctx: RenewContext,
+  turn: TurnResults,
+): CertificateResult | undefined {
+  // Nothing claimed, nothing sent, nothing counted: a person must act first.
+  if (verdict.action === "blocked") {
+    return {
+      ...turn.result("blocked", verdict.reason, verdict.message),
+      blockedBy: verdict.blockedBy,
+    };
+  }
+  if ("forcedPast" in verdict && verdict.forcedPast)
+    turn.forced = { forcedPast: verdict.forcedPast };
+  if (verdict.action === "skip") {
+    const own = renewedEarlierByThisRun(entry?.record, ctx.runId, verdict.reason);
+    return own === undefined
+      ? turn.result("skipped", verdict.reason, verdict.message)
+      : turn.result("renewal-scheduled", "EarlierAttempt", own);
+  }
+  const stuck = verdict.action === "stuck";
+  if (stuck && !verdict.renew) return turn.result("stuck", verdict.reason, verdict.message);
+  if (ctx.dryRun) {
+    turn.waiting = {};
+    return turn.result(stuck ? "stuck" : "would-renew", verdict.reason, verdict.message);
+  }
+  return undefined;
+}
+
+/** The result when the sweep may no longer send (stopped, out of budget); else undefined. */
+async function heldBack(
+  ctx: RenewContext,
+  turn: TurnResults,
+): Promise<CertificateResult | undefined> {
+  // The deadline may have passed while the row was read.
+  const stoppedNow = ctx.stopped();
+  if (stoppedNow) return turn.notAttempted(stoppedNow);
+  const deferred = await ctx.deferred?.();
+  if (deferred !== undefined) return turn.result("deferred", "QuotaReached", deferred);
+  return undefined;
+}
+
+/** The result of a renewal claimAndSend took as far as it could. */
+function sentResult(
+  sent: ClaimAndSendResult,
+  verdict: Verdict,
+  stuck: boolean,
+  ctx: RenewContext,
+  turn: TurnResults,
+): CertificateResult {
   // Asked again (or another sweep is asking): no longer left waiting by this sweep.
-  if (sent.kind !== "ledger-failed") waiting = {};
+  if (sent.kind !== "ledger-failed") turn.waiting = {};
   switch (sent.kind) {
     case "ledger-failed":
-      return notAttempted("LedgerUnavailable");
+      return turn.notAttempted("LedgerUnavailable");
     case "conflict":
-      return result(
+      return turn.result(
         "skipped",
         "ClaimLost",
         sent.step === "claim"
@@ -222,8 +291,12 @@ export async function renewOne(
       );
     case "answered":
       return stuck
-        ? result("stuck", verdict.reason, verdict.message)
-        : result("renewal-scheduled", verdict.reason, sent.message.trim() || "renewal scheduled");
+        ? turn.result("stuck", verdict.reason, verdict.message)
+        : turn.result(
+            "renewal-scheduled",
+            verdict.reason,
+            sent.message.trim() || "renewal scheduled",
+          );
     default: {
       if (sent.kind === "refused" && sent.error instanceof QuotaExhaustedError) {
         // Refused before it left: nothing was ordered, and the ledger says "failed" (so the next
@@ -231,10 +304,10 @@ export async function renewOne(
         const detail =
           ctx.refused?.(sent.error.usage) ??
           `${redact(sent.error.message)}; the next sweep will decide it`;
-        return result("deferred", "QuotaReached", detail);
+        return turn.result("deferred", "QuotaReached", detail);
       }
       const { detail, ...extra } = describe(sent.error);
-      return result("failed", verdict.reason, detail, extra);
+      return turn.result("failed", verdict.reason, detail, extra);
     }
   }
 }
