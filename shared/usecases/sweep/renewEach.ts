@@ -78,7 +78,7 @@ export async function renewEach(
 }
 
 /** What every certificate's turn shares: the run's state, the plan's budget, the ledger. */
-type TurnContext = Omit<RenewContext, "client">;
+type TurnContext = RenewContext;
 
 function turnContext(run: SweepRun, plan: Plan, input: RenewEachInput): TurnContext {
   const { gate } = plan;
@@ -127,10 +127,7 @@ function turn(
   const onRetry = () => {
     epoch = control?.epoch() ?? 0;
   };
-  const client: RenewContext["client"] = {
-    renewListed: (c, sending) => input.calls.renewListed(c, { sending, observer, slot, onRetry }),
-  };
-  return renewOne(cert, { ...context, client });
+  return renewOne(cert, context, input.calls.renewal(cert, { observer, slot, onRetry }));
 }
 
 /** The result of a turn that threw: its certificate failed, the others go on. */

@@ -26,12 +26,14 @@ import {
 import { ensureError, isCertschedError, UpstreamError, ValidationError } from "../../lib/errors.js";
 import { redact } from "../../lib/redact/redact.js";
 
-/** What one certificate's turn needs from its sweep. */
+/**
+ * Sends one certificate's renewal; `sending` is called as its bytes leave (its last byte held
+ * until it resolves). Made by the sweep's calls for that certificate (sweepCalls.ts).
+ */
+export type SendRenewal = (sending: () => Promise<void>) => Promise<string>;
+
+/** What one certificate's turn needs from its sweep (every certificate's turn shares it). */
 export interface RenewContext {
-  readonly client: {
-    /** Sends the renewal; `sending` is called as its bytes leave (its last byte held until then). */
-    renewListed(certificate: CertificateRecord, sending: () => Promise<void>): Promise<string>;
-  };
   readonly ledger: Ledger;
   readonly now: () => Date;
   readonly graceMs: number;
@@ -116,6 +118,7 @@ function answerUnknownOf(
 export async function renewOne(
   cert: CertificateRecord,
   ctx: RenewContext,
+  send: SendRenewal,
 ): Promise<CertificateResult> {
   const at = ctx.now();
   const turn = new TurnResults({
@@ -158,7 +161,7 @@ export async function renewOne(
     ledger: ctx.ledger,
     claimedAt: at,
     now: ctx.now,
-    send: (sending) => ctx.client.renewListed(cert, sending),
+    send,
     runId: ctx.runId,
     ledgerFailed: ctx.ledgerFailed,
     unresolved: () => ctx.unresolved(cert.certificateName),

@@ -2,15 +2,14 @@ import type { CertificateRecord } from "../../core/certificate/records.js";
 import type { PoolSlot } from "../../core/concurrency/adaptivePool.js";
 import type { DueList, RequestContext, ServiceOperations } from "../../core/ports/service.js";
 import type { AttemptObserver } from "../../lib/http/attemptObserver.js";
+import type { SendRenewal } from "./renewOne.js";
 import { retryThrottled } from "./throttledRetry.js";
 
 /** The service operations a sweep calls. */
 export type SweepClient = Pick<ServiceOperations, "listDue" | "renewListed">;
 
-/** One certificate's renewal call, as its turn in the pool makes it. */
+/** How one certificate's renewal is sent, as its turn in the pool asks for it. */
 export interface RenewalCall {
-  /** Called as the request's bytes leave; its last byte is held until it resolves. */
-  readonly sending: () => Promise<void>;
   /** Told of every attempt, retries included (adaptive concurrency); unset: nobody. */
   readonly observer?: AttemptObserver | undefined;
   /** The renewal's place in the pool, given back while a 429 is waited out. */
@@ -22,7 +21,11 @@ export interface RenewalCall {
 /** What a sweep asks of the service: its list, and each certificate's renewal. */
 export interface SweepCalls {
   listDue(): Promise<DueList>;
-  renewListed(certificate: CertificateRecord, call: RenewalCall): Promise<string>;
+  /**
+   * The send of one certificate's renewal: given the `sending` hook (called as the request's
+   * bytes leave, its last byte held until it resolves), it sends and answers the service's text.
+   */
+  renewal(certificate: CertificateRecord, call: RenewalCall): SendRenewal;
 }
 
 /**
@@ -37,11 +40,14 @@ export function sweepCalls(
 ): SweepCalls {
   return {
     listDue: () => client.listDue({ context }),
-    renewListed: (certificate, call) => {
+    renewal: (certificate, call) => {
       const withObserver = call.observer ? { ...context, observer: call.observer } : context;
-      const send = () =>
-        client.renewListed(certificate, { sending: call.sending, context: withObserver });
-      return retryThrottled(send, { slot: call.slot, deadline, onRetry: call.onRetry });
+      const retry = { slot: call.slot, deadline, onRetry: call.onRetry };
+      return (sending) =>
+        retryThrottled(
+          () => client.renewListed(certificate, { sending, context: withObserver }),
+          retry,
+        );
     },
   };
 }
