@@ -5,7 +5,7 @@ import type {
   ReservationInput,
   SharedBudget,
 } from "../../core/ports/budget.js";
-import { QuotaExhaustedError, readFits, renewalFits } from "../../core/quota/budgetRules.js";
+import { QuotaExhaustedError } from "../../core/quota/budgetRules.js";
 import type { ServiceQuota } from "../../core/quota/serviceQuota.js";
 import { HISTORY_TABLE } from "./accountTables.js";
 import {
@@ -13,12 +13,12 @@ import {
   CONTENDED_TRIES,
   CONTENTION_MS,
   type Counted,
-  datetime,
   GRANTED,
   insertedAt,
-  LIST_FRESH_MS,
   PENDING,
 } from "./budgetRows.js";
+import { countWindow, needOfRenewals, usageOf } from "./budgetWindow.js";
+import { Room } from "./reservationRoom.js";
 import { REQUEST_PARTITION, toRequestRow } from "./rows/historyRow.js";
 import {
   type LazyTable,
@@ -108,7 +108,7 @@ class SharedBudgetTable implements SharedBudget {
 
   readonly reserve = async (input: ReservationInput): Promise<Reservation> => {
     const room = new Room(input.purpose, this.#quota.requests, () =>
-      this.#needOfRenewals(this.#storageNow() ?? Date.now()),
+      needOfRenewals(this.#table, this.#options, this.#storageNow() ?? Date.now()),
     );
     for (let attempt = 1; ; attempt++) {
       const atSight = await this.#refusedAtSight(input, room);
@@ -131,7 +131,12 @@ class SharedBudgetTable implements SharedBudget {
     const now = this.#storageNow();
     if (now === undefined) return undefined;
     try {
-      return this.#usageOf(await this.#window(now - this.#quota.windowMs, false), runId, now);
+      return usageOf(
+        this.#quota,
+        await countWindow(this.#table, this.#quota, now - this.#quota.windowMs, false),
+        runId,
+        now,
+      );
     } catch (error) {
       throw this.#unavailable("read", error);
     }
@@ -155,14 +160,14 @@ class SharedBudgetTable implements SharedBudget {
     if (input.purpose !== "read" || now === undefined) return undefined;
     let before: Counted[];
     try {
-      before = await this.#window(now - this.#quota.windowMs, false);
+      before = await countWindow(this.#table, this.#quota, now - this.#quota.windowMs, false);
     } catch {
       return undefined; // The insert and count decide (and say so if storage is down).
     }
     if (await room.allows(before.length + 1)) return undefined;
     return new QuotaExhaustedError(
       input.purpose,
-      this.#usageOf(before, input.runId, now),
+      usageOf(this.#quota, before, input.runId, now),
       room.need ?? 0,
     );
   }
@@ -181,7 +186,7 @@ class SharedBudgetTable implements SharedBudget {
     const settledBefore = own - CONTENTION_MS;
     const older = others.filter((r) => r.at < settledBefore).length;
     return {
-      usage: this.#usageOf(others, input.runId, own),
+      usage: usageOf(this.#quota, others, input.runId, own),
       contended: older < others.length && (await allows(older + 1)),
     };
   }
@@ -233,7 +238,7 @@ class SharedBudgetTable implements SharedBudget {
     const from = own - this.#quota.windowMs;
     let rows: Counted[];
     try {
-      rows = await this.#window(from, read);
+      rows = await countWindow(this.#table, this.#quota, from, read);
       if (await allows(rows.length)) {
         if (!read) return true;
         // A read is marked granted, then counts once more, pending reads included: take the
@@ -247,7 +252,7 @@ class SharedBudgetTable implements SharedBudget {
           "Merge",
           this.#table.limit(),
         );
-        rows = await this.#window(from, true);
+        rows = await countWindow(this.#table, this.#quota, from, true);
         if (await allows(rows.length)) return true;
       }
     } catch (error) {
@@ -266,81 +271,6 @@ class SharedBudgetTable implements SharedBudget {
     };
   }
 
-  /**
-   * Rows with a Timestamp at or after `from`, up to limit + 1 (the count stops once over);
-   * pending reads only with `pendingReads` (a read's own count takes them in, a renewal's not).
-   */
-  async #window(from: number, pendingReads: boolean): Promise<Counted[]> {
-    const rows: Counted[] = [];
-    const filter = `PartitionKey eq '${REQUEST_PARTITION}' and Timestamp ge ${datetime(new Date(from))}`;
-    const entities = (await this.#table.client()).listEntities<Record<string, unknown>>({
-      queryOptions: { filter },
-      ...this.#table.limit(),
-    });
-    for await (const row of entities) {
-      if (!pendingReads && row.purpose === "read" && row.state === PENDING) continue;
-      const at = typeof row.timestamp === "string" ? Date.parse(row.timestamp) : Number.NaN;
-      rows.push({
-        rowKey: String(row.rowKey),
-        purpose: typeof row.purpose === "string" ? row.purpose : undefined,
-        runId: typeof row.runId === "string" ? row.runId : undefined,
-        // A row without a readable Timestamp is counted as new as can be: never left out.
-        at: Number.isNaN(at) ? Number.POSITIVE_INFINITY : at,
-      });
-      if (rows.length > this.#quota.requests) break;
-    }
-    return rows;
-  }
-
-  #usageOf(rows: readonly Counted[], runId: string, now: number): QuotaUsage {
-    const quota = this.#quota;
-    let reads = 0;
-    let thisRun = 0;
-    for (const row of rows) {
-      if (row.purpose === "read") reads += 1;
-      else if (row.purpose === "renewal" && row.runId === runId) thisRun += 1;
-    }
-    const oldest = Math.min(...rows.map((r) => r.at));
-    return {
-      quota,
-      used: rows.length,
-      reads,
-      thisRun,
-      others: rows.length - reads - thisRun,
-      ...(Number.isFinite(oldest) ? { freesInMs: Math.max(0, oldest + quota.windowMs - now) } : {}),
-    };
-  }
-
-  /** Whether a list request was sent within LIST_FRESH_MS before `now` (storage clock). */
-  async #listSeen(now: number): Promise<boolean> {
-    const filter = `PartitionKey eq '${REQUEST_PARTITION}' and operation eq 'list' and Timestamp ge ${datetime(new Date(now - LIST_FRESH_MS))}`;
-    const entities = (await this.#table.client()).listEntities<Record<string, unknown>>({
-      queryOptions: { filter, select: ["RowKey"] },
-      ...this.#table.limit(),
-    });
-    for await (const _ of entities) return true;
-    return false;
-  }
-
-  /**
-   * What due renewals need, for a read. A read may never take what a due renewal needs, so the
-   * need must be known first: from a list made within LIST_FRESH_MS, or from one made now
-   * (learnNeed, once for every read waiting on it). Unknown: the whole budget (the read is
-   * refused, and says why).
-   */
-  async #needOfRenewals(now: number): Promise<number> {
-    let known = await this.#listSeen(now);
-    if (!known && this.#options.learnNeed) {
-      try {
-        await this.#options.learnNeed();
-        known = true;
-      } catch {
-        known = false;
-      }
-    }
-    return known ? this.#options.need() : Number.POSITIVE_INFINITY;
-  }
-
   async #remove(rowKey: string): Promise<void> {
     try {
       await (await this.#table.client()).deleteEntity(
@@ -352,35 +282,5 @@ class SharedBudgetTable implements SharedBudget {
       // Gone already is released; any other failure leaves the row counted (conservative).
       if (statusOf(error) !== 404) throw this.#unavailable("release a reservation in", error);
     }
-  }
-}
-
-/**
- * Whether `used` rows (own included) leave room for one reservation. The need of renewals is
- * asked once per reservation, and only for a read that passes the 80 % line (two storage reads).
- */
-class Room {
-  /** What due renewals need, once asked. */
-  need: number | undefined;
-  readonly #purpose: ReservationInput["purpose"];
-  readonly #requests: number;
-  readonly #needOfRenewals: () => Promise<number>;
-
-  constructor(
-    purpose: ReservationInput["purpose"],
-    requests: number,
-    needOfRenewals: () => Promise<number>,
-  ) {
-    this.#purpose = purpose;
-    this.#requests = requests;
-    this.#needOfRenewals = needOfRenewals;
-  }
-
-  async allows(used: number): Promise<boolean> {
-    if (this.#purpose !== "read") return renewalFits(used, this.#requests);
-    if (!readFits(used, 0, this.#requests)) return false;
-    // Asked after an insert or a look at the window: the storage clock is known by then.
-    this.need ??= await this.#needOfRenewals();
-    return readFits(used, this.need, this.#requests);
   }
 }
