@@ -77,108 +77,163 @@ type DirectoryState =
  * endpoints waits for one timeout, not 1,000.
  */
 export function createAriClient(options: AriClientOptions): AriClient {
-  const now = options.now ?? (() => new Date());
-  const directoryTtlMs = options.directoryTtlMs ?? DAY_MS;
-  const maxRemembered = options.maxRemembered ?? 10_000;
-  const directories = new Map<string, DirectoryState>();
-  const inFlight = new Map<string, Promise<DirectoryState>>();
-  const remembered = new Map<string, Asked>();
-  /** Per directory: a CA that failed at the transport level is left alone until then. */
-  const downUntil = new Map<string, { until: number; failure: AriFailure }>();
-  let http: HttpClient | undefined;
+  return new HttpAriClient(options);
+}
 
-  const get = (url: string, maxResponseBytes: number) => {
-    http ??= new HttpClient({
-      timeoutMs: options.timeoutMs,
-      now: () => now().getTime(),
-      ...(options.ca ? { ca: options.ca } : {}),
-      ...(options.onCall ? { onCall: options.onCall } : {}),
+/**
+ * The client as a class: its methods are fields, so that they can be passed around and the
+ * client spread like the object of functions it was.
+ */
+class HttpAriClient implements AriClient {
+  readonly #options: AriClientOptions;
+  readonly #now: () => Date;
+  readonly #directoryTtlMs: number;
+  readonly #maxRemembered: number;
+  readonly #directories = new Map<string, DirectoryState>();
+  readonly #inFlight = new Map<string, Promise<DirectoryState>>();
+  readonly #remembered = new Map<string, Asked>();
+  /** Per directory: a CA that failed at the transport level is left alone until then. */
+  readonly #downUntil = new Map<string, { until: number; failure: AriFailure }>();
+  #http: HttpClient | undefined;
+
+  constructor(options: AriClientOptions) {
+    this.#options = options;
+    this.#now = options.now ?? (() => new Date());
+    this.#directoryTtlMs = options.directoryTtlMs ?? DAY_MS;
+    this.#maxRemembered = options.maxRemembered ?? 10_000;
+  }
+
+  readonly renewalInfo = async (certificate: AriCertificate): Promise<AriOutcome> => {
+    try {
+      const directory = directoryFor(this.#options.directories, certificate.issuer);
+      if (!directory) return { kind: "not-configured" };
+      const given = certificate.certificate;
+      const id =
+        typeof given === "object" && "certId" in given
+          ? ({ ok: true, certId: given.certId } as const)
+          : certIdOf(given);
+      if (!id.ok) return { kind: "no-cert-id", reason: id.reason };
+      const kept = this.#remembered.get(id.certId);
+      if (kept && this.#now().getTime() < kept.nextAskAt.getTime())
+        return { ...kept, cached: true };
+      return await this.#ask(id.certId, directory.directoryUrl);
+    } catch (error) {
+      // Nothing above should throw; if it does, ARI still must not stop a verification.
+      return {
+        kind: "failed",
+        certId: "",
+        directoryUrl: "",
+        failure: transportFailure("ARI", error),
+        nextAskAt: new Date(this.#now().getTime() + DEFAULT_RETRY_INTERVAL_MS),
+        cached: false,
+      };
+    }
+  };
+
+  readonly close = async (): Promise<void> => {
+    await this.#http?.close();
+  };
+
+  /** One GET through the keep-alive client, made on the first request. */
+  #get(url: string, maxResponseBytes: number) {
+    this.#http ??= new HttpClient({
+      timeoutMs: this.#options.timeoutMs,
+      now: () => this.#now().getTime(),
+      ...(this.#options.ca ? { ca: this.#options.ca } : {}),
+      ...(this.#options.onCall ? { onCall: this.#options.onCall } : {}),
     });
-    return http.send({
+    return this.#http.send({
       upstream: "ari",
       method: "GET",
       url,
       headers: { accept: "application/json", "user-agent": "certsched-ari" },
       body: "",
       policy: ARI_POLICY,
-      deadlineMs: options.timeoutMs,
+      deadlineMs: this.#options.timeoutMs,
       maxResponseBytes,
     });
-  };
+  }
 
-  const fetchDirectory = async (directoryUrl: string): Promise<DirectoryState> => {
+  async #fetchDirectory(directoryUrl: string): Promise<DirectoryState> {
     try {
-      const response = await get(directoryUrl, MAX_DIRECTORY_BYTES);
+      const response = await this.#get(directoryUrl, MAX_DIRECTORY_BYTES);
       const found = renewalInfoUrlOf(response);
-      const at = now();
-      if (typeof found === "string") return { url: found, until: at.getTime() + directoryTtlMs };
+      const at = this.#now();
+      if (typeof found === "string") {
+        return { url: found, until: at.getTime() + this.#directoryTtlMs };
+      }
       // A CA without ARI is asked again tomorrow; a failing one at its Retry-After.
       const until =
         found.reason === "not-offered"
-          ? at.getTime() + directoryTtlMs
+          ? at.getTime() + this.#directoryTtlMs
           : nextAskAt(at, found.retryAfter, "failure").getTime();
       return { failure: found, until };
     } catch (error) {
-      const at = now().getTime();
+      const at = this.#now().getTime();
       return {
         failure: transportFailure("the ACME directory", error),
         until: at + DEFAULT_RETRY_INTERVAL_MS,
       };
     }
-  };
+  }
 
-  const directoryState = (directoryUrl: string): Promise<DirectoryState> => {
-    const known = directories.get(directoryUrl);
-    if (known && now().getTime() < known.until) return Promise.resolve(known);
-    let pending = inFlight.get(directoryUrl);
+  /** The directory as kept until its time, else fetched (concurrent callers share the fetch). */
+  #directoryState(directoryUrl: string): Promise<DirectoryState> {
+    const known = this.#directories.get(directoryUrl);
+    if (known && this.#now().getTime() < known.until) return Promise.resolve(known);
+    let pending = this.#inFlight.get(directoryUrl);
     if (!pending) {
-      pending = fetchDirectory(directoryUrl).then((state) => {
-        directories.set(directoryUrl, state);
-        inFlight.delete(directoryUrl);
+      pending = this.#fetchDirectory(directoryUrl).then((state) => {
+        this.#directories.set(directoryUrl, state);
+        this.#inFlight.delete(directoryUrl);
         return state;
       });
-      inFlight.set(directoryUrl, pending);
+      this.#inFlight.set(directoryUrl, pending);
     }
     return pending;
-  };
+  }
 
-  const remember = (outcome: Asked): Asked => {
-    remembered.delete(outcome.certId);
-    remembered.set(outcome.certId, outcome);
+  #remember(outcome: Asked): Asked {
+    this.#remembered.delete(outcome.certId);
+    this.#remembered.set(outcome.certId, outcome);
     // Insertion order: the first key is the oldest answer.
-    while (remembered.size > maxRemembered) {
-      const oldest = remembered.keys().next().value;
+    while (this.#remembered.size > this.#maxRemembered) {
+      const oldest = this.#remembered.keys().next().value;
       if (oldest === undefined) break;
-      remembered.delete(oldest);
+      this.#remembered.delete(oldest);
     }
     return outcome;
-  };
+  }
 
-  const ask = async (certId: string, directoryUrl: string): Promise<AriOutcome> => {
-    const failed = (failure: AriFailure, until: Date, cached: boolean): Asked => ({
-      kind: "failed",
-      certId,
-      directoryUrl,
-      failure,
-      nextAskAt: until,
-      cached,
-    });
-    const down = downUntil.get(directoryUrl);
-    if (down && now().getTime() < down.until)
+  /** Asks the CA of `directoryUrl`, unless it is down or its directory failed. */
+  async #ask(certId: string, directoryUrl: string): Promise<AriOutcome> {
+    const failed = failedOutcome(certId, directoryUrl);
+    const down = this.#downUntil.get(directoryUrl);
+    if (down && this.#now().getTime() < down.until)
       return failed(down.failure, new Date(down.until), true);
-    const state = await directoryState(directoryUrl);
+    const state = await this.#directoryState(directoryUrl);
     if ("failure" in state) return failed(state.failure, new Date(state.until), false);
+    return this.#askRenewalInfo(certId, directoryUrl, state.url);
+  }
+
+  /** GET renewalInfo/{certId} at `renewalInfoUrl`: the window, or why not (remembered). */
+  async #askRenewalInfo(
+    certId: string,
+    directoryUrl: string,
+    renewalInfoUrl: string,
+  ): Promise<AriOutcome> {
+    const failed = failedOutcome(certId, directoryUrl);
     try {
-      const response = await get(
-        `${state.url}/${encodeURIComponent(certId)}`,
+      const response = await this.#get(
+        `${renewalInfoUrl}/${encodeURIComponent(certId)}`,
         MAX_RENEWAL_INFO_BYTES,
       );
-      const at = now();
+      const at = this.#now();
       const info = renewalInfoOf(response);
       if ("reason" in info) {
-        return remember(failed(info, nextAskAt(at, info.retryAfter, "failure"), false));
+        return this.#remember(failed(info, nextAskAt(at, info.retryAfter, "failure"), false));
       }
-      return remember({
+      return this.#remember({
         kind: "window",
         certId,
         directoryUrl,
@@ -188,40 +243,21 @@ export function createAriClient(options: AriClientOptions): AriClient {
       });
     } catch (error) {
       const failure = transportFailure("renewalInfo", error);
-      const until = now().getTime() + DEFAULT_RETRY_INTERVAL_MS;
-      if (failure.reason === "unreachable") downUntil.set(directoryUrl, { until, failure });
+      const until = this.#now().getTime() + DEFAULT_RETRY_INTERVAL_MS;
+      if (failure.reason === "unreachable") this.#downUntil.set(directoryUrl, { until, failure });
       return failed(failure, new Date(until), false);
     }
-  };
+  }
+}
 
-  return {
-    async renewalInfo(certificate) {
-      try {
-        const directory = directoryFor(options.directories, certificate.issuer);
-        if (!directory) return { kind: "not-configured" };
-        const given = certificate.certificate;
-        const id =
-          typeof given === "object" && "certId" in given
-            ? ({ ok: true, certId: given.certId } as const)
-            : certIdOf(given);
-        if (!id.ok) return { kind: "no-cert-id", reason: id.reason };
-        const kept = remembered.get(id.certId);
-        if (kept && now().getTime() < kept.nextAskAt.getTime()) return { ...kept, cached: true };
-        return await ask(id.certId, directory.directoryUrl);
-      } catch (error) {
-        // Nothing above should throw; if it does, ARI still must not stop a verification.
-        return {
-          kind: "failed",
-          certId: "",
-          directoryUrl: "",
-          failure: transportFailure("ARI", error),
-          nextAskAt: new Date(now().getTime() + DEFAULT_RETRY_INTERVAL_MS),
-          cached: false,
-        };
-      }
-    },
-    async close() {
-      await http?.close();
-    },
-  };
+/** The failed outcome of asking about `certId` at `directoryUrl`. */
+function failedOutcome(certId: string, directoryUrl: string) {
+  return (failure: AriFailure, until: Date, cached: boolean): Asked => ({
+    kind: "failed",
+    certId,
+    directoryUrl,
+    failure,
+    nextAskAt: until,
+    cached,
+  });
 }

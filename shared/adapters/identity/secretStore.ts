@@ -52,47 +52,9 @@ export function createSecretStore(options: SecretStoreOptions): SecretStore {
     clientSecret: options.clientSecretSecretName,
   };
 
-  let reader: Promise<SecretReader> | undefined;
-  const getReader = (url: string): Promise<SecretReader> => {
-    reader ??= (async () => (options.createReader ?? createDefaultSecretReader)(url))().catch(
-      (error: unknown) => {
-        // Not cached: the next call tries again (a transient failure to load or configure).
-        reader = undefined;
-        throw vaultClientError(url, error);
-      },
-    );
-    return reader;
-  };
-
-  const readFromVault = async (url: string, kind: SecretKind): Promise<string> => {
-    const name = secretName[kind];
-    const client = await getReader(url);
-    let secret: Awaited<ReturnType<SecretReader["getSecret"]>>;
-    try {
-      secret = await client.getSecret(
-        name,
-        options.timeoutMs === undefined
-          ? undefined
-          : { abortSignal: AbortSignal.timeout(options.timeoutMs) },
-      );
-    } catch (error) {
-      throw vaultReadError(url, name, error);
-    }
-    const where = `Secret "${name}" in Key Vault ${vaultHost(url)}`;
-    if (secret.properties?.enabled === false) {
-      throw new CertschedError("SECRET_UNAVAILABLE", `${where} is disabled`);
-    }
-    if (!secret.value) throw new CertschedError("SECRET_UNAVAILABLE", `${where} is empty`);
-    // As for the direct settings: too short to tell from ordinary text, so it could not be
-    // redacted. The message names the secret, never its value.
-    if (significantLength(secret.value) < MIN_SECRET_LENGTH) {
-      throw new CertschedError(
-        "SECRET_UNAVAILABLE",
-        `${where} is shorter than ${MIN_SECRET_LENGTH} characters (not counting spaces): certsched refuses secrets it could not keep out of logs`,
-      );
-    }
-    return secret.value;
-  };
+  const getReader = readerOnFirstUse(options);
+  const readFromVault = (url: string, kind: SecretKind): Promise<string> =>
+    readSecret(getReader, url, secretName[kind], options);
 
   const source = (kind: SecretKind): SecretSource => {
     if (options.direct[kind]) return "direct";
@@ -126,4 +88,66 @@ export function createSecretStore(options: SecretStoreOptions): SecretStore {
     clientSecret: (opts = {}) => get("clientSecret", opts.fresh ?? false),
     describe: () => ({ apiKey: source("apiKey"), clientSecret: source("clientSecret") }),
   };
+}
+
+/**
+ * The vault reader, built once on first use (options.createReader, else a SecretClient); a
+ * failure to build it is not kept.
+ */
+function readerOnFirstUse(
+  options: Pick<SecretStoreOptions, "createReader">,
+): (url: string) => Promise<SecretReader> {
+  let reader: Promise<SecretReader> | undefined;
+  return (url) => {
+    reader ??= (async () => (options.createReader ?? createDefaultSecretReader)(url))().catch(
+      (error: unknown) => {
+        // Not cached: the next call tries again (a transient failure to load or configure).
+        reader = undefined;
+        throw vaultClientError(url, error);
+      },
+    );
+    return reader;
+  };
+}
+
+/** Secret `name` as read from the vault at `url`, within options.timeoutMs. */
+async function readSecret(
+  getReader: (url: string) => Promise<SecretReader>,
+  url: string,
+  name: string,
+  options: Pick<SecretStoreOptions, "timeoutMs">,
+): Promise<string> {
+  const client = await getReader(url);
+  let secret: Awaited<ReturnType<SecretReader["getSecret"]>>;
+  try {
+    secret = await client.getSecret(
+      name,
+      options.timeoutMs === undefined
+        ? undefined
+        : { abortSignal: AbortSignal.timeout(options.timeoutMs) },
+    );
+  } catch (error) {
+    throw vaultReadError(url, name, error);
+  }
+  return usableValue(secret, `Secret "${name}" in Key Vault ${vaultHost(url)}`);
+}
+
+/** The secret's value, unless it is disabled, empty or too short to keep out of logs. */
+function usableValue(
+  secret: Awaited<ReturnType<SecretReader["getSecret"]>>,
+  where: string,
+): string {
+  if (secret.properties?.enabled === false) {
+    throw new CertschedError("SECRET_UNAVAILABLE", `${where} is disabled`);
+  }
+  if (!secret.value) throw new CertschedError("SECRET_UNAVAILABLE", `${where} is empty`);
+  // As for the direct settings: too short to tell from ordinary text, so it could not be
+  // redacted. The message names the secret, never its value.
+  if (significantLength(secret.value) < MIN_SECRET_LENGTH) {
+    throw new CertschedError(
+      "SECRET_UNAVAILABLE",
+      `${where} is shorter than ${MIN_SECRET_LENGTH} characters (not counting spaces): certsched refuses secrets it could not keep out of logs`,
+    );
+  }
+  return secret.value;
 }

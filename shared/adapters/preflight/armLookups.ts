@@ -5,11 +5,20 @@ import {
   type BoundedAnswerPolicy,
   boundedAnswerPolicy,
 } from "../../lib/http/boundedAnswerPolicy.js";
-import { armDetail, armFailure } from "./armFailure.js";
-import { hostName, MAX_HOST_NAMES, MAX_NAME, MAX_NAME_SERVERS, names } from "./armNames.js";
+import { armFailure } from "./armFailure.js";
+import {
+  type Lookup,
+  MAX_PAGES,
+  readHostNameBindings,
+  readNameServers,
+  readSites,
+  type SignalPolicy,
+} from "./armReads.js";
+
+export { MAX_PAGES };
 
 /**
- * Azure Resource Manager for preflight (issue 23), through Azure's own SDKs: `@azure/arm-dns`
+ * Azure Resource Manager for preflight, through Azure's own SDKs: `@azure/arm-dns`
  * for a DNS zone's name servers, `@azure/arm-appservice` for host-name bindings and the list of
  * sites. Both are loaded on the first lookup (a function that never runs preflight does not pay
  * for them at cold start). Every lookup is bounded in time (each request by `timeoutMs`, the
@@ -42,60 +51,92 @@ export interface ArmLookupsOptions {
  */
 export const MAX_ARM_ANSWER_BYTES = 16 * 1024 * 1024;
 
-/** Most pages of the list of sites read; more is `unknown` (the host name may be on a later one). */
-export const MAX_PAGES = 50;
 /** The list of sites, every page, within this many `timeoutMs`. */
 export const LIST_TIMEOUTS = 4;
-
-/** A pipeline policy, as both SDK generations take it (their types come from two packages). */
-interface SignalPolicy {
-  readonly name: string;
-  sendRequest(
-    request: { abortSignal?: AbortSignal | undefined },
-    next: (request: { abortSignal?: AbortSignal | undefined }) => Promise<unknown>,
-  ): Promise<unknown>;
-}
-
-/** What one lookup hands the SDK code: its credential and its per-request signal. */
-interface Lookup {
-  readonly credential: TokenCredential;
-  readonly signal: AbortSignal;
-  readonly clientOptions: {
-    readonly endpoint: string;
-    readonly retryOptions: { readonly maxRetries: number };
-    readonly redirectOptions: { readonly maxRetries: number };
-    readonly tlsOptions?: { readonly ca?: string | readonly string[] };
-    readonly additionalPolicies: readonly (
-      | { readonly policy: SignalPolicy; readonly position: "perCall" }
-      | { readonly policy: BoundedAnswerPolicy; readonly position: "perRetry" }
-    )[];
-  };
-  readonly scope: string;
-}
 
 function scopeOf(resource: string): string {
   return `${resource.replace(/\/+$/, "")}/.default`;
 }
 
-/** The sites API of `@azure/arm-appservice` for one lookup (both of its reads use it). */
-function webAppsOf(
-  { WebSiteManagementClient }: typeof import("@azure/arm-appservice"),
-  subscriptionId: string,
-  l: Lookup,
-) {
-  const options = { ...l.clientOptions, credentials: { scopes: [l.scope] } };
-  return new WebSiteManagementClient(l.credential, subscriptionId, options as never).webApps;
+export function armLookups(options: ArmLookupsOptions): ArmLookups {
+  return new SdkArmLookups(options);
 }
 
-export function armLookups(options: ArmLookupsOptions): ArmLookups {
-  const endpoint = options.armUrl.replace(/\/+$/, "");
-  const scope = scopeOf(options.resource ?? endpoint);
-  // Below the SDKs' parsing ("perRetry"): each body is cut at the bound before it is read whole.
-  const bounded = boundedAnswerPolicy(options.maxAnswerBytes ?? MAX_ARM_ANSWER_BYTES);
+/** What one lookup reads, what is missing when ARM has no such thing, and its time in all. */
+interface About {
+  readonly what: string;
+  readonly absent: string;
+  readonly budgetMs: number;
+}
+
+/** What one lookup's requests leave for its failure: the tokens given, a token failure, a timer. */
+interface Trace {
+  readonly tokens: string[];
+  tokenFailure: unknown;
+  /** The timer of the request sent last: a timeout, when it ran out. */
+  lastTimer: AbortSignal | undefined;
+}
+
+/**
+ * The lookups through the SDKs. The methods are fields, so that they can be passed around and
+ * the object spread like the object of functions it was.
+ */
+class SdkArmLookups implements ArmLookups {
+  readonly #options: ArmLookupsOptions;
+  readonly #endpoint: string;
+  readonly #scope: string;
+  readonly #bounded: BoundedAnswerPolicy;
+
+  constructor(options: ArmLookupsOptions) {
+    this.#options = options;
+    this.#endpoint = options.armUrl.replace(/\/+$/, "");
+    this.#scope = scopeOf(options.resource ?? this.#endpoint);
+    // Below the SDKs' parsing ("perRetry"): each body is cut at the bound before it is read whole.
+    this.#bounded = boundedAnswerPolicy(options.maxAnswerBytes ?? MAX_ARM_ANSWER_BYTES);
+  }
+
+  readonly dnsZone: ArmLookups["dnsZone"] = (subscriptionId, resourceGroup, zone, signal) =>
+    this.#lookup(
+      {
+        what: `DNS zone ${zone} in resource group ${resourceGroup}`,
+        absent: `DNS zone ${zone} in resource group ${resourceGroup}`,
+        budgetMs: this.#options.timeoutMs,
+      },
+      signal,
+      // Loaded on first use: cold start of the functions without preflight stays as it was.
+      () => import("@azure/arm-dns"),
+      (sdk, l) => readNameServers(sdk, l, subscriptionId, resourceGroup, zone),
+    );
+
+  readonly hostNameBindings: ArmLookups["hostNameBindings"] = (site: SiteRef, signal) => {
+    const which = site.slot === undefined ? site.site : `${site.site}/${site.slot}`;
+    return this.#lookup(
+      {
+        what: `the host-name bindings of app ${which} in resource group ${site.resourceGroup}`,
+        absent: `app ${which} in resource group ${site.resourceGroup}`,
+        budgetMs: this.#options.timeoutMs * LIST_TIMEOUTS,
+      },
+      signal,
+      () => import("@azure/arm-appservice"),
+      (sdk, l) => readHostNameBindings(sdk, l, site, which),
+    );
+  };
+
+  readonly sites: ArmLookups["sites"] = (subscriptionId, signal) =>
+    this.#lookup(
+      {
+        what: `the apps of subscription ${subscriptionId}`,
+        absent: `subscription ${subscriptionId}`,
+        budgetMs: this.#options.timeoutMs * LIST_TIMEOUTS,
+      },
+      signal,
+      () => import("@azure/arm-appservice"),
+      (sdk, l) => readSites(sdk, l, subscriptionId),
+    );
 
   /** Runs `work` as one lookup: its deadline, its credential, its failures mapped. */
-  async function lookup<M, T>(
-    about: { readonly what: string; readonly absent: string; readonly budgetMs: number },
+  async #lookup<M, T>(
+    about: About,
     outer: AbortSignal | undefined,
     load: () => Promise<M>,
     work: (sdk: M, l: Lookup) => Promise<ArmAnswer<T>>,
@@ -109,7 +150,7 @@ export function armLookups(options: ArmLookupsOptions): ArmLookups {
       return armFailure(error, {
         what,
         absent,
-        timeoutMs: options.timeoutMs,
+        timeoutMs: this.#options.timeoutMs,
         timedOut: false,
         cancelled: false,
         tokenFailure: undefined,
@@ -118,175 +159,81 @@ export function armLookups(options: ArmLookupsOptions): ArmLookups {
     }
     const deadline = AbortSignal.timeout(budgetMs);
     const whole = outer ? AbortSignal.any([outer, deadline]) : deadline;
-    const tokens: string[] = [];
-    let tokenFailure: unknown;
-    /** The timer of the request sent last: a timeout, when it ran out. */
-    let lastTimer: AbortSignal | undefined;
-    const credential: TokenCredential = {
-      async getToken(scopes: string | string[], getOptions?: GetTokenOptions) {
-        try {
-          const token: AccessToken | null = await options.credential.getToken(scopes, getOptions);
-          if (token) tokens.push(token.token);
-          return token;
-        } catch (error) {
-          if (!whole.aborted && !lastTimer?.aborted) tokenFailure = error;
-          throw error;
-        }
-      },
-    };
-    // Each request (the SDKs' later pages take no signal of their own) gets the lookup's signal
-    // and its own timer, so a silent ARM is given up on, its socket closed.
-    const policy: SignalPolicy = {
-      name: "certschedPreflightDeadline",
-      sendRequest: (request, next) => {
-        lastTimer = AbortSignal.timeout(options.timeoutMs);
-        request.abortSignal = AbortSignal.any([whole, lastTimer]);
-        return next(request);
-      },
-    };
-    const l: Lookup = {
-      credential,
-      signal: whole,
-      scope,
-      clientOptions: {
-        endpoint,
-        // One try: preflight runs daily, and a 5xx is `unknown` today, not a wait.
-        retryOptions: { maxRetries: 0 },
-        // ARM does not redirect these reads; whatever does would get the token along.
-        redirectOptions: { maxRetries: 0 },
-        additionalPolicies: [
-          { policy, position: "perCall" },
-          { policy: bounded, position: "perRetry" },
-        ],
-        ...(options.tlsOptions ? { tlsOptions: options.tlsOptions } : {}),
-      },
-    };
+    const trace: Trace = { tokens: [], tokenFailure: undefined, lastTimer: undefined };
+    const l = this.#lookupOf(whole, trace);
     try {
       return await untilAborted(work(sdk, l), whole);
     } catch (error) {
       return armFailure(error, {
         what,
         absent,
-        timeoutMs: options.timeoutMs,
-        timedOut: deadline.aborted || lastTimer?.aborted === true,
+        timeoutMs: this.#options.timeoutMs,
+        timedOut: deadline.aborted || trace.lastTimer?.aborted === true,
         cancelled: outer?.aborted === true,
-        tokenFailure,
-        tokens,
+        tokenFailure: trace.tokenFailure,
+        tokens: trace.tokens,
       });
     }
   }
 
-  /** Every page of an SDK pager, each awaited within the lookup; undefined past MAX_PAGES. */
-  async function allPages<P>(
-    pages: AsyncIterableIterator<P[]>,
-    signal: AbortSignal,
-  ): Promise<P[] | undefined> {
-    const items: P[] = [];
-    for (let n = 0; ; n++) {
-      const page = await untilAborted(pages.next(), signal);
-      if (page.done) return items;
-      if (n >= MAX_PAGES) return undefined;
-      items.push(...page.value);
-    }
+  /** What one lookup with the signal `whole` hands the SDK code; its requests leave `trace`. */
+  #lookupOf(whole: AbortSignal, trace: Trace): Lookup {
+    const credential = tracedCredential(this.#options.credential, whole, trace);
+    const policy = deadlinePolicy(whole, this.#options.timeoutMs, trace);
+    return {
+      credential,
+      signal: whole,
+      scope: this.#scope,
+      clientOptions: {
+        endpoint: this.#endpoint,
+        // One try: preflight runs daily, and a 5xx is `unknown` today, not a wait.
+        retryOptions: { maxRetries: 0 },
+        // ARM does not redirect these reads; whatever does would get the token along.
+        redirectOptions: { maxRetries: 0 },
+        additionalPolicies: [
+          { policy, position: "perCall" },
+          { policy: this.#bounded, position: "perRetry" },
+        ],
+        ...(this.#options.tlsOptions ? { tlsOptions: this.#options.tlsOptions } : {}),
+      },
+    };
   }
+}
 
+/**
+ * `credential`, keeping each token it gives (a failure's detail must not show them) and its
+ * failure, unless the lookup or the request was out of time by then.
+ */
+function tracedCredential(
+  credential: TokenCredential,
+  whole: AbortSignal,
+  trace: Trace,
+): TokenCredential {
   return {
-    dnsZone: (subscriptionId, resourceGroup, zone, signal) =>
-      lookup(
-        {
-          what: `DNS zone ${zone} in resource group ${resourceGroup}`,
-          absent: `DNS zone ${zone} in resource group ${resourceGroup}`,
-          budgetMs: options.timeoutMs,
-        },
-        signal,
-        // Loaded on first use: cold start of the functions without preflight stays as it was.
-        () => import("@azure/arm-dns"),
-        async ({ DnsManagementClient }, l) => {
-          const client = new DnsManagementClient(l.credential, subscriptionId, {
-            ...l.clientOptions,
-            credentialScopes: [l.scope],
-          } as never);
-          const found = await client.zones.get(resourceGroup, zone, { abortSignal: l.signal });
-          const nameServers = names(found.nameServers, MAX_NAME_SERVERS);
-          if (nameServers.length === 0) {
-            return {
-              kind: "unknown",
-              detail: armDetail(
-                `Azure Resource Manager lists no name servers for DNS zone ${zone}`,
-              ),
-            };
-          }
-          return { kind: "found", value: { nameServers } };
-        },
-      ),
-
-    hostNameBindings: (site: SiteRef, signal) => {
-      const which = site.slot === undefined ? site.site : `${site.site}/${site.slot}`;
-      return lookup(
-        {
-          what: `the host-name bindings of app ${which} in resource group ${site.resourceGroup}`,
-          absent: `app ${which} in resource group ${site.resourceGroup}`,
-          budgetMs: options.timeoutMs * LIST_TIMEOUTS,
-        },
-        signal,
-        () => import("@azure/arm-appservice"),
-        async (sdk, l) => {
-          const webApps = webAppsOf(sdk, site.subscriptionId, l);
-          const paged =
-            site.slot === undefined
-              ? webApps.listHostNameBindings(site.resourceGroup, site.site, {
-                  abortSignal: l.signal,
-                })
-              : webApps.listHostNameBindingsSlot(site.resourceGroup, site.site, site.slot, {
-                  abortSignal: l.signal,
-                });
-          const bindings = await allPages(paged.byPage(), l.signal);
-          if (bindings === undefined) {
-            return {
-              kind: "unknown",
-              detail: armDetail(
-                `Azure Resource Manager listed more than ${MAX_PAGES} pages of host-name bindings for app ${which}`,
-              ),
-            };
-          }
-          // A binding is named `site/host` (`site/slot/host` for a slot): the host is the last part.
-          const hosts = names(
-            bindings.map((b) => (typeof b.name === "string" ? b.name.split("/").at(-1) : "")),
-            MAX_HOST_NAMES,
-          ).map(hostName);
-          return { kind: "found", value: hosts };
-        },
-      );
+    async getToken(scopes: string | string[], getOptions?: GetTokenOptions) {
+      try {
+        const token: AccessToken | null = await credential.getToken(scopes, getOptions);
+        if (token) trace.tokens.push(token.token);
+        return token;
+      } catch (error) {
+        if (!whole.aborted && !trace.lastTimer?.aborted) trace.tokenFailure = error;
+        throw error;
+      }
     },
+  };
+}
 
-    sites: (subscriptionId, signal) =>
-      lookup(
-        {
-          what: `the apps of subscription ${subscriptionId}`,
-          absent: `subscription ${subscriptionId}`,
-          budgetMs: options.timeoutMs * LIST_TIMEOUTS,
-        },
-        signal,
-        () => import("@azure/arm-appservice"),
-        async (sdk, l) => {
-          const webApps = webAppsOf(sdk, subscriptionId, l);
-          const sites = await allPages(webApps.list({ abortSignal: l.signal }).byPage(), l.signal);
-          if (sites === undefined) {
-            return {
-              kind: "unknown",
-              detail: armDetail(
-                `Azure Resource Manager listed more than ${MAX_PAGES} pages of apps in subscription ${subscriptionId}; certsched reads at most ${MAX_PAGES}`,
-              ),
-            };
-          }
-          return {
-            kind: "found",
-            value: sites.map((s) => ({
-              name: typeof s.name === "string" ? s.name.slice(0, MAX_NAME) : "",
-              hostNames: names(s.hostNames, MAX_HOST_NAMES).map(hostName),
-            })),
-          };
-        },
-      ),
+/**
+ * Each request (the SDKs' later pages take no signal of their own) gets the lookup's signal
+ * and its own timer, so a silent ARM is given up on, its socket closed.
+ */
+function deadlinePolicy(whole: AbortSignal, timeoutMs: number, trace: Trace): SignalPolicy {
+  return {
+    name: "certschedPreflightDeadline",
+    sendRequest: (request, next) => {
+      trace.lastTimer = AbortSignal.timeout(timeoutMs);
+      request.abortSignal = AbortSignal.any([whole, trace.lastTimer]);
+      return next(request);
+    },
   };
 }

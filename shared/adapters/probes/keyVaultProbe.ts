@@ -1,11 +1,14 @@
 import type { TokenCredential } from "@azure/identity";
-import type { CertificateClientOptions } from "@azure/keyvault-certificates";
+import type {
+  CertificateClientOptions,
+  KeyVaultCertificateWithPolicy,
+} from "@azure/keyvault-certificates";
 import type {
   KeyVaultRead,
   KeyVaultReadOptions,
   VaultCertificate,
 } from "../../core/ports/probes.js";
-import { resolveConnectTo } from "../../core/verification/connectTo.js";
+import { type ConnectToRule, resolveConnectTo } from "../../core/verification/connectTo.js";
 import { defaultVaultUrl } from "../../core/verification/keyVaultName.js";
 import { untilAborted } from "../../lib/abort.js";
 import { ensureError } from "../../lib/errors.js";
@@ -23,7 +26,7 @@ import {
 import { describeCertificate } from "./tlsProbe.js";
 
 /**
- * The Key Vault read (issue 12): the current version of a certificate from the customer's
+ * The Key Vault read: the current version of a certificate from the customer's
  * vault, through the real CertificateClient and certsched's own vault token
  * (core/verification/vaultVerdict.ts judges it like a served certificate).
  */
@@ -53,6 +56,36 @@ export const MAX_VAULT_ANSWER_BYTES = 1024 * 1024;
 /** Within the whole read's timeout: a 5xx or a dropped connection is tried again, briefly. */
 const RETRY_OPTIONS = { maxRetries: 2, retryDelayInMs: 500, maxRetryDelayInMs: 4_000 } as const;
 
+/** Where one read goes: the vault and the certificate, as named in messages, and how. */
+interface VaultPlace {
+  /** The vault's name, escaped for messages. */
+  readonly vault: string;
+  /** The certificate's name in the vault. */
+  readonly name: string;
+  /** `name`, escaped for messages. */
+  readonly certificate: string;
+  readonly vaultUrl: string;
+  readonly url: URL;
+  readonly host: string;
+  /** The connect-to rules that apply to this read. */
+  readonly rules: readonly ConnectToRule[];
+  /** Whether a rule sends the connection somewhere else than the vault's own host. */
+  readonly redirected: boolean;
+  /** Where the connection goes, as reported. */
+  readonly connectedTo: string;
+}
+
+type ReadOptions = KeyVaultReadOptions & { readonly vault: VaultCredentials };
+
+/** What one try gave: the bundle, or the error with the token refused and the last answer. */
+type Attempt =
+  | { readonly bundle: KeyVaultCertificateWithPolicy }
+  | {
+      readonly error: unknown;
+      readonly refusedToken: string | undefined;
+      readonly answer: VaultAnswer | undefined;
+    };
+
 /**
  * Reads the current version of the certificate. Never throws for anything the vault, the
  * network or the token source does; gives up after `settings.timeoutMs`. The vault name must
@@ -60,8 +93,29 @@ const RETRY_OPTIONS = { maxRetries: 2, retryDelayInMs: 500, maxRetryDelayInMs: 4
  */
 export async function readKeyVaultCertificate(
   target: VaultCertificate,
-  options: KeyVaultReadOptions & { readonly vault: VaultCredentials },
+  options: ReadOptions,
 ): Promise<KeyVaultRead> {
+  const place = vaultPlace(target, options);
+  const timeout = AbortSignal.timeout(options.settings.timeoutMs);
+  const signal = options.signal ? AbortSignal.any([options.signal, timeout]) : timeout;
+  const where = {
+    vault: place.vault,
+    certificate: place.certificate,
+    host: place.host,
+    timeoutMs: options.settings.timeoutMs,
+    vaultUrl: place.vaultUrl,
+  };
+  const aborted = () => ({
+    timedOut: timeout.aborted,
+    cancelled: options.signal?.aborted === true,
+  });
+  const outcome = await withFreshToken(() => attempt(place, options, signal), signal, options);
+  if ("error" in outcome) return failure(outcome.error, where, aborted(), outcome.answer);
+  return readOf(outcome.bundle, place, target.keyVaultName);
+}
+
+/** Where the read of `target` goes: its vault's URL, and whether a connect-to rule moves it. */
+function vaultPlace(target: VaultCertificate, options: ReadOptions): VaultPlace {
   const vault = escapeControl(target.keyVaultName);
   const name = target.keyVaultCertificateName || target.certificateName;
   const certificate = escapeControl(name);
@@ -79,79 +133,101 @@ export async function readKeyVaultCertificate(
   const connectedTo = redirected
     ? `${to.host.includes(":") ? `[${to.host}]` : to.host}:${to.port}`
     : host;
-  const timeout = AbortSignal.timeout(options.settings.timeoutMs);
-  const signal = options.signal ? AbortSignal.any([options.signal, timeout]) : timeout;
-  const where = { vault, certificate, host, timeoutMs: options.settings.timeoutMs, vaultUrl };
-  const aborted = () => ({
-    timedOut: timeout.aborted,
-    cancelled: options.signal?.aborted === true,
-  });
+  return { vault, name, certificate, vaultUrl, url, host, rules, redirected, connectedTo };
+}
 
-  const attempt = async () => {
-    // Loaded on first use: a function app that never checks a vault does not pay for the SDK.
-    const { CertificateClient } = await import("@azure/keyvault-certificates");
-    const credential = options.vault.credential();
-    // A client per read: its token cycler must not keep a token the cache has since dropped.
-    const seamOptions = options.seam?.clientOptions as CertificateClientOptions | undefined;
-    const clientOptions: CertificateClientOptions = {
-      retryOptions: RETRY_OPTIONS,
-      ...seamOptions,
-      // A vault never redirects a certificate read; whatever does (a proxy, a portal) would get
-      // the vault token along with the next request. Reported, not followed.
-      redirectOptions: { maxRetries: 0 },
-      // Below the SDK's parsing: each answer's body is cut at the bound before it is read whole.
-      additionalPolicies: [
-        ...(seamOptions?.additionalPolicies ?? []),
-        { policy: boundedAnswerPolicy(MAX_VAULT_ANSWER_BYTES), position: "perRetry" },
-      ],
-    };
-    // An agent of a request is used as it is, without the client's tlsOptions: it takes them.
-    const agent = redirected
-      ? new ConnectToAgent(rules, { keepAlive: false, ...clientOptions.tlsOptions })
-      : undefined;
-    const client = new CertificateClient(
-      vaultUrl,
-      credential,
-      agent ? { ...clientOptions, agent } : clientOptions,
-    );
-    // The last answer's status and headers, kept for the detail: when the SDK cannot read an
-    // answer (an HTML page with a 200) it throws its own TypeError, which says nothing useful.
-    let answer: VaultAnswer | undefined;
-    const onResponse: OnResponse = (raw) => {
-      answer = {
-        status: raw.status,
-        contentType: raw.headers.get("content-type"),
-        location: raw.headers.get("location"),
-      };
-    };
-    try {
-      return { bundle: await client.getCertificate(name, { abortSignal: signal, onResponse }) };
-    } catch (error) {
-      return { error, refusedToken: credential.lastToken, answer };
-    } finally {
-      agent?.destroy();
-    }
-  };
-
-  let outcome: Awaited<ReturnType<typeof attempt>>;
+/**
+ * The read, and once more when the vault refused (401) a token the cache still held: the cache
+ * drops it, and the second try gets a fresh one. A read cut off by `signal` is its error.
+ */
+async function withFreshToken(
+  read: () => Promise<Attempt>,
+  signal: AbortSignal,
+  options: ReadOptions,
+): Promise<Attempt> {
+  let outcome: Attempt;
   try {
-    outcome = await untilAborted(attempt(), signal);
-    // A 401 to a token the cache still held: the cache drops it, and one more try gets a fresh one.
+    outcome = await untilAborted(read(), signal);
     if (
       "error" in outcome &&
       (outcome.error as RestErrorLike).statusCode === 401 &&
       outcome.refusedToken !== undefined &&
       options.vault.refused(outcome.refusedToken)
     ) {
-      outcome = await untilAborted(attempt(), signal);
+      outcome = await untilAborted(read(), signal);
     }
   } catch (error) {
     outcome = { error, refusedToken: undefined, answer: undefined };
   }
-  if ("error" in outcome) return failure(outcome.error, where, aborted(), outcome.answer);
+  return outcome;
+}
 
-  const { bundle } = outcome;
-  const other = otherCertificate(bundle.properties.id, { url, vault: target.keyVaultName, name });
+/** One try: a client of its own, one GET of the certificate. */
+async function attempt(
+  place: VaultPlace,
+  options: ReadOptions,
+  signal: AbortSignal,
+): Promise<Attempt> {
+  // Loaded on first use: a function app that never checks a vault does not pay for the SDK.
+  const { CertificateClient } = await import("@azure/keyvault-certificates");
+  const credential = options.vault.credential();
+  // A client per read: its token cycler must not keep a token the cache has since dropped.
+  const clientOptions = clientOptionsOf(options);
+  // An agent of a request is used as it is, without the client's tlsOptions: it takes them.
+  const agent = place.redirected
+    ? new ConnectToAgent(place.rules, { keepAlive: false, ...clientOptions.tlsOptions })
+    : undefined;
+  const client = new CertificateClient(
+    place.vaultUrl,
+    credential,
+    agent ? { ...clientOptions, agent } : clientOptions,
+  );
+  // The last answer's status and headers, kept for the detail: when the SDK cannot read an
+  // answer (an HTML page with a 200) it throws its own TypeError, which says nothing useful.
+  let answer: VaultAnswer | undefined;
+  const onResponse: OnResponse = (raw) => {
+    answer = {
+      status: raw.status,
+      contentType: raw.headers.get("content-type"),
+      location: raw.headers.get("location"),
+    };
+  };
+  try {
+    return {
+      bundle: await client.getCertificate(place.name, { abortSignal: signal, onResponse }),
+    };
+  } catch (error) {
+    return { error, refusedToken: credential.lastToken, answer };
+  } finally {
+    agent?.destroy();
+  }
+}
+
+/** The client's options: a few quick retries, no redirects, each answer's body bounded. */
+function clientOptionsOf(options: ReadOptions): CertificateClientOptions {
+  const seamOptions = options.seam?.clientOptions as CertificateClientOptions | undefined;
+  return {
+    retryOptions: RETRY_OPTIONS,
+    ...seamOptions,
+    // A vault never redirects a certificate read; whatever does (a proxy, a portal) would get
+    // the vault token along with the next request. Reported, not followed.
+    redirectOptions: { maxRetries: 0 },
+    // Below the SDK's parsing: each answer's body is cut at the bound before it is read whole.
+    additionalPolicies: [
+      ...(seamOptions?.additionalPolicies ?? []),
+      { policy: boundedAnswerPolicy(MAX_VAULT_ANSWER_BYTES), position: "perRetry" },
+    ],
+  };
+}
+
+/** The read of what the vault answered: its certificate, or why it is not this one's. */
+function readOf(
+  bundle: KeyVaultCertificateWithPolicy,
+  place: VaultPlace,
+  keyVaultName: string,
+): KeyVaultRead {
+  const { vault, certificate, url, name } = place;
+  const other = otherCertificate(bundle.properties.id, { url, vault: keyVaultName, name });
   if (other !== undefined) {
     return {
       reached: false,
@@ -170,7 +246,7 @@ export async function readKeyVaultCertificate(
   try {
     return {
       reached: true,
-      connectedTo,
+      connectedTo: place.connectedTo,
       certificate: describeCertificate(bundle.cer),
       chainProblem: undefined,
       nameProblem: undefined,

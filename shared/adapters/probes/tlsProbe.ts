@@ -1,23 +1,26 @@
 import { X509Certificate } from "node:crypto";
-import { BlockList, isIP } from "node:net";
+import { isIP } from "node:net";
 import tls from "node:tls";
 import type {
-  ChainProblem,
   ProbeOptions,
   ProbeResult,
   ProbeStep,
   ServedCertificate,
 } from "../../core/ports/probes.js";
-import { isWeakSignature } from "../../core/verification/browserChecks.js";
-import { matchingRule, resolveConnectTo } from "../../core/verification/connectTo.js";
+import {
+  type Destination,
+  matchingRule,
+  resolveConnectTo,
+} from "../../core/verification/connectTo.js";
 import type { Endpoint } from "../../core/verification/endpoint.js";
 import { isPublicAddress, NOT_PUBLIC_CODE } from "../../core/verification/publicAddress.js";
 import { whenAborted } from "../../lib/abort.js";
 import { ensureError } from "../../lib/errors.js";
 import { escapeControl } from "../../lib/text/escapeControl.js";
-import { derFacts, keyOf, leafIssuerFound, selfIssued, signatureOf } from "./certificateFacts.js";
+import { derFacts, keyOf, leafIssuerFound, selfIssued } from "./certificateFacts.js";
+import { chainVerdict, serverIdentityError } from "./handshakeVerdict.js";
 import { publicOnlyLookup } from "./publicOnlyLookup.js";
-import { chainAnchored } from "./trustAnchor.js";
+import { secureContextFor } from "./secureContexts.js";
 
 /**
  * One TLS probe: connect with SNI, read the served certificate, close. Nothing is ever written
@@ -27,15 +30,6 @@ import { chainAnchored } from "./trustAnchor.js";
 
 /** How long a clean close may take before the socket is destroyed, in ms. */
 const CLOSE_GRACE_MS = 1_000;
-
-/** OpenSSL verify errors about validity dates: they may hide an untrusted chain (trustAnchor.ts). */
-const TIME_ERRORS: ReadonlySet<string> = new Set(["CERT_HAS_EXPIRED", "CERT_NOT_YET_VALID"]);
-
-/**
- * What OpenSSL 3 reports for a SHA-1 signature at Node's security level (UNSPECIFIED from its
- * signature-level check, or CA_MD_TOO_WEAK): reported last, it may hide an untrusted chain too.
- */
-const DIGEST_ERRORS: ReadonlySet<string> = new Set(["UNSPECIFIED", "CA_MD_TOO_WEAK"]);
 
 const DNS_CODES: ReadonlySet<string> = new Set([
   "ENOTFOUND",
@@ -90,58 +84,6 @@ export function describeCertificate(der: Uint8Array): ServedCertificate {
 }
 
 /**
- * The chain's verdict. OpenSSL reports one error, the last it met: an expired leaf from an
- * unknown CA reads CERT_HAS_EXPIRED, as an expired leaf from a trusted CA does. A time error is
- * therefore checked again: the chain must reach a trusted root with every signature good.
- */
-function chainVerdict(
-  socket: tls.TLSSocket,
-  peer: tls.DetailedPeerCertificate,
-  ca: readonly string[] | undefined,
-  extraCaCertsPath: string | undefined,
-): ChainProblem | undefined {
-  const error = socket.authorizationError;
-  if (socket.authorized || error === null || error === undefined) return undefined;
-  const code =
-    typeof error === "string" ? error : ((error as { code?: string }).code ?? String(error));
-  // A SHA-1 leaf is the judge's `weak` (contracts/verify.md): only a chain that fails for
-  // another reason too is untrusted, so it is asked again without OpenSSL's digest rule.
-  const weakLeaf = DIGEST_ERRORS.has(code) && isWeakSignature(signatureOf(peer.raw)?.oid);
-  if (TIME_ERRORS.has(code) || weakLeaf) {
-    const anchored = chainAnchored(peer, ca, Date.now(), extraCaCertsPath);
-    // The leaf's own dates are judged by the judge, with its clock; any other time error stays.
-    if (anchored.trusted && anchored.onlyLeafOutOfDate) return undefined;
-    if (!anchored.trusted) return { code: anchored.code };
-  }
-  return { code };
-}
-
-/**
- * One SecureContext per trust list, made on first use. tls.connect otherwise builds a new one
- * (a fresh OpenSSL SSL_CTX, the CA list loaded into it) for every connection: about 8% of a
- * verification run's CPU. Sharing is safe: the context holds only the trust list (the options
- * tls.connect would build it from), and Node keeps no client sessions in it (its session cache
- * is NO_INTERNAL), so no probe resumes another's session and each reads the certificate afresh.
- * The default context is Node's store as tls.connect's own default is: its bundled roots plus
- * NODE_EXTRA_CA_CERTS, which Node reads once at start.
- */
-let defaultContext: tls.SecureContext | undefined;
-const injectedContexts = new WeakMap<readonly string[], tls.SecureContext>();
-
-function secureContextFor(ca: readonly string[] | undefined): tls.SecureContext {
-  if (ca === undefined) {
-    defaultContext ??= tls.createSecureContext();
-    return defaultContext;
-  }
-  let context = injectedContexts.get(ca);
-  if (context === undefined) {
-    context = tls.createSecureContext({ ca: [...ca] });
-    injectedContexts.set(ca, context);
-  }
-  return context;
-}
-
-/**
  * An error's words for people. OpenSSL's message is its whole error queue line
  * ("800C...:error:0A00010B:SSL routines:ssl3_get_record:wrong version number:../deps/openssl/
  * ...ssl3_record.c:350:" and a newline); its reason ("wrong version number") says the same
@@ -151,28 +93,6 @@ function messageOf(error: Error & { reason?: unknown }): string {
   return typeof error.reason === "string" && error.reason !== ""
     ? error.reason
     : error.message.trim();
-}
-
-/**
- * tls.checkServerIdentity, except for an IPv6 address: Node 22 runs the host through
- * domainToASCII first, which turns `::1` into "" and so refuses every IPv6 address whatever the
- * certificate's IP entries say (Node 20 matched them). An address is covered by an `IP Address`
- * entry naming the same address in any spelling, as RFC 6125 and browsers have it.
- */
-function serverIdentityError(host: string, peer: tls.PeerCertificate): Error | undefined {
-  if (isIP(host) !== 6) return tls.checkServerIdentity(host, peer);
-  const addresses = (peer.subjectaltname ?? "")
-    .split(", ")
-    .filter((entry) => entry.startsWith("IP Address:"))
-    .map((entry) => entry.slice("IP Address:".length));
-  const wanted = new BlockList();
-  wanted.addAddress(host, "ipv6");
-  if (addresses.some((address) => isIP(address) === 6 && wanted.check(address, "ipv6"))) {
-    return undefined;
-  }
-  return new Error(
-    `IP: ${host} is not in the cert's list: ${addresses.length > 0 ? addresses.join(", ") : "(no IP entries)"}`,
-  );
 }
 
 /** Probes one endpoint; never throws for anything the network or the server does. */
@@ -186,49 +106,80 @@ export function probeTls(endpoint: Endpoint, options: ProbeOptions): Promise<Pro
     options.publicOnly === true &&
     matchingRule(rules, endpoint.host, endpoint.port)?.toHost === undefined;
   return new Promise((resolve) => {
-    let settled = false;
-    let socket: tls.TLSSocket | undefined;
-    let stopWaiting = () => {};
-    const finish = (result: ProbeResult) => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(timer);
-      stopWaiting();
-      if (result.reached && socket) {
-        // A clean close (close_notify, then FIN) flushes our last handshake message, so the
-        // server sees a completed handshake, not a reset; a server that never closes its side
-        // is cut off shortly after.
-        const s = socket;
-        s.end();
-        setTimeout(() => s.destroy(), CLOSE_GRACE_MS).unref();
-      } else {
-        socket?.destroy();
-      }
-      resolve(result);
-    };
-    const failed = (step: ProbeStep, code: string | undefined, message: string) =>
-      finish({ reached: false, connectedTo, step, code, message });
-    const onAbort = () => failed("TIMEOUT", "ABORTED", "the probe was cancelled");
-    const timer = setTimeout(
-      () => failed("TIMEOUT", "ETIMEDOUT", `no TLS handshake within ${options.timeoutMs} ms`),
-      options.timeoutMs,
+    new TlsProbe(endpoint, options, { target, connectedTo, vetted }, resolve).start();
+  });
+}
+
+/** Where a probe connects (connect-to applied), as reported, and whether only public will do. */
+interface Route {
+  readonly target: Destination;
+  readonly connectedTo: string;
+  readonly vetted: boolean;
+}
+
+/**
+ * One probe under way: its socket, its timer, and the one result it resolves with, from
+ * whatever comes first (the handshake, an error, the close, the timeout, a cancellation).
+ */
+class TlsProbe {
+  readonly #endpoint: Endpoint;
+  readonly #options: ProbeOptions;
+  readonly #route: Route;
+  readonly #resolve: (result: ProbeResult) => void;
+  #settled = false;
+  #socket: tls.TLSSocket | undefined;
+  #stopWaiting = () => {};
+  #timer: NodeJS.Timeout | undefined;
+  /** Whether TCP connected: a reset after that is the TLS step's. */
+  #connected = false;
+
+  constructor(
+    endpoint: Endpoint,
+    options: ProbeOptions,
+    route: Route,
+    resolve: (result: ProbeResult) => void,
+  ) {
+    this.#endpoint = endpoint;
+    this.#options = options;
+    this.#route = route;
+    this.#resolve = resolve;
+  }
+
+  start(): void {
+    const { signal } = this.#options;
+    const onAbort = () => this.#failed("TIMEOUT", "ABORTED", "the probe was cancelled");
+    this.#timer = setTimeout(
+      () =>
+        this.#failed(
+          "TIMEOUT",
+          "ETIMEDOUT",
+          `no TLS handshake within ${this.#options.timeoutMs} ms`,
+        ),
+      this.#options.timeoutMs,
     );
-    if (options.signal?.aborted) {
+    if (signal?.aborted) {
       onAbort();
       return;
     }
+    const { target, vetted } = this.#route;
     // An address needs no lookup, so the lookup below would never see it.
     if (vetted && isIP(target.host) !== 0 && !isPublicAddress(target.host)) {
-      failed("REFUSED", NOT_PUBLIC_CODE, `${target.host} is not a public address`);
+      this.#failed("REFUSED", NOT_PUBLIC_CODE, `${target.host} is not a public address`);
       return;
     }
-    stopWaiting = options.signal ? whenAborted(options.signal, onAbort) : () => {};
-    let connected = false;
+    this.#stopWaiting = signal ? whenAborted(signal, onAbort) : () => {};
+    const socket = this.#connect();
+    if (socket) this.#listen(socket);
+  }
+
+  /** The connection; undefined when Node refuses its options (the probe has failed then). */
+  #connect(): tls.TLSSocket | undefined {
+    const { target, vetted } = this.#route;
     const connectOptions: tls.ConnectionOptions = {
       host: target.host,
       port: target.port,
       // SNI carries names only (RFC 6066 3): an address is checked against the certificate but not sent.
-      ...(isIP(endpoint.host) === 0 ? { servername: endpoint.host } : {}),
+      ...(isIP(this.#endpoint.host) === 0 ? { servername: this.#endpoint.host } : {}),
       // The chain and the name are judged below, separately, so each gets its own status;
       // the connection is closed right after the handshake whatever they say.
       rejectUnauthorized: false,
@@ -237,58 +188,93 @@ export function probeTls(endpoint: Endpoint, options: ProbeOptions): Promise<Pro
     };
     try {
       // Inside the try: a trust list Node refuses (unreadable PEM) throws here.
-      socket = tls.connect({ ...connectOptions, secureContext: secureContextFor(options.ca) });
+      this.#socket = tls.connect({
+        ...connectOptions,
+        secureContext: secureContextFor(this.#options.ca),
+      });
     } catch (error) {
       // Options Node refuses (an unreadable `ca`): a failure of this probe, not a crash.
       const e = ensureError(error) as NodeJS.ErrnoException;
-      failed("TLS", e.code, e.message);
-      return;
+      this.#failed("TLS", e.code, e.message);
+      return undefined;
     }
+    return this.#socket;
+  }
+
+  #listen(socket: tls.TLSSocket): void {
     socket.once("connect", () => {
-      connected = true;
+      this.#connected = true;
     });
-    socket.once("secureConnect", () => {
-      const s = socket as tls.TLSSocket;
-      const peer = s.getPeerCertificate(true);
-      if (peer.raw === undefined) {
-        failed("TLS", undefined, "the server sent no certificate");
-        return;
-      }
-      try {
-        const nameError = serverIdentityError(endpoint.host, peer);
-        const chainProblem = chainVerdict(s, peer, options.ca, options.extraCaCertsPath);
-        finish({
-          reached: true,
-          connectedTo,
-          certificate: describeCertificate(peer.raw),
-          chainProblem,
-          nameProblem: nameError?.message,
-          leafIssuerFound: leafIssuerFound(peer, chainProblem?.code),
-        });
-      } catch (error) {
-        // A certificate Node's X.509 parser refuses is one no browser would accept either.
-        failed(
-          "TLS",
-          "BAD_CERTIFICATE",
-          `the certificate cannot be read: ${ensureError(error).message}`,
-        );
-      }
-    });
+    socket.once("secureConnect", () => this.#secureConnected(socket));
     // on, not once: a reset may still come while the clean close is under way.
     socket.on("error", (error: NodeJS.ErrnoException & { reason?: unknown }) => {
       const code = error.code;
-      const step: ProbeStep =
-        code === NOT_PUBLIC_CODE
-          ? "REFUSED"
-          : code && DNS_CODES.has(code)
-            ? "DNS"
-            : !connected && code && TCP_CODES.has(code)
-              ? "TCP"
-              : "TLS";
-      failed(step, code, messageOf(error));
+      this.#failed(stepOf(code, this.#connected), code, messageOf(error));
     });
     socket.once("close", () =>
-      failed("TLS", undefined, "the connection closed before the handshake completed"),
+      this.#failed("TLS", undefined, "the connection closed before the handshake completed"),
     );
-  });
+  }
+
+  /** The handshake is done: the served certificate, its chain's verdict and its name's. */
+  #secureConnected(s: tls.TLSSocket): void {
+    const peer = s.getPeerCertificate(true);
+    if (peer.raw === undefined) {
+      this.#failed("TLS", undefined, "the server sent no certificate");
+      return;
+    }
+    try {
+      const { ca, extraCaCertsPath } = this.#options;
+      const nameError = serverIdentityError(this.#endpoint.host, peer);
+      const chainProblem = chainVerdict(s, peer, ca, extraCaCertsPath);
+      this.#finish({
+        reached: true,
+        connectedTo: this.#route.connectedTo,
+        certificate: describeCertificate(peer.raw),
+        chainProblem,
+        nameProblem: nameError?.message,
+        leafIssuerFound: leafIssuerFound(peer, chainProblem?.code),
+      });
+    } catch (error) {
+      // A certificate Node's X.509 parser refuses is one no browser would accept either.
+      this.#failed(
+        "TLS",
+        "BAD_CERTIFICATE",
+        `the certificate cannot be read: ${ensureError(error).message}`,
+      );
+    }
+  }
+
+  #failed(step: ProbeStep, code: string | undefined, message: string): void {
+    this.#finish({ reached: false, connectedTo: this.#route.connectedTo, step, code, message });
+  }
+
+  #finish(result: ProbeResult): void {
+    if (this.#settled) return;
+    this.#settled = true;
+    clearTimeout(this.#timer);
+    this.#stopWaiting();
+    const socket = this.#socket;
+    if (result.reached && socket) {
+      // A clean close (close_notify, then FIN) flushes our last handshake message, so the
+      // server sees a completed handshake, not a reset; a server that never closes its side
+      // is cut off shortly after.
+      socket.end();
+      setTimeout(() => socket.destroy(), CLOSE_GRACE_MS).unref();
+    } else {
+      socket?.destroy();
+    }
+    this.#resolve(result);
+  }
+}
+
+/** The step an error of the connection belongs to; `connected`: TCP had connected. */
+function stepOf(code: string | undefined, connected: boolean): ProbeStep {
+  return code === NOT_PUBLIC_CODE
+    ? "REFUSED"
+    : code && DNS_CODES.has(code)
+      ? "DNS"
+      : !connected && code && TCP_CODES.has(code)
+        ? "TCP"
+        : "TLS";
 }

@@ -5,7 +5,7 @@ import type {
   ReservationInput,
   SharedBudget,
 } from "../../core/ports/budget.js";
-import { QuotaExhaustedError, readFits, renewalFits } from "../../core/quota/budgetRules.js";
+import { QuotaExhaustedError } from "../../core/quota/budgetRules.js";
 import type { ServiceQuota } from "../../core/quota/serviceQuota.js";
 import { HISTORY_TABLE } from "./accountTables.js";
 import {
@@ -13,17 +13,23 @@ import {
   CONTENDED_TRIES,
   CONTENTION_MS,
   type Counted,
-  datetime,
   GRANTED,
   insertedAt,
-  LIST_FRESH_MS,
   PENDING,
 } from "./budgetRows.js";
+import { countWindow, needOfRenewals, usageOf } from "./budgetWindow.js";
+import { Room } from "./reservationRoom.js";
 import { REQUEST_PARTITION, toRequestRow } from "./rows/historyRow.js";
-import { lazyTable, statusOf, type TableLocation, unavailableError } from "./table.js";
+import {
+  type LazyTable,
+  lazyTable,
+  statusOf,
+  type TableLocation,
+  unavailableError,
+} from "./table.js";
 
 /**
- * CERTSCHED_SERVICE_QUOTA as one budget shared by every process and instance (issue 20): each
+ * CERTSCHED_SERVICE_QUOTA as one budget shared by every process and instance: each
  * attempt to reach the service first reserves one request by inserting a row into the history's
  * request partition (the row the 7-day count reads), and is sent only if the reservation is
  * granted; one that never left is released (its row deleted), one that was sent stays.
@@ -68,109 +74,132 @@ export interface SharedBudgetOptions extends TableLocation {
 
 /** The budget in the history table of `options`, shared by everything that writes to it. */
 export function sharedBudget(options: SharedBudgetOptions): SharedBudget {
-  const tableName = options.tableName ?? HISTORY_TABLE;
-  const table = lazyTable(options, tableName);
-  const { quota } = options;
+  return new SharedBudgetTable(options);
+}
+
+/**
+ * One insert and count refused: the window without the refused row, and whether contenders were
+ * in the way.
+ */
+interface Refused {
+  readonly usage: QuotaUsage;
+  readonly contended: boolean;
+}
+
+/**
+ * The budget as a class: its methods are fields, so that it can be spread and its methods passed
+ * around like the object of functions it was.
+ */
+class SharedBudgetTable implements SharedBudget {
+  readonly #options: SharedBudgetOptions;
+  readonly #table: LazyTable;
+  readonly #quota: ServiceQuota;
   /** The storage clock as last seen here, against this host's monotonic clock. */
-  let seen: { readonly storage: number; readonly local: number } | undefined;
-  const storageNow = () =>
-    seen === undefined ? undefined : seen.storage + (performance.now() - seen.local);
+  #seen: { readonly storage: number; readonly local: number } | undefined;
+  readonly #unavailable: ReturnType<typeof unavailableError>;
 
-  const unavailable = unavailableError("HISTORY_UNAVAILABLE", "request budget", tableName);
+  constructor(options: SharedBudgetOptions) {
+    const tableName = options.tableName ?? HISTORY_TABLE;
+    this.#options = options;
+    this.#table = lazyTable(options, tableName);
+    this.#quota = options.quota;
+    this.#unavailable = unavailableError("HISTORY_UNAVAILABLE", "request budget", tableName);
+  }
 
-  /**
-   * Rows with a Timestamp at or after `from`, up to limit + 1 (the count stops once over);
-   * pending reads only with `pendingReads` (a read's own count takes them in, a renewal's not).
-   */
-  const window = async (from: number, pendingReads: boolean): Promise<Counted[]> => {
-    const rows: Counted[] = [];
-    const filter = `PartitionKey eq '${REQUEST_PARTITION}' and Timestamp ge ${datetime(new Date(from))}`;
-    const entities = (await table.client()).listEntities<Record<string, unknown>>({
-      queryOptions: { filter },
-      ...table.limit(),
-    });
-    for await (const row of entities) {
-      if (!pendingReads && row.purpose === "read" && row.state === PENDING) continue;
-      const at = typeof row.timestamp === "string" ? Date.parse(row.timestamp) : Number.NaN;
-      rows.push({
-        rowKey: String(row.rowKey),
-        purpose: typeof row.purpose === "string" ? row.purpose : undefined,
-        runId: typeof row.runId === "string" ? row.runId : undefined,
-        // A row without a readable Timestamp is counted as new as can be: never left out.
-        at: Number.isNaN(at) ? Number.POSITIVE_INFINITY : at,
-      });
-      if (rows.length > quota.requests) break;
-    }
-    return rows;
-  };
-
-  const usageOf = (rows: readonly Counted[], runId: string, now: number): QuotaUsage => {
-    let reads = 0;
-    let thisRun = 0;
-    for (const row of rows) {
-      if (row.purpose === "read") reads += 1;
-      else if (row.purpose === "renewal" && row.runId === runId) thisRun += 1;
-    }
-    const oldest = Math.min(...rows.map((r) => r.at));
-    return {
-      quota,
-      used: rows.length,
-      reads,
-      thisRun,
-      others: rows.length - reads - thisRun,
-      ...(Number.isFinite(oldest) ? { freesInMs: Math.max(0, oldest + quota.windowMs - now) } : {}),
-    };
-  };
-
-  /** Whether a list request was sent within LIST_FRESH_MS before `now` (storage clock). */
-  const listSeen = async (now: number): Promise<boolean> => {
-    const filter = `PartitionKey eq '${REQUEST_PARTITION}' and operation eq 'list' and Timestamp ge ${datetime(new Date(now - LIST_FRESH_MS))}`;
-    const entities = (await table.client()).listEntities<Record<string, unknown>>({
-      queryOptions: { filter, select: ["RowKey"] },
-      ...table.limit(),
-    });
-    for await (const _ of entities) return true;
-    return false;
-  };
-
-  /**
-   * What due renewals need, for a read. Issue 20: a read may never take what a due renewal
-   * needs, so the need must be known first: from a list made within LIST_FRESH_MS, or from one
-   * made now (learnNeed, once for every read waiting on it). Unknown: the whole budget (the read
-   * is refused, and says why).
-   */
-  const needOfRenewals = async (now: number): Promise<number> => {
-    let known = await listSeen(now);
-    if (!known && options.learnNeed) {
-      try {
-        await options.learnNeed();
-        known = true;
-      } catch {
-        known = false;
+  readonly reserve = async (input: ReservationInput): Promise<Reservation> => {
+    const room = new Room(input.purpose, this.#quota.requests, () =>
+      needOfRenewals(this.#table, this.#options, this.#storageNow() ?? Date.now()),
+    );
+    for (let attempt = 1; ; attempt++) {
+      const atSight = await this.#refusedAtSight(input, room);
+      if (atSight) throw atSight;
+      const outcome = await this.#reserveOnce(input, (used) => room.allows(used));
+      if ("settle" in outcome) return outcome;
+      // Only rows of contenders that may back off too stood in the way: try again after a
+      // random pause, so that not every one of a burst gives up (each try is a new insert and
+      // count, as safe as the first).
+      if (!outcome.contended || attempt >= CONTENDED_TRIES[input.purpose]) {
+        throw new QuotaExhaustedError(input.purpose, outcome.usage, room.need ?? 0);
       }
+      await new Promise((resolve) =>
+        setTimeout(resolve, 20 + Math.random() * Math.min(CONTENDED_PAUSE_MS, 80 * attempt)),
+      );
     }
-    return known ? options.need() : Number.POSITIVE_INFINITY;
   };
 
-  const remove = async (rowKey: string) => {
+  readonly usage = async (runId: string): Promise<QuotaUsage | undefined> => {
+    const now = this.#storageNow();
+    if (now === undefined) return undefined;
     try {
-      await (await table.client()).deleteEntity(REQUEST_PARTITION, rowKey, table.limit());
+      return usageOf(
+        this.#quota,
+        await countWindow(this.#table, this.#quota, now - this.#quota.windowMs, false),
+        runId,
+        now,
+      );
     } catch (error) {
-      // Gone already is released; any other failure leaves the row counted (conservative).
-      if (statusOf(error) !== 404) throw unavailable("release a reservation in", error);
+      throw this.#unavailable("read", error);
     }
   };
+
+  #storageNow(): number | undefined {
+    const seen = this.#seen;
+    return seen === undefined ? undefined : seen.storage + (performance.now() - seen.local);
+  }
+
+  /**
+   * A read that the window as last seen already refuses writes no row: a flood of reads past
+   * their share leaves nothing a renewal's count could trip over. Only a refusal is taken
+   * from this look; a grant always comes from the insert and count.
+   */
+  async #refusedAtSight(
+    input: ReservationInput,
+    room: Room,
+  ): Promise<QuotaExhaustedError | undefined> {
+    const now = this.#storageNow();
+    if (input.purpose !== "read" || now === undefined) return undefined;
+    let before: Counted[];
+    try {
+      before = await countWindow(this.#table, this.#quota, now - this.#quota.windowMs, false);
+    } catch {
+      return undefined; // The insert and count decide (and say so if storage is down).
+    }
+    if (await room.allows(before.length + 1)) return undefined;
+    return new QuotaExhaustedError(
+      input.purpose,
+      usageOf(this.#quota, before, input.runId, now),
+      room.need ?? 0,
+    );
+  }
 
   /** One insert and count: the reservation, or why not and whether contenders were in the way. */
-  const reserveOnce = async (
+  async #reserveOnce(
     input: ReservationInput,
     allows: (used: number) => Promise<boolean>,
-  ): Promise<Reservation | { usage: QuotaUsage; contended: boolean }> => {
+  ): Promise<Reservation | Refused> {
+    const { rowKey, own } = await this.#insert(input);
+    const counted = await this.#count(rowKey, own, input.purpose === "read", allows);
+    if (counted === true) return this.#granted(rowKey);
+    await this.#remove(rowKey).catch(() => {});
+    const others = counted.filter((r) => r.rowKey !== rowKey);
+    // Rows written just now may be contenders about to back off as this one does.
+    const settledBefore = own - CONTENTION_MS;
+    const older = others.filter((r) => r.at < settledBefore).length;
+    return {
+      usage: usageOf(this.#quota, others, input.runId, own),
+      contended: older < others.length && (await allows(older + 1)),
+    };
+  }
+
+  /** Inserts the reservation's row: its key, and its insert time on the storage clock. */
+  async #insert(input: ReservationInput): Promise<{ rowKey: string; own: number }> {
     // The row's time (its key: the history's cleanup and 7-day count read it) is this host's,
     // unless the storage's clock as last seen is later: a host running days behind must not
     // write rows the cleanup takes for old while they are still in the window.
-    const seenNow = storageNow();
-    const at = new Date(Math.max(options.now().getTime(), seenNow ?? Number.NEGATIVE_INFINITY));
+    const seenNow = this.#storageNow();
+    const at = new Date(
+      Math.max(this.#options.now().getTime(), seenNow ?? Number.NEGATIVE_INFINITY),
+    );
     const row = {
       ...toRequestRow(
         { at, operation: input.operation, trigger: input.trigger },
@@ -182,111 +211,76 @@ export function sharedBudget(options: SharedBudgetOptions): SharedBudget {
     };
     let own: Date | undefined;
     try {
-      await table.ensureTable();
-      const created = await (await table.client()).createEntity(row, table.limit());
+      await this.#table.ensureTable();
+      const created = await (await this.#table.client()).createEntity(row, this.#table.limit());
       own = insertedAt(created);
     } catch (error) {
-      throw unavailable("write", error);
+      throw this.#unavailable("write", error);
     }
     if (own === undefined) {
-      await remove(row.rowKey);
-      throw unavailable("write", new Error("no storage time in the answer"));
+      await this.#remove(row.rowKey);
+      throw this.#unavailable("write", new Error("no storage time in the answer"));
     }
-    seen = { storage: own.getTime(), local: performance.now() };
-    const read = input.purpose === "read";
-    const from = own.getTime() - quota.windowMs;
-    const granted: Reservation = {
-      settle: async (sent) => {
-        if (!sent) await remove(row.rowKey);
-      },
-    };
+    this.#seen = { storage: own.getTime(), local: performance.now() };
+    return { rowKey: row.rowKey, own: own.getTime() };
+  }
+
+  /**
+   * Counts the window of the row inserted at `own`: true if the reservation is granted, else the
+   * rows of the last count. A failing count releases the row.
+   */
+  async #count(
+    rowKey: string,
+    own: number,
+    read: boolean,
+    allows: (used: number) => Promise<boolean>,
+  ): Promise<true | Counted[]> {
+    const from = own - this.#quota.windowMs;
     let rows: Counted[];
     try {
-      rows = await window(from, read);
+      rows = await countWindow(this.#table, this.#quota, from, read);
       if (await allows(rows.length)) {
-        if (!read) return granted;
+        if (!read) return true;
         // A read is marked granted, then counts once more, pending reads included: take the
         // granted reservation whose last count started last; every other granted one was
         // already in the table in its final form (a renewal's row, or a read's marked granted)
         // when that count started, so it saw them all. It was granted, so they are at most the
         // limit (a read's allowance is below it). A renewal's count may leave pending reads
         // out: a pending read is sent only after a later count of its own.
-        await (await table.client()).updateEntity(
-          { partitionKey: REQUEST_PARTITION, rowKey: row.rowKey, state: GRANTED },
+        await (await this.#table.client()).updateEntity(
+          { partitionKey: REQUEST_PARTITION, rowKey, state: GRANTED },
           "Merge",
-          table.limit(),
+          this.#table.limit(),
         );
-        rows = await window(from, true);
-        if (await allows(rows.length)) return granted;
+        rows = await countWindow(this.#table, this.#quota, from, true);
+        if (await allows(rows.length)) return true;
       }
     } catch (error) {
-      await remove(row.rowKey).catch(() => {});
-      throw unavailable("read", error);
+      await this.#remove(rowKey).catch(() => {});
+      throw this.#unavailable("read", error);
     }
-    await remove(row.rowKey).catch(() => {});
-    const others = rows.filter((r) => r.rowKey !== row.rowKey);
-    // Rows written just now may be contenders about to back off as this one does.
-    const settledBefore = own.getTime() - CONTENTION_MS;
-    const older = others.filter((r) => r.at < settledBefore).length;
-    return {
-      usage: usageOf(others, input.runId, own.getTime()),
-      contended: older < others.length && (await allows(older + 1)),
-    };
-  };
+    return rows;
+  }
 
-  return {
-    async reserve(input) {
-      let need: number | undefined;
-      /** Whether `used` rows (own included) leave room for this request. */
-      const allows = async (used: number): Promise<boolean> => {
-        if (input.purpose !== "read") return renewalFits(used, quota.requests);
-        // The need is read only for a read that passes the 80 % line (two storage reads).
-        if (!readFits(used, 0, quota.requests)) return false;
-        // Asked after an insert or a look at the window: the storage clock is known by then.
-        need ??= await needOfRenewals(storageNow() ?? Date.now());
-        return readFits(used, need, quota.requests);
-      };
-      /**
-       * A read that the window as last seen already refuses writes no row: a flood of reads past
-       * their share leaves nothing a renewal's count could trip over. Only a refusal is taken
-       * from this look; a grant always comes from the insert and count.
-       */
-      const refusedAtSight = async (): Promise<QuotaExhaustedError | undefined> => {
-        const now = storageNow();
-        if (input.purpose !== "read" || now === undefined) return undefined;
-        let before: Counted[];
-        try {
-          before = await window(now - quota.windowMs, false);
-        } catch {
-          return undefined; // The insert and count decide (and say so if storage is down).
-        }
-        if (await allows(before.length + 1)) return undefined;
-        return new QuotaExhaustedError(input.purpose, usageOf(before, input.runId, now), need ?? 0);
-      };
-      for (let attempt = 1; ; attempt++) {
-        const atSight = await refusedAtSight();
-        if (atSight) throw atSight;
-        const outcome = await reserveOnce(input, allows);
-        if ("settle" in outcome) return outcome;
-        // Only rows of contenders that may back off too stood in the way: try again after a
-        // random pause, so that not every one of a burst gives up (each try is a new insert and
-        // count, as safe as the first).
-        if (!outcome.contended || attempt >= CONTENDED_TRIES[input.purpose]) {
-          throw new QuotaExhaustedError(input.purpose, outcome.usage, need ?? 0);
-        }
-        await new Promise((resolve) =>
-          setTimeout(resolve, 20 + Math.random() * Math.min(CONTENDED_PAUSE_MS, 80 * attempt)),
-        );
-      }
-    },
-    async usage(runId) {
-      const now = storageNow();
-      if (now === undefined) return undefined;
-      try {
-        return usageOf(await window(now - quota.windowMs, false), runId, now);
-      } catch (error) {
-        throw unavailable("read", error);
-      }
-    },
-  };
+  /** A granted reservation: one that never left is released, one that was sent stays. */
+  #granted(rowKey: string): Reservation {
+    return {
+      settle: async (sent) => {
+        if (!sent) await this.#remove(rowKey);
+      },
+    };
+  }
+
+  async #remove(rowKey: string): Promise<void> {
+    try {
+      await (await this.#table.client()).deleteEntity(
+        REQUEST_PARTITION,
+        rowKey,
+        this.#table.limit(),
+      );
+    } catch (error) {
+      // Gone already is released; any other failure leaves the row counted (conservative).
+      if (statusOf(error) !== 404) throw this.#unavailable("release a reservation in", error);
+    }
+  }
 }

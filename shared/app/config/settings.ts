@@ -99,18 +99,46 @@ export function loadSettings(env: Env = process.env): Settings {
   // A placeholder is the one thing wrong with its setting: say that, not "must be a URL".
   const placeholders = placeholderProblems(raw);
   const held = new Set(placeholders.map((p) => p.name));
-  const problems: Problem[] = [
-    ...(result.success ? [] : result.error.issues)
-      .map((issue) => ({
-        name: String(issue.path[0] ?? "(settings)"),
-        message:
-          issue.code === "invalid_type" && issue.message.includes("undefined")
-            ? "is required"
-            : issue.message,
-      }))
-      .filter((p) => !held.has(p.name)),
-    ...placeholders,
-  ];
+  const problems: Problem[] = [...schemaProblems(result, held), ...placeholders];
+  const declared = declaredAccounts(raw, result, held, problems);
+  if (result.success) problems.push(...quotaWindowProblems(result.data));
+  if (!result.success || problems.length > 0) throw new ConfigError(problems);
+  const s = result.data;
+  const single = singleAccount(s);
+  const accounts = declared ?? [single];
+  const first = accounts[0] ?? single;
+  const app = appSettings(env, s, single, first, accounts, declared !== undefined);
+  // The app's settings carry the first account's service fields (one account: today's).
+  return settingsOf(app, first);
+}
+
+type Parsed = ReturnType<typeof schema.safeParse>;
+/** The settings as the schema parsed them. */
+type Values = Extract<Parsed, { success: true }>["data"];
+
+/** What the schema found wrong, each naming its setting; none for a setting `held` already. */
+function schemaProblems(result: Parsed, held: ReadonlySet<string>): Problem[] {
+  return (result.success ? [] : result.error.issues)
+    .map((issue) => ({
+      name: String(issue.path[0] ?? "(settings)"),
+      message:
+        issue.code === "invalid_type" && issue.message.includes("undefined")
+          ? "is required"
+          : issue.message,
+    }))
+    .filter((p) => !held.has(p.name));
+}
+
+/**
+ * The accounts declared, if any. What is wrong with them, or with the single account's own
+ * settings when none are declared, is added to `problems`.
+ */
+function declaredAccounts(
+  raw: Record<string, string>,
+  result: Parsed,
+  held: ReadonlySet<string>,
+  problems: Problem[],
+): AccountSettings[] | undefined {
   const source = accountsSource(raw);
   let declared: AccountSettings[] | undefined;
   if (source.kind === "invalid") problems.push(...source.problems);
@@ -135,11 +163,13 @@ export function loadSettings(env: Env = process.env): Settings {
     }
     problems.push(...credentialProblems(raw));
   }
-  if (result.success) problems.push(...quotaWindowProblems(result.data));
-  if (!result.success || problems.length > 0) throw new ConfigError(problems);
-  const s = result.data;
+  return declared;
+}
+
+/** The one account of the single-account settings, named DEFAULT_ACCOUNT. */
+function singleAccount(s: Values): AccountSettings {
   const baseUrl = s.CERTSCHED_BASE_URL ?? "";
-  const single: AccountSettings = {
+  return {
     name: DEFAULT_ACCOUNT,
     baseUrl,
     publicBaseUrl: s.CERTSCHED_PUBLIC_BASE_URL ?? `${baseUrl}/public`,
@@ -158,14 +188,23 @@ export function loadSettings(env: Env = process.env): Settings {
     vaultResource: s.CERTSCHED_VAULT_RESOURCE,
     serviceQuota: s.CERTSCHED_SERVICE_QUOTA,
   };
-  const accounts = declared ?? [single];
-  const first = accounts[0] ?? single;
+}
+
+/** The app's settings: the single account's service fields, the accounts, and the rest. */
+function appSettings(
+  env: Env,
+  s: Values,
+  single: AccountSettings,
+  first: AccountSettings,
+  accounts: AccountSettings[],
+  accountsDeclared: boolean,
+): Settings {
   const { name: _single, ...service } = single;
-  const app: Settings = {
+  return {
     ...service,
     account: first.name,
     accounts,
-    accountsDeclared: declared !== undefined,
+    accountsDeclared,
     verify: verifyOnce(env),
     preflight: preflightOnce(env),
     ari: ariOnce(env),
@@ -195,8 +234,6 @@ export function loadSettings(env: Env = process.env): Settings {
     watchVaults: s.CERTSCHED_WATCH.vaults,
     watchCertificates: s.CERTSCHED_WATCH_CERTIFICATES,
   };
-  // The app's settings carry the first account's service fields (one account: today's).
-  return settingsOf(app, first);
 }
 
 /** What an account's unset fields default to: the app-wide settings, or their defaults. */

@@ -2,6 +2,7 @@ import type { ConcurrencyControl, SharedLimitStore } from "../ports/concurrency.
 import {
   type AimdChange,
   type AimdRule,
+  type AimdSignal,
   type AimdState,
   adopt,
   applyChange,
@@ -36,117 +37,148 @@ const WRITE_TRIES = 4;
  * on locally, and a warning says so once (takeWarnings) until storage works again.
  */
 export function adaptiveLimit(options: AdaptiveLimitOptions): ConcurrencyControl {
-  const { rule, store, now } = options;
-  const staleAfterMs = options.staleAfterMs ?? STALE_AFTER_MS;
-  const refreshEveryMs = options.refreshEveryMs ?? 1_000;
-  let state = initialState(rule);
-  let lastRead = Number.NEGATIVE_INFINITY;
-  let warned = false;
-  let warnings: string[] = [];
-  let chain: Promise<void> = Promise.resolve();
-  let reading: Promise<void> | undefined;
-  /** Changes decided here and not yet written: a read meanwhile must not undo them. */
-  let pending = 0;
+  return new AdaptiveLimit(options);
+}
 
-  const failed = (action: string, error: unknown) => {
-    if (warned) return;
-    warned = true;
+/** A row of the shared limit as the store reads it. */
+type StoredLimit = Awaited<ReturnType<SharedLimitStore["read"]>>;
+
+/**
+ * The limit as a class: its methods are fields, so that they can be passed around and the
+ * control spread like the object of functions it was.
+ */
+class AdaptiveLimit implements ConcurrencyControl {
+  readonly kind = "adaptive";
+  readonly #rule: AimdRule;
+  readonly #store: SharedLimitStore | undefined;
+  readonly #now: () => number;
+  readonly #staleAfterMs: number;
+  readonly #refreshEveryMs: number;
+  #state: AimdState;
+  #lastRead = Number.NEGATIVE_INFINITY;
+  #warned = false;
+  #warnings: string[] = [];
+  #chain: Promise<void> = Promise.resolve();
+  #reading: Promise<void> | undefined;
+  /** Changes decided here and not yet written: a read meanwhile must not undo them. */
+  #pending = 0;
+
+  constructor(options: AdaptiveLimitOptions) {
+    this.#rule = options.rule;
+    this.#store = options.store;
+    this.#now = options.now;
+    this.#staleAfterMs = options.staleAfterMs ?? STALE_AFTER_MS;
+    this.#refreshEveryMs = options.refreshEveryMs ?? 1_000;
+    this.#state = initialState(this.#rule);
+  }
+
+  readonly current = (): number => {
+    if (this.#store && !this.#reading && this.#now() - this.#lastRead >= this.#refreshEveryMs) {
+      this.#reading = this.#read().finally(() => {
+        this.#reading = undefined;
+      });
+    }
+    return clampLimit(this.#state.limit, this.#rule.cap);
+  };
+
+  readonly epoch = (): number => this.#state.epoch;
+
+  readonly observe = (signal: AimdSignal): void => {
+    const before = this.#state;
+    this.#state = nextState(this.#state, signal, this.#rule);
+    const change = changeOf(before, this.#state);
+    if (!change || !this.#store) return;
+    this.#pending += 1;
+    this.#chain = this.#chain
+      .then(() => this.#publish(change, before))
+      .finally(() => {
+        this.#pending -= 1;
+      });
+  };
+
+  readonly refresh = (): Promise<void> => {
+    this.#chain = this.#chain.then(() => this.#read());
+    return this.#chain;
+  };
+
+  readonly settled = async (): Promise<void> => {
+    await this.#chain;
+    await this.#reading;
+  };
+
+  readonly state = (): AimdState => this.#state;
+
+  readonly takeWarnings = (): string[] => {
+    const taken = this.#warnings;
+    this.#warnings = [];
+    return taken;
+  };
+
+  #failed(action: string, error: unknown): void {
+    if (this.#warned) return;
+    this.#warned = true;
     const why = error instanceof Error ? error.message : String(error);
-    warnings.push(
+    this.#warnings.push(
       `certsched adaptive concurrency: cannot ${action} the shared limit, going on with this process's own (${why})`,
     );
-  };
-  const fresh = (row: { state: AimdState; updatedAt: Date } | undefined) =>
-    row !== undefined && now() - row.updatedAt.getTime() <= staleAfterMs ? row.state : undefined;
+  }
 
-  const read = async () => {
-    if (!store) return;
+  #fresh(row: StoredLimit): AimdState | undefined {
+    return row !== undefined && this.#now() - row.updatedAt.getTime() <= this.#staleAfterMs
+      ? row.state
+      : undefined;
+  }
+
+  async #read(): Promise<void> {
+    if (!this.#store) return;
     try {
-      const row = await store.read();
-      lastRead = now();
-      warned = false;
-      const shared = fresh(row);
+      const row = await this.#store.read();
+      this.#lastRead = this.#now();
+      this.#warned = false;
+      const shared = this.#fresh(row);
       // An older epoch than this process's is a decrease of its own not yet written: keep it.
-      if (shared && pending === 0 && shared.epoch >= state.epoch) {
-        state = adopt(state, shared, rule);
+      if (shared && this.#pending === 0 && shared.epoch >= this.#state.epoch) {
+        this.#state = adopt(this.#state, shared, this.#rule);
       }
     } catch (error) {
-      lastRead = now();
-      failed("read", error);
+      this.#lastRead = this.#now();
+      this.#failed("read", error);
     }
-  };
+  }
 
   /**
    * The stored state written or read by a publish: taken only when no later change of this
    * process waits to be written (it was decided from the local state, which it would undo).
    */
-  const settle = (stored: AimdState) => {
-    lastRead = now();
-    warned = false;
-    if (pending <= 1) state = adopt(state, stored, rule);
-  };
+  #settle(stored: AimdState): void {
+    this.#lastRead = this.#now();
+    this.#warned = false;
+    if (this.#pending <= 1) this.#state = adopt(this.#state, stored, this.#rule);
+  }
 
   /** `change`, decided from `before`, applied to the stored row. */
-  const publish = async (change: AimdChange, before: AimdState) => {
+  async #publish(change: AimdChange, before: AimdState): Promise<void> {
+    const store = this.#store;
     if (!store) return;
     try {
       for (let tries = 0; tries < WRITE_TRIES; tries++) {
         const row = await store.read();
         // No row (or a forgotten one): the change is applied to where this process stood.
-        const base = fresh(row) ?? { ...before, healthy: 0 };
-        const next = applyChange(base, change, rule);
+        const base = this.#fresh(row) ?? { ...before, healthy: 0 };
+        const next = applyChange(base, change, this.#rule);
         if (row && next.limit === base.limit && next.epoch === base.epoch) {
           // Another process's change already covers this one: nothing to write.
-          settle(next);
+          this.#settle(next);
           return;
         }
         const written = await store.write({ ...next, healthy: 0 }, row?.etag);
         if (written === "written") {
-          settle(next);
+          this.#settle(next);
           return;
         }
       }
     } catch (error) {
-      failed("write", error);
+      this.#failed("write", error);
     }
-  };
-
-  return {
-    kind: "adaptive",
-    current() {
-      if (store && !reading && now() - lastRead >= refreshEveryMs) {
-        reading = read().finally(() => {
-          reading = undefined;
-        });
-      }
-      return clampLimit(state.limit, rule.cap);
-    },
-    epoch: () => state.epoch,
-    observe(signal) {
-      const before = state;
-      state = nextState(state, signal, rule);
-      const change = changeOf(before, state);
-      if (!change || !store) return;
-      pending += 1;
-      chain = chain
-        .then(() => publish(change, before))
-        .finally(() => {
-          pending -= 1;
-        });
-    },
-    refresh: () => {
-      chain = chain.then(read);
-      return chain;
-    },
-    async settled() {
-      await chain;
-      await reading;
-    },
-    state: () => state,
-    takeWarnings() {
-      const taken = warnings;
-      warnings = [];
-      return taken;
-    },
-  };
+  }
 }
