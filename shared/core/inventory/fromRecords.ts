@@ -5,7 +5,6 @@ import { someNames } from "../../lib/text/names.js";
 import type { CreateCertificateInput } from "../certificate/createRequest.js";
 import type { CertificateRecord } from "../certificate/records.js";
 import type { Inventory, InventorySource, InventoryUpdate } from "../ports/inventory.js";
-import type { DueList } from "../ports/service.js";
 
 /**
  * How certificates get into the inventory: each record seen in a due list, each
