@@ -3,7 +3,7 @@ import { cpus } from "node:os";
 import path from "node:path";
 import { getRenewalRun } from "../functions/handlers/getRenewalRun.js";
 import { runRenewals } from "../functions/handlers/runRenewals.js";
-import { resetRuntime } from "../shared/app/services.js";
+import { resetServices } from "../shared/app/services.js";
 import { accountNames, type SimAccounts, startSimAccounts } from "../test/support/accounts.js";
 import { startAzurite } from "../test/support/azurite.js";
 import { hostQueueSettings } from "../test/support/hostLoop.js";
@@ -100,7 +100,7 @@ async function oneRound(options: FanoutBenchOptions, workers: number): Promise<R
   }));
   const env = { ...sims.env(), AzureWebJobsStorage: azurite.connectionString };
   useEnv(env);
-  await resetRuntime();
+  await resetServices();
   const children = Array.from({ length: workers }, () =>
     fork(options.workerScript, [], {
       // gc() for the live heap, called once the deliveries are over.
@@ -170,7 +170,7 @@ async function oneRound(options: FanoutBenchOptions, workers: number): Promise<R
     };
   } finally {
     for (const child of children) if (child.exitCode === null) child.kill("SIGKILL");
-    await resetRuntime();
+    await resetServices();
     await sims.close();
     await azurite.stop();
   }

@@ -5,7 +5,7 @@ import {
   buildCreateRequest,
   buildListRequest,
 } from "../shared/adapters/service/requests.js";
-import { getRuntime, resetRuntime } from "../shared/app/services.js";
+import { getAccountPorts, resetServices } from "../shared/app/services.js";
 import type { CreateCertificateInput } from "../shared/core/certificate/createRequest.js";
 import { sampleCertificates, sandboxSettings, startSimulator } from "../sim/index.js";
 import { quietly, withEnv } from "./isolation.js";
@@ -111,7 +111,7 @@ export async function httpOverheadBench(options: HttpOverheadOptions): Promise<S
   const agent = new Agent({ connections: 64 });
   try {
     return await withEnv(sandboxSettings(sim), async () => {
-      await resetRuntime();
+      await resetServices();
       const [azure, { listDueCertificates }, { createCertificate }] = await quietly(() =>
         Promise.all([
           import("@azure/functions"),
@@ -121,7 +121,7 @@ export async function httpOverheadBench(options: HttpOverheadOptions): Promise<S
       );
       // A CommonJS package: Node's ES module view has the classes on the default export only.
       const { HttpRequest, InvocationContext } = azure.default;
-      const runtime = getRuntime();
+      const runtime = getAccountPorts();
       const { settings } = runtime;
       const tokens = {
         management: await runtime.tokens.token(settings.managementResource),
@@ -198,7 +198,7 @@ export async function httpOverheadBench(options: HttpOverheadOptions): Promise<S
         ),
       );
       options.progress("http overhead: createCertificate done");
-      await resetRuntime();
+      await resetServices();
       return {
         title: "HTTP overhead of the handlers",
         rows: [
@@ -206,7 +206,7 @@ export async function httpOverheadBench(options: HttpOverheadOptions): Promise<S
           ...rows("createCertificate", create),
         ],
         notes: [
-          `Handlers called in-process (new HttpRequest / new InvocationContext, as in AZURE-NOTES; request construction is not timed) with process.env set to sandboxSettings(sim) and resetRuntime(), against a simulator with no added latency. ${options.iterations} calls per side after ${options.warmup} warm-up calls, the two sides alternating.`,
+          `Handlers called in-process (new HttpRequest / new InvocationContext, as in AZURE-NOTES; request construction is not timed) with process.env set to sandboxSettings(sim) and resetServices(), against a simulator with no added latency. ${options.iterations} calls per side after ${options.warmup} warm-up calls, the two sides alternating.`,
           "Raw = the same upstream POST (built by shared/adapters/service/requests.ts with the same tokens and body) sent with undici's request() on a keep-alive Agent, reading the body as text. Added time = handler percentile minus raw percentile.",
           "listDueCertificates adds: token cache look-up, retry agent, zod validation of each record, the certificate view and JSON serialisation; createCertificate adds: body read and zod validation of the input, token and API-key look-up, retry agent.",
           "Requests per second: sequential (one call in flight), 1000 / mean call time.",
@@ -214,7 +214,7 @@ export async function httpOverheadBench(options: HttpOverheadOptions): Promise<S
       };
     });
   } finally {
-    await resetRuntime();
+    await resetServices();
     await agent.close();
     await sim.close();
   }

@@ -1,7 +1,7 @@
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
 import { loadSettings } from "../shared/app/config/settings.js";
-import { createRuntime } from "../shared/app/services.js";
+import { createAccountPorts } from "../shared/app/services.js";
 import type { UpstreamName } from "../shared/lib/errors.js";
 import { MAX_RESPONSE_BYTES } from "../shared/lib/http/attempt.js";
 import { type Simulator, sandboxSettings, startSimulator } from "../sim/index.js";
@@ -165,7 +165,7 @@ async function noneDueCost(
 ): Promise<{ calls: readonly UpstreamName[]; ms: number; listOnlyMs: number }> {
   const sim = await startSimulator({ latencyMs: 0, certificates: [] });
   const calls: { upstream: UpstreamName; ms: number }[] = [];
-  const runtime = createRuntime(loadSettings(sandboxSettings(sim)), {
+  const runtime = createAccountPorts(loadSettings(sandboxSettings(sim)), {
     onCall: (upstream, ms) => calls.push({ upstream, ms }),
   });
   try {

@@ -5,7 +5,7 @@
  */
 
 import { loadSettings } from "../shared/app/config/settings.js";
-import { createRuntime } from "../shared/app/services.js";
+import { createAccountPorts } from "../shared/app/services.js";
 import type { UpstreamName } from "../shared/lib/errors.js";
 
 export interface MemoryChildResult {
@@ -27,7 +27,7 @@ export interface MemoryChildResult {
 
 const MiB = 1024 * 1024;
 const calls: { upstream: UpstreamName; ms: number }[] = [];
-const runtime = createRuntime(loadSettings(process.env), {
+const runtime = createAccountPorts(loadSettings(process.env), {
   onCall: (upstream, ms) => calls.push({ upstream, ms }),
 });
 const rssStart = process.memoryUsage().rss;

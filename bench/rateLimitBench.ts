@@ -1,5 +1,5 @@
 import { loadSettings } from "../shared/app/config/settings.js";
-import { createRuntime } from "../shared/app/services.js";
+import { createAccountPorts } from "../shared/app/services.js";
 import type { ConcurrencyControl } from "../shared/core/ports/concurrency.js";
 import { memoryLedger } from "../shared/core/ports/ledger.js";
 import { silentLogger } from "../shared/lib/log.js";
@@ -58,7 +58,7 @@ export async function rateLimitedSweep(options: RateLimitBenchOptions): Promise<
     rateLimit: { capacity: options.capacity, retryAfterSeconds: options.retryAfterSeconds },
     certificates: dueCertificates(options.certificates, new Date()),
   });
-  const runtime = createRuntime(
+  const runtime = createAccountPorts(
     loadSettings({
       ...sandboxSettings(sim),
       CERTSCHED_RENEWAL_CONCURRENCY: String(options.start),

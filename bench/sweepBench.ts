@@ -1,5 +1,5 @@
 import { loadSettings } from "../shared/app/config/settings.js";
-import { createRuntime } from "../shared/app/services.js";
+import { createAccountPorts } from "../shared/app/services.js";
 import { memoryLedger } from "../shared/core/ports/ledger.js";
 import { silentLogger } from "../shared/lib/log.js";
 import { sweep } from "../shared/usecases/sweep/sweep.js";
@@ -48,7 +48,7 @@ async function withSimulator<T>(
 /** One sweep as the timer runs it: fresh runtime (empty token cache), default concurrency. */
 async function timedSweep(n: number, latencyMs: number) {
   return withSimulator(n, latencyMs, async (sim) => {
-    const runtime = createRuntime(loadSettings(sandboxSettings(sim)));
+    const runtime = createAccountPorts(loadSettings(sandboxSettings(sim)));
     try {
       const started = performance.now();
       // A fixed width (CERTSCHED_RENEWAL_CONCURRENCY), a fresh ledger: the renewals alone.
@@ -173,7 +173,7 @@ export async function sweepBench(
   }
   notes.push(
     `Each run starts its own simulator (startSimulator, latencyMs ${options.latencyMs}: every service response is delayed ${options.latencyMs} ms of real time; token responses are not), seeded with N due certificates (both targets).`,
-    'Sweep: the sweep (sweep(), fixed width) with a fresh runtime (createRuntime(loadSettings(sandboxSettings(sim))), so an empty token cache), memoryLedger, silentLogger and the default CERTSCHED_RENEWAL_CONCURRENCY; wall time from the list call to the summary. Token requests are counted on the wire (sim.requestsFor("token")).',
+    'Sweep: the sweep (sweep(), fixed width) with a fresh runtime (createAccountPorts(loadSettings(sandboxSettings(sim))), so an empty token cache), memoryLedger, silentLogger and the default CERTSCHED_RENEWAL_CONCURRENCY; wall time from the list call to the summary. Token requests are counted on the wire (sim.requestsFor("token")).',
     "Sequential baseline (the service's reference client): a new TokenCache for every call, so a token pair per call (2 + 2N token requests), one renewal at a time, over the same HttpClient, client-credentials flow and ServiceClient.",
     `Above ${options.baselineSample} certificates the baseline renews only the first ${options.baselineSample} of the listed N and is extrapolated as list time + mean renewal time x N; the table says so on that line. Baseline and sweep runs alternate, ${options.rounds} of each per N; values are medians.`,
   );

@@ -8,7 +8,7 @@
 import { probeTls } from "../shared/adapters/probes/tlsProbe.js";
 import { loadSettings } from "../shared/app/config/settings.js";
 import { loadVerifySettings } from "../shared/app/config/verifySettings.js";
-import { createRuntime } from "../shared/app/services.js";
+import { createAccountPorts } from "../shared/app/services.js";
 import { APP_SERVICE } from "../shared/core/certificate/fields.js";
 import { memoryInventory } from "../shared/core/ports/inventory.js";
 import { silentLogger } from "../shared/lib/log.js";
@@ -43,7 +43,7 @@ export interface VerifyChildResult {
 const MiB = 1024 * 1024;
 const input = JSON.parse(process.env.CERTSCHED_BENCH_VERIFY ?? "{}") as VerifyChildInput;
 // Service settings the runtime needs to exist; the run never calls the service (no ledger).
-const runtime = createRuntime(
+const runtime = createAccountPorts(
   loadSettings({
     CERTSCHED_BASE_URL: "http://127.0.0.1:9",
     CERTSCHED_TOKEN_URL: "http://127.0.0.1:9/token",

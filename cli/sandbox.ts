@@ -298,7 +298,7 @@ async function verifyVaults(
   const results: InventoryResult[] = [];
   const services = sandboxServices(sandbox);
   try {
-    const runtime = services.runtime(account.name);
+    const runtime = services.forAccount(account.name);
     for (const cert of plan.vaulted) {
       const renewal = await acceptedRenewal(account.ledger, cert.id);
       results.push(

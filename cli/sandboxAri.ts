@@ -1,6 +1,6 @@
 import { probeTls } from "../shared/adapters/probes/tlsProbe.js";
 import { loadVerifySettings } from "../shared/app/config/verifySettings.js";
-import type { Runtime } from "../shared/app/services.js";
+import type { AccountPorts } from "../shared/app/services.js";
 import { ariQuestionOf } from "../shared/core/ari/ariRecord.js";
 import { parseEndpoint } from "../shared/core/verification/endpoint.js";
 import { silentLogger } from "../shared/lib/log.js";
@@ -52,7 +52,7 @@ function notDue(sandbox: Sandbox, account: string, swept: ReadonlySet<string>) {
 export async function sandboxAriRenewal(
   sandbox: Sandbox,
   account: string,
-  runtime: Runtime,
+  runtime: AccountPorts,
   /** The certificates the sweep renewed or tried (left alone: the demo is one not due). */
   swept: ReadonlySet<string> = new Set(),
 ): Promise<SandboxAriPart | undefined> {

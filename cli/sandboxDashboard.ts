@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { loadSettings } from "../shared/app/config/settings.js";
 import { loadVerifySettings } from "../shared/app/config/verifySettings.js";
-import { createServices, type Runtime } from "../shared/app/services.js";
+import { type AccountPorts, createServices } from "../shared/app/services.js";
 import { memoryHistory } from "../shared/core/ports/history.js";
 import { memoryInventory } from "../shared/core/ports/inventory.js";
 import type { Ledger, LedgerRecord } from "../shared/core/ports/ledger.js";
@@ -55,7 +55,7 @@ function listing(inner: Ledger): { ledger: Ledger; rows: () => LedgerRecord[] } 
   };
 }
 
-async function fill(runtime: Runtime, account: SandboxAccount): Promise<void> {
+async function fill(runtime: AccountPorts, account: SandboxAccount): Promise<void> {
   await sweep(runtime, quiet, { trigger: "cli" });
   await verifyInventory(runtime, quiet, {
     trigger: "cli",
@@ -98,7 +98,7 @@ export async function serveSandboxDashboard(
   try {
     const routes: Record<string, GetHandler> = {};
     for (const account of sandbox.accounts) {
-      const runtime = services.runtime(account.name);
+      const runtime = services.forAccount(account.name);
       await fill(runtime, account);
       const listedLedger = ledgerOf(account.name);
       const sources = {

@@ -1,5 +1,5 @@
 import { loadSettings } from "../shared/app/config/settings.js";
-import { type Runtime, unknownAccount } from "../shared/app/services.js";
+import { type AccountPorts, unknownAccount } from "../shared/app/services.js";
 import { settingsOf } from "../shared/core/accounts.js";
 import { countByStatus, type PreflightResult } from "../shared/core/preflight/preflight.js";
 import { OUTCOMES, type SweepSummary } from "../shared/core/renewal/summary.js";
@@ -69,7 +69,7 @@ export interface SandboxSweep {
  */
 export async function sweepSandboxAccounts(
   sandbox: Sandbox,
-  sweep: (runtime: Runtime) => Promise<SweepSummary>,
+  sweep: (runtime: AccountPorts) => Promise<SweepSummary>,
   options: { readonly account?: string; readonly before?: (account: string) => void } = {},
 ): Promise<SandboxSweep> {
   const names = sandbox.accounts.map((a) => a.name);
@@ -84,8 +84,8 @@ export async function sweepSandboxAccounts(
       options.before?.(account);
       // Before the sweep, as the daily timer runs ahead of it: no storage in the sandbox, so
       // preflight looks at the due list, as `certsched preflight` would (nothing is blocked).
-      const preflight = await preflightOrError(services.runtime(account));
-      const summary = await sweep(services.runtime(account));
+      const preflight = await preflightOrError(services.forAccount(account));
+      const summary = await sweep(services.forAccount(account));
       summaries.push({ account, summary, preflight });
     }
   } finally {
@@ -130,7 +130,7 @@ async function stagedAri(
   const services = sandboxServices(sandbox);
   const swept = new Set(summary.results.map((r) => r.certificateName));
   try {
-    return await sandboxAriRenewal(sandbox, account, services.runtime(account), swept);
+    return await sandboxAriRenewal(sandbox, account, services.forAccount(account), swept);
   } catch {
     return undefined;
   } finally {
@@ -139,7 +139,7 @@ async function stagedAri(
 }
 
 /** Preflight of one account; its failure (the due list refused) is said, never the sweep's end. */
-async function preflightOrError(runtime: Runtime): Promise<SandboxPreflightPart> {
+async function preflightOrError(runtime: AccountPorts): Promise<SandboxPreflightPart> {
   try {
     return { results: (await preflightWith(runtime, silentLogger, { scope: "all" })).results };
   } catch (error) {
@@ -360,7 +360,7 @@ function sentAnyway(parts: readonly SandboxAccountSweep[]): string {
 export async function sweepSandbox(
   io: Io,
   options: { json: boolean; sandbox?: Sandbox; account?: string | undefined },
-  sweep: (runtime: Runtime) => Promise<SweepSummary>,
+  sweep: (runtime: AccountPorts) => Promise<SweepSummary>,
 ): Promise<number> {
   // An unknown --account is a usage error before any simulator starts.
   const names = SANDBOX_ACCOUNT_NAMES;

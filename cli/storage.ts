@@ -7,16 +7,16 @@ import type { TableLocation } from "../shared/adapters/storage/table.js";
 import { ACCOUNTS_FILE_SETTING, ACCOUNTS_SETTING } from "../shared/app/config/accounts.js";
 import { loadSettings } from "../shared/app/config/settings.js";
 import { tableHistoryOnFirstUse } from "../shared/app/lazyAdapters.js";
-import { createServices, type Runtime, type Services } from "../shared/app/services.js";
+import { type AccountPorts, createServices, type Services } from "../shared/app/services.js";
 import type { History } from "../shared/core/ports/history.js";
 import { ConfigError } from "../shared/lib/errors.js";
+import type { AccountChoice } from "./accountPorts.js";
 import { requestedAccount, selectAccounts } from "./accounts.js";
 import { cliEnv, cliSettings } from "./config.js";
 import { located } from "./failure.js";
 import type { Io } from "./io.js";
 import { wrapToWidth } from "./output/text.js";
-import { PRODUCTION_STORAGE_NOTE } from "./recordingRuntime.js";
-import type { AccountChoice } from "./runtime.js";
+import { PRODUCTION_STORAGE_NOTE } from "./recordingPorts.js";
 
 /** The settings that lead to the storage; a problem with one of them is always reported. */
 const STORAGE_SETTINGS = [
@@ -31,7 +31,7 @@ export interface AccountStorage {
   readonly tables: AccountTables;
   readonly history: History;
   /** The account's runtime, when the service settings are complete; undefined: storage only. */
-  readonly service: Runtime | undefined;
+  readonly service: AccountPorts | undefined;
 }
 
 /** What status, history and runs read: the app's storage, and the service when configured. */
@@ -162,7 +162,7 @@ function accountStorages(
       account,
       tables,
       history: tableHistoryOnFirstUse({ ...where, tableName: tables.history }),
-      service: services?.runtime(account),
+      service: services?.forAccount(account),
     };
   });
 }

@@ -1,18 +1,18 @@
 import { loadVerifySettings } from "../shared/app/config/verifySettings.js";
-import type { Runtime } from "../shared/app/services.js";
+import type { AccountPorts } from "../shared/app/services.js";
 import { ariWindowText, windowStarted } from "../shared/core/ari/ariRecord.js";
 import { fromServiceRecord, remember } from "../shared/core/inventory/fromRecords.js";
 import type { InventoryResult } from "../shared/core/verification/inventoryResult.js";
 import { isWatch } from "../shared/core/verification/plan.js";
 import type { VerifySettings } from "../shared/core/verification/verifySettings.js";
 import { verifyInventory } from "../shared/usecases/steps/verifyInventory.js";
+import { withServices } from "./accountPorts.js";
 import { type AccountEntry, accountsEntries, withAccount } from "./accounts.js";
 import { cliLogger } from "./cliLogger.js";
 import { cliEnv } from "./config.js";
 import { reportAccountFailure } from "./failure.js";
 import { type Io, SILENT } from "./io.js";
 import { oneLine, wrapToWidth } from "./output/text.js";
-import { withServices } from "./runtime.js";
 import type { ParsedArgs } from "./usage.js";
 
 /**
@@ -23,7 +23,7 @@ import type { ParsedArgs } from "./usage.js";
 
 /** One account's inventory and due list, verified (and recorded, with storage). */
 async function verifyAccount(
-  runtime: Runtime,
+  runtime: AccountPorts,
   io: Io,
   settings: VerifySettings,
   account: string | undefined,

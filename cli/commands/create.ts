@@ -1,6 +1,6 @@
 import { readFile } from "node:fs/promises";
 import { resolve } from "node:path";
-import type { Runtime } from "../../shared/app/services.js";
+import type { AccountPorts } from "../../shared/app/services.js";
 import {
   type CreateCertificateInput,
   createCertificateInput,
@@ -16,12 +16,12 @@ import {
 } from "../../shared/lib/errors.js";
 import { parseOrThrow } from "../../shared/lib/zodProblems.js";
 import { createConfirmed } from "../../shared/usecases/createCertificate.js";
+import { declaredAccount, withLedgerlessPorts } from "../accountPorts.js";
 import { cliLogger } from "../cliLogger.js";
 import { type Command, JSON_OPTION } from "../command.js";
 import { EXIT } from "../failure.js";
 import { parseJsonFile } from "../jsonLocation.js";
 import { oneLine, wrapToWidth } from "../output/text.js";
-import { declaredAccount, withRuntime } from "../runtime.js";
 
 const HELP = `Usage: certsched create --file request.json [--account NAME] [--json]
 
@@ -85,7 +85,7 @@ export async function readCreateFile(path: string): Promise<CreateCertificateInp
 }
 
 /** A missing API key is a configuration problem, not a failed call: say so before any call. */
-export function requireApiKey(runtime: Runtime): void {
+export function requireApiKey(runtime: AccountPorts): void {
   if (runtime.secrets.describe().apiKey === "missing") {
     throw new ConfigError([
       {
@@ -120,7 +120,7 @@ export const createCommand: Command = {
     }
     // Checked before the configuration is even read: an invalid file never costs a call.
     const input = await readCreateFile(resolve(io.cwd, file));
-    return withRuntime(
+    return withLedgerlessPorts(
       io,
       ["subscription", "apiKey"],
       { args, command: "create" },

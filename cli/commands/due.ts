@@ -1,7 +1,8 @@
-import type { Runtime } from "../../shared/app/services.js";
+import type { AccountPorts } from "../../shared/app/services.js";
 import { certificateView } from "../../shared/core/certificate/certificateView.js";
 import { recordWarnings } from "../../shared/core/certificate/recordWarnings.js";
 import { noLedger } from "../../shared/core/ports/ledger.js";
+import { withServices } from "../accountPorts.js";
 import { accountsEntries, withAccount } from "../accounts.js";
 import { type Command, JSON_OPTION } from "../command.js";
 import { EXIT, reportAccountFailure } from "../failure.js";
@@ -10,7 +11,6 @@ import { formatExpiry } from "../output/expiry.js";
 import { daysPaint } from "../output/sweepReport.js";
 import { renderTable } from "../output/table.js";
 import { oneLine, wrapToWidth } from "../output/text.js";
-import { withServices } from "../runtime.js";
 
 const HELP = `Usage: certsched due [--account NAME] [--json]
 
@@ -31,7 +31,7 @@ or configuration error.
 `;
 
 /** One account's due list, its views sorted by expiry. */
-async function dueOf(runtime: Runtime) {
+async function dueOf(runtime: AccountPorts) {
   const { certificates, rejected } = await runtime.client.listDue();
   const now = runtime.now();
   const views = certificates.map((c) => certificateView(c, now));

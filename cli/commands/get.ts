@@ -3,13 +3,13 @@ import {
   certificateView,
 } from "../../shared/core/certificate/certificateView.js";
 import { ConfigError, UsageError } from "../../shared/lib/errors.js";
+import { declaredAccount, withLedgerlessPorts } from "../accountPorts.js";
 import { type Command, JSON_OPTION } from "../command.js";
 import { EXIT } from "../failure.js";
 import { palette } from "../output/color.js";
 import { formatExpiry } from "../output/expiry.js";
 import { daysPaint } from "../output/sweepReport.js";
 import { oneLine } from "../output/text.js";
-import { declaredAccount, withRuntime } from "../runtime.js";
 
 const HELP = `Usage: certsched get <certificateName> [--account NAME] [--json]
 
@@ -58,7 +58,7 @@ export const getCommand: Command = {
   run: async (args, io) => {
     const name = args.positionals[0];
     if (!name?.trim()) throw new UsageError("the certificate name is required", "get");
-    return withRuntime(
+    return withLedgerlessPorts(
       io,
       ["subscription", "apiKey"],
       { args, command: "get" },

@@ -1,5 +1,5 @@
 import type { Seams } from "../../shared/app/seams.js";
-import type { Runtime } from "../../shared/app/services.js";
+import type { AccountPorts } from "../../shared/app/services.js";
 import type { Inventory } from "../../shared/core/ports/inventory.js";
 import type { Notifier } from "../../shared/core/ports/notifier.js";
 import type { DueList } from "../../shared/core/ports/service.js";
@@ -23,6 +23,7 @@ import {
   preflightWith,
 } from "../../shared/usecases/preflight.js";
 import type { PreflightCheckFunctions } from "../../shared/usecases/preflightChecks/checkTypes.js";
+import { type CliServices, withServices } from "../accountPorts.js";
 import { type AccountOutcome, accountsEntries } from "../accounts.js";
 import { cliLogger } from "../cliLogger.js";
 import { type Command, JSON_OPTION } from "../command.js";
@@ -32,7 +33,6 @@ import type { Io } from "../io.js";
 import { type Paint, type Palette, palette } from "../output/color.js";
 import { renderTable } from "../output/table.js";
 import { append, oneLine, wrapToWidth } from "../output/text.js";
-import { type CliServices, withServices } from "../runtime.js";
 
 const HELP = `Usage: certsched preflight [--json] [--account NAME] [--certificate NAME ...]
 
@@ -75,7 +75,7 @@ CERTSCHED_ARM_URL or CERTSCHED_DNS_SERVERS).
 `;
 
 /** What tests put in place of the real probes and checks; the built CLI passes none. */
-export interface PreflightCommandDeps {
+export interface PreflightCommandPorts {
   readonly seams?: Seams;
   readonly checks?: PreflightCheckFunctions;
 }
@@ -168,7 +168,7 @@ export function renderPreflight(
  * The inventory and the due list of one account, each read at most once: the names a
  * --certificate must match are looked up before any check runs, from what preflight then checks.
  */
-function readOnce(runtime: Runtime): {
+function readOnce(runtime: AccountPorts): {
   runtime: PreflightRuntime;
   names(): Promise<{ names: Set<string>; invalid: number }>;
 } {
@@ -265,7 +265,7 @@ async function checkNames(
 
 /** One account's report, its changes posted. */
 async function preflightAccount(
-  runtime: Runtime,
+  runtime: AccountPorts,
   reader: ReturnType<typeof readOnce>,
   io: Io,
   names: readonly string[] | undefined,
@@ -301,7 +301,7 @@ function notesOf(outcomes: readonly AccountOutcome<PreflightReport>[], many: boo
 async function runPreflightCommand(
   args: Parameters<Command["run"]>[0],
   io: Io,
-  deps: PreflightCommandDeps,
+  deps: PreflightCommandPorts,
 ): Promise<number> {
   const names = namesOf((args.values as Readonly<Record<string, unknown>>).certificate);
   const choice = { args, command: "preflight", scope: "each" } as const;
@@ -309,9 +309,9 @@ async function runPreflightCommand(
     // Parsed on first use elsewhere; here before anything is read, so a bad
     // CERTSCHED_ARM_URL or CERTSCHED_DNS_SERVERS is a configuration error (exit 2), not an
     // account's failure.
-    for (const account of cli.accounts) cli.services.runtime(account).settings.preflight();
+    for (const account of cli.accounts) cli.services.forAccount(account).settings.preflight();
     const readers = new Map(
-      cli.accounts.map((account) => [account, readOnce(cli.services.runtime(account))]),
+      cli.accounts.map((account) => [account, readOnce(cli.services.forAccount(account))]),
     );
     if (names) await checkNames(cli, readers, names, io);
     const outcomes = await cli.each((runtime, account) => {
@@ -352,7 +352,7 @@ async function runPreflightCommand(
 }
 
 /** The command, with the probes and checks `deps` give (tests), else the real ones. */
-export function preflightCommandWith(deps: PreflightCommandDeps): Command {
+export function preflightCommandWith(deps: PreflightCommandPorts): Command {
   return {
     name: "preflight",
     help: HELP,

@@ -1,19 +1,19 @@
 import { randomUUID } from "node:crypto";
-import type { Runtime } from "../../shared/app/services.js";
+import type { AccountPorts } from "../../shared/app/services.js";
 import type { RequestContext } from "../../shared/core/ports/service.js";
 import { blockedWord } from "../../shared/core/preflight/blocking.js";
 import { OutcomeUnknownError, UsageError } from "../../shared/lib/errors.js";
 import type { Logger } from "../../shared/lib/log.js";
 import { type RenewedByName, renewByName } from "../../shared/usecases/renewByName.js";
 import { describe } from "../../shared/usecases/sweep/renewOne.js";
+import { declaredAccount } from "../accountPorts.js";
 import { cliLogger } from "../cliLogger.js";
 import { type Command, JSON_OPTION } from "../command.js";
 import { EXIT } from "../failure.js";
 import type { Io } from "../io.js";
 import { palette } from "../output/color.js";
 import { oneLine, wrapToWidth } from "../output/text.js";
-import { withRecordingRuntime } from "../recordingRuntime.js";
-import { declaredAccount } from "../runtime.js";
+import { withRecordingPorts } from "../recordingPorts.js";
 import type { ParsedArgs } from "../usage.js";
 import { requireApiKey } from "./create.js";
 
@@ -80,7 +80,7 @@ export const renewCommand: Command = {
       : (["subscription", "apiKey"] as const);
     // A person renewing: every request, the --all-due list included, is a renewal's.
     const context: RequestContext = { purpose: "renewal", runId: randomUUID() };
-    return withRecordingRuntime(io, needs, { args, command: "renew" }, async (runtime) => {
+    return withRecordingPorts(io, needs, { args, command: "renew" }, async (runtime) => {
       requireApiKey(runtime);
       const log = cliLogger(io, { verbose: false });
       const names = allDue ? await dueNames(runtime, context) : [...new Set(given)];
@@ -110,7 +110,7 @@ function namesGiven(args: ParsedArgs): { allDue: boolean; given: string[] } {
 }
 
 /** The names the due list gives (certsched due), each once. */
-async function dueNames(runtime: Runtime, context: RequestContext): Promise<string[]> {
+async function dueNames(runtime: AccountPorts, context: RequestContext): Promise<string[]> {
   return [
     ...new Set(
       (await runtime.client.listDue({ context })).certificates.map((c) => c.certificateName),
@@ -120,7 +120,7 @@ async function dueNames(runtime: Runtime, context: RequestContext): Promise<stri
 
 /** Renews one certificate by name, as the CLI asks (trigger and requester "cli"). */
 async function renewNamed(
-  runtime: Runtime,
+  runtime: AccountPorts,
   name: string,
   log: Logger,
   force: boolean,
@@ -144,7 +144,7 @@ async function renewNamed(
  */
 async function renewSingle(
   io: Io,
-  runtime: Runtime,
+  runtime: AccountPorts,
   json: boolean,
   name: string,
   renew: (name: string) => Promise<Outcome>,
@@ -167,7 +167,7 @@ async function renewSingle(
  */
 async function renewEach(
   io: Io,
-  runtime: Runtime,
+  runtime: AccountPorts,
   json: boolean,
   names: readonly string[],
   renew: (name: string) => Promise<Outcome>,

@@ -1,4 +1,4 @@
-import type { Runtime } from "../../shared/app/services.js";
+import type { AccountPorts } from "../../shared/app/services.js";
 import type { Ledger } from "../../shared/core/ports/ledger.js";
 import { noLedger } from "../../shared/core/ports/ledger.js";
 import type { SweepSummary } from "../../shared/core/renewal/summary.js";
@@ -8,6 +8,7 @@ import { ensureError } from "../../shared/lib/errors.js";
 import type { Logger } from "../../shared/lib/log.js";
 import { redact } from "../../shared/lib/redact/redact.js";
 import { sweep } from "../../shared/usecases/sweep/sweep.js";
+import { type CliServices, withServices } from "../accountPorts.js";
 import { withAccount } from "../accounts.js";
 import { cliLogger } from "../cliLogger.js";
 import { type Command, JSON_OPTION } from "../command.js";
@@ -17,7 +18,6 @@ import { palette } from "../output/color.js";
 import { progressLine } from "../output/progress.js";
 import { renderSweep } from "../output/sweepReport.js";
 import { oneLine, wrapToWidth } from "../output/text.js";
-import { type CliServices, withServices } from "../runtime.js";
 import { integerFlag, type ParsedArgs } from "../usage.js";
 
 const HELP = `Usage: certsched sweep [--dry-run] [--json] [--concurrency N] [--sandbox]
@@ -105,7 +105,7 @@ interface SweepFlags {
 }
 
 /** The timer's sweep (sweep: telemetry, webhook), plus a progress line on a terminal. */
-async function sweepOnce(runtime: Runtime, io: Io, flags: SweepFlags): Promise<SweepSummary> {
+async function sweepOnce(runtime: AccountPorts, io: Io, flags: SweepFlags): Promise<SweepSummary> {
   const progress = progressLine(io.stderr);
   const log = cliLogger(io, { verbose: flags.verbose, progress });
   progress.update("certsched: listing the certificates due...");
@@ -173,7 +173,7 @@ async function sweepAccounts(cli: CliServices, io: Io, flags: SweepFlags): Promi
       }),
     );
     return outcomes.map((o) => {
-      const service = cli.services.runtime(o.account).settings.baseUrl;
+      const service = cli.services.forAccount(o.account).settings.baseUrl;
       return o.ok
         ? { account: o.account, service, summary: o.value }
         : { account: o.account, service, error: o.error };
@@ -270,7 +270,7 @@ function renderAccounts(
   for (const { account, service, summary } of sweeps) {
     if (lines.length > 0) lines.push("");
     lines.push(...wrapToWidth(paint.bold(`Account ${account} (${service})`), width));
-    lines.push(...renderSweep(summary, paint, width, cli.services.runtime(account).settings));
+    lines.push(...renderSweep(summary, paint, width, cli.services.forAccount(account).settings));
   }
   const failed = sweeps.filter((s) => s.summary.failed).length;
   lines.push(
@@ -321,7 +321,7 @@ async function sweepConfigured(io: Io, flags: SweepFlags, args: ParsedArgs): Pro
         summaries[0].summary,
         paint,
         io.stdout.columns,
-        cli.services.runtime(summaries[0].account).settings,
+        cli.services.forAccount(summaries[0].account).settings,
       );
       io.stdout.write(`${lines.join("\n")}\n`);
     } else {

@@ -1,14 +1,14 @@
 import { setTimeout as sleep } from "node:timers/promises";
-import type { Runtime } from "../../shared/app/services.js";
+import type { AccountPorts } from "../../shared/app/services.js";
 import { noLedger } from "../../shared/core/ports/ledger.js";
 import { isCertschedError, UsageError } from "../../shared/lib/errors.js";
 import { parseDuration } from "../../shared/lib/time.js";
+import { type CliServices, withServices } from "../accountPorts.js";
 import type { AccountOutcome } from "../accounts.js";
 import { type Command, JSON_OPTION } from "../command.js";
 import { EXIT, reportAccountFailure } from "../failure.js";
 import type { Io } from "../io.js";
 import { cutToWidth, oneLine, visibleWidth, wrapToWidth } from "../output/text.js";
-import { type CliServices, withServices } from "../runtime.js";
 
 const HELP = `Usage: certsched test [--wait [TIMEOUT]] [--account NAME] [--json]
 
@@ -50,7 +50,7 @@ function waitTimeout(text: string | undefined): number {
 
 /** Calls the connectivity test until it answers or `timeoutMs` passes; the last error if not. */
 async function testUntilAnswered(
-  runtime: Runtime,
+  runtime: AccountPorts,
   io: Io,
   timeoutMs: number,
   account?: string,
@@ -108,7 +108,7 @@ interface Connected {
 
 /** One account's connectivity test: once, or until it answers within `timeoutMs` (--wait). */
 async function connect(
-  runtime: Runtime,
+  runtime: AccountPorts,
   io: Io,
   timeoutMs: number | undefined,
   account: string | undefined,
@@ -156,7 +156,7 @@ function accountResults(
   wait: boolean,
 ): AccountResult[] {
   return outcomes.map((o) => {
-    const service = cli.services.runtime(o.account).settings.baseUrl;
+    const service = cli.services.forAccount(o.account).settings.baseUrl;
     if (o.ok) {
       const { message, attempts } = o.value;
       return {

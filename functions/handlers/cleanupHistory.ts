@@ -13,14 +13,14 @@ import { settleUnfinished } from "../../shared/usecases/steps/settleRun.js";
  */
 export async function cleanupHistory(_timer: Timer, context: InvocationContext): Promise<void> {
   const services = getServices();
-  const runtime = services.runtime();
+  const runtime = services.forAccount();
   const log = contextLogger(context);
   const failures = (
     await mapWithConcurrency(
       services.accounts,
       runtime.settings.accountConcurrency,
       async (account) => {
-        const own = services.runtime(account);
+        const own = services.forAccount(account);
         try {
           await cleanup(own.history, {
             now: own.now,

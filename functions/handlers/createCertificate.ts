@@ -29,7 +29,7 @@ export async function createCertificate(
     const query = parseQuery(request, accountQuery);
     const services = getServices();
     const account = oneAccount(services.accounts, query.account);
-    const runtime = services.runtime(account);
+    const runtime = services.forAccount(account);
     // A failure's log line names the account (with accounts declared).
     about(accountNote(runtime.settings));
     const input = parseOrThrow(

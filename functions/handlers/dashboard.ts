@@ -29,14 +29,14 @@ export async function dashboard(
     // summary lines are the way to the others).
     accountsOf(services.accounts, query.account);
     const parts = services.accounts.map((account) => {
-      const runtime = services.runtime(account);
+      const runtime = services.forAccount(account);
       return { account, ports: runtime, sources: dashboardSourcesOf(runtime) };
     });
     // The host's own settings for the timer (it reads them itself; they are not certsched's).
     const page = await dashboardAcross(
       parts,
       { schedule: platform.CERTSCHED_RENEWAL_SCHEDULE, timeZone: platform.WEBSITE_TIME_ZONE },
-      services.runtime().settings.accountConcurrency,
+      services.forAccount().settings.accountConcurrency,
     );
     return dashboardResponse(page, query, request.url);
   });

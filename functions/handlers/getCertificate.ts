@@ -36,7 +36,7 @@ export async function getCertificate(
     const services = getServices();
     const account = oneAccount(services.accounts, query.account);
     const { name } = parseOrThrow(params, { name: request.params.name }, "route");
-    const runtime = services.runtime(account);
+    const runtime = services.forAccount(account);
     // A failure's log line names the account (with accounts declared).
     about(accountNote(runtime.settings));
     const detail = await certificateDetail(runtime, statusSourcesOf(runtime), name);

@@ -47,9 +47,9 @@ export async function getPreflight(
     const services = getServices();
     const { parts, accountErrors } = await acrossAccounts(
       accountsOf(services.accounts, account),
-      async (name) => storedResults(name, (await services.runtime(name).inventory.list()).items),
+      async (name) => storedResults(name, (await services.forAccount(name).inventory.list()).items),
       {
-        concurrency: services.runtime().settings.accountConcurrency,
+        concurrency: services.forAccount().settings.accountConcurrency,
         invocationId: context.invocationId,
         log: contextLogger(context),
       },

@@ -1,7 +1,7 @@
 import type { HttpRequest, HttpResponseInit, InvocationContext } from "@azure/functions";
 import { z } from "zod";
 import { platformEnv } from "../../shared/app/config/platform.js";
-import { getRuntime } from "../../shared/app/services.js";
+import { getAccountPorts } from "../../shared/app/services.js";
 import { runIdSchema } from "../../shared/core/runs/runMessage.js";
 import { authorize } from "../../shared/edge/auth/authorize.js";
 import { READER } from "../../shared/edge/auth/roles.js";
@@ -24,7 +24,7 @@ export async function getRenewalRun(
     authorize(request, READER, platformEnv());
     parseQuery(request, noQuery);
     const { runId } = parseOrThrow(params, { runId: request.params.runId }, "route");
-    const runtime = getRuntime();
+    const runtime = getAccountPorts();
     const { store, queue } = runtime.runs;
     const read = await store.get(runId);
     if (!read) {

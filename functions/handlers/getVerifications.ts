@@ -27,9 +27,9 @@ export async function getVerifications(
     const services = getServices();
     const { parts, accountErrors } = await acrossAccounts(
       accountsOf(services.accounts, account),
-      async (account) => verificationsView(await services.runtime(account).inventory.list()),
+      async (account) => verificationsView(await services.forAccount(account).inventory.list()),
       {
-        concurrency: services.runtime().settings.accountConcurrency,
+        concurrency: services.forAccount().settings.accountConcurrency,
         invocationId: context.invocationId,
         log: contextLogger(context),
       },

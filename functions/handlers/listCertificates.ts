@@ -36,11 +36,11 @@ export async function listCertificates(
     const { parts, accountErrors } = await acrossAccounts(
       accounts,
       async (name) => {
-        const runtime = services.runtime(name);
+        const runtime = services.forAccount(name);
         return accountStatuses(name, runtime, statusSourcesOf(runtime));
       },
       {
-        concurrency: services.runtime().settings.accountConcurrency,
+        concurrency: services.forAccount().settings.accountConcurrency,
         invocationId: context.invocationId,
         log: contextLogger(context),
       },

@@ -29,7 +29,7 @@ export async function listDueCertificates(
     const { parts, accountErrors } = await acrossAccounts(
       accountsOf(services.accounts, query.account),
       async (account) => {
-        const runtime = services.runtime(account);
+        const runtime = services.forAccount(account);
         const { certificates, rejected } = await runtime.client.listDue();
         const now = runtime.now();
         // Kept as a sweep's list is: what is due is what renewals will need of the
@@ -45,7 +45,7 @@ export async function listDueCertificates(
         };
       },
       {
-        concurrency: services.runtime().settings.accountConcurrency,
+        concurrency: services.forAccount().settings.accountConcurrency,
         invocationId: context.invocationId,
         log,
       },

@@ -1,5 +1,5 @@
 import type { InvocationContext } from "@azure/functions";
-import { getRuntime } from "../../shared/app/services.js";
+import { getAccountPorts } from "../../shared/app/services.js";
 import { contextLogger } from "../../shared/edge/contextLogger.js";
 import { poisonRun } from "../../shared/usecases/poisonRun.js";
 
@@ -13,9 +13,9 @@ export async function poisonedRenewals(
   context: InvocationContext,
 ): Promise<void> {
   await poisonRun(
-    () => getRuntime().runs,
+    () => getAccountPorts().runs,
     contextLogger(context),
     message,
-    () => getRuntime().now(),
+    () => getAccountPorts().now(),
   );
 }

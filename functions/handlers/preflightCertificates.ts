@@ -26,7 +26,7 @@ export async function preflightCertificates(
   const log = contextLogger(context);
   if (timer?.isPastDue) log.warn("certsched preflight is running late (timer past due)");
   const services = getServices();
-  const { settings } = services.runtime();
+  const { settings } = services.forAccount();
   // Within the host's functionTimeout, as the sweep: checks still running then are unknown.
   const signal = AbortSignal.timeout(settings.sweepDeadlineMs);
   const several = services.accounts.length > 1;
@@ -35,7 +35,7 @@ export async function preflightCertificates(
     settings.accountConcurrency,
     async (account) => {
       try {
-        await preflightAndNotify(services.runtime(account), log, { scope: "window", signal });
+        await preflightAndNotify(services.forAccount(account), log, { scope: "window", signal });
         return undefined;
       } catch (error) {
         if (several) {

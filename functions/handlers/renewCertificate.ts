@@ -40,7 +40,7 @@ export async function renewCertificate(
     const { force, ...query } = parseQuery(request, renewQuery);
     const services = getServices();
     const account = oneAccount(services.accounts, query.account);
-    const runtime = services.runtime(account);
+    const runtime = services.forAccount(account);
     // A failure's log line names the account (with accounts declared).
     about(accountNote(runtime.settings));
     const { name } = parseOrThrow(params, { name: request.params.name }, "route");

@@ -28,7 +28,7 @@ export async function renewDueCertificates(
   const log = contextLogger(context);
   if (timer?.isPastDue) log.warn("certsched sweep is running late (timer past due)");
   const services = getServices();
-  const runtime = services.runtime();
+  const runtime = services.forAccount();
   if (runtime.settings.accountsDeclared) {
     const { store, queue } = runtime.runs;
     const started = await startRun(store, queue, log, {

@@ -94,14 +94,14 @@ export async function runPreflight(
         ? undefined
         : [...new Set([...(certificate === undefined ? [] : [certificate]), ...(fromBody ?? [])])];
     const services = getServices();
-    const { settings } = services.runtime();
+    const { settings } = services.forAccount();
     const signal = AbortSignal.timeout(
       Math.min(HTTP_PREFLIGHT_DEADLINE_MS, settings.sweepDeadlineMs),
     );
     const log = contextLogger(context);
     const { parts, accountErrors } = await acrossAccounts(
       accountsOf(services.accounts, account),
-      (one) => preflightAndNotify(services.runtime(one), log, { scope: "all", names, signal }),
+      (one) => preflightAndNotify(services.forAccount(one), log, { scope: "all", names, signal }),
       { concurrency: settings.accountConcurrency, invocationId: context.invocationId, log },
     );
     const notFound = (names ?? []).filter((n) => parts.every((p) => p.value.notFound.includes(n)));

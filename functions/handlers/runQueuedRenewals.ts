@@ -24,7 +24,7 @@ export async function runQueuedRenewals(
   const services = getServices();
   // The run's account decides whose runtime sweeps it (its settings, credentials, ledger).
   await processRun(
-    (account) => services.runtime(account),
+    (account) => services.forAccount(account),
     services.app.runs.store,
     contextLogger(context),
     message,

@@ -69,7 +69,7 @@ export async function runRenewals(
     const { dryRun, wait, force } = parseQuery(request, query);
     const keyHash = idempotencyKeyOf(request, caller);
     const services = getServices();
-    const runtime = services.runtime();
+    const runtime = services.forAccount();
     const { store, queue } = runtime.runs;
     const log = contextLogger(context);
     const result = await startRun(store, queue, log, {

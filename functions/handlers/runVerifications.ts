@@ -32,12 +32,12 @@ export async function runVerifications(
     // Only `account` is read: these routes never refused other parameters, and still do not.
     const account = accountParam(request.url);
     const services = getServices();
-    const { settings } = services.runtime();
+    const { settings } = services.forAccount();
     const signal = AbortSignal.timeout(Math.min(HTTP_VERIFY_DEADLINE_MS, settings.sweepDeadlineMs));
     const log = contextLogger(context);
     const { parts, accountErrors } = await acrossAccounts(
       accountsOf(services.accounts, account),
-      async (account) => verifyWith(services.runtime(account), log, { trigger: "http", signal }),
+      async (account) => verifyWith(services.forAccount(account), log, { trigger: "http", signal }),
       { concurrency: settings.accountConcurrency, invocationId: context.invocationId, log },
     );
     return json(200, { ...verificationRunAcross(parts), ...errorsPart(accountErrors) });

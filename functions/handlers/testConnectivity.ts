@@ -27,9 +27,9 @@ export async function testConnectivity(
     const accounts = accountsOf(services.accounts, query.account);
     const { parts, accountErrors } = await acrossAccounts(
       accounts,
-      async (name) => services.runtime(name).client.test(),
+      async (name) => services.forAccount(name).client.test(),
       {
-        concurrency: services.runtime().settings.accountConcurrency,
+        concurrency: services.forAccount().settings.accountConcurrency,
         invocationId: context.invocationId,
         log: contextLogger(context),
       },

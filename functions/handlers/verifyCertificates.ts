@@ -17,7 +17,7 @@ export async function verifyCertificates(timer: Timer, context: InvocationContex
   const log = contextLogger(context);
   if (timer?.isPastDue) log.warn("certsched verification is running late (timer past due)");
   const services = getServices();
-  const { settings } = services.runtime();
+  const { settings } = services.forAccount();
   // Within the host's functionTimeout, as the sweep: probes still running then count as unreachable.
   const signal = AbortSignal.timeout(settings.sweepDeadlineMs);
   const several = services.accounts.length > 1;
@@ -27,7 +27,7 @@ export async function verifyCertificates(timer: Timer, context: InvocationContex
     settings.accountConcurrency,
     async (account) => {
       try {
-        const verification = await verifyWith(services.runtime(account), log, {
+        const verification = await verifyWith(services.forAccount(account), log, {
           trigger: "timer",
           signal,
         });

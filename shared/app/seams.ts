@@ -19,7 +19,7 @@ export type OnCall = NonNullable<ConstructorParameters<typeof HttpClient>[0]["on
 
 /**
  * What tests and tools may put in place of what the settings would choose; production passes
- * none. Given to the composition root only (createRuntime, resetRuntime): nothing else holds
+ * none. Given to the composition root only (createAccountPorts, resetServices): nothing else holds
  * a replacement, so there is one place that says what a process runs on.
  */
 export interface Seams {

@@ -23,16 +23,18 @@ export interface Services {
    * the known ones.
    */
   account(id?: string): AccountServices;
-  /** The app's services with one account's: what a handler or a command gives its use case. */
-  runtime(id?: string): Runtime;
+  /** The app's ports with one account's: what a handler or a command gives its use case. */
+  forAccount(id?: string): AccountPorts;
   close(): Promise<void>;
 }
 
 /**
- * The app's services and one account's, as one object: every use case takes the narrow ports it
- * needs (its `…Ports` interface), which this satisfies.
+ * The app's ports and one account's, as one object: every use case takes the narrow ports it
+ * needs (its `…Ports` interface), which this satisfies. No port comes from both: the notifier is
+ * the account's (the app's, naming the account in every message), and `close` closes the whole
+ * composition.
  */
-export type Runtime = Omit<AppServices, "close"> &
+export type AccountPorts = Omit<AppServices, "close" | "notifier"> &
   Omit<AccountServices, "close"> & {
     close(): Promise<void>;
   };
@@ -70,7 +72,7 @@ export function createServices(settings: Settings, seams: Seams = {}): Services 
     () => services,
   );
   const app = createAppServices(settings, seams, deliver);
-  const views = new Map<string, Runtime>();
+  const views = new Map<string, AccountPorts>();
   const built = accountCache(settings, names, app, seams, (id) => views.delete(id));
   const services = servicesOf(app, names, built, views);
   return services;
@@ -93,7 +95,7 @@ function runDelivery(
       import("../usecases/processRun.js"),
       import("../usecases/poisonRun.js"),
     ]);
-    const portsOf = (account: string | undefined) => services().runtime(account);
+    const portsOf = (account: string | undefined) => services().forAccount(account);
     await slots(async () => {
       for (let dequeueCount = 1; dequeueCount <= MAX_DEQUEUE_COUNT; dequeueCount++) {
         try {
@@ -160,12 +162,12 @@ function accountCache(
   return { account, close };
 }
 
-/** The services object: the app's, each account's, and one runtime view per account. */
+/** The services object: the app's, each account's, and the ports of each account. */
 function servicesOf(
   app: AppServices,
   names: readonly string[],
   built: AccountCache,
-  views: Map<string, Runtime>,
+  views: Map<string, AccountPorts>,
 ): Services {
   const { account } = built;
   const close = async (): Promise<void> => {
@@ -176,11 +178,11 @@ function servicesOf(
     app,
     accounts: names,
     account,
-    runtime: (id) => {
+    forAccount: (id) => {
       const one = account(id);
       let view = views.get(one.account);
       if (!view) {
-        view = { ...app, ...one, close };
+        view = accountPorts(app, one, close);
         views.set(one.account, view);
       }
       return view;
@@ -189,31 +191,51 @@ function servicesOf(
   };
 }
 
-/** The app's services and the first account's, built from `settings` (tests, the CLI, tools). */
-export function createRuntime(settings: Settings, seams: Seams = {}): Runtime {
-  return createServices(settings, seams).runtime();
+/**
+ * The app's ports with one account's. Each is named once: the app's notifier stays the app's
+ * (the account's own wraps it), and the account's `close` gives way to the composition's.
+ */
+function accountPorts(
+  app: AppServices,
+  one: AccountServices,
+  close: () => Promise<void>,
+): AccountPorts {
+  const { now, http, runs, telemetry, ari, onCall } = app;
+  const { account, settings, ledger, history, inventory, secrets, tokens, client } = one;
+  const { requests, probes, notifier, concurrency, preflightProbes } = one;
+  // biome-ignore format: the app's ports, then the account's, a line each
+  return {
+    now, http, runs, telemetry, ari, onCall,
+    account, settings, ledger, history, inventory, secrets, tokens, client,
+    requests, probes, notifier, concurrency, preflightProbes, close,
+  };
+}
+
+/** The app's ports and the first account's, built from `settings` (tests, the CLI, tools). */
+export function createAccountPorts(settings: Settings, seams: Seams = {}): AccountPorts {
+  return createServices(settings, seams).forAccount();
 }
 
 let current: Services | undefined;
 let currentSeams: Seams = {};
 
 /**
- * The process-wide services' runtime, built on first use (not at import: cold start stays
+ * The process-wide services' ports for one account, built on first use (not at import: cold start stays
  * cheap, and a settings problem surfaces as a clear error from the first call, not a crash at
  * load).
  */
-export function getRuntime(env?: Env, account?: string): Runtime {
-  return getServices(env).runtime(account);
+export function getAccountPorts(env?: Env, account?: string): AccountPorts {
+  return getServices(env).forAccount(account);
 }
 
-/** The process-wide services, built on first use (see getRuntime). */
+/** The process-wide services, built on first use (see getAccountPorts). */
 export function getServices(env?: Env): Services {
   current ??= createServices(loadSettings(env), currentSeams);
   return current;
 }
 
 /** Drops the process-wide services so the next call rebuilds them (tests, settings reload). */
-export async function resetRuntime(seams: Seams = {}): Promise<void> {
+export async function resetServices(seams: Seams = {}): Promise<void> {
   const old = current;
   current = undefined;
   currentSeams = seams;

@@ -2,7 +2,7 @@ import { accountTables } from "../adapters/storage/accountTables.js";
 import { listLedgerRows } from "../adapters/storage/ledgerRows.js";
 import type { StatusSources } from "../core/status/statusSources.js";
 import type { DashboardSources } from "../usecases/dashboard.js";
-import type { Runtime } from "./services.js";
+import type { AccountPorts } from "./services.js";
 
 /**
  * What the status view and the dashboard read, wired from the runtime: its inventory, and the
@@ -10,7 +10,7 @@ import type { Runtime } from "./services.js";
  * (adapters/storage/accountTables.ts), so one account's rows are never listed as another's. A
  * ledger that is not a table (none, or an in-process one) has no rows to list here.
  */
-export function statusSourcesOf(runtime: Runtime): StatusSources {
+export function statusSourcesOf(runtime: AccountPorts): StatusSources {
   const { settings } = runtime;
   return {
     inventory: runtime.inventory,
@@ -28,6 +28,6 @@ export function statusSourcesOf(runtime: Runtime): StatusSources {
 }
 
 /** What the dashboard reads: the runtime's inventory, ledger rows and history. */
-export function dashboardSourcesOf(runtime: Runtime): DashboardSources {
+export function dashboardSourcesOf(runtime: AccountPorts): DashboardSources {
   return { status: statusSourcesOf(runtime), history: runtime.history };
 }

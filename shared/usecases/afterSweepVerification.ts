@@ -76,7 +76,7 @@ export async function renewedToVerify(
   return candidates.filter((_, i) => due[i]).map((r) => r.certificateName);
 }
 
-/** What choosing the renewals to verify needs; the Runtime (app/services.ts) satisfies it. */
+/** What choosing the renewals to verify needs; the AccountPorts (app/services.ts) satisfies it. */
 export interface AfterSweepPorts {
   /** CERTSCHED_VERIFY_WINDOW comes from `verify()`. */
   readonly settings: Pick<Settings, "verify">;

@@ -35,7 +35,7 @@ import { loadOne, type StatusOptionsPorts, statusOptionsOf } from "./steps/loadS
 export const DETAIL_HISTORY_DAYS = 30;
 export const DETAIL_HISTORY_LIMIT = 50;
 
-/** What the detail of one certificate needs besides its status sources (a Runtime has it all). */
+/** What the detail of one certificate needs besides its status sources (a AccountPorts has it all). */
 export interface CertificateDetailPorts extends StatusOptionsPorts {
   readonly client: Pick<ServiceOperations, "get">;
   readonly history: Pick<History, "events">;

@@ -176,7 +176,7 @@ export async function runPreflight(
   };
 }
 
-/** What a runtime gives preflight (app/services.ts's Runtime satisfies it). */
+/** What a runtime gives preflight (app/services.ts's AccountPorts satisfies it). */
 export interface PreflightRuntime {
   readonly settings: Pick<Settings, "account" | "preflight">;
   readonly inventory: Inventory;

@@ -12,7 +12,7 @@ import {
 import { PREFLIGHT_CHECK_FUNCTIONS } from "./preflightChecks/all.js";
 import type { PreflightCheckFunctions } from "./preflightChecks/checkTypes.js";
 
-/** What the function app's preflight needs of a runtime (app/services.ts's Runtime satisfies it). */
+/** What the function app's preflight needs of a runtime (app/services.ts's AccountPorts satisfies it). */
 export interface PreflightNotifyRuntime extends PreflightRuntime {
   readonly settings: PreflightRuntime["settings"] & Pick<Settings, "accountsDeclared">;
   readonly notifier: Pick<Notifier, "notifyPreflight">;

@@ -29,8 +29,8 @@ import { describe } from "./sweep/renewOne.js";
 /** What a v3 renewal by name needs of the service client. */
 export type RenewByNameClient = Pick<ServiceOperations, "get" | "renew">;
 
-/** What a recorded renewal by name needs (a Runtime has it all). */
-export interface RenewByNameDeps {
+/** What a recorded renewal by name needs (a AccountPorts has it all). */
+export interface RenewByNamePorts {
   readonly client: RenewByNameClient;
   readonly ledger: Ledger;
   readonly history: History;
@@ -45,7 +45,7 @@ export interface RenewByNameDeps {
    * callBudget() from the start of the renewal.
    */
   readonly budget?: CallBudget | undefined;
-  /** Where the certificate is remembered for verification; a Runtime has it. */
+  /** Where the certificate is remembered for verification; a AccountPorts has it. */
   readonly inventory?: Inventory;
 }
 
@@ -66,7 +66,7 @@ const MAY_ASK_AGAIN = "so the next sweep may ask for it again";
  * request itself is recorded, then thrown as before.
  */
 export async function renewByName(
-  deps: RenewByNameDeps,
+  deps: RenewByNamePorts,
   certificateName: string,
   requester: Requester,
   log: Logger,
@@ -107,7 +107,7 @@ class ByNameRenewal {
   #cert: CertificateRecord | undefined;
 
   constructor(
-    readonly deps: RenewByNameDeps,
+    readonly deps: RenewByNamePorts,
     readonly name: string,
     readonly requester: Requester,
     readonly log: Logger,

@@ -13,7 +13,7 @@ import { ensureError } from "../lib/errors.js";
 import type { Logger } from "../lib/log.js";
 import { redact } from "../lib/redact/redact.js";
 import type { AriReading } from "./steps/askAri.js";
-import { type RenewForAriDeps, renewForAri } from "./steps/renewForAri.js";
+import { type RenewForAriPorts, renewForAri } from "./steps/renewForAri.js";
 import {
   type VerifyInventoryOptions,
   type VerifyInventoryPorts,
@@ -39,15 +39,16 @@ export interface VerifyWithOptions {
   readonly renewForAri?: boolean;
 }
 
-/** What a verification run with its reports needs; the Runtime (app/services.ts) satisfies it. */
+/** What a verification run with its reports needs; the AccountPorts (app/services.ts) satisfies it. */
 export interface VerifyPorts extends VerifyInventoryPorts {
   readonly settings: VerifyInventoryPorts["settings"] &
-    RenewForAriDeps["settings"] &
+    RenewForAriPorts["settings"] &
     Pick<Settings, "webhookUrl"> &
     Partial<Pick<Settings, "account" | "accountsDeclared">>;
-  readonly client: VerifyInventoryPorts["client"] & RenewForAriDeps["client"];
-  readonly ledger: VerifyInventoryPorts["ledger"] & RenewForAriDeps["ledger"];
-  readonly inventory: VerifyInventoryPorts["inventory"] & NonNullable<RenewForAriDeps["inventory"]>;
+  readonly client: VerifyInventoryPorts["client"] & RenewForAriPorts["client"];
+  readonly ledger: VerifyInventoryPorts["ledger"] & RenewForAriPorts["ledger"];
+  readonly inventory: VerifyInventoryPorts["inventory"] &
+    NonNullable<RenewForAriPorts["inventory"]>;
   /** Rejects when it cannot start: the run goes on without it. */
   telemetry(): Promise<Telemetry>;
   readonly notifier: Pick<Notifier, "notifyVerification">;

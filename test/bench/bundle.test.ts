@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createCertificate } from "../../functions/createCertificate.js";
 import { listDueCertificates } from "../../functions/listDueCertificates.js";
 import { bundleFunctionApp } from "../../scripts/bundle.mjs";
-import { resetRuntime } from "../../shared/app/services.js";
+import { resetServices } from "../../shared/app/services.js";
 import {
   type Simulator,
   sampleCertificates,
@@ -79,12 +79,12 @@ beforeAll(async () => {
     if (key.startsWith("CERTSCHED_") || key === "AzureWebJobsStorage") delete process.env[key];
   }
   Object.assign(process.env, sandboxSettings(sim));
-  await resetRuntime();
+  await resetServices();
   bundled = (await import(pathToFileURL(built.entry).href)) as Record<string, unknown>;
 }, 60_000);
 
 afterAll(async () => {
-  await resetRuntime();
+  await resetServices();
   for (const key of Object.keys(process.env)) if (!(key in savedEnv)) delete process.env[key];
   Object.assign(process.env, savedEnv);
   await sim?.close();

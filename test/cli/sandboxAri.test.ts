@@ -28,7 +28,7 @@ describe("the sandbox's ARI renewal", () => {
     );
     const services = sandboxServices(sandbox);
     try {
-      const part = await sandboxAriRenewal(sandbox, account, services.runtime(account));
+      const part = await sandboxAriRenewal(sandbox, account, services.forAccount(account));
       expect(part?.renewal?.outcome).toBe("scheduled");
       const name = part?.certificateName ?? "";
       expect(due.has(name)).toBe(false);

@@ -8,7 +8,7 @@ import { testConnectivity } from "../../functions/testConnectivity.js";
 import { createSecretClientReader } from "../../shared/adapters/identity/secretClientReader.js";
 import { loadSettings } from "../../shared/app/config/settings.js";
 import type { Seams } from "../../shared/app/seams.js";
-import { createRuntime } from "../../shared/app/services.js";
+import { createAccountPorts } from "../../shared/app/services.js";
 import { type Ledger, memoryLedger } from "../../shared/core/ports/ledger.js";
 import { resultLine, type SweepSummary } from "../../shared/core/renewal/summary.js";
 import { SweepFailedError } from "../../shared/lib/errors.js";
@@ -480,7 +480,7 @@ const HEALTHY_CALLS: Record<SimOperation, number> = {
 };
 
 async function sweep(world: World, capture: Capture): Promise<SweepSummary> {
-  const runtime = createRuntime(loadSettings(world.settings), {
+  const runtime = createAccountPorts(loadSettings(world.settings), {
     now: world.clock.now,
     ...(world.ledger ? { ledger: world.ledger } : {}),
     ...(world.createSecretReader ? { createSecretReader: world.createSecretReader } : {}),

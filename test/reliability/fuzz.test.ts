@@ -9,7 +9,7 @@ import { renewCertificate } from "../../functions/renewCertificate.js";
 import { runRenewals } from "../../functions/runRenewals.js";
 import { testConnectivity } from "../../functions/testConnectivity.js";
 import { loadSettings } from "../../shared/app/config/settings.js";
-import { createRuntime, getRuntime } from "../../shared/app/services.js";
+import { createAccountPorts, getAccountPorts } from "../../shared/app/services.js";
 import { createCertificateInput } from "../../shared/core/certificate/createRequest.js";
 import { memoryLedger } from "../../shared/core/ports/ledger.js";
 import { DAY_MS } from "../../shared/lib/time.js";
@@ -651,7 +651,7 @@ describe("requests without a body", () => {
             // Queued (docs/runs.md); without storage it is swept in this process: let it end.
             expect(reply.status, reply.text).toBe(202);
             expect((reply.body as { dryRun: boolean }).dryRun).toBe(dryRun === "true");
-            await getRuntime().runs.settled();
+            await getAccountPorts().runs.settled();
             upstreamCalls += sim.requests.length - calls;
             seen.swept += 1;
           } else {
@@ -673,7 +673,7 @@ describe("requests without a body", () => {
 
 describe("the create schema against the service", () => {
   it("never accepts a request the service refuses (three field-set cases)", async () => {
-    const runtime = createRuntime(loadSettings(settingsFor(sim)));
+    const runtime = createAccountPorts(loadSettings(settingsFor(sim)));
     try {
       await fc.assert(
         fc.asyncProperty(

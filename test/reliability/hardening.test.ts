@@ -11,7 +11,7 @@ import { runRenewals } from "../../functions/runRenewals.js";
 import { testConnectivity } from "../../functions/testConnectivity.js";
 import { createSecretClientReader } from "../../shared/adapters/identity/secretClientReader.js";
 import { loadSettings } from "../../shared/app/config/settings.js";
-import { getRuntime } from "../../shared/app/services.js";
+import { getAccountPorts } from "../../shared/app/services.js";
 import { memoryLedger } from "../../shared/core/ports/ledger.js";
 import type { SweepSummary } from "../../shared/core/renewal/summary.js";
 import { MAX_BODY_BYTES } from "../../shared/edge/readBody.js";
@@ -165,7 +165,7 @@ describe("request bodies over 64 KiB", () => {
     expect(progress.pulled()).toBeLessThanOrEqual(16 * 1024);
     // POST /api/renewals queued a run, swept in this process (no storage here): let it end
     // before the next case reconfigures the app.
-    await getRuntime().runs.settled();
+    await getAccountPorts().runs.settled();
     tally.checks += 1;
   });
 });
@@ -508,7 +508,7 @@ describe("every outbound call gives up after CERTSCHED_HTTP_TIMEOUT", () => {
 
       // The sweep itself (the timer's and the queue trigger's): POST /api/renewals needs the
       // same storage for its run queue, so it would answer 503 here (docs/runs.md).
-      const summary = await sweep(getRuntime(), silentLogger, { dryRun: true });
+      const summary = await sweep(getAccountPorts(), silentLogger, { dryRun: true });
 
       expect(summary.ledger).toBe("unavailable");
       expect(summary.failed).toBe(true);

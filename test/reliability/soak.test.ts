@@ -3,7 +3,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, describe, expect, inject, it } from "vitest";
 import { tableLedger } from "../../shared/adapters/storage/tableLedger.js";
 import { loadSettings } from "../../shared/app/config/settings.js";
-import { createRuntime } from "../../shared/app/services.js";
+import { createAccountPorts } from "../../shared/app/services.js";
 import type { Ledger } from "../../shared/core/ports/ledger.js";
 import type { SweepSummary } from "../../shared/core/renewal/summary.js";
 import { DAY_MS, HOUR_MS, MINUTE_MS } from "../../shared/lib/time.js";
@@ -124,7 +124,7 @@ describe(`soak: ${SWEEPS} sweeps with 20 % random faults (seed ${SEED})`, () => 
       connectionString: inject("azuriteTableConnectionString"),
       tableName: `soak${SEED}t${Date.now()}`,
     });
-    const runtime = createRuntime(
+    const runtime = createAccountPorts(
       loadSettings(
         settingsFor(sim, {
           CERTSCHED_HTTP_TIMEOUT: `${TIMEOUT_MS}ms`,

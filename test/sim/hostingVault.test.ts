@@ -2,7 +2,7 @@ import { X509Certificate } from "node:crypto";
 import { afterEach, describe, expect, it } from "vitest";
 import { TokenCache } from "../../shared/adapters/identity/tokenCache.js";
 import { type KeyVaultProbeOptions, probeKeyVault } from "../../shared/app/probes.js";
-import type { Runtime } from "../../shared/app/services.js";
+import type { AccountPorts } from "../../shared/app/services.js";
 import type { TokenSource } from "../../shared/core/ports/tokens.js";
 import { parseConnectTo, resolveConnectTo } from "../../shared/core/verification/connectTo.js";
 import { DAY_MS } from "../../shared/lib/time.js";
@@ -28,7 +28,7 @@ const NOW = new Date(Math.floor(Date.now() / 1000) * 1000);
 const seconds = (d: Date) => new Date(Math.floor(d.getTime() / 1000) * 1000);
 
 let sim: Simulator | undefined;
-let runtime: Runtime | undefined;
+let runtime: AccountPorts | undefined;
 let fake: FakeKeyVault | undefined;
 afterEach(async () => {
   await runtime?.close();
@@ -37,7 +37,7 @@ afterEach(async () => {
   sim = runtime = fake = undefined;
 });
 
-async function vaultSim(): Promise<{ sim: Simulator; hosting: Hosting; runtime: Runtime }> {
+async function vaultSim(): Promise<{ sim: Simulator; hosting: Hosting; runtime: AccountPorts }> {
   sim = await startSimulator({
     hosting: {},
     certificates: [
@@ -59,7 +59,7 @@ async function vaultSim(): Promise<{ sim: Simulator; hosting: Hosting; runtime: 
   return { sim, hosting: sim.hosting as Hosting, runtime };
 }
 
-function probeOptions(rt: Runtime, hosting: Hosting, connectTo: string): KeyVaultProbeOptions {
+function probeOptions(rt: AccountPorts, hosting: Hosting, connectTo: string): KeyVaultProbeOptions {
   return {
     tokens: rt.tokens,
     vaultResource: rt.settings.vaultResource,

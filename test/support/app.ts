@@ -3,7 +3,7 @@ import { createServer } from "node:net";
 import type { HttpRequest, HttpResponseInit, InvocationContext, LogLevel } from "@azure/functions";
 import { loadSettings } from "../../shared/app/config/settings.js";
 import type { Seams } from "../../shared/app/seams.js";
-import { createRuntime, type Runtime, resetRuntime } from "../../shared/app/services.js";
+import { type AccountPorts, createAccountPorts, resetServices } from "../../shared/app/services.js";
 import type { Logger } from "../../shared/lib/log.js";
 import {
   type Simulator,
@@ -85,7 +85,7 @@ export async function startHarness(options: SimulatorOptions = {}): Promise<AppH
       env.replace({ ...sandboxSettings(sim), ...extra });
       // A rotation changes what the simulator expects: remember every secret it ever held.
       knownSecrets.add(sim.options.clientSecret);
-      await resetRuntime(overrides);
+      await resetServices(overrides);
     },
     context(functionName) {
       return invocationContext(functionName, (level, message) => {
@@ -111,7 +111,7 @@ export async function startHarness(options: SimulatorOptions = {}): Promise<AppH
     },
     async close() {
       env.restore();
-      await resetRuntime();
+      await resetServices();
       await sim.close();
     },
   };
@@ -152,13 +152,13 @@ const appEnv = new EnvSnapshot();
  */
 export async function configureApp(settings: Settings, overrides: Seams = {}): Promise<void> {
   appEnv.replace(settings);
-  await resetRuntime(overrides);
+  await resetServices(overrides);
 }
 
 /** Puts the environment back and drops the runtime. */
 export async function releaseApp(): Promise<void> {
   appEnv.restore();
-  await resetRuntime();
+  await resetServices();
 }
 
 /** A table name no other test uses (Azure table names: letters and digits, 3..63). */
@@ -173,8 +173,12 @@ export const STACK_FRAME = /\n\s+at |\bat [\w.<>]+ \(.*:\d+:\d+\)/;
  * A runtime of its own (not the process-wide one) pointed at `sim`: for calling the sweep
  * directly, or for two "function instances" at once. Close it when done.
  */
-export function runtimeFor(sim: Simulator, extra: Settings = {}, overrides: Seams = {}): Runtime {
-  return createRuntime(loadSettings({ ...sandboxSettings(sim), ...extra }), overrides);
+export function runtimeFor(
+  sim: Simulator,
+  extra: Settings = {},
+  overrides: Seams = {},
+): AccountPorts {
+  return createAccountPorts(loadSettings({ ...sandboxSettings(sim), ...extra }), overrides);
 }
 
 /** A Logger that keeps its lines, for the sweep called directly. */

@@ -1,5 +1,5 @@
 import { inject } from "vitest";
-import type { Runtime } from "../../shared/app/services.js";
+import type { AccountPorts } from "../../shared/app/services.js";
 import { APP_SERVICE } from "../../shared/core/certificate/fields.js";
 import { type History, memoryHistory } from "../../shared/core/ports/history.js";
 import { type Inventory, memoryInventory } from "../../shared/core/ports/inventory.js";
@@ -27,7 +27,7 @@ export interface AriWorld {
   readonly sim: Simulator;
   readonly hosting: Hosting;
   readonly acme: AcmeSimulator;
-  readonly runtime: Runtime;
+  readonly runtime: AccountPorts;
   readonly clock: ReturnType<typeof fakeClock>;
   readonly inventory: Inventory;
   readonly ledger: Ledger;

@@ -2,7 +2,7 @@ import { QueueClient, StorageSharedKeyCredential } from "@azure/storage-queue";
 import { runQueuedRenewals } from "../../functions/runQueuedRenewals.js";
 import { storageRunQueue } from "../../shared/adapters/queue/storageRunQueue.js";
 import { tableRunStore } from "../../shared/adapters/storage/tableRunStore.js";
-import { resetRuntime } from "../../shared/app/services.js";
+import { resetServices } from "../../shared/app/services.js";
 import type { LogLine } from "./app.js";
 import { listen } from "./hostLoop.js";
 
@@ -31,7 +31,7 @@ const credential = new StorageSharedKeyCredential(match("AccountName"), match("A
 const queue = new QueueClient(`${match("QueueEndpoint")}/${config.queueName}`, credential);
 const poison = new QueueClient(`${queue.url}-poison`, credential);
 
-await resetRuntime({
+await resetServices({
   runs: {
     store: tableRunStore({
       connectionString: config.connectionString,

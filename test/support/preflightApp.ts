@@ -103,7 +103,7 @@ export async function startPreflightApp(): Promise<PreflightApp> {
       });
     },
     async seed(account, rows) {
-      const { inventory } = getServices().runtime(account);
+      const { inventory } = getServices().forAccount(account);
       const now = new Date();
       await inventory.upsert(
         rows.map((r) => ({

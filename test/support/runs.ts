@@ -12,7 +12,7 @@ import { storageRunQueue } from "../../shared/adapters/queue/storageRunQueue.js"
 import { tableLedger } from "../../shared/adapters/storage/tableLedger.js";
 import { tableRunStore } from "../../shared/adapters/storage/tableRunStore.js";
 import type { Seams } from "../../shared/app/seams.js";
-import { resetRuntime } from "../../shared/app/services.js";
+import { resetServices } from "../../shared/app/services.js";
 import type { RunStore } from "../../shared/core/ports/runStore.js";
 import type { RunView } from "../../shared/edge/views/runView.js";
 import { DAY_MS } from "../../shared/lib/time.js";
@@ -257,7 +257,7 @@ export async function startFanOutWorld(
         AzureWebJobsStorage: connectionString,
         ...extra,
       });
-      await resetRuntime({
+      await resetServices({
         runs: { store, queue: storageRunQueue({ connectionString, queueName }) },
       });
     },
@@ -310,7 +310,7 @@ export async function startFanOutWorld(
     },
     async close() {
       env.restore();
-      await resetRuntime();
+      await resetServices();
       await queue.deleteIfExists();
       await poison.deleteIfExists();
       await accounts.close();

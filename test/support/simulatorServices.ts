@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { expect } from "vitest";
 import { loadSettings } from "../../shared/app/config/settings.js";
 import type { Seams } from "../../shared/app/seams.js";
-import { createRuntime, type Runtime } from "../../shared/app/services.js";
+import { type AccountPorts, createAccountPorts } from "../../shared/app/services.js";
 import {
   type CreateCertificateInput,
   createCertificateInput,
@@ -31,7 +31,7 @@ export function distinctiveSecrets(): { apiKey: string; clientSecret: string } {
 
 export interface Sandbox {
   readonly sim: Simulator;
-  readonly runtime: Runtime;
+  readonly runtime: AccountPorts;
   close(): Promise<void>;
 }
 
@@ -61,11 +61,11 @@ export function runtimeFor(
   sim: Simulator,
   env: Record<string, string | undefined> = {},
   overrides: Seams = {},
-): Runtime {
+): AccountPorts {
   const settings = loadSettings({ ...sandboxSettings(sim), ...env });
   watchSecret(settings.apiKey);
   watchSecret(settings.clientSecret);
-  return createRuntime(settings, overrides);
+  return createAccountPorts(settings, overrides);
 }
 
 /** The form field `resource` of each recorded token request, in arrival order. */
@@ -79,7 +79,10 @@ export function jsonBody(request: RecordedRequest | undefined): Record<string, u
 }
 
 /** A cloud token the runtime holds (from its cache: asserts no new token request). */
-export async function heldToken(runtime: Runtime, which: "management" | "vault"): Promise<string> {
+export async function heldToken(
+  runtime: AccountPorts,
+  which: "management" | "vault",
+): Promise<string> {
   const before = runtime.tokens.requests;
   const resource =
     which === "management" ? runtime.settings.managementResource : runtime.settings.vaultResource;
@@ -89,7 +92,9 @@ export async function heldToken(runtime: Runtime, which: "management" | "vault")
 }
 
 /** Both cloud tokens the runtime holds. */
-export async function heldTokens(runtime: Runtime): Promise<{ management: string; vault: string }> {
+export async function heldTokens(
+  runtime: AccountPorts,
+): Promise<{ management: string; vault: string }> {
   return {
     management: await heldToken(runtime, "management"),
     vault: await heldToken(runtime, "vault"),

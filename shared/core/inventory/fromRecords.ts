@@ -13,8 +13,8 @@ import type { Inventory, InventorySource, InventoryUpdate } from "../ports/inven
  * the storage's own timeout) the sweep or the renewal it follows: a failure is a warning.
  */
 
-/** What remembering needs: a Runtime has it all. */
-export interface RememberDeps {
+/** What remembering needs: a AccountPorts has it all. */
+export interface RememberPorts {
   readonly inventory: Inventory;
   readonly now: () => Date;
 }
@@ -77,7 +77,7 @@ export function fromCreateInput(input: CreateCertificateInput, seenAt: Date): In
 
 /** Stores `updates`; a failure is logged as a warning and swallowed. Resolves false then. */
 export async function remember(
-  deps: RememberDeps,
+  deps: RememberPorts,
   log: Logger,
   updates: readonly InventoryUpdate[],
 ): Promise<boolean> {
@@ -101,7 +101,7 @@ export async function remember(
 
 /** A certificate created through certsched (CLI create, POST /api/certificates). */
 export function rememberCreated(
-  deps: RememberDeps,
+  deps: RememberPorts,
   log: Logger,
   input: CreateCertificateInput,
 ): Promise<boolean> {
@@ -110,7 +110,7 @@ export function rememberCreated(
 
 /** A certificate renewed by name (CLI renew, POST /api/certificates/{name}/renew). */
 export function rememberRenewed(
-  deps: RememberDeps,
+  deps: RememberPorts,
   log: Logger,
   record: CertificateRecord,
 ): Promise<boolean> {

@@ -8,7 +8,7 @@ import type { Logger } from "../../lib/log.js";
 import { mapWithConcurrency } from "../../lib/pool.js";
 import { redact } from "../../lib/redact/redact.js";
 import { escapeControl } from "../../lib/text/escapeControl.js";
-import { type RenewByNameDeps, renewByName } from "../renewByName.js";
+import { type RenewByNamePorts, renewByName } from "../renewByName.js";
 import type { AriReading } from "./askAri.js";
 import { blockedByPreflight } from "./preflightGate.js";
 
@@ -20,9 +20,9 @@ import { blockedByPreflight } from "./preflightGate.js";
  * is not asked for again, and the ledger's claim keeps two processes from both asking.
  */
 
-export type RenewForAriDeps = RenewByNameDeps & {
-  readonly ledger: Pick<Ledger, "kind" | "read"> & RenewByNameDeps["ledger"];
-  readonly settings: RenewByNameDeps["settings"] & {
+export type RenewForAriPorts = RenewByNamePorts & {
+  readonly ledger: Pick<Ledger, "kind" | "read"> & RenewByNamePorts["ledger"];
+  readonly settings: RenewByNamePorts["settings"] & {
     /**
      * CERTSCHED_RENEWAL_CONCURRENCY: renewals in flight at once, as the sweep's. A CA that
      * revokes en masse puts thousands of windows open at once; one at a time they would not
@@ -69,7 +69,7 @@ async function askedSince(
 
 /** One certificate whose window has started: asked for, unless done since. Never throws. */
 async function renewOneForAri(
-  deps: RenewForAriDeps,
+  deps: RenewForAriPorts,
   log: Logger,
   { record, ari }: AriReading & { readonly ari: { readonly start: Date } },
   now: Date,
@@ -117,7 +117,7 @@ async function renewOneForAri(
  * (one failing never stops the others), in the readings' order. Never throws.
  */
 export async function renewForAri(
-  deps: RenewForAriDeps,
+  deps: RenewForAriPorts,
   log: Logger,
   readings: readonly AriReading[],
 ): Promise<AriRenewal[]> {

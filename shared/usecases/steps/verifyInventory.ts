@@ -45,7 +45,7 @@ import {
   withoutAriQuestion,
 } from "./runCheck.js";
 import { sharedVaultReads } from "./vaultSync.js";
-import { type WatchDeps, watchedUpdates } from "./watchedUpdates.js";
+import { type WatchPorts, watchedUpdates } from "./watchedUpdates.js";
 
 /**
  * One verification run over the inventory: every known certificate, every
@@ -53,13 +53,13 @@ import { type WatchDeps, watchedUpdates } from "./watchedUpdates.js";
  * The timer, the sweep, `POST /api/verifications` and `certsched verify` all run this.
  */
 
-/** What a verification run needs; the Runtime (shared/app/services.ts) satisfies it. */
+/** What a verification run needs; the AccountPorts (shared/app/services.ts) satisfies it. */
 export interface VerifyInventoryPorts extends CheckPorts {
   readonly settings: Pick<Settings, "watch" | "watchCertificates" | "verify"> &
     Partial<Pick<Settings, "watchVaults" | "ari">>;
   /** The CAs' renewal information (ARI); absent: not asked. */
   readonly ari?: Ari | undefined;
-  readonly client: WatchDeps["client"];
+  readonly client: WatchPorts["client"];
   readonly inventory: Pick<Inventory, "kind" | "list" | "upsert" | "recordVerification">;
   readonly history: History;
 }

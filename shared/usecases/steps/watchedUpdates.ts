@@ -21,7 +21,7 @@ export const WATCH_REFRESH_MS = 7 * DAY_MS;
 /** Get Certificate calls in flight at once. */
 const GET_CONCURRENCY = 4;
 
-export interface WatchDeps {
+export interface WatchPorts {
   readonly settings: {
     readonly watch: readonly NamedEndpoint[];
     readonly watchCertificates: readonly string[];
@@ -38,7 +38,7 @@ export interface WatchDeps {
  * look-up is a warning: the certificate is verified as stored, if it is.
  */
 export async function watchedUpdates(
-  deps: WatchDeps,
+  deps: WatchPorts,
   stored: ReadonlyMap<string, InventoryRecord>,
   log: Logger,
   run: { readonly now: Date; readonly trigger: Trigger },

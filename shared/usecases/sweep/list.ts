@@ -1,7 +1,7 @@
 import { recordWarnings } from "../../core/certificate/recordWarnings.js";
 import {
   fromServiceRecord,
-  type RememberDeps,
+  type RememberPorts,
   remember,
 } from "../../core/inventory/fromRecords.js";
 import type { DueList } from "../../core/ports/service.js";
@@ -26,7 +26,7 @@ export type Listing =
 export async function listDue(
   run: SweepRun,
   calls: SweepCalls,
-  inventory: RememberDeps,
+  inventory: RememberPorts,
   log: Logger,
 ): Promise<{ readonly listing: Listing; readonly inventoryWrite: Promise<boolean> }> {
   let due: DueList;

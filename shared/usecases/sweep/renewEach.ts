@@ -9,7 +9,7 @@ import { type CertificateResult, resultLine } from "../../core/renewal/summary.j
 import type { AttemptObserver } from "../../lib/http/attemptObserver.js";
 import type { Logger } from "../../lib/log.js";
 import type { Plan } from "./plan.js";
-import { describe, type RenewContext, renewOne } from "./renewOne.js";
+import { describe, renewOne, type TurnPorts } from "./renewOne.js";
 import type { SweepCalls } from "./sweepCalls.js";
 import type { SweepRun } from "./sweepRun.js";
 
@@ -55,7 +55,7 @@ export async function renewEach(
   input: RenewEachInput,
 ): Promise<CertificateResult[]> {
   const { control, log } = input;
-  const context = turnContext(run, plan, input);
+  const context = turnPorts(run, plan, input);
   const width = (): number =>
     plan.gate?.sequential ? 1 : control ? control.current() : input.concurrency;
   // The limit every process of the account shares, as it stands: only when renewals may go out.
@@ -77,10 +77,7 @@ export async function renewEach(
   return results;
 }
 
-/** What every certificate's turn shares: the run's state, the plan's budget, the ledger. */
-type TurnContext = RenewContext;
-
-function turnContext(run: SweepRun, plan: Plan, input: RenewEachInput): TurnContext {
+function turnPorts(run: SweepRun, plan: Plan, input: RenewEachInput): TurnPorts {
   const { gate } = plan;
   return {
     ledger: input.ledger,
@@ -106,7 +103,7 @@ function turnContext(run: SweepRun, plan: Plan, input: RenewEachInput): TurnCont
 function turn(
   cert: CertificateRecord,
   slot: PoolSlot,
-  context: TurnContext,
+  context: TurnPorts,
   input: RenewEachInput,
 ): Promise<CertificateResult> {
   const { control } = input;

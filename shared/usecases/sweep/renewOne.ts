@@ -33,7 +33,7 @@ import { redact } from "../../lib/redact/redact.js";
 export type SendRenewal = (sending: () => Promise<void>) => Promise<string>;
 
 /** What one certificate's turn needs from its sweep (every certificate's turn shares it). */
-export interface RenewContext {
+export interface TurnPorts {
   readonly ledger: Ledger;
   readonly now: () => Date;
   readonly graceMs: number;
@@ -117,7 +117,7 @@ function answerUnknownOf(
  */
 export async function renewOne(
   cert: CertificateRecord,
-  ctx: RenewContext,
+  ctx: TurnPorts,
   send: SendRenewal,
 ): Promise<CertificateResult> {
   const at = ctx.now();
@@ -202,7 +202,7 @@ class TurnResults {
 /** Reads the certificate's ledger row; a row that cannot be read ends the turn (`result`). */
 async function readRow(
   cert: CertificateRecord,
-  ctx: RenewContext,
+  ctx: TurnPorts,
   turn: TurnResults,
 ): Promise<{ entry: LedgerEntry | undefined } | { result: CertificateResult }> {
   try {
@@ -231,7 +231,7 @@ async function readRow(
 function decidedResult(
   verdict: Verdict,
   entry: LedgerEntry | undefined,
-  ctx: RenewContext,
+  ctx: TurnPorts,
   turn: TurnResults,
 ): CertificateResult | undefined {
   // Nothing claimed, nothing sent, nothing counted: a person must act first.
@@ -259,10 +259,7 @@ function decidedResult(
 }
 
 /** The result when the sweep may no longer send (stopped, out of budget); else undefined. */
-async function heldBack(
-  ctx: RenewContext,
-  turn: TurnResults,
-): Promise<CertificateResult | undefined> {
+async function heldBack(ctx: TurnPorts, turn: TurnResults): Promise<CertificateResult | undefined> {
   // The deadline may have passed while the row was read.
   const stoppedNow = ctx.stopped();
   if (stoppedNow) return turn.notAttempted(stoppedNow);
@@ -276,7 +273,7 @@ function sentResult(
   sent: ClaimAndSendResult,
   verdict: Verdict,
   stuck: boolean,
-  ctx: RenewContext,
+  ctx: TurnPorts,
   turn: TurnResults,
 ): CertificateResult {
   // Asked again (or another sweep is asking): no longer left waiting by this sweep.

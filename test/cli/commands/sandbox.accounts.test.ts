@@ -3,7 +3,7 @@ import type { Io, OutputStream } from "../../../cli/io.js";
 import { type Sandbox, startSandbox } from "../../../cli/sandbox.js";
 import { sweepSandbox, sweepSandboxAccounts } from "../../../cli/sandboxSweep.js";
 import { loadSettings } from "../../../shared/app/config/settings.js";
-import type { Runtime } from "../../../shared/app/services.js";
+import type { AccountPorts } from "../../../shared/app/services.js";
 import { ConfigError } from "../../../shared/lib/errors.js";
 import { silentLogger } from "../../../shared/lib/log.js";
 import { sweep as runSweep } from "../../../shared/usecases/sweep/sweep.js";
@@ -32,7 +32,7 @@ function renewRequests(name: string): number {
 }
 
 /** The sweep the CLI runs for one account, without its terminal. */
-const sweep = (runtime: Runtime) => runSweep(runtime, silentLogger, { trigger: "cli" });
+const sweep = (runtime: AccountPorts) => runSweep(runtime, silentLogger, { trigger: "cli" });
 
 /** Each certificate name's renewals the simulator carried out (a refused one is not). */
 function renewsOn(name: string): Record<string, number> {

@@ -647,7 +647,7 @@ async function sweepContoso(sandbox: Sandbox): Promise<void> {
   const services = sandboxServices(sandbox);
   const quiet = { info: () => {}, warn: () => {}, error: () => {} };
   try {
-    await sweep(services.runtime("contoso"), quiet, { trigger: "cli" });
+    await sweep(services.forAccount("contoso"), quiet, { trigger: "cli" });
   } finally {
     await services.close();
   }

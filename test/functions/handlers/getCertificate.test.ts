@@ -4,7 +4,7 @@ import { getCertificate } from "../../../functions/getCertificate.js";
 import { renewCertificate } from "../../../functions/renewCertificate.js";
 import { tableHistory } from "../../../shared/adapters/storage/tableHistory.js";
 import { tableInventory } from "../../../shared/adapters/storage/tableInventory.js";
-import { getRuntime } from "../../../shared/app/services.js";
+import { getAccountPorts } from "../../../shared/app/services.js";
 import { memoryHistory } from "../../../shared/core/ports/history.js";
 import { READER } from "../../../shared/edge/auth/roles.js";
 import { DAY_MS } from "../../../shared/lib/time.js";
@@ -402,7 +402,7 @@ describe("GET /api/certificates/{name} with status and history", () => {
 
   it("answers a name the service does not know but the inventory does, with the service's 404 in `service`", async () => {
     const name = unique();
-    await getRuntime().inventory.upsert([
+    await getAccountPorts().inventory.upsert([
       { certificateName: name, source: "watch", seenAt: new Date() },
     ]);
 
@@ -447,7 +447,7 @@ describe("GET /api/certificates/{name} with status and history", () => {
   it("never answers a secret a history row holds (rows are input: redacted when read, too)", async () => {
     const cert = add();
     const { apiKey, clientSecret } = app.sim.options;
-    await getRuntime().history.append([
+    await getAccountPorts().history.append([
       {
         at: new Date(),
         certificateName: cert.certificateName,

@@ -2,7 +2,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { dashboard } from "../../../functions/dashboard.js";
 import { getCertificate } from "../../../functions/getCertificate.js";
 import { listCertificates } from "../../../functions/listCertificates.js";
-import { getRuntime } from "../../../shared/app/services.js";
+import { getAccountPorts } from "../../../shared/app/services.js";
 import type { PreflightRecord } from "../../../shared/core/ports/inventory.js";
 import { PREFLIGHT_ADVICE } from "../../../shared/core/preflight/advice.js";
 import { DAY_MS, HOUR_MS } from "../../../shared/lib/time.js";
@@ -58,7 +58,7 @@ beforeAll(async () => {
   azurite = await startAzurite();
   app = await startHarness({ certificates: [] });
   await app.configure({ AzureWebJobsStorage: azurite.connectionString });
-  const runtime = getRuntime();
+  const runtime = getAccountPorts();
   const seenAt = new Date();
   await runtime.inventory.upsert(
     NAMES.map((certificateName, i) => ({

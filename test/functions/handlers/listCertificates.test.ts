@@ -2,7 +2,7 @@ import fc from "fast-check";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { getCertificate } from "../../../functions/getCertificate.js";
 import { listCertificates } from "../../../functions/listCertificates.js";
-import { getRuntime } from "../../../shared/app/services.js";
+import { getAccountPorts } from "../../../shared/app/services.js";
 import { type InventoryUpdate, memoryInventory } from "../../../shared/core/ports/inventory.js";
 import type { LedgerOutcome } from "../../../shared/core/ports/ledger.js";
 import { READER } from "../../../shared/edge/auth/roles.js";
@@ -74,7 +74,7 @@ beforeAll(async () => {
   azurite = await startAzurite();
   app = await startHarness({ certificates: [] });
   await app.configure({ AzureWebJobsStorage: azurite.connectionString });
-  const runtime = getRuntime();
+  const runtime = getAccountPorts();
   await runtime.ledger.open();
   const seenAt = new Date();
   const updates: InventoryUpdate[] = [];

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { listDueCertificates } from "../../../functions/listDueCertificates.js";
-import type { Runtime } from "../../../shared/app/services.js";
+import type { AccountPorts } from "../../../shared/app/services.js";
 import { memoryLedger } from "../../../shared/core/ports/ledger.js";
 import { ConfigError } from "../../../shared/lib/errors.js";
 import { silentLogger } from "../../../shared/lib/log.js";
@@ -36,7 +36,7 @@ afterEach(async () => {
 async function world(
   certificates: SeedCertificate[],
   env: (sim: Simulator) => Record<string, string> = () => ({}),
-): Promise<{ sim: Simulator; runtime: Runtime }> {
+): Promise<{ sim: Simulator; runtime: AccountPorts }> {
   const sandbox = await startSandbox({ sim: { certificates } });
   const runtime = runtimeFor(sandbox.sim, env(sandbox.sim));
   closers.push(async () => {
@@ -46,7 +46,7 @@ async function world(
   return { sim: sandbox.sim, runtime };
 }
 
-const sweep = (runtime: Runtime) =>
+const sweep = (runtime: AccountPorts) =>
   renewDueWith({
     client: runtime.client,
     ledger: memoryLedger(),

@@ -51,7 +51,7 @@ beforeAll(async () => {
     CERTSCHED_WEBHOOK_FORMAT: "json",
   });
   // What an earlier sweep remembered: the due list's records in the inventory.
-  const runtime = getServices().runtime();
+  const runtime = getServices().forAccount();
   const due = await runtime.client.listDue();
   await runtime.inventory.upsert(
     due.certificates.map((r) => fromServiceRecord(r, "due-list", new Date())),

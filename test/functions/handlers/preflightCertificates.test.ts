@@ -46,7 +46,7 @@ const run = () =>
   );
 
 const checked = async (account: string) =>
-  (await getServices().runtime(account).inventory.list()).items
+  (await getServices().forAccount(account).inventory.list()).items
     .filter((r) => r.lastPreflight)
     .map((r) => r.certificateName);
 
@@ -70,7 +70,7 @@ describe("the preflight timer", () => {
       inventory: (account) =>
         account === B ? unreadableInventory() : app.tableInventoryOf(account),
     });
-    const before = (await getServices().runtime(A).inventory.get("near"))?.lastPreflight?.at;
+    const before = (await getServices().forAccount(A).inventory.get("near"))?.lastPreflight?.at;
     const thrown = await run();
     expect(thrown).toBeInstanceOf(CertschedError);
     expect((thrown as CertschedError).code).toBe("INVENTORY_UNAVAILABLE");
@@ -80,7 +80,7 @@ describe("the preflight timer", () => {
       ),
     );
     // A was checked again, all the same.
-    const after = (await getServices().runtime(A).inventory.get("near"))?.lastPreflight?.at;
+    const after = (await getServices().forAccount(A).inventory.get("near"))?.lastPreflight?.at;
     expect(after?.getTime()).toBeGreaterThan(before?.getTime() ?? 0);
     expect(app.logs).toContainEqual(
       expect.stringContaining(`${PREFLIGHT_SUMMARY_PREFIX} (account ${A}):`),

@@ -2,7 +2,7 @@ import { randomBytes, randomUUID } from "node:crypto";
 import { InvocationContext, type Timer } from "@azure/functions";
 import { afterEach, describe, expect, it } from "vitest";
 import { renewDueCertificates } from "../../../functions/renewDueCertificates.js";
-import { resetRuntime } from "../../../shared/app/services.js";
+import { resetServices } from "../../../shared/app/services.js";
 import { memoryLedger } from "../../../shared/core/ports/ledger.js";
 import { SweepFailedError } from "../../../shared/lib/errors.js";
 import {
@@ -40,7 +40,7 @@ describe("renewDueCertificates with a webhook", () => {
       else process.env[key] = value;
     }
     saved.clear();
-    await resetRuntime();
+    await resetServices();
     await sim?.close();
     await receiver?.close();
   });
@@ -61,7 +61,7 @@ describe("renewDueCertificates with a webhook", () => {
       CERTSCHED_WEBHOOK_FORMAT: "teams",
       CERTSCHED_NOTIFY_SUCCESS: "true",
     });
-    await resetRuntime({ now, ledger: memoryLedger() });
+    await resetServices({ now, ledger: memoryLedger() });
     const logs: string[] = [];
     const context = new InvocationContext({
       invocationId: randomUUID(),

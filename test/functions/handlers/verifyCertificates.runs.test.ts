@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { verifyCertificates } from "../../../functions/verifyCertificates.js";
 import { INSTRUMENTS } from "../../../shared/adapters/telemetry/otelTelemetry.js";
-import { getRuntime } from "../../../shared/app/services.js";
+import { getAccountPorts } from "../../../shared/app/services.js";
 import { APP_SERVICE } from "../../../shared/core/certificate/fields.js";
 import { type Inventory, memoryInventory } from "../../../shared/core/ports/inventory.js";
 import { memoryLedger } from "../../../shared/core/ports/ledger.js";
@@ -101,7 +101,8 @@ describe("a verification over the simulator's hosting endpoint", () => {
       },
     ]);
     const { log, lines } = collectingLogger();
-    const run = () => verifyWith(getRuntime(), log, { trigger: "http", ca: [w.hosting.caPem] });
+    const run = () =>
+      verifyWith(getAccountPorts(), log, { trigger: "http", ca: [w.hosting.caPem] });
     await known(w, "shop");
     const first = await run();
     // First sight: nothing to compare with, and nothing bad: no message.
@@ -152,7 +153,7 @@ describe("a verification over the simulator's hosting endpoint", () => {
     ]);
     w.hosting.inject("www", "keep-old-certificate");
     const { log, lines } = collectingLogger();
-    const sweep = () => runSweep(getRuntime(), log, { verifyCa: [w.hosting.caPem] });
+    const sweep = () => runSweep(getAccountPorts(), log, { verifyCa: [w.hosting.caPem] });
 
     const renewed = await sweep();
     expect(renewed.counts["renewal-scheduled"]).toBe(1);
@@ -161,7 +162,10 @@ describe("a verification over the simulator's hosting endpoint", () => {
 
     // Within the window: pending, not a failure, no message.
     w.clock.advance(HOUR_MS);
-    const within = await verifyWith(getRuntime(), log, { trigger: "timer", ca: [w.hosting.caPem] });
+    const within = await verifyWith(getAccountPorts(), log, {
+      trigger: "timer",
+      ca: [w.hosting.caPem],
+    });
     expect(within.results.map((r) => r.status)).toEqual(["pending"]);
     expect(within.failed).toBe(false);
     expect(w.receiver.received.filter((r) => (r.json as Message).to === "pending")).toEqual([]);

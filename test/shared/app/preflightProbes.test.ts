@@ -74,7 +74,7 @@ describe("preflight over the simulator's DNS, ARM and apps (no storage: the due 
   let forbidden: readonly PreflightResult[];
 
   beforeAll(async () => {
-    const report = await preflightWith(services.runtime(), log, { scope: "all" });
+    const report = await preflightWith(services.forAccount(), log, { scope: "all" });
     expect(report.source).toBe("due-list");
     results = report.results;
     // The 403 on the subscription's sites hides every unbound site: look at those apart.
@@ -150,7 +150,7 @@ describe("preflight over the simulator's DNS, ARM and apps (no storage: the due 
 
 describe("once ARM lets certsched read the sites", () => {
   it("finds the bound App Service certificate ready and the unbound one hostname-not-bound", async () => {
-    const report = await preflightWith(services.runtime(), log, {
+    const report = await preflightWith(services.forAccount(), log, {
       scope: "all",
       names: ["ready-web", "unbound-web"],
     });
@@ -172,7 +172,7 @@ describe("once ARM lets certsched read the sites", () => {
     world.dns.mode("*", "silent");
     const started = Date.now();
     try {
-      const report = await preflightWith(services.runtime(), log, {
+      const report = await preflightWith(services.forAccount(), log, {
         scope: "all",
         names: ["vault-ready"],
       });
@@ -219,7 +219,7 @@ describe("the app certsched created (from the inventory)", () => {
     ]);
     const withInventory = createServices(loadSettings(world.env), { inventory });
     try {
-      const report = await preflightWith(withInventory.runtime(), log, { scope: "all" });
+      const report = await preflightWith(withInventory.forAccount(), log, { scope: "all" });
       expect(report.source).toBe("inventory");
       expect(byName(report.results, "in-slot").checks["app-binding"]).toEqual(["pass", null]);
       expect(byName(report.results, "not-in-production").checks["app-binding"]).toEqual([

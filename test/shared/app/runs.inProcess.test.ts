@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, inject, it } from "vitest";
 import { runRenewals } from "../../../functions/runRenewals.js";
 import { memoryRunStore } from "../../../shared/adapters/storage/memory/memoryRunStore.js";
 import { loadSettings } from "../../../shared/app/config/settings.js";
-import { getRuntime } from "../../../shared/app/services.js";
+import { getAccountPorts } from "../../../shared/app/services.js";
 import { memoryLedger } from "../../../shared/core/ports/ledger.js";
 import type { RunStore } from "../../../shared/core/ports/runStore.js";
 import { MAX_DEQUEUE_COUNT } from "../../../shared/core/runs/run.js";
@@ -22,7 +22,7 @@ beforeEach(async () => {
   });
 });
 afterEach(async () => {
-  await getRuntime().runs.settled();
+  await getAccountPorts().runs.settled();
   expect(app.leaks()).toEqual([]);
   await app.close();
 });
@@ -30,7 +30,7 @@ afterEach(async () => {
 describe("where runs live", () => {
   it("with AzureWebJobsStorage: the table and the Storage Queue", async () => {
     await app.configure({ AzureWebJobsStorage: inject("azuriteTableConnectionString") });
-    const runs = getRuntime().runs;
+    const runs = getAccountPorts().runs;
     expect([runs.store.kind, runs.queue.kind]).toEqual(["table", "storage"]);
   });
 
@@ -39,7 +39,7 @@ describe("where runs live", () => {
       CERTSCHED_LEDGER_TABLE_URI: "https://st.table.core.windows.net",
       CERTSCHED_QUEUE_URI: "https://st.queue.core.windows.net",
     });
-    const runs = getRuntime().runs;
+    const runs = getAccountPorts().runs;
     expect([runs.store.kind, runs.queue.kind]).toEqual(["table", "storage"]);
   });
 
@@ -54,7 +54,7 @@ describe("where runs live", () => {
   });
 
   it("without storage: in this process, the message delivered here", async () => {
-    const runs = getRuntime().runs;
+    const runs = getAccountPorts().runs;
     expect([runs.store.kind, runs.queue.kind]).toEqual(["memory", "inline"]);
 
     const reply = await app.call(runRenewals, httpRequest({ path: "renewals" }));

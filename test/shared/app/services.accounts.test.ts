@@ -32,8 +32,8 @@ describe("createServices with declared accounts", () => {
     expect(services.accounts).toEqual(["contoso", "fabrikam-eu"]);
     try {
       const [a, b] = await Promise.all([
-        services.runtime("contoso").client.listDue(),
-        services.runtime("fabrikam-eu").client.listDue(),
+        services.forAccount("contoso").client.listDue(),
+        services.forAccount("fabrikam-eu").client.listDue(),
       ]);
       expect(a.certificates.map((c) => c.certificateName)).toEqual(["www"]);
       expect(b.certificates.map((c) => c.certificateName)).toEqual(["www"]);
@@ -53,9 +53,11 @@ describe("createServices with declared accounts", () => {
           expect(request.body).toContain(encodeURIComponent(sim.options.clientId));
         }
       }
-      expect(services.runtime("contoso").tokens).not.toBe(services.runtime("fabrikam-eu").tokens);
-      expect(services.runtime("contoso").settings.account).toBe("contoso");
-      expect(services.runtime()).toBe(services.runtime("contoso"));
+      expect(services.forAccount("contoso").tokens).not.toBe(
+        services.forAccount("fabrikam-eu").tokens,
+      );
+      expect(services.forAccount("contoso").settings.account).toBe("contoso");
+      expect(services.forAccount()).toBe(services.forAccount("contoso"));
     } finally {
       await services.close();
     }
@@ -92,7 +94,7 @@ describe("createServices with declared accounts", () => {
     try {
       for (const { name, sim } of accounts.accounts) {
         sim.reset();
-        expect(await services.runtime(name).client.test()).toBeTruthy();
+        expect(await services.forAccount(name).client.test()).toBeTruthy();
         // The account's own secret reached its own token endpoint.
         const token = sim.requestsFor("token")[0];
         expect(token?.body).toContain(encodeURIComponent(sim.options.clientSecret));
@@ -117,22 +119,22 @@ describe("createServices with declared accounts", () => {
     }));
     const services = createServices(loadSettings({ CERTSCHED_ACCOUNTS: JSON.stringify(declared) }));
     try {
-      const first = services.runtime("a0");
-      const kept = services.runtime("a1");
+      const first = services.forAccount("a0");
+      const kept = services.forAccount("a1");
       for (let i = 2; i < count; i++) {
         // a1 is used all along: the most recent, never let go.
-        expect(services.runtime("a1")).toBe(kept);
-        expect(services.runtime(`a${i}`).settings.baseUrl).toBe(`https://a${i}.example`);
+        expect(services.forAccount("a1")).toBe(kept);
+        expect(services.forAccount(`a${i}`).settings.baseUrl).toBe(`https://a${i}.example`);
       }
-      expect(services.runtime("a1")).toBe(kept);
+      expect(services.forAccount("a1")).toBe(kept);
       // a0 was let go and is built again, as itself.
-      const again = services.runtime("a0");
+      const again = services.forAccount("a0");
       expect(again).not.toBe(first);
       expect(again.settings.account).toBe("a0");
       expect(again.settings.baseUrl).toBe("https://a0.example");
       // The last MAX_BUILT_ACCOUNTS - 2 built are still the same objects.
       const last = `a${count - 1}`;
-      expect(services.runtime(last)).toBe(services.runtime(last));
+      expect(services.forAccount(last)).toBe(services.forAccount(last));
     } finally {
       await services.close();
     }

@@ -41,11 +41,11 @@ describe("adaptive concurrency per account, shared through storage", () => {
     const first = createServices(loadSettings(env()));
     const { log, lines } = collectingLogger();
     try {
-      const busy = first.runtime(BUSY);
+      const busy = first.forAccount(BUSY);
       expect(busy.concurrency.kind).toBe("adaptive");
       const [busySweep, calmSweep] = await Promise.all([
         sweep(busy, log, { trigger: "timer" }),
-        sweep(first.runtime(CALM), log, { trigger: "timer" }),
+        sweep(first.forAccount(CALM), log, { trigger: "timer" }),
       ]);
       // Throttled, and still every renewal went through, once.
       expect(busySweep.counts["renewal-scheduled"]).toBe(24);
@@ -56,7 +56,7 @@ describe("adaptive concurrency per account, shared through storage", () => {
         expect(accounts.sim(BUSY).renewCallsFor(c.certificateName)).toBe(1);
       }
       expect(busy.concurrency.current()).toBeLessThan(8);
-      expect(first.runtime(CALM).concurrency.current()).toBe(8);
+      expect(first.forAccount(CALM).concurrency.current()).toBe(8);
       expect(lines.filter((l) => /adaptive concurrency/.test(l.message))).toEqual([]);
     } finally {
       await first.close();
@@ -76,11 +76,11 @@ describe("adaptive concurrency per account, shared through storage", () => {
     // Another instance of the app: it reads the account's limit before its pool starts.
     const second = createServices(loadSettings(env()));
     try {
-      const control = second.runtime(BUSY).concurrency;
+      const control = second.forAccount(BUSY).concurrency;
       expect(control.current()).toBe(8);
       await control.refresh();
       expect(control.current()).toBe(row.limit);
-      expect(second.runtime(CALM).concurrency.current()).toBe(8);
+      expect(second.forAccount(CALM).concurrency.current()).toBe(8);
     } finally {
       await second.close();
     }
@@ -96,20 +96,20 @@ describe("adaptive concurrency per account, shared through storage", () => {
 
   it("lets Seams replace an account's concurrency, for every account or per account", () => {
     const all = createServices(loadSettings(env()), { concurrency: fixedConcurrency(3) });
-    expect(all.runtime(BUSY).concurrency.current()).toBe(3);
-    expect(all.runtime(CALM).concurrency.kind).toBe("fixed");
+    expect(all.forAccount(BUSY).concurrency.current()).toBe(3);
+    expect(all.forAccount(CALM).concurrency.kind).toBe("fixed");
     const per = createServices(loadSettings(env()), {
       concurrency: (account) => fixedConcurrency(account === BUSY ? 1 : 5),
     });
-    expect(per.runtime(BUSY).concurrency.current()).toBe(1);
-    expect(per.runtime(CALM).concurrency.current()).toBe(5);
+    expect(per.forAccount(BUSY).concurrency.current()).toBe(1);
+    expect(per.forAccount(CALM).concurrency.current()).toBe(5);
   });
 
   it("grows past the configured value up to CERTSCHED_RENEWAL_CONCURRENCY_MAX when set", () => {
     const services = createServices(
       loadSettings({ ...env(), CERTSCHED_RENEWAL_CONCURRENCY_MAX: "32" }),
     );
-    const control = services.runtime(CALM).concurrency;
+    const control = services.forAccount(CALM).concurrency;
     for (let i = 0; i < 8; i++) control.observe({ kind: "answered", latencyMs: 5, epoch: 0 });
     expect(control.current()).toBe(9);
   });

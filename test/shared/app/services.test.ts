@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { memoryRunStore } from "../../../shared/adapters/storage/memory/memoryRunStore.js";
 import { DEFAULT_ACCOUNT } from "../../../shared/app/accountServices.js";
 import { loadSettings } from "../../../shared/app/config/settings.js";
-import { createRuntime, createServices, type Services } from "../../../shared/app/services.js";
+import { createAccountPorts, createServices, type Services } from "../../../shared/app/services.js";
 import { memoryLedger } from "../../../shared/core/ports/ledger.js";
 import type { Env } from "../../../shared/core/settings.js";
 import { ConfigError } from "../../../shared/lib/errors.js";
@@ -52,12 +52,15 @@ describe("createServices", () => {
     ]);
   });
 
-  it("gives a runtime with the app's services and the account's, the same object each time", () => {
+  it("gives an account's ports with the app's services and the account's, the same object each time", () => {
     const ledger = memoryLedger();
     const store = memoryRunStore();
     const s = services({ ledger, runs: { store } });
-    const runtime = s.runtime();
-    expect(s.runtime()).toBe(runtime);
+    const runtime = s.forAccount();
+    expect(s.forAccount()).toBe(runtime);
+    // Each port named once: the notifier is the account's (naming it), never the app's.
+    expect(runtime.notifier).toBe(s.account().notifier);
+    expect(Object.keys(runtime)).not.toContain("app");
     // App-wide: storage, runs, notifier, transport.
     expect(runtime.ledger).toBe(ledger);
     expect(runtime.runs.store).toBe(store);
@@ -80,14 +83,14 @@ describe("createServices", () => {
   });
 
   it("without storage, keeps runs in this process (memory store, inline queue)", () => {
-    const runtime = createRuntime(loadSettings(ENV));
+    const runtime = createAccountPorts(loadSettings(ENV));
     built.push({ close: () => runtime.close() } as Services);
     expect(runtime.ledger.kind).toBe("none");
     expect(runtime.runs.queue.kind).toBe("inline");
   });
 
   it("with a storage connection, uses the tables and the Storage Queue", () => {
-    const runtime = createRuntime(
+    const runtime = createAccountPorts(
       loadSettings({ ...ENV, AzureWebJobsStorage: "UseDevelopmentStorage=true" }),
     );
     built.push({ close: () => runtime.close() } as Services);

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { loadSettings } from "../../../shared/app/config/settings.js";
-import { createRuntime, type Runtime } from "../../../shared/app/services.js";
+import { type AccountPorts, createAccountPorts } from "../../../shared/app/services.js";
 import { dashboardSourcesOf, statusSourcesOf } from "../../../shared/app/sources.js";
 import { memoryHistory } from "../../../shared/core/ports/history.js";
 import { memoryInventory } from "../../../shared/core/ports/inventory.js";
@@ -26,16 +26,16 @@ const ROW: LedgerRecord = {
   detail: undefined,
 };
 
-const built: Runtime[] = [];
+const built: AccountPorts[] = [];
 afterEach(async () => {
   await Promise.all(built.splice(0).map((r) => r.close()));
 });
 
 /** A runtime with in-process storage, the ledger holding ROW. */
-async function runtime(): Promise<Runtime> {
+async function runtime(): Promise<AccountPorts> {
   const ledger = memoryLedger();
   await ledger.write(ROW, undefined);
-  const made = createRuntime(loadSettings(ENV), {
+  const made = createAccountPorts(loadSettings(ENV), {
     ledger,
     inventory: memoryInventory(),
     history: memoryHistory(),

@@ -5,7 +5,7 @@ import { listDueCertificates } from "../../../functions/listDueCertificates.js";
 import { renewCertificate } from "../../../functions/renewCertificate.js";
 import { runRenewals } from "../../../functions/runRenewals.js";
 import { testConnectivity } from "../../../functions/testConnectivity.js";
-import { getRuntime } from "../../../shared/app/services.js";
+import { getAccountPorts } from "../../../shared/app/services.js";
 import { DAY_MS } from "../../../shared/lib/time.js";
 import { type AppHarness, type Reply, STACK_FRAME, startHarness } from "../../support/app.js";
 import { validCreateInputs } from "../../support/createBodies.js";
@@ -39,7 +39,7 @@ beforeEach(async () => {
 });
 afterEach(async () => {
   // POST /api/renewals queues its run; without storage it is swept in this process: let it end.
-  await getRuntime().runs.settled();
+  await getAccountPorts().runs.settled();
   expect(app.leaks()).toEqual([]);
 });
 afterAll(() => app.close());

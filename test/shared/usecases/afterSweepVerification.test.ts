@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { loadVerifySettings } from "../../../shared/app/config/verifySettings.js";
-import type { Runtime } from "../../../shared/app/services.js";
+import type { AccountPorts } from "../../../shared/app/services.js";
 import {
   type InventoryRecord,
   memoryInventory,
@@ -245,7 +245,7 @@ describe("verifyAfterSweep", () => {
 
 describe("after a sweep through sweep", () => {
   let sim: Simulator;
-  let runtime: Runtime | undefined;
+  let runtime: AccountPorts | undefined;
   beforeEach(async () => {
     sim = await startSimulator({
       completionDelayMs: 30 * 60_000,

@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { SINGLE_ACCOUNT_SETTINGS } from "../../../shared/app/config/accounts.js";
-import type { Runtime } from "../../../shared/app/services.js";
+import type { AccountPorts } from "../../../shared/app/services.js";
 import { APP_SERVICE, KEY_VAULT } from "../../../shared/core/certificate/fields.js";
 import type { PreflightRecord } from "../../../shared/core/ports/inventory.js";
 import { PREFLIGHT_ADVICE } from "../../../shared/core/preflight/advice.js";
@@ -31,7 +31,7 @@ const HOOK_SECRET = `hook-${randomBytes(16).toString("hex")}`;
 let azurite: AzuriteHandle;
 let sim: Simulator;
 let receiver: Receiver;
-let runtime: Runtime;
+let runtime: AccountPorts;
 
 beforeAll(async () => {
   azurite = await startAzurite();

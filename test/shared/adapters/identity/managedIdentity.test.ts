@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import type { CredentialLike } from "../../../../shared/adapters/identity/managedIdentity.js";
 import { INSTRUMENTS } from "../../../../shared/adapters/telemetry/otelTelemetry.js";
 import { loadSettings } from "../../../../shared/app/config/settings.js";
-import { createRuntime, type Runtime } from "../../../../shared/app/services.js";
+import { type AccountPorts, createAccountPorts } from "../../../../shared/app/services.js";
 import { memoryLedger } from "../../../../shared/core/ports/ledger.js";
 import type { Logger } from "../../../../shared/lib/log.js";
 import { sweep } from "../../../../shared/usecases/sweep/sweep.js";
@@ -80,7 +80,7 @@ function dueCertificates(n: number): SeedCertificate[] {
 
 describe("managed-identity cloud tokens", () => {
   let sim: Simulator;
-  let runtime: Runtime | undefined;
+  let runtime: AccountPorts | undefined;
 
   afterEach(async () => {
     await runtime?.close();
@@ -117,7 +117,7 @@ describe("managed-identity cloud tokens", () => {
 
   it("a sweep of 30 due certificates asks the identity for exactly the 2 scopes, once each", async () => {
     const { identity, settings } = await start(dueCertificates(30));
-    runtime = createRuntime(settings, { now, credential: identity, ledger: memoryLedger() });
+    runtime = createAccountPorts(settings, { now, credential: identity, ledger: memoryLedger() });
     const log = capture();
     const summary = await sweep(runtime, log);
 
@@ -145,7 +145,7 @@ describe("managed-identity cloud tokens", () => {
   it("times the identity's token requests like any other", async () => {
     const { identity, settings } = await start(dueCertificates(3));
     const otel = inMemoryTelemetry(now);
-    runtime = createRuntime(settings, {
+    runtime = createAccountPorts(settings, {
       now,
       credential: identity,
       ledger: memoryLedger(),
@@ -163,7 +163,7 @@ describe("managed-identity cloud tokens", () => {
     identity.fail = new Error(
       "ManagedIdentityCredential: no managed identity endpoint found.\nDetails: IMDS unreachable",
     );
-    runtime = createRuntime(settings, { now, credential: identity, ledger: memoryLedger() });
+    runtime = createAccountPorts(settings, { now, credential: identity, ledger: memoryLedger() });
     const summary = await sweep(runtime, capture());
     expect(summary.failed).toBe(true);
     // First line only: the identity library's details run over several.

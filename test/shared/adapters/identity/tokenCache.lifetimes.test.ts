@@ -6,7 +6,7 @@ import {
   SWEEP_SPAN_MS,
   TokenCache,
 } from "../../../../shared/adapters/identity/tokenCache.js";
-import type { Runtime } from "../../../../shared/app/services.js";
+import type { AccountPorts } from "../../../../shared/app/services.js";
 import { memoryLedger } from "../../../../shared/core/ports/ledger.js";
 import { TokenError } from "../../../../shared/lib/errors.js";
 import { HttpClient } from "../../../../shared/lib/http/httpClient.js";
@@ -39,9 +39,9 @@ const DUE = 40;
 
 let sandbox: Sandbox;
 let sim: Simulator;
-const runtimes: Runtime[] = [];
+const runtimes: AccountPorts[] = [];
 
-function runtime(overrides: Parameters<typeof runtimeFor>[2] = {}): Runtime {
+function runtime(overrides: Parameters<typeof runtimeFor>[2] = {}): AccountPorts {
   const r = runtimeFor(sim, {}, overrides);
   runtimes.push(r);
   return r;
@@ -78,7 +78,7 @@ async function genuineTokens(): Promise<{ management: string; vault: string }> {
   };
 }
 
-function sweep(r: Runtime) {
+function sweep(r: AccountPorts) {
   return renewDueWith({
     client: r.client,
     ledger: memoryLedger(),

@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { clientCredentialsSource } from "../../../../shared/adapters/identity/clientCredentials.js";
 import { EXPIRY_MARGIN_MS, TokenCache } from "../../../../shared/adapters/identity/tokenCache.js";
-import type { Runtime } from "../../../../shared/app/services.js";
+import type { AccountPorts } from "../../../../shared/app/services.js";
 import { TokenError } from "../../../../shared/lib/errors.js";
 import { HttpClient } from "../../../../shared/lib/http/httpClient.js";
 import { DAY_MS } from "../../../../shared/lib/time.js";
@@ -23,10 +23,10 @@ const VAULT = "https://vault.azure.net";
 
 let sandbox: Sandbox;
 let sim: Simulator;
-const runtimes: Runtime[] = [];
+const runtimes: AccountPorts[] = [];
 
 /** A runtime with an empty token cache, closed after the test. */
-function freshRuntime(env: Record<string, string | undefined> = {}): Runtime {
+function freshRuntime(env: Record<string, string | undefined> = {}): AccountPorts {
   const runtime = runtimeFor(sim, env);
   runtimes.push(runtime);
   return runtime;

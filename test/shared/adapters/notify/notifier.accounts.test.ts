@@ -63,7 +63,7 @@ describe("sweep webhooks with two accounts", () => {
   it("json: each account's message carries its account; the failed one is contoso's", async () => {
     const s = start("json");
     const { log, lines } = collectingLogger();
-    for (const name of [A, B]) await sweep(s.runtime(name), log);
+    for (const name of [A, B]) await sweep(s.forAccount(name), log);
     // The webhook's own log lines say whose message went out.
     expect(lines.map((l) => l.message)).toEqual(
       expect.arrayContaining([
@@ -90,7 +90,7 @@ describe("sweep webhooks with two accounts", () => {
   it("slack: the title and the facts name the account", async () => {
     const s = start("slack");
     const { log } = collectingLogger();
-    await sweep(s.runtime(A), log);
+    await sweep(s.forAccount(A), log);
     const [message] = receiver.received;
     const body = message?.json as { text: string; blocks: { text: { text: string } }[] };
     expect(body.blocks[0]?.text.text).toBe("certsched: renewal sweep of account contoso failed");

@@ -5,7 +5,7 @@ import {
   REQUEST_PARTITION,
 } from "../../../../shared/adapters/storage/rows/historyRow.js";
 import { tableHistory } from "../../../../shared/adapters/storage/tableHistory.js";
-import type { Runtime } from "../../../../shared/app/services.js";
+import type { AccountPorts } from "../../../../shared/app/services.js";
 import { type History, memoryHistory } from "../../../../shared/core/ports/history.js";
 import { type Simulator, startSimulator } from "../../../../sim/index.js";
 import { closedPort, uniqueTableName } from "../../../support/app.js";
@@ -19,7 +19,7 @@ import { runtimeFor } from "../../../support/simulatorServices.js";
  */
 
 let sim: Simulator;
-const runtimes: Runtime[] = [];
+const runtimes: AccountPorts[] = [];
 
 beforeAll(async () => {
   sim = await startSimulator({
@@ -34,7 +34,7 @@ afterEach(async () => {
 });
 afterAll(() => sim.close());
 
-function runtimeWith(history: History, env: Record<string, string> = {}): Runtime {
+function runtimeWith(history: History, env: Record<string, string> = {}): AccountPorts {
   const runtime = runtimeFor(sim, env, { history });
   runtimes.push(runtime);
   return runtime;

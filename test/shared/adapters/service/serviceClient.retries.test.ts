@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { buildTestRequest } from "../../../../shared/adapters/service/requests.js";
-import type { Runtime } from "../../../../shared/app/services.js";
+import type { AccountPorts } from "../../../../shared/app/services.js";
 import { UpstreamError } from "../../../../shared/lib/errors.js";
 import { HttpClient } from "../../../../shared/lib/http/httpClient.js";
 import type { RetryPolicy } from "../../../../shared/lib/http/retryPolicy.js";
@@ -27,13 +27,13 @@ import {
 
 let sandbox: Sandbox;
 let sim: Simulator;
-let runtime: Runtime;
-const extraRuntimes: Runtime[] = [];
+let runtime: AccountPorts;
+const extraRuntimes: AccountPorts[] = [];
 
 type ServiceOp = Exclude<SimOperation, "token">;
 
 /** One call per operation, each valid against the sample certificates. */
-const CALLS: Record<ServiceOp, (r: Runtime) => Promise<unknown>> = {
+const CALLS: Record<ServiceOp, (r: AccountPorts) => Promise<unknown>> = {
   create: (r) => r.client.create(createInput("appServiceHttp")),
   renew: (r) => r.client.renew("www-contoso-com"),
   get: (r) => r.client.get("www-contoso-com"),
@@ -51,7 +51,7 @@ const CALLS: Record<ServiceOp, (r: Runtime) => Promise<unknown>> = {
 
 const PAST = "Wed, 21 Oct 2015 07:28:00 GMT";
 
-function withRuntime(env: Record<string, string>, overrides = {}): Runtime {
+function withLedgerlessPorts(env: Record<string, string>, overrides = {}): AccountPorts {
   const r = runtimeFor(sim, env, overrides);
   extraRuntimes.push(r);
   return r;
@@ -61,7 +61,7 @@ function withRuntime(env: Record<string, string>, overrides = {}): Runtime {
 async function attempts(
   op: ServiceOp,
   faults: Fault[],
-  r: Runtime = runtime,
+  r: AccountPorts = runtime,
 ): Promise<{ count: number; result: unknown }> {
   // Tokens first, so token requests and their timing never mix with the faulted call.
   await cloudTokens(r);
@@ -72,14 +72,14 @@ async function attempts(
 }
 
 /** Both cloud tokens, fetched (or read from the cache) before any fault is queued. */
-async function cloudTokens(r: Runtime): Promise<{ management: string; vault: string }> {
+async function cloudTokens(r: AccountPorts): Promise<{ management: string; vault: string }> {
   return {
     management: await r.tokens.token(r.settings.managementResource),
     vault: await r.tokens.token(r.settings.vaultResource),
   };
 }
 
-async function failedAttempts(op: ServiceOp, faults: Fault[], r: Runtime = runtime) {
+async function failedAttempts(op: ServiceOp, faults: Fault[], r: AccountPorts = runtime) {
   const error = await failure(attempts(op, faults, r));
   return { count: sim.requestsFor(op).length, error: error as UpstreamError };
 }
@@ -134,7 +134,7 @@ describe("429 and 503 are retried for every operation, honouring Retry-After", (
   it("reads an HTTP date against the injected clock", async () => {
     // A whole second a minute ahead; the runtime's clock stands 150 ms before it.
     const retryAt = Math.ceil(Date.now() / 1000) * 1000 + 60_000;
-    const clocked = withRuntime({}, { now: () => new Date(retryAt - 150) });
+    const clocked = withLedgerlessPorts({}, { now: () => new Date(retryAt - 150) });
 
     const { count, result } = await attempts(
       "test",
@@ -251,7 +251,7 @@ describe("400, 401 and 404 are answers: never retried", () => {
 
 describe("timeouts (CERTSCHED_HTTP_TIMEOUT, CERTSCHED_SCHEDULE_TIMEOUT for create)", () => {
   it("create: a hang past the timeout is UPSTREAM_TIMEOUT, sent once", async () => {
-    const impatient = withRuntime({ CERTSCHED_SCHEDULE_TIMEOUT: "200ms" });
+    const impatient = withLedgerlessPorts({ CERTSCHED_SCHEDULE_TIMEOUT: "200ms" });
 
     const { count, error } = await failedAttempts("create", [{ delayMs: 5_000 }], impatient);
 
@@ -261,7 +261,7 @@ describe("timeouts (CERTSCHED_HTTP_TIMEOUT, CERTSCHED_SCHEDULE_TIMEOUT for creat
   });
 
   it("list: a hang past the timeout is retried, then success", async () => {
-    const impatient = withRuntime({ CERTSCHED_HTTP_TIMEOUT: "200ms" });
+    const impatient = withLedgerlessPorts({ CERTSCHED_HTTP_TIMEOUT: "200ms" });
 
     const { count, result } = await attempts("list", [{ delayMs: 5_000 }], impatient);
 

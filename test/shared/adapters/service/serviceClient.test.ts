@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import type { Runtime } from "../../../../shared/app/services.js";
+import type { AccountPorts } from "../../../../shared/app/services.js";
 import type { CreateCertificateInput } from "../../../../shared/core/certificate/createRequest.js";
 import { ConfigError, UpstreamError } from "../../../../shared/lib/errors.js";
 import { REDACTED } from "../../../../shared/lib/redact/redact.js";
@@ -30,10 +30,10 @@ const MANAGEMENT = "https://management.core.windows.net/";
 
 let sandbox: Sandbox;
 let sim: Simulator;
-let runtime: Runtime;
-const extraRuntimes: Runtime[] = [];
+let runtime: AccountPorts;
+const extraRuntimes: AccountPorts[] = [];
 
-function otherRuntime(env: Record<string, string | undefined>): Runtime {
+function otherRuntime(env: Record<string, string | undefined>): AccountPorts {
   const r = runtimeFor(sim, env);
   extraRuntimes.push(r);
   return r;
@@ -439,7 +439,7 @@ describe("connectivity test (spec 4.5)", () => {
 const PUBLIC_PATHS = { list: "renew/getlist", publicRenew: "renew", test: "test" } as const;
 
 describe("public operations: documented errors", () => {
-  type PublicCall = (r: Runtime) => Promise<unknown>;
+  type PublicCall = (r: AccountPorts) => Promise<unknown>;
   const calls: [string, "list" | "publicRenew" | "test", PublicCall][] = [
     ["list", "list", (r) => r.client.listDue()],
     ["test", "test", (r) => r.client.test()],
@@ -490,7 +490,7 @@ describe("plain-text answers are returned as text, never JSON-parsed", () => {
   const calls: [
     string,
     "create" | "renew" | "publicRenew" | "test",
-    (r: Runtime) => Promise<string>,
+    (r: AccountPorts) => Promise<string>,
   ][] = [
     ["create", "create", (r) => r.client.create(createInput("appServiceHttp"))],
     ["renew", "renew", (r) => r.client.renew("www-contoso-com")],

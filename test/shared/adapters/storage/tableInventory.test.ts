@@ -10,7 +10,7 @@ import {
   tableInventory,
 } from "../../../../shared/adapters/storage/tableInventory.js";
 import { loadSettings } from "../../../../shared/app/config/settings.js";
-import { createRuntime } from "../../../../shared/app/services.js";
+import { createAccountPorts } from "../../../../shared/app/services.js";
 import {
   type Inventory,
   type InventoryUpdate,
@@ -278,8 +278,8 @@ describe("table inventory", () => {
       CERTSCHED_CLOUD_CREDENTIAL: "managed-identity",
       AzureWebJobsStorage: azurite.connectionString,
     };
-    const first = createRuntime(loadSettings(env));
-    const second = createRuntime(loadSettings(env));
+    const first = createAccountPorts(loadSettings(env));
+    const second = createAccountPorts(loadSettings(env));
     const name = `runtime-${Date.now()}`;
     try {
       expect(first.inventory.kind).toBe("table");

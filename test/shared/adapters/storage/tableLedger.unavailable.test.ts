@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { renewDueCertificates } from "../../../../functions/renewDueCertificates.js";
-import { getRuntime } from "../../../../shared/app/services.js";
+import { getAccountPorts } from "../../../../shared/app/services.js";
 import type { SweepSummary } from "../../../../shared/core/renewal/summary.js";
 import { contextLogger } from "../../../../shared/edge/contextLogger.js";
 import { DAY_MS } from "../../../../shared/lib/time.js";
@@ -43,7 +43,7 @@ afterEach(async () => {
  * needs the same storage for its run queue: docs/runs.md), logging through its context.
  */
 async function runNow(): Promise<SweepSummary> {
-  return sweep(getRuntime(), contextLogger(app.context("runQueuedRenewals")), {
+  return sweep(getAccountPorts(), contextLogger(app.context("runQueuedRenewals")), {
     trigger: "queue",
   });
 }

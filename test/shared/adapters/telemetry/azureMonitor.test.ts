@@ -5,7 +5,7 @@ import { shutdownAzureMonitor } from "@azure/monitor-opentelemetry";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { INSTRUMENTS } from "../../../../shared/adapters/telemetry/otelTelemetry.js";
 import { loadSettings } from "../../../../shared/app/config/settings.js";
-import { createRuntime, type Runtime } from "../../../../shared/app/services.js";
+import { type AccountPorts, createAccountPorts } from "../../../../shared/app/services.js";
 import { memoryLedger } from "../../../../shared/core/ports/ledger.js";
 import type { Logger } from "../../../../shared/lib/log.js";
 import { sweep } from "../../../../shared/usecases/sweep/sweep.js";
@@ -53,7 +53,7 @@ let receiver: Server;
 const received: Envelope[] = [];
 const bodies: string[] = [];
 let sim: Simulator;
-let runtime: Runtime;
+let runtime: AccountPorts;
 const saved = new Map<string, string | undefined>();
 
 beforeAll(async () => {
@@ -80,7 +80,7 @@ beforeAll(async () => {
   await new Promise<void>((resolve) => receiver.listen(0, "127.0.0.1", resolve));
   const { port } = receiver.address() as AddressInfo;
   sim = await startSimulator({ now, certificates: sampleCertificates(NOW) });
-  runtime = createRuntime(
+  runtime = createAccountPorts(
     loadSettings({
       ...sandboxSettings(sim),
       APPLICATIONINSIGHTS_CONNECTION_STRING: `InstrumentationKey=00000000-0000-4000-8000-000000000001;IngestionEndpoint=https://127.0.0.1:${port}/`,

@@ -2,7 +2,7 @@ import { SpanStatusCode } from "@opentelemetry/api";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { INSTRUMENTS } from "../../../../shared/adapters/telemetry/otelTelemetry.js";
 import { loadSettings } from "../../../../shared/app/config/settings.js";
-import { createRuntime, type Runtime } from "../../../../shared/app/services.js";
+import { type AccountPorts, createAccountPorts } from "../../../../shared/app/services.js";
 import { memoryLedger } from "../../../../shared/core/ports/ledger.js";
 import type { Logger } from "../../../../shared/lib/log.js";
 import { sweep } from "../../../../shared/usecases/sweep/sweep.js";
@@ -35,12 +35,12 @@ function capture(): Logger & { lines: string[] } {
 describe("a sweep against the simulator, with in-memory OpenTelemetry", () => {
   let sim: Simulator;
   let otel: InMemoryTelemetry;
-  let runtime: Runtime;
+  let runtime: AccountPorts;
 
   beforeEach(async () => {
     sim = await startSimulator({ now, certificates: sampleCertificates(NOW) });
     otel = inMemoryTelemetry(now);
-    runtime = createRuntime(loadSettings(sandboxSettings(sim)), {
+    runtime = createAccountPorts(loadSettings(sandboxSettings(sim)), {
       now,
       ledger: memoryLedger(),
       telemetry: otel.telemetry,

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { loadSettings } from "../../../../shared/app/config/settings.js";
-import type { Runtime } from "../../../../shared/app/services.js";
+import type { AccountPorts } from "../../../../shared/app/services.js";
 import { certificateView } from "../../../../shared/core/certificate/certificateView.js";
 import { certificateRecord } from "../../../../shared/core/certificate/records.js";
 import { recordWarnings } from "../../../../shared/core/certificate/recordWarnings.js";
@@ -62,7 +62,7 @@ const SEEDS: SeedCertificate[] = [
 ];
 
 let sim: Simulator;
-let runtime: Runtime;
+let runtime: AccountPorts;
 
 async function start(certificates: SeedCertificate[]) {
   sim = await startSimulator({ completionDelayMs: 30 * 60_000, certificates });

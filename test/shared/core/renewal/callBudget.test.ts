@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { getRuntime } from "../../../../shared/app/services.js";
+import { getAccountPorts } from "../../../../shared/app/services.js";
 import {
   type CreateCertificateInput,
   createCertificateInput,
@@ -60,7 +60,7 @@ function fakeBudget(withinMs = CALLS_WITHIN_MS): { budget: CallBudget; advance(m
 
 /** The runtime's real client, each call taking `takes[operation]` ms on the fake clock. */
 function slowClient(advance: (ms: number) => void, takes: { create?: number; renew?: number }) {
-  const client = getRuntime().client;
+  const client = getAccountPorts().client;
   const seen: { operation: string; left: number | undefined }[] = [];
   return {
     seen,
@@ -91,7 +91,7 @@ describe("the defaults fit the front end", () => {
   it("the longest schedule call and the confirmation's reserve fit in the budget, under 230 s", () => {
     expect(CALLS_WITHIN_MS).toBeLessThan(FRONT_END_LIMIT_MS);
     expect(SCHEDULE_TIMEOUT_MAX_MS + CONFIRM_RESERVE_MS).toBeLessThanOrEqual(CALLS_WITHIN_MS);
-    expect(getRuntime().settings.scheduleTimeoutMs).toBeDefined();
+    expect(getAccountPorts().settings.scheduleTimeoutMs).toBeDefined();
   });
 });
 
@@ -104,7 +104,7 @@ describe("create", () => {
     const error = await createConfirmed(
       client,
       input("spent-create"),
-      getRuntime().now,
+      getAccountPorts().now,
       budget,
     ).catch((e: unknown) => e);
 
@@ -126,7 +126,7 @@ describe("create", () => {
     const client = slowClient(advance, { create: CALLS_WITHIN_MS - 200 });
 
     await expect(
-      createConfirmed(client, input("reserve-create"), getRuntime().now, budget),
+      createConfirmed(client, input("reserve-create"), getAccountPorts().now, budget),
     ).rejects.toBeInstanceOf(OutcomeUnknownError);
 
     expect(client.seen).toEqual([
@@ -145,7 +145,7 @@ describe("renew by name", () => {
     const client = slowClient(advance, {});
 
     await renewByName(
-      { ...getRuntime(), client, budget },
+      { ...getAccountPorts(), client, budget },
       "existing",
       { trigger: "cli", by: "cli" },
       log,
@@ -163,7 +163,7 @@ describe("renew by name", () => {
     const client = slowClient(advance, { renew: CALLS_WITHIN_MS });
 
     const error = await renewByName(
-      { ...getRuntime(), client, budget },
+      { ...getAccountPorts(), client, budget },
       "existing",
       { trigger: "cli", by: "cli" },
       log,

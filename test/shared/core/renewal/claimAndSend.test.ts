@@ -1,7 +1,7 @@
 import { TableClient } from "@azure/data-tables";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { tableLedger } from "../../../../shared/adapters/storage/tableLedger.js";
-import type { Runtime } from "../../../../shared/app/services.js";
+import type { AccountPorts } from "../../../../shared/app/services.js";
 import type { Ledger, LedgerOutcome } from "../../../../shared/core/ports/ledger.js";
 import { CLAIM_LEASE_MS } from "../../../../shared/core/renewal/decide.js";
 import { CertschedError } from "../../../../shared/lib/errors.js";
@@ -38,7 +38,7 @@ interface World {
   ledger: Ledger;
   tableName: string;
   clock: ReturnType<typeof fakeClock>;
-  runtimes: Runtime[];
+  runtimes: AccountPorts[];
   logs: string[];
   sweep(at: number, ledger?: Ledger): ReturnType<typeof sweep>;
   close(): Promise<void>;
@@ -53,7 +53,7 @@ async function world(name: string): Promise<World> {
   });
   const tableName = uniqueTableName("claim");
   const ledger = tableLedger({ connectionString: connectionString(), tableName });
-  const runtimes: Runtime[] = [];
+  const runtimes: AccountPorts[] = [];
   const logs: string[] = [];
   return {
     sim,

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { INSTRUMENTS } from "../../../../shared/adapters/telemetry/otelTelemetry.js";
 import { loadSettings } from "../../../../shared/app/config/settings.js";
-import { createRuntime, type Runtime } from "../../../../shared/app/services.js";
+import { type AccountPorts, createAccountPorts } from "../../../../shared/app/services.js";
 import { memoryLedger } from "../../../../shared/core/ports/ledger.js";
 import { noTelemetry, type Telemetry } from "../../../../shared/core/ports/telemetry.js";
 import type { SweepSummary } from "../../../../shared/core/renewal/summary.js";
@@ -149,7 +149,7 @@ describe("otelTelemetry.recordCall", () => {
 
 describe("sweep when telemetry cannot start", () => {
   let sim: Simulator | undefined;
-  let runtime: Runtime | undefined;
+  let runtime: AccountPorts | undefined;
   afterEach(async () => {
     await runtime?.close();
     await sim?.close();
@@ -157,7 +157,7 @@ describe("sweep when telemetry cannot start", () => {
 
   it("sweeps without it and logs one warning", async () => {
     sim = await startSimulator();
-    const real = createRuntime(loadSettings(sandboxSettings(sim)), { ledger: memoryLedger() });
+    const real = createAccountPorts(loadSettings(sandboxSettings(sim)), { ledger: memoryLedger() });
     runtime = real;
     const lines: string[] = [];
     const log = {
@@ -165,7 +165,7 @@ describe("sweep when telemetry cannot start", () => {
       warn: (m: string) => lines.push(`WARN ${m}`),
       error: (m: string) => lines.push(m),
     };
-    const failing: Runtime = {
+    const failing: AccountPorts = {
       ...real,
       telemetry: () =>
         Promise.reject(new Error("Cannot find package '@azure/monitor-opentelemetry'")),

@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { buildTestRequest } from "../../../../shared/adapters/service/requests.js";
-import type { Runtime } from "../../../../shared/app/services.js";
+import type { AccountPorts } from "../../../../shared/app/services.js";
 import { memoryLedger } from "../../../../shared/core/ports/ledger.js";
 import { callDeadlineMs, HttpClient } from "../../../../shared/lib/http/httpClient.js";
 import {
@@ -31,10 +31,10 @@ import {
 
 let sandbox: Sandbox;
 let sim: Simulator;
-const runtimes: Runtime[] = [];
+const runtimes: AccountPorts[] = [];
 
 /** A runtime with CERTSCHED_HTTP_TIMEOUT as given and both tokens fetched before any fault. */
-async function runtimeWithTimeout(timeout: string): Promise<Runtime> {
+async function runtimeWithTimeout(timeout: string): Promise<AccountPorts> {
   // Create and v3 renew have their own timeout (CERTSCHED_SCHEDULE_TIMEOUT): the same here.
   const runtime = runtimeFor(sim, {
     CERTSCHED_HTTP_TIMEOUT: timeout,
@@ -105,8 +105,8 @@ describe("a body dripping one byte a second, CERTSCHED_HTTP_TIMEOUT=2s", () => {
   });
 
   it.each([
-    ["publicRenew", (r: Runtime) => r.client.renewListed(sim.certificates()[0] ?? fail())],
-    ["renew", (r: Runtime) => r.client.renew("drip-a")],
+    ["publicRenew", (r: AccountPorts) => r.client.renewListed(sim.certificates()[0] ?? fail())],
+    ["renew", (r: AccountPorts) => r.client.renew("drip-a")],
   ] as const)(
     "%s: cut at its deadline and, having been sent, not repeated",
     {
@@ -179,7 +179,7 @@ describe("the retry loop's own deadline (callDeadlineMs)", () => {
     expect(callDeadlineMs(policy, t)).toBe(ms);
   });
 
-  async function sendTest(runtime: Runtime) {
+  async function sendTest(runtime: AccountPorts) {
     const request = buildTestRequest(sim.publicBaseUrl, sim.options.subscriptionId, {
       management: await runtime.tokens.token(runtime.settings.managementResource),
       vault: await runtime.tokens.token(runtime.settings.vaultResource),

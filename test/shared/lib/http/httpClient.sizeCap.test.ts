@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { listAtCap } from "../../../../bench/memoryBench.js";
-import type { Runtime } from "../../../../shared/app/services.js";
+import type { AccountPorts } from "../../../../shared/app/services.js";
 import { MAX_RESPONSE_BYTES } from "../../../../shared/lib/http/attempt.js";
 import type { Simulator } from "../../../../sim/index.js";
 import {
@@ -20,7 +20,7 @@ import {
 
 let sandbox: Sandbox;
 let sim: Simulator;
-let runtime: Runtime;
+let runtime: AccountPorts;
 
 /** A JSON array of the smallest valid records, padded with whitespace to exactly `bytes`. */
 function listOfExactly(bytes: number): { body: string; count: number } {

@@ -3,7 +3,7 @@ import { tableHistory } from "../../../../shared/adapters/storage/tableHistory.j
 import { tableInventory } from "../../../../shared/adapters/storage/tableInventory.js";
 import { tableLedger } from "../../../../shared/adapters/storage/tableLedger.js";
 import { loadVerifySettings } from "../../../../shared/app/config/verifySettings.js";
-import type { Runtime } from "../../../../shared/app/services.js";
+import type { AccountPorts } from "../../../../shared/app/services.js";
 import type { CertificateEvent } from "../../../../shared/core/history/events.js";
 import { fromServiceRecord } from "../../../../shared/core/inventory/fromRecords.js";
 import { type History, memoryHistory } from "../../../../shared/core/ports/history.js";
@@ -36,7 +36,7 @@ const MINUTE = 60_000;
 interface World {
   sim: Simulator;
   hosting: Hosting;
-  runtime: Runtime;
+  runtime: AccountPorts;
   clock: ReturnType<typeof fakeClock>;
   inventory: Inventory;
   history: History;

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { loadVerifySettings } from "../../../../shared/app/config/verifySettings.js";
-import type { Runtime } from "../../../../shared/app/services.js";
+import type { AccountPorts } from "../../../../shared/app/services.js";
 import { memoryInventory } from "../../../../shared/core/ports/inventory.js";
 import { memoryLedger } from "../../../../shared/core/ports/ledger.js";
 import type { InventoryResult } from "../../../../shared/core/verification/inventoryResult.js";
@@ -30,7 +30,7 @@ const LAG_MS = 30 * HOUR_MS;
 const KV = "Cloud Key Vault + DNS";
 
 let sim: Simulator | undefined;
-let runtime: Runtime | undefined;
+let runtime: AccountPorts | undefined;
 afterEach(async () => {
   await runtime?.close();
   await sim?.close();

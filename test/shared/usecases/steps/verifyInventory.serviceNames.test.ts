@@ -3,7 +3,7 @@ import { hostname } from "node:os";
 import { afterEach, describe, expect, it } from "vitest";
 import { probeTls } from "../../../../shared/adapters/probes/tlsProbe.js";
 import { loadVerifySettings } from "../../../../shared/app/config/verifySettings.js";
-import type { Runtime } from "../../../../shared/app/services.js";
+import type { AccountPorts } from "../../../../shared/app/services.js";
 import { fromServiceRecord } from "../../../../shared/core/inventory/fromRecords.js";
 import { memoryInventory } from "../../../../shared/core/ports/inventory.js";
 import { memoryLedger } from "../../../../shared/core/ports/ledger.js";
@@ -77,7 +77,7 @@ async function verifyDue(
     })),
   });
   const inventory = memoryInventory();
-  const runtime: Runtime = runtimeFor(sim, env.watch ? { CERTSCHED_WATCH: env.watch } : {}, {
+  const runtime: AccountPorts = runtimeFor(sim, env.watch ? { CERTSCHED_WATCH: env.watch } : {}, {
     inventory,
     ledger: memoryLedger(),
   });

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-import type { Runtime } from "../../../../shared/app/services.js";
+import type { AccountPorts } from "../../../../shared/app/services.js";
 import { adaptiveLimit } from "../../../../shared/core/concurrency/adaptiveLimit.js";
 import { DEFAULT_RULE } from "../../../../shared/core/concurrency/aimd.js";
 import type { ConcurrencyControl } from "../../../../shared/core/ports/concurrency.js";
@@ -10,7 +10,7 @@ import { collectingLogger, leaksIn, runtimeFor } from "../../../support/app.js";
 import { type RenewDueOptions, renewDueWith } from "../../../support/renewDue.js";
 
 let sim: Simulator;
-let runtime: Runtime;
+let runtime: AccountPorts;
 let logs: string[] = [];
 
 afterEach(async () => {

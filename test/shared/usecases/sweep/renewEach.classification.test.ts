@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { MAX_CONFIRMATION_BYTES } from "../../../../shared/adapters/service/responses.js";
-import type { Runtime } from "../../../../shared/app/services.js";
+import type { AccountPorts } from "../../../../shared/app/services.js";
 import { memoryLedger } from "../../../../shared/core/ports/ledger.js";
 import { silentLogger } from "../../../../shared/lib/log.js";
 import { DAY_MS } from "../../../../shared/lib/time.js";
@@ -25,11 +25,11 @@ import {
 
 let sandbox: Sandbox;
 let sim: Simulator;
-let runtime: Runtime;
+let runtime: AccountPorts;
 
 type ConfirmingOp = "create" | "renew" | "publicRenew" | "test";
 
-const CALLS: Record<ConfirmingOp, (r: Runtime) => Promise<string>> = {
+const CALLS: Record<ConfirmingOp, (r: AccountPorts) => Promise<string>> = {
   create: (r) => r.client.create(createInput("appServiceHttp")),
   renew: (r) => r.client.renew("block-page"),
   publicRenew: (r) =>

@@ -2,7 +2,7 @@ import { afterEach, describe, expect, inject, it } from "vitest";
 import { renewDueCertificates } from "../../../../functions/renewDueCertificates.js";
 import { tableLedger } from "../../../../shared/adapters/storage/tableLedger.js";
 import { loadSettings } from "../../../../shared/app/config/settings.js";
-import type { Runtime } from "../../../../shared/app/services.js";
+import type { AccountPorts } from "../../../../shared/app/services.js";
 import type { CertificateRecord } from "../../../../shared/core/certificate/records.js";
 import { memoryLedger } from "../../../../shared/core/ports/ledger.js";
 import type { SendingOptions } from "../../../../shared/core/ports/service.js";
@@ -27,7 +27,7 @@ const certificates = () =>
 
 describe("the sweep's deadline, reached while renewals are in flight", () => {
   let sim: Simulator;
-  let runtime: Runtime;
+  let runtime: AccountPorts;
   const logs: string[] = [];
   afterEach(async () => {
     expect(leaksIn(sim, logs)).toEqual([]);

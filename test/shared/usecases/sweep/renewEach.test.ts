@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, inject, it } from "vitest";
 import { tableLedger } from "../../../../shared/adapters/storage/tableLedger.js";
-import type { Runtime } from "../../../../shared/app/services.js";
+import type { AccountPorts } from "../../../../shared/app/services.js";
 import type { CertificateRecord } from "../../../../shared/core/certificate/records.js";
 import { type Ledger, memoryLedger } from "../../../../shared/core/ports/ledger.js";
 import type { SendingOptions } from "../../../../shared/core/ports/service.js";
@@ -20,7 +20,7 @@ const inDays = (days: number) => new Date(Date.now() + (days + 0.5) * DAY_MS);
 const REFUSAL = "Renewal refused: DNS zone 'contoso-dns' not found in resource group 'rg-dns'";
 
 let sim: Simulator;
-let runtime: Runtime;
+let runtime: AccountPorts;
 let logs: string[];
 
 afterEach(async () => {
@@ -354,7 +354,7 @@ describe("runSweep against the simulator", () => {
 
 describe("runSweep concurrency", () => {
   /** The service client, observed: how many renewals are on the wire at once. */
-  function observed(rt: Runtime) {
+  function observed(rt: AccountPorts) {
     let inFlight = 0;
     let max = 0;
     const client: RenewDueOptions["client"] = {

@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { loadSettings } from "../../../../shared/app/config/settings.js";
-import { createRuntime, type Runtime } from "../../../../shared/app/services.js";
+import { type AccountPorts, createAccountPorts } from "../../../../shared/app/services.js";
 import { type Ledger, memoryLedger } from "../../../../shared/core/ports/ledger.js";
 import type { Logger } from "../../../../shared/lib/log.js";
 import { sweep } from "../../../../shared/usecases/sweep/sweep.js";
@@ -43,7 +43,7 @@ function capture(): Captured {
 describe("sweep notifications to a webhook", () => {
   let receiver: Receiver;
   let sim: Simulator;
-  let runtime: Runtime | undefined;
+  let runtime: AccountPorts | undefined;
   /** The Teams-like signature: must reach the receiver and nothing else. */
   const sig = randomBytes(32).toString("base64url");
 
@@ -66,14 +66,14 @@ describe("sweep notifications to a webhook", () => {
     certificates: SeedCertificate[],
     settings: Record<string, string>,
     ledger: Ledger = memoryLedger(),
-  ): Promise<Runtime> {
+  ): Promise<AccountPorts> {
     sim = await startSimulator({
       now,
       certificates,
       apiKey: `api-key-${randomBytes(12).toString("hex")}`,
       clientSecret: `client-secret-${randomBytes(12).toString("hex")}`,
     });
-    runtime = createRuntime(
+    runtime = createAccountPorts(
       loadSettings({ ...sandboxSettings(sim), CERTSCHED_WEBHOOK_URL: webhookUrl(), ...settings }),
       { now, ledger },
     );

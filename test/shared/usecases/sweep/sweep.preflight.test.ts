@@ -2,7 +2,7 @@ import { afterEach, describe, expect, inject, it } from "vitest";
 import { tableHistory } from "../../../../shared/adapters/storage/tableHistory.js";
 import { tableInventory } from "../../../../shared/adapters/storage/tableInventory.js";
 import { tableLedger } from "../../../../shared/adapters/storage/tableLedger.js";
-import type { Runtime } from "../../../../shared/app/services.js";
+import type { AccountPorts } from "../../../../shared/app/services.js";
 import type { Inventory, PreflightRecord } from "../../../../shared/core/ports/inventory.js";
 import type { Ledger } from "../../../../shared/core/ports/ledger.js";
 import type { Telemetry } from "../../../../shared/core/ports/telemetry.js";
@@ -35,7 +35,7 @@ interface Seed {
 
 interface Scenario {
   readonly sim: Simulator;
-  readonly runtime: Runtime;
+  readonly runtime: AccountPorts;
   readonly ledger: Ledger;
   readonly inventory: Inventory;
 }

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { tableLedger } from "../../../../shared/adapters/storage/tableLedger.js";
-import type { Runtime } from "../../../../shared/app/services.js";
+import type { AccountPorts } from "../../../../shared/app/services.js";
 import type { Ledger } from "../../../../shared/core/ports/ledger.js";
 import { DAY_MS, HOUR_MS } from "../../../../shared/lib/time.js";
 import { sweep } from "../../../../shared/usecases/sweep/sweep.js";
@@ -18,7 +18,7 @@ const clock = fakeClock(T.toISOString());
 const NAME = "never-renews-contoso-com";
 
 let sim: Simulator;
-let runtime: Runtime;
+let runtime: AccountPorts;
 let ledger: Ledger;
 const logs: string[] = [];
 
@@ -137,7 +137,7 @@ describe("daily sweeps that drift a few seconds early, a renewal that never comp
   const DRIFT_NAME = "drifting-contoso-com";
   const SECOND_MS = 1_000;
   let driftSim: Simulator;
-  let driftRuntime: Runtime;
+  let driftRuntime: AccountPorts;
   const driftLogs: string[] = [];
 
   beforeAll(async () => {

@@ -1,7 +1,7 @@
-import type { Runtime } from "../shared/app/services.js";
+import type { AccountPorts } from "../shared/app/services.js";
+import { type AccountChoice, withAccountPorts } from "./accountPorts.js";
 import type { Need } from "./config.js";
 import type { Io } from "./io.js";
-import { type AccountChoice, withAccountRuntime } from "./runtime.js";
 
 /**
  * How to point the CLI at production's storage: said wherever the CLI reads or writes the
@@ -11,15 +11,15 @@ export const PRODUCTION_STORAGE_NOTE =
   "To use production's ledger and history from your machine, set CERTSCHED_LEDGER_TABLE_URI=https://<account>.table.core.windows.net and sign in (az login): the CLI reaches it with your own Azure identity (DefaultAzureCredential), which needs the Storage Table Data Contributor role (Reader for status, history and runs); the deployed storage has shared keys off, so a connection string will not do.";
 
 /**
- * Like withRuntime, but with the ledger and the history the function app would use
+ * Like withLedgerlessPorts, but with the ledger and the history the function app would use
  * (CERTSCHED_LEDGER_TABLE_URI, then AzureWebJobsStorage): a renewal made here is recorded as the
  * app records its own.
  */
-export function withRecordingRuntime<T>(
+export function withRecordingPorts<T>(
   io: Io,
   needs: readonly Need[],
   choice: Omit<AccountChoice, "scope">,
-  work: (runtime: Runtime) => Promise<T>,
+  work: (runtime: AccountPorts) => Promise<T>,
 ): Promise<T> {
-  return withAccountRuntime(io, needs, {}, choice, work);
+  return withAccountPorts(io, needs, {}, choice, work);
 }

@@ -1,5 +1,5 @@
 import type { Seams } from "../shared/app/seams.js";
-import { createServices, type Runtime, type Services } from "../shared/app/services.js";
+import { type AccountPorts, createServices, type Services } from "../shared/app/services.js";
 import { noLedger } from "../shared/core/ports/ledger.js";
 import type { Settings } from "../shared/core/settings.js";
 import {
@@ -30,11 +30,13 @@ export interface CliServices {
   /** Whether more than one account is acted on: the output then names the account. */
   readonly many: boolean;
   /** `work` on each chosen account's runtime, settings.accountConcurrency at once. */
-  each<T>(work: (runtime: Runtime, account: string) => Promise<T>): Promise<AccountOutcome<T>[]>;
+  each<T>(
+    work: (runtime: AccountPorts, account: string) => Promise<T>,
+  ): Promise<AccountOutcome<T>[]>;
 }
 
 /**
- * Reads the settings, builds ONE composition (with `overrides`, or what they make of the settings) for every account (services.runtime(name) per
+ * Reads the settings, builds ONE composition (with `overrides`, or what they make of the settings) for every account (services.forAccount(name) per
  * account), chooses the accounts, runs `work`, and always closes it, so the process exits
  * without waiting on idle sockets. A failure carries the settings it happened under, so its
  * report can say where it looked.
@@ -55,9 +57,9 @@ export async function withServices<T>(
   );
   const seams = typeof overrides === "function" ? overrides(settings) : overrides;
   const services = createServices(settings, { requestTrigger: "cli", ...seams });
-  const each = <R>(fn: (runtime: Runtime, account: string) => Promise<R>) =>
+  const each = <R>(fn: (runtime: AccountPorts, account: string) => Promise<R>) =>
     overAccounts(accounts, settings.accountConcurrency, async (account) => {
-      const runtime = services.runtime(account);
+      const runtime = services.forAccount(account);
       try {
         return await fn(runtime, account);
       } catch (error) {
@@ -77,15 +79,15 @@ export async function withServices<T>(
  * The runtime of the one account a command acts on (`--account`, or the only one), with
  * `overrides`; its failure thrown as it is (located under that account's settings).
  */
-export function withAccountRuntime<T>(
+export function withAccountPorts<T>(
   io: Io,
   needs: readonly Need[],
   overrides: Seams,
   choice: Omit<AccountChoice, "scope">,
-  work: (runtime: Runtime) => Promise<T>,
+  work: (runtime: AccountPorts) => Promise<T>,
 ): Promise<T> {
   return withServices(io, needs, overrides, { ...choice, scope: "one" }, async (cli) => {
-    const runtime = cli.services.runtime(cli.accounts[0]);
+    const runtime = cli.services.forAccount(cli.accounts[0]);
     try {
       return await work(runtime);
     } catch (error) {
@@ -98,7 +100,7 @@ export function withAccountRuntime<T>(
  * `{ account }` when accounts are declared, else nothing: what create, renew and get add to
  * their --json document, so a single-account deployment's stays as it was.
  */
-export function declaredAccount(runtime: Pick<Runtime, "settings">): { account?: string } {
+export function declaredAccount(runtime: Pick<AccountPorts, "settings">): { account?: string } {
   return runtime.settings.accountsDeclared ? { account: runtime.settings.account } : {};
 }
 
@@ -107,11 +109,11 @@ export function declaredAccount(runtime: Pick<Runtime, "settings">): { account?:
  * on. `needs` are the settings the command needs beyond the common ones, reported with them in
  * one message.
  */
-export function withRuntime<T>(
+export function withLedgerlessPorts<T>(
   io: Io,
   needs: readonly Need[],
   choice: Omit<AccountChoice, "scope">,
-  work: (runtime: Runtime) => Promise<T>,
+  work: (runtime: AccountPorts) => Promise<T>,
 ): Promise<T> {
-  return withAccountRuntime(io, needs, { ledger: noLedger }, choice, work);
+  return withAccountPorts(io, needs, { ledger: noLedger }, choice, work);
 }
