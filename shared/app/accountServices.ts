@@ -24,6 +24,7 @@ import type { RequestLog } from "../core/ports/requestLog.js";
 import type { SecretStore } from "../core/ports/secrets.js";
 import { readRenewalNeed } from "../core/quota/renewalNeed.js";
 import type { Settings } from "../core/settings.js";
+import { LoadOnce } from "../lib/loadOnce.js";
 import { registerSecret } from "../lib/redact/redact.js";
 import { type AppServices, tableLocationOf } from "./appServices.js";
 import {
@@ -90,13 +91,16 @@ function preflightProbesOf(
 ): () => Promise<PreflightProbes> {
   const seam = seams.preflightProbes;
   if (seam) return async () => forAccount(seam, account);
-  let built: Promise<PreflightProbes> | undefined;
-  return () => {
-    built ??= import("./preflightProbes.js").then(({ buildPreflightProbes }) =>
-      buildPreflightProbes(settings.preflight(), tokens, settings.managementResource, seams.armCa),
+  const built = new LoadOnce(async () => {
+    const { buildPreflightProbes } = await import("./preflightProbes.js");
+    return buildPreflightProbes(
+      settings.preflight(),
+      tokens,
+      settings.managementResource,
+      seams.armCa,
     );
-    return built;
-  };
+  });
+  return () => built.get();
 }
 
 /** Longest wait for the shared limit's table (ms): a slow table must not hold a sweep up. */
@@ -144,16 +148,18 @@ function registered(store: SecretStore): SecretStore {
  * The probes, loaded on first use: the TLS and vault readers (node-forge, the Key Vault SDK's
  * types and their helpers) are for verification, not for every function's cold start.
  */
-function lazyProbes(tokens: TokenCache, vaultResource: string): Probes {
-  let loaded: Promise<Probes> | undefined;
-  const load = () => {
-    loaded ??= import("./probes.js").then((m) => m.probesFor(tokens, vaultResource));
-    return loaded;
-  };
-  return {
-    tls: async (endpoint, options) => (await load()).tls(endpoint, options),
-    keyVault: async (target, options) => (await load()).keyVault(target, options),
-  };
+class ProbesOnFirstUse implements Probes {
+  readonly #probes: LoadOnce<Probes>;
+
+  constructor(tokens: TokenCache, vaultResource: string) {
+    this.#probes = new LoadOnce(async () =>
+      (await import("./probes.js")).probesFor(tokens, vaultResource),
+    );
+  }
+
+  readonly tls = async (...a: Parameters<Probes["tls"]>) => (await this.#probes.get()).tls(...a);
+  readonly keyVault = async (...a: Parameters<Probes["keyVault"]>) =>
+    (await this.#probes.get()).keyVault(...a);
 }
 
 /** Where the account's tables live: the app's storage account, or undefined without one. */
@@ -345,7 +351,7 @@ export function createAccountServices(
     tokens,
     client,
     requests,
-    probes: lazyProbes(tokens, settings.vaultResource),
+    probes: new ProbesOnFirstUse(tokens, settings.vaultResource),
     preflightProbes: preflightProbesOf(seams, account, settings, tokens),
     notifier: accountNotifierOnFirstUse(app.notifier, account, settings.accountsDeclared),
     concurrency: seams.concurrency

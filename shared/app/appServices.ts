@@ -1,9 +1,9 @@
-import type { AriClient } from "../adapters/ari/ariClient.js";
 import type { Ari } from "../core/ports/ari.js";
 import { type Notifier, noNotifier } from "../core/ports/notifier.js";
 import { noTelemetry, type Telemetry } from "../core/ports/telemetry.js";
 import type { Settings } from "../core/settings.js";
 import { HttpClient } from "../lib/http/httpClient.js";
+import { LoadOnce } from "../lib/loadOnce.js";
 import { notifierOnFirstUse } from "./lazyAdapters.js";
 import { buildRuns, type Runs, type RunsSeams } from "./runs.js";
 import type { OnCall, Seams } from "./seams.js";
@@ -68,14 +68,8 @@ export function createAppServices(
   deliver: RunsSeams["deliver"],
 ): AppServices {
   const now = seams.now ?? (() => new Date());
-  let telemetryLoad: Promise<Telemetry> | undefined;
-  const telemetry = (): Promise<Telemetry> => {
-    telemetryLoad ??= loadTelemetry(settings, seams, now).catch((error: unknown) => {
-      telemetryLoad = undefined;
-      throw error;
-    });
-    return telemetryLoad;
-  };
+  const started = new LoadOnce(() => loadTelemetry(settings, seams, now));
+  const telemetry = (): Promise<Telemetry> => started.get();
   const telemetryOn =
     seams.telemetry !== undefined || settings.appInsightsConnectionString !== undefined;
   // The first recorded call loads the telemetry; a call that cannot be recorded is dropped.
@@ -106,22 +100,21 @@ export function createAppServices(
       })
     : noNotifier;
   const runs = buildRuns(settings, { ...(seams.runs ?? {}), deliver });
-  let ariClient: AriClient | undefined;
+  // The ARI client (its DER and certificate-id code) is loaded with the first question.
+  const ariClient = new LoadOnce(async () =>
+    (await import("../adapters/ari/ariClient.js")).createAriClient({
+      ...settings.ari(),
+      now,
+      ...(seams.ariCa ? { ca: seams.ariCa } : {}),
+      ...(onCall ? { onCall } : {}),
+    }),
+  );
   const ari: Ari = {
-    // The ARI client (its DER and certificate-id code) is loaded with the first question.
-    ask: async (question) => {
-      const { createAriClient } = await import("../adapters/ari/ariClient.js");
-      ariClient ??= createAriClient({
-        ...settings.ari(),
-        now,
-        ...(seams.ariCa ? { ca: seams.ariCa } : {}),
-        ...(onCall ? { onCall } : {}),
-      });
-      return ariClient.renewalInfo({
+    ask: async (question) =>
+      (await ariClient.get()).renewalInfo({
         certificate: { certId: question.certId },
         issuer: question.issuer,
-      });
-    },
+      }),
   };
   return {
     now,
@@ -132,8 +125,7 @@ export function createAppServices(
     ari,
     onCall,
     close: async () => {
-      const ariOpen = ariClient;
-      ariClient = undefined;
+      const ariOpen = await ariClient.begun()?.catch(() => undefined);
       await Promise.all([http.close(), notifier.close(), ariOpen?.close()]);
     },
   };

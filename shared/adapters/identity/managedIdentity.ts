@@ -1,5 +1,6 @@
 import type { TokenSource } from "../../core/ports/tokens.js";
 import { TokenError } from "../../lib/errors.js";
+import { LoadOnce } from "../../lib/loadOnce.js";
 import { registerToken } from "../../lib/redact/redact.js";
 
 /** The part of @azure/identity's TokenCredential we use. */
@@ -34,19 +35,17 @@ export function managedIdentitySource(
     clientId?: string | undefined;
   } = {},
 ): TokenSource {
-  let resolved: Promise<CredentialLike> | undefined = credential
-    ? Promise.resolve(credential)
-    : undefined;
+  const resolved = new LoadOnce(
+    async (): Promise<CredentialLike> =>
+      credential ??
+      new (await import("@azure/identity")).DefaultAzureCredential(
+        options.clientId ? { managedIdentityClientId: options.clientId } : {},
+      ),
+  );
   return {
     kind: "managed-identity",
     async getToken(resource) {
-      resolved ??= import("@azure/identity").then(
-        (m) =>
-          new m.DefaultAzureCredential(
-            options.clientId ? { managedIdentityClientId: options.clientId } : {},
-          ),
-      );
-      const identity = resolved;
+      const identity = resolved.get();
       let result: Awaited<ReturnType<CredentialLike["getToken"]>>;
       try {
         result = await withTimeout(

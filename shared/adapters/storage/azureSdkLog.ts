@@ -1,3 +1,5 @@
+import { LoadOnce } from "../../lib/loadOnce.js";
+
 /**
  * Known noise from the Azure SDKs, kept out of the function's log. @azure/data-tables' generated
  * client always passes the deprecated `baseUri` option to core-client, whatever the caller gives
@@ -10,17 +12,18 @@ const KNOWN_NOISE: readonly RegExp[] = [
   /The baseUri option for SDK Clients has been deprecated, please use endpoint instead/,
 ];
 
-let installed: Promise<void> | undefined;
-
-/** Installs the filter once per process; call it before an SDK client is built. */
-export function quietKnownSdkWarnings(): Promise<void> {
-  installed ??= import("@azure/logger").then(({ AzureLogger }) => {
+const installed = new LoadOnce(() =>
+  import("@azure/logger").then(({ AzureLogger }) => {
     const next = AzureLogger.log.bind(AzureLogger);
     AzureLogger.log = (...args: unknown[]) => {
       const text = args.map(String).join(" ");
       if (KNOWN_NOISE.some((noise) => noise.test(text))) return;
       next(...args);
     };
-  });
-  return installed;
+  }),
+);
+
+/** Installs the filter once per process; call it before an SDK client is built. */
+export function quietKnownSdkWarnings(): Promise<void> {
+  return installed.get();
 }

@@ -1,4 +1,5 @@
 import type * as Full from "undici";
+import { LoadOnce } from "../loadOnce.js";
 
 /**
  * The four pieces of undici certsched uses, loaded on their own: `import("undici")` runs its
@@ -22,7 +23,7 @@ export interface Undici {
 /** undici's api/api-request.js: `request.call(dispatcher, { origin, path, method, ... })`. */
 type DispatchRequest = (this: Full.Dispatcher, options: object) => ReturnType<typeof Full.request>;
 
-let loading: Promise<Undici> | undefined;
+const undici = new LoadOnce(load);
 
 /**
  * undici is loaded on the first call, not at import: it is the largest module on the function
@@ -30,8 +31,7 @@ let loading: Promise<Undici> | undefined;
  * (docs/performance.md).
  */
 export function loadUndici(): Promise<Undici> {
-  loading ??= load();
-  return loading;
+  return undici.get();
 }
 
 async function load(): Promise<Undici> {
