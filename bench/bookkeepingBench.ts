@@ -130,7 +130,7 @@ export async function bookkeepingBench(
     return {
       gates,
       section: {
-        title: `Bookkeeping of ${n.toLocaleString("en")} certificates (issue 27)`,
+        title: `Bookkeeping of ${n.toLocaleString("en")} certificates`,
         rows: [
           {
             measure: "run row + failed/not-attempted events (first)",

@@ -206,7 +206,7 @@ export async function httpOverheadBench(options: HttpOverheadOptions): Promise<S
           ...rows("createCertificate", create),
         ],
         notes: [
-          `Handlers called in-process (new HttpRequest / new InvocationContext, as in AZURE-NOTES; request construction is not timed) with process.env set to sandboxSettings(sim) and resetServices(), against a simulator with no added latency. ${options.iterations} calls per side after ${options.warmup} warm-up calls, the two sides alternating.`,
+          `Handlers called in-process (new HttpRequest / new InvocationContext, as the tests call them; request construction is not timed) with process.env set to sandboxSettings(sim) and resetServices(), against a simulator with no added latency. ${options.iterations} calls per side after ${options.warmup} warm-up calls, the two sides alternating.`,
           "Raw = the same upstream POST (built by shared/adapters/service/requests.ts with the same tokens and body) sent with undici's request() on a keep-alive Agent, reading the body as text. Added time = handler percentile minus raw percentile.",
           "listDueCertificates adds: token cache look-up, retry agent, zod validation of each record, the certificate view and JSON serialisation; createCertificate adds: body read and zod validation of the input, token and API-key look-up, retry agent.",
           "Requests per second: sequential (one call in flight), 1000 / mean call time.",

@@ -92,7 +92,7 @@ export async function preflightLoadBench(options: {
   }
   return {
     section: {
-      title: "Preflight and cold start (issue 23)",
+      title: "Preflight and cold start",
       rows,
       notes: [
         `Each sample is a fresh \`node --input-type=module\` process (cwd = the project, empty environment but PATH) that imports one handler module from dist/functions/handlers/ (what the worker loads on a function's first call), then ${SDKS.join(" and ")}. ${options.rounds} rounds; medians.`,

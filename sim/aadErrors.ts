@@ -3,7 +3,7 @@ import { json, type SimResponse } from "./response.js";
 
 /**
  * Errors of the identity provider's token endpoint, shaped as Entra ID sends them
- * (AZURE-NOTES "Identity provider"): JSON with an AADSTS code in error_description and error_codes.
+ * (as its token endpoint answers a bad request): JSON with an AADSTS code in error_description and error_codes.
  */
 export type AadError =
   | { code: 90002; tenant: string }

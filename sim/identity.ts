@@ -64,7 +64,7 @@ export class IdentityProvider {
       expiresAtMs: (issuedAt + lifetime) * 1000,
     });
     this.#issued.push(accessToken);
-    // Every value is a string, numbers included (AZURE-NOTES): clients must not expect numbers.
+    // Every value is a string, numbers included (as Entra ID sends them): clients must not expect numbers.
     return json(200, {
       token_type: "Bearer",
       expires_in: String(lifetime),

@@ -3,7 +3,7 @@ import type { ServerResponse } from "node:http";
 
 /**
  * What Azure Key Vault answers on the wire for the certificates API, as the real
- * CertificateClient needs it (AZURE-NOTES): shared by the simulator's vault (sim/hosting/vault.ts)
+ * CertificateClient needs it (the real client reads it through this): shared by the simulator's vault (sim/hosting/vault.ts)
  * and the tests' fake vault (test/support/fakeKeyVault.ts), so both speak the same protocol.
  */
 

@@ -124,7 +124,7 @@ function toDer(certificate: string | Uint8Array): Buffer {
 
 /**
  * Starts the fake on 127.0.0.1 and a free port. Behaviour follows what the real SecretClient
- * and CertificateClient need (see AZURE-NOTES): 401 challenge without a token,
+ * and CertificateClient need (checked against them here): 401 challenge without a token,
  * `GET /secrets/<name>/[<version>]` and `GET /certificates/<name>/[<version>]` with one, 404
  * `SecretNotFound` / `CertificateNotFound` for unknown names. `challengeResource` is the
  * resource its challenge names (default https://vault.azure.net): a test sets another to play a

@@ -10,7 +10,7 @@ import { notSynced, type SyncOptions } from "./syncCheck.js";
 /**
  * The verdict on one probe, as a browser would give it, then what certsched adds (a renewal in
  * flight, the warning days). The statuses in the order the contract checks them
- * (/work/shared/contracts/verify.md): the first that applies wins.
+ * (docs/contracts/verify.md): the first that applies wins.
  */
 export const STATUSES = [
   "unreachable",
