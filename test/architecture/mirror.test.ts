@@ -116,7 +116,6 @@ const COVERED_ELSEWHERE: Readonly<Record<string, string>> = {
   "shared/usecases/sweep/plan.ts": "test/shared/usecases/sweep/renewEach.test.ts",
   "shared/usecases/sweep/summarize.ts":
     "test/shared/usecases/sweep/renewEach.classification.test.ts",
-  "shared/usecases/sweep/sweepCalls.ts": "test/shared/usecases/sweep/renewEach.adaptive.test.ts",
   "shared/usecases/sweep/sweepRun.ts": "test/shared/usecases/sweep/sweep.budget.test.ts",
   "shared/usecases/sweep/bookkeeping.ts": "test/shared/usecases/sweep/sweep.budget.test.ts",
   "shared/usecases/sweep/telemetryOf.ts": "test/shared/usecases/sweep/sweep.notifications.test.ts",

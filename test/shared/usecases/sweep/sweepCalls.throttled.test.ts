@@ -6,7 +6,7 @@ import {
   retryThrottled,
   THROTTLE_MAX_WAIT_MS,
   throttleWaitMs,
-} from "../../../../shared/usecases/sweep/throttledRetry.js";
+} from "../../../../shared/usecases/sweep/sweepCalls.js";
 
 const throttled = () =>
   new UpstreamError("UPSTREAM_FAILED", "publicRenew", "renew failed: the service answered 429", {
