@@ -4,6 +4,7 @@ import type { PreflightSettings } from "./preflight/preflightSettings.js";
 import type { ServiceQuota } from "./quota/serviceQuota.js";
 import type { NamedEndpoint } from "./verification/endpoint.js";
 import type { VerifySettings } from "./verification/verifySettings.js";
+import type { RenewalCalendar } from "./windows/calendar.js";
 
 /**
  * Every setting certsched reads, parsed once from the environment (the function app's
@@ -95,6 +96,11 @@ export interface Settings {
    */
   serviceQuota: ServiceQuota | undefined;
   /**
+   * When the account's certificates may be renewed: its windows, freezes and per-certificate
+   * policy (core/windows/calendar.ts); nothing declared: whenever due.
+   */
+  renewalCalendar: RenewalCalendar;
+  /**
    * How long a sweep may start renewals, in ms from its start (default 9 min: under host.json's
    * 10-min functionTimeout, leaving room for the renewals in flight to end on their own timeout).
    */
@@ -175,6 +181,7 @@ export type AccountField =
   | "tokenUrl"
   | "managementResource"
   | "vaultResource"
-  | "serviceQuota";
+  | "serviceQuota"
+  | "renewalCalendar";
 
 export type Env = Readonly<Record<string, string | undefined>>;

@@ -3,6 +3,7 @@ import { resolve } from "node:path";
 import { z } from "zod";
 import { parseServiceQuota, type ServiceQuota } from "../../core/quota/serviceQuota.js";
 import type { AccountSettings } from "../../core/settings.js";
+import { OPEN_CALENDAR } from "../../core/windows/calendar.js";
 import { ensureError, type Problem } from "../../lib/errors.js";
 import { directSecret, pathSegment, text, upstreamUrl } from "./schema.js";
 
@@ -261,5 +262,6 @@ function toAccount(a: Parsed, d: AccountDefaults): AccountSettings {
     managementResource: a.managementResource ?? d.managementResource,
     vaultResource: a.vaultResource ?? d.vaultResource,
     serviceQuota: a.quota ?? d.serviceQuota,
+    renewalCalendar: OPEN_CALENDAR,
   };
 }

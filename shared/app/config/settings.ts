@@ -4,6 +4,7 @@ import type { PreflightSettings } from "../../core/preflight/preflightSettings.j
 import type { ServiceQuota } from "../../core/quota/serviceQuota.js";
 import type { AccountSettings, Env, Settings } from "../../core/settings.js";
 import type { VerifySettings } from "../../core/verification/verifySettings.js";
+import { OPEN_CALENDAR } from "../../core/windows/calendar.js";
 import { ConfigError, type Problem } from "../../lib/errors.js";
 import {
   type AccountDefaults,
@@ -187,6 +188,7 @@ function singleAccount(s: Values): AccountSettings {
     managementResource: s.CERTSCHED_MANAGEMENT_RESOURCE,
     vaultResource: s.CERTSCHED_VAULT_RESOURCE,
     serviceQuota: s.CERTSCHED_SERVICE_QUOTA,
+    renewalCalendar: OPEN_CALENDAR,
   };
 }
 

@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { loadSettings } from "../../../shared/app/config/settings.js";
 import { ACCOUNT_FIELDS, settingsOf } from "../../../shared/core/accounts.js";
 import type { AccountSettings } from "../../../shared/core/settings.js";
+import { OPEN_CALENDAR } from "../../../shared/core/windows/calendar.js";
 
 const app = loadSettings({
   CERTSCHED_BASE_URL: "https://certs.example.com",
@@ -32,6 +33,7 @@ describe("settingsOf", () => {
       managementResource: "https://management.other/",
       vaultResource: "https://vault.other",
       serviceQuota: undefined,
+      renewalCalendar: OPEN_CALENDAR,
     };
     const view = settingsOf(app, other);
     expect(view.account).toBe("other");
