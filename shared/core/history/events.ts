@@ -29,6 +29,10 @@ export type EventKind =
   | "not-attempted"
   /** Left for a later run because the service's request budget (CERTSCHED_SERVICE_QUOTA) ran out. */
   | "deferred"
+  /** Not asked for: outside every renewal window of the certificate, or in a freeze. */
+  | "waiting"
+  /** Never asked for: its certificate policy is `disabled`. */
+  | "disabled"
   /** A verification read the certificate where users look (`reason`: its status). */
   | "verified"
   /** A verification found the renewal has not landed after the window. */
@@ -45,6 +49,8 @@ export const EVENT_KINDS: readonly EventKind[] = [
   "skipped",
   "not-attempted",
   "deferred",
+  "waiting",
+  "disabled",
   "verified",
   "not-landed",
   "landed",

@@ -21,7 +21,14 @@ export type Outcome =
    * Due, but the service's request budget (CERTSCHED_SERVICE_QUOTA) had nothing left for it: the
    * run's problem line names who used it (this run's more urgent renewals, reads, other runs).
    */
-  | "deferred";
+  | "deferred"
+  /**
+   * Due, but outside every renewal window of its account (or in a freeze), and the next opening
+   * comes in time: nothing was sent; `window` says when it opens (core/windows/calendar.ts).
+   */
+  | "waiting"
+  /** Its certificate policy is `disabled`: never renewed (still verified and watched). */
+  | "disabled";
 export const OUTCOMES: readonly Outcome[] = [
   "renewal-scheduled",
   "would-renew",
@@ -31,6 +38,8 @@ export const OUTCOMES: readonly Outcome[] = [
   "blocked",
   "not-attempted",
   "deferred",
+  "waiting",
+  "disabled",
 ];
 
 /** Why the sweep stopped starting renewals. */
@@ -54,7 +63,13 @@ export type ResultReason =
   /** Deferred: the request budget (CERTSCHED_SERVICE_QUOTA) left no request for it. */
   | "QuotaReached"
   /** Renewed: an earlier attempt of this same run renewed it (a queue redelivery). */
-  | "EarlierAttempt";
+  | "EarlierAttempt"
+  /** Waiting: outside every renewal window of the certificate. */
+  | "OutsideWindow"
+  /** Waiting: a freeze holds. */
+  | "Frozen"
+  /** Disabled by its certificate policy. */
+  | "PolicyDisabled";
 
 export interface CertificateResult {
   readonly certificateName: string;
@@ -83,6 +98,34 @@ export interface CertificateResult {
    * unknown (a sweep that crashed, or one that timed out): when and by which run it was sent.
    */
   readonly answerUnknown?: AnswerUnknownRow;
+  /**
+   * What the account's renewal calendar said, when it declares anything: `waiting` (not sent,
+   * with the next opening), `outside` (sent outside the windows, and why), `open`, `disabled`.
+   */
+  readonly window?: WindowNote;
+}
+
+/** A result's renewal-window note (ISO-8601 UTC instants, the local time in the window's zone). */
+export interface WindowNote {
+  readonly state: "open" | "waiting" | "outside" | "disabled";
+  /** Why it was renewed outside its windows: its expiry, or the CA's ARI window, comes first. */
+  readonly because?: "expiry" | "ari";
+  /** The window (its label) of the next opening, or of the one it is in. */
+  readonly window?: string;
+  /** When the next opening starts (waiting, outside), or when the current one closes (open). */
+  readonly opensAt?: string;
+  readonly closesAt?: string;
+  /** `opensAt` in the window's zone, e.g. `2026-12-08 09:00 CET`. */
+  readonly opensAtLocal?: string;
+  readonly timeZone?: string;
+  /** The freeze holding it, when one does. */
+  readonly frozen?: { readonly reason: string; readonly until: string };
+  /** The last moment it could wait to (expiry less the margin, or the ARI window's end). */
+  readonly mustRenewBy?: string;
+  /** The policy's label, when disabled. */
+  readonly policy?: string;
+  /** The note in words: the same as the result's detail starts with. */
+  readonly detail: string;
 }
 
 /** A ledger row "sent" or "answer-unknown", as a result names it (an answer still unknown). */

@@ -31,6 +31,8 @@ const FAILED: SweepSummary = {
     blocked: 0,
     "not-attempted": 0,
     deferred: 0,
+    waiting: 0,
+    disabled: 0,
   },
   failed: true,
   problems: ["list certificates failed: 503"],

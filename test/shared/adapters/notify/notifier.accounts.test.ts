@@ -115,6 +115,8 @@ const SUMMARY: SweepSummary = {
     blocked: 0,
     "not-attempted": 0,
     deferred: 0,
+    waiting: 0,
+    disabled: 0,
   },
   failed: false,
   problems: [],

@@ -23,6 +23,8 @@ const FAILED: SweepSummary = {
     blocked: 0,
     "not-attempted": 0,
     deferred: 0,
+    waiting: 0,
+    disabled: 0,
   },
   failed: true,
   problems: ["list certificates failed: no answer within the timeout (UND_ERR_HEADERS_TIMEOUT)"],

@@ -43,6 +43,8 @@ function summary(overrides: Partial<SweepSummary> = {}): SweepSummary {
       blocked: 0,
       "not-attempted": 0,
       deferred: 0,
+      waiting: 0,
+      disabled: 0,
     },
     failed: true,
     problems: [],
