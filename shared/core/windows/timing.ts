@@ -29,11 +29,24 @@ export interface TimingInput {
 /** Openings a first timer firing is looked for in, before waiting counts as unsafe. */
 const CHANCE_OPENINGS = 50;
 
+/** Moments kept per calendar before the cache starts over. */
+const MOMENTS_KEPT = 512;
+
+/** What the windows say at one moment, whatever the certificate's expiry. */
+interface Moment {
+  readonly open: Opening | undefined;
+  readonly next: Opening | undefined;
+  /** The first moment it would be renewed inside a window (see firstChance). */
+  readonly chance: Date | undefined;
+}
+
 /** One account's calendar, ready to answer for its certificates. */
 export class AccountCalendar {
   private readonly clocks: readonly WindowClock[];
   private readonly covers: readonly ((name: string) => boolean)[];
   private readonly byName = new Map<string, OpenTimes>();
+  private readonly moments = new Map<string, Moment>();
+  private tickOfMoments: TimingInput["nextTick"];
 
   constructor(
     readonly calendar: RenewalCalendar,
@@ -67,23 +80,20 @@ export class AccountCalendar {
   timing(name: string, input: TimingInput): Timing {
     const policy = this.policyOf(name);
     if (policy?.policy === "disabled") return { kind: "disabled", policy };
-    const times = this.timesOf(name);
-    const { now } = input;
-    const open = times.openAt(now);
+    const { now, nextTick } = input;
+    const { open, next, chance } = this.momentOf(name, now, nextTick);
     if (open) {
       return this.windowsOf(name).length === 0
         ? { kind: "unrestricted" }
         : { kind: "open", opening: open };
     }
     const frozen = frozenAt(this.calendar.freezes, now);
-    const next = times.next(now);
     const marginEnd = input.expiry.getTime() - this.calendar.marginMs;
     const ari = input.ariEnd !== undefined && input.ariEnd.getTime() < marginEnd;
     const mustRenewBy = new Date(ari && input.ariEnd ? input.ariEnd.getTime() : marginEnd);
-    const chance = next && firstChance(times, next, input.nextTick, mustRenewBy);
     const waitForWindow = chance !== undefined && chance.getTime() <= mustRenewBy.getTime();
     // Waiting for the window is unsafe: wait all the same while a later run still comes in time.
-    const later = input.nextTick?.(now);
+    const later = nextTick?.(now);
     const waitForLastRun =
       !waitForWindow && later !== undefined && later.getTime() <= mustRenewBy.getTime();
     const base = { next, mustRenewBy, ...(frozen ? { frozen } : {}) };
@@ -110,8 +120,36 @@ export class AccountCalendar {
     return { openings, freezes };
   }
 
+  /**
+   * Whether the certificate's windows are open at `now`, the next opening and the first timer
+   * run inside one: the same for every certificate of the same windows within the same second
+   * (openings start on whole seconds), so a sweep of thousands asks croner once a second.
+   */
+  private momentOf(name: string, now: Date, nextTick: TimingInput["nextTick"]): Moment {
+    if (nextTick !== this.tickOfMoments) {
+      this.moments.clear();
+      this.tickOfMoments = nextTick;
+    }
+    const times = this.timesOf(name);
+    const second = Math.floor(now.getTime() / 1000) * 1000;
+    const key = `${this.keyOf(name)}|${second}|${now.getTime() === second ? "" : "+"}`;
+    let moment = this.moments.get(key);
+    if (!moment) {
+      const open = times.openAt(now);
+      const next = open ? undefined : times.next(now);
+      moment = { open, next, chance: next && firstChance(times, next, nextTick) };
+      if (this.moments.size >= MOMENTS_KEPT) this.moments.clear();
+      this.moments.set(key, moment);
+    }
+    return moment;
+  }
+
+  private keyOf(name: string): string {
+    return this.clocks.map((_, i) => (this.covers[i]?.(name) ? "1" : "0")).join("");
+  }
+
   private timesOf(name: string): OpenTimes {
-    const key = this.clocks.map((_, i) => (this.covers[i]?.(name) ? "1" : "0")).join("");
+    const key = this.keyOf(name);
     let times = this.byName.get(key);
     if (!times) {
       const clocks = this.clocks.filter((_, i) => key[i] === "1");
@@ -159,12 +197,10 @@ function firstChance(
   times: OpenTimes,
   opening: Opening,
   nextTick: TimingInput["nextTick"],
-  mustRenewBy: Date,
 ): Date | undefined {
   if (!nextTick) return opening.opensAt;
   let o: Opening | undefined = opening;
   for (let i = 0; o && i < CHANCE_OPENINGS; i++) {
-    if (o.opensAt.getTime() > mustRenewBy.getTime()) return o.opensAt;
     const tick = nextTick(new Date(o.opensAt.getTime() - 1));
     if (tick && tick.getTime() < o.closesAt.getTime()) return tick;
     o = times.next(o.closesAt);
