@@ -1,8 +1,11 @@
 import { z } from "zod";
 import { parseDuration } from "../../lib/time.js";
 
-/** A duration setting (parseDuration), its default, and its range in ms: one rule for all. */
-export function duration(defaultText: string, min: number, max: number) {
+/**
+ * A duration setting (parseDuration), its default, and its range in ms: one rule for all.
+ * `range` says the range in the message as the docs do (`1h to 60d`); unset: in seconds.
+ */
+export function duration(defaultText: string, min: number, max: number, range?: string) {
   return z
     .string()
     .default(defaultText)
@@ -15,7 +18,9 @@ export function duration(defaultText: string, min: number, max: number) {
       if (ms < min || ms > max) {
         ctx.addIssue({
           code: "custom",
-          message: `must be between ${min / 1000}s and ${max / 1000}s`,
+          message: range
+            ? `must be from ${range}`
+            : `must be between ${min / 1000}s and ${max / 1000}s`,
         });
         return z.NEVER;
       }

@@ -4,7 +4,7 @@ import type { PreflightSettings } from "../../core/preflight/preflightSettings.j
 import type { ServiceQuota } from "../../core/quota/serviceQuota.js";
 import type { AccountSettings, Env, Settings } from "../../core/settings.js";
 import type { VerifySettings } from "../../core/verification/verifySettings.js";
-import { OPEN_CALENDAR } from "../../core/windows/calendar.js";
+import type { RenewalCalendar } from "../../core/windows/calendar.js";
 import { ConfigError, type Problem } from "../../lib/errors.js";
 import {
   type AccountDefaults,
@@ -16,6 +16,13 @@ import { loadAriSettings } from "./ariSettings.js";
 import { loadPreflightSettings } from "./preflightSettings.js";
 import { KNOWN_SETTINGS, schema } from "./schema.js";
 import { loadVerifySettings } from "./verifySettings.js";
+import {
+  type CalendarDefaults,
+  calendarDefaults,
+  calendarOf,
+  checkedCalendars,
+  NO_CALENDAR_DEFAULTS,
+} from "./windowSettings.js";
 
 /**
  * local.settings.sample.json's placeholders: `<directory (tenant) id>`, and
@@ -101,16 +108,42 @@ export function loadSettings(env: Env = process.env): Settings {
   const placeholders = placeholderProblems(raw);
   const held = new Set(placeholders.map((p) => p.name));
   const problems: Problem[] = [...schemaProblems(result, held), ...placeholders];
-  const declared = declaredAccounts(raw, result, held, problems);
+  const calendar = calendarDefaults(raw, windowTiming(result));
+  problems.push(...calendar.problems);
+  const declared = declaredAccounts(raw, result, held, problems, calendar.defaults);
   if (result.success) problems.push(...quotaWindowProblems(result.data));
   if (!result.success || problems.length > 0) throw new ConfigError(problems);
   const s = result.data;
-  const single = singleAccount(s);
-  const accounts = declared ?? [single];
+  const own = singleAccount(s, calendarOf(calendar.defaults));
+  const accounts = checkedAccounts(declared ?? [own], raw);
+  // Without declared accounts, the one account is the single-account settings' own, checked.
+  const single = declared ? own : (accounts[0] ?? own);
   const first = accounts[0] ?? single;
   const app = appSettings(env, s, single, first, accounts, declared !== undefined);
   // The app's settings carry the first account's service fields (one account: today's).
   return settingsOf(app, first);
+}
+
+/**
+ * Each account's calendar checked against the clock and the renewal timer: one that never
+ * lets a certificate be renewed is refused here, naming the account, before anything is sent.
+ */
+function checkedAccounts(
+  accounts: AccountSettings[],
+  raw: Readonly<Record<string, string>>,
+): AccountSettings[] {
+  const checked = checkedCalendars(accounts, raw.CERTSCHED_RENEWAL_SCHEDULE, new Date());
+  if (checked.problems.length > 0) throw new ConfigError(checked.problems);
+  return checked.accounts;
+}
+
+/** CERTSCHED_WINDOW_MARGIN and _JITTER as parsed (their defaults while another is wrong). */
+function windowTiming(result: Parsed): { marginMs: number; jitterMs: number } {
+  if (!result.success) return NO_CALENDAR_DEFAULTS;
+  return {
+    marginMs: result.data.CERTSCHED_WINDOW_MARGIN,
+    jitterMs: result.data.CERTSCHED_WINDOW_JITTER,
+  };
 }
 
 type Parsed = ReturnType<typeof schema.safeParse>;
@@ -139,6 +172,7 @@ function declaredAccounts(
   result: Parsed,
   held: ReadonlySet<string>,
   problems: Problem[],
+  calendar: CalendarDefaults,
 ): AccountSettings[] | undefined {
   const source = accountsSource(raw);
   let declared: AccountSettings[] | undefined;
@@ -153,7 +187,10 @@ function declaredAccounts(
         });
       }
     }
-    const parsed = parseAccounts(source.setting, source.text, accountDefaults(raw, result));
+    const parsed = parseAccounts(source.setting, source.text, {
+      ...accountDefaults(raw, result),
+      calendar,
+    });
     if (parsed.ok) declared = parsed.accounts;
     else problems.push(...parsed.problems);
   } else if (source.kind === "none") {
@@ -168,7 +205,7 @@ function declaredAccounts(
 }
 
 /** The one account of the single-account settings, named DEFAULT_ACCOUNT. */
-function singleAccount(s: Values): AccountSettings {
+function singleAccount(s: Values, calendar: RenewalCalendar): AccountSettings {
   const baseUrl = s.CERTSCHED_BASE_URL ?? "";
   return {
     name: DEFAULT_ACCOUNT,
@@ -188,7 +225,7 @@ function singleAccount(s: Values): AccountSettings {
     managementResource: s.CERTSCHED_MANAGEMENT_RESOURCE,
     vaultResource: s.CERTSCHED_VAULT_RESOURCE,
     serviceQuota: s.CERTSCHED_SERVICE_QUOTA,
-    renewalCalendar: OPEN_CALENDAR,
+    renewalCalendar: calendar,
   };
 }
 
