@@ -7,6 +7,8 @@ import type { VerifySettings } from "../../core/verification/verifySettings.js";
 import type { RenewalCalendar } from "../../core/windows/calendar.js";
 import { ConfigError, type Problem } from "../../lib/errors.js";
 import {
+  ACCOUNTS_FILE_SETTING,
+  ACCOUNTS_SETTING,
   type AccountDefaults,
   accountsSource,
   parseAccounts,
@@ -112,29 +114,31 @@ export function loadSettings(env: Env = process.env): Settings {
   problems.push(...calendar.problems);
   const declared = declaredAccounts(raw, result, held, problems, calendar.defaults);
   if (result.success) problems.push(...quotaWindowProblems(result.data));
+  const defaultCalendar = calendarOf(calendar.defaults);
+  // Each calendar that parsed, checked against the clock and the timer: one that never lets
+  // a certificate be renewed is refused with the rest, naming the account, before anything
+  // is sent.
+  const single =
+    raw[ACCOUNTS_SETTING] === undefined &&
+    raw[ACCOUNTS_FILE_SETTING] === undefined &&
+    calendar.problems.length === 0;
+  const toCheck =
+    declared ?? (single ? [{ name: DEFAULT_ACCOUNT, renewalCalendar: defaultCalendar }] : []);
+  const checked = checkedCalendars(toCheck, raw.CERTSCHED_RENEWAL_SCHEDULE, new Date());
+  problems.push(...checked.problems);
   if (!result.success || problems.length > 0) throw new ConfigError(problems);
   const s = result.data;
-  const own = singleAccount(s, calendarOf(calendar.defaults));
-  const accounts = checkedAccounts(declared ?? [own], raw);
-  // Without declared accounts, the one account is the single-account settings' own, checked.
-  const single = declared ? own : (accounts[0] ?? own);
-  const first = accounts[0] ?? single;
-  const app = appSettings(env, s, single, first, accounts, declared !== undefined);
+  const own = singleAccount(
+    s,
+    declared ? defaultCalendar : (checked.calendars[0] ?? defaultCalendar),
+  );
+  const accounts = declared
+    ? declared.map((a, i) => ({ ...a, renewalCalendar: checked.calendars[i] ?? a.renewalCalendar }))
+    : [own];
+  const first = accounts[0] ?? own;
+  const app = appSettings(env, s, own, first, accounts, declared !== undefined);
   // The app's settings carry the first account's service fields (one account: today's).
   return settingsOf(app, first);
-}
-
-/**
- * Each account's calendar checked against the clock and the renewal timer: one that never
- * lets a certificate be renewed is refused here, naming the account, before anything is sent.
- */
-function checkedAccounts(
-  accounts: AccountSettings[],
-  raw: Readonly<Record<string, string>>,
-): AccountSettings[] {
-  const checked = checkedCalendars(accounts, raw.CERTSCHED_RENEWAL_SCHEDULE, new Date());
-  if (checked.problems.length > 0) throw new ConfigError(checked.problems);
-  return checked.accounts;
 }
 
 /** CERTSCHED_WINDOW_MARGIN and _JITTER as parsed (their defaults while another is wrong). */

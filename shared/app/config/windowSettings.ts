@@ -1,5 +1,4 @@
 import { parseSchedule, type Schedule } from "../../core/schedule/ncrontab.js";
-import type { AccountSettings } from "../../core/settings.js";
 import {
   type CertificatePolicy,
   DEFAULT_WINDOW_JITTER_MS,
@@ -133,22 +132,21 @@ function declaresAnything(calendar: RenewalCalendar): boolean {
 
 /**
  * Checks each account's calendar against the clock and the renewal timer (`schedule`:
- * CERTSCHED_RENEWAL_SCHEDULE): its problems are returned, naming the account; its warnings
- * go into the calendar (`warnings`), for the surfaces to show.
+ * CERTSCHED_RENEWAL_SCHEDULE). Returns the problems, naming the account, and each calendar
+ * (in the accounts' order) with its warnings, for the surfaces to show.
  */
 export function checkedCalendars(
-  accounts: readonly AccountSettings[],
+  accounts: readonly { readonly name: string; readonly renewalCalendar: RenewalCalendar }[],
   schedule: string | undefined,
   now: Date,
-): { accounts: AccountSettings[]; problems: Problem[] } {
+): { calendars: RenewalCalendar[]; problems: Problem[] } {
   const timer = timerOf(schedule);
   const problems: Problem[] = [];
-  const checked = accounts.map((account) => {
-    const calendar = account.renewalCalendar;
-    if (!declaresAnything(calendar)) return account;
-    const found = checkCalendar(calendar, { account: account.name, timer, now });
+  const calendars = accounts.map(({ name, renewalCalendar: calendar }) => {
+    if (!declaresAnything(calendar)) return calendar;
+    const found = checkCalendar(calendar, { account: name, timer, now });
     problems.push(...found.problems);
-    return { ...account, renewalCalendar: { ...calendar, warnings: found.warnings } };
+    return { ...calendar, warnings: found.warnings };
   });
-  return { accounts: checked, problems };
+  return { calendars, problems };
 }
