@@ -44,7 +44,7 @@ describe("a malformed declaration", () => {
 
       expect(result.code, command.join(" ")).toBe(2);
       expect(result.stderr).toContain(
-        "CERTSCHED_RENEWAL_WINDOWS[0].start: must have 5 cron fields (minute hour day-of-month month day-of-week), not 6",
+        "CERTSCHED_RENEWAL_WINDOWS[0].start: must have five fields (minute hour day-of-month month day-of-week); it has 6",
       );
       expect(result.stderr).toContain("CERTSCHED_RENEWAL_WINDOWS[1].duration: must be more than 0");
       expect(result.stderr).toContain("CERTSCHED_RENEWAL_FREEZES[0].to: must come after from");

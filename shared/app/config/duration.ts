@@ -10,7 +10,8 @@ export function duration(defaultText: string, min: number, max: number, range?: 
     .string()
     .default(defaultText)
     .transform((text, ctx) => {
-      const ms = parseDuration(text);
+      // A bare 0 needs no unit (where the range allows none, as for CERTSCHED_WINDOW_JITTER).
+      const ms = text.trim() === "0" ? 0 : parseDuration(text);
       if (ms === undefined) {
         ctx.addIssue({ code: "custom", message: "must be a duration like 2h, 90m, 30s or PT2H" });
         return z.NEVER;

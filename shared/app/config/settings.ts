@@ -124,7 +124,11 @@ export function loadSettings(env: Env = process.env): Settings {
     calendar.problems.length === 0;
   const toCheck =
     declared ?? (single ? [{ name: DEFAULT_ACCOUNT, renewalCalendar: defaultCalendar }] : []);
-  const checked = checkedCalendars(toCheck, raw.CERTSCHED_RENEWAL_SCHEDULE, new Date());
+  const checked = checkedCalendars(toCheck, {
+    schedule: raw.CERTSCHED_RENEWAL_SCHEDULE,
+    now: new Date(),
+    declared: declared !== undefined,
+  });
   problems.push(...checked.problems);
   if (!result.success || problems.length > 0) throw new ConfigError(problems);
   const s = result.data;

@@ -20,14 +20,39 @@ export const WINDOW_DURATION_MIN_MS = MINUTE_MS;
 /** And at most 31 days: a longer one is a month with a gap, better declared as a freeze. */
 export const WINDOW_DURATION_MAX_MS = 31 * DAY_MS;
 
-/** A start: five cron fields, then croner's rules (ranges, steps, names) as the core reads them. */
-function startProblem(text: string): string | undefined {
-  const fields = text.split(/\s+/).length;
-  if (fields !== 5) {
-    return `must have 5 cron fields (minute hour day-of-month month day-of-week), not ${fields}${fields > 5 ? ": seconds and years are not read (the renewal timer's six-field schedule is CERTSCHED_RENEWAL_SCHEDULE)" : ""}`;
+/** A start's five fields, with the values each allows (7 is Sunday too, as in cron). */
+const START_FIELDS = [
+  { name: "minute", min: 0, max: 59 },
+  { name: "hour", min: 0, max: 23 },
+  { name: "day-of-month", min: 1, max: 31 },
+  { name: "month", min: 1, max: 12 },
+  { name: "day-of-week", min: 0, max: 7 },
+] as const;
+
+/**
+ * A number out of its field's range, said in the field's own numbers (croner counts days and
+ * months from 0 in its messages: "day: 31" for a 32); steps are left to croner.
+ */
+function startRangeProblem(text: string): string | undefined {
+  const fields = text.split(/\s+/);
+  if (fields.length !== START_FIELDS.length) return undefined;
+  for (const [index, spec] of START_FIELDS.entries()) {
+    for (const item of (fields[index] ?? "").split(",")) {
+      const range = item.split("/")[0] ?? "";
+      for (const number of range.split("-")) {
+        if (!/^\d+$/.test(number)) continue;
+        const n = Number(number);
+        if (n < spec.min || n > spec.max) {
+          return `its ${spec.name} field has ${n}: it must be from ${spec.min} to ${spec.max}`;
+        }
+      }
+    }
   }
-  return windowStartProblem(text);
+  return undefined;
 }
+
+/** A start: five cron fields, each in its range, then croner's rules as the core reads them. */
+const startProblem = (text: string) => startRangeProblem(text) ?? windowStartProblem(text);
 
 /** The problem of a window's duration, or its length in ms. */
 export function windowDuration(text: string): number | string {

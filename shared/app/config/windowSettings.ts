@@ -71,7 +71,8 @@ export function calendarDefaults(
   const windows = read(RENEWAL_WINDOWS_SETTING, "window", parseWindows)?.windows ?? [];
   const freezes = read(RENEWAL_FREEZES_SETTING, "freeze", parseFreezes)?.freezes ?? [];
   const policies = read(CERTIFICATE_POLICY_SETTING, "policy", parsePolicies)?.policies ?? [];
-  return { defaults: { windows, freezes, policies, ...timing }, problems };
+  const { marginMs, jitterMs } = timing;
+  return { defaults: { windows, freezes, policies, marginMs, jitterMs }, problems };
 }
 
 /** The calendar of an account that declares nothing of its own (the single account's). */
@@ -131,21 +132,29 @@ function declaresAnything(calendar: RenewalCalendar): boolean {
 }
 
 /**
+ * A check's problem, naming the account where the entry's label does not (a window of the
+ * settings, which many declared accounts share): `for account "b": …`.
+ */
+function forAccount(problem: Problem, account: string, declared: boolean): Problem {
+  if (!declared || problem.name.includes(`(account "${account}")`)) return problem;
+  return { name: problem.name, message: `for account "${account}": ${problem.message}` };
+}
+
+/**
  * Checks each account's calendar against the clock and the renewal timer (`schedule`:
- * CERTSCHED_RENEWAL_SCHEDULE). Returns the problems, naming the account, and each calendar
- * (in the accounts' order) with its warnings, for the surfaces to show.
+ * CERTSCHED_RENEWAL_SCHEDULE). Returns the problems, naming the account when accounts are
+ * `declared`, and each calendar (in the accounts' order) with its warnings, for the surfaces.
  */
 export function checkedCalendars(
   accounts: readonly { readonly name: string; readonly renewalCalendar: RenewalCalendar }[],
-  schedule: string | undefined,
-  now: Date,
+  where: { readonly schedule: string | undefined; readonly now: Date; readonly declared: boolean },
 ): { calendars: RenewalCalendar[]; problems: Problem[] } {
-  const timer = timerOf(schedule);
+  const timer = timerOf(where.schedule);
   const problems: Problem[] = [];
   const calendars = accounts.map(({ name, renewalCalendar: calendar }) => {
     if (!declaresAnything(calendar)) return calendar;
-    const found = checkCalendar(calendar, { account: name, timer, now });
-    problems.push(...found.problems);
+    const found = checkCalendar(calendar, { account: name, timer, now: where.now });
+    problems.push(...found.problems.map((p) => forAccount(p, name, where.declared)));
     return { ...calendar, warnings: found.warnings };
   });
   return { calendars, problems };

@@ -51,7 +51,7 @@ describe("GET /api/certificates/due with a malformed declaration", () => {
       errors: [
         {
           name: "CERTSCHED_RENEWAL_WINDOWS[0].start",
-          message: expect.stringMatching(/^must have 5 cron fields .*not 6/),
+          message: expect.stringMatching(/^must have five fields .*it has 6/),
         },
         {
           name: "CERTSCHED_CERTIFICATE_POLICY[0].policy",

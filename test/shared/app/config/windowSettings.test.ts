@@ -161,7 +161,7 @@ describe("the single-account form", () => {
       "CERTSCHED_WINDOW_JITTER",
     ]);
     expect(error.message).toContain(
-      "CERTSCHED_RENEWAL_WINDOWS[0].start: must have 5 cron fields (minute hour day-of-month month day-of-week), not 6",
+      "CERTSCHED_RENEWAL_WINDOWS[0].start: must have five fields (minute hour day-of-month month day-of-week); it has 6",
     );
   });
 });
@@ -254,5 +254,110 @@ describe("declared accounts", () => {
       CERTSCHED_ACCOUNTS: json([account("a"), account("b")]),
     });
     expect(error.problems.map((p) => p.name)).toEqual(["CERTSCHED_RENEWAL_WINDOWS[0].timeZone"]);
+  });
+});
+
+describe("the check at load: a calendar that would never renew is refused", () => {
+  it("a start that never matches (30 February)", () => {
+    const error = configError({
+      ...BASE,
+      CERTSCHED_RENEWAL_WINDOWS: json([{ ...BERLIN, start: "0 0 30 2 *" }]),
+    });
+    expect(error.problems).toEqual([
+      {
+        name: "CERTSCHED_RENEWAL_WINDOWS[0].start",
+        message: '"0 0 30 2 *" never matches a date in Europe/Berlin: the window never opens',
+      },
+    ]);
+  });
+
+  it("a freeze over every opening", () => {
+    const error = configError({
+      ...BASE,
+      CERTSCHED_RENEWAL_WINDOWS: json([{ ...BERLIN, start: "0 9 24 12 *" }]),
+      CERTSCHED_RENEWAL_FREEZES: json([{ from: "2000-01-01", to: "2099-12-31", reason: "never" }]),
+    });
+    expect(error.problems).toEqual([
+      {
+        name: "CERTSCHED_RENEWAL_WINDOWS[0]",
+        message: expect.stringMatching(
+          /falls in a freeze \(CERTSCHED_RENEWAL_FREEZES\[0\]\): the window never opens$/,
+        ),
+      },
+    ]);
+  });
+
+  it("a renewal timer that never fires inside the window (daily 03:00 UTC)", () => {
+    const env = { ...BASE, CERTSCHED_RENEWAL_WINDOWS: json([BERLIN]) };
+
+    const error = configError({ ...env, CERTSCHED_RENEWAL_SCHEDULE: "0 0 3 * * *" });
+    const hourly = loadSettings({ ...env, CERTSCHED_RENEWAL_SCHEDULE: "0 0 * * * *" });
+    // A schedule the host could not read is the host's to refuse: not checked against.
+    const unreadable = loadSettings({ ...env, CERTSCHED_RENEWAL_SCHEDULE: "daily" });
+
+    expect(error.problems).toEqual([
+      {
+        name: "CERTSCHED_RENEWAL_WINDOWS[0]",
+        message: expect.stringMatching(
+          /^the renewal timer \(CERTSCHED_RENEWAL_SCHEDULE, UTC\) never fires inside its next \d+ opening\(s\)/,
+        ),
+      },
+    ]);
+    expect(hourly.renewalCalendar.warnings).toEqual([]);
+    expect(unreadable.renewalCalendar.windows).toHaveLength(1);
+  });
+
+  it("joins the other settings' problems, in one error", () => {
+    const error = configError({
+      ...BASE,
+      CERTSCHED_RENEWAL_CONCURRENCY: "0",
+      CERTSCHED_RENEWAL_WINDOWS: json([{ ...BERLIN, start: "0 0 30 2 *" }]),
+    });
+    expect(error.problems.map((p) => p.name)).toEqual([
+      "CERTSCHED_RENEWAL_CONCURRENCY",
+      "CERTSCHED_RENEWAL_WINDOWS[0].start",
+    ]);
+  });
+
+  it("names the account of a window many accounts share, and of an account's own", () => {
+    const error = configError({
+      CERTSCHED_RENEWAL_WINDOWS: json([{ ...BERLIN, start: "0 0 31 4 *" }]),
+      CERTSCHED_ACCOUNTS: json([
+        account("a"),
+        account("b", { windows: [{ ...BERLIN, start: "0 0 30 2 *" }] }),
+      ]),
+    });
+    expect(error.problems).toEqual([
+      {
+        name: "CERTSCHED_RENEWAL_WINDOWS[0].start",
+        message: `for account "a": "0 0 31 4 *" never matches a date in Europe/Berlin: the window never opens`,
+      },
+      {
+        name: 'CERTSCHED_ACCOUNTS[1] (account "b").windows[0].start',
+        message: '"0 0 30 2 *" never matches a date in Europe/Berlin: the window never opens',
+      },
+    ]);
+  });
+});
+
+describe("the check at load: warnings", () => {
+  it("openings more than 20 days apart load, with a warning in the calendar", () => {
+    const s = loadSettings({
+      ...BASE,
+      CERTSCHED_RENEWAL_WINDOWS: json([{ ...BERLIN, start: "0 9 1 * *" }]),
+    });
+
+    expect(s.renewalCalendar.warnings).toEqual([
+      expect.stringMatching(
+        /^account "default": from .* no renewal window opens for \d+ days, longer than the service's 20-day list/,
+      ),
+    ]);
+    expect(s.accounts[0]?.renewalCalendar.warnings).toEqual(s.renewalCalendar.warnings);
+  });
+
+  it("weekly openings load without one", () => {
+    expect(
+      loadSettings({ ...BASE, CERTSCHED_RENEWAL_WINDOWS: json([BERLIN]) }).renewalCalendar.warnings,
+    ).toEqual([]);
   });
 });
