@@ -35,6 +35,16 @@ describe("a freeze's dates", () => {
     expect(freezes[0]?.to.getTime()).toBe(Date.parse("2026-04-01T00:00:00Z"));
   });
 
+  it("date-only in a zone: its midnights, the end of the last day included", () => {
+    const { freezes } = parseFreezes(
+      [{ from: "2026-03-28", to: "2026-03-29", reason: "r", timeZone: "Europe/Berlin" }],
+      L,
+    );
+    // CET before the change, CEST after it: the freeze is 47 hours long.
+    expect(freezes[0]?.from).toEqual(new Date("2026-03-27T23:00:00Z"));
+    expect(freezes[0]?.to).toEqual(new Date("2026-03-29T22:00:00Z"));
+  });
+
   it("instants keep their offset", () => {
     const { freezes, problems } = parseFreezes(
       [{ from: "2026-12-20T18:00:00+01:00", to: "2026-12-21T06:30Z", reason: "release" }],
@@ -94,6 +104,16 @@ describe("bad freezes", () => {
       "must be at most 200 characters",
     ],
     [{ to: "2026-12-24", reason: "r" }, `${L}[0].from`, "is required"],
+    [
+      { from: "2026-12-20", to: "2026-12-24", reason: "r", timeZone: "+01:00" },
+      `${L}[0].timeZone`,
+      "is an offset, not a time zone",
+    ],
+    [
+      { from: "2026-12-20", to: "2026-12-24", reason: "r", timeZone: "Europe/Berlln" },
+      `${L}[0].timeZone`,
+      "is not a known IANA time zone",
+    ],
     [{ from: 20261220, to: "2026-12-24", reason: "r" }, `${L}[0].from`, "must be a text"],
     [
       { from: "2026-12-20", to: "2026-12-24", reason: "r", until: "x" },
