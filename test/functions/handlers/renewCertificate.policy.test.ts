@@ -1,8 +1,6 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { renewCertificate } from "../../../functions/renewCertificate.js";
-import { getServices } from "../../../shared/app/services.js";
-import { OPEN_CALENDAR } from "../../../shared/core/windows/calendar.js";
-import { DAY_MS, HOUR_MS } from "../../../shared/lib/time.js";
+import { DAY_MS } from "../../../shared/lib/time.js";
 import { type AppHarness, type Reply, startHarness } from "../../support/app.js";
 import { httpRequest } from "../../support/invoke.js";
 
@@ -26,39 +24,21 @@ beforeAll(async () => {
 });
 beforeEach(async () => {
   app.sim.reset();
-  await app.configure({});
-  // The account's settings as loaded with a policy, a window that is not open and a freeze now.
-  const ports = getServices().forAccount();
-  Object.assign(ports, {
-    settings: {
-      ...ports.settings,
-      renewalCalendar: {
-        ...OPEN_CALENDAR,
-        windows: [
-          {
-            label: "CERTSCHED_RENEWAL_WINDOWS[0]",
-            start: "0 9 29 2 *",
-            durationMs: HOUR_MS,
-            timeZone: "Europe/Berlin",
-          },
-        ],
-        freezes: [
-          {
-            label: "CERTSCHED_RENEWAL_FREEZES[0]",
-            from: new Date(Date.now() - DAY_MS),
-            to: new Date(Date.now() + DAY_MS),
-            reason: "release",
-          },
-        ],
-        policies: [
-          {
-            label: "CERTSCHED_CERTIFICATE_POLICY[0]",
-            certificates: ["legacy-*"],
-            policy: "disabled",
-          },
-        ],
+  // A policy, a daily window, and a freeze holding now: as declared in the app's settings.
+  await app.configure({
+    CERTSCHED_RENEWAL_WINDOWS: JSON.stringify([
+      { start: "0 9 * * *", duration: "1h", timeZone: "Europe/Berlin" },
+    ]),
+    CERTSCHED_RENEWAL_FREEZES: JSON.stringify([
+      {
+        from: new Date(Date.now() - DAY_MS).toISOString(),
+        to: new Date(Date.now() + DAY_MS).toISOString(),
+        reason: "release",
       },
-    },
+    ]),
+    CERTSCHED_CERTIFICATE_POLICY: JSON.stringify([
+      { certificates: ["legacy-*"], policy: "disabled" },
+    ]),
   });
 });
 afterEach(() => {
