@@ -113,8 +113,23 @@ param clientSecret string = ''
 @description('CERTSCHED_SECRET_CACHE_TTL: how long a secret read from Key Vault is reused, e.g. 10m. Empty: 10m.')
 param secretCacheTtl string = ''
 
-@description('CERTSCHED_RENEWAL_SCHEDULE: six-field NCRONTAB schedule of the renewal timer, UTC.')
+@description('CERTSCHED_RENEWAL_SCHEDULE: six-field NCRONTAB schedule of the renewal timer, UTC. With renewal windows declared it must fire inside each of them, e.g. 0 */15 * * * * (the settings refuse one that never does; docs/renewal-windows.md).')
 param renewalSchedule string = '0 0 3 * * *'
+
+@description('CERTSCHED_RENEWAL_WINDOWS: when renewals may run, as a JSON array of windows ({"start":"0 9 * * 2-4","duration":"7h","timeZone":"Europe/Berlin"}; docs/renewal-windows.md). Empty: whenever due.')
+param renewalWindows string = ''
+
+@description('CERTSCHED_RENEWAL_FREEZES: dated periods in which nothing is renewed (unless an expiry comes first), as a JSON array of {"from","to","reason"}. Empty: none.')
+param renewalFreezes string = ''
+
+@description('CERTSCHED_CERTIFICATE_POLICY: per-certificate policy, as a JSON array of {"certificates":["legacy-*"],"policy":"disabled"}. Empty: every certificate is renewed.')
+param certificatePolicy string = ''
+
+@description('CERTSCHED_WINDOW_MARGIN: a due certificate that would expire before the next window opens plus this margin is renewed outside its windows, e.g. 3d. Empty: 3d.')
+param windowMargin string = ''
+
+@description('CERTSCHED_WINDOW_JITTER: how far into each opening the accounts spread their start, e.g. 30m. Empty: 30m.')
+param windowJitter string = ''
 
 @description('CERTSCHED_VERIFY_SCHEDULE: six-field NCRONTAB schedule of the verification timer, UTC.')
 param verifySchedule string = '0 0 * * * *'
@@ -349,6 +364,11 @@ var commonSettings = [
   { name: 'CERTSCHED_CLIENT_SECRET_SECRET_NAME', value: clientSecretSecretName }
   { name: 'CERTSCHED_SECRET_CACHE_TTL', value: secretCacheTtl }
   { name: 'CERTSCHED_RENEWAL_SCHEDULE', value: renewalSchedule }
+  { name: 'CERTSCHED_RENEWAL_WINDOWS', value: renewalWindows }
+  { name: 'CERTSCHED_RENEWAL_FREEZES', value: renewalFreezes }
+  { name: 'CERTSCHED_CERTIFICATE_POLICY', value: certificatePolicy }
+  { name: 'CERTSCHED_WINDOW_MARGIN', value: windowMargin }
+  { name: 'CERTSCHED_WINDOW_JITTER', value: windowJitter }
   { name: 'CERTSCHED_VERIFY_SCHEDULE', value: verifySchedule }
   { name: 'CERTSCHED_PREFLIGHT_SCHEDULE', value: preflightSchedule }
   { name: 'CERTSCHED_RENEWAL_CONCURRENCY', value: renewalConcurrency }

@@ -18,6 +18,11 @@ import { REPO_ROOT, sourceText, tsFilesUnder } from "../support/sourceTree.js";
  * leave the list (a test below says so).
  */
 const COVERED_ELSEWHERE: Readonly<Record<string, string>> = {
+  // The renewal calendar's parts, through the timing's suites (DST, freezes, jitter, openings).
+  "shared/core/windows/freezes.ts": "test/shared/core/windows/timing.test.ts",
+  "shared/core/windows/localTime.ts": "test/shared/core/windows/timingWords.test.ts",
+  "shared/core/windows/openTimes.ts": "test/shared/core/windows/timing.test.ts",
+  "shared/core/windows/windowClock.ts": "test/shared/core/windows/timing.test.ts",
   // The zod pieces the settings and the accounts share, through both parsers' suites.
   "shared/app/config/schema.ts": "test/shared/app/config/settings.test.ts",
   "shared/app/config/wholeNumber.ts": "test/shared/app/config/settings.test.ts",

@@ -113,6 +113,11 @@ export type Timing =
       readonly frozen?: Freeze | undefined;
       /** The last moment it can wait to: its expiry less the margin (or the ARI window's end). */
       readonly mustRenewBy: Date;
+      /**
+       * The next opening comes too late, so a later run renews it outside its windows: the last
+       * run of the renewal timer before `mustRenewBy`.
+       */
+      readonly outsideLater?: true;
     }
   | {
       readonly kind: "outside";
