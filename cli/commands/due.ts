@@ -33,8 +33,9 @@ Options:
   -h, --help   Show this help.
 
 With a renewal calendar declared, a WINDOW column says when each one is
-renewed: "open until ...", "waiting: opens 2026-12-08 09:00 CET (08:00 UTC)",
-"outside its windows: ..." (its expiry comes first), "disabled (policy ...)".
+renewed: "open until ...", "waiting: opens 2026-12-08 09:00 Europe/Berlin
+(2026-12-08 08:00 UTC)", "renewed outside its renewal windows: ..." (its
+expiry or the CA's ARI window comes first), "disabled (policy ...)".
 certsched windows lists the openings and freezes ahead.
 
 Exit codes: 0 listed (also when nothing is due); 1 a list failed (any

@@ -65,9 +65,10 @@ trigger ari) and the CA's explanation URL when it gave one.
 
 With a renewal calendar declared (docs/renewal-windows.md), each certificate
 has a line under the table saying when it is renewed: "open until ...",
-"waiting: opens 2026-12-08 09:00 CET (08:00 UTC)", "outside its windows: ..."
-(its expiry comes first), "disabled (policy ...)". It needs the account's
-service settings (the calendar is declared with them).
+"waiting: opens 2026-12-08 09:00 Europe/Berlin (2026-12-08 08:00 UTC)",
+"renewed outside its renewal windows: ..." (its expiry or the CA's ARI window
+comes first), "disabled (policy ...)". It needs the account's service
+settings (the calendar is declared with them).
 
 Reads the function app's storage: CERTSCHED_LEDGER_TABLE_URI (with your own
 Azure identity, DefaultAzureCredential: az login) or AzureWebJobsStorage.

@@ -1,7 +1,7 @@
 import type { Settings } from "../../shared/core/settings.js";
 import { localAndUtc } from "../../shared/core/status/windowView.js";
-import type { Freeze, Opening, RenewalCalendar } from "../../shared/core/windows/calendar.js";
-import { AccountCalendar } from "../../shared/core/windows/timing.js";
+import type { Freeze, RenewalCalendar } from "../../shared/core/windows/calendar.js";
+import { AccountCalendar, type UpcomingOpening } from "../../shared/core/windows/timing.js";
 import { openingText } from "../../shared/core/windows/timingWords.js";
 import { DAY_MS } from "../../shared/lib/time.js";
 import { requestedAccount, selectAccounts } from "../accounts.js";
@@ -18,7 +18,8 @@ const HELP = `Usage: certsched windows [--account NAME] [--days N] [--json]
 
 Shows an account's renewal calendar (docs/renewal-windows.md) for the next N
 days: each opening of its renewal windows (when it opens in the window's time
-zone and in UTC, when it closes, which window, which certificates it covers),
+zone and in UTC, when it closes, which window, which certificates it covers,
+and the freeze that holds it, if one does: nothing is renewed in it then),
 the freezes, the certificates its policy disables, and the warnings the
 settings gave when they were loaded. Every account's, or --account NAME's.
 
@@ -35,7 +36,8 @@ Options:
   --json       Print one JSON document: { "from", "to", "days", "accounts": [
                { "name", "declared", "openings": [ { "window", "opensAt",
                "closesAt", "opensAtLocal", "opens", "closes", "timeZone",
-               "certificates" (patterns; null: all) } ], "freezes": [ {
+               "certificates" (patterns; null: all), "frozenBy" (null, or
+               the { "label", "reason" } of the freeze holding it) } ], "freezes": [ {
                "label", "from", "to", "reason" } ], "disabled": [ { "label",
                "certificates" } ], "warnings", "marginMs", "jitterMs" } ] }
                (ISO-8601 UTC instants).
@@ -60,12 +62,14 @@ export interface AccountWindows {
     readonly opensAt: string;
     readonly closesAt: string;
     readonly opensAtLocal: string;
-    /** `2026-12-08 09:00 CET (08:00 UTC)`. */
+    /** `2026-12-08 09:00 Europe/Berlin (2026-12-08 08:00 UTC)`. */
     readonly opens: string;
     readonly closes: string;
     readonly timeZone: string;
     /** The window's certificate patterns; null: every certificate. */
     readonly certificates: readonly string[] | null;
+    /** The freeze holding its start (nothing is renewed in it then); null: none. */
+    readonly frozenBy: { readonly label: string; readonly reason: string } | null;
   }[];
   readonly freezes: { label: string; from: string; to: string; reason: string }[];
   readonly disabled: { label: string; certificates: readonly string[] }[];
@@ -74,8 +78,7 @@ export interface AccountWindows {
   readonly jitterMs: number;
 }
 
-function openingOf(o: Opening, calendar: RenewalCalendar): AccountWindows["openings"][number] {
-  const rule = calendar.windows.find((w) => w.label === o.window);
+function openingOf(o: UpcomingOpening): AccountWindows["openings"][number] {
   return {
     window: o.window,
     opensAt: o.opensAt.toISOString(),
@@ -84,7 +87,8 @@ function openingOf(o: Opening, calendar: RenewalCalendar): AccountWindows["openi
     opens: openingText(o),
     closes: localAndUtc(o.closesAt, o.timeZone),
     timeZone: o.timeZone,
-    certificates: rule?.certificates ? [...rule.certificates] : null,
+    certificates: o.certificates ? [...o.certificates] : null,
+    frozenBy: o.frozenBy ? { label: o.frozenBy.label, reason: o.frozenBy.reason } : null,
   };
 }
 
@@ -107,7 +111,7 @@ export function accountWindows(
   return {
     name,
     declared: account.restricted,
-    openings: (upcoming?.openings ?? []).map((o) => openingOf(o, calendar)),
+    openings: (upcoming?.openings ?? []).map(openingOf),
     freezes: (upcoming?.freezes ?? []).map(freezeOf),
     disabled: calendar.policies
       .filter((p) => p.policy === "disabled")
@@ -146,20 +150,7 @@ export function renderAccountWindows(a: AccountWindows, io: Io, many: boolean): 
     return lines;
   }
   if (a.openings.length === 0) lines.push("No window opens in these days.");
-  else {
-    lines.push(
-      ...renderTable(
-        [
-          { heading: "OPENS" },
-          { heading: "CLOSES" },
-          { heading: "WINDOW", shrink: 2 },
-          { heading: "CERTIFICATES", shrink: 1 },
-        ],
-        a.openings.map((o) => [o.opens, o.closes, o.window, o.certificates?.join(", ") ?? "all"]),
-        { header: paint.bold, width },
-      ),
-    );
-  }
+  else lines.push(...openingsTable(a, io));
   for (const f of a.freezes) {
     lines.push(
       ...wrap(`Frozen ${minute(f.from)} to ${minute(f.to)} UTC: ${f.reason} (${f.label})`),
@@ -175,6 +166,29 @@ export function renderAccountWindows(a: AccountWindows, io: Io, many: boolean): 
   );
   for (const w of a.warnings) lines.push(...wrap(`warning: ${w}`).map((l) => paint.yellow(l)));
   return lines;
+}
+
+/** The openings, one a row; a FROZEN column when a freeze holds one (nothing renewed in it). */
+function openingsTable(a: AccountWindows, io: Io): string[] {
+  const paint = palette(io.stdout, io.env);
+  const frozen = a.openings.some((o) => o.frozenBy !== null);
+  return renderTable(
+    [
+      { heading: "OPENS" },
+      { heading: "CLOSES" },
+      { heading: "WINDOW", shrink: 3 },
+      { heading: "CERTIFICATES", shrink: 2 },
+      ...(frozen ? [{ heading: "FROZEN", shrink: 1 }] : []),
+    ],
+    a.openings.map((o) => [
+      o.opens,
+      o.closes,
+      o.window,
+      o.certificates?.join(", ") ?? "all",
+      ...(frozen ? [o.frozenBy ? { text: o.frozenBy.reason, paint: paint.yellow } : "-"] : []),
+    ]),
+    { header: paint.bold, width: io.stdout.columns },
+  );
 }
 
 const minute = (iso: string) => iso.slice(0, 16).replace("T", " ");

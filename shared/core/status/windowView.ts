@@ -1,4 +1,5 @@
 import type { Opening, Timing } from "../windows/calendar.js";
+import { localText, utcText } from "../windows/localTime.js";
 import type { AccountCalendar, TimingInput } from "../windows/timing.js";
 import { openingText, timingDetail } from "../windows/timingWords.js";
 
@@ -18,7 +19,7 @@ export interface WindowView {
    * - `disabled`: its policy says never renew (still verified and watched).
    */
   readonly state: "open" | "waiting" | "outside" | "disabled";
-  /** One line for people: `waiting: opens 2026-12-08 09:00 CET (08:00 UTC)`. */
+  /** One line for people: `waiting: opens 2026-12-08 09:00 Europe/Berlin (2026-12-08 08:00 UTC)`. */
   readonly text: string;
   /** Why it is renewed outside its windows (`outside` only). */
   readonly because?: "expiry" | "ari";
@@ -28,15 +29,20 @@ export interface WindowView {
   readonly opensAt?: string;
   /** When the current (open) or next opening closes. */
   readonly closesAt?: string;
-  /** `opensAt` in the window's zone: `2026-12-08 09:00 CET`. */
+  /** `opensAt` in the window's zone: `2026-12-08 09:00 Europe/Berlin`. */
   readonly opensAtLocal?: string;
-  /** `opensAt` in the window's zone and in UTC: `2026-12-08 09:00 CET (08:00 UTC)`. */
+  /** `opensAt` in the window's zone and in UTC: `2026-12-08 09:00 Europe/Berlin (2026-12-08 08:00 UTC)`. */
   readonly opens?: string;
   readonly timeZone?: string;
   /** The freeze holding it now: its reason (the operator's words) and its end. */
   readonly frozen?: { readonly reason: string; readonly until: string };
   /** The last moment it can wait to (its expiry less the margin, or the ARI window's end). */
   readonly mustRenewBy?: string;
+  /**
+   * Waiting, but its next opening comes too late: the last timer run before `mustRenewBy`
+   * renews it outside its windows.
+   */
+  readonly outsideLater?: true;
   /** The policy's label (`CERTSCHED_CERTIFICATE_POLICY[0]`), when `disabled`. */
   readonly policy?: string;
 }
@@ -55,22 +61,9 @@ export interface WindowFacts {
   readonly nextTick?: TimingInput["nextTick"];
 }
 
-/** `2026-12-08 16:00 CET (15:00 UTC)`: an instant in a zone and in UTC. */
+/** `2026-12-08 16:00 Europe/Berlin (2026-12-08 15:00 UTC)`: an instant in a zone and in UTC. */
 export function localAndUtc(at: Date, timeZone: string): string {
-  const parts = new Intl.DateTimeFormat("en-GB", {
-    timeZone,
-    year: "numeric",
-    month: "2-digit",
-    day: "2-digit",
-    hour: "2-digit",
-    minute: "2-digit",
-    hourCycle: "h23",
-    timeZoneName: "short",
-  }).formatToParts(at);
-  const part = (type: Intl.DateTimeFormatPartTypes) =>
-    parts.find((p) => p.type === type)?.value ?? "";
-  const local = `${part("year")}-${part("month")}-${part("day")} ${part("hour")}:${part("minute")}`;
-  return `${local} ${part("timeZoneName")} (${at.toISOString().slice(11, 16)} UTC)`;
+  return `${localText(at, timeZone)} (${utcText(at)})`;
 }
 
 function openingPart(opening: Opening | undefined) {
@@ -92,6 +85,8 @@ function frozenPart(timing: Extract<Timing, { kind: "waiting" | "outside" }>) {
 
 /** The words of a waiting timing: when it opens, or the freeze that holds it. */
 function waitingText(timing: Extract<Timing, { kind: "waiting" }>): string {
+  // Its next opening comes too late: a later run renews it outside its windows (and when).
+  if (timing.outsideLater) return `waiting: ${timingDetail(timing)}`;
   const frozen = timing.frozen ? ` (frozen: ${timing.frozen.reason})` : "";
   if (timing.next) return `waiting${frozen}: opens ${openingText(timing.next)}`;
   return `waiting${frozen}: ${timingDetail(timing)}`;
@@ -115,11 +110,12 @@ export function windowViewOf(timing: Timing): WindowView | null {
         ...openingPart(timing.next),
         ...frozenPart(timing),
         mustRenewBy: timing.mustRenewBy.toISOString(),
+        ...(timing.outsideLater ? { outsideLater: true } : {}),
       };
     case "outside":
       return {
         state: "outside",
-        text: `outside its windows: ${timingDetail(timing)}`,
+        text: timingDetail(timing),
         because: timing.because,
         ...openingPart(timing.next),
         ...frozenPart(timing),
@@ -163,8 +159,8 @@ export function windowOf(
 
 /**
  * The words of a window beside a status (the dashboard, a status's `label`): "waiting for
- * window (opens 2026-12-08 09:00 CET (08:00 UTC))", "disabled (policy ...)", "outside its
- * windows: ...", "window open until ...".
+ * window (opens 2026-12-08 09:00 Europe/Berlin (2026-12-08 08:00 UTC))", "disabled (policy
+ * ...)", "renewed outside its renewal windows: ...", "window open until ...".
  */
 export function windowWords(window: WindowView): string {
   switch (window.state) {

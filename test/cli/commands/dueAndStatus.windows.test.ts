@@ -77,7 +77,8 @@ interface WithWindow {
   window?: { state: string; text: string; opensAt?: string; because?: string } | null;
 }
 
-const WAITING = /waiting: opens \d{4}-\d\d-\d\d 09:00 CES?T \(0[78]:00 UTC\)/;
+const WAITING =
+  /waiting: opens \d{4}-\d\d-\d\d 09:00 Europe\/Berlin \(\d{4}-\d\d-\d\d 0[78]:00 UTC\)/;
 
 describe("certsched due with a renewal calendar", () => {
   it("a WINDOW column: waiting (when it opens), outside (its expiry first), disabled", async () => {
@@ -87,7 +88,7 @@ describe("certsched due with a renewal calendar", () => {
     expect(result.stdout).toMatch(/^CERTIFICATE\s.*\sWINDOW$/m);
     const line = (name: string) => result.stdout.split("\n").find((l) => l.startsWith(name));
     expect(line(WAITS)).toMatch(WAITING);
-    expect(line(URGENT)).toContain("outside its windows: ");
+    expect(line(URGENT)).toContain("renewed outside its renewal windows: ");
     expect(line(LEGACY)).toContain("disabled (policy CERTSCHED_CERTIFICATE_POLICY[0])");
   }, 30_000);
 
@@ -120,7 +121,9 @@ describe("certsched status with a renewal calendar", () => {
 
     expect(text.code, text.stderr).toBe(0);
     expect(text.stdout).toMatch(new RegExp(`^${WAITS}: ${WAITING.source}`, "m"));
-    expect(text.stdout).toMatch(new RegExp(`^${URGENT}: outside its windows: `, "m"));
+    expect(text.stdout).toMatch(
+      new RegExp(`^${URGENT}: renewed outside its renewal windows: `, "m"),
+    );
     expect(text.stdout).toContain(`${LEGACY}: disabled (policy CERTSCHED_CERTIFICATE_POLICY[0])`);
     const doc = JSON.parse(json.stdout) as { certificates: WithWindow[] };
     const of = (name: string) => doc.certificates.find((c) => c.certificateName === name)?.window;

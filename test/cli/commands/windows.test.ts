@@ -112,7 +112,13 @@ interface Document {
   accounts: {
     name: string;
     declared: boolean;
-    openings: { opensAt: string; opens: string; window: string; certificates: string[] | null }[];
+    openings: {
+      opensAt: string;
+      opens: string;
+      window: string;
+      certificates: string[] | null;
+      frozenBy: { label: string; reason: string } | null;
+    }[];
     freezes: { from: string; to: string; reason: string }[];
     disabled: { label: string; certificates: string[] }[];
     warnings: string[];
@@ -127,8 +133,9 @@ describe("certsched windows", () => {
     const doc = JSON.parse(result.stdout) as Document;
     expect(doc).toMatchObject({ from: NOW.toISOString(), days: 30 });
     const [account] = doc.accounts;
-    // Tue-Thu of the two weeks before the freeze; none from 20 December to 5 January.
-    expect(account?.openings.map((o) => o.opensAt)).toEqual([
+    // Tue-Thu of every week; those from 20 December on are held by the freeze.
+    const opens = account?.openings.map((o) => o.opensAt) ?? [];
+    expect(opens.slice(0, 6)).toEqual([
       "2026-12-08T08:00:00.000Z",
       "2026-12-09T08:00:00.000Z",
       "2026-12-10T08:00:00.000Z",
@@ -136,8 +143,24 @@ describe("certsched windows", () => {
       "2026-12-16T08:00:00.000Z",
       "2026-12-17T08:00:00.000Z",
     ]);
+    const frozen = account?.openings.filter((o) => o.frozenBy !== null) ?? [];
+    expect(frozen.map((o) => o.opensAt.slice(0, 10))).toEqual([
+      "2026-12-22",
+      "2026-12-23",
+      "2026-12-24",
+      "2026-12-29",
+      "2026-12-30",
+      "2026-12-31",
+      "2027-01-05",
+    ]);
+    expect(frozen[0]?.frozenBy).toEqual({
+      label: "CERTSCHED_RENEWAL_FREEZES[0]",
+      reason: "year-end freeze",
+    });
+    // The first after the freeze, within the 30 days: Wednesday 6 January.
+    expect(opens.at(-1)).toBe("2027-01-06T08:00:00.000Z");
     expect(account?.openings[0]).toMatchObject({
-      opens: "2026-12-08 09:00 CET (08:00 UTC)",
+      opens: "2026-12-08 09:00 Europe/Berlin (2026-12-08 08:00 UTC)",
       window: "CERTSCHED_RENEWAL_WINDOWS[0]",
       certificates: ["api-*", "www"],
     });
@@ -151,16 +174,16 @@ describe("certsched windows", () => {
   });
 
   it("for people: the openings in the zone and UTC, the freeze, the policy, the warning", async () => {
-    const result = await windows(["--days", "3"], CALENDAR);
+    const result = await windows(["--days", "2"], CALENDAR);
 
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toMatch(/^OPENS\s+CLOSES\s+WINDOW\s+CERTIFICATES$/m);
-    expect(result.stdout).toContain("2026-12-08 09:00 CET (08:00 UTC)");
-    expect(result.stdout).toContain("2026-12-08 16:00 CET (15:00 UTC)");
+    expect(result.stdout).toContain("2026-12-08 09:00 Europe/Berlin (2026-12-08 08:00 UTC)");
+    expect(result.stdout).toContain("2026-12-08 16:00 Europe/Berlin (2026-12-08 15:00 UTC)");
     expect(result.stdout).toContain("api-*, www");
-    // Three days from Monday 10:00 UTC: Tuesday and Wednesday, not Thursday.
-    expect(result.stdout).toContain("2026-12-09 09:00 CET");
-    expect(result.stdout).not.toContain("2026-12-10 09:00 CET");
+    // Two days from Monday 10:00 UTC: Tuesday and Wednesday, not Thursday.
+    expect(result.stdout).toContain("2026-12-09 09:00 Europe/Berlin");
+    expect(result.stdout).not.toContain("2026-12-10 09:00 Europe/Berlin");
     expect(result.stdout).toContain(
       "Disabled by policy (CERTSCHED_CERTIFICATE_POLICY[0]): legacy-*",
     );

@@ -107,7 +107,9 @@ describe("GET /api/certificates' items (accountStatuses)", () => {
     const www = part.statuses.find((s) => s.certificateName === "www");
     const legacy = part.statuses.find((s) => s.certificateName === "legacy");
     expect(www?.window?.state).toBe("waiting");
-    expect(www?.label).toBe("ok · waiting for window (opens 2026-12-08 09:00 CET (08:00 UTC))");
+    expect(www?.label).toBe(
+      "ok · waiting for window (opens 2026-12-08 09:00 Europe/Berlin (2026-12-08 08:00 UTC))",
+    );
     expect(legacy?.label).toBe("expiring · disabled (policy CERTSCHED_CERTIFICATE_POLICY[0])");
   });
 });

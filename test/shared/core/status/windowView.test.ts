@@ -58,14 +58,14 @@ describe("windowOf", () => {
 
     expect(window).toMatchObject({
       state: "waiting",
-      text: "waiting: opens 2026-12-08 09:00 CET (08:00 UTC)",
+      text: "waiting: opens 2026-12-08 09:00 Europe/Berlin (2026-12-08 08:00 UTC)",
       window: "CERTSCHED_RENEWAL_WINDOWS[0]",
       opensAt: "2026-12-08T08:00:00.000Z",
       closesAt: "2026-12-08T15:00:00.000Z",
       timeZone: "Europe/Berlin",
     });
     expect(window && windowWords(window)).toBe(
-      "waiting for window (opens 2026-12-08 09:00 CET (08:00 UTC))",
+      "waiting for window (opens 2026-12-08 09:00 Europe/Berlin (2026-12-08 08:00 UTC))",
     );
   });
 
@@ -77,7 +77,7 @@ describe("windowOf", () => {
 
     expect(window).toMatchObject({
       state: "open",
-      text: "open until 2026-12-08 16:00 CET (15:00 UTC)",
+      text: "open until 2026-12-08 16:00 Europe/Berlin (2026-12-08 15:00 UTC)",
     });
   });
 
@@ -89,7 +89,7 @@ describe("windowOf", () => {
 
     expect(window?.state).toBe("outside");
     expect(window?.because).toBe("expiry");
-    expect(window?.text).toMatch(/^outside its windows: \S/);
+    expect(window?.text).toMatch(/^renewed outside its renewal windows: it must be renewed by \S/);
     expect(window && windowWords(window)).toBe(window?.text);
   });
 
@@ -160,15 +160,23 @@ describe("windowOf", () => {
     });
     expect(window?.text).toContain("frozen: <b>release week</b>");
     expect(window && windowWords(window)).toBe(
-      "waiting for window (frozen: <b>release week</b>; opens 2026-12-10 09:00 CET (08:00 UTC))",
+      "waiting for window (frozen: <b>release week</b>; opens 2026-12-10 09:00 Europe/Berlin (2026-12-10 08:00 UTC))",
     );
   });
 });
 
 describe("localAndUtc", () => {
   it.each([
-    ["2026-12-08T15:00:00.000Z", "Europe/Berlin", "2026-12-08 16:00 CET (15:00 UTC)"],
-    ["2026-07-01T15:00:00.000Z", "Europe/Berlin", "2026-07-01 17:00 CEST (15:00 UTC)"],
+    [
+      "2026-12-08T15:00:00.000Z",
+      "Europe/Berlin",
+      "2026-12-08 16:00 Europe/Berlin (2026-12-08 15:00 UTC)",
+    ],
+    [
+      "2026-07-01T15:00:00.000Z",
+      "Europe/Berlin",
+      "2026-07-01 17:00 Europe/Berlin (2026-07-01 15:00 UTC)",
+    ],
     // Past midnight UTC, the local day is the zone's.
     ["2026-12-09T02:30:00.000Z", "America/New_York", "2026-12-08 21:30"],
   ])("%s in %s reads %s", (iso, zone, text) => {

@@ -16,10 +16,10 @@ import { windowHtml } from "../../../../shared/edge/dashboard/windowCell.js";
 const HOSTILE = '<script>alert("x")</script>&';
 const WAITING: WindowView = {
   state: "waiting",
-  text: "waiting: opens 2026-12-08 09:00 CET (08:00 UTC)",
+  text: "waiting: opens 2026-12-08 09:00 Europe/Berlin (2026-12-08 08:00 UTC)",
   window: "CERTSCHED_RENEWAL_WINDOWS[0]",
   opensAt: "2026-12-08T08:00:00.000Z",
-  opens: "2026-12-08 09:00 CET (08:00 UTC)",
+  opens: "2026-12-08 09:00 Europe/Berlin (2026-12-08 08:00 UTC)",
 };
 
 describe("windowHtml", () => {
@@ -29,14 +29,14 @@ describe("windowHtml", () => {
   });
 
   it.each<[WindowView, string]>([
-    [WAITING, "waiting for window (opens 2026-12-08 09:00 CET (08:00 UTC))"],
+    [WAITING, "waiting for window (opens 2026-12-08 09:00 Europe/Berlin (2026-12-08 08:00 UTC))"],
     [
       { state: "disabled", text: "disabled (policy CERTSCHED_CERTIFICATE_POLICY[0])" },
       "disabled (policy CERTSCHED_CERTIFICATE_POLICY[0])",
     ],
     [
-      { state: "open", text: "open until 2026-12-08 16:00 CET (15:00 UTC)" },
-      "window open until 2026-12-08 16:00 CET (15:00 UTC)",
+      { state: "open", text: "open until 2026-12-08 16:00 Europe/Berlin (2026-12-08 15:00 UTC)" },
+      "window open until 2026-12-08 16:00 Europe/Berlin (2026-12-08 15:00 UTC)",
     ],
   ])("%o reads %s", (window, words) => {
     expect(windowHtml(window)).toBe(
@@ -93,7 +93,9 @@ describe("the dashboard's rows", () => {
 
     const html = renderDashboard(model, { warnDays: 14 });
 
-    expect(html).toContain("waiting for window (opens 2026-12-08 09:00 CET (08:00 UTC))");
+    expect(html).toContain(
+      "waiting for window (opens 2026-12-08 09:00 Europe/Berlin (2026-12-08 08:00 UTC))",
+    );
     expect(html).toContain('<span class="sub window window-disabled">disabled (policy &lt;');
     expect(html).not.toContain("<script>alert");
     expect(html.match(/class="sub window /g)).toHaveLength(2);
