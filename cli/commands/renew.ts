@@ -35,7 +35,8 @@ Options:
   --all-due    Renew every certificate the due list names (certsched due).
   --force      Renew even a certificate its last preflight blocks (certsched
                preflight: caa-forbids, dns-zone-missing, hostname-not-bound or
-               app-missing, checked within the last day).
+               app-missing, checked within the last day), or one its
+               certificate policy disables.
   --account NAME  The account that holds them (certsched accounts); required
                when more than one account is declared.
   --json       Print one JSON document: for one name { "status",
@@ -53,9 +54,15 @@ only a person can fix is not renewed: "blocked (preflight: <reason>)" and what
 to do are printed, nothing is sent, and the exit code is 1. Fix the cause and
 run "certsched preflight" again, or renew it anyway with --force.
 
+Renewal windows and freezes (CERTSCHED_RENEWAL_WINDOWS, CERTSCHED_RENEWAL_FREEZES)
+do not hold a renewal asked for by name: they keep the timer's sweeps to the
+hours chosen, and a person asking is such a choice. A certificate its policy
+disables (CERTSCHED_CERTIFICATE_POLICY "disabled") is not renewed: the policy
+is named, nothing is sent, and the exit code is 1; --force renews it anyway.
+
 Exit codes: 0 every renewal scheduled (or already in progress); 1 the service
-refused or failed one (an unknown name, say), its outcome is unknown, or its
-preflight blocked it; 2 usage or configuration error.
+refused or failed one (an unknown name, say), its outcome is unknown, its
+preflight blocked it or its policy disables it; 2 usage or configuration error.
 `;
 
 type Outcome =
@@ -127,7 +134,7 @@ async function renewNamed(
 ): Promise<Outcome> {
   const requester = { trigger: "cli", by: "cli" } as const;
   const r = await renewByName(runtime, name, requester, log, { force });
-  const { status, message, note, blockedBy, forcedPast } = r;
+  const { status, message, note, blockedBy, forcedPast, policy } = r;
   return {
     certificateName: name,
     status,
@@ -135,6 +142,7 @@ async function renewNamed(
     ...(note ? { note } : {}),
     ...(blockedBy ? { blockedBy } : {}),
     ...(forcedPast ? { forcedPast } : {}),
+    ...(policy ? { policy } : {}),
   };
 }
 
@@ -158,7 +166,7 @@ async function renewSingle(
     result = { certificateName: name, status: "unknown", message: error.message };
   }
   write(io, json, { ...declaredAccount(runtime), ...result });
-  return result.status === "unknown" || result.status === "blocked" ? EXIT.failed : EXIT.ok;
+  return refused(result) ? EXIT.failed : EXIT.ok;
 }
 
 /**
@@ -187,14 +195,17 @@ async function renewEach(
     }
     if (!json) write(io, false, results.at(-1) as Outcome);
   }
-  const failed = results.filter(
-    (r) => r.status === "failed" || r.status === "unknown" || r.status === "blocked",
-  ).length;
+  const failed = results.filter((r) => r.status === "failed" || refused(r)).length;
   if (json) {
     const document = { ...declaredAccount(runtime), results, failed };
     io.stdout.write(`${JSON.stringify(document, null, 2)}\n`);
   } else if (names.length === 0) io.stdout.write("Nothing is due for renewal.\n");
   return failed > 0 ? EXIT.failed : EXIT.ok;
+}
+
+/** Not renewed, or not known to be: blocked, disabled, or its outcome unknown (exit 1). */
+function refused(r: Outcome): boolean {
+  return r.status === "unknown" || r.status === "blocked" || r.status === "disabled";
 }
 
 function write(io: Parameters<Command["run"]>[1], json: boolean, r: Outcome): void {
@@ -211,13 +222,21 @@ function write(io: Parameters<Command["run"]>[1], json: boolean, r: Outcome): vo
         ? `Renewal of ${name} already in progress: ${oneLine(r.message)}`
         : r.status === "unknown"
           ? paint.yellow(`Renewal of ${name} outcome unknown: ${oneLine(r.message)}`)
-          : r.status === "blocked"
+          : r.status === "blocked" || r.status === "disabled"
             ? paint.red(`Renewal of ${name} not sent, ${oneLine(r.message)}`)
             : paint.red(`Renewal of ${name} failed: ${oneLine(r.message)}`);
   io.stdout.write(`${line}\n`);
   if (r.status === "blocked") {
     const hint = `certsched: fix it and run "certsched preflight" again, or renew anyway: certsched renew ${r.certificateName} --force`;
     io.stderr.write(`${wrapToWidth(oneLine(hint), io.stderr.columns, "").join("\n")}\n`);
+  }
+  if (r.status === "disabled") {
+    const hint = `certsched: ${r.certificateName} is disabled by ${"policy" in r ? r.policy : "its certificate policy"}; to renew it all the same: certsched renew ${r.certificateName} --force`;
+    io.stderr.write(`${wrapToWidth(oneLine(hint), io.stderr.columns, "").join("\n")}\n`);
+  }
+  if (r.status === "scheduled" && "policy" in r && r.policy) {
+    const forced = `certsched: ${r.certificateName}: renewed with --force past its disabled certificate policy (${r.policy})`;
+    io.stderr.write(`${wrapToWidth(oneLine(forced), io.stderr.columns, "").join("\n")}\n`);
   }
   if ("forcedPast" in r && r.forcedPast) {
     const forced = `certsched: ${r.certificateName}: renewed with --force past ${blockedWord(r.forcedPast)}`;

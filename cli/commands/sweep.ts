@@ -59,6 +59,14 @@ the last day) failed for caa-forbids, dns-zone-missing, hostname-not-bound or
 app-missing is not renewed: "blocked (preflight: <reason>)" and what to do are
 printed and no request is spent on it. Fix it, or sweep with --force.
 
+Renewal windows: with CERTSCHED_RENEWAL_WINDOWS (or an account's "windows")
+declared, a due certificate outside its windows, or in a freeze
+(CERTSCHED_RENEWAL_FREEZES), is not sent: it is "waiting (opens <when>)". One
+whose expiry (or the CA's ARI window) would come before the next opening plus
+CERTSCHED_WINDOW_MARGIN is renewed now, "outside window", with the reason. A
+certificate its policy disables (CERTSCHED_CERTIFICATE_POLICY) is "disabled":
+never sent. Neither waiting nor disabled fails the sweep.
+
 Answer unknown: a certificate whose last renewal request went out without a
 recorded answer (a sweep killed mid-request, or one that timed out) is not asked
 again within the hour the service takes to complete it: it is named ("not
@@ -282,14 +290,27 @@ function renderAccounts(
   for (const { account, summary } of sweeps) {
     const due = summary.listError === undefined ? `${summary.counts.due} due` : "list failed";
     const renewed = summary.counts["renewal-scheduled"] ?? 0;
+    const held = heldWords(summary.counts);
     const state = summary.failed
       ? paint.red(`failed: ${oneLine(summary.problems[0] ?? "see above")}`)
       : paint.green("ok");
     lines.push(
-      ...wrapToWidth(`- ${account}: ${due}, ${renewed} renewed; ${state}`, width, "", "    "),
+      ...wrapToWidth(
+        `- ${account}: ${due}, ${renewed} renewed${held}; ${state}`,
+        width,
+        "",
+        "    ",
+      ),
     );
   }
   return lines;
+}
+
+/** ", 2 waiting for their window, 1 disabled" when the calendar held any; else "". */
+function heldWords(counts: SweepSummary["counts"]): string {
+  const waiting = counts.waiting ?? 0;
+  const disabled = counts.disabled ?? 0;
+  return `${waiting > 0 ? `, ${waiting} waiting for their window` : ""}${disabled > 0 ? `, ${disabled} disabled` : ""}`;
 }
 
 async function sweepConfigured(io: Io, flags: SweepFlags, args: ParsedArgs): Promise<number> {

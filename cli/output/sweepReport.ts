@@ -16,6 +16,9 @@ function outcomePaint(outcome: string, paint: Palette): Paint {
     "would-renew": paint.cyan,
     skipped: paint.dim,
     stuck: paint.yellow,
+    // Held by the calendar, as declared: nothing for a person to do.
+    waiting: paint.cyan,
+    disabled: paint.dim,
   };
   // Failed, and any outcome added later that this table does not know yet: red, to be read.
   return paints[outcome] ?? paint.red;
@@ -27,6 +30,11 @@ function outcomePaint(outcome: string, paint: Palette): Paint {
  */
 function outcomeText(r: CertificateResult): string {
   if (r.outcome === "blocked" && r.blockedBy) return blockedWord(r.blockedBy);
+  if (r.outcome === "waiting") {
+    if (r.window?.frozen) return "waiting (frozen)";
+    return r.window?.opensAtLocal ? `waiting (opens ${r.window.opensAtLocal})` : "waiting";
+  }
+  if (r.window?.state === "outside") return `${r.outcome} (outside window)`;
   return r.outcome === "deferred" && r.reason === "QuotaReached" ? "deferred (quota)" : r.outcome;
 }
 
@@ -57,17 +65,27 @@ const LEDGER_NOTE: Readonly<Record<string, string>> = {
   unavailable: "Ledger: unavailable (no renewal was started without it)",
 };
 
+/** Outcomes worded in one line each, after the problems: routine, nothing for a person to do. */
+const ROUTINE: ReadonlySet<string> = new Set(["skipped", "waiting", "disabled"]);
+
 /**
- * Problems first (failed, stuck, blocked, ...) and renewals forced past their preflight, then
- * skipped: what needs a person comes first.
+ * Problems first (failed, stuck, blocked, ...), renewals forced past their preflight and those
+ * sent outside their renewal windows, then skipped, waiting and disabled: what needs a person
+ * comes first.
  */
 function needsWords(results: readonly CertificateResult[]): CertificateResult[] {
   const problems = results.filter(
-    (r) => (!FINE.has(r.outcome) && r.outcome !== "skipped") || r.forcedPast !== undefined,
+    (r) =>
+      (!FINE.has(r.outcome) && !ROUTINE.has(r.outcome)) ||
+      r.forcedPast !== undefined ||
+      (FINE.has(r.outcome) && r.window?.state === "outside"),
   );
-  const skipped = results.filter((r) => r.outcome === "skipped");
-  return [...problems, ...skipped];
+  const routine = results.filter((r) => ROUTINE.has(r.outcome));
+  return [...problems, ...routine];
 }
+
+/** How the count line names an outcome: "2 waiting for their window", "1 disabled". */
+const COUNT_WORDS: Readonly<Record<string, string>> = { waiting: "waiting for their window" };
 
 /**
  * One certificate's cause, in full: its name and outcome, then the cause wrapped to the width
@@ -80,8 +98,9 @@ function causeLines(
   where: Where | undefined,
 ): string[] {
   const head = `${oneLine(r.certificateName)} ${outcomePaint(r.outcome, paint)(outcomeText(r))}:`;
-  // A skip is routine (requested recently, another sweep has it): one line each, not two.
-  if (r.outcome === "skipped") {
+  // A skip is routine (requested recently, another sweep has it): one line each, not two; so is
+  // a certificate its calendar holds (waiting for its window, disabled).
+  if (ROUTINE.has(r.outcome)) {
     return wrapToWidth(`${head} ${oneLine(shortCause(r.detail))}`, width, "", "  ");
   }
   const lines = wrapToWidth(head, width);
@@ -197,7 +216,7 @@ export function renderSweep(
   }`;
   if (summary.listError === undefined) {
     const counts = OUTCOMES.filter((o) => (summary.counts[o] ?? 0) > 0).map(
-      (o) => `${summary.counts[o]} ${o}`,
+      (o) => `${summary.counts[o]} ${COUNT_WORDS[o] ?? o}`,
     );
     const due = `${summary.counts.due} due${counts.length > 0 ? `: ${counts.join(", ")}` : ""}`;
     append(lines, wrapToWidth(`${due}. ${dry}${ledger}.`, width));

@@ -29,7 +29,8 @@ const renewQuery = z.object({
  * POST /api/certificates/{name}/renew[?account=NAME][&force=true]: schedules renewal by name
  * (spec 4.2, v3) in the account's service, claimed in the account's ledger. `account` is
  * required when more than one account is declared (edge/accountQuery.ts). A certificate its
- * last preflight blocks is answered 409 and nothing is sent, unless `force=true`.
+ * last preflight blocks, or one its certificate policy disables, is answered 409 and nothing is
+ * sent, unless `force=true`. Renewal windows and freezes do not hold a renewal a person asks for.
  */
 export async function renewCertificate(
   request: HttpRequest,
@@ -72,9 +73,28 @@ export async function renewCertificate(
         },
       );
     }
+    if (renewed.status === "disabled") {
+      log.warn(
+        `certsched renewal not sent: ${name}: ${renewed.message}${accountNote(runtime.settings)}`,
+      );
+      return problem(
+        409,
+        "POLICY_DISABLED",
+        "Disabled by its certificate policy",
+        `${name}: ${renewed.message}. Renew anyway with force=true.`,
+        {
+          errors: [
+            {
+              name: "force",
+              message: `is not true: the certificate policy ${renewed.policy} disables this certificate; send force=true to renew anyway`,
+            },
+          ],
+        },
+      );
+    }
     const done = renewed.status === "scheduled" ? "scheduled" : "already in progress";
     log.info(`certsched renewal ${done} (v3): ${name}${accountNote(runtime.settings)}`);
-    const { status, message, note, confirmedBy, forcedPast } = renewed;
+    const { status, message, note, confirmedBy, forcedPast, policy } = renewed;
     return json(202, {
       status,
       certificateName: name,
@@ -83,6 +103,7 @@ export async function renewCertificate(
       ...(note ? { note } : {}),
       ...(confirmedBy ? { confirmedBy } : {}),
       ...(forcedPast ? { forcedPast } : {}),
+      ...(policy ? { forcedPastPolicy: policy } : {}),
     });
   });
 }

@@ -1,9 +1,12 @@
+import { nextRun } from "../core/dashboard/dashboardModel.js";
 import type { Ari } from "../core/ports/ari.js";
 import { type Notifier, noNotifier } from "../core/ports/notifier.js";
 import { noTelemetry, type Telemetry } from "../core/ports/telemetry.js";
+import { nextOccurrence, parseSchedule } from "../core/schedule/ncrontab.js";
 import type { Settings } from "../core/settings.js";
 import { HttpClient } from "../lib/http/httpClient.js";
 import { LoadOnce } from "../lib/loadOnce.js";
+import { type PlatformEnv, platformEnv } from "./config/platform.js";
 import { notifierOnFirstUse } from "./lazyAdapters.js";
 import { buildRuns, type Runs, type RunsSeams } from "./runs.js";
 import type { OnCall, Seams } from "./seams.js";
@@ -34,7 +37,29 @@ export interface AppServices {
   readonly ari: Ari;
   /** Observer of each outbound call (telemetry and the seams'); undefined when none listens. */
   readonly onCall: OnCall | undefined;
+  /**
+   * The renewal timer's next firing after a moment (CERTSCHED_RENEWAL_SCHEDULE, in UTC), for the
+   * renewal calendar's last safe sweep; undefined when unset or not readable here.
+   */
+  readonly renewalTimer?: RenewalTimer | undefined;
   close(): Promise<void>;
+}
+
+/** When the renewal timer fires next after a moment; undefined: never. */
+export type RenewalTimer = (after: Date) => Date | undefined;
+
+/**
+ * The renewal timer as the host runs it (CERTSCHED_RENEWAL_SCHEDULE), or undefined when it is
+ * unset, unreadable, or run in a WEBSITE_TIME_ZONE other than UTC (not converted here): the
+ * calendar then renews outside the windows as soon as waiting is unsafe, never later.
+ */
+export function renewalTimerOf(platform: PlatformEnv): RenewalTimer | undefined {
+  const text = platform.CERTSCHED_RENEWAL_SCHEDULE;
+  if (text === undefined || text.trim() === "") return undefined;
+  if (nextRun(text, new Date(0), platform.WEBSITE_TIME_ZONE).kind === "invalid") return undefined;
+  const parsed = parseSchedule(text);
+  if (!parsed.ok) return undefined;
+  return (after) => nextOccurrence(parsed.schedule, after);
 }
 
 /** Loads the telemetry the settings ask for; the SDK is imported here, never at module load. */
@@ -66,6 +91,7 @@ export function createAppServices(
   settings: Settings,
   seams: Seams,
   deliver: RunsSeams["deliver"],
+  platform: PlatformEnv = platformEnv(),
 ): AppServices {
   const now = seams.now ?? (() => new Date());
   const started = new LoadOnce(() => loadTelemetry(settings, seams, now));
@@ -124,6 +150,7 @@ export function createAppServices(
     telemetry,
     ari,
     onCall,
+    renewalTimer: renewalTimerOf(platform),
     close: async () => {
       const ariOpen = await ariClient.begun()?.catch(() => undefined);
       await Promise.all([http.close(), notifier.close(), ariOpen?.close()]);

@@ -16,8 +16,10 @@ import {
 } from "../core/renewal/callBudget.js";
 import { claimAndSend } from "../core/renewal/claimAndSend.js";
 import { decide } from "../core/renewal/decide.js";
+import { disabledBy, disabledDetail } from "../core/renewal/policyGate.js";
 import type { RenewedByName } from "../core/renewal/renewedByName.js";
 import { acceptedDetail, MANUAL_REQUEST, type Requester } from "../core/renewal/requester.js";
+import type { CertificatePolicy, RenewalCalendar } from "../core/windows/calendar.js";
 import { ensureError, ValidationError } from "../lib/errors.js";
 import type { Logger } from "../lib/log.js";
 import { redact } from "../lib/redact/redact.js";
@@ -39,7 +41,14 @@ export interface RenewByNamePorts {
     readonly renewalGraceMs: number;
     /** CERTSCHED_SCHEDULE_TIMEOUT, in ms: kept for the renewal when the first look-up is bounded. */
     readonly scheduleTimeoutMs?: number | undefined;
+    /**
+     * The account's renewal calendar: only its certificate policy applies here (a person asked,
+     * so windows and freezes do not hold the request), a `disabled` certificate is refused.
+     */
+    readonly renewalCalendar?: RenewalCalendar | undefined;
   };
+  /** The account (its calendar's); default "default". */
+  readonly account?: string;
   /**
    * The time the service calls may take in all (the HTTP front end's 230 s); default
    * callBudget() from the start of the renewal.
@@ -81,6 +90,18 @@ export async function renewByName(
   };
   // Before any request (Get Certificate included), as the sweep would.
   const at = deps.now();
+  const disabled = disabledBy(deps, certificateName);
+  if (disabled && !options.force) {
+    const facts = { certificateName, requester, policy: disabled, at };
+    const message = await recordDisabledRequest(deps.history, log, facts);
+    return {
+      status: "disabled",
+      message,
+      target: undefined,
+      recorded: false,
+      policy: disabled.label,
+    };
+  }
   const { blockedBy, before } = await rowGate(deps.inventory, certificateName, at, log);
   if (blockedBy && !options.force) {
     const facts = { certificateName, requester, blockedBy, at };
@@ -88,8 +109,32 @@ export async function renewByName(
     return { status: "blocked", message, target: undefined, recorded: false, blockedBy };
   }
   const renewal = new ByNameRenewal(deps, certificateName, requester, log, context, before);
-  const renewed = await renewal.run(blockedBy);
-  return blockedBy ? { ...renewed, forcedPast: blockedBy } : renewed;
+  const renewed = await renewal.run(blockedBy, disabled);
+  return {
+    ...renewed,
+    ...(blockedBy ? { forcedPast: blockedBy } : {}),
+    ...(disabled ? { policy: disabled.label } : {}),
+  };
+}
+
+/** A renewal by name refused by the certificate's policy, in the history; returns the words. */
+async function recordDisabledRequest(
+  history: History,
+  log: Logger,
+  request: { certificateName: string; requester: Requester; policy: CertificatePolicy; at: Date },
+): Promise<string> {
+  const detail = disabledDetail(request.policy);
+  const common = {
+    at: request.at,
+    certificateName: request.certificateName,
+    trigger: request.requester.trigger,
+    runId: randomUUID(),
+  };
+  await recordHistory(history, log, [
+    { ...common, event: "manual-request", by: request.requester.by, reason: MANUAL_REQUEST },
+    { ...common, event: "disabled", reason: "PolicyDisabled", detail },
+  ]);
+  return detail;
 }
 
 /** What a failed request's description gives the history event. */
@@ -117,11 +162,21 @@ class ByNameRenewal {
     this.#budget = deps.budget ?? callBudget();
   }
 
-  /** The stages; `forcedPast`: the last preflight's reason the request was forced past. */
-  async run(forcedPast: FailReason | undefined): Promise<RenewedByName> {
+  /**
+   * The stages; `forcedPast`: the last preflight's reason the request was forced past; `policy`:
+   * the disabling certificate policy it was forced past.
+   */
+  async run(
+    forcedPast: FailReason | undefined,
+    policy?: CertificatePolicy | undefined,
+  ): Promise<RenewedByName> {
     const lookupFailure = await this.#lookUp();
     const cert = this.#cert;
-    const why = forcedPast ? `forced past ${blockedWord(forcedPast)}` : this.requester.because;
+    const forced = [
+      ...(forcedPast ? [blockedWord(forcedPast)] : []),
+      ...(policy ? [`its disabled certificate policy (${policy.label})`] : []),
+    ];
+    const why = forced.length > 0 ? `forced past ${forced.join(" and ")}` : this.requester.because;
     this.#event("manual-request", {
       by: this.requester.by,
       ...this.#known(),

@@ -36,7 +36,34 @@ export function jsonMessage(summary: SweepSummary, report: SweepReport): unknown
       ...(r.blockedBy !== undefined ? { blockedBy: r.blockedBy } : {}),
     })),
     omitted: report.attention.length - listed.length,
+    ...calendarPart(summary, report),
     problems: report.problems,
     text: report.text,
+  };
+}
+
+/**
+ * What the renewal calendar did, when it did anything: renewals sent outside their windows (with
+ * why), certificates waiting for their window (when it opens) and those disabled by policy.
+ */
+function calendarPart(summary: SweepSummary, report: SweepReport): Record<string, unknown> {
+  const noted = (outcome: string) =>
+    summary.results.filter((r) => r.outcome === outcome).slice(0, MAX_JSON_CERTIFICATES);
+  const outside = (report.outside ?? []).slice(0, MAX_JSON_CERTIFICATES).map((r) => ({
+    certificateName: r.certificateName,
+    outcome: r.outcome,
+    detail: oneLine(r.detail),
+    window: r.window,
+  }));
+  const waiting = noted("waiting").map((r) => ({
+    certificateName: r.certificateName,
+    detail: oneLine(r.detail),
+    window: r.window,
+  }));
+  const disabled = noted("disabled").map((r) => r.certificateName);
+  return {
+    ...(outside.length > 0 ? { renewedOutsideWindow: outside } : {}),
+    ...(waiting.length > 0 ? { waiting } : {}),
+    ...(disabled.length > 0 ? { disabled } : {}),
   };
 }

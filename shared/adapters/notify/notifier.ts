@@ -10,7 +10,7 @@ import { redact } from "../../lib/redact/redact.js";
 import { jsonMessage } from "./jsonMessage.js";
 import { preflightBody } from "./preflightMessage.js";
 import { slackMessage } from "./slackMessage.js";
-import { sweepReport } from "./sweepReport.js";
+import { renewedOutside, sweepReport } from "./sweepReport.js";
 import { teamsMessage } from "./teamsMessage.js";
 import { verificationBody } from "./verificationMessage.js";
 import { resolveWebhookFormat, type WebhookFormat } from "./webhookFormat.js";
@@ -60,9 +60,13 @@ export interface NotifierOptions {
   readonly onCall?: HttpClientOptions["onCall"];
 }
 
-/** Failed sweeps always; good ones only when asked, so silence can mean "fine" or "off". */
+/**
+ * Failed sweeps always; good ones only when asked, so silence can mean "fine" or "off"; and a
+ * sweep that renewed a certificate outside its renewal windows (the calendar's guarantee acted:
+ * people chose those windows and hear when one was passed by).
+ */
 export function shouldNotify(summary: SweepSummary, notifySuccess: boolean): boolean {
-  return summary.failed || notifySuccess;
+  return summary.failed || notifySuccess || summary.results.some(renewedOutside);
 }
 
 /** The request body for a format; every line went through redact(), the whole does again. */

@@ -50,6 +50,12 @@ export function slackMessage(report: SweepReport): unknown {
       listSection("*Certificates needing attention*", report.attentionLines, report.omitted),
     );
   }
+  const outsideLines = report.outsideLines ?? [];
+  if (outsideLines.length > 0) {
+    const more = (report.outside?.length ?? 0) - outsideLines.length;
+    blocks.push(listSection("*Renewed outside their windows*", outsideLines, more));
+  }
+  if (report.heldLine) blocks.push(section(escapeMrkdwn(report.heldLine)));
   if (report.problems.length > 0) blocks.push(listSection("*Problems*", report.problems, 0));
   return { text: escapeMrkdwn(report.text).slice(0, MAX_FALLBACK), blocks };
 }

@@ -25,6 +25,17 @@ export interface SweepReport {
   readonly attentionLines: readonly string[];
   /** Certificates needing attention beyond MAX_LISTED. */
   readonly omitted: number;
+  /**
+   * Certificates renewed outside their renewal windows (their expiry or the CA's ARI window came
+   * first), one line each with the reason: not failures, but worth a look.
+   */
+  readonly outside?: readonly CertificateResult[];
+  readonly outsideLines?: readonly string[];
+  /**
+   * One line naming the certificates waiting for their window (with when it opens) and those
+   * disabled by policy, briefly: not failures. Undefined when none.
+   */
+  readonly heldLine?: string | undefined;
   /** Run-level problems (list failure, ledger, invalid records), shortened. */
   readonly problems: readonly string[];
   /** Everything above as plain text: the fallback of chat formats. */
@@ -69,6 +80,47 @@ export function attentionLine(r: CertificateResult): string {
   return `${r.certificateName} (${r.target}): ${daysText(r.daysLeft)}, ${what}${oneLine(forcedDetail(r))}${status}`;
 }
 
+/** `name (target): 2 days left, renewed outside its renewal windows: why`, on one line. */
+export function outsideLine(r: CertificateResult): string {
+  return `${r.certificateName} (${r.target}): ${daysText(r.daysLeft)}, ${oneLine(r.window?.detail ?? r.detail)}`;
+}
+
+/** A renewal (or a dry run's would-renew) sent outside its certificate's renewal windows. */
+export function renewedOutside(r: CertificateResult): boolean {
+  return (
+    r.window?.state === "outside" &&
+    (r.outcome === "renewal-scheduled" || r.outcome === "would-renew")
+  );
+}
+
+/** `Waiting for their window: a (opens …), b (frozen until …). Disabled: c.`, or undefined. */
+export function heldLine(results: readonly CertificateResult[]): string | undefined {
+  const waiting = results.filter((r) => r.outcome === "waiting");
+  const disabled = results.filter((r) => r.outcome === "disabled");
+  const named = (list: readonly CertificateResult[], word: (r: CertificateResult) => string) => {
+    const shown = list
+      .slice(0, MAX_LISTED)
+      .map((r) => `${oneLine(r.certificateName, 80)}${word(r)}`);
+    const more = list.length - shown.length;
+    return `${shown.join(", ")}${more > 0 ? ` and ${more} more` : ""}`;
+  };
+  const parts = [
+    ...(waiting.length > 0
+      ? [
+          `Waiting for their window (not failures): ${named(waiting, (r) =>
+            r.window?.frozen
+              ? ` (frozen until ${r.window.frozen.until})`
+              : r.window?.opensAtLocal
+                ? ` (opens ${r.window.opensAtLocal})`
+                : "",
+          )}.`,
+        ]
+      : []),
+    ...(disabled.length > 0 ? [`Disabled by policy: ${named(disabled, () => "")}.`] : []),
+  ];
+  return parts.length > 0 ? parts.join(" ") : undefined;
+}
+
 function title(summary: SweepSummary, account: string | undefined): string {
   const dry = `${summary.dryRun ? " (dry run)" : ""}${summary.forced ? " (forced)" : ""}`;
   const of = account === undefined ? "" : ` of account ${oneLine(account, 60)}`;
@@ -95,6 +147,9 @@ export function sweepReport(summary: SweepSummary, named = false): SweepReport {
     { label: "Stuck", value: c.stuck },
     // Only when there are: messages without a preflight read as they always did.
     ...((c.blocked ?? 0) > 0 ? [{ label: "Blocked", value: c.blocked }] : []),
+    // Stored counts from before the renewal calendar have neither.
+    ...((c.waiting ?? 0) > 0 ? [{ label: "Waiting for window", value: c.waiting }] : []),
+    ...((c.disabled ?? 0) > 0 ? [{ label: "Disabled", value: c.disabled }] : []),
   ];
   const attention = summary.results
     .filter((r) => r.outcome === "failed" || r.outcome === "stuck" || r.outcome === "blocked")
@@ -106,11 +161,16 @@ export function sweepReport(summary: SweepSummary, named = false): SweepReport {
     problems.push(`…and ${summary.problems.length - MAX_PROBLEMS} more problem(s)`);
   }
   const t = title(summary, account);
+  const outside = summary.results.filter(renewedOutside);
+  const outsideLines = outside.slice(0, MAX_LISTED).map(outsideLine);
+  const held = heldLine(summary.results);
   const lines = [
     t,
     counts.map((x) => `${x.label}: ${x.value}`).join(", "),
     ...attentionLines,
     ...(omitted > 0 ? [`…and ${omitted} more certificate(s) needing attention`] : []),
+    ...outsideLines,
+    ...(held ? [held] : []),
     ...problems.map((p) => `Problem: ${p}`),
   ];
   return {
@@ -120,6 +180,9 @@ export function sweepReport(summary: SweepSummary, named = false): SweepReport {
     attention,
     attentionLines,
     omitted,
+    outside,
+    outsideLines,
+    ...(held ? { heldLine: held } : {}),
     problems,
     text: lines.join("\n"),
   };

@@ -40,6 +40,12 @@ export function teamsMessage(report: SweepReport): unknown {
       body.push(textBlock(`…and ${report.omitted} more`, { spacing: "Small", isSubtle: true }));
     }
   }
+  const outsideLines = report.outsideLines ?? [];
+  if (outsideLines.length > 0) {
+    body.push(textBlock("Renewed outside their windows", { weight: "Bolder", spacing: "Medium" }));
+    for (const line of outsideLines) body.push(textBlock(line, { spacing: "Small" }));
+  }
+  if (report.heldLine) body.push(textBlock(report.heldLine, { spacing: "Medium", isSubtle: true }));
   if (report.problems.length > 0) {
     body.push(textBlock("Problems", { weight: "Bolder", spacing: "Medium" }));
     for (const problem of report.problems) body.push(textBlock(problem, { spacing: "Small" }));

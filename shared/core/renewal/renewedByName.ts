@@ -5,8 +5,9 @@ export interface RenewedByName {
   /**
    * "in-progress": a sweep was sending its own request for it at that moment; none sent.
    * "blocked": its last preflight says a person must fix `blockedBy` first; none sent.
+   * "disabled": its certificate policy (`policy`) says never renew it; none sent.
    */
-  readonly status: "scheduled" | "in-progress" | "blocked";
+  readonly status: "scheduled" | "in-progress" | "blocked" | "disabled";
   /** The service's confirmation, or why nothing was sent. */
   readonly message: string;
   /** The target the renewal was sent for (undefined: unknown). */
@@ -21,4 +22,9 @@ export interface RenewedByName {
   readonly blockedBy?: FailReason;
   /** Forced: renewed although its last preflight blocked it, for this reason. */
   readonly forcedPast?: FailReason;
+  /**
+   * Disabled: the label of the certificate policy that disables it (`CERTSCHED_CERTIFICATE_POLICY[0]`);
+   * forced: the one it was renewed past.
+   */
+  readonly policy?: string;
 }

@@ -2,7 +2,10 @@ import { type AriRecord, windowStarted } from "../../core/ari/ariRecord.js";
 import type { Ledger } from "../../core/ports/ledger.js";
 import { QuotaExhaustedError } from "../../core/quota/budgetRules.js";
 import type { Requester } from "../../core/renewal/requester.js";
+import { windowNote } from "../../core/renewal/windowNote.js";
 import { isWatch } from "../../core/verification/plan.js";
+import type { RenewalCalendar } from "../../core/windows/calendar.js";
+import { AccountCalendar } from "../../core/windows/timing.js";
 import { ensureError } from "../../lib/errors.js";
 import type { Logger } from "../../lib/log.js";
 import { mapWithConcurrency } from "../../lib/pool.js";
@@ -29,7 +32,11 @@ export type RenewForAriPorts = RenewByNamePorts & {
      * fit in a run.
      */
     readonly renewalConcurrency?: number | undefined;
+    /** The account's renewal calendar: a disabled certificate is never sent, windows hold. */
+    readonly renewalCalendar?: RenewalCalendar | undefined;
   };
+  /** The renewal timer's next firing after a moment (CERTSCHED_RENEWAL_SCHEDULE), when known. */
+  readonly renewalTimer?: ((after: Date) => Date | undefined) | undefined;
 };
 
 /** What became of one certificate whose window has started. */
@@ -38,9 +45,18 @@ export interface AriRenewal {
   /**
    * `scheduled`: the service accepted; `already`: the ledger shows it asked for since the window
    * started (or a sweep holds it); `blocked`: its last preflight blocks it; `quota`: the request
-   * budget is spent (asked again on a later run); `failed`: the request failed.
+   * budget is spent (asked again on a later run); `failed`: the request failed; `disabled`: its
+   * certificate policy says never renew it; `waiting`: outside its renewal windows, and the next
+   * opening comes before the CA's window ends (asked again on a later run).
    */
-  readonly outcome: "scheduled" | "already" | "blocked" | "quota" | "failed";
+  readonly outcome:
+    | "scheduled"
+    | "already"
+    | "blocked"
+    | "quota"
+    | "failed"
+    | "disabled"
+    | "waiting";
   readonly detail: string;
 }
 
@@ -67,6 +83,58 @@ async function askedSince(
   return at !== undefined && at.getTime() >= since.getTime();
 }
 
+/** What the calendar says of an ARI renewal: held (disabled), waiting, or sent outside (why). */
+interface AriTiming {
+  readonly held?: { readonly outcome: "disabled"; readonly detail: string };
+  /** Outside its windows, the next opening before the CA's window ends: why it waits. */
+  readonly waiting?: string;
+  /** Sent outside its windows: why. */
+  readonly outside?: string;
+}
+
+/**
+ * What the account's renewal calendar says of a certificate whose ARI window has started: its
+ * policy may disable it; outside its windows it waits for the next opening unless that comes
+ * after the CA's window ends (the CA's word beats the calendar) or after its expiry's margin.
+ */
+function calendarSays(
+  deps: RenewForAriPorts,
+  record: AriReading["record"],
+  ari: AriRecord,
+  now: Date,
+): AriTiming {
+  const declared = deps.settings.renewalCalendar;
+  if (!declared) return {};
+  const calendar = new AccountCalendar(declared, deps.account ?? "default");
+  if (!calendar.restricted) return {};
+  const expiry = record.serviceExpiry ?? ari.end;
+  if (!expiry) {
+    const policy = calendar.policyOf(record.certificateName);
+    return policy?.policy === "disabled"
+      ? {
+          held: {
+            outcome: "disabled",
+            detail: `disabled by its certificate policy (${policy.label}): never renewed`,
+          },
+        }
+      : {};
+  }
+  const timing = calendar.timing(record.certificateName, {
+    now,
+    expiry,
+    ariEnd: ari.end,
+    ...(deps.renewalTimer ? { nextTick: deps.renewalTimer } : {}),
+  });
+  const note = windowNote(timing);
+  if (!note) return {};
+  if (timing.kind === "disabled") return { held: { outcome: "disabled", detail: note.detail } };
+  if (timing.kind === "waiting") return { waiting: note.detail };
+  if (timing.kind !== "outside") return {};
+  return timing.because === "ari"
+    ? { outside: `${note.detail}: the CA's word beats the renewal calendar` }
+    : { outside: note.detail };
+}
+
 /** One certificate whose window has started: asked for, unless done since. Never throws. */
 async function renewOneForAri(
   deps: RenewForAriPorts,
@@ -85,6 +153,11 @@ async function renewOneForAri(
     if (await askedSince(deps.ledger, record.id, ari.start)) {
       return done("already", "renewal already asked for since the window started");
     }
+    const timing = calendarSays(deps, record, ari, now);
+    if (timing.held) {
+      log.info(`certsched ARI: ${name}: ${because}, but not renewed: ${timing.held.detail}`);
+      return done(timing.held.outcome, timing.held.detail);
+    }
     const blockedBy = await blockedByPreflight(deps.inventory, name, now, log);
     if (blockedBy) {
       log.warn(
@@ -92,7 +165,15 @@ async function renewOneForAri(
       );
       return done("blocked", `not renewed: its last preflight blocks it (${blockedBy})`);
     }
-    const requester: Requester = { trigger: "ari", by: ARI_REQUESTER, because };
+    if (timing.waiting) {
+      log.info(`certsched ARI: ${name}: ${because}, but not renewed yet: ${timing.waiting}`);
+      return done("waiting", `not renewed yet: ${timing.waiting}; asked again on a later run`);
+    }
+    const requester: Requester = {
+      trigger: "ari",
+      by: ARI_REQUESTER,
+      because: timing.outside ? `${because}; ${timing.outside}` : because,
+    };
     const renewed = await renewByName(deps, name, requester, log);
     if (renewed.status === "scheduled") {
       log.info(
@@ -100,7 +181,8 @@ async function renewOneForAri(
       );
       return done("scheduled", renewed.message);
     }
-    return done(renewed.status === "blocked" ? "blocked" : "already", renewed.message);
+    const outcome = renewed.status === "in-progress" ? "already" : renewed.status;
+    return done(outcome, renewed.message);
   } catch (error) {
     const message = redact(ensureError(error).message);
     if (error instanceof QuotaExhaustedError) {

@@ -6,6 +6,7 @@ import type { ConcurrencyControl } from "../../core/ports/concurrency.js";
 import type { PreflightRecord } from "../../core/ports/inventory.js";
 import type { Ledger } from "../../core/ports/ledger.js";
 import { type CertificateResult, resultLine } from "../../core/renewal/summary.js";
+import type { AccountCalendar } from "../../core/windows/timing.js";
 import type { AttemptObserver } from "../../lib/http/attemptObserver.js";
 import type { Logger } from "../../lib/log.js";
 import type { Plan } from "./plan.js";
@@ -35,6 +36,13 @@ export interface RenewEachInput {
   readonly preflights?: ReadonlyMap<string, PreflightRecord> | undefined;
   /** Renew certificates their last preflight blocks all the same. */
   readonly force: boolean;
+  /**
+   * The account's renewal calendar, when it declares anything: a certificate outside its windows
+   * waits (unless waiting could let it expire), a disabled one is never sent. Unset: as before.
+   */
+  readonly calendar?: AccountCalendar | undefined;
+  /** The renewal timer's next firing after a moment (CERTSCHED_RENEWAL_SCHEDULE), when known. */
+  readonly nextTick?: ((after: Date) => Date | undefined) | undefined;
   /** Called as each certificate finishes (the CLI's progress line). */
   readonly onResult?:
     | ((result: CertificateResult, done: number, total: number) => void)
@@ -79,6 +87,7 @@ export async function renewEach(
 
 function turnPorts(run: SweepRun, plan: Plan, input: RenewEachInput): TurnPorts {
   const { gate } = plan;
+  const { calendar } = input;
   return {
     ledger: input.ledger,
     now: input.now,
@@ -96,7 +105,21 @@ function turnPorts(run: SweepRun, plan: Plan, input: RenewEachInput): TurnPorts 
     preflightOf: (name) => input.preflights?.get(name),
     force: input.force,
     refused: (usage) => plan.refused(usage),
+    ...(calendar ? { timingOf: timingOf(calendar, input.nextTick) } : {}),
   };
+}
+
+/** What the calendar says of a certificate at a moment, from its expiry and the timer. */
+function timingOf(
+  calendar: AccountCalendar,
+  nextTick: RenewEachInput["nextTick"],
+): NonNullable<TurnPorts["timingOf"]> {
+  return (cert, now) =>
+    calendar.timing(cert.certificateName, {
+      now,
+      expiry: cert.expiryDate,
+      ...(nextTick ? { nextTick } : {}),
+    });
 }
 
 /** One certificate's turn: its renewal requests observed, a 429 asked again until the deadline. */

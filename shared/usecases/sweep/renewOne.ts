@@ -22,7 +22,10 @@ import {
   notAttemptedDetail,
   type ResultReason,
   type StopReason,
+  type WindowNote,
 } from "../../core/renewal/summary.js";
+import { heldReason, renewalDetail, windowNote } from "../../core/renewal/windowNote.js";
+import type { Timing } from "../../core/windows/calendar.js";
 import { ensureError, isCertschedError, UpstreamError, ValidationError } from "../../lib/errors.js";
 import { redact } from "../../lib/redact/redact.js";
 
@@ -62,6 +65,11 @@ export interface TurnPorts {
    * be sent (another process took what was left): nothing reached the service.
    */
   refused?(usage: QuotaUsage): string;
+  /**
+   * What the account's renewal calendar says of the certificate at `at` (its windows, freezes and
+   * policy). Unset: nothing declared, renewed whenever due.
+   */
+  timingOf?(cert: CertificateRecord, at: Date): Timing;
 }
 
 /** What a failure says, redacted: words, upstream status, error code. */
@@ -130,6 +138,9 @@ export async function renewOne(
   });
   const stoppedBefore = ctx.stopped();
   if (stoppedBefore) return turn.notAttempted(stoppedBefore);
+  // Disabled by its policy: never renewed, its ledger row neither read nor written.
+  const timing = ctx.timingOf?.(cert, at);
+  if (timing?.kind === "disabled") return turn.held(timing);
 
   const read = await readRow(cert, ctx, turn);
   if ("result" in read) return read.result;
@@ -145,7 +156,7 @@ export async function renewOne(
     preflight: ctx.preflightOf?.(cert.certificateName),
     force: ctx.force,
   });
-  const decided = decidedResult(verdict, entry, ctx, turn);
+  const decided = decidedResult(verdict, entry, ctx, turn, timing);
   if (decided) return decided;
   const held = await heldBack(ctx, turn);
   if (held) return held;
@@ -182,6 +193,8 @@ class TurnResults {
   forced: { forcedPast?: NonNullable<CertificateResult["forcedPast"]> } = {};
   /** Set once read: the row waits on an unknown answer; cleared once asked again. */
   waiting: Pick<CertificateResult, "answerUnknown"> = {};
+  /** Set once it would be sent: what its renewal calendar says (inside a window, or outside). */
+  window: { window?: WindowNote } = {};
 
   constructor(private readonly base: ResultBase) {}
 
@@ -191,7 +204,33 @@ class TurnResults {
     detail: string,
     extra: { status?: number; error?: string } = {},
   ): CertificateResult {
-    return { ...this.base, outcome, reason, detail, ...extra, ...this.forced, ...this.waiting };
+    const note = this.window.window;
+    const renewed = outcome === "renewal-scheduled" || outcome === "would-renew";
+    const said = renewed ? renewalDetail(note, detail) : detail;
+    return {
+      ...this.base,
+      outcome,
+      reason,
+      detail: said,
+      ...extra,
+      ...this.forced,
+      ...this.waiting,
+      ...this.window,
+    };
+  }
+
+  /**
+   * A certificate its calendar holds back: disabled by its policy, or waiting for its window (or
+   * the end of a freeze). Nothing claimed, nothing sent.
+   */
+  held(timing: Timing): CertificateResult {
+    const note = windowNote(timing);
+    const reason = heldReason(timing) ?? "OutsideWindow";
+    const outcome = timing.kind === "disabled" ? "disabled" : "waiting";
+    return {
+      ...this.result(outcome, reason, note?.detail ?? ""),
+      ...(note ? { window: note } : {}),
+    };
   }
 
   notAttempted(reason: StopReason): CertificateResult {
@@ -233,6 +272,7 @@ function decidedResult(
   entry: LedgerEntry | undefined,
   ctx: TurnPorts,
   turn: TurnResults,
+  timing: Timing | undefined,
 ): CertificateResult | undefined {
   // Nothing claimed, nothing sent, nothing counted: a person must act first.
   if (verdict.action === "blocked") {
@@ -251,6 +291,10 @@ function decidedResult(
   }
   const stuck = verdict.action === "stuck";
   if (stuck && !verdict.renew) return turn.result("stuck", verdict.reason, verdict.message);
+  // It would be sent: outside its windows (or frozen) it waits unless waiting is unsafe.
+  if (timing?.kind === "waiting") return turn.held(timing);
+  const note = timing && windowNote(timing);
+  if (note) turn.window = { window: note };
   if (ctx.dryRun) {
     turn.waiting = {};
     return turn.result(stuck ? "stuck" : "would-renew", verdict.reason, verdict.message);

@@ -5,6 +5,7 @@ import type { TraceParent } from "../../core/ports/telemetry.js";
 import type { Tokens } from "../../core/ports/tokens.js";
 import type { CertificateResult, SweepSummary } from "../../core/renewal/summary.js";
 import type { Settings } from "../../core/settings.js";
+import { AccountCalendar } from "../../core/windows/timing.js";
 import type { Logger } from "../../lib/log.js";
 import type { AfterSweepVerification } from "../afterSweepVerification.js";
 import { type LastKnown, lastKnown } from "../steps/preflightGate.js";
@@ -25,7 +26,15 @@ export type SweepPorts = BookkeepingPorts & {
     Pick<
       Settings,
       "renewalConcurrency" | "renewalGraceMs" | "dryRun" | "serviceQuota" | "claimLeaseMs"
-    >;
+    > &
+    Partial<Pick<Settings, "renewalCalendar">>;
+  /** The account swept (its renewal calendar's jitter is its own); default "default". */
+  readonly account?: string;
+  /**
+   * The renewal timer's next firing after a moment (CERTSCHED_RENEWAL_SCHEDULE), when set: a
+   * certificate is renewed outside its windows at the last firing that is still safe.
+   */
+  readonly renewalTimer?: ((after: Date) => Date | undefined) | undefined;
   readonly client: SweepClient;
   readonly ledger: Ledger;
   /** Where the listed certificates are remembered, and the last preflights read from. */
@@ -111,6 +120,7 @@ export async function renewDue(
   const dryRun = options.dryRun ?? settings.dryRun;
   const force = options.force === true;
   run.beginRenewals(now);
+  const calendar = calendarOf(ports, log);
   const ledger = await openLedger(run, ports.ledger, dryRun, log);
   const calls = sweepCalls(ports.client, run.context, run.deadline);
   const listed = await listDue(run, calls, ports, log);
@@ -137,6 +147,20 @@ export async function renewDue(
     preflights: known?.preflights,
     force,
     onResult: options.onResult,
+    calendar,
+    nextTick: ports.renewalTimer,
   });
   return { summary: await summaryOf(listed.listing, results, plan) };
+}
+
+/**
+ * The account's renewal calendar when it declares anything (undefined: renewed whenever due, as
+ * before); its load's warnings are logged once, as the sweep begins.
+ */
+function calendarOf(ports: SweepPorts, log: Logger): AccountCalendar | undefined {
+  const declared = ports.settings.renewalCalendar;
+  if (!declared) return undefined;
+  for (const warning of declared.warnings) log.warn(`certsched renewal calendar: ${warning}`);
+  const calendar = new AccountCalendar(declared, ports.account ?? "default");
+  return calendar.restricted ? calendar : undefined;
 }

@@ -104,6 +104,8 @@ describe("runSweep against the simulator", () => {
       blocked: 0,
       "not-attempted": 0,
       deferred: 0,
+      waiting: 0,
+      disabled: 0,
     });
     expect(summary.failed).toBe(true);
     expect(summary.problems).toEqual(["1 renewal(s) failed: refused"]);

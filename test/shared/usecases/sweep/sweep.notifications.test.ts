@@ -224,6 +224,8 @@ describe("sweep notifications to a webhook", () => {
       blocked: 0,
       "not-attempted": 0,
       deferred: 0,
+      waiting: 0,
+      disabled: 0,
     });
     // Most urgent first.
     expect(message.certificates).toEqual([

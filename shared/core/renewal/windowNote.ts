@@ -1,0 +1,69 @@
+import type { Opening, Timing } from "../windows/calendar.js";
+import { timingDetail } from "../windows/timingWords.js";
+import type { ResultReason, WindowNote } from "./summary.js";
+
+/** The note's fields of an opening: its window, when it opens and closes, in UTC and locally. */
+function openingFields(opening: Opening | undefined): Partial<WindowNote> {
+  if (!opening) return {};
+  return {
+    window: opening.window,
+    opensAt: opening.opensAt.toISOString(),
+    closesAt: opening.closesAt.toISOString(),
+    opensAtLocal: opening.opensAtLocal,
+    timeZone: opening.timeZone,
+  };
+}
+
+/** The words that say a certificate was (or would be) renewed outside its renewal windows. */
+export const OUTSIDE_WORDS = "renewed outside its renewal windows";
+
+/**
+ * What a result says of its certificate's renewal calendar (summary.ts WindowNote), or undefined
+ * when the calendar does not restrict it (`unrestricted`).
+ */
+export function windowNote(timing: Timing): WindowNote | undefined {
+  switch (timing.kind) {
+    case "unrestricted":
+      return undefined;
+    case "open":
+      return {
+        state: "open",
+        ...openingFields(timing.opening),
+        detail: `inside its renewal window ${timing.opening.window} (open until ${timing.opening.closesAt.toISOString()})`,
+      };
+    case "disabled":
+      return { state: "disabled", policy: timing.policy.label, detail: timingDetail(timing) };
+    default: {
+      const words = timingDetail(timing);
+      return {
+        state: timing.kind,
+        ...(timing.kind === "outside" ? { because: timing.because } : {}),
+        ...openingFields(timing.next),
+        ...(timing.frozen
+          ? { frozen: { reason: timing.frozen.reason, until: timing.frozen.to.toISOString() } }
+          : {}),
+        mustRenewBy: timing.mustRenewBy.toISOString(),
+        // An outside renewal says so whatever the calendar's own words are.
+        detail:
+          timing.kind === "outside" && !words.includes("outside")
+            ? `${OUTSIDE_WORDS}: ${words}`
+            : words,
+      };
+    }
+  }
+}
+
+/** The reason constant of a certificate its calendar holds back: a freeze, or no window open. */
+export function heldReason(timing: Timing): ResultReason | undefined {
+  if (timing.kind === "disabled") return "PolicyDisabled";
+  if (timing.kind !== "waiting") return undefined;
+  return timing.frozen ? "Frozen" : "OutsideWindow";
+}
+
+/**
+ * A renewal's detail as the calendar colours it: an outside one starts with why (`renewed outside
+ * its renewal windows: …; <the service's words>`); any other is as given.
+ */
+export function renewalDetail(note: WindowNote | undefined, detail: string): string {
+  return note?.state === "outside" ? `${note.detail}; ${detail}` : detail;
+}
