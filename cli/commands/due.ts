@@ -50,7 +50,11 @@ async function dueOf(runtime: AccountPorts) {
   const calendar = calendarOf(runtime.settings, runtime.account);
   const views = certificates.map((c) => ({
     ...certificateView(c, now),
-    ...windowOf(calendar, c.certificateName, { now, expiry: c.expiryDate }),
+    ...windowOf(calendar, c.certificateName, {
+      now,
+      expiry: c.expiryDate,
+      nextTick: runtime.renewalTimer,
+    }),
   }));
   return { certificates, views, rejected, windows: calendar !== undefined };
 }

@@ -346,6 +346,7 @@ async function statusOf(
     graceMs: service?.settings.renewalGraceMs ?? 2 * 3_600_000,
     warnDays: options.warnDays,
     calendar: calendarOf(service?.settings, a.account),
+    nextTick: service?.renewalTimer,
   };
   const { preflight } = options;
   const statuses = loaded.inputs

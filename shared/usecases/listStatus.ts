@@ -14,6 +14,11 @@ import { loadStatus, type StatusOptionsPorts, statusOptionsOf } from "./steps/lo
 /** The clock and the settings a status is judged with, the renewal calendar among them when set. */
 export interface CalendarStatusPorts extends StatusOptionsPorts {
   readonly settings: StatusOptionsPorts["settings"] & Partial<Pick<Settings, "renewalCalendar">>;
+  /**
+   * The renewal timer's next firing (CERTSCHED_RENEWAL_SCHEDULE), when known: a status then
+   * says "outside" only when the sweep would renew it outside its windows, at its last safe run.
+   */
+  readonly renewalTimer?: StatusOptions["nextTick"];
 }
 
 /**
@@ -23,7 +28,12 @@ export interface CalendarStatusPorts extends StatusOptionsPorts {
 export function statusOptionsFor(ports: CalendarStatusPorts, account: string): StatusOptions {
   const options = statusOptionsOf(ports);
   const calendar = ports.settings.renewalCalendar;
-  return calendar ? { ...options, calendar: new AccountCalendar(calendar, account) } : options;
+  if (!calendar) return options;
+  return {
+    ...options,
+    calendar: new AccountCalendar(calendar, account),
+    nextTick: ports.renewalTimer,
+  };
 }
 
 /** What a status list needs besides its sources: the clock, the settings, the request count. */
