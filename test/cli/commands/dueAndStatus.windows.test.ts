@@ -78,7 +78,7 @@ interface WithWindow {
 }
 
 const WAITING =
-  /waiting: opens \d{4}-\d\d-\d\d 09:00 Europe\/Berlin \(\d{4}-\d\d-\d\d 0[78]:00 UTC\)/;
+  /waiting: opens \d{4}-\d\d-\d\d 09:[0-3]\d Europe\/Berlin \(\d{4}-\d\d-\d\d 0[78]:[0-3]\d UTC\)/;
 
 describe("certsched due with a renewal calendar", () => {
   it("a WINDOW column: waiting (when it opens), outside (its expiry first), disabled", async () => {
