@@ -5,9 +5,9 @@ import { DAY_MS } from "../../../shared/lib/time.js";
 import { type Simulator, sandboxSettings, startSimulator } from "../../../sim/index.js";
 
 /*
- * certsched due and status with a renewal calendar declared in the settings, in-process over the
- * simulator (and Azurite for status): each certificate's next window, as a WINDOW column (due),
- * a line under the table (status) and a `window` field in --json; nothing without a calendar.
+ * certsched status with a renewal calendar declared in the settings, in-process over the
+ * simulator and Azurite: each certificate's next window as a line under the table and a `window`
+ * field in --json.
  */
 
 const suffix = Math.random().toString(36).slice(2, 8);
@@ -79,40 +79,6 @@ interface WithWindow {
 
 const WAITING =
   /waiting: opens \d{4}-\d\d-\d\d 09:[0-3]\d Europe\/Berlin \(\d{4}-\d\d-\d\d 0[78]:[0-3]\d UTC\)/;
-
-describe("certsched due with a renewal calendar", () => {
-  it("a WINDOW column: waiting (when it opens), outside (its expiry first), disabled", async () => {
-    const result = await cli(["due"]);
-
-    expect(result.code, result.stderr).toBe(0);
-    expect(result.stdout).toMatch(/^CERTIFICATE\s.*\sWINDOW$/m);
-    const line = (name: string) => result.stdout.split("\n").find((l) => l.startsWith(name));
-    expect(line(WAITS)).toMatch(WAITING);
-    expect(line(URGENT)).toContain("renewed outside its renewal windows: ");
-    expect(line(LEGACY)).toContain("disabled (policy CERTSCHED_CERTIFICATE_POLICY[0])");
-  }, 30_000);
-
-  it("--json: each record's window", async () => {
-    const result = await cli(["due", "--json"]);
-
-    expect(result.code, result.stderr).toBe(0);
-    const doc = JSON.parse(result.stdout) as { certificates: WithWindow[] };
-    const of = (name: string) => doc.certificates.find((c) => c.certificateName === name)?.window;
-    expect(of(WAITS)).toMatchObject({ state: "waiting", opensAt: expect.any(String) });
-    expect(of(URGENT)).toMatchObject({ state: "outside", because: "expiry" });
-    expect(of(LEGACY)).toMatchObject({ state: "disabled" });
-  }, 30_000);
-
-  it("without a calendar: no column, no field", async () => {
-    const result = await cli(["due"], {});
-    const json = await cli(["due", "--json"], {});
-
-    expect(result.code, result.stderr).toBe(0);
-    expect(result.stdout).not.toContain("WINDOW");
-    const doc = JSON.parse(json.stdout) as { certificates: WithWindow[] };
-    expect(doc.certificates.every((c) => !("window" in c))).toBe(true);
-  }, 30_000);
-});
 
 describe("certsched status with a renewal calendar", () => {
   it("a line per certificate under the table, and window in --json", async () => {
