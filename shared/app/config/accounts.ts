@@ -3,9 +3,10 @@ import { resolve } from "node:path";
 import { z } from "zod";
 import { parseServiceQuota, type ServiceQuota } from "../../core/quota/serviceQuota.js";
 import type { AccountSettings } from "../../core/settings.js";
-import { OPEN_CALENDAR } from "../../core/windows/calendar.js";
+import type { RenewalCalendar } from "../../core/windows/calendar.js";
 import { ensureError, type Problem } from "../../lib/errors.js";
 import { directSecret, pathSegment, text, upstreamUrl } from "./schema.js";
+import { accountCalendar, type CalendarDefaults, NO_CALENDAR_DEFAULTS } from "./windowSettings.js";
 
 /**
  * Accounts (docs/contracts/accounts.md): CERTSCHED_ACCOUNTS holds a JSON array
@@ -45,6 +46,11 @@ export interface AccountDefaults {
   readonly serviceQuota: ServiceQuota | undefined;
   /** CERTSCHED_KEY_VAULT_URL: a `…Secret` field needs it. */
   readonly keyVaultUrl: string | undefined;
+  /**
+   * The renewal calendar of an account that declares no `windows`, `freezes` or
+   * `certificatePolicy` (windowSettings.ts); unset: nothing declared.
+   */
+  readonly calendar?: CalendarDefaults | undefined;
 }
 
 const quota = z.string().transform((value, ctx) => {
@@ -81,6 +87,10 @@ const account = z.strictObject({
   managementResource: text.optional(),
   vaultResource: text.optional(),
   quota: quota.optional(),
+  // The renewal calendar's lists, read by windowSettings.ts (accountCalendar).
+  windows: z.unknown().optional(),
+  freezes: z.unknown().optional(),
+  certificatePolicy: z.unknown().optional(),
 });
 
 type Parsed = z.infer<typeof account>;
@@ -199,12 +209,18 @@ export function parseAccounts(
         });
       } else seen.set(name, index);
     }
+    const calendar = accountCalendar(
+      typeof item === "object" && item !== null ? item : {},
+      (field) => where(setting, index, name, field),
+      defaults.calendar ?? NO_CALENDAR_DEFAULTS,
+    );
+    problems.push(...calendar.problems);
     if (result.success) {
       const own = rulesOf(result.data, defaults);
       problems.push(
         ...own.map((p) => ({ name: where(setting, index, name, p.field), message: p.message })),
       );
-      if (own.length === 0) accounts.push(toAccount(result.data, defaults));
+      if (own.length === 0) accounts.push(toAccount(result.data, defaults, calendar.calendar));
     }
   });
   return problems.length > 0 ? { ok: false, problems } : { ok: true, accounts };
@@ -243,7 +259,7 @@ function rulesOf(a: Parsed, d: AccountDefaults): { field: string; message: strin
   return out;
 }
 
-function toAccount(a: Parsed, d: AccountDefaults): AccountSettings {
+function toAccount(a: Parsed, d: AccountDefaults, calendar: RenewalCalendar): AccountSettings {
   return {
     name: a.name,
     baseUrl: a.baseUrl,
@@ -262,6 +278,6 @@ function toAccount(a: Parsed, d: AccountDefaults): AccountSettings {
     managementResource: a.managementResource ?? d.managementResource,
     vaultResource: a.vaultResource ?? d.vaultResource,
     serviceQuota: a.quota ?? d.serviceQuota,
-    renewalCalendar: OPEN_CALENDAR,
+    renewalCalendar: calendar,
   };
 }

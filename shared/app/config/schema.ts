@@ -178,6 +178,16 @@ export const schema = z.object({
   APPLICATIONINSIGHTS_CONNECTION_STRING: z.string().optional(),
   CERTSCHED_WATCH: watchSetting,
   CERTSCHED_WATCH_CERTIFICATES: watchCertificateNames,
+  // The renewal calendar (app/config/windowSettings.ts reads the three JSON lists): the single
+  // account's windows, freezes and policy, the defaults of declared accounts.
+  CERTSCHED_RENEWAL_WINDOWS: z.string().optional(),
+  CERTSCHED_RENEWAL_FREEZES: z.string().optional(),
+  CERTSCHED_CERTIFICATE_POLICY: z.string().optional(),
+  // How long before its expiry a certificate no longer waits for a window: the service's
+  // completion time and a retry (1 h .. 60 d).
+  CERTSCHED_WINDOW_MARGIN: duration("3d", HOUR_MS, 60 * DAY_MS, "1h to 60d"),
+  // Each account's offset into an opening, so accounts do not all start at its first minute.
+  CERTSCHED_WINDOW_JITTER: duration("30m", 0, 6 * HOUR_MS, "0 to 6h"),
   // Many accounts (docs/contracts/accounts.md): read by app/config/accounts.ts.
   CERTSCHED_ACCOUNTS: z.string().optional(),
   CERTSCHED_ACCOUNTS_FILE: text.optional(),

@@ -4,9 +4,11 @@ import type { PreflightSettings } from "../../core/preflight/preflightSettings.j
 import type { ServiceQuota } from "../../core/quota/serviceQuota.js";
 import type { AccountSettings, Env, Settings } from "../../core/settings.js";
 import type { VerifySettings } from "../../core/verification/verifySettings.js";
-import { OPEN_CALENDAR } from "../../core/windows/calendar.js";
+import type { RenewalCalendar } from "../../core/windows/calendar.js";
 import { ConfigError, type Problem } from "../../lib/errors.js";
 import {
+  ACCOUNTS_FILE_SETTING,
+  ACCOUNTS_SETTING,
   type AccountDefaults,
   accountsSource,
   parseAccounts,
@@ -16,6 +18,13 @@ import { loadAriSettings } from "./ariSettings.js";
 import { loadPreflightSettings } from "./preflightSettings.js";
 import { KNOWN_SETTINGS, schema } from "./schema.js";
 import { loadVerifySettings } from "./verifySettings.js";
+import {
+  type CalendarDefaults,
+  calendarDefaults,
+  calendarOf,
+  checkedCalendars,
+  NO_CALENDAR_DEFAULTS,
+} from "./windowSettings.js";
 
 /**
  * local.settings.sample.json's placeholders: `<directory (tenant) id>`, and
@@ -101,16 +110,48 @@ export function loadSettings(env: Env = process.env): Settings {
   const placeholders = placeholderProblems(raw);
   const held = new Set(placeholders.map((p) => p.name));
   const problems: Problem[] = [...schemaProblems(result, held), ...placeholders];
-  const declared = declaredAccounts(raw, result, held, problems);
+  const calendar = calendarDefaults(raw, windowTiming(result));
+  problems.push(...calendar.problems);
+  const declared = declaredAccounts(raw, result, held, problems, calendar.defaults);
   if (result.success) problems.push(...quotaWindowProblems(result.data));
+  const defaultCalendar = calendarOf(calendar.defaults);
+  // Each calendar that parsed, checked against the clock and the timer: one that never lets
+  // a certificate be renewed is refused with the rest, naming the account, before anything
+  // is sent.
+  const single =
+    raw[ACCOUNTS_SETTING] === undefined &&
+    raw[ACCOUNTS_FILE_SETTING] === undefined &&
+    calendar.problems.length === 0;
+  const toCheck =
+    declared ?? (single ? [{ name: DEFAULT_ACCOUNT, renewalCalendar: defaultCalendar }] : []);
+  const checked = checkedCalendars(toCheck, {
+    schedule: raw.CERTSCHED_RENEWAL_SCHEDULE,
+    now: new Date(),
+    declared: declared !== undefined,
+  });
+  problems.push(...checked.problems);
   if (!result.success || problems.length > 0) throw new ConfigError(problems);
   const s = result.data;
-  const single = singleAccount(s);
-  const accounts = declared ?? [single];
-  const first = accounts[0] ?? single;
-  const app = appSettings(env, s, single, first, accounts, declared !== undefined);
+  const own = singleAccount(
+    s,
+    declared ? defaultCalendar : (checked.calendars[0] ?? defaultCalendar),
+  );
+  const accounts = declared
+    ? declared.map((a, i) => ({ ...a, renewalCalendar: checked.calendars[i] ?? a.renewalCalendar }))
+    : [own];
+  const first = accounts[0] ?? own;
+  const app = appSettings(env, s, own, first, accounts, declared !== undefined);
   // The app's settings carry the first account's service fields (one account: today's).
   return settingsOf(app, first);
+}
+
+/** CERTSCHED_WINDOW_MARGIN and _JITTER as parsed (their defaults while another is wrong). */
+function windowTiming(result: Parsed): { marginMs: number; jitterMs: number } {
+  if (!result.success) return NO_CALENDAR_DEFAULTS;
+  return {
+    marginMs: result.data.CERTSCHED_WINDOW_MARGIN,
+    jitterMs: result.data.CERTSCHED_WINDOW_JITTER,
+  };
 }
 
 type Parsed = ReturnType<typeof schema.safeParse>;
@@ -139,6 +180,7 @@ function declaredAccounts(
   result: Parsed,
   held: ReadonlySet<string>,
   problems: Problem[],
+  calendar: CalendarDefaults,
 ): AccountSettings[] | undefined {
   const source = accountsSource(raw);
   let declared: AccountSettings[] | undefined;
@@ -153,7 +195,10 @@ function declaredAccounts(
         });
       }
     }
-    const parsed = parseAccounts(source.setting, source.text, accountDefaults(raw, result));
+    const parsed = parseAccounts(source.setting, source.text, {
+      ...accountDefaults(raw, result),
+      calendar,
+    });
     if (parsed.ok) declared = parsed.accounts;
     else problems.push(...parsed.problems);
   } else if (source.kind === "none") {
@@ -168,7 +213,7 @@ function declaredAccounts(
 }
 
 /** The one account of the single-account settings, named DEFAULT_ACCOUNT. */
-function singleAccount(s: Values): AccountSettings {
+function singleAccount(s: Values, calendar: RenewalCalendar): AccountSettings {
   const baseUrl = s.CERTSCHED_BASE_URL ?? "";
   return {
     name: DEFAULT_ACCOUNT,
@@ -188,7 +233,7 @@ function singleAccount(s: Values): AccountSettings {
     managementResource: s.CERTSCHED_MANAGEMENT_RESOURCE,
     vaultResource: s.CERTSCHED_VAULT_RESOURCE,
     serviceQuota: s.CERTSCHED_SERVICE_QUOTA,
-    renewalCalendar: OPEN_CALENDAR,
+    renewalCalendar: calendar,
   };
 }
 

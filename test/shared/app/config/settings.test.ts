@@ -5,6 +5,7 @@ import {
 } from "../../../../shared/adapters/service/requests.js";
 import { loadSettings } from "../../../../shared/app/config/settings.js";
 import type { Env } from "../../../../shared/core/settings.js";
+import { OPEN_CALENDAR } from "../../../../shared/core/windows/calendar.js";
 import { ConfigError } from "../../../../shared/lib/errors.js";
 import { parseDuration } from "../../../../shared/lib/time.js";
 import { isLoopbackHost } from "../../../../shared/lib/url.js";
@@ -93,6 +94,8 @@ describe("loadSettings: defaults", () => {
       watch: [],
       watchVaults: [],
       watchCertificates: [],
+      // Nothing declared: renew whenever due.
+      renewalCalendar: OPEN_CALENDAR,
     });
   });
 

@@ -92,6 +92,10 @@ describe("AccountCalendar.timing", () => {
       frozen: { reason: "year end" },
       next: { opensAt: freeze.to },
     });
+    expect(none.timing("www", { now: at("2026-12-19T23:59:59Z"), expiry: far }).kind).toBe(
+      "unrestricted",
+    );
+    expect(none.timing("www", { now: freeze.from, expiry: far }).kind).toBe("waiting");
     expect(none.timing("www", { now: at("2027-01-05T23:59:59Z"), expiry: far }).kind).toBe(
       "waiting",
     );
