@@ -43,9 +43,9 @@ export function windowNote(timing: Timing): WindowNote | undefined {
           ? { frozen: { reason: timing.frozen.reason, until: timing.frozen.to.toISOString() } }
           : {}),
         mustRenewBy: timing.mustRenewBy.toISOString(),
-        // An outside renewal says so whatever the calendar's own words are.
+        // An outside renewal says it was renewed, and why, whatever the calendar's own words are.
         detail:
-          timing.kind === "outside" && !words.includes("outside")
+          timing.kind === "outside" && !words.startsWith("renewed ")
             ? `${OUTSIDE_WORDS}: ${words}`
             : words,
       };

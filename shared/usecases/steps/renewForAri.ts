@@ -129,10 +129,8 @@ function calendarSays(
   if (!note) return {};
   if (timing.kind === "disabled") return { held: { outcome: "disabled", detail: note.detail } };
   if (timing.kind === "waiting") return { waiting: note.detail };
-  if (timing.kind !== "outside") return {};
-  return timing.because === "ari"
-    ? { outside: `${note.detail}: the CA's word beats the renewal calendar` }
-    : { outside: note.detail };
+  // The calendar's words say why: the CA's window, or the expiry, comes first.
+  return timing.kind === "outside" ? { outside: note.detail } : {};
 }
 
 /** One certificate whose window has started: asked for, unless done since. Never throws. */

@@ -87,6 +87,8 @@ describe("certsched sweep", () => {
       blocked: 0,
       "not-attempted": 0,
       deferred: 0,
+      waiting: 0,
+      disabled: 0,
       due: 3,
     });
   });
