@@ -1,13 +1,13 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import type { Io, OutputStream } from "../../../cli/io.js";
-import { run } from "../../../cli/run.js";
-import { DAY_MS } from "../../../shared/lib/time.js";
-import { type Simulator, sandboxSettings, startSimulator } from "../../../sim/index.js";
+import type { Io, OutputStream } from "../../cli/io.js";
+import { run } from "../../cli/run.js";
+import { DAY_MS } from "../../shared/lib/time.js";
+import { type Simulator, sandboxSettings, startSimulator } from "../../sim/index.js";
 
 /*
  * certsched due with a renewal calendar declared in the settings, in-process over the simulator:
  * each certificate's next window as a WINDOW column and a `window` field in --json; nothing
- * without a calendar. (certsched status: status.windows.test.ts.)
+ * without a calendar. (certsched status: commands/status.windows.test.ts; due has no suite of its own: main.commands.test.ts covers it.)
  */
 
 const suffix = Math.random().toString(36).slice(2, 8);
