@@ -7,7 +7,8 @@ import { type Simulator, sandboxSettings, startSimulator } from "../../sim/index
 /*
  * certsched due with a renewal calendar declared in the settings, in-process over the simulator:
  * each certificate's next window as a WINDOW column and a `window` field in --json; nothing
- * without a calendar. (certsched status: commands/status.windows.test.ts; due has no suite of its own: main.commands.test.ts covers it.)
+ * without a calendar. certsched status's: commands/status.windows.test.ts (due has no suite of
+ * its own: the main suites cover it).
  */
 
 const suffix = Math.random().toString(36).slice(2, 8);
