@@ -239,4 +239,43 @@ describe("certsched windows", () => {
     expect(openings.length).toBeLessThanOrEqual(4);
     for (const o of openings) expect(o.opens).toMatch(/ 09:[0-3]\d Europe\/Berlin \(/);
   });
+
+  it("each declared account's own calendar; --account picks one", async () => {
+    const account = (name: string, extra: object = {}) => ({
+      name,
+      baseUrl: "http://127.0.0.1:9",
+      subscription: `sub-${name}`,
+      subscriptionId: "1001",
+      apiKey: `api-key-of-${name}-0123`,
+      tenantId: ENV.CERTSCHED_TENANT_ID,
+      clientId: ENV.CERTSCHED_CLIENT_ID,
+      clientSecret: `client-secret-of-${name}`,
+      ...extra,
+    });
+    const env = {
+      NO_COLOR: "1",
+      CERTSCHED_ACCOUNTS: JSON.stringify([
+        account("north"),
+        account("south", {
+          windows: [{ start: "0 22 * * 1-5", duration: "6h", timeZone: "America/New_York" }],
+          certificatePolicy: [{ certificates: ["old-*"], policy: "disabled" }],
+        }),
+      ]),
+    };
+    const every = ioOf(env);
+    const south = ioOf(env);
+
+    expect(await run(["windows", "--json"], every), every.err()).toBe(0);
+    expect(await run(["windows", "--account", "south"], south), south.err()).toBe(0);
+
+    const doc = JSON.parse(every.out()) as Document;
+    expect(doc.accounts.map((a) => [a.name, a.declared])).toEqual([
+      ["north", false],
+      ["south", true],
+    ]);
+    expect(doc.accounts[1]?.openings[0]?.opens).toMatch(/ 22:[0-3]\d America\/New_York \(/);
+    expect(doc.accounts[1]?.disabled.map((d) => d.certificates)).toEqual([["old-*"]]);
+    expect(south.out()).toContain("America/New_York");
+    expect(south.out()).not.toContain("north");
+  });
 });
