@@ -14,6 +14,7 @@ import {
 } from "../shared/core/verification/inventoryResult.js";
 import type { AcceptedRenewal } from "../shared/core/verification/judge.js";
 import type { VerifyTarget } from "../shared/core/verification/targets.js";
+import type { RenewalCalendar } from "../shared/core/windows/calendar.js";
 import { verifyTargets } from "../shared/usecases/verifyDomains.js";
 import type { Hosting, SandboxPreflight, Simulator } from "../sim/index.js";
 import {
@@ -29,6 +30,7 @@ import { renderResults } from "./commands/verify.js";
 import type { Palette } from "./output/color.js";
 import { wrapToWidth } from "./output/text.js";
 import { notSyncedNote, stagedNotSynced, verifyVaultDomains } from "./sandboxSync.js";
+import { sandboxCalendars, withCalendars } from "./sandboxWindows.js";
 
 /** One account of the sandbox: its own simulator, hosting side and in-memory ledger. */
 export interface SandboxAccount {
@@ -66,6 +68,11 @@ export interface Sandbox {
   readonly preflight: SandboxPreflight;
   /** The hosting CA's ACME directory with renewalInfo (ARI): sim/acme. */
   readonly ari: SandboxAri;
+  /**
+   * Each account's renewal calendar, as the sandbox declares it (cli/sandboxWindows.ts):
+   * contoso's holds one certificate waiting for its window and renews one outside it.
+   */
+  readonly calendars: Readonly<Record<string, RenewalCalendar>>;
   /** Every account's throwaway API key and client secret (never printed by a sweep). */
   secrets(): string[];
   close(): Promise<void>;
@@ -118,6 +125,7 @@ export async function startSandbox(options: { port?: number } = {}): Promise<San
     account,
     settings: { ...sandboxAccountsSettings(accounts), ...preflight.settings, ...ari.settings },
     ledger: (name) => account(name).ledger,
+    calendars: sandboxCalendars(new Date()),
     preflight,
     ari,
     secrets: () => accounts.flatMap((a) => [a.sim.options.apiKey, a.sim.options.clientSecret]),
@@ -131,7 +139,7 @@ export async function startSandbox(options: { port?: number } = {}): Promise<San
 
 /** The sandbox's composition: its own settings (whatever the environment says), its ledgers. */
 export function sandboxServices(sandbox: Sandbox, seams: Seams = {}): Services {
-  return createServices(loadSettings(sandbox.settings), {
+  return createServices(withCalendars(loadSettings(sandbox.settings), sandbox.calendars), {
     ledger: (name) => sandbox.ledger(name),
     // The sandbox's ARM: this process did not start with NODE_EXTRA_CA_CERTS naming its CA.
     armCa: sandbox.preflight.caPem,

@@ -28,6 +28,7 @@ import {
   verifySandbox,
 } from "./sandbox.js";
 import { renderSandboxAri, type SandboxAriPart, sandboxAriRenewal } from "./sandboxAri.js";
+import { sandboxWindowsNote } from "./sandboxWindows.js";
 
 /**
  * `certsched sweep --sandbox` (and `npm start` without CERTSCHED_BASE_URL): the sandbox's two
@@ -287,6 +288,7 @@ export function renderAccountPart(
     const note = `${paint.bold("Expected in the sandbox:")} the simulator refuses the renewal of ${part.staged.join(", ")} on purpose, to show what a failure looks like. Against a real service that failure makes the sweep exit with code 1; here it is part of the demo${part.passes ? ", so the exit code is 0" : ""}.`;
     lines.push("", ...wrapToWidth(note, width ?? 80));
   }
+  lines.push(...sandboxWindowsNote(part.summary, paint, width));
   if (part.verification) lines.push(...renderSandboxVerification(part.verification, paint, width));
   if (part.ari) lines.push(...renderSandboxAri(part.ari, paint, width));
   return lines;

@@ -2,6 +2,7 @@ import type { AccountPorts } from "../../shared/app/services.js";
 import { certificateView } from "../../shared/core/certificate/certificateView.js";
 import { recordWarnings } from "../../shared/core/certificate/recordWarnings.js";
 import { noLedger } from "../../shared/core/ports/ledger.js";
+import { windowOf } from "../../shared/core/status/windowView.js";
 import { withServices } from "../accountPorts.js";
 import { accountsEntries, withAccount } from "../accounts.js";
 import { type Command, JSON_OPTION } from "../command.js";
@@ -11,6 +12,7 @@ import { formatExpiry } from "../output/expiry.js";
 import { daysPaint } from "../output/sweepReport.js";
 import { renderTable } from "../output/table.js";
 import { oneLine, wrapToWidth } from "../output/text.js";
+import { calendarOf, windowCell } from "../output/window.js";
 
 const HELP = `Usage: certsched due [--account NAME] [--json]
 
@@ -23,7 +25,18 @@ Options:
                "account", ISO-8601 UTC issueDate/expiryDate and daysLeft ] }
                (plus "rejected" for invalid records; with several accounts,
                "accounts": [ { "name", "failed", "problems" } ]).
+               With a renewal calendar declared (docs/renewal-windows.md),
+               each record has "window": null or { "state" (open, waiting,
+               outside, disabled), "text", "window", "opensAt", "closesAt",
+               "opensAtLocal", "opens", "timeZone", "frozen", "mustRenewBy",
+               "because", "policy" }.
   -h, --help   Show this help.
+
+With a renewal calendar declared, a WINDOW column says when each one is
+renewed: "open until ...", "waiting: opens 2026-12-08 09:00 Europe/Berlin
+(2026-12-08 08:00 UTC)", "renewed outside its renewal windows: ..." (its
+expiry or the CA's ARI window comes first), "disabled (policy ...)".
+certsched windows lists the openings and freezes ahead.
 
 Exit codes: 0 listed (also when nothing is due); 1 a list failed (any
 account's: the others are still listed) or returned invalid records; 2 usage
@@ -34,8 +47,16 @@ or configuration error.
 async function dueOf(runtime: AccountPorts) {
   const { certificates, rejected } = await runtime.client.listDue();
   const now = runtime.now();
-  const views = certificates.map((c) => certificateView(c, now));
-  return { certificates, views, rejected };
+  const calendar = calendarOf(runtime.settings, runtime.account);
+  const views = certificates.map((c) => ({
+    ...certificateView(c, now),
+    ...windowOf(calendar, c.certificateName, {
+      now,
+      expiry: c.expiryDate,
+      nextTick: runtime.renewalTimer,
+    }),
+  }));
+  return { certificates, views, rejected, windows: calendar !== undefined };
 }
 
 export const dueCommand: Command = {
@@ -74,6 +95,7 @@ export const dueCommand: Command = {
           io.stdout.write(`${JSON.stringify(document, null, 2)}\n`);
         } else {
           const paint = palette(io.stdout, io.env);
+          const windows = listed.some((l) => l.windows);
           const lines =
             views.length === 0
               ? ["Nothing is due for renewal."]
@@ -85,6 +107,7 @@ export const dueCommand: Command = {
                     { heading: "CHALLENGE" },
                     { heading: "EXPIRES (UTC)" },
                     { heading: "DOMAIN", shrink: 3 },
+                    ...(windows ? [{ heading: "WINDOW", shrink: 4 }] : []),
                   ],
                   views.map((v) => [
                     ...(cli.many ? [v.account] : []),
@@ -96,6 +119,7 @@ export const dueCommand: Command = {
                       paint: daysPaint(v.daysLeft, paint),
                     },
                     v.rootDomain ?? "-",
+                    ...(windows ? [windowCell(v.window, paint)] : []),
                   ]),
                   { header: paint.bold, width: io.stdout.columns },
                 );

@@ -30,6 +30,7 @@ import { type Paint, type Palette, palette } from "../output/color.js";
 import { daysPaint } from "../output/sweepReport.js";
 import { renderTable } from "../output/table.js";
 import { oneLine, wrapToWidth } from "../output/text.js";
+import { calendarOf } from "../output/window.js";
 import { type AccountStorage, type StorageAccess, withStorage } from "../storage.js";
 import type { ParsedArgs } from "../usage.js";
 
@@ -62,6 +63,13 @@ has a line under the table: "ARI window 2026-12-01..2026-12-03", with
 "(renew now)" once it has started (the verification timer then renews it,
 trigger ari) and the CA's explanation URL when it gave one.
 
+With a renewal calendar declared (docs/renewal-windows.md), each certificate
+has a line under the table saying when it is renewed: "open until ...",
+"waiting: opens 2026-12-08 09:00 Europe/Berlin (2026-12-08 08:00 UTC)",
+"renewed outside its renewal windows: ..." (its expiry or the CA's ARI window
+comes first), "disabled (policy ...)". It needs the account's service
+settings (the calendar is declared with them).
+
 Reads the function app's storage: CERTSCHED_LEDGER_TABLE_URI (with your own
 Azure identity, DefaultAzureCredential: az login) or AzureWebJobsStorage.
 When the service is configured, its due list is read once for the expiry as
@@ -90,7 +98,10 @@ Options:
                "reasons", "checks": [ { "check", "status", "reason",
                "detail", "advice" } ], "blocks" }, "ari": null or {
                "start", "end", "explanationUrl", "renewNow", "text",
-               "problem" }, "account" } ],
+               "problem" }, "window" (with a calendar declared: null or {
+               "state", "text", "window", "opensAt", "closesAt", "opensAtLocal",
+               "opens", "timeZone", "frozen", "mustRenewBy", "because",
+               "policy" }), "account" } ],
                "invalid": [ rows not read ] }.
                With several accounts, "service" and "requests7d" move to
                "accounts": [ { "name", "service", "requests7d", "failed",
@@ -242,6 +253,14 @@ function render(
     const line = oneLine(`${who}: ${ariLine(s.ari as AriView)}`);
     lines.push(...wrapToWidth(line, io.stdout.columns, "", "  "));
   }
+  // The renewal calendar's word, one line each (nothing when no calendar is declared).
+  const windowed = statuses.filter((s) => s.window);
+  if (windowed.length > 0) lines.push("");
+  for (const s of windowed) {
+    const who = `${many && s.account ? `${s.account}: ` : ""}${s.certificateName}`;
+    const line = oneLine(`${who}: ${s.window?.text}`);
+    lines.push(...wrapToWidth(line, io.stdout.columns, "", "  "));
+  }
   const failing = statuses.filter((s) => s.preflight?.status === "will-fail");
   if (failing.length > 0) lines.push("");
   for (const s of failing) lines.push(...preflightLines(s, many, io.stdout.columns));
@@ -326,6 +345,8 @@ async function statusOf(
     now,
     graceMs: service?.settings.renewalGraceMs ?? 2 * 3_600_000,
     warnDays: options.warnDays,
+    calendar: calendarOf(service?.settings, a.account),
+    nextTick: service?.renewalTimer,
   };
   const { preflight } = options;
   const statuses = loaded.inputs

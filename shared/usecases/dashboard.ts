@@ -13,6 +13,7 @@ import type { History } from "../core/ports/history.js";
 import {
   certificateStatus,
   STATUS_WORDS,
+  type StatusOptions,
   type StatusWord,
 } from "../core/status/certificateStatus.js";
 import type { StatusSources } from "../core/status/statusSources.js";
@@ -20,7 +21,8 @@ import { ensureError } from "../lib/errors.js";
 import { mapWithConcurrency } from "../lib/pool.js";
 import { redact } from "../lib/redact/redact.js";
 import { DAY_MS } from "../lib/time.js";
-import { loadStatus, type StatusOptionsPorts, statusOptionsOf } from "./steps/loadStatus.js";
+import { type CalendarStatusPorts, statusOptionsFor } from "./listStatus.js";
+import { loadStatus, statusOptionsOf } from "./steps/loadStatus.js";
 
 /**
  * What the dashboard shows, read once per page (core/dashboard/dashboardModel.ts): every
@@ -48,6 +50,8 @@ export interface DashboardOptions {
    * which this page does not convert, so it says so rather than show a wrong time.
    */
   readonly timeZone?: string | undefined;
+  /** The account's renewal calendar, when it declares one: each row then has its `window`. */
+  readonly calendar?: StatusOptions["calendar"];
 }
 
 export async function loadDashboard(
@@ -73,10 +77,19 @@ async function loadOne(
   const problems: string[] = [];
   let rows: DashboardRow[] = [];
   if (status.status === "fulfilled") {
-    const statusOptions = { now, graceMs: options.graceMs, warnDays: options.warnDays };
-    rows = status.value.inputs.map((input) =>
-      dashboardRow(certificateStatus(input, statusOptions)),
-    );
+    const statusOptions = {
+      now,
+      graceMs: options.graceMs,
+      warnDays: options.warnDays,
+      calendar: options.calendar,
+    };
+    rows = status.value.inputs.map((input) => {
+      const view = certificateStatus(input, statusOptions);
+      // The row keeps the status's window (the page says "waiting for window (opens ...)").
+      return view.window === undefined
+        ? dashboardRow(view)
+        : { ...dashboardRow(view), window: view.window };
+    });
     rows.sort(byDaysLeft);
     problems.push(...status.value.invalid.map((line) => redact(`unreadable row: ${line}`)));
   } else {
@@ -133,11 +146,12 @@ export interface DashboardPage {
  * (the grace and warn days of the settings), and the host's schedule for the next run.
  */
 export async function dashboard(
-  ports: StatusOptionsPorts,
+  ports: CalendarStatusPorts,
   sources: DashboardSources,
   host: HostSchedule,
+  account = "default",
 ): Promise<DashboardPage> {
-  const options = statusOptionsOf(ports);
+  const options = statusOptionsFor(ports, account);
   const model = await loadDashboard(sources, {
     ...options,
     schedule: host.schedule,
@@ -149,7 +163,7 @@ export async function dashboard(
 /** One account's part of the page: its name, its clock and settings, its own sources. */
 export interface AccountDashboardPart {
   readonly account: string;
-  readonly ports: StatusOptionsPorts;
+  readonly ports: CalendarStatusPorts;
   readonly sources: DashboardSources;
 }
 
@@ -166,12 +180,12 @@ export async function dashboardAcross(
 ): Promise<DashboardPage> {
   const [first, ...others] = parts;
   if (!first) throw new Error("a dashboard needs an account");
-  if (others.length === 0) return dashboard(first.ports, first.sources, host);
+  if (others.length === 0) return dashboard(first.ports, first.sources, host, first.account);
   const options = statusOptionsOf(first.ports);
   const loaded = await mapWithConcurrency(parts, concurrency, async (part) => ({
     account: part.account,
     ...(await loadOne(part.sources, {
-      ...statusOptionsOf(part.ports),
+      ...statusOptionsFor(part.ports, part.account),
       schedule: host.schedule,
       timeZone: host.timeZone,
     })),

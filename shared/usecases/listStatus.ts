@@ -1,12 +1,43 @@
 import { REQUEST_WINDOW_MS, type RequestLog } from "../core/ports/requestLog.js";
+import type { Settings } from "../core/settings.js";
 import { type AccountSummary, accountSummary } from "../core/status/accountSummary.js";
-import { type CertificateStatus, certificateStatus } from "../core/status/certificateStatus.js";
+import {
+  type CertificateStatus,
+  certificateStatus,
+  type StatusOptions,
+} from "../core/status/certificateStatus.js";
 import { pageOf, type StatusPageQuery } from "../core/status/statusPage.js";
 import type { StatusSources } from "../core/status/statusSources.js";
+import { AccountCalendar } from "../core/windows/timing.js";
 import { loadStatus, type StatusOptionsPorts, statusOptionsOf } from "./steps/loadStatus.js";
 
-/** What a status list needs besides its sources: the clock, two settings, the request count. */
-export interface StatusListPorts extends StatusOptionsPorts {
+/** The clock and the settings a status is judged with, the renewal calendar among them when set. */
+export interface CalendarStatusPorts extends StatusOptionsPorts {
+  readonly settings: StatusOptionsPorts["settings"] & Partial<Pick<Settings, "renewalCalendar">>;
+  /**
+   * The renewal timer's next firing (CERTSCHED_RENEWAL_SCHEDULE), when known: a status then
+   * says "outside" only when the sweep would renew it outside its windows, at its last safe run.
+   */
+  readonly renewalTimer?: StatusOptions["nextTick"];
+}
+
+/**
+ * statusOptionsOf, with the account's renewal calendar when its settings declare one: each
+ * status then says its next window (`window`).
+ */
+export function statusOptionsFor(ports: CalendarStatusPorts, account: string): StatusOptions {
+  const options = statusOptionsOf(ports);
+  const calendar = ports.settings.renewalCalendar;
+  if (!calendar) return options;
+  return {
+    ...options,
+    calendar: new AccountCalendar(calendar, account),
+    nextTick: ports.renewalTimer,
+  };
+}
+
+/** What a status list needs besides its sources: the clock, the settings, the request count. */
+export interface StatusListPorts extends CalendarStatusPorts {
   readonly requests: Pick<RequestLog, "kind" | "since">;
 }
 
@@ -43,7 +74,7 @@ export async function accountStatuses(
   ports: StatusListPorts,
   sources: StatusSources,
 ): Promise<AccountStatuses> {
-  const options = statusOptionsOf(ports);
+  const options = statusOptionsFor(ports, account);
   const since = new Date(options.now.getTime() - REQUEST_WINDOW_MS);
   const [loaded, requests7d] = await Promise.all([
     // Every certificate, not loadStatus's first 5,000 by name: a page is cut after the

@@ -352,7 +352,7 @@ describe("certsched test", () => {
 });
 
 describe("usage and help", () => {
-  it.each([["sweep"], ["due"], ["create"], ["renew"], ["test"], ["sandbox"]])(
+  it.each([["sweep"], ["due"], ["create"], ["renew"], ["test"], ["sandbox"], ["windows"]])(
     "certsched %s --help prints its usage on stdout (exit 0)",
     async (command) => {
       const result = await runCli([command, "--help"]);
@@ -369,7 +369,7 @@ describe("usage and help", () => {
     const bare = await runCli([]);
 
     expect(help.code).toBe(0);
-    for (const command of ["sweep", "due", "create", "renew", "test", "sandbox"]) {
+    for (const command of ["sweep", "due", "create", "renew", "test", "sandbox", "windows"]) {
       expect(help.stdout).toMatch(new RegExp(`^  ${command}\\s+\\S`, "m"));
     }
     expect(bare.code).toBe(2);

@@ -440,6 +440,8 @@ describe("the basics", () => {
     expect(complete("certsched sw")).toBe("sweep");
     expect(complete("certsched sweep --dr")).toBe("--dry-run");
     expect(complete("certsched test --w")).toBe("--wait");
+    expect(complete("certsched wi")).toBe("windows");
+    expect(complete("certsched windows --d")).toBe("--days");
     expect(zsh.code).toBe(0);
     expect(zsh.stdout).toContain("compdef _certsched certsched");
     expect(zsh.stdout).toContain("sweep) flags=(--json --dry-run");

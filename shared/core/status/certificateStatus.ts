@@ -5,7 +5,9 @@ import type { InventoryRecord, VerificationRecord } from "../ports/inventory.js"
 import type { LedgerOutcome, LedgerRecord } from "../ports/ledger.js";
 import { decide } from "../renewal/decide.js";
 import { BROWSER_REFUSES, CRITICAL_DAYS } from "../verification/judge.js";
+import type { AccountCalendar, TimingInput } from "../windows/timing.js";
 import { type PreflightView, preflightView, statusLabel } from "./preflightView.js";
+import { type WindowPart, windowOf, windowWords } from "./windowView.js";
 
 /**
  * One certificate's status for people and programs: the inventory record, the
@@ -69,6 +71,10 @@ export interface StatusOptions {
   readonly graceMs: number;
   /** CERTSCHED_VERIFY_WARN_DAYS: `expiring` below this many whole days left (default 14). */
   readonly warnDays: number;
+  /** The account's renewal calendar, when it declares one: each status then has its `window`. */
+  readonly calendar?: AccountCalendar | undefined;
+  /** The renewal timer's next firing (CERTSCHED_RENEWAL_SCHEDULE), for the calendar. */
+  readonly nextTick?: TimingInput["nextTick"];
 }
 
 /** What is known about one certificate; each part may be missing. */
@@ -122,7 +128,7 @@ export interface InventoryView {
 }
 
 /** The view of one certificate; dates are ISO-8601 UTC, days are whole days left now. */
-export interface CertificateStatus extends AriPart {
+export interface CertificateStatus extends AriPart, WindowPart {
   readonly certificateName: string;
   readonly id: number | null;
   readonly status: StatusWord;
@@ -362,6 +368,12 @@ function inventoryView(inventory: InventoryRecord): InventoryView {
   };
 }
 
+/** The label with the calendar's word beside it: `ok · waiting for window (opens ...)`. */
+function withWindow(label: string, part: WindowPart): string {
+  const w = part.window;
+  return w && w.state !== "open" ? `${label} · ${windowWords(w)}` : label;
+}
+
 /** The status of one certificate: the first word of STATUS_WORDS that applies. */
 export function certificateStatus(input: StatusInput, options: StatusOptions): CertificateStatus {
   const { inventory, ledger } = input;
@@ -371,11 +383,18 @@ export function certificateStatus(input: StatusInput, options: StatusOptions): C
   const service = inventory?.serviceExpiry;
   const verdict = verdictOf(facts);
   const preflight = preflightView(inventory?.lastPreflight, now);
+  const window = windowOf(options.calendar, input.certificateName, {
+    now,
+    // As the sweep judges it: the expiry the service reports, else the one served.
+    expiry: service ?? served,
+    ariEnd: inventory?.ari?.end,
+    nextTick: options.nextTick,
+  });
   return {
     certificateName: input.certificateName,
     id: ledger?.id ?? inventory?.id ?? null,
     status: verdict.status,
-    label: statusLabel(verdict.status, preflight),
+    label: withWindow(statusLabel(verdict.status, preflight), window),
     why: redact(verdict.why),
     critical:
       verdict.status === "expired" ||
@@ -391,5 +410,6 @@ export function certificateStatus(input: StatusInput, options: StatusOptions): C
     inventory: inventory ? inventoryView(inventory) : null,
     preflight,
     ...ariPart(inventory, now),
+    ...window,
   };
 }

@@ -6,6 +6,7 @@ import type {
 } from "../../core/dashboard/dashboardModel.js";
 import { STATUS_WORDS, type StatusWord } from "../../core/status/certificateStatus.js";
 import type { PreflightFilter } from "../../core/status/preflightView.js";
+import type { WindowPart } from "../../core/status/windowView.js";
 import { escapeHtml as h } from "../../lib/text/escapeHtml.js";
 import { MINUTE_MS } from "../../lib/time.js";
 import { accountsTable, filterHref, showsAccounts, summaryOf } from "./accountsSection.js";
@@ -17,6 +18,7 @@ import {
   preflightFilters,
   preflightShown,
 } from "./preflightSection.js";
+import { windowHtml } from "./windowCell.js";
 
 /**
  * The dashboard as one HTML document. Every text that comes from elsewhere (names, domains,
@@ -99,9 +101,9 @@ function daysCell(row: DashboardRow, warnDays: number): string {
   return `<div class="days"><span class="bar" aria-hidden="true"><span class="fill w${width} band-${band}"></span></span><span class="days-text">${text}</span></div>`;
 }
 
-function statusCell(row: DashboardRow): string {
+function statusCell(row: DashboardRow & WindowPart): string {
   const critical = row.critical && row.status !== "expired" ? " · critical" : "";
-  return `<span class="badge st-${row.status}">${row.status}${critical}</span><span class="sub">${h(row.why)}</span>`;
+  return `<span class="badge st-${row.status}">${row.status}${critical}</span><span class="sub">${h(row.why)}</span>${windowHtml(row.window)}`;
 }
 
 function expiryCell(row: DashboardRow, now: Date): string {

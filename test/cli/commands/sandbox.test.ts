@@ -136,7 +136,11 @@ describe("npm start (scripts/start.mjs)", () => {
       [fabrikam, SANDBOX_DUE.fabrikam],
     ] as const) {
       const swept = part.slice(0, part.indexOf("Verification"));
-      const rows = [...swept.matchAll(/^(\S+)\s+Cloud .*?\s(renewal-scheduled|failed)$/gm)];
+      const rows = [
+        ...swept.matchAll(
+          /^(\S+)\s+Cloud .*?\s(renewal-scheduled( \(outside window\))?|failed|waiting \(opens [^)]+\))$/gm,
+        ),
+      ];
       expect(rows.map((m) => m[1]).sort()).toEqual([...names].sort());
     }
     // The shared name renewed in each account, each in its own table.
@@ -151,7 +155,20 @@ describe("npm start (scripts/start.mjs)", () => {
     expect(contoso).toMatch(/Cloud Key Vault \+ DNS/);
     expect(contoso).toMatch(/^intranet-contoso-com\s.*\sfailed$/m);
     expect(contoso).toContain(SAMPLE_REFUSAL);
-    expect(contoso).toContain("6 due: 5 renewal-scheduled, 1 failed.");
+    expect(contoso).toContain("6 due: 4 renewal-scheduled, 1 failed, 1 waiting for their window.");
+    // The renewal calendar contoso declares (cli/sandboxWindows.ts): one certificate waits for
+    // its window, one is renewed outside it because its expiry comes first; both explained.
+    expect(contoso).toMatch(
+      /^api-contoso-com\s.*\swaiting \(opens \d{4}-\d\d-\d\d 09:00 Europe\/Berlin\)$/m,
+    );
+    expect(contoso).toMatch(/^www-contoso-com\s.*\srenewal-scheduled \(outside window\)$/m);
+    expect(contoso).toMatch(
+      /^ {2}renewed outside its renewal windows: it must be renewed by \S+ \S+ UTC \(its expiry less the margin\)/m,
+    );
+    expect(contoso.replaceAll("\n", " ")).toMatch(
+      /Expected in the sandbox: contoso declares a renewal window .* api-contoso-com is due but waits for its window, which opens \d{4}-\d\d-\d\d 09:00 Europe\/Berlin \(\d{4}-\d\d-\d\d 0[78]:00 UTC\): it has time, so nothing is sent now; and www-contoso-com is renewed now, outside its window, because it expires before that window opens plus the 3-day margin/,
+    );
+    expect(fabrikam).not.toContain("window");
     expect(contoso).toContain("Expected in the sandbox");
     expect(contoso).toContain("so the exit code is 0");
     expect(fabrikam).toContain("3 due: 3 renewal-scheduled.");
@@ -206,7 +223,7 @@ describe("npm start (scripts/start.mjs)", () => {
     );
     // One line per account at the end.
     expect(out).toMatch(
-      /^2 accounts:\n {2}contoso: 6 due: 5 renewal-scheduled, 1 failed \(as staged\)\n {2}fabrikam: 3 due: 3 renewal-scheduled \(ok\)$/m,
+      /^2 accounts:\n {2}contoso: 6 due: 4 renewal-scheduled, 1 failed, 1 waiting \(as staged\)\n {2}fabrikam: 3 due: 3 renewal-scheduled \(ok\)$/m,
     );
     // Preflight comes first, in the order things happened: it ran before each account's sweep.
     // Every due certificate of both accounts, two will-fail on purpose, each with its reason and
@@ -296,12 +313,38 @@ describe("npm start (scripts/start.mjs)", () => {
     expect(preflight.counts).toEqual({ ready: 7, "will-fail": 2, unknown: 0 });
     expect(preflight.staged.sort()).toEqual(["intranet-contoso-com", "staging-contoso-com"]);
     expect(preflight.results.filter((r) => r.account === "fabrikam")).toHaveLength(3);
-    expect(doc.counts).toMatchObject({ due: 9, "renewal-scheduled": 8, failed: 1 });
+    expect(doc.counts).toMatchObject({ due: 9, "renewal-scheduled": 7, failed: 1, waiting: 1 });
     expect(doc.accounts.map((a) => [a.name, a.failed, a.problems, a.stagedFailures])).toEqual([
       ["contoso", true, ["1 renewal(s) failed: intranet-contoso-com"], ["intranet-contoso-com"]],
       ["fabrikam", false, [], []],
     ]);
-    expect(doc.accounts[0]?.counts).toMatchObject({ due: 6, "renewal-scheduled": 5, failed: 1 });
+    expect(doc.accounts[0]?.counts).toMatchObject({
+      due: 6,
+      "renewal-scheduled": 4,
+      failed: 1,
+      waiting: 1,
+    });
+    // The calendar's two results, each with its window note.
+    const windowed = (doc.results as ((typeof doc.results)[number] & { window?: unknown })[])
+      .filter((r) => r.window !== undefined)
+      .map((r) => [r.account, r.certificateName, r.outcome, r.window]);
+    expect(windowed).toEqual([
+      [
+        "contoso",
+        "www-contoso-com",
+        "renewal-scheduled",
+        expect.objectContaining({ state: "outside", because: "expiry" }),
+      ],
+      [
+        "contoso",
+        "api-contoso-com",
+        "waiting",
+        expect.objectContaining({
+          state: "waiting",
+          opensAtLocal: expect.stringMatching(/ 09:00 Europe\/Berlin$/),
+        }),
+      ],
+    ]);
     // Each account's sweep ran with its own in-memory ledger.
     for (const account of doc.accounts) {
       expect(account).toMatchObject({ ledger: "memory", startedAt: expect.any(String) });
@@ -369,9 +412,9 @@ describe("npm start (scripts/start.mjs)", () => {
     const result = await runNode(START, ["--dry-run"], { cwd: ROOT });
 
     expect(result.code).toBe(0);
-    expect(result.stdout).toContain("6 due: 6 would-renew.");
+    expect(result.stdout).toContain("6 due: 5 would-renew, 1 waiting for their window.");
     expect(result.stdout).toContain("3 due: 3 would-renew.");
-    expect(result.stdout).toMatch(/^ {2}contoso: 6 due: 6 would-renew \(ok\)$/m);
+    expect(result.stdout).toMatch(/^ {2}contoso: 6 due: 5 would-renew, 1 waiting \(ok\)$/m);
     expect(result.stdout).toMatch(/^ {2}fabrikam: 3 due: 3 would-renew \(ok\)$/m);
     expect(result.stdout.replaceAll("\n", " ")).toContain(
       "do not hold these renewals back: intranet-contoso-com would be sent (a dry run sends nothing), and staging-contoso-com would be sent (a dry run sends nothing).",
@@ -692,7 +735,8 @@ describe("the sandbox's verification", () => {
     const sandbox = await startSandbox();
     try {
       sandbox.account("contoso").hosting.inject("api-contoso-com", "keep-old-version");
-      await sweepContoso(sandbox);
+      // Without the sandbox's calendar, which holds api-contoso-com for its window.
+      await sweepContoso({ ...sandbox, calendars: {} });
 
       const verification = await verifySandbox(sandbox);
 

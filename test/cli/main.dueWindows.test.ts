@@ -1,0 +1,116 @@
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import type { Io, OutputStream } from "../../cli/io.js";
+import { run } from "../../cli/run.js";
+import { DAY_MS } from "../../shared/lib/time.js";
+import { type Simulator, sandboxSettings, startSimulator } from "../../sim/index.js";
+
+/*
+ * certsched due with a renewal calendar declared in the settings, in-process over the simulator:
+ * each certificate's next window as a WINDOW column and a `window` field in --json; nothing
+ * without a calendar. certsched status's: commands/status.windows.test.ts (due has no suite of
+ * its own: the main suites cover it).
+ */
+
+const suffix = Math.random().toString(36).slice(2, 8);
+const WAITS = `win-waits-${suffix}`;
+const URGENT = `win-urgent-${suffix}`;
+const LEGACY = `legacy-${suffix}`;
+
+/** A window two days ahead (Berlin's weekday), one hour long: never open now. */
+const weekday = (new Date().getUTCDay() + 2) % 7;
+const DECLARATION = {
+  CERTSCHED_RENEWAL_WINDOWS: JSON.stringify([
+    { start: `0 9 * * ${weekday}`, duration: "1h", timeZone: "Europe/Berlin" },
+  ]),
+  CERTSCHED_CERTIFICATE_POLICY: JSON.stringify([
+    { certificates: ["legacy-*"], policy: "disabled" },
+  ]),
+};
+
+let sim: Simulator;
+beforeAll(async () => {
+  const inDays = (days: number) => new Date(Date.now() + days * DAY_MS);
+  sim = await startSimulator({
+    certificates: [
+      { certificateName: WAITS, expiryDate: inDays(15), rootDomain: "contoso.com" },
+      { certificateName: URGENT, expiryDate: inDays(1), rootDomain: "contoso.com" },
+      { certificateName: LEGACY, expiryDate: inDays(10), rootDomain: "contoso.com" },
+    ],
+  });
+}, 60_000);
+afterAll(async () => {
+  await sim?.close();
+});
+
+function capture(): OutputStream & { text: string } {
+  const stream = {
+    text: "",
+    isTTY: false,
+    columns: undefined,
+    write(chunk: string) {
+      stream.text += chunk;
+    },
+  };
+  return stream;
+}
+
+async function cli(argv: readonly string[], extra: Record<string, string> = DECLARATION) {
+  const stdout = capture();
+  const stderr = capture();
+  const io: Io = {
+    env: {
+      ...sandboxSettings(sim),
+      AzureWebJobsStorage: inject("azuriteTableConnectionString"),
+      NO_COLOR: "1",
+      ...extra,
+    },
+    cwd: "/nonexistent-certsched-test-dir",
+    stdout,
+    stderr,
+    untilInterrupted: () => new Promise(() => {}),
+  };
+  const code = await run(argv, io);
+  return { code, stdout: stdout.text, stderr: stderr.text };
+}
+
+interface WithWindow {
+  certificateName: string;
+  window?: { state: string; text: string; opensAt?: string; because?: string } | null;
+}
+
+const WAITING =
+  /waiting: opens \d{4}-\d\d-\d\d 09:[0-3]\d Europe\/Berlin \(\d{4}-\d\d-\d\d 0[78]:[0-3]\d UTC\)/;
+
+describe("certsched due with a renewal calendar", () => {
+  it("a WINDOW column: waiting (when it opens), outside (its expiry first), disabled", async () => {
+    const result = await cli(["due"]);
+
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toMatch(/^CERTIFICATE\s.*\sWINDOW$/m);
+    const line = (name: string) => result.stdout.split("\n").find((l) => l.startsWith(name));
+    expect(line(WAITS)).toMatch(WAITING);
+    expect(line(URGENT)).toContain("renewed outside its renewal windows: ");
+    expect(line(LEGACY)).toContain("disabled (policy CERTSCHED_CERTIFICATE_POLICY[0])");
+  }, 30_000);
+
+  it("--json: each record's window", async () => {
+    const result = await cli(["due", "--json"]);
+
+    expect(result.code, result.stderr).toBe(0);
+    const doc = JSON.parse(result.stdout) as { certificates: WithWindow[] };
+    const of = (name: string) => doc.certificates.find((c) => c.certificateName === name)?.window;
+    expect(of(WAITS)).toMatchObject({ state: "waiting", opensAt: expect.any(String) });
+    expect(of(URGENT)).toMatchObject({ state: "outside", because: "expiry" });
+    expect(of(LEGACY)).toMatchObject({ state: "disabled" });
+  }, 30_000);
+
+  it("without a calendar: no column, no field", async () => {
+    const result = await cli(["due"], {});
+    const json = await cli(["due", "--json"], {});
+
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).not.toContain("WINDOW");
+    const doc = JSON.parse(json.stdout) as { certificates: WithWindow[] };
+    expect(doc.certificates.every((c) => !("window" in c))).toBe(true);
+  }, 30_000);
+});
