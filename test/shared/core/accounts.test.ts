@@ -33,16 +33,50 @@ describe("settingsOf", () => {
       managementResource: "https://management.other/",
       vaultResource: "https://vault.other",
       serviceQuota: undefined,
-      renewalCalendar: OPEN_CALENDAR,
+      renewalCalendar: {
+        ...OPEN_CALENDAR,
+        policies: [{ label: "P[0]", certificates: ["legacy-*"], policy: "disabled" }],
+      },
     };
     const view = settingsOf(app, other);
     expect(view.account).toBe("other");
     for (const field of ACCOUNT_FIELDS) expect(view[field]).toEqual(other[field]);
     // Nothing of the app's account survives: not its secret, not its tenant.
     expect(view.clientSecret).toBeUndefined();
+    // Nor its calendar: the account's own windows, freezes and policy hold for it.
+    expect(view.renewalCalendar).toBe(other.renewalCalendar);
+    expect(app.renewalCalendar).toEqual(OPEN_CALENDAR);
     expect(view.tenantId).toBeUndefined();
     expect(view.renewalConcurrency).toBe(3);
     expect(view.accounts).toBe(app.accounts);
     expect(app.account).toBe("default");
+  });
+});
+
+describe("declared accounts' calendars", () => {
+  it("each account runs with its own windows, freezes and policy, not the first account's", () => {
+    const account = (name: string, extra: object) => ({
+      name,
+      baseUrl: `https://${name}.example`,
+      subscription: `sub-${name}`,
+      apiKey: `api-key-of-${name}-account-1`,
+      identity: "managed",
+      ...extra,
+    });
+    const settings = loadSettings({
+      CERTSCHED_ACCOUNTS: JSON.stringify([
+        account("a", {}),
+        account("b", {
+          windows: [{ start: "0 9 * * 2-4", duration: "7h", timeZone: "Europe/Berlin" }],
+          certificatePolicy: [{ certificates: ["old"], policy: "disabled" }],
+        }),
+      ]),
+    });
+    const [a, b] = settings.accounts;
+    if (!a || !b) throw new Error("two accounts expected");
+    expect(settingsOf(settings, a).renewalCalendar.windows).toEqual([]);
+    const own = settingsOf(settings, b).renewalCalendar;
+    expect(own.windows.map((w) => w.start)).toEqual(["0 9 * * 2-4"]);
+    expect(own.policies.map((p) => p.policy)).toEqual(["disabled"]);
   });
 });
