@@ -55,13 +55,8 @@ export function withCalendars(
   settings: Settings,
   calendars: Readonly<Record<string, RenewalCalendar>>,
 ): Settings {
-  const first = calendars[SANDBOX_CALENDAR_ACCOUNT];
   return {
     ...settings,
-    // The app-wide default too, as long as an account's own calendar does not reach the settings
-    // it runs with (shared/core/accounts.ts ACCOUNT_FIELDS): its window names only contoso's
-    // certificates, so every other account's are renewed as before either way.
-    ...(first ? { renewalCalendar: first } : {}),
     accounts: settings.accounts.map((a) => {
       const calendar = calendars[a.name];
       return calendar ? { ...a, renewalCalendar: calendar } : a;

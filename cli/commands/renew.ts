@@ -54,9 +54,9 @@ only a person can fix is not renewed: "blocked (preflight: <reason>)" and what
 to do are printed, nothing is sent, and the exit code is 1. Fix the cause and
 run "certsched preflight" again, or renew it anyway with --force.
 
-Renewal windows and freezes (CERTSCHED_RENEWAL_WINDOWS, CERTSCHED_RENEWAL_FREEZES)
-do not hold a renewal asked for by name: they keep the timer's sweeps to the
-hours chosen, and a person asking is such a choice. A certificate its policy
+Renewal windows and freezes (CERTSCHED_RENEWAL_WINDOWS, _FREEZES) do not hold
+a renewal asked for by name: they keep the timer's sweeps to the hours chosen,
+and a person asking is such a choice. A certificate its policy
 disables (CERTSCHED_CERTIFICATE_POLICY "disabled") is not renewed: the policy
 is named, nothing is sent, and the exit code is 1; --force renews it anyway.
 

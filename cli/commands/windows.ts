@@ -32,16 +32,16 @@ cron, an unknown time zone...) is a configuration error naming it.
 
 Options:
   --account NAME  Show that account only.
-  --days N     How many days ahead (1 to 366; default 30).
-  --json       Print one JSON document: { "from", "to", "days", "accounts": [
-               { "name", "declared", "openings": [ { "window", "opensAt",
-               "closesAt", "opensAtLocal", "opens", "closes", "timeZone",
-               "certificates" (patterns; null: all), "frozenBy" (null, or
-               the { "label", "reason" } of the freeze holding it) } ], "freezes": [ {
-               "label", "from", "to", "reason" } ], "disabled": [ { "label",
-               "certificates" } ], "warnings", "marginMs", "jitterMs" } ] }
-               (ISO-8601 UTC instants).
-  -h, --help   Show this help.
+  --days N        How many days ahead (1 to 366; default 30).
+  --json          Print one JSON document: { "from", "to", "days", "accounts":
+                  [ { "name", "declared", "openings": [ { "window", "opensAt",
+                  "closesAt", "opensAtLocal", "opens", "closes", "timeZone",
+                  "certificates" (patterns; null: all), "frozenBy" (null, or
+                  the { "label", "reason" } of the freeze holding it) } ],
+                  "freezes": [ { "label", "from", "to", "reason" } ],
+                  "disabled": [ { "label", "certificates" } ], "warnings",
+                  "marginMs", "jitterMs" } ] } (ISO-8601 UTC instants).
+  -h, --help      Show this help.
 
 Exit codes: 0 shown (also when nothing is declared); 2 usage or configuration
 error (a declaration that does not load).

@@ -22,7 +22,8 @@ import {
 } from "../lib/errors.js";
 import { redact } from "../lib/redact/redact.js";
 import { DAY_MS } from "../lib/time.js";
-import { loadOne, type StatusOptionsPorts, statusOptionsOf } from "./steps/loadStatus.js";
+import { type CalendarStatusPorts, statusOptionsFor } from "./listStatus.js";
+import { loadOne } from "./steps/loadStatus.js";
 
 /**
  * One certificate for GET /api/certificates/{name}: the service's record
@@ -36,11 +37,13 @@ export const DETAIL_HISTORY_DAYS = 30;
 export const DETAIL_HISTORY_LIMIT = 50;
 
 /** What the detail of one certificate needs besides its status sources (a AccountPorts has it all). */
-export interface CertificateDetailPorts extends StatusOptionsPorts {
+export interface CertificateDetailPorts extends CalendarStatusPorts {
   readonly client: Pick<ServiceOperations, "get">;
   readonly history: Pick<History, "events">;
   readonly requests: Pick<RequestLog, "shared" | "since">;
-  readonly settings: Pick<Settings, "renewalGraceMs" | "verify" | "serviceQuota">;
+  readonly settings: CalendarStatusPorts["settings"] &
+    Pick<Settings, "renewalGraceMs" | "verify" | "serviceQuota"> &
+    Partial<Pick<Settings, "account">>;
 }
 
 /** What Get Certificate said: the record was `found`, the service knows `not-found`, or it `failed`. */
@@ -197,7 +200,8 @@ export async function certificateDetail(
   sources: StatusSources,
   name: string,
 ): Promise<CertificateDetail> {
-  const options = statusOptionsOf(ports);
+  // The account's calendar too: the detail says the certificate's next window as the list does.
+  const options = statusOptionsFor(ports, ports.settings.account ?? "default");
   const kept = await budgetKept(ports, options.now);
   const [asked, history] = await Promise.all([
     kept === undefined

@@ -1,5 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { dashboard } from "../../../functions/dashboard.js";
+import { getCertificate } from "../../../functions/getCertificate.js";
 import { listCertificates } from "../../../functions/listCertificates.js";
 import { type Inventory, memoryInventory } from "../../../shared/core/ports/inventory.js";
 import { DAY_MS } from "../../../shared/lib/time.js";
@@ -79,6 +80,20 @@ describe("the renewal calendar in the API and on the dashboard", () => {
     );
     expect(items.get("legacy")?.window).toMatchObject({ state: "disabled" });
     expect(items.get("legacy")?.label).toMatch(/· disabled \(policy CERTSCHED_CERTIFICATE_POLICY/);
+  });
+
+  it("GET /api/certificates/{name}: the certificate's own window, as the list says it", async () => {
+    const one = async (name: string) => {
+      const reply = await app.call(
+        getCertificate,
+        httpRequest({ method: "GET", path: `certificates/${name}`, params: { name } }),
+      );
+      expect(reply.status, reply.text).toBe(200);
+      return (reply.body as { status: Item }).status;
+    };
+    expect((await one("waits")).window).toMatchObject({ state: "waiting" });
+    expect((await one("waits")).label).toMatch(/· waiting for window \(opens /);
+    expect((await one("legacy")).window).toMatchObject({ state: "disabled" });
   });
 
   it("the dashboard: the same words under the status", async () => {
