@@ -291,7 +291,18 @@ function decidedResult(
   }
   const stuck = verdict.action === "stuck";
   if (stuck && !verdict.renew) return turn.result("stuck", verdict.reason, verdict.message);
-  // It would be sent: outside its windows (or frozen) it waits unless waiting is unsafe.
+  // It would be sent: outside its windows (or frozen) it waits unless waiting is unsafe. A stuck
+  // one stays stuck (the run still fails), only its request waits for the window.
+  if (timing?.kind === "waiting" && stuck) {
+    const note = windowNote(timing);
+    turn.window = note ? { window: note } : {};
+    const said = verdict.message.replace(/; requesting again$/, "");
+    return turn.result(
+      "stuck",
+      verdict.reason,
+      `${said}; asked again in its window (${note?.detail ?? ""})`,
+    );
+  }
   if (timing?.kind === "waiting") return turn.held(timing);
   const note = timing && windowNote(timing);
   if (note) turn.window = { window: note };

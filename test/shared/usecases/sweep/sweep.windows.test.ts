@@ -354,6 +354,44 @@ describe("what the calendar holds, and what it shows", () => {
     expect(await w.runtime.ledger.read(legacy?.id ?? -1)).toBeUndefined();
   });
 
+  it("a stuck certificate outside its window stays stuck (the run fails) and is asked again only in the window", async () => {
+    // Saturday 2027-01-16 10:00 UTC: outside the Tuesday-to-Thursday window.
+    const saturday = at("2027-01-16T10:00:00.000Z");
+    const expiry = new Date(saturday.getTime() + 15 * DAY_MS);
+    const w = await world(
+      saturday.toISOString(),
+      [{ name: "www", expiry }],
+      calendarOf({ windows }),
+    );
+    const [www] = w.sim.certificates();
+    await w.runtime.ledger.write(
+      {
+        id: www?.id ?? -1,
+        certificateName: "www",
+        expiryAtRequest: expiry,
+        firstRequestedAt: new Date(saturday.getTime() - 3 * DAY_MS),
+        lastRequestedAt: new Date(saturday.getTime() - 3 * DAY_MS),
+        outcome: "renewal-scheduled",
+        attempts: 1,
+        detail: undefined,
+      },
+      undefined,
+    );
+    const summary = await sweepAt(w, saturday);
+    expect(resultOf(summary, "www")).toMatchObject({
+      outcome: "stuck",
+      window: { state: "waiting" },
+      detail: expect.stringMatching(
+        /^still due .*; asked again in its window \(outside its renewal windows; waiting: the next window opens 2027-01-19 09:00 Europe\/Berlin/,
+      ),
+    });
+    expect(summary.failed).toBe(true);
+    expect(w.sim.renewCallsFor("www")).toBe(0);
+    // Tuesday 09:00 Berlin: asked again.
+    await sweepAt(w, at("2027-01-19T08:00:00.000Z"));
+    expect(w.sim.renewCallsFor("www")).toBe(1);
+  });
+
   it("a certificate its last preflight blocks stays blocked inside a window", async () => {
     const inventory = memoryInventory();
     await inventory.upsert([{ certificateName: "blocked", source: "due-list", seenAt: start }]);
