@@ -25,7 +25,7 @@ import type { Logger } from "../lib/log.js";
 import { redact } from "../lib/redact/redact.js";
 import { afterFailure, confirmedMessage } from "./steps/confirmRenewal.js";
 import { recordBlockedRequest, rowGate } from "./steps/preflightGate.js";
-import { recordHistory, withBefore } from "./steps/recordRun.js";
+import { recordHistory, recordRefusedRequest, withBefore } from "./steps/recordRun.js";
 import { describe } from "./sweep/renewOne.js";
 
 /** What a v3 renewal by name needs of the service client. */
@@ -118,23 +118,19 @@ export async function renewByName(
 }
 
 /** A renewal by name refused by the certificate's policy, in the history; returns the words. */
-async function recordDisabledRequest(
+function recordDisabledRequest(
   history: History,
   log: Logger,
   request: { certificateName: string; requester: Requester; policy: CertificatePolicy; at: Date },
 ): Promise<string> {
-  const detail = disabledDetail(request.policy);
-  const common = {
-    at: request.at,
-    certificateName: request.certificateName,
-    trigger: request.requester.trigger,
-    runId: randomUUID(),
-  };
-  await recordHistory(history, log, [
-    { ...common, event: "manual-request", by: request.requester.by, reason: MANUAL_REQUEST },
-    { ...common, event: "disabled", reason: "PolicyDisabled", detail },
-  ]);
-  return detail;
+  const { policy, ...asked } = request;
+  const detail = disabledDetail(policy);
+  return recordRefusedRequest(history, log, {
+    ...asked,
+    event: "disabled",
+    reason: "PolicyDisabled",
+    detail,
+  });
 }
 
 /** What a failed request's description gives the history event. */

@@ -3,7 +3,9 @@ import { timingDetail } from "../windows/timingWords.js";
 import type { ResultReason, WindowNote } from "./summary.js";
 
 /** The note's fields of an opening: its window, when it opens and closes, in UTC and locally. */
-function openingFields(opening: Opening | undefined): Partial<WindowNote> {
+export function openingFields(
+  opening: Opening | undefined,
+): Pick<WindowNote, "window" | "opensAt" | "closesAt" | "opensAtLocal" | "timeZone"> {
   if (!opening) return {};
   return {
     window: opening.window,
@@ -12,6 +14,14 @@ function openingFields(opening: Opening | undefined): Partial<WindowNote> {
     opensAtLocal: opening.opensAtLocal,
     timeZone: opening.timeZone,
   };
+}
+
+/** The note's `frozen` field: the freeze holding the certificate, when one does. */
+export function frozenFields(
+  timing: Extract<Timing, { kind: "waiting" | "outside" }>,
+): Pick<WindowNote, "frozen"> {
+  const f = timing.frozen;
+  return f ? { frozen: { reason: f.reason, until: f.to.toISOString() } } : {};
 }
 
 /** The words that say a certificate was (or would be) renewed outside its renewal windows. */
@@ -39,9 +49,7 @@ export function windowNote(timing: Timing): WindowNote | undefined {
         state: timing.kind,
         ...(timing.kind === "outside" ? { because: timing.because } : {}),
         ...openingFields(timing.next),
-        ...(timing.frozen
-          ? { frozen: { reason: timing.frozen.reason, until: timing.frozen.to.toISOString() } }
-          : {}),
+        ...frozenFields(timing),
         mustRenewBy: timing.mustRenewBy.toISOString(),
         // An outside renewal says it was renewed, and why, whatever the calendar's own words are.
         detail:

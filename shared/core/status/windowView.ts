@@ -1,3 +1,4 @@
+import { frozenFields, openingFields } from "../renewal/windowNote.js";
 import type { Opening, Timing } from "../windows/calendar.js";
 import { localText, utcText } from "../windows/localTime.js";
 import type { AccountCalendar, TimingInput } from "../windows/timing.js";
@@ -66,21 +67,9 @@ export function localAndUtc(at: Date, timeZone: string): string {
   return `${localText(at, timeZone)} (${utcText(at)})`;
 }
 
+/** An opening's fields, as a result's window note has them, and `opens` in words. */
 function openingPart(opening: Opening | undefined) {
-  if (!opening) return {};
-  return {
-    window: opening.window,
-    opensAt: opening.opensAt.toISOString(),
-    closesAt: opening.closesAt.toISOString(),
-    opensAtLocal: opening.opensAtLocal,
-    opens: openingText(opening),
-    timeZone: opening.timeZone,
-  };
-}
-
-function frozenPart(timing: Extract<Timing, { kind: "waiting" | "outside" }>) {
-  const f = timing.frozen;
-  return f ? { frozen: { reason: f.reason, until: f.to.toISOString() } } : {};
+  return opening ? { ...openingFields(opening), opens: openingText(opening) } : {};
 }
 
 /** The words of a waiting timing: when it opens, or the freeze that holds it. */
@@ -108,7 +97,7 @@ export function windowViewOf(timing: Timing): WindowView | null {
         state: "waiting",
         text: waitingText(timing),
         ...openingPart(timing.next),
-        ...frozenPart(timing),
+        ...frozenFields(timing),
         mustRenewBy: timing.mustRenewBy.toISOString(),
         ...(timing.outsideLater ? { outsideLater: true } : {}),
       };
@@ -118,7 +107,7 @@ export function windowViewOf(timing: Timing): WindowView | null {
         text: timingDetail(timing),
         because: timing.because,
         ...openingPart(timing.next),
-        ...frozenPart(timing),
+        ...frozenFields(timing),
         mustRenewBy: timing.mustRenewBy.toISOString(),
       };
     case "disabled":

@@ -1,15 +1,14 @@
-import { randomUUID } from "node:crypto";
 import type { History } from "../../core/ports/history.js";
 import type { Inventory, PreflightRecord } from "../../core/ports/inventory.js";
 import { blockingReason } from "../../core/preflight/blocking.js";
 import type { FailReason } from "../../core/preflight/preflight.js";
 import { blockedDetail } from "../../core/renewal/decide.js";
-import { MANUAL_REQUEST, type Requester } from "../../core/renewal/requester.js";
+import type { Requester } from "../../core/renewal/requester.js";
 import { factsOf, type ServedFacts } from "../../core/verification/served.js";
 import { ensureError } from "../../lib/errors.js";
 import type { Logger } from "../../lib/log.js";
 import { redact } from "../../lib/redact/redact.js";
-import { recordHistory } from "./recordRun.js";
+import { recordRefusedRequest } from "./recordRun.js";
 
 /**
  * Where a renewal meets the last preflight: the results kept with the inventory rows.
@@ -103,21 +102,17 @@ export async function blockedByPreflight(
  * A renewal by name its last preflight blocks, not forced: nothing is sent. The history keeps
  * who asked and why nothing went out (a `blocked` event with the advice).
  */
-export async function recordBlockedRequest(
+export function recordBlockedRequest(
   history: History,
   log: Logger,
   request: { certificateName: string; requester: Requester; blockedBy: FailReason; at: Date },
 ): Promise<string> {
-  const detail = blockedDetail(request.blockedBy);
-  const common = {
-    at: request.at,
-    certificateName: request.certificateName,
-    trigger: request.requester.trigger,
-    runId: randomUUID(),
-  };
-  await recordHistory(history, log, [
-    { ...common, event: "manual-request", by: request.requester.by, reason: MANUAL_REQUEST },
-    { ...common, event: "blocked", reason: "PreflightBlocked", detail },
-  ]);
-  return detail;
+  const { blockedBy, ...asked } = request;
+  const detail = blockedDetail(blockedBy);
+  return recordRefusedRequest(history, log, {
+    ...asked,
+    event: "blocked",
+    reason: "PreflightBlocked",
+    detail,
+  });
 }

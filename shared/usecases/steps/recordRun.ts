@@ -1,5 +1,7 @@
+import { randomUUID } from "node:crypto";
 import type { CertificateEvent, EventKind, RunRecord, Trigger } from "../../core/history/events.js";
 import type { History } from "../../core/ports/history.js";
+import { MANUAL_REQUEST, type Requester } from "../../core/renewal/requester.js";
 import {
   type CertificateResult,
   forcedDetail,
@@ -94,4 +96,33 @@ export async function recordHistory(
     );
     return false;
   }
+}
+
+/**
+ * A renewal by name refused before anything was sent (its last preflight blocks it, or its policy
+ * disables it), in the history: who asked, and why nothing went out. Returns the words.
+ */
+export async function recordRefusedRequest(
+  history: History,
+  log: Logger,
+  request: {
+    readonly certificateName: string;
+    readonly requester: Requester;
+    readonly at: Date;
+    readonly event: "blocked" | "disabled";
+    readonly reason: "PreflightBlocked" | "PolicyDisabled";
+    readonly detail: string;
+  },
+): Promise<string> {
+  const common = {
+    at: request.at,
+    certificateName: request.certificateName,
+    trigger: request.requester.trigger,
+    runId: randomUUID(),
+  };
+  await recordHistory(history, log, [
+    { ...common, event: "manual-request", by: request.requester.by, reason: MANUAL_REQUEST },
+    { ...common, event: request.event, reason: request.reason, detail: request.detail },
+  ]);
+  return request.detail;
 }
