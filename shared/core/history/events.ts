@@ -38,7 +38,14 @@ export type EventKind =
   /** A verification found the renewal has not landed after the window. */
   | "not-landed"
   /** A verification read a different certificate than before the renewal (`before`, `after`). */
-  | "landed";
+  | "landed"
+  /**
+   * Certificate Transparency showed an issuance for a watched name that nothing certsched did
+   * explains (`certificateName`: `ct:<watched name>`; `detail`: the issuance in words).
+   */
+  | "unexpected-issuance"
+  /** A person acknowledged an unexpected issuance (`by`, and the reason in `detail`). */
+  | "issuance-acknowledged";
 export const EVENT_KINDS: readonly EventKind[] = [
   "manual-request",
   "renewal-scheduled",
@@ -54,6 +61,8 @@ export const EVENT_KINDS: readonly EventKind[] = [
   "verified",
   "not-landed",
   "landed",
+  "unexpected-issuance",
+  "issuance-acknowledged",
 ];
 
 export interface CertificateEvent {

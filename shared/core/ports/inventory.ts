@@ -30,6 +30,9 @@ export interface VerificationRecord {
   readonly serial?: string | undefined;
   readonly notBefore?: Date | undefined;
   readonly version?: string | undefined;
+  /** The certificate's SPKI and RFC 6962 TBS hashes (64 lower-case hex): how CT issuances are matched. */
+  readonly pubkeySha256?: string | undefined;
+  readonly tbsSha256?: string | undefined;
   /** The renewal in flight and what was served before and after it (its receipt). */
   readonly receipt?: Receipt | undefined;
   /** One line for people, redacted and escaped. */

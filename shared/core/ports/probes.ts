@@ -50,6 +50,10 @@ export interface ServedCertificate {
   readonly selfIssued?: boolean | undefined;
   /** The ARI CertID (RFC 9773: Authority Key Identifier and serial); undefined without an AKI. */
   readonly certId?: string | undefined;
+  /** SHA-256 of the DER SubjectPublicKeyInfo, 64 lower-case hex (Certificate Transparency's pubkey_sha256). */
+  readonly pubkeySha256?: string | undefined;
+  /** SHA-256 of the TBSCertificate as RFC 6962 hashes it (SCT list removed), 64 lower-case hex. */
+  readonly tbsSha256?: string | undefined;
 }
 
 /** A certificate's public key, as a browser weighs it. */

@@ -18,6 +18,9 @@ export interface ServedFacts {
   readonly notAfter?: Date | undefined;
   /** Key Vault: the version id of the vault's current version. */
   readonly version?: string | undefined;
+  /** SHA-256 of the SPKI and of the RFC 6962 TBS, 64 lower-case hex: how CT issuances are matched. */
+  readonly pubkeySha256?: string | undefined;
+  readonly tbsSha256?: string | undefined;
 }
 
 /**
@@ -46,6 +49,8 @@ export interface Reading {
   readonly notBefore?: Date | undefined;
   readonly servedNotAfter?: Date | undefined;
   readonly version?: string | undefined;
+  readonly pubkeySha256?: string | undefined;
+  readonly tbsSha256?: string | undefined;
 }
 
 /** The facts of a reading that read a certificate; undefined when it read none. */
