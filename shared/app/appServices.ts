@@ -1,7 +1,9 @@
+import { noTransparencyStore } from "../adapters/storage/memory/memoryTransparency.js";
 import { nextRun } from "../core/dashboard/dashboardModel.js";
 import type { Ari } from "../core/ports/ari.js";
 import { type Notifier, noNotifier } from "../core/ports/notifier.js";
 import { noTelemetry, type Telemetry } from "../core/ports/telemetry.js";
+import type { TransparencyStore } from "../core/ports/transparency.js";
 import { nextOccurrence, parseSchedule } from "../core/schedule/ncrontab.js";
 import type { Settings } from "../core/settings.js";
 import { HttpClient } from "../lib/http/httpClient.js";
@@ -42,6 +44,11 @@ export interface AppServices {
    * renewal calendar's last safe sweep; undefined when unset or not readable here.
    */
   readonly renewalTimer?: RenewalTimer | undefined;
+  /**
+   * What the Certificate Transparency watch keeps (cursors, issuances, the API's allowance), for
+   * every account: one table in the app's storage; "none" without storage.
+   */
+  readonly transparency: TransparencyStore;
   close(): Promise<void>;
 }
 
@@ -151,6 +158,7 @@ export function createAppServices(
     ari,
     onCall,
     renewalTimer: renewalTimerOf(platform),
+    transparency: seams.transparency ?? noTransparencyStore,
     close: async () => {
       const ariOpen = await ariClient.begun()?.catch(() => undefined);
       await Promise.all([http.close(), notifier.close(), ariOpen?.close()]);

@@ -9,6 +9,7 @@ import type { RunQueue } from "../core/ports/runQueue.js";
 import type { RunStore } from "../core/ports/runStore.js";
 import type { SecretReader } from "../core/ports/secrets.js";
 import type { Telemetry } from "../core/ports/telemetry.js";
+import type { TransparencyStore } from "../core/ports/transparency.js";
 import type { HttpClient } from "../lib/http/httpClient.js";
 
 /** One value for every account, or one per account (tests with many accounts in memory). */
@@ -53,6 +54,8 @@ export interface Seams {
   readonly ariCa?: string;
   /** Replaces the run store and queue (tests: a unique table and queue on Azurite). */
   readonly runs?: { readonly store?: RunStore; readonly queue?: RunQueue };
+  /** Replaces the Certificate Transparency store (tests and the sandbox: in memory). */
+  readonly transparency?: TransparencyStore;
   /** Observer of every outbound call (benchmark); telemetry observes them too when on. */
   readonly onCall?: OnCall;
   /** Replaces the telemetry chosen from the settings (tests: in-memory OpenTelemetry). */

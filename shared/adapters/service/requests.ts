@@ -226,6 +226,7 @@ export const COUNTED_AS: Readonly<Record<UpstreamName, RequestOperation | undefi
   ari: undefined,
   ledger: undefined,
   webhook: undefined,
+  ct: undefined,
 };
 
 /** The cloud tokens one call carries: always the management token, the vault token if needed. */

@@ -24,6 +24,7 @@ export const OPERATION_LABEL: Readonly<Record<UpstreamName, string>> = {
   ledger: "renewal ledger",
   webhook: "notification webhook",
   ari: "renewal information (ARI)",
+  ct: "Certificate Transparency search",
 };
 
 function codeFor(status: number): ErrorCode {

@@ -12,7 +12,9 @@ export type UpstreamName =
   | "keyVault"
   | "ledger"
   | "webhook"
-  | "ari";
+  | "ari"
+  /** Certificate Transparency's log watcher (Cert Spotter). */
+  | "ct";
 
 /** An HTTP call that failed: carries the status and the upstream's own plain-text detail. */
 export class UpstreamError extends CertschedError {
