@@ -2,6 +2,7 @@ import type { AriSettings } from "./ari/ariSettings.js";
 import type { WatchVault } from "./inventory/watchVaults.js";
 import type { PreflightSettings } from "./preflight/preflightSettings.js";
 import type { ServiceQuota } from "./quota/serviceQuota.js";
+import type { TransparencySettings } from "./transparency/transparencySettings.js";
 import type { NamedEndpoint } from "./verification/endpoint.js";
 import type { VerifySettings } from "./verification/verifySettings.js";
 import type { RenewalCalendar } from "./windows/calendar.js";
@@ -159,6 +160,11 @@ export interface Settings {
    * first call like `verify`: a bad ARI setting turns ARI off with a warning, nothing else.
    */
   readonly ari: () => AriSettings;
+  /**
+   * CERTSCHED_CT_* (app/config/transparencySettings.ts), parsed on first call like `verify`: a
+   * bad setting fails the Certificate Transparency watch and its surfaces, nothing else.
+   */
+  readonly transparency: () => TransparencySettings;
 }
 
 /** One account: its name and its service, credentials and quota (core/accounts.ts). */

@@ -10,46 +10,17 @@ import { isSecureOrLoopback } from "../../lib/url.js";
 import { ARI_SETTINGS } from "./ariSettings.js";
 import { duration } from "./duration.js";
 import { PREFLIGHT_SETTINGS } from "./preflightSettings.js";
+import { TRANSPARENCY_SETTINGS } from "./transparencySettings.js";
+import { upstreamUrl } from "./upstreamUrl.js";
+
+export { upstreamUrl };
+
 import { wholeNumber } from "./wholeNumber.js";
 
 /**
  * The zod schema of every certsched setting, with its default and range (loadSettings.ts parses
  * the environment with it; verify settings have their own in verifySettings.ts).
  */
-
-/** https anywhere; plain http only on loopback, so the simulator works and nothing else leaks. */
-export function upstreamUrl(options: { allowQuery?: boolean } = {}) {
-  return z.string().transform((text, ctx) => {
-    let url: URL;
-    try {
-      url = new URL(text);
-    } catch {
-      ctx.addIssue({ code: "custom", message: "must be an absolute URL" });
-      return z.NEVER;
-    }
-    if (!isSecureOrLoopback(url)) {
-      ctx.addIssue({
-        code: "custom",
-        message: "must use https (plain http is accepted only for loopback hosts)",
-      });
-      return z.NEVER;
-    }
-    if (url.username || url.password) {
-      ctx.addIssue({ code: "custom", message: "must not carry credentials" });
-      return z.NEVER;
-    }
-    if ((url.search && !options.allowQuery) || url.hash) {
-      ctx.addIssue({
-        code: "custom",
-        message: options.allowQuery
-          ? "must not have a fragment"
-          : "must not have a query or fragment",
-      });
-      return z.NEVER;
-    }
-    return url.href.replace(/\/+$/, "");
-  });
-}
 
 /**
  * AzureWebJobsStorage: every endpoint it names or implies (Blob, Queue, Table, the ones derived
@@ -215,4 +186,8 @@ export const KNOWN_SETTINGS: readonly string[] = [
   ...PREFLIGHT_SETTINGS,
   // Read by shared/app/config/ariSettings.ts when ARI runs.
   ...ARI_SETTINGS,
+  // The Certificate Transparency timer's %CERTSCHED_CT_SCHEDULE%, read by the host.
+  "CERTSCHED_CT_SCHEDULE",
+  // Read by shared/app/config/transparencySettings.ts when the watch or its surfaces run.
+  ...TRANSPARENCY_SETTINGS,
 ];

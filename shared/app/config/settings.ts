@@ -3,6 +3,7 @@ import type { AriSettings } from "../../core/ari/ariSettings.js";
 import type { PreflightSettings } from "../../core/preflight/preflightSettings.js";
 import type { ServiceQuota } from "../../core/quota/serviceQuota.js";
 import type { AccountSettings, Env, Settings } from "../../core/settings.js";
+import type { TransparencySettings } from "../../core/transparency/transparencySettings.js";
 import type { VerifySettings } from "../../core/verification/verifySettings.js";
 import type { RenewalCalendar } from "../../core/windows/calendar.js";
 import { ConfigError, type Problem } from "../../lib/errors.js";
@@ -17,6 +18,7 @@ import {
 import { loadAriSettings } from "./ariSettings.js";
 import { loadPreflightSettings } from "./preflightSettings.js";
 import { KNOWN_SETTINGS, schema } from "./schema.js";
+import { loadTransparencySettings } from "./transparencySettings.js";
 import { loadVerifySettings } from "./verifySettings.js";
 import {
   type CalendarDefaults,
@@ -91,6 +93,15 @@ function ariOnce(env: Env): () => AriSettings {
   let parsed: AriSettings | undefined;
   return () => {
     parsed ??= loadAriSettings(env);
+    return parsed;
+  };
+}
+
+/** loadTransparencySettings on first call, kept (its ConfigError is thrown again on every call). */
+function transparencyOnce(env: Env): () => TransparencySettings {
+  let parsed: TransparencySettings | undefined;
+  return () => {
+    parsed ??= loadTransparencySettings(env);
     return parsed;
   };
 }
@@ -255,6 +266,7 @@ function appSettings(
     verify: verifyOnce(env),
     preflight: preflightOnce(env),
     ari: ariOnce(env),
+    transparency: transparencyOnce(env),
     publicAuth: s.CERTSCHED_PUBLIC_AUTH,
     keyVaultUrl: s.CERTSCHED_KEY_VAULT_URL,
     secretCacheTtlMs: s.CERTSCHED_SECRET_CACHE_TTL,
