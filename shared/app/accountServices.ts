@@ -140,6 +140,11 @@ function registered(store: SecretStore): SecretStore {
       registerSecret(value);
       return value;
     },
+    named: async (name) => {
+      const value = await store.named(name);
+      registerSecret(value);
+      return value;
+    },
     describe: () => store.describe(),
   };
 }

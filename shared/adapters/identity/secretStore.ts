@@ -83,8 +83,24 @@ export function createSecretStore(options: SecretStoreOptions): SecretStore {
     return fromVault[kind](fresh);
   };
 
+  const named = new Map<string, (fresh: boolean) => Promise<string>>();
+  const getNamed = async (name: string): Promise<string> => {
+    if (vaultUrl === undefined) {
+      throw new CertschedError(
+        "SECRET_UNAVAILABLE",
+        `Secret "${name}" is unavailable: CERTSCHED_KEY_VAULT_URL is not configured`,
+      );
+    }
+    let read = named.get(name);
+    if (!read) {
+      read = cachedValue(() => readSecret(getReader, vaultUrl, name, options), options);
+      named.set(name, read);
+    }
+    return read(false);
+  };
   return {
     apiKey: () => get("apiKey", false),
+    named: getNamed,
     clientSecret: (opts = {}) => get("clientSecret", opts.fresh ?? false),
     describe: () => ({ apiKey: source("apiKey"), clientSecret: source("clientSecret") }),
   };

@@ -20,6 +20,11 @@ export interface SecretStore {
    * identity provider said it is invalid or expired).
    */
   clientSecret(options?: { fresh?: boolean }): Promise<string>;
+  /**
+   * Another secret of the vault by its name (the Certificate Transparency API key), cached like
+   * the others; SECRET_UNAVAILABLE without a vault.
+   */
+  named(secretName: string): Promise<string>;
   /** Where each value comes from. Never the values. */
   describe(): { apiKey: SecretSource; clientSecret: SecretSource };
 }

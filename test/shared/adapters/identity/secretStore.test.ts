@@ -120,6 +120,32 @@ describe("createSecretStore with Key Vault", () => {
     expect(vault.reads("certsched-api-key")).toBe(2);
   });
 
+  it("reads another secret by its name (the CT API key), cached per name for the TTL", async () => {
+    const clock = fakeClock(START);
+    vault.setSecret("certsched-ct-api-key", "ct-key-VALUE-51f0");
+    const store = storeFor(vault, { now: clock.now });
+
+    const both = await Promise.all([store.named("certsched-ct-api-key"), store.apiKey()]);
+    expect(both).toEqual(["ct-key-VALUE-51f0", API_KEY]);
+    vault.setSecret("certsched-ct-api-key", "ct-key-ROTATED-51f0");
+    clock.advance(TEN_MINUTES - 1);
+    expect(await store.named("certsched-ct-api-key")).toBe("ct-key-VALUE-51f0");
+    clock.advance(1);
+    expect(await store.named("certsched-ct-api-key")).toBe("ct-key-ROTATED-51f0");
+    expect(vault.reads("certsched-ct-api-key")).toBe(2);
+    const missing = await secretError(store.named("certsched-nothing-here"));
+    expect(missing.code).toBe("SECRET_UNAVAILABLE");
+    expect(missing.message).toContain("certsched-nothing-here");
+  });
+
+  it("without a vault, a named secret is unavailable, naming the vault setting", async () => {
+    const error = await secretError(
+      storeFor(vault, { vaultUrl: undefined }).named("certsched-ct-api-key"),
+    );
+    expect(error.message).toMatch(/CERTSCHED_KEY_VAULT_URL is not configured/);
+    expect(vault.requests).toEqual([]);
+  });
+
   it("shares one read between concurrent callers", async () => {
     const store = storeFor(vault);
 
