@@ -35,6 +35,7 @@ export { ConfigError, type Problem, ValidationError } from "./errors/input.js";
 export {
   MAX_LISTED_PROBLEMS,
   SweepFailedError,
+  TransparencyAlertError,
   UnstoredError,
   VerificationFailedError,
 } from "./errors/outcomes.js";

@@ -37,10 +37,17 @@ export type ErrorCode =
   | "INVENTORY_UNAVAILABLE"
   /** The run store or the run queue (Storage tables, queues) could not be used. */
   | "RUNS_UNAVAILABLE"
+  /** The Certificate Transparency store (Table storage) could not be read or written. */
+  | "STORAGE_UNAVAILABLE"
   /** A renewal sweep ran and must be recorded as failed; `problems` says why, one line each. */
   | "SWEEP_FAILED"
   /** A verification run found certificates that need a person; `problems` names each one. */
   | "VERIFICATION_FAILED"
+  /**
+   * A Certificate Transparency watch found issuances nothing certsched did explains, or could not
+   * ask the log watcher; `problems` names each.
+   */
+  | "TRANSPARENCY_ALERT"
   /** An Entra ID caller lacks the app role the operation needs (shared/edge/auth). */
   | "FORBIDDEN"
   /**
@@ -88,8 +95,10 @@ export const FAULT_OF: Readonly<Record<ErrorCode, Fault>> = {
   HISTORY_UNAVAILABLE: "upstream",
   INVENTORY_UNAVAILABLE: "upstream",
   RUNS_UNAVAILABLE: "upstream",
+  STORAGE_UNAVAILABLE: "upstream",
   SWEEP_FAILED: "upstream",
   VERIFICATION_FAILED: "upstream",
+  TRANSPARENCY_ALERT: "upstream",
   FORBIDDEN: "caller",
   QUOTA_EXHAUSTED: "ours",
   PAYLOAD_TOO_LARGE: "caller",

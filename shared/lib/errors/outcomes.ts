@@ -36,6 +36,22 @@ export class VerificationFailedError extends CertschedError {
   }
 }
 
+/** A Certificate Transparency watch that needs a person: unexpected issuances, a refused key. */
+export class TransparencyAlertError extends CertschedError {
+  readonly problems: readonly string[];
+
+  constructor(problems: readonly string[]) {
+    const listed = problems.slice(0, MAX_LISTED_PROBLEMS);
+    const more = problems.length - listed.length;
+    super(
+      "TRANSPARENCY_ALERT",
+      `certsched ct watch needs attention: ${listed.join("; ")}${more > 0 ? `; …and ${more} more` : ""}`,
+    );
+    this.name = "TransparencyAlertError";
+    this.problems = problems;
+  }
+}
+
 /**
  * Some certificates' rows could not be written; every other row of the same call was. Carries
  * the names of those not stored, so a warning names them and not the call's first few (which

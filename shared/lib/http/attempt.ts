@@ -16,6 +16,8 @@ export interface InboundResponse {
   readonly text: string;
   /** The Retry-After header as sent (seconds or an HTTP date), on any status: ARI reads it on 200. */
   readonly retryAfter?: string | undefined;
+  /** The Location header of a 3xx (never followed): a failure can name where it pointed. */
+  readonly location?: string | undefined;
 }
 
 /**
@@ -130,12 +132,16 @@ export async function attempt(
     const contentType = res.headers["content-type"];
     const header = res.headers["retry-after"];
     const retryAfter = Array.isArray(header) ? header[0] : header;
+    const redirect =
+      res.statusCode >= 300 && res.statusCode < 400 ? res.headers.location : undefined;
+    const location = Array.isArray(redirect) ? redirect[0] : redirect;
     return {
       response: {
         status: res.statusCode,
         contentType: Array.isArray(contentType) ? contentType[0] : contentType,
         text,
         retryAfter,
+        ...(location === undefined ? {} : { location }),
       },
       retryAfter,
     };
