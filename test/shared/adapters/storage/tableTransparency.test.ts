@@ -1,11 +1,13 @@
-import { TableClient } from "@azure/data-tables";
+import { TableClient, type TransactionAction } from "@azure/data-tables";
 import { describe, expect, inject, it } from "vitest";
 import {
   issuancePartition,
+  toIssuanceRow,
   WATCHER_PARTITION,
 } from "../../../../shared/adapters/storage/rows/issuanceRow.js";
 import {
   createTableTransparencyStore,
+  MAX_LISTED,
   NOTICE_CLAIM_MS,
   TRANSPARENCY_TABLE,
 } from "../../../../shared/adapters/storage/tableTransparency.js";
@@ -287,6 +289,29 @@ describe("table transparency store", () => {
     expect(taken.filter(Boolean)).toHaveLength(5);
     expect(await a.takeRequest("key", T, 5)).toBe(false);
   });
+
+  it("lists the newest 5,000 and counts the rest in one line", async () => {
+    const tableName = uniqueTableName("ct");
+    const store = onTable(tableName);
+    await store.addNew([seen("first")]);
+    const client = rawClient(tableName);
+    const rows = Array.from({ length: MAX_LISTED + 1 }, (_, i) =>
+      toIssuanceRow(seen(`n${i}`, { firstSeenAt: at(i * 1_000) })),
+    );
+    // Transactions of 100 rows (one partition): far quicker than 5,001 single writes.
+    for (let i = 0; i < rows.length; i += 100) {
+      await client.submitTransaction(
+        rows.slice(i, i + 100).map((row): TransactionAction => ["create", { ...row }]),
+      );
+    }
+    const read = await store.list("default");
+    expect(read.items).toHaveLength(MAX_LISTED);
+    expect(read.items[0]?.issuance.id).toBe(`n${MAX_LISTED}`);
+    expect(read.items.at(-1)?.issuance.id).toBe("n1");
+    expect(read.invalid).toEqual([
+      `2 older issuances not listed: at most ${MAX_LISTED} are, the newest`,
+    ]);
+  }, 120_000);
 
   it("names a row edited to be invalid in list, and refuses to guess it in get", async () => {
     const tableName = uniqueTableName("ct");
