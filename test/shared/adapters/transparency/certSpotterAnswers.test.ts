@@ -1,3 +1,4 @@
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import {
   type AnswerContext,
@@ -8,6 +9,7 @@ import {
   transportFailure,
 } from "../../../../shared/adapters/transparency/certSpotterAnswers.js";
 import { UpstreamError } from "../../../../shared/lib/errors.js";
+import { propertyRuns } from "../../../support/fastCheck.js";
 
 /** Cert Spotter's answers mapped to the log watcher's outcomes, one rule at a time. */
 
@@ -220,5 +222,35 @@ describe("transportFailure", () => {
       reason: "unreachable",
       detail: "Error: invalid header Bearer [REDACTED]",
     });
+  });
+});
+
+describe("issuancePageOf: the key never comes back (property)", () => {
+  it("whatever the status and wherever the body puts the key, raw, in JSON or base64", () => {
+    const forms = [KEY, JSON.stringify({ message: KEY }), Buffer.from(KEY).toString("base64")];
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 100, max: 599 }),
+        fc.string({ maxLength: 200 }),
+        fc.constantFrom(...forms),
+        fc.string({ maxLength: 200 }),
+        fc.constantFrom("application/json", "text/plain", "text/html", undefined),
+        (status, before, form, after, contentType) => {
+          const outcomes = [
+            issuancePageOf({ status, contentType, text: `${before}${form}${after}` }, context),
+            issuancePageOf(
+              answer(status, { code: before, message: `${before}${KEY}${after}` }),
+              context,
+            ),
+          ];
+          for (const outcome of outcomes) {
+            const text = JSON.stringify(outcome);
+            expect(text).not.toContain(KEY.slice(0, 16));
+            expect(text).not.toContain(KEY.slice(-16));
+          }
+        },
+      ),
+      { numRuns: propertyRuns(300) },
+    );
   });
 });
