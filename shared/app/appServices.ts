@@ -3,13 +3,14 @@ import { nextRun } from "../core/dashboard/dashboardModel.js";
 import type { Ari } from "../core/ports/ari.js";
 import { type Notifier, noNotifier } from "../core/ports/notifier.js";
 import { noTelemetry, type Telemetry } from "../core/ports/telemetry.js";
-import type { TransparencyStore } from "../core/ports/transparency.js";
+import type { LogWatcher, TransparencyStore } from "../core/ports/transparency.js";
 import { nextOccurrence, parseSchedule } from "../core/schedule/ncrontab.js";
 import type { Settings } from "../core/settings.js";
 import { HttpClient } from "../lib/http/httpClient.js";
 import { LoadOnce } from "../lib/loadOnce.js";
 import { type PlatformEnv, platformEnv } from "./config/platform.js";
 import { notifierOnFirstUse } from "./lazyAdapters.js";
+import { logWatcherOnFirstUse, tableTransparencyOnFirstUse } from "./lazyTransparency.js";
 import { buildRuns, type Runs, type RunsSeams } from "./runs.js";
 import type { OnCall, Seams } from "./seams.js";
 
@@ -49,6 +50,8 @@ export interface AppServices {
    * every account: one table in the app's storage; "none" without storage.
    */
   readonly transparency: TransparencyStore;
+  /** The Certificate Transparency log watcher (CERTSCHED_CT_URL), asking with this key. */
+  openWatcher(apiKey: () => Promise<string | undefined>): LogWatcher;
   close(): Promise<void>;
 }
 
@@ -87,6 +90,13 @@ export function tableLocationOf(settings: Settings) {
         timeoutMs: settings.httpTimeoutMs,
       }
     : undefined;
+}
+
+/** The Certificate Transparency store: the seams', else one table in the app's storage. */
+function transparencyOf(settings: Settings, seams: Seams): TransparencyStore {
+  if (seams.transparency) return seams.transparency;
+  const storage = tableLocationOf(settings);
+  return storage ? tableTransparencyOnFirstUse(storage) : noTransparencyStore;
 }
 
 /**
@@ -158,7 +168,12 @@ export function createAppServices(
     ari,
     onCall,
     renewalTimer: renewalTimerOf(platform),
-    transparency: seams.transparency ?? noTransparencyStore,
+    transparency: transparencyOf(settings, seams),
+    openWatcher: (apiKey) =>
+      logWatcherOnFirstUse(
+        { settings: settings.transparency, now, onCall, ca: seams.ctCa },
+        apiKey,
+      ),
     close: async () => {
       const ariOpen = await ariClient.begun()?.catch(() => undefined);
       await Promise.all([http.close(), notifier.close(), ariOpen?.close()]);

@@ -52,6 +52,8 @@ export interface Seams {
   readonly armCa?: string;
   /** As armCa, for the CAs' ACME directories (ARI): the sandbox's sim/acme. */
   readonly ariCa?: string;
+  /** As armCa, for CERTSCHED_CT_URL: a local HTTPS log watcher. */
+  readonly ctCa?: string;
   /** Replaces the run store and queue (tests: a unique table and queue on Azurite). */
   readonly runs?: { readonly store?: RunStore; readonly queue?: RunQueue };
   /** Replaces the Certificate Transparency store (tests and the sandbox: in memory). */

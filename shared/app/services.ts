@@ -200,12 +200,12 @@ function accountPorts(
   one: AccountServices,
   close: () => Promise<void>,
 ): AccountPorts {
-  const { now, http, runs, telemetry, ari, onCall, renewalTimer, transparency } = app;
+  const { now, http, runs, telemetry, ari, onCall, renewalTimer, transparency, openWatcher } = app;
   const { account, settings, ledger, history, inventory, secrets, tokens, client } = one;
   const { requests, probes, notifier, concurrency, preflightProbes } = one;
   // biome-ignore format: the app's ports, then the account's, a line each
   return {
-    now, http, runs, telemetry, ari, onCall, renewalTimer, transparency,
+    now, http, runs, telemetry, ari, onCall, renewalTimer, transparency, openWatcher,
     account, settings, ledger, history, inventory, secrets, tokens, client,
     requests, probes, notifier, concurrency, preflightProbes, close,
   };

@@ -58,11 +58,8 @@ const CONDITIONAL_ATTEMPTS = 8;
 const CONDITIONAL_JITTER_MS = 50;
 const HOUR_MS = 3_600_000;
 
-/**
- * The port's code for storage it cannot use. ErrorCode does not list it yet: FAULT_OF has no
- * entry, so the fault is given here.
- */
-const STORAGE_UNAVAILABLE = "STORAGE_UNAVAILABLE" as string as ErrorCode;
+/** The port's code for storage it cannot use. */
+const STORAGE_UNAVAILABLE: ErrorCode = "STORAGE_UNAVAILABLE";
 
 /** OData string literal: quotes doubled. */
 const literal = (text: string) => `'${text.replaceAll("'", "''")}'`;
