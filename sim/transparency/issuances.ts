@@ -71,7 +71,10 @@ export function issuanceJson(
     revoked: issuance.revocation !== undefined,
   };
   if (expand.has("dns_names")) json.dns_names = [...issuance.dnsNames];
-  if (expand.has("issuer")) json.issuer = issuance.issuer;
+  // A sub-field (`issuer.operator`) makes the object appear too; here with all its fields.
+  if ([...expand].some((e) => e === "issuer" || e.startsWith("issuer."))) {
+    json.issuer = issuance.issuer;
+  }
   if (expand.has("revocation")) {
     const r = issuance.revocation;
     json.revocation = {

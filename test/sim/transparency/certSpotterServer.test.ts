@@ -153,6 +153,9 @@ describe("the simulator's Cert Spotter", () => {
     const names = await get("domain=www.example.com&expand=dns_names");
     expect(Object.keys(names.json[0] ?? {})).toContain("dns_names");
     expect(Object.keys(names.json[0] ?? {})).not.toContain("issuer");
+    // A sub-field of issuer (SSLMate's own client expands issuer.operator) brings the issuer.
+    const operator = await get("domain=www.example.com&expand=issuer.operator");
+    expect(operator.json[0]?.issuer).toMatchObject({ operator: { name: "ISRG" } });
   });
 
   it("answers unexpired issuances only, unless expired=true", async () => {
