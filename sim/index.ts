@@ -90,4 +90,34 @@ export {
 export { startSimulator } from "./server.js";
 export type { RecordedRequest, Simulator } from "./simulator.js";
 export type { CertificateRenewed, RenewedListener } from "./state.js";
+export {
+  type CertSpotterFault,
+  type CertSpotterFaultKind,
+  HOSTILE_ISSUER,
+  HOSTILE_NAMES,
+} from "./transparency/certSpotterFaults.js";
+export {
+  type CertSpotterOptions,
+  type CertSpotterRequest,
+  type CertSpotterSimulator,
+  startCertSpotter,
+} from "./transparency/certSpotterServer.js";
+export {
+  asPrecertificate,
+  type CertSpotterIssuer,
+  type IssuanceSeed,
+  issuanceFromCertificate,
+  precertificateDer,
+  pubkeySha256,
+  type StoredIssuance,
+  tbsSha256,
+} from "./transparency/issuances.js";
+export {
+  readServedCertificate,
+  SANDBOX_CT_RENEWED,
+  SANDBOX_CT_STRAY,
+  type SandboxIssuances,
+  type SandboxIssuancesInput,
+  sandboxIssuances,
+} from "./transparency/sandboxIssuances.js";
 export { type CreateValidation, validateCreateRequest } from "./validateCreate.js";
