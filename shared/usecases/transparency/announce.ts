@@ -49,7 +49,9 @@ export async function recordUnexpected(
     await ports.history.append(events);
     return [];
   } catch (error) {
-    return [`the history could not record ${became.length} unexpected issuances: ${redact(ensureError(error).message)}`];
+    return [
+      `the history could not record ${became.length} unexpected issuances: ${redact(ensureError(error).message)}`,
+    ];
   }
 }
 

@@ -62,7 +62,11 @@ function failureLine(failure: WatcherFailure): string {
 }
 
 /** A 429 pauses the key for its Retry-After; a refused key for an hour. */
-async function pauseFor(ports: Omit<AskPorts, "watcher">, keyName: string, failure: WatcherFailure) {
+async function pauseFor(
+  ports: Omit<AskPorts, "watcher">,
+  keyName: string,
+  failure: WatcherFailure,
+) {
   const ms =
     failure.reason === "rate-limited" ? (failure.retryAfterMs ?? HOUR_MS) : UNAUTHORIZED_PAUSE_MS;
   const reason = failure.reason === "unauthorized" ? "the API key was refused" : "rate limited";

@@ -64,7 +64,8 @@ export async function askAboutName(
   let requests = 0;
   const result = (end: AskEnd): Asked => ({ end, requests, added, problems });
   for (let page = 0; page < MAX_PAGES_PER_NAME; page++) {
-    if (context.signal?.aborted) return result({ kind: "stopped", why: "the run's time is up", all: true });
+    if (context.signal?.aborted)
+      return result({ kind: "stopped", why: "the run's time is up", all: true });
     const allowed = await transparency.takeRequest(
       context.keyName,
       ports.now(),
