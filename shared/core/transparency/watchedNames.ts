@@ -1,4 +1,3 @@
-import { escapeControl } from "../../lib/text/escapeControl.js";
 import { someNames } from "../../lib/text/names.js";
 import { WATCH_PREFIX } from "../inventory/watch.js";
 import type { InventoryRecord } from "../ports/inventory.js";
@@ -10,11 +9,12 @@ import type { WatchedName } from "./issuance.js";
  * certificate's root domain with its subdomains, each of its SAN names not already under that,
  * and the names the operator declares (CERTSCHED_CT_DOMAINS, parsed in declaredNames.ts).
  *
- * A wildcard SAN `*.x.y` is asked as `x.y` without subdomains: the adapter asks with
- * match_wildcards, and a `*.x.y` certificate nearly always names `x.y` too. Asking `x.y` with
- * subdomains would report every certificate at any depth below it, which the wildcard does not
- * cover. A certificate naming only `*.x.y`, outside every root asked with subdomains, is missed:
- * declare `x.y` (with subdomains) to watch it.
+ * A wildcard SAN `*.x.y` is asked as `x.y` without subdomains: asking `x.y` with subdomains
+ * would report every certificate at any depth below it, which the wildcard does not cover.
+ * Asked alone, `x.y` finds the certificates that name it (a wildcard certificate usually names
+ * its parent too) and, as the adapter asks with match_wildcards, those naming `*.y`. A
+ * certificate naming only `*.x.y`, outside every root asked with subdomains, may be missed:
+ * declare `x.y` (with its subdomains) to watch it.
  */
 
 /** Most names asked per account and run: each costs at least one request of the allowance. */
@@ -71,7 +71,7 @@ function candidatesOf(records: readonly InventoryRecord[]): Candidate[] {
   for (const record of records) {
     const root = record.rootDomain?.trim() ?? "";
     if (root === "" && record.certificateName.startsWith(WATCH_PREFIX)) continue;
-    const from = `certificate "${escapeControl(record.certificateName.slice(0, 200))}"`;
+    const from = `certificate ${quotedName(record.certificateName)}`;
     if (root !== "") candidates.push(inventoryName(root, true, from));
     for (const san of record.sanNames ?? []) candidates.push(inventoryName(san, false, from));
   }
