@@ -11,9 +11,9 @@ import type { SeenIssuance, WatchedName } from "../core/transparency/issuance.js
 import { knownCertificatesOf, sentRequestsOf } from "../core/transparency/knownCertificates.js";
 import type { TransparencySettings } from "../core/transparency/transparencySettings.js";
 import { watchedNames } from "../core/transparency/watchedNames.js";
-import { DAY_MS } from "../lib/time.js";
 import type { Logger } from "../lib/log.js";
-import { recordUnexpected, sendMessages } from "./transparency/announce.js";
+import { DAY_MS } from "../lib/time.js";
+import { announceUnexpected } from "./transparency/announce.js";
 import { askAllNames } from "./transparency/askAll.js";
 
 /**
@@ -69,7 +69,13 @@ export async function watchTransparency(
   const run = { runId: randomUUID(), trigger: options.trigger };
   if (!settings.watch) return idle(ports.account, []);
   if (ports.transparency.kind === "none") {
-    return idle(ports.account, ["the Certificate Transparency watch needs storage (AzureWebJobsStorage) to keep its cursors"], true);
+    return idle(
+      ports.account,
+      [
+        "the Certificate Transparency watch needs storage (AzureWebJobsStorage) to keep its cursors",
+      ],
+      true,
+    );
   }
   const records = await ports.inventory.list();
   const names = watchedNames(records.items, settings.domains);
@@ -84,22 +90,19 @@ export async function watchTransparency(
     });
     const stored = (await ports.transparency.list(ports.account)).items;
     const ripe = await judgePending(ports, stored, judged.rejudge);
-    const became = [...asked.added.filter((s) => s.verdict.kind === "unexpected"), ...ripe];
-    const recorded = await recordUnexpected(ports, became, run, log);
     const after = (await ports.transparency.list(ports.account)).items;
-    const messages = await sendMessages(ports, after, log);
-    const problems = [...names.problems, ...asked.problems, ...recorded, ...messages.problems];
+    const announced = await announceUnexpected(ports, after, run, log);
     return {
       account: ports.account,
       watched: true,
       names: names.names.length,
       requests: asked.requests,
       newIssuances: asked.added.length,
-      unexpected: became,
+      unexpected: announced.recorded,
       pending: after.filter((s) => s.verdict.kind === "pending").length,
-      messages: messages.sent,
-      problems,
-      failed: became.length > 0 || asked.failed,
+      messages: announced.sent,
+      problems: [...names.problems, ...asked.problems, ...announced.problems],
+      failed: announced.recorded.length > 0 || ripe > 0 || asked.failed,
     };
   } finally {
     await watcher.close();
@@ -150,19 +153,19 @@ async function judgeOf(
   };
 }
 
-/** Pending issuances judged again; returns those that became unexpected. */
+/** Pending issuances judged again; returns how many became unexpected. */
 async function judgePending(
   ports: Pick<TransparencyPorts, "account" | "transparency">,
   stored: readonly SeenIssuance[],
   again: (seen: SeenIssuance) => SeenIssuance["verdict"],
-): Promise<SeenIssuance[]> {
-  const became: SeenIssuance[] = [];
+): Promise<number> {
+  let became = 0;
   for (const seen of stored) {
     if (seen.verdict.kind !== "pending") continue;
     const verdict = again(seen);
     if (verdict.kind === "pending") continue;
     await ports.transparency.setVerdict(ports.account, seen.issuance.id, verdict);
-    if (verdict.kind === "unexpected") became.push({ ...seen, verdict });
+    if (verdict.kind === "unexpected") became++;
   }
   return became;
 }

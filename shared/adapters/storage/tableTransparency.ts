@@ -210,7 +210,10 @@ class TableTransparencyStore implements TransparencyStore {
     await this.#merge(account, id, { claimedAt: "" });
   };
 
+  /** The first acknowledgement is kept: a second one changes nothing. */
   readonly acknowledge: TransparencyStore["acknowledge"] = async (account, id, ack) => {
+    const held = await this.get(account, id);
+    if (held === undefined || held.acknowledged) return held;
     const found = await this.#merge(account, id, { acknowledged: acknowledgementJson(ack) });
     return found ? this.get(account, id) : undefined;
   };

@@ -88,8 +88,16 @@ export type IssuanceVerdict =
       readonly sentAt: Date;
       readonly until: Date;
     }
-  /** Nothing certsched did explains it. */
-  | { readonly kind: "unexpected"; readonly since: Date; readonly why: string };
+  /**
+   * Nothing certsched did explains it. `recorded`: its history event and alert line are written
+   * (once, by the process that claimed its message first).
+   */
+  | {
+      readonly kind: "unexpected";
+      readonly since: Date;
+      readonly why: string;
+      readonly recorded?: boolean | undefined;
+    };
 
 /** An acknowledgement by a person: the red line goes, the history keeps it. */
 export interface Acknowledgement {

@@ -1,4 +1,4 @@
-import type { CertificateEvent, Trigger } from "../../core/history/events.js";
+import type { Trigger } from "../../core/history/events.js";
 import type { History } from "../../core/ports/history.js";
 import type { Notifier } from "../../core/ports/notifier.js";
 import type { TransparencyStore } from "../../core/ports/transparency.js";
@@ -10,9 +10,10 @@ import { redact } from "../../lib/redact/redact.js";
 import { boundDetail } from "../../lib/text/boundDetail.js";
 
 /**
- * What an unexpected issuance sets off: when it becomes unexpected, one history event and one
- * alert line (the alert rule reads the line); then one webhook message, claimed in the store so
- * that exactly one process sends it, and tried again by a later run when the webhook failed.
+ * What an unexpected issuance sets off, exactly once across processes and restarts: the process
+ * that claims its message in the store writes one history event and one alert line (the alert
+ * rule reads the line) and marks them written in its verdict, then posts one webhook message.
+ * A webhook that fails gives the claim back: a later run posts it, without a second event.
  */
 
 /** The alert rule's line (infra/alerts/unexpected-issuance.kql parses it). */
@@ -26,50 +27,36 @@ export interface AnnouncePorts {
   readonly notifier: Pick<Notifier, "notifyIssuances">;
 }
 
-/** One event and one alert line for each issuance that became unexpected in this run. */
-export async function recordUnexpected(
-  ports: AnnouncePorts,
-  became: readonly SeenIssuance[],
-  run: { readonly runId: string; readonly trigger: Trigger },
-  log: Logger,
-): Promise<string[]> {
-  if (became.length === 0) return [];
-  const at = ports.now();
-  const events: CertificateEvent[] = became.map((seen) => ({
-    at,
-    certificateName: `ct:${seen.watched}`,
-    event: "unexpected-issuance",
-    trigger: run.trigger,
-    runId: run.runId,
-    reason: "UnexpectedIssuance",
-    detail: boundDetail(issuanceLine(seen)),
-  }));
-  for (const seen of became) log.warn(`${ALERT_PREFIX}${issuanceLine(seen)}`);
-  try {
-    await ports.history.append(events);
-    return [];
-  } catch (error) {
-    return [
-      `the history could not record ${became.length} unexpected issuances: ${redact(ensureError(error).message)}`,
-    ];
-  }
+export interface Announced {
+  /** The issuances whose event and alert line this run wrote. */
+  readonly recorded: readonly SeenIssuance[];
+  readonly sent: number;
+  readonly problems: readonly string[];
 }
 
 /**
- * Sends the one message of each unexpected issuance not yet announced nor acknowledged. With no
- * webhook configured it counts as announced: configuring one later does not replay the past.
+ * Announces each unexpected issuance not yet announced nor acknowledged. With no webhook
+ * configured it counts as announced: configuring one later does not replay the past.
  */
-export async function sendMessages(
+export async function announceUnexpected(
   ports: AnnouncePorts,
   stored: readonly SeenIssuance[],
+  run: { readonly runId: string; readonly trigger: Trigger },
   log: Logger,
-): Promise<{ readonly sent: number; readonly problems: string[] }> {
-  let sent = 0;
+): Promise<Announced> {
+  const recorded: SeenIssuance[] = [];
   const problems: string[] = [];
+  let sent = 0;
   for (const seen of stored) {
     if (!needsAttention(seen) || seen.notifiedAt) continue;
     const id = seen.issuance.id;
     if (!(await ports.transparency.claimNotice(ports.account, id, ports.now()))) continue;
+    if (seen.verdict.kind === "unexpected" && !seen.verdict.recorded) {
+      const problem = await record(ports, seen, run, log);
+      if (problem) problems.push(problem);
+      await ports.transparency.setVerdict(ports.account, id, { ...seen.verdict, recorded: true });
+      recorded.push(seen);
+    }
     const outcome = await ports.notifier.notifyIssuances([seen], log);
     if (outcome === "failed") {
       await ports.transparency.releaseNotice(ports.account, id);
@@ -79,5 +66,31 @@ export async function sendMessages(
     await ports.transparency.markNotified(ports.account, id, ports.now());
     if (outcome === "sent") sent++;
   }
-  return { sent, problems };
+  return { recorded, sent, problems };
+}
+
+/** The event and the alert line; a history that cannot be written is a problem, not a stop. */
+async function record(
+  ports: AnnouncePorts,
+  seen: SeenIssuance,
+  run: { readonly runId: string; readonly trigger: Trigger },
+  log: Logger,
+): Promise<string | undefined> {
+  log.warn(`${ALERT_PREFIX}${issuanceLine(seen)}`);
+  try {
+    await ports.history.append([
+      {
+        at: ports.now(),
+        certificateName: `ct:${seen.watched}`,
+        event: "unexpected-issuance",
+        trigger: run.trigger,
+        runId: run.runId,
+        reason: "UnexpectedIssuance",
+        detail: boundDetail(issuanceLine(seen)),
+      },
+    ]);
+    return undefined;
+  } catch (error) {
+    return `the history could not record issuance ${seen.issuance.id}: ${redact(ensureError(error).message)}`;
+  }
 }

@@ -75,8 +75,9 @@ export function memoryTransparencyStore(): TransparencyStore {
       const kept = of(account).get(id);
       if (kept) kept.claimedAt = undefined;
     },
+    // The first acknowledgement is kept: a second one changes nothing.
     acknowledge: async (account, id, ack) =>
-      update(account, id, (seen) => ({ ...seen, acknowledged: ack })),
+      update(account, id, (seen) => (seen.acknowledged ? seen : { ...seen, acknowledged: ack })),
     watcherState: async (keyName) => states.get(keyName) ?? {},
     pause: async (keyName, until, reason) => {
       states.set(keyName, { pausedUntil: until, reason });

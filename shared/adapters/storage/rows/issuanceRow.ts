@@ -94,7 +94,12 @@ export function verdictJson(v: IssuanceVerdict): string {
         until: v.until.toISOString(),
       });
     case "unexpected":
-      return JSON.stringify({ kind: v.kind, since: v.since.toISOString(), why: cut(v.why) });
+      return JSON.stringify({
+        kind: v.kind,
+        since: v.since.toISOString(),
+        why: cut(v.why),
+        ...(v.recorded ? { recorded: true } : {}),
+      });
   }
 }
 
@@ -176,7 +181,12 @@ const verdictSchema = z.union([
     sentAt: instant,
     until: instant,
   }),
-  z.strictObject({ kind: z.literal("unexpected"), since: instant, why: text }),
+  z.strictObject({
+    kind: z.literal("unexpected"),
+    since: instant,
+    why: text,
+    recorded: z.boolean().optional(),
+  }),
 ]);
 
 const acknowledgementSchema = z.strictObject({ at: instant, by: text, reason: text });
