@@ -78,9 +78,7 @@ async function ack(
     params: { id },
     query,
     headers,
-    ...(typeof body === "string"
-      ? { body, headers: { "content-type": "application/json", ...headers } }
-      : { json: body }),
+    json: body,
   });
   const context = invocationContext("acknowledgeIssuance", (_l, message) => logs.push(message));
   const reply = toReply(await acknowledgeIssuance(request, context));
