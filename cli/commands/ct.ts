@@ -215,6 +215,9 @@ function note(io: Io, text: string): void {
   io.stderr.write(`${wrapToWidth(oneLine(text), io.stderr.columns, "").join("\n")}\n`);
 }
 
+/** What `ct` and `ct ack` say when no store keeps issuances (its kind is "none"). */
+const NO_STORE = "no storage for Certificate Transparency issuances is configured";
+
 /** What a list read: every account's issuances newest first, warnings, accounts that failed. */
 interface Listed {
   readonly issuances: IssuanceView[];
@@ -278,10 +281,7 @@ async function runList(args: ParsedArgs, io: Io, seams: Seams): Promise<number> 
     io.stdout.write(`${lines.join("\n")}\n`);
   }
   if (!listed.stored) {
-    note(
-      io,
-      "certsched: no storage keeps Certificate Transparency issuances here (the function app's storage is not configured): nothing to list",
-    );
+    note(io, `certsched: ${NO_STORE}: nothing to list`);
   }
   for (const w of warnings) note(io, `certsched: ${w}`);
   return failures.length > 0 || counts.unexpected > 0 ? EXIT.failed : EXIT.ok;
@@ -309,9 +309,11 @@ async function runAck(args: ParsedArgs, io: Io, seams: Seams): Promise<number> {
   const answer = await withAccountPorts(io, [], seams, choice, async (runtime) => {
     const done = await acknowledgeIssuance(runtime, { id, reason, by: "cli", trigger: "cli" });
     const view = "seen" in done ? issuanceView(done.seen, runtime.now()) : undefined;
-    return { done, view, account: runtime.account, id };
+    const stored = runtime.transparency.kind !== "none";
+    return { done, view, account: runtime.account, id, stored };
   });
   const { done, view, account } = answer;
+  if (!answer.stored) note(io, `certsched: ${NO_STORE}`);
   if (args.values.json === true) {
     const document = { status: done.status, account, ...(view ? { issuance: view } : {}) };
     io.stdout.write(jsonDocument(document));

@@ -272,7 +272,15 @@ describe("certsched ct", () => {
 
     expect(ran.code).toBe(0);
     expect(ran.stdout).toBe("No Certificate Transparency issuances kept.\n");
-    expect(ran.stderr).toContain("no storage keeps Certificate Transparency issuances here");
+    expect(ran.stderr).toContain(
+      "no storage for Certificate Transparency issuances is configured: nothing to list",
+    );
+    const ack = await ct(["ack", "n-open", "--reason", "x"], {
+      transparency: noTransparencyStore,
+      many: false,
+    });
+    expect(ack.code).toBe(1);
+    expect(ack.stderr).toContain("no storage for Certificate Transparency issuances is configured");
   });
 });
 
