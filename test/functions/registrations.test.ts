@@ -49,6 +49,8 @@ const MODULES: Record<string, () => Promise<Record<string, unknown>>> = {
   preflightCertificates: () => import("../../functions/preflightCertificates.js"),
   getPreflight: () => import("../../functions/getPreflight.js"),
   runPreflight: () => import("../../functions/runPreflight.js"),
+  listIssuances: () => import("../../functions/listIssuances.js"),
+  acknowledgeIssuance: () => import("../../functions/acknowledgeIssuance.js"),
 };
 
 const exported = new Map<string, unknown>();
@@ -66,8 +68,9 @@ describe("function registrations", () => {
     expect(modules.sort()).toEqual(Object.keys(MODULES).sort());
   });
 
-  it("registers exactly the thirteen HTTP functions and the four timers", () => {
+  it("registers exactly the fifteen HTTP functions and the four timers", () => {
     expect([...registered.http.keys()].sort()).toEqual([
+      "acknowledgeIssuance",
       "createCertificate",
       "dashboard",
       "getCertificate",
@@ -76,6 +79,7 @@ describe("function registrations", () => {
       "getVerifications",
       "listCertificates",
       "listDueCertificates",
+      "listIssuances",
       "renewCertificate",
       "runPreflight",
       "runRenewals",
@@ -88,10 +92,11 @@ describe("function registrations", () => {
       "renewDueCertificates",
       "verifyCertificates",
     ]);
-    // Every function module registers exactly one function: 19 in all (three of them preflight's).
+    // Every function module registers exactly one function: 21 in all (three of them preflight's,
+    // two Certificate Transparency's).
     const total = registered.http.size + registered.timer.size + registered.storageQueue.size;
     expect(total).toBe(Object.keys(MODULES).length);
-    expect(total).toBe(19);
+    expect(total).toBe(21);
   });
 
   it("the run queue and its poison queue each have their trigger, on the host's storage", async () => {
@@ -138,6 +143,8 @@ describe("function registrations", () => {
     ["dashboard", "dashboard", ["GET"]],
     ["getPreflight", "preflight", ["GET"]],
     ["runPreflight", "preflight", ["POST"]],
+    ["listIssuances", "issuances", ["GET"]],
+    ["acknowledgeIssuance", "issuances/{id}/ack", ["POST"]],
   ])("%s: route %s, methods %j, function key required", (name, route, methods) => {
     const options = http(name);
 
