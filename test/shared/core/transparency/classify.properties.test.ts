@@ -26,7 +26,13 @@ const hex64 = fc.oneof(
 );
 const maybe = <T>(arb: fc.Arbitrary<T>) => fc.option(arb, { nil: undefined });
 const T0 = Date.parse("2026-01-01T00:00:00Z");
-const instant = fc.integer({ min: T0, max: T0 + 60 * DAY_MS }).map((ms) => new Date(ms));
+/** Any time in two months, or (half of them) in three days, so windows, landings and now meet. */
+const instant = fc
+  .oneof(
+    fc.integer({ min: T0, max: T0 + 60 * DAY_MS }),
+    fc.integer({ min: T0, max: T0 + 3 * DAY_MS }),
+  )
+  .map((ms) => new Date(ms));
 const label = fc.constantFrom("www", "api", "shop", "*", "a");
 const domain = fc.constantFrom("contoso.com", "fabrikam.net", "example.org");
 const name = fc.tuple(label, domain).map(([l, d]) => `${l}.${d}`);
@@ -63,7 +69,7 @@ const sentRequest: fc.Arbitrary<SentRequest> = fc.record({
   names: fc.array(name, { maxLength: 3 }),
   kind: fc.constantFrom("renewal", "creation"),
   sentAt: instant,
-  landedAt: maybe(instant),
+  landedAt: fc.option(instant, { nil: undefined, freq: 2 }),
 });
 
 const contextOf = (known: fc.Arbitrary<KnownCertificate[]>, sent: fc.Arbitrary<SentRequest[]>) =>
