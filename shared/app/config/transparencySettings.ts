@@ -1,12 +1,12 @@
 import { z } from "zod";
 import type { Env } from "../../core/settings.js";
+import { parseDeclaredNames } from "../../core/transparency/declaredNames.js";
 import type { WatchedName } from "../../core/transparency/issuance.js";
 import {
   CERT_SPOTTER_URL,
   type TransparencySettings,
 } from "../../core/transparency/transparencySettings.js";
 import { ConfigError, type Problem } from "../../lib/errors.js";
-import { jsonSyntaxProblem } from "../../lib/text/jsonSyntax.js";
 import { DAY_MS, HOUR_MS, MINUTE_MS, SECOND_MS } from "../../lib/time.js";
 import { duration } from "./duration.js";
 import { upstreamUrl } from "./upstreamUrl.js";
@@ -24,60 +24,18 @@ export const TRANSPARENCY_SETTINGS = [
   "CERTSCHED_CT_TIMEOUT",
 ] as const;
 
-/** Most names CERTSCHED_CT_DOMAINS may declare. */
-const MAX_DECLARED = 500;
-
-/** A DNS name with at least one dot, lower-case letters, digits and hyphens: no IP, no wildcard. */
-const DNS_NAME =
-  /^(?=.{4,253}$)(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z][a-z0-9-]{0,61}[a-z0-9]$/;
-
-const NAME_RULE =
-  "must be a DNS name with at least one dot (letters, digits, hyphens; no wildcard, no IP address)";
-
-const entry = z.union([
-  z.string(),
-  z.strictObject({ name: z.string(), subdomains: z.boolean().optional() }),
-]);
-
 /** CERTSCHED_CT_DOMAINS: `"example.org"` (with subdomains) or `{"name": ..., "subdomains": false}`. */
 export function parseDeclaredDomains(text: string | undefined): WatchedName[] | Problem[] {
   const label = "CERTSCHED_CT_DOMAINS";
-  if (text === undefined || text.trim() === "") return [];
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch (error) {
-    return [{ name: label, message: `is not valid JSON (${jsonSyntaxProblem(error)})` }];
-  }
-  const parsed = z.array(entry).max(MAX_DECLARED).safeParse(json);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    const where = (issue?.path ?? [])
-      .map((step) => (typeof step === "number" ? `[${step}]` : `.${String(step)}`))
-      .join("");
-    return [
-      {
-        name: `${label}${where}`,
-        message: `must be a JSON array (at most ${MAX_DECLARED}) of "example.org" or {"name": "example.org", "subdomains": false}`,
-      },
-    ];
-  }
-  const problems: Problem[] = [];
-  const names: WatchedName[] = [];
-  parsed.data.forEach((e, i) => {
-    const given = typeof e === "string" ? e : e.name;
-    const name = given.trim().toLowerCase().replace(/\.$/, "");
-    if (!DNS_NAME.test(name)) {
-      problems.push({
-        name: `${label}[${i}]${typeof e === "string" ? "" : ".name"}`,
-        message: NAME_RULE,
-      });
-      return;
-    }
-    const subdomains = typeof e === "string" ? true : (e.subdomains ?? true);
-    names.push({ name, subdomains, source: "setting" });
+  const { names, problems } = parseDeclaredNames(text, label);
+  if (problems.length === 0) return names;
+  // Each problem starts with the entry it names: `CERTSCHED_CT_DOMAINS[2].name: ...`.
+  return problems.map((line) => {
+    const colon = line.indexOf(": ");
+    return colon > 0
+      ? { name: line.slice(0, colon), message: line.slice(colon + 2) }
+      : { name: label, message: line };
   });
-  return problems.length > 0 ? problems : names;
 }
 
 const schema = z.object({

@@ -3,7 +3,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { memoryTransparencyStore } from "../../../shared/adapters/storage/memory/memoryTransparency.js";
 import { createCertSpotterClient } from "../../../shared/adapters/transparency/certSpotterClient.js";
 import { memoryHistory } from "../../../shared/core/ports/history.js";
-import { type InventoryRecord, memoryInventory } from "../../../shared/core/ports/inventory.js";
+import type { InventoryRecord } from "../../../shared/core/ports/inventory.js";
 import type { NotifyOutcome } from "../../../shared/core/ports/notifier.js";
 import type { TransparencyStore } from "../../../shared/core/ports/transparency.js";
 import type { SeenIssuance } from "../../../shared/core/transparency/issuance.js";
@@ -94,8 +94,8 @@ async function world(
     records?: InventoryRecord[];
   } = {},
 ): Promise<World> {
-  const inventory = memoryInventory();
-  await inventory.upsert(options.records ?? [servedRecord]);
+  const records = options.records ?? [servedRecord];
+  const inventory = { list: async () => ({ items: records, invalid: [] }) };
   const messages: SeenIssuance[][] = [];
   const lines: string[] = [];
   const log: Logger = {
@@ -123,7 +123,7 @@ async function world(
     history: memoryHistory(),
     transparency: store,
     notifier: {
-      notifyIssuances: async (issuances) => {
+      notifyIssuances: async (issuances: readonly SeenIssuance[]) => {
         messages.push([...issuances]);
         return options.webhook?.() ?? "sent";
       },
