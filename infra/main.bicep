@@ -137,6 +137,31 @@ param verifySchedule string = '0 0 * * * *'
 @description('CERTSCHED_PREFLIGHT_SCHEDULE: six-field NCRONTAB schedule of the preflight timer (will the renewals near their window succeed?), UTC.')
 param preflightSchedule string = '0 30 5 * * *'
 
+@description('CERTSCHED_CT_WATCH: watch Certificate Transparency (Cert Spotter) for issuances for the names certsched keeps, true or false.')
+@allowed(['true', 'false'])
+param ctWatch string = 'false'
+
+@description('CERTSCHED_CT_SCHEDULE: six-field NCRONTAB schedule of the Certificate Transparency timer, UTC.')
+param ctSchedule string = '0 17 */4 * * *'
+
+@description('CERTSCHED_CT_URL: base URL of the Certificate Transparency log watcher. Empty: Cert Spotter\'s, https://api.certspotter.com.')
+param ctUrl string = ''
+
+@description('CERTSCHED_CT_TIMEOUT: longest wait for one request to the log watcher, e.g. 20s. Empty: 20s.')
+param ctTimeout string = ''
+
+@description('CERTSCHED_CT_API_KEY_SECRET_NAME: name of the Cert Spotter API key secret in the Key Vault.')
+param ctApiKeySecretName string = 'certsched-ct-api-key'
+
+@description('CERTSCHED_CT_DOMAINS: names watched besides the inventory\'s, as a JSON array of "example.org" or {"name":"host.example.net","subdomains":false}. Empty: none.')
+param ctDomains string = ''
+
+@description('CERTSCHED_CT_HOURLY_ALLOWANCE: requests to Cert Spotter per UTC hour, every account together. Empty: 100.')
+param ctHourlyAllowance string = ''
+
+@description('CERTSCHED_CT_COMPLETION_WINDOW: how long after certsched sent a request an issuance for its names counts as certsched\'s, e.g. 2d. Empty: 2d.')
+param ctCompletionWindow string = ''
+
 @description('CERTSCHED_ACCOUNTS: many accounts in one deployment, as a JSON array of account objects (docs/accounts.md). Empty: one account from the single-account parameters.')
 param accounts string = ''
 
@@ -402,6 +427,14 @@ var commonSettings = [
   { name: 'CERTSCHED_PREFLIGHT_TIMEOUT', value: preflightTimeout }
   { name: 'CERTSCHED_ARI_DIRECTORIES', value: ariDirectories }
   { name: 'CERTSCHED_ARI_TIMEOUT', value: ariTimeout }
+  { name: 'CERTSCHED_CT_WATCH', value: ctWatch }
+  { name: 'CERTSCHED_CT_SCHEDULE', value: ctSchedule }
+  { name: 'CERTSCHED_CT_URL', value: ctUrl }
+  { name: 'CERTSCHED_CT_TIMEOUT', value: ctTimeout }
+  { name: 'CERTSCHED_CT_API_KEY_SECRET_NAME', value: ctApiKeySecretName }
+  { name: 'CERTSCHED_CT_DOMAINS', value: ctDomains }
+  { name: 'CERTSCHED_CT_HOURLY_ALLOWANCE', value: ctHourlyAllowance }
+  { name: 'CERTSCHED_CT_COMPLETION_WINDOW', value: ctCompletionWindow }
   // The ledger table through the identity (the plain AzureWebJobsStorage connection string is
   // not set: shared keys are off on the account).
   { name: 'CERTSCHED_LEDGER_TABLE_URI', value: storage.outputs.tableEndpoint }

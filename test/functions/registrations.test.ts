@@ -51,6 +51,7 @@ const MODULES: Record<string, () => Promise<Record<string, unknown>>> = {
   runPreflight: () => import("../../functions/runPreflight.js"),
   listIssuances: () => import("../../functions/listIssuances.js"),
   acknowledgeIssuance: () => import("../../functions/acknowledgeIssuance.js"),
+  watchTransparency: () => import("../../functions/watchTransparency.js"),
 };
 
 const exported = new Map<string, unknown>();
@@ -68,7 +69,7 @@ describe("function registrations", () => {
     expect(modules.sort()).toEqual(Object.keys(MODULES).sort());
   });
 
-  it("registers exactly the fifteen HTTP functions and the four timers", () => {
+  it("registers exactly the fifteen HTTP functions and the five timers", () => {
     expect([...registered.http.keys()].sort()).toEqual([
       "acknowledgeIssuance",
       "createCertificate",
@@ -91,12 +92,13 @@ describe("function registrations", () => {
       "preflightCertificates",
       "renewDueCertificates",
       "verifyCertificates",
+      "watchTransparency",
     ]);
-    // Every function module registers exactly one function: 21 in all (three of them preflight's,
-    // two Certificate Transparency's).
+    // Every function module registers exactly one function: 22 in all (three of them preflight's,
+    // three Certificate Transparency's).
     const total = registered.http.size + registered.timer.size + registered.storageQueue.size;
     expect(total).toBe(Object.keys(MODULES).length);
-    expect(total).toBe(21);
+    expect(total).toBe(22);
   });
 
   it("the run queue and its poison queue each have their trigger, on the host's storage", async () => {
@@ -175,6 +177,14 @@ describe("function registrations", () => {
     expect(options.schedule).toBe("%CERTSCHED_PREFLIGHT_SCHEDULE%");
     expect(options.runOnStartup).not.toBe(true);
     expect(options.handler).toBe(exported.get("preflightCertificates"));
+  });
+
+  it("the Certificate Transparency timer runs on %CERTSCHED_CT_SCHEDULE%, never on startup", () => {
+    const options = registered.timer.get("watchTransparency") as TimerFunctionOptions;
+
+    expect(options.schedule).toBe("%CERTSCHED_CT_SCHEDULE%");
+    expect(options.runOnStartup).not.toBe(true);
+    expect(options.handler).toBe(exported.get("watchTransparency"));
   });
 
   it("no two HTTP functions share a route and method", () => {

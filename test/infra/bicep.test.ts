@@ -40,7 +40,7 @@ const main = file("infra/main.bicep");
 const functionAppModule = file("infra/modules/functionApp.bicep");
 
 /** Read by the code but deliberately not app settings: Key Vault holds them (docs/deploy.md). */
-const SECRET_SETTINGS = ["CERTSCHED_API_KEY", "CERTSCHED_CLIENT_SECRET"];
+const SECRET_SETTINGS = ["CERTSCHED_API_KEY", "CERTSCHED_CLIENT_SECRET", "CERTSCHED_CT_API_KEY"];
 
 /**
  * Set by the infrastructure before the code reads it: the ledger table through the managed
@@ -54,6 +54,7 @@ const HOST_SETTINGS = [
   "CERTSCHED_RENEWAL_SCHEDULE",
   "CERTSCHED_VERIFY_SCHEDULE",
   "CERTSCHED_PREFLIGHT_SCHEDULE",
+  "CERTSCHED_CT_SCHEDULE",
   "APPLICATIONINSIGHTS_CONNECTION_STRING",
 ];
 
@@ -291,6 +292,7 @@ describe("app settings", () => {
         verify: settings.verify(),
         preflight: settings.preflight(),
         ari: settings.ari(),
+        transparency: settings.transparency(),
       };
     };
     expect(parsed({ ...fromDefaults, ...required })).toEqual(parsed(required));
