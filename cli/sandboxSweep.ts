@@ -3,6 +3,7 @@ import { type AccountPorts, unknownAccount } from "../shared/app/services.js";
 import { settingsOf } from "../shared/core/accounts.js";
 import { countByStatus, type PreflightResult } from "../shared/core/preflight/preflight.js";
 import { OUTCOMES, type SweepSummary } from "../shared/core/renewal/summary.js";
+import { issuanceView } from "../shared/core/transparency/issuanceView.js";
 import { countInventoryStatuses } from "../shared/core/verification/inventoryResult.js";
 import { ensureError } from "../shared/lib/errors.js";
 import { silentLogger } from "../shared/lib/log.js";
@@ -28,6 +29,11 @@ import {
   verifySandbox,
 } from "./sandbox.js";
 import { renderSandboxAri, type SandboxAriPart, sandboxAriRenewal } from "./sandboxAri.js";
+import {
+  renderSandboxTransparency,
+  type SandboxTransparencyPart,
+  sandboxTransparency,
+} from "./sandboxTransparency.js";
 import { sandboxWindowsNote } from "./sandboxWindows.js";
 
 /**
@@ -54,6 +60,8 @@ export interface SandboxAccountSweep {
   readonly passes: boolean;
   /** The ARI renewal staged in the first account, after its verification. */
   readonly ari?: SandboxAriPart;
+  /** The Certificate Transparency watch of the first account, after its verification. */
+  readonly transparency?: SandboxTransparencyPart;
 }
 
 /** What the sandbox sweep did, every account's part, and whether it went as staged. */
@@ -99,6 +107,11 @@ export async function sweepSandboxAccounts(
     // One ARI renewal in the whole demo, after the verification (it renews one more certificate).
     const ari =
       summary.dryRun || parts.length > 0 ? undefined : await stagedAri(sandbox, account, summary);
+    // The watch reads what the verification read: the first account's, once.
+    const transparency =
+      verification && parts.length === 0
+        ? await sandboxTransparency(sandbox, account, verification.results)
+        : undefined;
     const stagedPreflight = stagedPreflightOf(sandbox, account, preflight);
     const unexpected = preflight.results.filter(
       (r) => r.status === "will-fail" && !stagedPreflight.includes(r.certificateName),
@@ -107,6 +120,7 @@ export async function sweepSandboxAccounts(
       (!summary.failed || onlyStagedFailures(summary)) &&
       (verification?.passes ?? true) &&
       unexpected.length === 0 &&
+      (transparency?.passes ?? true) &&
       preflight.error === undefined;
     parts.push({
       account,
@@ -117,6 +131,7 @@ export async function sweepSandboxAccounts(
       stagedPreflight,
       passes,
       ...(ari ? { ari } : {}),
+      ...(transparency ? { transparency } : {}),
     });
   }
   return { parts, passes: parts.every((p) => p.passes) };
@@ -228,6 +243,12 @@ export function sandboxSweepDocument(sandbox: Sandbox, swept: SandboxSweep): obj
       passes: p.passes,
       counts: p.summary.counts,
       ...(p.verification ? { verificationCounts: p.verification.counts } : {}),
+      ...(p.transparency
+        ? {
+            issuances: p.transparency.issuances.map((seen) => issuanceView(seen, new Date())),
+            ...(p.transparency.problem ? { transparencyProblem: p.transparency.problem } : {}),
+          }
+        : {}),
     })),
     counts: totalCounts(parts),
     results: parts.flatMap((p) => p.summary.results.map((r) => ({ account: p.account, ...r }))),
@@ -291,6 +312,7 @@ export function renderAccountPart(
   lines.push(...sandboxWindowsNote(part.summary, paint, width));
   if (part.verification) lines.push(...renderSandboxVerification(part.verification, paint, width));
   if (part.ari) lines.push(...renderSandboxAri(part.ari, paint, width));
+  if (part.transparency) lines.push(...renderSandboxTransparency(part.transparency, paint, width));
   return lines;
 }
 
