@@ -7,6 +7,7 @@ import { responseDetail } from "../../lib/http/responseDetail.js";
 import type { RetryPolicy } from "../../lib/http/retryPolicy.js";
 import type { Logger } from "../../lib/log.js";
 import { redact } from "../../lib/redact/redact.js";
+import { issuanceBody } from "./issuanceMessage.js";
 import { jsonMessage } from "./jsonMessage.js";
 import { preflightBody } from "./preflightMessage.js";
 import { slackMessage } from "./slackMessage.js";
@@ -58,6 +59,8 @@ export interface NotifierOptions {
   readonly namedAccounts?: boolean;
   /** Observer of the webhook call (telemetry), reported as upstream "webhook". */
   readonly onCall?: HttpClientOptions["onCall"];
+  /** The clock an issuance's message says "expired" by (default: the system's). */
+  readonly now?: () => Date;
 }
 
 /**
@@ -152,6 +155,19 @@ export function createNotifier(options: NotifierOptions): Notifier {
       }
       return outcome;
     },
+    async notifyIssuances(issuances, log) {
+      if (issuances.length === 0) return "not-needed";
+      const now = options.now ?? (() => new Date());
+      let outcome: NotifyOutcome = "sent";
+      // Every one, one at a time: each unexpected issuance is told exactly once (the store keeps
+      // which were), so none is left out as a mass change's extra messages are.
+      for (const seen of issuances) {
+        const body = issuanceBody(seen, format, now(), named);
+        const sent = await post(body, "the Certificate Transparency watch", log);
+        if (sent === "failed") outcome = "failed";
+      }
+      return outcome;
+    },
     async close() {
       await http?.close();
     },
@@ -186,6 +202,8 @@ export function accountNotifier(notifier: Notifier, account: string, named = fal
       ),
     // A change names its account already (the preflight result's).
     notifyPreflight: (changes, log) => notifier.notifyPreflight(changes, logOf(log)),
+    // An issuance names its account already (the store keeps it with the account).
+    notifyIssuances: (issuances, log) => notifier.notifyIssuances(issuances, logOf(log)),
     // The app's notifier is closed by the app, once.
     close: async () => {},
   };
