@@ -1,6 +1,6 @@
 import type { SeenIssuance } from "../../core/transparency/issuance.js";
 import {
-  issuanceCondition,
+  issuanceExpired,
   issuanceLink,
   issuanceNames,
   issuanceState,
@@ -34,11 +34,13 @@ const plain = (text: string, max?: number) => oneLine(escapeControl(text), max);
 
 const when = (d: Date | undefined) => (d ? instantText(d) : "unknown");
 
-/** "unexpected", "unexpected, revoked", "acknowledged, expired": what a reader decides on. */
+/** "unexpected", "unexpected, revoked, expired", "acknowledged": what a reader decides on. */
 function stateText(seen: SeenIssuance, now: Date): string {
-  const condition = issuanceCondition(seen, now);
-  const state = issuanceState(seen);
-  return condition === undefined ? state : `${state}, ${condition}`;
+  return [
+    issuanceState(seen),
+    ...(seen.issuance.revoked ? ["revoked"] : []),
+    ...(issuanceExpired(seen, now) ? ["expired"] : []),
+  ].join(", ");
 }
 
 /** Every name kept, up to MAX_LISTED_NAMES, then how many more (kept or not). */

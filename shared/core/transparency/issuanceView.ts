@@ -51,11 +51,16 @@ export function issuanceNames(seen: SeenIssuance): string {
   return moreNames > 0 ? `${shown} (+${moreNames} not kept)` : shown;
 }
 
-/** Revoked or expired, in words; undefined for a live certificate. */
+/** Its validity ended at or before `now`; false when its end is unknown. */
+export function issuanceExpired(seen: SeenIssuance, now: Date): boolean {
+  const notAfter = seen.issuance.notAfter;
+  return notAfter !== undefined && notAfter.getTime() <= now.getTime();
+}
+
+/** Revoked or expired, in words (revoked first: it says more); undefined for a live certificate. */
 export function issuanceCondition(seen: SeenIssuance, now: Date): string | undefined {
   if (seen.issuance.revoked) return "revoked";
-  const notAfter = seen.issuance.notAfter;
-  return notAfter && notAfter.getTime() <= now.getTime() ? "expired" : undefined;
+  return issuanceExpired(seen, now) ? "expired" : undefined;
 }
 
 /** One line: the alert's log line and the CLI's summary use it. */
@@ -102,7 +107,8 @@ export function issuanceView(seen: SeenIssuance, now: Date): IssuanceView {
     ...(i.notBefore ? { notBefore: instantText(i.notBefore) } : {}),
     ...(i.notAfter ? { notAfter: instantText(i.notAfter) } : {}),
     revoked: i.revoked,
-    expired: issuanceCondition(seen, now) === "expired",
+    // Both may hold: a revoked certificate also expires.
+    expired: issuanceExpired(seen, now),
     ...("certificateName" in v ? { certificateName: v.certificateName } : {}),
     firstSeenAt: instantText(seen.firstSeenAt),
     ...(link ? { link } : {}),
