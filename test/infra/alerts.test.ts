@@ -19,6 +19,11 @@ import {
   resultLine,
   summaryLine,
 } from "../../shared/core/renewal/summary.js";
+import {
+  ISSUANCE_ALERT_PREFIX,
+  issuanceAlertLine,
+  issuanceLine,
+} from "../../shared/core/transparency/issuanceView.js";
 import type { InventoryVerification } from "../../shared/core/verification/inventoryResult.js";
 import { verificationSummaryLine } from "../../shared/core/verification/verificationSummary.js";
 import { SweepFailedError, VerificationFailedError } from "../../shared/lib/errors.js";
@@ -29,6 +34,7 @@ import { startSimAccounts } from "../support/accounts.js";
 import { collectingLogger, startHarness } from "../support/app.js";
 import { httpRequest, timer } from "../support/invoke.js";
 import { seededChecks, undecidedProbes } from "../support/preflight.js";
+import { everyState, seenIssuance } from "../support/seenIssuances.js";
 import {
   type BicepFile,
   calls,
@@ -376,6 +382,29 @@ function registeredTimerName(module = "renewDueCertificates"): string {
 /** The timer whose failed runs each query looks for (the sweep's unless named here). */
 const TIMER_OF: Record<string, string> = { "verification-failed.kql": "verifyCertificates" };
 
+/**
+ * The Certificate Transparency watch's alert lines, as it writes them (issuanceAlertLine), for
+ * two issuances of two accounts; and what it says of the others (not alerts).
+ */
+const ctAlerts = [
+  issuanceAlertLine(
+    seenIssuance(
+      {},
+      {
+        id: "9876543210",
+        dnsNames: ["shop.contoso.com", "*.contoso.com", "a.contoso.com", "b.contoso.com"],
+      },
+    ),
+  ),
+  issuanceAlertLine(
+    seenIssuance(
+      { account: "fabrikam", watched: "fabrikam.net" },
+      { id: "42", dnsNames: ["fabrikam.net"], issuer: undefined, notAfter: undefined },
+    ),
+  ),
+];
+const ctOthers = everyState().map((s) => `certsched ct: ${issuanceLine(s)}`);
+
 /** Which real lines each query must find, and which it must not. */
 function cases(): Record<string, { finds: string[]; ignores: string[] }> {
   return {
@@ -426,6 +455,10 @@ function cases(): Record<string, { finds: string[]; ignores: string[] }> {
         ...unverified.lines,
         ...accountRun,
       ],
+    },
+    "unexpected-issuance.kql": {
+      finds: ctAlerts,
+      ignores: [...ctOthers, ...preflighted, ...accountRun, ...good.lines, ...bad.lines],
     },
     "certificate-stuck.kql": {
       finds: bad.lines.filter((l) => l.includes("certificate stuck")),
@@ -554,6 +587,28 @@ describe("preflight-will-fail.kql", () => {
       account: "contoso",
       reasons: "caa-forbids, hostname-not-bound",
       daysLeft: "10",
+    });
+  });
+});
+
+describe("unexpected-issuance.kql", () => {
+  it("parses the watch's line into the issuance, watched name, account, names, issuer and validity", () => {
+    expect(ctAlerts.every((l) => l.startsWith(ISSUANCE_ALERT_PREFIX))).toBe(true);
+    const [pattern] = parsePatterns(tokenize(query("unexpected-issuance.kql")));
+    expect(pattern?.regex.exec(ctAlerts[0] ?? "")?.groups).toEqual({
+      issuance: "9876543210",
+      watched: "contoso.com",
+      account: "contoso",
+      names: "shop.contoso.com, *.contoso.com, a.contoso.com and 1 more",
+      issuer: "C=US, O=Let's Encrypt, CN=R11",
+      notBefore: "2026-05-30T09:00:00Z",
+      notAfter: "2026-08-28T09:00:00Z",
+    });
+    expect(pattern?.regex.exec(ctAlerts[1] ?? "")?.groups).toMatchObject({
+      issuance: "42",
+      account: "fabrikam",
+      issuer: "an unknown issuer",
+      notAfter: "?",
     });
   });
 });
