@@ -1,3 +1,4 @@
+import { escapeControl } from "../../lib/text/escapeControl.js";
 import { shownName, someNames } from "../../lib/text/names.js";
 import { instantText } from "../verification/served.js";
 import type { IssuanceVerdict, SeenIssuance } from "./issuance.js";
@@ -63,10 +64,16 @@ export function issuanceCondition(seen: SeenIssuance, now: Date): string | undef
   return issuanceExpired(seen, now) ? "expired" : undefined;
 }
 
-/** One line: the alert's log line and the CLI's summary use it. */
+/**
+ * One line: the alert's log line and the CLI's summary use it. Control and bidi characters are
+ * made visible once more (the adapter did when it read them; a row stored before that rule, or a
+ * store of another make, must not forge a log line either).
+ */
 export function issuanceLine(seen: SeenIssuance): string {
   const i = seen.issuance;
-  return `issuance ${i.id} for "${shownName(seen.watched)}" of account "${shownName(seen.account)}": ${issuanceNames(seen)} by ${i.issuer ?? "an unknown issuer"}, valid ${when(i.notBefore)} to ${when(i.notAfter)}`;
+  return escapeControl(
+    `issuance ${i.id} for "${shownName(seen.watched)}" of account "${shownName(seen.account)}": ${issuanceNames(seen)} by ${i.issuer ?? "an unknown issuer"}, valid ${when(i.notBefore)} to ${when(i.notAfter)}`,
+  );
 }
 
 /** What starts the log line the alert rule (infra/alerts/unexpected-issuance.kql) reads. */
