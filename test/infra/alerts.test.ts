@@ -6,11 +6,14 @@ import { poisonedRenewals } from "../../functions/poisonedRenewals.js";
 import { renewDueCertificates } from "../../functions/renewDueCertificates.js";
 import { runRenewals } from "../../functions/runRenewals.js";
 import { verifyCertificates } from "../../functions/verifyCertificates.js";
+import { memoryTransparencyStore } from "../../shared/adapters/storage/memory/memoryTransparency.js";
 import { SINGLE_ACCOUNT_SETTINGS } from "../../shared/app/config/accounts.js";
 import { loadPreflightSettings } from "../../shared/app/config/preflightSettings.js";
 import { APP_SERVICE } from "../../shared/core/certificate/fields.js";
+import { memoryHistory } from "../../shared/core/ports/history.js";
 import { memoryInventory } from "../../shared/core/ports/inventory.js";
 import { memoryLedger } from "../../shared/core/ports/ledger.js";
+import { noNotifier } from "../../shared/core/ports/notifier.js";
 import { noneDue } from "../../shared/core/ports/service.js";
 import { PREFLIGHT_ALERT_PREFIX } from "../../shared/core/preflight/changes.js";
 import {
@@ -19,16 +22,14 @@ import {
   resultLine,
   summaryLine,
 } from "../../shared/core/renewal/summary.js";
-import {
-  ISSUANCE_ALERT_PREFIX,
-  issuanceAlertLine,
-  issuanceLine,
-} from "../../shared/core/transparency/issuanceView.js";
+import type { SeenIssuance } from "../../shared/core/transparency/issuance.js";
+import { issuanceLine } from "../../shared/core/transparency/issuanceView.js";
 import type { InventoryVerification } from "../../shared/core/verification/inventoryResult.js";
 import { verificationSummaryLine } from "../../shared/core/verification/verificationSummary.js";
 import { SweepFailedError, VerificationFailedError } from "../../shared/lib/errors.js";
 import { DAY_MS, HOUR_MS } from "../../shared/lib/time.js";
 import { runPreflight } from "../../shared/usecases/preflight.js";
+import { ALERT_PREFIX, recordUnexpected } from "../../shared/usecases/transparency/announce.js";
 import type { Hosting } from "../../sim/index.js";
 import { startSimAccounts } from "../support/accounts.js";
 import { collectingLogger, startHarness } from "../support/app.js";
@@ -234,6 +235,19 @@ let accountRun: string[];
 
 beforeAll(async () => {
   preflighted = await preflightOnce();
+  ctAlerts = await announceOnce([
+    seenIssuance(
+      {},
+      {
+        id: "9876543210",
+        dnsNames: ["shop.contoso.com", "*.contoso.com", "a.contoso.com", "b.contoso.com"],
+      },
+    ),
+    seenIssuance(
+      { account: "fabrikam", watched: "fabrikam.net" },
+      { id: "42", dnsNames: ["fabrikam.net"], issuer: undefined, notAfter: undefined },
+    ),
+  ]);
   // The poison function, through the function, over the in-process run store.
   const poisonApp = await startHarness({ certificates: [] });
   try {
@@ -382,27 +396,27 @@ function registeredTimerName(module = "renewDueCertificates"): string {
 /** The timer whose failed runs each query looks for (the sweep's unless named here). */
 const TIMER_OF: Record<string, string> = { "verification-failed.kql": "verifyCertificates" };
 
-/**
- * The Certificate Transparency watch's alert lines, as it writes them (issuanceAlertLine), for
- * two issuances of two accounts; and what it says of the others (not alerts).
- */
-const ctAlerts = [
-  issuanceAlertLine(
-    seenIssuance(
-      {},
-      {
-        id: "9876543210",
-        dnsNames: ["shop.contoso.com", "*.contoso.com", "a.contoso.com", "b.contoso.com"],
-      },
-    ),
-  ),
-  issuanceAlertLine(
-    seenIssuance(
-      { account: "fabrikam", watched: "fabrikam.net" },
-      { id: "42", dnsNames: ["fabrikam.net"], issuer: undefined, notAfter: undefined },
-    ),
-  ),
-];
+/** Lines the Certificate Transparency watch writes when `became` became unexpected. */
+async function announceOnce(became: readonly SeenIssuance[]): Promise<string[]> {
+  const { log, lines } = collectingLogger();
+  await recordUnexpected(
+    {
+      account: "contoso",
+      now: () => new Date(),
+      history: memoryHistory(),
+      transparency: memoryTransparencyStore(),
+      notifier: noNotifier,
+    },
+    became,
+    { runId: "ct-run", trigger: "timer" },
+    log,
+  );
+  return lines.map((l) => l.message);
+}
+
+/** The watch's alert lines for two issuances of two accounts, as it writes them. */
+let ctAlerts: string[];
+/** What the CLI says of issuances in each state: no alert among them. */
 const ctOthers = everyState().map((s) => `certsched ct: ${issuanceLine(s)}`);
 
 /** Which real lines each query must find, and which it must not. */
@@ -593,7 +607,8 @@ describe("preflight-will-fail.kql", () => {
 
 describe("unexpected-issuance.kql", () => {
   it("parses the watch's line into the issuance, watched name, account, names, issuer and validity", () => {
-    expect(ctAlerts.every((l) => l.startsWith(ISSUANCE_ALERT_PREFIX))).toBe(true);
+    expect(ctAlerts).toHaveLength(2);
+    expect(ctAlerts.every((l) => l.startsWith(ALERT_PREFIX))).toBe(true);
     const [pattern] = parsePatterns(tokenize(query("unexpected-issuance.kql")));
     expect(pattern?.regex.exec(ctAlerts[0] ?? "")?.groups).toEqual({
       issuance: "9876543210",

@@ -76,18 +76,6 @@ export function issuanceLine(seen: SeenIssuance): string {
   );
 }
 
-/** What starts the log line the alert rule (infra/alerts/unexpected-issuance.kql) reads. */
-export const ISSUANCE_ALERT_PREFIX = "certsched ct alert: ";
-
-/**
- * The alert's log line, one per newly unexpected issuance: `certsched ct alert: unexpected
- * issuance <id> for "<watched name>" of account "<account>": <names> by <issuer>, valid
- * <notBefore> to <notAfter>`. The rule parses it: change both together.
- */
-export function issuanceAlertLine(seen: SeenIssuance): string {
-  return `${ISSUANCE_ALERT_PREFIX}unexpected ${issuanceLine(seen)}`;
-}
-
 /** The JSON view (GET /api/issuances, `certsched ct --json`, the webhook's JSON). */
 export interface IssuanceView {
   readonly account: string;

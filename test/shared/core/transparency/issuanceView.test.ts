@@ -2,8 +2,6 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { SeenIssuance } from "../../../../shared/core/transparency/issuance.js";
 import {
-  ISSUANCE_ALERT_PREFIX,
-  issuanceAlertLine,
   issuanceCondition,
   issuanceExpired,
   issuanceLine,
@@ -95,16 +93,13 @@ describe("issuanceCondition and issuanceExpired", () => {
   });
 });
 
-describe("issuanceLine and the alert's line", () => {
+describe("issuanceLine", () => {
   it("names the id, watched name, account, names, issuer and validity", () => {
     expect(issuanceLine(byId("u1"))).toBe(
       'issuance u1 for "contoso.com" of account "contoso": u1.contoso.com by C=US, O=Let\'s Encrypt, CN=R11, valid 2026-05-30T09:00:00Z to 2026-08-28T09:00:00Z',
     );
     const bare = seenIssuance({}, { issuer: undefined, notBefore: undefined, notAfter: undefined });
     expect(issuanceLine(bare)).toMatch(/by an unknown issuer, valid \? to \?$/);
-    expect(issuanceAlertLine(byId("u1"))).toBe(
-      `${ISSUANCE_ALERT_PREFIX}unexpected ${issuanceLine(byId("u1"))}`,
-    );
   });
 
   it("never holds a raw control or bidi character, whatever was stored", () => {
