@@ -11,6 +11,7 @@ import {
   certificateStatus,
   type StatusWord,
 } from "../../shared/core/status/certificateStatus.js";
+import type { IssuanceStatus } from "../../shared/core/status/issuanceStatus.js";
 import {
   PREFLIGHT_FILTERS,
   type PreflightFilter,
@@ -20,6 +21,7 @@ import {
 import { withServiceRecords } from "../../shared/core/status/serviceOverlay.js";
 import { ensureError, UsageError } from "../../shared/lib/errors.js";
 import { redact } from "../../shared/lib/redact/redact.js";
+import { readIssuanceStatus } from "../../shared/usecases/listStatus.js";
 import { type LoadedStatus, loadStatus } from "../../shared/usecases/steps/loadStatus.js";
 import { type AccountOutcome, overAccounts, withAccount } from "../accounts.js";
 import { type Command, JSON_OPTION } from "../command.js";
@@ -33,6 +35,7 @@ import { oneLine, wrapToWidth } from "../output/text.js";
 import { calendarOf } from "../output/window.js";
 import { type AccountStorage, type StorageAccess, withStorage } from "../storage.js";
 import type { ParsedArgs } from "../usage.js";
+import { issuanceLines, issuanceNotes, issuancesJson } from "./statusIssuances.js";
 
 const HELP = `Usage: certsched status [<certificateName>...] [--offline] [--account NAME]
                         [--preflight STATUS[,STATUS]] [--json]
@@ -62,6 +65,11 @@ A certificate whose CA gave a renewal window (ARI, CERTSCHED_ARI_DIRECTORIES)
 has a line under the table: "ARI window 2026-12-01..2026-12-03", with
 "(renew now)" once it has started (the verification timer then renews it,
 trigger ari) and the CA's explanation URL when it gave one.
+
+With the Certificate Transparency watch on (CERTSCHED_CT_WATCH), an account
+with unexpected certificate issuances nobody acknowledged has a red line
+under the table: "2 unexpected certificate issuances (not acknowledged):
+certsched ct", naming the first three.
 
 With a renewal calendar declared (docs/renewal-windows.md), each certificate
 has a line under the table saying when it is renewed: "open until ...",
@@ -102,7 +110,9 @@ Options:
                "state", "text", "window", "opensAt", "closesAt", "opensAtLocal",
                "opens", "timeZone", "frozen", "mustRenewBy", "because",
                "policy" }), "account" } ],
-               "invalid": [ rows not read ] }.
+               "invalid": [ rows not read ], "issuances": { "unexpected"
+               (not acknowledged), "pending": [ each as certsched ct --json
+               shows it, with its "account" ] } }.
                With several accounts, "service" and "requests7d" move to
                "accounts": [ { "name", "service", "requests7d", "failed",
                "problems" } ].
@@ -299,6 +309,8 @@ interface AccountStatus {
   readonly statuses: CertificateStatus[];
   readonly requests7d: number | null;
   readonly loaded: LoadedStatus;
+  /** Its Certificate Transparency issuances; undefined without a store (storage only). */
+  readonly issuances?: IssuanceStatus | undefined;
 }
 
 /** One account's statuses, read from its own tables (and its service's due list, unless offline). */
@@ -359,6 +371,23 @@ async function statusOf(
   return { account: a.account, serviceState, statuses, requests7d, loaded };
 }
 
+/**
+ * One account's statuses and its unexpected issuances, read side by side: the issuances best
+ * effort (a store that fails is a warning, never a failed status).
+ */
+async function accountStatusOf(
+  a: AccountStorage,
+  access: StorageAccess,
+  io: Io,
+  options: StatusReadOptions,
+): Promise<AccountStatus> {
+  const [status, issuances] = await Promise.all([
+    statusOf(a, access, io, options),
+    readIssuanceStatus(a.service?.transparency, a.account),
+  ]);
+  return { ...status, issuances };
+}
+
 /** The options every account's statuses are read with, from the flags and the settings. */
 async function readOptions(
   args: ParsedArgs,
@@ -402,6 +431,7 @@ function writeJson(
   many: boolean,
   outcomes: readonly AccountOutcome<AccountStatus>[],
   failures: readonly (AccountFailure & { readonly account: string })[],
+  now: Date,
 ): void {
   const read = outcomes.flatMap((o) => (o.ok ? [o.value] : []));
   const rows = read.flatMap((r) => r.statuses.map((s) => withAccount(r.account, s)));
@@ -422,6 +452,7 @@ function writeJson(
     ...(!many && first ? { service: first.serviceState, requests7d: first.requests7d } : {}),
     certificates: rows,
     invalid: invalidRows(read, many),
+    issuances: issuancesJson(read, now),
     ...(truncated ? { truncated: true } : {}),
     ...(many ? { accounts } : {}),
   };
@@ -436,13 +467,15 @@ function writeText(
   preflight: ReadonlySet<PreflightFilter> | undefined,
 ): void {
   const [first] = read;
+  const paint = palette(io.stdout, io.env);
+  const issuances = issuanceLines(read, many, paint, io.stdout.columns);
   if (!many && first) {
-    const lines = render(first.statuses, io, false, preflight);
+    const lines = [...render(first.statuses, io, false, preflight), ...issuances];
     lines.push("", `Requests sent to the service in the last 7 days: ${first.requests7d ?? "-"}`);
     io.stdout.write(`${lines.join("\n")}\n`);
   } else {
     const rows = read.flatMap((r) => r.statuses.map((s) => withAccount(r.account, s)));
-    const lines = render(rows, io, true, preflight);
+    const lines = [...render(rows, io, true, preflight), ...issuances];
     lines.push("", "Requests sent to the service in the last 7 days:");
     for (const r of read) lines.push(`- ${r.account}: ${r.requests7d ?? "-"}`);
     io.stdout.write(`${lines.join("\n")}\n`);
@@ -459,6 +492,7 @@ function writeNotes(io: Io, many: boolean, read: readonly AccountStatus[]): void
     );
   }
   for (const problem of invalidRows(read, many)) note(io, `certsched: ${problem}`);
+  for (const problem of issuanceNotes(read, many)) note(io, `certsched: ${problem}`);
 }
 
 export const statusCommand: Command = {
@@ -476,7 +510,7 @@ export const statusCommand: Command = {
         access.concurrency,
         (name) => {
           const a = access.accounts.find((x) => x.account === name) as AccountStorage;
-          return statusOf(a, access, io, options);
+          return accountStatusOf(a, access, io, options);
         },
       );
       // One account: the storage's failure is reported as every command's (exit 1).
@@ -484,7 +518,7 @@ export const statusCommand: Command = {
       const failures = reportFailures(outcomes, io);
       const read = outcomes.flatMap((o) => (o.ok ? [o.value] : []));
       if (args.values.json === true) {
-        writeJson(io, access.many, outcomes, failures);
+        writeJson(io, access.many, outcomes, failures, access.now());
       } else {
         writeText(io, access.many, read, preflight);
       }

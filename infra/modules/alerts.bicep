@@ -388,6 +388,51 @@ resource preflightWillFail 'Microsoft.Insights/scheduledQueryRules@2023-12-01' =
   }
 }
 
+resource unexpectedIssuance 'Microsoft.Insights/scheduledQueryRules@2023-12-01' = {
+  name: 'alert-unexpected-issuance-${nameSuffix}'
+  location: location
+  tags: tags
+  kind: 'LogAlert'
+  properties: {
+    displayName: 'certsched: a certificate was issued that certsched did not ask for (Certificate Transparency)'
+    description: 'The Certificate Transparency watch found an issuance for a watched name that matches no certificate certsched has read (by public key or TBS hash) and no renewal or creation it sent: a mis-issuance, another ACME client, or a DNS account in the wrong hands. The line names the issuance, the watched name, the account, the names, the issuer and the validity; certsched ct and GET /api/issuances explain it. docs/operations.md "Alerts".'
+    severity: 1
+    enabled: true
+    scopes: [
+      appInsights.id
+    ]
+    evaluationFrequency: 'PT1H'
+    windowSize: 'PT1H'
+    criteria: {
+      allOf: [
+        {
+          query: loadTextContent('../alerts/unexpected-issuance.kql')
+          timeAggregation: 'Count'
+          operator: 'GreaterThan'
+          threshold: 0
+          dimensions: [
+            {
+              name: 'issuance'
+              operator: 'Include'
+              values: [
+                '*'
+              ]
+            }
+          ]
+          failingPeriods: {
+            numberOfEvaluationPeriods: 1
+            minFailingPeriodsToAlert: 1
+          }
+        }
+      ]
+    }
+    autoMitigate: false
+    actions: {
+      actionGroups: actionGroups
+    }
+  }
+}
+
 // Every rule above, once: the notice counts them.
 var ruleNameList = [
   sweepFailed.name
@@ -398,6 +443,7 @@ var ruleNameList = [
   runPoisoned.name
   accountAlert.name
   preflightWillFail.name
+  unexpectedIssuance.name
 ]
 
 // Receivers are listed by kind only: the webhook URL is a secret.

@@ -169,6 +169,8 @@ class NotifierOnFirstMessage implements Notifier {
     (await this.#notifier.get()).notifyVerification(...a);
   readonly notifyPreflight = async (...a: Parameters<Notifier["notifyPreflight"]>) =>
     (await this.#notifier.get()).notifyPreflight(...a);
+  readonly notifyIssuances = async (...a: Parameters<Notifier["notifyIssuances"]>) =>
+    (await this.#notifier.get()).notifyIssuances(...a);
   readonly close = async () => {
     const built = await this.#notifier.begun()?.catch(() => undefined);
     await built?.close();

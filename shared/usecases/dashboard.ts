@@ -16,12 +16,18 @@ import {
   type StatusOptions,
   type StatusWord,
 } from "../core/status/certificateStatus.js";
+import type { IssuanceStatus } from "../core/status/issuanceStatus.js";
 import type { StatusSources } from "../core/status/statusSources.js";
 import { ensureError } from "../lib/errors.js";
 import { mapWithConcurrency } from "../lib/pool.js";
 import { redact } from "../lib/redact/redact.js";
 import { DAY_MS } from "../lib/time.js";
-import { type CalendarStatusPorts, statusOptionsFor } from "./listStatus.js";
+import {
+  type CalendarStatusPorts,
+  type IssuanceReader,
+  readIssuanceStatus,
+  statusOptionsFor,
+} from "./listStatus.js";
 import { loadStatus, statusOptionsOf } from "./steps/loadStatus.js";
 
 /**
@@ -139,6 +145,26 @@ export interface HostSchedule {
 export interface DashboardPage {
   readonly model: DashboardModel;
   readonly warnDays: number;
+  /**
+   * Each account's unexpected and pending Certificate Transparency issuances, read best effort
+   * (a store that fails is a problem line of its own); accounts without a store are left out.
+   */
+  readonly issuances: readonly IssuanceStatus[];
+}
+
+/** What the page is judged with, and where it reads the accounts' issuances (when anywhere). */
+export interface DashboardPorts extends CalendarStatusPorts {
+  readonly transparency?: IssuanceReader;
+}
+
+/** The accounts' issuances, side by side; those without a store have none to show. */
+async function issuancesOf(
+  parts: readonly { readonly account: string; readonly ports: DashboardPorts }[],
+): Promise<IssuanceStatus[]> {
+  const read = await Promise.all(
+    parts.map((p) => readIssuanceStatus(p.ports.transparency, p.account)),
+  );
+  return read.flatMap((s) => (s ? [s] : []));
 }
 
 /**
@@ -146,24 +172,23 @@ export interface DashboardPage {
  * (the grace and warn days of the settings), and the host's schedule for the next run.
  */
 export async function dashboard(
-  ports: CalendarStatusPorts,
+  ports: DashboardPorts,
   sources: DashboardSources,
   host: HostSchedule,
   account = "default",
 ): Promise<DashboardPage> {
   const options = statusOptionsFor(ports, account);
-  const model = await loadDashboard(sources, {
-    ...options,
-    schedule: host.schedule,
-    timeZone: host.timeZone,
-  });
-  return { model, warnDays: options.warnDays };
+  const [model, issuances] = await Promise.all([
+    loadDashboard(sources, { ...options, schedule: host.schedule, timeZone: host.timeZone }),
+    issuancesOf([{ account, ports }]),
+  ]);
+  return { model, warnDays: options.warnDays, issuances };
 }
 
 /** One account's part of the page: its name, its clock and settings, its own sources. */
 export interface AccountDashboardPart {
   readonly account: string;
-  readonly ports: CalendarStatusPorts;
+  readonly ports: DashboardPorts;
   readonly sources: DashboardSources;
 }
 
@@ -182,19 +207,22 @@ export async function dashboardAcross(
   if (!first) throw new Error("a dashboard needs an account");
   if (others.length === 0) return dashboard(first.ports, first.sources, host, first.account);
   const options = statusOptionsOf(first.ports);
-  const loaded = await mapWithConcurrency(parts, concurrency, async (part) => ({
-    account: part.account,
-    ...(await loadOne(part.sources, {
-      ...statusOptionsFor(part.ports, part.account),
-      schedule: host.schedule,
-      timeZone: host.timeZone,
+  const [loaded, issuances] = await Promise.all([
+    mapWithConcurrency(parts, concurrency, async (part) => ({
+      account: part.account,
+      ...(await loadOne(part.sources, {
+        ...statusOptionsFor(part.ports, part.account),
+        schedule: host.schedule,
+        timeZone: host.timeZone,
+      })),
     })),
-  }));
+    issuancesOf(parts),
+  ]);
   const now = options.now;
   const model = mergeAccountModels(
     loaded,
     now.toISOString(),
     nextRun(host.schedule, now, host.timeZone),
   );
-  return { model, warnDays: options.warnDays };
+  return { model, warnDays: options.warnDays, issuances };
 }

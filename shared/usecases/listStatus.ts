@@ -1,4 +1,5 @@
 import { REQUEST_WINDOW_MS, type RequestLog } from "../core/ports/requestLog.js";
+import type { TransparencyStore } from "../core/ports/transparency.js";
 import type { Settings } from "../core/settings.js";
 import { type AccountSummary, accountSummary } from "../core/status/accountSummary.js";
 import {
@@ -6,9 +7,16 @@ import {
   certificateStatus,
   type StatusOptions,
 } from "../core/status/certificateStatus.js";
+import {
+  type IssuanceStatus,
+  issuanceStatusOf,
+  unreadableIssuances,
+} from "../core/status/issuanceStatus.js";
 import { pageOf, type StatusPageQuery } from "../core/status/statusPage.js";
 import type { StatusSources } from "../core/status/statusSources.js";
 import { AccountCalendar } from "../core/windows/timing.js";
+import { ensureError } from "../lib/errors.js";
+import { redact } from "../lib/redact/redact.js";
 import { loadStatus, type StatusOptionsPorts, statusOptionsOf } from "./steps/loadStatus.js";
 
 /** The clock and the settings a status is judged with, the renewal calendar among them when set. */
@@ -133,4 +141,27 @@ export async function statusList(
   query: StatusPageQuery,
 ): Promise<StatusList> {
   return statusPageOf([await accountStatuses(ports.account, ports, sources)], query);
+}
+
+/** Where a status reads an account's Certificate Transparency issuances. */
+export type IssuanceReader = Pick<TransparencyStore, "kind" | "list">;
+
+/**
+ * One account's unexpected and pending issuances (core/status/issuanceStatus.ts), read best
+ * effort: a store that throws gives a problem line, never a failed status. Undefined without a
+ * store (no storage: nothing was ever watched).
+ */
+export async function readIssuanceStatus(
+  store: IssuanceReader | undefined,
+  account: string,
+): Promise<IssuanceStatus | undefined> {
+  if (store === undefined || store.kind === "none") return undefined;
+  try {
+    return issuanceStatusOf(account, await store.list(account));
+  } catch (error) {
+    return unreadableIssuances(
+      account,
+      `Certificate Transparency issuances could not be read: ${redact(ensureError(error).message)}`,
+    );
+  }
 }

@@ -108,7 +108,6 @@ const COVERED_ELSEWHERE: Readonly<Record<string, string>> = {
   "shared/usecases/certificateDetail.ts": "test/functions/handlers/getCertificate.test.ts",
   "shared/usecases/cleanupHistory.ts": "test/functions/handlers/cleanupHistory.test.ts",
   "shared/usecases/createCertificate.ts": "test/functions/handlers/createCertificate.test.ts",
-  "shared/usecases/listStatus.ts": "test/functions/handlers/listCertificates.test.ts",
   "shared/usecases/poisonRun.ts": "test/functions/handlers/runQueuedRenewals.test.ts",
   "shared/usecases/processRun.ts": "test/functions/handlers/runQueuedRenewals.test.ts",
   "shared/usecases/renewByName.ts": "test/functions/handlers/renewCertificate.test.ts",

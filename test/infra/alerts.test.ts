@@ -6,11 +6,14 @@ import { poisonedRenewals } from "../../functions/poisonedRenewals.js";
 import { renewDueCertificates } from "../../functions/renewDueCertificates.js";
 import { runRenewals } from "../../functions/runRenewals.js";
 import { verifyCertificates } from "../../functions/verifyCertificates.js";
+import { memoryTransparencyStore } from "../../shared/adapters/storage/memory/memoryTransparency.js";
 import { SINGLE_ACCOUNT_SETTINGS } from "../../shared/app/config/accounts.js";
 import { loadPreflightSettings } from "../../shared/app/config/preflightSettings.js";
 import { APP_SERVICE } from "../../shared/core/certificate/fields.js";
+import { memoryHistory } from "../../shared/core/ports/history.js";
 import { memoryInventory } from "../../shared/core/ports/inventory.js";
 import { memoryLedger } from "../../shared/core/ports/ledger.js";
+import { noNotifier } from "../../shared/core/ports/notifier.js";
 import { noneDue } from "../../shared/core/ports/service.js";
 import { PREFLIGHT_ALERT_PREFIX } from "../../shared/core/preflight/changes.js";
 import {
@@ -19,16 +22,20 @@ import {
   resultLine,
   summaryLine,
 } from "../../shared/core/renewal/summary.js";
+import type { SeenIssuance } from "../../shared/core/transparency/issuance.js";
+import { issuanceLine } from "../../shared/core/transparency/issuanceView.js";
 import type { InventoryVerification } from "../../shared/core/verification/inventoryResult.js";
 import { verificationSummaryLine } from "../../shared/core/verification/verificationSummary.js";
 import { SweepFailedError, VerificationFailedError } from "../../shared/lib/errors.js";
 import { DAY_MS, HOUR_MS } from "../../shared/lib/time.js";
 import { runPreflight } from "../../shared/usecases/preflight.js";
+import { ALERT_PREFIX, recordUnexpected } from "../../shared/usecases/transparency/announce.js";
 import type { Hosting } from "../../sim/index.js";
 import { startSimAccounts } from "../support/accounts.js";
 import { collectingLogger, startHarness } from "../support/app.js";
 import { httpRequest, timer } from "../support/invoke.js";
 import { seededChecks, undecidedProbes } from "../support/preflight.js";
+import { everyState, seenIssuance } from "../support/seenIssuances.js";
 import {
   type BicepFile,
   calls,
@@ -228,6 +235,19 @@ let accountRun: string[];
 
 beforeAll(async () => {
   preflighted = await preflightOnce();
+  ctAlerts = await announceOnce([
+    seenIssuance(
+      {},
+      {
+        id: "9876543210",
+        dnsNames: ["shop.contoso.com", "*.contoso.com", "a.contoso.com", "b.contoso.com"],
+      },
+    ),
+    seenIssuance(
+      { account: "fabrikam", watched: "fabrikam.net" },
+      { id: "42", dnsNames: ["fabrikam.net"], issuer: undefined, notAfter: undefined },
+    ),
+  ]);
   // The poison function, through the function, over the in-process run store.
   const poisonApp = await startHarness({ certificates: [] });
   try {
@@ -376,6 +396,29 @@ function registeredTimerName(module = "renewDueCertificates"): string {
 /** The timer whose failed runs each query looks for (the sweep's unless named here). */
 const TIMER_OF: Record<string, string> = { "verification-failed.kql": "verifyCertificates" };
 
+/** Lines the Certificate Transparency watch writes when `became` became unexpected. */
+async function announceOnce(became: readonly SeenIssuance[]): Promise<string[]> {
+  const { log, lines } = collectingLogger();
+  await recordUnexpected(
+    {
+      account: "contoso",
+      now: () => new Date(),
+      history: memoryHistory(),
+      transparency: memoryTransparencyStore(),
+      notifier: noNotifier,
+    },
+    became,
+    { runId: "ct-run", trigger: "timer" },
+    log,
+  );
+  return lines.map((l) => l.message);
+}
+
+/** The watch's alert lines for two issuances of two accounts, as it writes them. */
+let ctAlerts: string[];
+/** What the CLI says of issuances in each state: no alert among them. */
+const ctOthers = everyState().map((s) => `certsched ct: ${issuanceLine(s)}`);
+
 /** Which real lines each query must find, and which it must not. */
 function cases(): Record<string, { finds: string[]; ignores: string[] }> {
   return {
@@ -426,6 +469,10 @@ function cases(): Record<string, { finds: string[]; ignores: string[] }> {
         ...unverified.lines,
         ...accountRun,
       ],
+    },
+    "unexpected-issuance.kql": {
+      finds: ctAlerts,
+      ignores: [...ctOthers, ...preflighted, ...accountRun, ...good.lines, ...bad.lines],
     },
     "certificate-stuck.kql": {
       finds: bad.lines.filter((l) => l.includes("certificate stuck")),
@@ -554,6 +601,29 @@ describe("preflight-will-fail.kql", () => {
       account: "contoso",
       reasons: "caa-forbids, hostname-not-bound",
       daysLeft: "10",
+    });
+  });
+});
+
+describe("unexpected-issuance.kql", () => {
+  it("parses the watch's line into the issuance, watched name, account, names, issuer and validity", () => {
+    expect(ctAlerts).toHaveLength(2);
+    expect(ctAlerts.every((l) => l.startsWith(ALERT_PREFIX))).toBe(true);
+    const [pattern] = parsePatterns(tokenize(query("unexpected-issuance.kql")));
+    expect(pattern?.regex.exec(ctAlerts[0] ?? "")?.groups).toEqual({
+      issuance: "9876543210",
+      watched: "contoso.com",
+      account: "contoso",
+      names: "shop.contoso.com, *.contoso.com, a.contoso.com and 1 more",
+      issuer: "C=US, O=Let's Encrypt, CN=R11",
+      notBefore: "2026-05-30T09:00:00Z",
+      notAfter: "2026-08-28T09:00:00Z",
+    });
+    expect(pattern?.regex.exec(ctAlerts[1] ?? "")?.groups).toMatchObject({
+      issuance: "42",
+      account: "fabrikam",
+      issuer: "an unknown issuer",
+      notAfter: "?",
     });
   });
 });

@@ -7,6 +7,7 @@ import { responseDetail } from "../../lib/http/responseDetail.js";
 import type { RetryPolicy } from "../../lib/http/retryPolicy.js";
 import type { Logger } from "../../lib/log.js";
 import { redact } from "../../lib/redact/redact.js";
+import { issuanceBody } from "./issuanceMessage.js";
 import { jsonMessage } from "./jsonMessage.js";
 import { preflightBody } from "./preflightMessage.js";
 import { slackMessage } from "./slackMessage.js";
@@ -58,6 +59,8 @@ export interface NotifierOptions {
   readonly namedAccounts?: boolean;
   /** Observer of the webhook call (telemetry), reported as upstream "webhook". */
   readonly onCall?: HttpClientOptions["onCall"];
+  /** The clock an issuance's message says "expired" by (default: the system's). */
+  readonly now?: () => Date;
 }
 
 /**
@@ -81,13 +84,16 @@ export function webhookBody(summary: SweepSummary, format: WebhookFormat, named 
   return redact(JSON.stringify(message));
 }
 
-/** Posts sweep messages to the webhook; its own HttpClient, so its short timeout stays its own. */
-export function createNotifier(options: NotifierOptions): Notifier {
-  const format = resolveWebhookFormat(options.format, options.url);
-  const named = options.namedAccounts === true;
+/** One POST of a message; `work` names what it is about ("the sweep", "the verification"). */
+type Post = (body: string, work: string, log: Logger) => Promise<NotifyOutcome>;
+
+/** The webhook's one POST, on its own HttpClient (made on the first message). */
+function webhookPost(
+  options: NotifierOptions,
+  format: WebhookFormat,
+): { post: Post; close(): Promise<void> } {
   let http: HttpClient | undefined;
-  /** One POST; `work` names what the message is about ("the sweep", "the verification"). */
-  const post = async (body: string, work: string, log: Logger): Promise<NotifyOutcome> => {
+  const post: Post = async (body, work, log) => {
     try {
       http ??= new HttpClient({
         timeoutMs: options.timeoutMs ?? WEBHOOK_TIMEOUT_MS,
@@ -117,44 +123,67 @@ export function createNotifier(options: NotifierOptions): Notifier {
       return "failed";
     }
   };
+  return { post, close: async () => http?.close() };
+}
+
+/**
+ * Posts each message one at a time (a channel shows them in order, and a 429 is not made
+ * worse); "sent" only when every one was, "not-needed" when there is none.
+ */
+async function postEach(
+  bodies: readonly (() => string)[],
+  work: string,
+  log: Logger,
+  post: Post,
+): Promise<NotifyOutcome> {
+  if (bodies.length === 0) return "not-needed";
+  let outcome: NotifyOutcome = "sent";
+  for (const body of bodies) {
+    if ((await post(body(), work, log)) === "failed") outcome = "failed";
+  }
+  return outcome;
+}
+
+/** Posts sweep messages to the webhook; its own HttpClient, so its short timeout stays its own. */
+export function createNotifier(options: NotifierOptions): Notifier {
+  const format = resolveWebhookFormat(options.format, options.url);
+  const named = options.namedAccounts === true;
+  const now = options.now ?? (() => new Date());
+  const { post, close } = webhookPost(options, format);
   return {
     async notify(summary, log) {
       if (!shouldNotify(summary, options.notifySuccess)) return "not-needed";
       return post(webhookBody(summary, format, named), "the sweep", log);
     },
     async notifyVerification(notices, log) {
-      if (notices.length === 0) return "not-needed";
-      let outcome: NotifyOutcome = "sent";
       if (notices.length > MAX_VERIFICATION_MESSAGES) {
         log.warn(
           `certsched webhook: ${notices.length} certificates changed status in one verification; posting the first ${MAX_VERIFICATION_MESSAGES} (the summary line and GET /api/verifications have them all)`,
         );
       }
-      // One at a time: a channel shows them in order, and a 429 is not made worse.
-      for (const notice of notices.slice(0, MAX_VERIFICATION_MESSAGES)) {
-        const sent = await post(verificationBody(notice, format, named), "the verification", log);
-        if (sent === "failed") outcome = "failed";
-      }
-      return outcome;
+      const bodies = notices
+        .slice(0, MAX_VERIFICATION_MESSAGES)
+        .map((notice) => () => verificationBody(notice, format, named));
+      return postEach(bodies, "the verification", log, post);
     },
     async notifyPreflight(changes, log) {
-      if (changes.length === 0) return "not-needed";
-      let outcome: NotifyOutcome = "sent";
       if (changes.length > MAX_PREFLIGHT_MESSAGES) {
         log.warn(
           `certsched webhook: ${changes.length} certificates changed preflight status in one run; posting the first ${MAX_PREFLIGHT_MESSAGES} (GET /api/preflight has them all)`,
         );
       }
-      // One at a time, as a verification's: in order, and a 429 is not made worse.
-      for (const change of changes.slice(0, MAX_PREFLIGHT_MESSAGES)) {
-        const sent = await post(preflightBody(change, format, named), "the preflight", log);
-        if (sent === "failed") outcome = "failed";
-      }
-      return outcome;
+      const bodies = changes
+        .slice(0, MAX_PREFLIGHT_MESSAGES)
+        .map((change) => () => preflightBody(change, format, named));
+      return postEach(bodies, "the preflight", log, post);
     },
-    async close() {
-      await http?.close();
+    async notifyIssuances(issuances, log) {
+      // Every one: each unexpected issuance is told exactly once (the store keeps which were),
+      // so none may be left out as a mass change's extra messages are.
+      const bodies = issuances.map((seen) => () => issuanceBody(seen, format, now(), named));
+      return postEach(bodies, "the Certificate Transparency watch", log, post);
     },
+    close,
   };
 }
 
@@ -186,6 +215,8 @@ export function accountNotifier(notifier: Notifier, account: string, named = fal
       ),
     // A change names its account already (the preflight result's).
     notifyPreflight: (changes, log) => notifier.notifyPreflight(changes, logOf(log)),
+    // An issuance names its account already (the store keeps it with the account).
+    notifyIssuances: (issuances, log) => notifier.notifyIssuances(issuances, logOf(log)),
     // The app's notifier is closed by the app, once.
     close: async () => {},
   };

@@ -1,6 +1,7 @@
 import type { Logger } from "../../lib/log.js";
 import type { PreflightChange } from "../preflight/changes.js";
 import type { SweepSummary } from "../renewal/summary.js";
+import type { SeenIssuance } from "../transparency/issuance.js";
 import type { InventoryResult } from "../verification/inventoryResult.js";
 import type { InventoryStatus } from "../verification/judge.js";
 
@@ -53,6 +54,12 @@ export interface Notifier {
    * will fail to renew, or is ready again. "sent" only when every one was. Never throws.
    */
   notifyPreflight(changes: readonly PreflightChange[], log: Logger): Promise<NotifyOutcome>;
+  /**
+   * Posts one message per issuance a Certificate Transparency watch found unexpected
+   * (issuanceMessage.ts), whatever CERTSCHED_NOTIFY_SUCCESS says, one after the other; "sent"
+   * only when every one was. Never throws.
+   */
+  notifyIssuances(issuances: readonly SeenIssuance[], log: Logger): Promise<NotifyOutcome>;
   close(): Promise<void>;
 }
 
@@ -61,5 +68,6 @@ export const noNotifier: Notifier = {
   notify: async () => "disabled",
   notifyVerification: async () => "disabled",
   notifyPreflight: async () => "disabled",
+  notifyIssuances: async () => "disabled",
   close: async () => {},
 };

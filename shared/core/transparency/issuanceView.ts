@@ -1,3 +1,4 @@
+import { escapeControl } from "../../lib/text/escapeControl.js";
 import { shownName, someNames } from "../../lib/text/names.js";
 import { instantText } from "../verification/served.js";
 import type { IssuanceVerdict, SeenIssuance } from "./issuance.js";
@@ -51,17 +52,28 @@ export function issuanceNames(seen: SeenIssuance): string {
   return moreNames > 0 ? `${shown} (+${moreNames} not kept)` : shown;
 }
 
-/** Revoked or expired, in words; undefined for a live certificate. */
-export function issuanceCondition(seen: SeenIssuance, now: Date): string | undefined {
-  if (seen.issuance.revoked) return "revoked";
+/** Its validity ended at or before `now`; false when its end is unknown. */
+export function issuanceExpired(seen: SeenIssuance, now: Date): boolean {
   const notAfter = seen.issuance.notAfter;
-  return notAfter && notAfter.getTime() <= now.getTime() ? "expired" : undefined;
+  return notAfter !== undefined && notAfter.getTime() <= now.getTime();
 }
 
-/** One line: the alert's log line and the CLI's summary use it. */
+/** Revoked or expired, in words (revoked first: it says more); undefined for a live certificate. */
+export function issuanceCondition(seen: SeenIssuance, now: Date): string | undefined {
+  if (seen.issuance.revoked) return "revoked";
+  return issuanceExpired(seen, now) ? "expired" : undefined;
+}
+
+/**
+ * One line: the alert's log line and the CLI's summary use it. Control and bidi characters are
+ * made visible once more (the adapter did when it read them; a row stored before that rule, or a
+ * store of another make, must not forge a log line either).
+ */
 export function issuanceLine(seen: SeenIssuance): string {
   const i = seen.issuance;
-  return `issuance ${i.id} for "${shownName(seen.watched)}" of account "${shownName(seen.account)}": ${issuanceNames(seen)} by ${i.issuer ?? "an unknown issuer"}, valid ${when(i.notBefore)} to ${when(i.notAfter)}`;
+  return escapeControl(
+    `issuance ${i.id} for "${shownName(seen.watched)}" of account "${shownName(seen.account)}": ${issuanceNames(seen)} by ${i.issuer ?? "an unknown issuer"}, valid ${when(i.notBefore)} to ${when(i.notAfter)}`,
+  );
 }
 
 /** The JSON view (GET /api/issuances, `certsched ct --json`, the webhook's JSON). */
@@ -102,7 +114,8 @@ export function issuanceView(seen: SeenIssuance, now: Date): IssuanceView {
     ...(i.notBefore ? { notBefore: instantText(i.notBefore) } : {}),
     ...(i.notAfter ? { notAfter: instantText(i.notAfter) } : {}),
     revoked: i.revoked,
-    expired: issuanceCondition(seen, now) === "expired",
+    // Both may hold: a revoked certificate also expires.
+    expired: issuanceExpired(seen, now),
     ...("certificateName" in v ? { certificateName: v.certificateName } : {}),
     firstSeenAt: instantText(seen.firstSeenAt),
     ...(link ? { link } : {}),

@@ -2,6 +2,7 @@ import type { HttpResponseInit } from "@azure/functions";
 import { z } from "zod";
 import type { DashboardModel } from "../../core/dashboard/dashboardModel.js";
 import { STATUS_WORDS } from "../../core/status/certificateStatus.js";
+import type { IssuanceStatus } from "../../core/status/issuanceStatus.js";
 import { PREFLIGHT_FILTERS } from "../../core/status/preflightView.js";
 import { redactRecordStrings } from "../../lib/redact/redactStrings.js";
 import { accountParameter } from "../accountQuery.js";
@@ -41,7 +42,11 @@ export function routeBaseOf(url: string): string | undefined {
  * that lock it down.
  */
 export function dashboardResponse(
-  page: { readonly model: DashboardModel; readonly warnDays: number },
+  page: {
+    readonly model: DashboardModel;
+    readonly warnDays: number;
+    readonly issuances?: readonly IssuanceStatus[];
+  },
   query: DashboardQuery,
   /** The page's URL as requested: its links to other routes start where its path does. */
   url?: string,
@@ -51,12 +56,16 @@ export function dashboardResponse(
     headers: { ...PAGE_HEADERS },
     // Redacted before it is rendered (escaped HTML is no place to look for a token): the page
     // shows what storage holds, which may quote tokens another process was issued.
-    body: renderDashboard(redactRecordStrings(page.model), {
-      status: query.status,
-      account: query.account,
-      preflight: query.preflight,
-      warnDays: page.warnDays,
-      routeBase: url === undefined ? undefined : routeBaseOf(url),
-    }),
+    body: renderDashboard(
+      redactRecordStrings(page.model),
+      {
+        status: query.status,
+        account: query.account,
+        preflight: query.preflight,
+        warnDays: page.warnDays,
+        routeBase: url === undefined ? undefined : routeBaseOf(url),
+      },
+      page.issuances,
+    ),
   };
 }

@@ -44,6 +44,11 @@ td{overflow-wrap:anywhere}
 .st-unverifiable,.st-unknown{color:var(--none)}
 .st-expired,.st-stuck,.st-failed,.st-not-landed,.st-not-synced,.st-incomplete-chain,.st-weak,.st-too-long{color:var(--bad)}
 .pf-ready{color:var(--ok)}.pf-will-fail{color:var(--bad)}.pf-unknown,.pf-none{color:var(--none)}
+#ct{margin:0 0 16px}#ct h2{font-size:1.1rem;margin:0 0 6px}#ct h3{font-size:.95rem;margin:8px 0 4px}
+.ct-list{list-style:none;margin:0;padding:0}.ct-list li{padding:6px 0;border-bottom:1px solid var(--line);overflow-wrap:anywhere}
+.ct-unexpected{color:var(--bad)}.ct-pending{color:var(--info)}.ct-condition{color:var(--warn)}
+.ct-list li.ct-unexpected,.ct-list li.ct-pending{color:var(--fg)}.ct-list li.ct-unexpected{border-left:4px solid var(--bad);padding-left:8px}
+.ct-alert{border:1px solid var(--bad);border-left-width:6px;border-radius:6px;padding:8px 12px;margin:0 0 8px;color:var(--bad);font-weight:600}
 .filters-label{align-self:center;color:var(--muted);font-size:.8rem;text-transform:uppercase;letter-spacing:.04em}
 nav+nav{margin-top:6px}
 details{margin-top:4px}details ul{margin:4px 0 0;padding-left:18px}summary{cursor:pointer;color:var(--info)}

@@ -5,12 +5,14 @@ import type {
   NextRun,
 } from "../../core/dashboard/dashboardModel.js";
 import { STATUS_WORDS, type StatusWord } from "../../core/status/certificateStatus.js";
+import type { IssuanceStatus } from "../../core/status/issuanceStatus.js";
 import type { PreflightFilter } from "../../core/status/preflightView.js";
 import type { WindowPart } from "../../core/status/windowView.js";
 import { escapeHtml as h } from "../../lib/text/escapeHtml.js";
 import { MINUTE_MS } from "../../lib/time.js";
 import { accountsTable, filterHref, showsAccounts, summaryOf } from "./accountsSection.js";
 import { ariHtml } from "./ariCell.js";
+import { issuanceSection } from "./issuanceSection.js";
 import { SCRIPT, STYLE } from "./pageAssets.js";
 import {
   matchesPreflight,
@@ -199,10 +201,19 @@ function filters(
   return `<nav aria-label="Filter by status"><ul class="filters">${all}${words.join("")}</ul></nav>`;
 }
 
-export function renderDashboard(model: DashboardModel, options: RenderOptions): string {
+/**
+ * The page; `issuances`: each account's Certificate Transparency issuances to show (the section
+ * is left out when none needs showing).
+ */
+export function renderDashboard(
+  model: DashboardModel,
+  options: RenderOptions,
+  issuances: readonly IssuanceStatus[] = [],
+): string {
   const now = new Date(model.generatedAt);
   const accounts = showsAccounts(model);
   const account = accounts ? options.account : undefined;
+  const ct = issuanceSection(issuances, now, { account, accounts });
   const ofAccount =
     account === undefined ? model.rows : model.rows.filter((r) => r.account === account);
   const matching = ofAccount.filter(
@@ -258,7 +269,7 @@ ${filters(model, options.status, account, options.preflight)}
 ${preflightFilters(ofAccount, filter)}
 </header>
 <main>
-${problemBox}${accountsTable(model, filter)}${body}
+${problemBox}${ct}${accountsTable(model, filter)}${body}
 </main>
 <script>${SCRIPT}</script>
 </body>

@@ -1,12 +1,14 @@
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { createTableTransparencyStore } from "../../../shared/adapters/storage/tableTransparency.js";
 import { DAY_MS } from "../../../shared/lib/time.js";
 import { type Simulator, sandboxSettings, startSimulator } from "../../../sim/index.js";
 import { type AzuriteHandle, startAzurite } from "../../support/azurite.js";
 import { makeCa, makeLeaf } from "../../support/certificates.js";
 import { cliAgainst, inDays, jsonOf, tempDir } from "../../support/cli.js";
 import { ensureBuilt, runCli } from "../../support/cliBuild.js";
+import { everyState } from "../../support/seenIssuances.js";
 import { runInTerminal, screenLines } from "../../support/terminal.js";
 import { type RecordingServer, startTlsServer } from "../../support/tlsServers.js";
 
@@ -71,6 +73,7 @@ interface Document {
   requests7d: number | null;
   certificates: Status[];
   invalid: string[];
+  issuances: { unexpected: { id: string; account: string }[]; pending: { id: string }[] };
 }
 
 describe("certsched status --json", () => {
@@ -123,7 +126,14 @@ describe("certsched status --json", () => {
     expect(result.code).toBe(0);
     expect(result.stderr).toBe("");
     const doc = jsonOf<Document>(result);
-    expect(Object.keys(doc).sort()).toEqual(["certificates", "invalid", "requests7d", "service"]);
+    expect(Object.keys(doc).sort()).toEqual([
+      "certificates",
+      "invalid",
+      "issuances",
+      "requests7d",
+      "service",
+    ]);
+    expect(doc.issuances).toEqual({ unexpected: expect.any(Array), pending: expect.any(Array) });
     expect(doc.service).toBe("reachable");
     expect(doc.requests7d).toEqual(expect.any(Number));
     expect(doc.invalid).toEqual([]);
@@ -344,5 +354,27 @@ describe("certsched status for people", () => {
     expect(result.code).toBe(0);
     for (const line of result.stdout.split("\n")) expect(line.length, line).toBeLessThanOrEqual(80);
     expect(result.stdout).toContain("--offline");
+  });
+});
+
+describe("certsched status: Certificate Transparency", () => {
+  it("a red line for the unexpected issuance nobody acknowledged, naming it; --json lists it and the pending one", async () => {
+    // The app's store in this Azurite, as the watch leaves it: one issuance in each state.
+    const store = createTableTransparencyStore({ connectionString: azurite.connectionString });
+    await store.addNew(everyState("default"));
+    sim = await startSimulator({ certificates: [] });
+
+    const text = await cliAgainst(sim, ["status", "--offline"], { env: storage() });
+    const json = await cliAgainst(sim, ["status", "--offline", "--json"], { env: storage() });
+
+    expect(text.code).toBe(0);
+    expect(text.stdout).toContain(
+      "1 unexpected certificate issuance (not acknowledged): certsched ct",
+    );
+    expect(text.stdout).toContain('issuance u1 for "contoso.com" of account "default"');
+    for (const other of ["a1", "p1", "e1"]) expect(text.stdout).not.toContain(`issuance ${other} `);
+    const doc = jsonOf<Document>(json);
+    expect(doc.issuances.unexpected.map((v) => [v.account, v.id])).toEqual([["default", "u1"]]);
+    expect(doc.issuances.pending.map((v) => v.id)).toEqual(["p1"]);
   });
 });

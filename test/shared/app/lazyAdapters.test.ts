@@ -11,6 +11,7 @@ import {
 import { noNotifier } from "../../../shared/core/ports/notifier.js";
 import type { SweepSummary } from "../../../shared/core/renewal/summary.js";
 import { silentLogger } from "../../../shared/lib/log.js";
+import { seenIssuance } from "../../support/seenIssuances.js";
 import { type Receiver, startReceiver } from "../../support/webhookReceiver.js";
 
 const FAILED: SweepSummary = {
@@ -103,6 +104,11 @@ describe("the webhook notifier built on first message", () => {
     const contoso = accountNotifierOnFirstUse(app, "contoso", true);
     expect(await contoso.notify(FAILED, silentLogger)).toBe("sent");
     expect(receiver.received[0]?.json).toMatchObject({ account: "contoso" });
+    // An issuance's message goes through too, one per issuance, naming its own account.
+    expect(
+      await contoso.notifyIssuances([seenIssuance({ account: "contoso" })], silentLogger),
+    ).toBe("sent");
+    expect(receiver.received[1]?.json).toMatchObject({ event: "issuance", account: "contoso" });
     await app.close();
     expect(accountNotifierOnFirstUse(noNotifier, "contoso", true)).toBe(noNotifier);
   });

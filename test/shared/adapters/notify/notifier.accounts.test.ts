@@ -168,6 +168,7 @@ describe("accountNotifier", () => {
         return "sent";
       },
       notifyPreflight: async () => "sent",
+      notifyIssuances: async () => "sent",
       close: async () => {},
     };
     const { log } = collectingLogger();
