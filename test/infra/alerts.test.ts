@@ -29,7 +29,7 @@ import { verificationSummaryLine } from "../../shared/core/verification/verifica
 import { SweepFailedError, VerificationFailedError } from "../../shared/lib/errors.js";
 import { DAY_MS, HOUR_MS } from "../../shared/lib/time.js";
 import { runPreflight } from "../../shared/usecases/preflight.js";
-import { ALERT_PREFIX, recordUnexpected } from "../../shared/usecases/transparency/announce.js";
+import { ALERT_PREFIX, announceUnexpected } from "../../shared/usecases/transparency/announce.js";
 import type { Hosting } from "../../sim/index.js";
 import { startSimAccounts } from "../support/accounts.js";
 import { collectingLogger, startHarness } from "../support/app.js";
@@ -399,18 +399,23 @@ const TIMER_OF: Record<string, string> = { "verification-failed.kql": "verifyCer
 /** Lines the Certificate Transparency watch writes when `became` became unexpected. */
 async function announceOnce(became: readonly SeenIssuance[]): Promise<string[]> {
   const { log, lines } = collectingLogger();
-  await recordUnexpected(
-    {
-      account: "contoso",
-      now: () => new Date(),
-      history: memoryHistory(),
-      transparency: memoryTransparencyStore(),
-      notifier: noNotifier,
-    },
-    became,
-    { runId: "ct-run", trigger: "timer" },
-    log,
-  );
+  for (const account of new Set(became.map((s) => s.account))) {
+    const transparency = memoryTransparencyStore();
+    const mine = became.filter((s) => s.account === account);
+    await transparency.addNew(mine);
+    await announceUnexpected(
+      {
+        account,
+        now: () => new Date(),
+        history: memoryHistory(),
+        transparency,
+        notifier: noNotifier,
+      },
+      mine,
+      { runId: "ct-run", trigger: "timer" },
+      log,
+    );
+  }
   return lines.map((l) => l.message);
 }
 
