@@ -18,6 +18,11 @@ import { REPO_ROOT, sourceText, tsFilesUnder } from "../support/sourceTree.js";
  * leave the list (a test below says so).
  */
 const COVERED_ELSEWHERE: Readonly<Record<string, string>> = {
+  // The Certificate Transparency watch's stages, through the watch's suite over the simulated
+  // watcher (paging, restarts, every bad answer, the one announcement).
+  "shared/usecases/transparency/announce.ts": "test/shared/usecases/watchTransparency.test.ts",
+  "shared/usecases/transparency/askAll.ts": "test/shared/usecases/watchTransparency.test.ts",
+  "shared/usecases/transparency/askWatcher.ts": "test/shared/usecases/watchTransparency.test.ts",
   // The renewal calendar's parts, through the timing's suites (DST, freezes, jitter, openings).
   "shared/core/windows/freezes.ts": "test/shared/core/windows/timing.test.ts",
   "shared/core/windows/localTime.ts": "test/shared/core/windows/timingWords.test.ts",
