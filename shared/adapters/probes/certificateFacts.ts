@@ -3,6 +3,7 @@ import type tls from "node:tls";
 import type Forge from "node-forge";
 import { certIdOf } from "../../core/ari/certId.js";
 import type { PublicKeyFacts, ServedCertificate, SignatureFacts } from "../../core/ports/probes.js";
+import { ctHashesOfDer } from "./ctHashes.js";
 import { forge } from "./forgeAsn1.js";
 
 /**
@@ -77,12 +78,19 @@ export function keyOf(x509: X509Certificate): PublicKeyFacts | undefined {
 }
 
 /**
- * What is read from the DER itself: the signature's algorithm, and the ARI CertID (RFC 9773;
- * undefined without an Authority Key Identifier).
+ * What is read from the DER itself: the signature's algorithm, the ARI CertID (RFC 9773;
+ * undefined without an Authority Key Identifier), and the Certificate Transparency hashes of the
+ * public key and the TBSCertificate (ctHashes.ts), left out when the DER cannot be walked.
  */
-export function derFacts(der: Uint8Array): Pick<ServedCertificate, "signature" | "certId"> {
+export function derFacts(
+  der: Uint8Array,
+): Pick<ServedCertificate, "signature" | "certId" | "pubkeySha256" | "tbsSha256"> {
   const id = certIdOf(der);
-  return { signature: signatureOf(der), certId: id.ok ? id.certId : undefined };
+  return {
+    signature: signatureOf(der),
+    certId: id.ok ? id.certId : undefined,
+    ...ctHashesOfDer(der),
+  };
 }
 
 /** Whether the certificate names itself as issuer (and matches its own key identifier). */

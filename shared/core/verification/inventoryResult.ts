@@ -3,6 +3,7 @@ import { boundDetail, boundWithNote } from "../../lib/text/boundDetail.js";
 import { escapeControl } from "../../lib/text/escapeControl.js";
 import { DAY_MS, HOUR_MS, MINUTE_MS, SECOND_MS } from "../../lib/time.js";
 import type { InventoryRecord, VerificationRecord } from "../ports/inventory.js";
+import type { ServedCertificate } from "../ports/probes.js";
 import { INVENTORY_STATUSES, type InventoryStatus } from "./judge.js";
 import type { VerifySettings } from "./verifySettings.js";
 
@@ -28,6 +29,12 @@ export interface InventoryResult {
   /** ISO-8601 UTC; a vault certificate's version id (for the receipt of a renewal). */
   readonly notBefore?: string;
   readonly version?: string;
+  /**
+   * The certificate's Certificate Transparency hashes (SHA-256 of its SubjectPublicKeyInfo and of
+   * its RFC 6962 TBSCertificate, 64 lower-case hex): how an issuance in the logs is matched.
+   */
+  readonly pubkeySha256?: string;
+  readonly tbsSha256?: string;
   readonly detail: string;
   /** For `unreachable`: true once CERTSCHED_VERIFY_UNREACHABLE_AFTER has passed since the first failure. */
   readonly pastGrace?: boolean;
@@ -158,6 +165,16 @@ export function severity(r: InventoryResult): number {
   return 1 + (i === -1 ? order.length : i);
 }
 
+/** A certificate's CT hashes as a result carries them: each left out when it was not read. */
+export function ctHashesOf(
+  c: Pick<ServedCertificate, "pubkeySha256" | "tbsSha256">,
+): Pick<InventoryResult, "pubkeySha256" | "tbsSha256"> {
+  return {
+    ...(c.pubkeySha256 === undefined ? {} : { pubkeySha256: c.pubkeySha256 }),
+    ...(c.tbsSha256 === undefined ? {} : { tbsSha256: c.tbsSha256 }),
+  };
+}
+
 /** The verification kept in the inventory for a result. */
 export function toRecord(
   r: InventoryResult,
@@ -178,6 +195,8 @@ export function toRecord(
     ...(r.serial === undefined ? {} : { serial: r.serial }),
     ...(r.notBefore ? { notBefore: new Date(r.notBefore) } : {}),
     ...(r.version === undefined ? {} : { version: r.version }),
+    ...(r.pubkeySha256 === undefined ? {} : { pubkeySha256: r.pubkeySha256 }),
+    ...(r.tbsSha256 === undefined ? {} : { tbsSha256: r.tbsSha256 }),
     ...(unreachableSince ? { unreachableSince } : {}),
   };
   return record;

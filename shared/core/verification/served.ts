@@ -64,6 +64,9 @@ export function factsOf(reading: Reading | undefined): ServedFacts | undefined {
     notBefore: reading.notBefore,
     notAfter: reading.servedNotAfter,
     version: text(reading.version),
+    // Carried whole: CT issuances are matched by them (they are never shown to people).
+    pubkeySha256: reading.pubkeySha256,
+    tbsSha256: reading.tbsSha256,
   };
   return Object.fromEntries(
     Object.entries(facts).filter(([, v]) => v !== undefined),

@@ -1,7 +1,7 @@
 import { boundDetail, withBoundDetail } from "../../lib/text/boundDetail.js";
 import { escapeControl } from "../../lib/text/escapeControl.js";
 import type { KeyVaultRead, VaultCertificate } from "../ports/probes.js";
-import type { InventoryResult } from "./inventoryResult.js";
+import { ctHashesOf, type InventoryResult } from "./inventoryResult.js";
 import { type AcceptedRenewal, daysLeftOf, judge } from "./judge.js";
 import { isKeyVaultName } from "./keyVaultName.js";
 import { MAX_FACT } from "./served.js";
@@ -75,6 +75,7 @@ export function vaultVerdict(
     ...rest,
     notBefore: read.certificate.notBefore.toISOString(),
     ...(read.version === undefined ? {} : { version: boundDetail(read.version, MAX_FACT) }),
+    ...ctHashesOf(read.certificate),
     detail,
     ...(critical ? { critical: true as const } : {}),
   });

@@ -3,7 +3,7 @@ import type { AriQuestion } from "../../core/ports/ari.js";
 import type { InventoryRecord } from "../../core/ports/inventory.js";
 import { ACCEPTED_OUTCOMES, type Ledger } from "../../core/ports/ledger.js";
 import type { KeyVaultSeam, ProbeOptions, Probes } from "../../core/ports/probes.js";
-import type { InventoryResult } from "../../core/verification/inventoryResult.js";
+import { ctHashesOf, type InventoryResult } from "../../core/verification/inventoryResult.js";
 import type { AcceptedRenewal } from "../../core/verification/judge.js";
 import {
   type Check,
@@ -218,11 +218,13 @@ async function runTlsCheck(
     probe,
     verifyOptions,
   );
-  const notBefore = probe.reached ? { notBefore: probe.certificate.notBefore.toISOString() } : {};
+  const read = probe.reached
+    ? { notBefore: probe.certificate.notBefore.toISOString(), ...ctHashesOf(probe.certificate) }
+    : {};
   const question = ariQuestionOf(probe.reached ? probe.certificate : undefined);
   return {
     ...(result as InventoryResult),
-    ...notBefore,
+    ...read,
     ...nameOf(check.owners),
     ...(question ? { [ARI_QUESTION]: question } : {}),
   };

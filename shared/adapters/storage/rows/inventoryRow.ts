@@ -11,7 +11,7 @@ import { nameKey } from "../nameKey.js";
 import { ariJson, fromAriJson } from "./ariJson.js";
 import { fromPreflightJson, preflightJson, preflightSchema } from "./preflightJson.js";
 import { instant, jsonText } from "./rowText.js";
-import { receiptFrom, receiptJson } from "./servedJson.js";
+import { ctHashesJson, ctHashSchema, receiptFrom, receiptJson } from "./servedJson.js";
 
 /**
  * The inventory's Table storage row, and the mappers both ways. One partition (the inventory is
@@ -91,6 +91,7 @@ export function verificationJson(v: VerificationRecord): string {
     ...(v.serial === undefined ? {} : { serial: cut(v.serial) }),
     ...(v.notBefore ? { notBefore: v.notBefore.toISOString() } : {}),
     ...(v.version === undefined ? {} : { version: cut(v.version) }),
+    ...ctHashesJson(v),
     ...(v.receipt ? { receipt: receiptJson(v.receipt) } : {}),
     detail: cut(v.detail),
     ...(v.unreachableSince ? { unreachableSince: v.unreachableSince.toISOString() } : {}),
@@ -148,6 +149,8 @@ const verificationSchema = z.object({
   serial: z.string().optional(),
   notBefore: instant.optional(),
   version: z.string().optional(),
+  pubkeySha256: ctHashSchema,
+  tbsSha256: ctHashSchema,
   // A receipt that is not right reads as absent, not as an invalid row.
   receipt: z.unknown().optional(),
   detail: z.string(),
@@ -214,6 +217,8 @@ export function fromInventoryRow(stored: Record<string, unknown>, table: string)
     ...(v.serial === undefined ? {} : { serial: v.serial }),
     ...(v.notBefore ? { notBefore: v.notBefore } : {}),
     ...(v.version === undefined ? {} : { version: v.version }),
+    ...(v.pubkeySha256 === undefined ? {} : { pubkeySha256: v.pubkeySha256 }),
+    ...(v.tbsSha256 === undefined ? {} : { tbsSha256: v.tbsSha256 }),
     ...receiptOf(v.receipt),
     ...(v.unreachableSince ? { unreachableSince: v.unreachableSince } : {}),
   };

@@ -14,6 +14,29 @@ const MAX_THUMBPRINT = 128;
 
 const cut = (text: string) => (text.length > MAX_FACT ? `${text.slice(0, MAX_FACT - 1)}…` : text);
 
+/** A Certificate Transparency hash as kept: SHA-256, 64 lower-case hex. */
+const CT_HASH = /^[0-9a-f]{64}$/;
+
+/**
+ * A certificate's CT hashes (`pubkeySha256`, `tbsSha256`) as stored, each only when it is one.
+ * Rows written before they were kept have none; read back, a value that is not one reads as
+ * absent (ctHashSchema), never as a row or receipt that is not right.
+ */
+export function ctHashesJson(f: {
+  readonly pubkeySha256?: string | undefined;
+  readonly tbsSha256?: string | undefined;
+}): { pubkeySha256?: string; tbsSha256?: string } {
+  return {
+    ...(f.pubkeySha256 !== undefined && CT_HASH.test(f.pubkeySha256)
+      ? { pubkeySha256: f.pubkeySha256 }
+      : {}),
+    ...(f.tbsSha256 !== undefined && CT_HASH.test(f.tbsSha256) ? { tbsSha256: f.tbsSha256 } : {}),
+  };
+}
+
+/** A stored CT hash: undefined when missing or not 64 lower-case hex. */
+export const ctHashSchema = z.string().regex(CT_HASH).optional().catch(undefined);
+
 /** The facts as a JSON object (undefined fields left out). */
 export function servedFactsJson(f: ServedFacts): Record<string, string> {
   const fields: Record<string, string | undefined> = {
@@ -23,6 +46,7 @@ export function servedFactsJson(f: ServedFacts): Record<string, string> {
     notBefore: f.notBefore?.toISOString(),
     notAfter: f.notAfter?.toISOString(),
     version: f.version === undefined ? undefined : cut(f.version),
+    ...ctHashesJson(f),
   };
   return Object.fromEntries(
     Object.entries(fields).filter((e): e is [string, string] => e[1] !== undefined),
@@ -41,6 +65,8 @@ export const servedFactsSchema = z.object({
   notBefore: instant.optional(),
   notAfter: instant.optional(),
   version: text.optional(),
+  pubkeySha256: ctHashSchema,
+  tbsSha256: ctHashSchema,
 });
 
 /** Parsed facts as a record, optional fields left out (not undefined). */

@@ -1,13 +1,21 @@
 import { execFileSync } from "node:child_process";
+import { createHash, X509Certificate } from "node:crypto";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import tls from "node:tls";
+import forge from "node-forge";
 import { afterAll, describe, expect, it } from "vitest";
+import { ctHashesOfDer } from "../../../../shared/adapters/probes/ctHashes.js";
 import { probeTls } from "../../../../shared/adapters/probes/tlsProbe.js";
 import type { ProbeResult } from "../../../../shared/core/ports/probes.js";
 import { parseConnectTo } from "../../../../shared/core/verification/connectTo.js";
 import { type Issued, makeCa, makeIntermediate, makeLeaf } from "../../../support/certificates.js";
+import {
+  type CtCertificateOptions,
+  ctCertificate,
+  expectedTbsSha256,
+} from "../../../support/ctCertificates.js";
 import { type RecordingServer, startTlsServer } from "../../../support/tlsServers.js";
 
 /**
@@ -98,5 +106,36 @@ describe("the probe's facts about the served leaf", () => {
     expect(r.certificate.key).toEqual({ type: "ec", bits, curve });
     expect(r.certificate.signature?.name).toBe("ecdsa-with-SHA256");
     expect(r.certificate.selfIssued).toBe(true);
+  });
+});
+
+describe("the served leaf's Certificate Transparency hashes, read over a real handshake", () => {
+  /** `openssl x509 -pubkey | openssl pkey -pubin -outform DER | sha256`. */
+  function opensslPubkeySha256(pem: string): string {
+    const spki = execFileSync("openssl", ["x509", "-pubkey", "-noout"], { input: pem });
+    const der = execFileSync("openssl", ["pkey", "-pubin", "-outform", "DER"], { input: spki });
+    return createHash("sha256").update(der).digest("hex");
+  }
+
+  it("a leaf with embedded SCTs: its key's hash, and its precertificate's TBS hash", async () => {
+    const options: CtCertificateOptions = { names: ["www.contoso.test"], sctBytes: 240, ca: root };
+    const leaf = ctCertificate("certificate", { ...options, ...dates });
+    const r = await probe({ cert: leaf.pem, key: root.key });
+    expect(r.chainProblem).toBeUndefined();
+    expect(r.certificate.pubkeySha256).toBe(opensslPubkeySha256(leaf.pem));
+    expect(r.certificate.tbsSha256).toBe(expectedTbsSha256({ ...options, ...dates }));
+    const precertificate = ctCertificate("precertificate", { ...options, ...dates });
+    expect(ctHashesOfDer(precertificate.der).tbsSha256).toBe(r.certificate.tbsSha256);
+  });
+
+  it("an EC leaf from openssl (no CT extension): the TBS as issued", async () => {
+    const issued = ecCertificate("prime256v1");
+    const r = await probe(issued);
+    expect(r.certificate.pubkeySha256).toBe(opensslPubkeySha256(issued.cert));
+    // node-forge's reading of the TBS, written back: the bytes as issued.
+    const der = new X509Certificate(issued.cert).raw.toString("binary");
+    const tbs = (forge.asn1.fromDer(der).value as forge.asn1.Asn1[])[0] as forge.asn1.Asn1;
+    const bytes = Buffer.from(forge.asn1.toDer(tbs).getBytes(), "binary");
+    expect(r.certificate.tbsSha256).toBe(createHash("sha256").update(bytes).digest("hex"));
   });
 });

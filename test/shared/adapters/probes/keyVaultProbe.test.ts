@@ -1,4 +1,5 @@
 import { createHash, X509Certificate } from "node:crypto";
+import forge from "node-forge";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { TokenCache } from "../../../../shared/adapters/identity/tokenCache.js";
 import { type KeyVaultProbeOptions, probeKeyVault } from "../../../../shared/app/probes.js";
@@ -21,6 +22,16 @@ const leaf = (notAfter: Date, serial = "0a") =>
   makeLeaf(ca, { names: ["www.contoso.test"], notBefore: at(-30 * DAY), notAfter, serial }).cert;
 const sha256 = (pem: string) =>
   createHash("sha256").update(new X509Certificate(pem).raw).digest("hex").toUpperCase();
+/** What CT monitors hash: the key (SPKI) and the TBS, as issued here (no CT extensions). */
+function ctHashes(pem: string) {
+  const hash = (bytes: Uint8Array) => createHash("sha256").update(bytes).digest("hex");
+  const cert = forge.asn1.fromDer(forge.pem.decode(pem)[0]?.body ?? "");
+  const tbs = (cert.value as forge.asn1.Asn1[])[0] as forge.asn1.Asn1;
+  return {
+    pubkeySha256: hash(new X509Certificate(pem).publicKey.export({ type: "spki", format: "der" })),
+    tbsSha256: hash(Buffer.from(forge.asn1.toDer(tbs).getBytes(), "binary")),
+  };
+}
 
 const VAULT_RESOURCE = "https://vault.azure.net";
 const VAULT_TOKEN = "vault-token-7d1f0c9a2b4e4e8f";
@@ -85,6 +96,8 @@ describe("probeKeyVault through the real CertificateClient and the HTTPS fake va
       // The facts a renewal's receipt records: which version, issued when.
       notBefore: at(-30 * DAY).toISOString(),
       version,
+      // How Certificate Transparency issuances are matched with the vault's certificate.
+      ...ctHashes(current),
       detail: `the vault's current version has 60 days left (expires ${at(60 * DAY + HOUR).toISOString()})`,
     });
     expect(vault.certificateReads("www-contoso")).toBe(1);

@@ -250,6 +250,12 @@ describe("toRecord", () => {
     });
   });
 
+  it("keeps the CT hashes of the certificate read, for matching issuances", () => {
+    const hashes = { pubkeySha256: "0f".repeat(32), tbsSha256: "a1".repeat(32) };
+    expect(toRecord(result("ok", hashes), NOW, undefined)).toMatchObject(hashes);
+    expect(problemLine(result("expired", hashes))).not.toContain("0f0f");
+  });
+
   it("leaves out what is not known (daysLeft 0 is known)", () => {
     expect(toRecord(result("ok", { daysLeft: 0 }), NOW, undefined)).toEqual({
       at: NOW,

@@ -5,6 +5,7 @@ import {
   instantText,
   landedDetail,
   MAX_FACT,
+  type ServedFacts,
   sameCertificate,
   shortPrint,
 } from "../../../../shared/core/verification/served.js";
@@ -26,6 +27,17 @@ describe("served facts", () => {
     expect(facts?.issuer?.length).toBe(MAX_FACT);
     expect(facts?.issuer).not.toContain("\u001b");
     expect(facts).not.toHaveProperty("serial");
+  });
+
+  it("factsOf carries the CT hashes whole, and no line for people shows them", () => {
+    const pubkeySha256 = "0f".repeat(32);
+    const tbsSha256 = "a1".repeat(32);
+    const facts = factsOf({ thumbprint: "AB", serial: "04", pubkeySha256, tbsSha256 });
+    expect(facts).toEqual({ thumbprint: "AB", serial: "04", pubkeySha256, tbsSha256 });
+    const line = landedDetail(facts as ServedFacts, facts as ServedFacts, T);
+    expect(line).not.toContain("0f0f");
+    expect(line).not.toContain("a1a1");
+    expect(factsOf({ thumbprint: "AB" })).not.toHaveProperty("tbsSha256");
   });
 
   it("the landed detail: fingerprints and serials to 16 characters, whole-second dates", () => {

@@ -54,6 +54,20 @@ describe("refusedVaultName", () => {
 });
 
 describe("vaultVerdict", () => {
+  it("the vault's version's CT hashes ride on the result; a version without them has none", () => {
+    const hashes = { pubkeySha256: "0f".repeat(32), tbsSha256: "a1".repeat(32) };
+    const hashed: KeyVaultRead = {
+      reached: true,
+      connectedTo: "kv1.vault.azure.net:443",
+      certificate: { ...certificate(40), ...hashes },
+      chainProblem: undefined,
+      nameProblem: undefined,
+      version: "v2",
+    };
+    expect(vaultVerdict(target, hashed, options)).toMatchObject(hashes);
+    expect(vaultVerdict(target, read(40), options)).not.toHaveProperty("pubkeySha256");
+  });
+
   it("ok: the vault's current version and the days it has left", () => {
     expect(vaultVerdict(target, read(40), options)).toEqual({
       domain: "kv1/web-cert",

@@ -169,13 +169,20 @@ describe("receipts: before and after every renewal, through the simulator", () =
       issuer: old?.issuer,
       notBefore: old?.notBefore,
       notAfter: old?.servedNotAfter,
+      // The CT hashes of the certificate served before: a receipt is a certificate certsched knows.
+      pubkeySha256: old?.pubkeySha256,
+      tbsSha256: old?.tbsSha256,
     };
+    expect(old?.pubkeySha256).toMatch(/^[0-9a-f]{64}$/);
+    expect(old?.tbsSha256).toMatch(/^[0-9a-f]{64}$/);
     expect(scheduled.before).toEqual(before);
     const land = events[4] as CertificateEvent;
     expect(land.before).toEqual(before);
     const after = land.after;
     expect(after?.thumbprint).toMatch(HEX64);
     expect(after?.thumbprint).not.toBe(old?.thumbprint);
+    expect(after?.tbsSha256).toMatch(/^[0-9a-f]{64}$/);
+    expect(after?.tbsSha256).not.toBe(old?.tbsSha256);
     expect(after?.notAfter?.toISOString()).toBe(landed.results[0]?.servedNotAfter);
     expect(after?.issuer).toContain("O=certsched simulator");
     expect(land.detail).toBe(

@@ -38,6 +38,8 @@ const verification: fc.Arbitrary<VerificationRecord> = fc.record(
     daysLeft: fc.integer({ min: -100_000, max: 100_000 }),
     issuer: text,
     thumbprint: fc.stringMatching(/^[0-9A-F]{64}$/),
+    pubkeySha256: fc.stringMatching(/^[0-9a-f]{64}$/),
+    tbsSha256: fc.stringMatching(/^[0-9a-f]{64}$/),
     detail: text,
     unreachableSince: instant,
   },

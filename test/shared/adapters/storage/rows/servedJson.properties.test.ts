@@ -24,6 +24,8 @@ const facts: fc.Arbitrary<ServedFacts> = fc.record(
     notBefore: date,
     notAfter: date,
     version: fc.string({ maxLength: 250 }),
+    pubkeySha256: fc.stringMatching(/^[0-9a-f]{64}$/),
+    tbsSha256: fc.stringMatching(/^[0-9a-f]{64}$/),
   },
   { requiredKeys: ["thumbprint"] },
 );
@@ -41,6 +43,9 @@ describe("servedJson properties", () => {
           expect(read?.acceptedAt).toEqual(acceptedAt);
           expect(read?.before?.thumbprint).toBe(before?.thumbprint);
           expect(read?.after?.notAfter).toEqual(after?.notAfter);
+          // The CT hashes whole, or absent as they were.
+          expect(read?.before?.pubkeySha256).toBe(before?.pubkeySha256);
+          expect(read?.after?.tbsSha256).toBe(after?.tbsSha256);
           for (const f of [read?.before, read?.after]) {
             for (const text of [f?.serial, f?.issuer, f?.version]) {
               expect((text ?? "").length).toBeLessThanOrEqual(MAX_FACT);
@@ -49,6 +54,8 @@ describe("servedJson properties", () => {
           const event = eventServedFrom(eventServedText({ before, after }));
           expect(event.before?.thumbprint).toBe(before?.thumbprint);
           expect(event.after?.thumbprint).toBe(after?.thumbprint);
+          expect(event.before?.tbsSha256).toBe(before?.tbsSha256);
+          expect(event.after?.pubkeySha256).toBe(after?.pubkeySha256);
         },
       ),
       { numRuns: propertyRuns(200) },

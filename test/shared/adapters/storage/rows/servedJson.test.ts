@@ -175,6 +175,138 @@ describe("servedJson: the receipt through Table storage (Azurite)", () => {
   });
 });
 
+describe("servedJson: the Certificate Transparency hashes through Table storage (Azurite)", () => {
+  const KEY = "0f".repeat(32);
+  const TBS = "a1".repeat(32);
+  const hashed = (f: ServedFacts, n: number): ServedFacts => ({
+    ...f,
+    pubkeySha256: `${n}`.repeat(64),
+    tbsSha256: `${n + 1}`.repeat(64),
+  });
+  const verification: VerificationRecord = {
+    at: T,
+    status: "ok",
+    source: "tls",
+    domain: "shop.contoso.com",
+    detail: "fine",
+    thumbprint: AFTER.thumbprint,
+    servedNotAfter: AFTER.notAfter,
+    pubkeySha256: KEY,
+    tbsSha256: TBS,
+    receipt: {
+      acceptedAt: new Date("2026-11-26T09:30:00.000Z"),
+      before: hashed(BEFORE, 1),
+      after: hashed(AFTER, 3),
+      landedAt: T,
+    },
+  };
+
+  it("the verification, its receipt and a landed event keep both hashes whole", async () => {
+    const { inventory, history } = tables();
+    await inventory.upsert([{ certificateName: "shop", source: "due-list", seenAt: T }]);
+    await inventory.recordVerification("shop", verification);
+    await history.append([landed({ before: hashed(BEFORE, 5), after: hashed(AFTER, 7) })]);
+
+    const kept = (await inventory.list()).items[0]?.lastVerification;
+    const events = await history.events({ certificateName: "shop", since: new Date(0) });
+
+    expect(kept).toEqual(verification);
+    expect(events.items[0]).toMatchObject({ before: hashed(BEFORE, 5), after: hashed(AFTER, 7) });
+  });
+
+  it("rows written before the hashes were kept read as they did, without them", async () => {
+    const { inventory, inventoryClient, history, historyClient } = tables();
+    await inventory.upsert([{ certificateName: "shop", source: "due-list", seenAt: T }]);
+    await history.append([]);
+    // As the previous version wrote them: no pubkeySha256 or tbsSha256 anywhere.
+    const old = {
+      at: T.toISOString(),
+      status: "ok",
+      source: "tls",
+      domain: "shop.contoso.com",
+      thumbprint: AFTER.thumbprint,
+      receipt: { acceptedAt: T.toISOString(), before: servedFactsJson(BEFORE) },
+      detail: "fine",
+    };
+    await inventoryClient.updateEntity(
+      {
+        partitionKey: INVENTORY_PARTITION,
+        rowKey: inventoryRowKey("shop"),
+        verification: JSON.stringify(old),
+      },
+      "Merge",
+    );
+    await historyClient.createEntity({
+      partitionKey: eventPartition("shop"),
+      rowKey: "0000000000000-old",
+      kind: "event",
+      at: T.toISOString(),
+      certificateName: "shop",
+      event: "landed",
+      trigger: "timer",
+      runId: "r",
+      served: JSON.stringify({ before: servedFactsJson(BEFORE), after: servedFactsJson(AFTER) }),
+    });
+
+    const read = await inventory.list();
+    const events = await history.events({ certificateName: "shop", since: new Date(0) });
+
+    expect(read.invalid).toEqual([]);
+    expect(read.items[0]?.lastVerification).toEqual({
+      at: T,
+      status: "ok",
+      source: "tls",
+      domain: "shop.contoso.com",
+      thumbprint: AFTER.thumbprint,
+      receipt: { acceptedAt: T, before: BEFORE },
+      detail: "fine",
+    });
+    expect(events.invalid).toEqual([]);
+    expect(events.items[0]).toMatchObject({ before: BEFORE, after: AFTER });
+    expect(events.items[0]?.before).not.toHaveProperty("tbsSha256");
+  });
+
+  it("a stored hash that is not 64 lower-case hex reads as absent; the row and receipt stand", async () => {
+    const { inventory, inventoryClient } = tables();
+    await inventory.upsert([{ certificateName: "shop", source: "due-list", seenAt: T }]);
+    await inventory.recordVerification("shop", verification);
+    const row = await inventoryClient.getEntity<Record<string, unknown>>(
+      INVENTORY_PARTITION,
+      inventoryRowKey("shop"),
+    );
+    const stored = JSON.parse(String(row.verification)) as Record<string, Record<string, unknown>>;
+    const receipt = stored.receipt as Record<string, Record<string, unknown>>;
+    await inventoryClient.updateEntity(
+      {
+        partitionKey: INVENTORY_PARTITION,
+        rowKey: inventoryRowKey("shop"),
+        verification: JSON.stringify({
+          ...stored,
+          pubkeySha256: KEY.toUpperCase(),
+          tbsSha256: 42,
+          receipt: { ...receipt, before: { ...receipt.before, tbsSha256: `${TBS}00` } },
+        }),
+      },
+      "Merge",
+    );
+
+    const read = await inventory.list();
+
+    expect(read.invalid).toEqual([]);
+    const { pubkeySha256, tbsSha256, ...rest } = verification;
+    const { tbsSha256: _dropped, ...before } = hashed(BEFORE, 1);
+    expect(read.items[0]?.lastVerification).toEqual({
+      ...rest,
+      receipt: { ...verification.receipt, before },
+    });
+  });
+
+  it("only a hash is written: a value that is not one is left out", () => {
+    const json = servedFactsJson({ thumbprint: "AB", pubkeySha256: "xyz", tbsSha256: TBS });
+    expect(json).toEqual({ thumbprint: "AB", tbsSha256: TBS });
+  });
+});
+
 describe("servedJson: bounds", () => {
   it("a 30,000-character issuer is kept to MAX_FACT characters; a fingerprint longer than 128 is cut", () => {
     const json = servedFactsJson({ thumbprint: "A".repeat(200), issuer: "x".repeat(30_000) });
