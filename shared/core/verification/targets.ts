@@ -1,6 +1,7 @@
 import { withBoundDetail } from "../../lib/text/boundDetail.js";
 import type { ProbeResult } from "../ports/probes.js";
 import type { NamedEndpoint } from "./endpoint.js";
+import { ctHashesOf } from "./inventoryResult.js";
 import { type AcceptedRenewal, judge, STATUSES, type VerifyStatus } from "./judge.js";
 import type { VaultVersion } from "./syncCheck.js";
 import type { VerifySettings } from "./verifySettings.js";
@@ -18,6 +19,9 @@ export interface VerifyResult {
   readonly issuer?: string;
   readonly serial?: string;
   readonly thumbprint?: string;
+  /** The served certificate's Certificate Transparency hashes (64 lower-case hex). */
+  readonly pubkeySha256?: string;
+  readonly tbsSha256?: string;
   readonly detail: string;
 }
 
@@ -61,6 +65,7 @@ export function judgeTarget(
     source: "tls" as const,
     ...rest,
     ...(critical ? { critical: true as const } : {}),
+    ...(probe.reached ? ctHashesOf(probe.certificate) : {}),
   });
 }
 
