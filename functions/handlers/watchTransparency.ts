@@ -1,5 +1,6 @@
 import type { InvocationContext, Timer } from "@azure/functions";
 import { getServices } from "../../shared/app/services.js";
+import { issuanceLine } from "../../shared/core/transparency/issuanceView.js";
 import { contextLogger } from "../../shared/edge/contextLogger.js";
 import { ensureError, TransparencyAlertError } from "../../shared/lib/errors.js";
 import { mapWithConcurrency } from "../../shared/lib/pool.js";
@@ -28,7 +29,8 @@ export async function watchTransparency(timer: Timer, context: InvocationContext
       try {
         const run = await watch(services.forAccount(account), log, { trigger: "timer", signal });
         log.info(transparencySummaryLine(run));
-        return { account, problems: run.failed ? run.problems : [] };
+        const unexpected = run.unexpected.map((seen) => `unexpected ${issuanceLine(seen)}`);
+        return { account, problems: run.failed ? [...unexpected, ...run.problems] : [] };
       } catch (error) {
         const message = redact(ensureError(error).message);
         log.error(`certsched ct watch of account ${account} failed: ${message}`);

@@ -221,6 +221,21 @@ describe("npm start (scripts/start.mjs)", () => {
     expect(contoso.replaceAll("\n", " ")).toContain(
       'Expected in the sandbox: the service renewed shop-contoso-com, but the simulator\'s hosting endpoint keeps serving the old certificate on purpose, to show what "renewed, but the site still serves the old certificate" looks like. Against a real service not-landed makes certsched verify exit with code 1; here it is part of the demo, so the exit code is 0.',
     );
+    // Certificate Transparency after contoso's verification: the served certificate's
+    // precertificate expected by its TBS hash, the stray one unexpected and explained.
+    const ct = contoso.slice(contoso.indexOf("Certificate Transparency (a simulated Cert Spotter"));
+    expect(ct.replaceAll("\n", " ")).toMatch(
+      /expected www\.contoso\.com by certsched simulator: same TBS hash as the served certificate "www-contoso-com"/,
+    );
+    expect(ct.replaceAll("\n", " ")).toMatch(
+      /UNEXPECTED pay\.contoso\.com by Unknown CA: no certificate certsched has read has its public key, and certsched sent no request for these names/,
+    );
+    expect(ct.match(/UNEXPECTED/g)).toHaveLength(1);
+    expect(ct.replaceAll("\n", " ")).toContain(
+      'Expected in the sandbox: the certificate for pay.contoso.com from "Unknown CA" is staged: nobody here asked for it.',
+    );
+    expect(ct).toContain("so the exit code stays 0");
+    expect(fabrikam).not.toContain("Certificate Transparency");
     // One line per account at the end.
     expect(out).toMatch(
       /^2 accounts:\n {2}contoso: 6 due: 4 renewal-scheduled, 1 failed, 1 waiting \(as staged\)\n {2}fabrikam: 3 due: 3 renewal-scheduled \(ok\)$/m,
