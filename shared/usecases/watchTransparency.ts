@@ -66,16 +66,11 @@ export async function watchTransparency(
   options: { readonly trigger: Trigger; readonly signal?: AbortSignal },
 ): Promise<TransparencyRun> {
   const settings = ports.settings.transparency();
-  const run = { runId: randomUUID(), trigger: options.trigger };
   if (!settings.watch) return idle(ports.account, []);
   if (ports.transparency.kind === "none") {
-    return idle(
-      ports.account,
-      [
-        "the Certificate Transparency watch needs storage (AzureWebJobsStorage) to keep its cursors",
-      ],
-      true,
-    );
+    const why =
+      "the Certificate Transparency watch needs storage (AzureWebJobsStorage) to keep its cursors";
+    return idle(ports.account, [why], true);
   }
   const records = await ports.inventory.list();
   const names = watchedNames(records.items, settings.domains);
@@ -88,9 +83,9 @@ export async function watchTransparency(
       judge: judged.judge,
       signal: options.signal,
     });
-    const stored = (await ports.transparency.list(ports.account)).items;
-    const ripe = await judgePending(ports, stored, judged.rejudge);
+    const ripe = await judgePending(ports, judged.rejudge);
     const after = (await ports.transparency.list(ports.account)).items;
+    const run = { runId: randomUUID(), trigger: options.trigger };
     const announced = await announceUnexpected(ports, after, run, log);
     return {
       account: ports.account,
@@ -156,11 +151,10 @@ async function judgeOf(
 /** Pending issuances judged again; returns how many became unexpected. */
 async function judgePending(
   ports: Pick<TransparencyPorts, "account" | "transparency">,
-  stored: readonly SeenIssuance[],
   again: (seen: SeenIssuance) => SeenIssuance["verdict"],
 ): Promise<number> {
   let became = 0;
-  for (const seen of stored) {
+  for (const seen of (await ports.transparency.list(ports.account)).items) {
     if (seen.verdict.kind !== "pending") continue;
     const verdict = again(seen);
     if (verdict.kind === "pending") continue;

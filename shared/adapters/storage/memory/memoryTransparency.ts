@@ -11,15 +11,32 @@ interface Kept {
 
 const HOUR_MS = 3_600_000;
 
+type IssuanceMethods = Omit<
+  TransparencyStore,
+  "kind" | "cursor" | "setCursor" | "watcherState" | "pause" | "takeRequest"
+>;
+type WatcherMethods = Pick<TransparencyStore, "watcherState" | "pause" | "takeRequest">;
+
 /**
  * The Certificate Transparency store in process (no storage configured: tests, the sandbox): the
  * same rules as the table's, each account's cursors and issuances apart.
  */
 export function memoryTransparencyStore(): TransparencyStore {
   const cursors = new Map<string, string>();
+  return {
+    kind: "memory",
+    cursor: async (account, name) => cursors.get(JSON.stringify([account, name])),
+    setCursor: async (account, name, after) => {
+      cursors.set(JSON.stringify([account, name]), after);
+    },
+    ...memoryIssuances(),
+    ...memoryWatcher(),
+  };
+}
+
+/** Each account's issuances, their messages' claims and acknowledgements. */
+function memoryIssuances(): IssuanceMethods {
   const issuances = new Map<string, Map<string, Kept>>();
-  const states = new Map<string, WatcherState>();
-  const hours = new Map<string, { hour: number; count: number }>();
   const of = (account: string) => {
     let kept = issuances.get(account);
     if (!kept) {
@@ -34,11 +51,6 @@ export function memoryTransparencyStore(): TransparencyStore {
     return kept?.seen;
   };
   return {
-    kind: "memory",
-    cursor: async (account, name) => cursors.get(JSON.stringify([account, name])),
-    setCursor: async (account, name, after) => {
-      cursors.set(JSON.stringify([account, name]), after);
-    },
     addNew: async (items) => {
       const added: SeenIssuance[] = [];
       for (const item of items) {
@@ -78,6 +90,14 @@ export function memoryTransparencyStore(): TransparencyStore {
     // The first acknowledgement is kept: a second one changes nothing.
     acknowledge: async (account, id, ack) =>
       update(account, id, (seen) => (seen.acknowledged ? seen : { ...seen, acknowledged: ack })),
+  };
+}
+
+/** The API's pause and each hour's count, per key name. */
+function memoryWatcher(): WatcherMethods {
+  const states = new Map<string, WatcherState>();
+  const hours = new Map<string, { hour: number; count: number }>();
+  return {
     watcherState: async (keyName) => states.get(keyName) ?? {},
     pause: async (keyName, until, reason) => {
       states.set(keyName, { pausedUntil: until, reason });
