@@ -238,6 +238,76 @@ describe("the Certificate Transparency watch", () => {
     expect(events.items).toHaveLength(1);
   });
 
+  it("an issuance in the completion window of certsched's renewal is pending: expected once it lands, unexpected once the window ends", async () => {
+    const sent = new Date(NOW.getTime() - 3_600_000);
+    const nb = new Date(NOW.getTime() - 1_800_000);
+    sim.add(
+      stray(["www.contoso.com"], { notBefore: nb }),
+      stray(["www.contoso.com", "contoso.com"], { notBefore: nb }),
+    );
+    const w = await world();
+    await w.ports.history.append([
+      {
+        at: sent,
+        certificateName: "www-contoso-com",
+        event: "renewal-scheduled",
+        trigger: "timer",
+        runId: "r1",
+      },
+    ]);
+    const first = await run(w);
+    expect(first).toMatchObject({ newIssuances: 2, pending: 2, messages: 0, failed: false });
+    expect(first.unexpected).toEqual([]);
+
+    // One second before the window ends: still pending, nothing said.
+    clock = new Date(sent.getTime() + 2 * DAY - 1_000);
+    expect(await run(w)).toMatchObject({ pending: 2, messages: 0, failed: false });
+    // The window ends: both become unexpected, each said once.
+    clock = new Date(sent.getTime() + 2 * DAY);
+    const ended = await run(w);
+    expect(ended).toMatchObject({ pending: 0, messages: 2, failed: true });
+    expect(ended.unexpected.map((s) => s.verdict)).toEqual([
+      expect.objectContaining({ kind: "unexpected", why: expect.stringMatching(/had not landed/) }),
+      expect.objectContaining({ kind: "unexpected" }),
+    ]);
+    expect((await run(w)).messages).toBe(0);
+  });
+
+  it("a pending issuance whose renewal lands is expected, and nothing is said", async () => {
+    const sent = new Date(NOW.getTime() - 3_600_000);
+    sim.add(stray(["www.contoso.com"], { notBefore: new Date(NOW.getTime() - 1_800_000) }));
+    const w = await world();
+    await w.ports.history.append([
+      {
+        at: sent,
+        certificateName: "www-contoso-com",
+        event: "renewal-scheduled",
+        trigger: "timer",
+        runId: "r1",
+      },
+    ]);
+    expect(await run(w)).toMatchObject({ pending: 1 });
+    await w.ports.history.append([
+      {
+        at: new Date(NOW.getTime() - 60_000),
+        certificateName: "www-contoso-com",
+        event: "landed",
+        trigger: "timer",
+        runId: "v1",
+      },
+    ]);
+    clock = new Date(NOW.getTime() + 3 * DAY);
+    const landed = await run(w);
+    expect(landed).toMatchObject({ pending: 0, messages: 0, failed: false });
+    const [only] = (await w.store.list("contoso")).items;
+    expect(only?.verdict).toMatchObject({
+      kind: "expected",
+      because: "request",
+      certificateName: "www-contoso-com",
+    });
+    expect(w.messages).toEqual([]);
+  });
+
   it("off unless CERTSCHED_CT_WATCH: nothing is asked", async () => {
     const w = await world({ settings: { watch: false } });
     expect(await run(w)).toMatchObject({ watched: false, requests: 0 });
