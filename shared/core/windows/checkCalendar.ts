@@ -121,7 +121,10 @@ function timerProblems(
   const end = now.getTime() + CHECK_SPAN_MS;
   let hit = 0;
   let seen = 0;
-  for (let o = times.next(now); o && seen < TIMER_OPENINGS && o.opensAt.getTime() < end; seen++) {
+  // Whole openings only: the one in progress may have no tick left in it, by the hour alone.
+  let first = times.next(now);
+  if (first && first.opensAt.getTime() <= now.getTime()) first = times.next(first.closesAt);
+  for (let o = first; o && seen < TIMER_OPENINGS && o.opensAt.getTime() < end; seen++) {
     const tick = nextOccurrence(timer, new Date(o.opensAt.getTime() - 1));
     if (tick && tick.getTime() < o.closesAt.getTime()) hit += 1;
     o = times.next(o.closesAt);

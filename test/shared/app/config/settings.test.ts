@@ -52,6 +52,7 @@ describe("loadSettings: defaults", () => {
       verify: expect.any(Function),
       preflight: expect.any(Function),
       ari: expect.any(Function),
+      transparency: expect.any(Function),
       account: "default",
       accounts: [
         expect.objectContaining({ name: "default", baseUrl: "https://certs.example.com" }),

@@ -111,6 +111,27 @@ describe("checkCalendar", () => {
     expect(problems[0]?.message).toContain('CERTSCHED_RENEWAL_SCHEDULE="0 */15 * * * *"');
   });
 
+  it("an opening in progress with no tick left before it closes is no warning: whole openings count", () => {
+    // Wednesday 09:00-16:00 Berlin (08:00-15:00 UTC); at 14:35 UTC the hourly timer's next tick
+    // is 15:00 UTC, when the opening closes. Every whole opening has ticks.
+    const at = (iso: string) =>
+      checkCalendar(calendar({ windows: [office], jitterMs: 0 }), {
+        account: "a",
+        now: new Date(iso),
+        timer: timer("0 0 * * * *"),
+      });
+    expect(at("2026-12-02T14:35:00Z")).toEqual({ problems: [], warnings: [] });
+    expect(at("2026-12-02T07:59:59Z")).toEqual({ problems: [], warnings: [] });
+    // A timer at 08:00 UTC only: inside each opening's first instant, counted from the next whole one.
+    expect(
+      checkCalendar(calendar({ windows: [office], jitterMs: 0 }), {
+        account: "a",
+        now: new Date("2026-12-02T08:00:00Z"),
+        timer: timer("0 0 8 * * *"),
+      }),
+    ).toEqual({ problems: [], warnings: [] });
+  });
+
   it("a timer that fires inside only some openings is a warning", () => {
     // Monday to Friday 09:00-10:00 UTC; the timer fires at 09:30 UTC on Mondays only.
     const w = { ...office, start: "0 9 * * 1-5", durationMs: HOUR, timeZone: "UTC" };
