@@ -3,6 +3,7 @@ import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { HttpRequest, HttpResponseInit, InvocationContext } from "@azure/functions";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { acknowledgeIssuance } from "../../../../functions/acknowledgeIssuance.js";
 import { createCertificate } from "../../../../functions/createCertificate.js";
 import { dashboard } from "../../../../functions/dashboard.js";
 import { getCertificate } from "../../../../functions/getCertificate.js";
@@ -11,6 +12,7 @@ import { getRenewalRun } from "../../../../functions/getRenewalRun.js";
 import { getVerifications } from "../../../../functions/getVerifications.js";
 import { listCertificates } from "../../../../functions/listCertificates.js";
 import { listDueCertificates } from "../../../../functions/listDueCertificates.js";
+import { listIssuances } from "../../../../functions/listIssuances.js";
 import { renewCertificate } from "../../../../functions/renewCertificate.js";
 import { runPreflight } from "../../../../functions/runPreflight.js";
 import { runRenewals } from "../../../../functions/runRenewals.js";
@@ -141,6 +143,25 @@ const ENDPOINTS: Record<string, Endpoint> = {
     ok: 200,
     request: (headers) =>
       httpRequest({ path: "preflight", query: { certificate: "no-such-certificate" }, headers }),
+  },
+  listIssuances: {
+    handler: listIssuances,
+    role: READER,
+    ok: 200,
+    request: (headers) => httpRequest({ method: "GET", path: "issuances", headers }),
+  },
+  acknowledgeIssuance: {
+    handler: acknowledgeIssuance,
+    role: OPERATOR,
+    // Past the guard: no issuance has this id (a permitted caller is told so; a refused one gets 403).
+    ok: 404,
+    request: (headers) =>
+      httpRequest({
+        path: "issuances/123/ack",
+        params: { id: "123" },
+        json: { reason: "ours: the web team's certificate" },
+        headers,
+      }),
   },
 };
 const CASES = Object.entries(ENDPOINTS);
