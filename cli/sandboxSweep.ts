@@ -31,6 +31,7 @@ import {
 import { renderSandboxAri, type SandboxAriPart, sandboxAriRenewal } from "./sandboxAri.js";
 import {
   renderSandboxTransparency,
+  SANDBOX_CT_ACCOUNT,
   type SandboxTransparencyPart,
   sandboxTransparency,
 } from "./sandboxTransparency.js";
@@ -107,9 +108,9 @@ export async function sweepSandboxAccounts(
     // One ARI renewal in the whole demo, after the verification (it renews one more certificate).
     const ari =
       summary.dryRun || parts.length > 0 ? undefined : await stagedAri(sandbox, account, summary);
-    // The watch reads what the verification read: the first account's, once.
+    // The watch reads what the verification read: contoso's, whose names the story is about.
     const transparency =
-      verification && parts.length === 0
+      verification && account === SANDBOX_CT_ACCOUNT
         ? await sandboxTransparency(sandbox, account, verification.results)
         : undefined;
     const stagedPreflight = stagedPreflightOf(sandbox, account, preflight);

@@ -34,6 +34,9 @@ import type { Sandbox } from "./sandbox.js";
  * the first expected (its TBS hash is the served certificate's) and the second unexpected.
  */
 
+/** The account whose names the story is about (www.contoso.com, pay.contoso.com). */
+export const SANDBOX_CT_ACCOUNT = "contoso";
+
 /** The simulated watcher's throwaway key (long enough to be kept out of logs). */
 const SANDBOX_CT_KEY = "sandbox-ct-key-0f3a9c2e71b4";
 
