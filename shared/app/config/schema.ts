@@ -4,16 +4,16 @@ import { watchCertificateNames } from "../../core/inventory/watch.js";
 import { watchSetting } from "../../core/inventory/watchVaults.js";
 import { parseServiceQuota } from "../../core/quota/serviceQuota.js";
 import { SCHEDULE_TIMEOUT_MAX_MS } from "../../core/renewal/callBudget.js";
-import { MIN_SECRET_LENGTH, significantLength } from "../../lib/redact/secretForms.js";
 import { DAY_MS, HOUR_MS } from "../../lib/time.js";
 import { isSecureOrLoopback } from "../../lib/url.js";
 import { ARI_SETTINGS } from "./ariSettings.js";
+import { directSecret } from "./directSecret.js";
 import { duration } from "./duration.js";
 import { PREFLIGHT_SETTINGS } from "./preflightSettings.js";
 import { TRANSPARENCY_SETTINGS } from "./transparencySettings.js";
 import { upstreamUrl } from "./upstreamUrl.js";
 
-export { upstreamUrl };
+export { directSecret, upstreamUrl };
 
 import { wholeNumber } from "./wholeNumber.js";
 
@@ -62,17 +62,6 @@ export const text = z.string().trim().min(1);
 export const pathSegment = text.refine((value) => value !== "." && value !== "..", {
   message: 'must not be "." or "..": it would change the request path',
 });
-
-/**
- * CERTSCHED_API_KEY / CERTSCHED_CLIENT_SECRET given directly. A value with fewer than
- * MIN_SECRET_LENGTH characters besides whitespace is refused: it cannot be told apart from
- * ordinary words, so it could not be kept out of logs and responses (README, "Secrets").
- */
-export const directSecret = z
-  .string()
-  .refine((value) => significantLength(value) >= MIN_SECRET_LENGTH, {
-    message: `must hold at least ${MIN_SECRET_LENGTH} characters (not counting spaces): a shorter secret cannot be told apart from ordinary text, so certsched could not keep it out of logs and responses`,
-  });
 
 export const schema = z.object({
   // Required unless accounts are declared (loadSettings says so, by name).

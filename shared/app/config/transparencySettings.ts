@@ -8,6 +8,7 @@ import {
 } from "../../core/transparency/transparencySettings.js";
 import { ConfigError, type Problem } from "../../lib/errors.js";
 import { DAY_MS, HOUR_MS, MINUTE_MS, SECOND_MS } from "../../lib/time.js";
+import { directSecret } from "./directSecret.js";
 import { duration } from "./duration.js";
 import { upstreamUrl } from "./upstreamUrl.js";
 import { wholeNumber } from "./wholeNumber.js";
@@ -44,7 +45,7 @@ const schema = z.object({
     .default("false")
     .transform((v) => v === "true"),
   CERTSCHED_CT_URL: upstreamUrl().default(CERT_SPOTTER_URL),
-  CERTSCHED_CT_API_KEY: z.string().optional(),
+  CERTSCHED_CT_API_KEY: directSecret.optional(),
   CERTSCHED_CT_API_KEY_SECRET_NAME: z
     .string()
     .regex(/^[0-9A-Za-z-]{1,127}$/, "must be a Key Vault secret name (letters, digits, hyphens)")

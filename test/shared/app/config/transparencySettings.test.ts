@@ -65,8 +65,10 @@ describe("Certificate Transparency settings", () => {
       CERTSCHED_CT_COMPLETION_WINDOW: "59m",
       CERTSCHED_CT_TIMEOUT: "3m",
       CERTSCHED_CT_API_KEY_SECRET_NAME: "a/b",
+      CERTSCHED_CT_API_KEY: "k3y",
     });
     expect(problems.map((p) => p.name).sort()).toEqual([
+      "CERTSCHED_CT_API_KEY",
       "CERTSCHED_CT_API_KEY_SECRET_NAME",
       "CERTSCHED_CT_COMPLETION_WINDOW",
       "CERTSCHED_CT_HOURLY_ALLOWANCE",
@@ -75,6 +77,11 @@ describe("Certificate Transparency settings", () => {
       "CERTSCHED_CT_WATCH",
     ]);
     expect(problems.find((p) => p.name === "CERTSCHED_CT_URL")?.message).toMatch(/https/);
+    // A key too short to be told from ordinary text could not be kept out of logs: refused, unquoted.
+    expect(problems.find((p) => p.name === "CERTSCHED_CT_API_KEY")?.message).toMatch(
+      /at least \d+ characters/,
+    );
+    expect(JSON.stringify(problems)).not.toContain("k3y");
   });
 
   it("the boundaries of the allowance and the window are accepted", () => {
