@@ -6,9 +6,12 @@ import type { ServedFacts } from "../verification/served.js";
  */
 
 /** What started a run or a request. */
-/** `ari`: a renewal the CA's renewal information asked for (ARI, RFC 9773). */
-export type Trigger = "timer" | "http" | "cli" | "queue" | "ari";
-export const TRIGGERS: readonly Trigger[] = ["timer", "http", "cli", "queue", "ari"];
+/**
+ * `ari`: a renewal the CA's renewal information asked for (ARI, RFC 9773). `event`: a Key Vault
+ * event delivered by Event Grid, or a later check of the consumers it started.
+ */
+export type Trigger = "timer" | "http" | "cli" | "queue" | "ari" | "event";
+export const TRIGGERS: readonly Trigger[] = ["timer", "http", "cli", "queue", "ari", "event"];
 
 export type EventKind =
   /** A person asked for the renewal by name (`by` says who). */
@@ -45,7 +48,15 @@ export type EventKind =
    */
   | "unexpected-issuance"
   /** A person acknowledged an unexpected issuance (`by`, and the reason in `detail`). */
-  | "issuance-acknowledged";
+  | "issuance-acknowledged"
+  /**
+   * A Key Vault event the vault confirmed, and what certsched did about it (`reason`: the
+   * event's kind, `new-version`, `near-expiry` or `expired`; `detail`: the outcome in words).
+   * A certificate certsched does not keep is named `vault:<vault>/<certificate>`.
+   */
+  | "vault-event"
+  /** A Key Vault event about a certificate nothing will renew in time: an alert went out. */
+  | "vault-expiry-alert";
 export const EVENT_KINDS: readonly EventKind[] = [
   "manual-request",
   "renewal-scheduled",
@@ -63,6 +74,8 @@ export const EVENT_KINDS: readonly EventKind[] = [
   "landed",
   "unexpected-issuance",
   "issuance-acknowledged",
+  "vault-event",
+  "vault-expiry-alert",
 ];
 
 export interface CertificateEvent {

@@ -138,6 +138,11 @@ export interface KeyVaultReadOptions {
   readonly settings: Pick<VerifySettings, "timeoutMs"> & Partial<Pick<VerifySettings, "connectTo">>;
   readonly signal?: AbortSignal;
   readonly seam?: KeyVaultSeam;
+  /**
+   * This version of the certificate instead of the current one (a Key Vault event names it);
+   * a version the vault does not hold is `not-found`.
+   */
+  readonly version?: string;
 }
 
 /** What went wrong when no certificate could be read. */
