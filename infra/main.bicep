@@ -226,6 +226,9 @@ param verifyUnreachableAfter string = ''
 @description('CERTSCHED_SYNC_WINDOW: how long a Key Vault certificate\'s consumers (App Service, Application Gateway, Front Door) may take to serve its new version before a domain counts as not synced, e.g. 24h. Empty: 24h.')
 param syncWindow string = ''
 
+@description('CERTSCHED_EVENT_RECHECK_FIRST: after a Key Vault event announces a new certificate version, how long after the first check its consumers are checked again, 1s..1h, e.g. 1m; each next recheck waits twice as long, at most 1 h, until the sync window ends.')
+param eventRecheckFirst string = '1m'
+
 @description('CERTSCHED_ARM_URL: Azure Resource Manager preflight asks about DNS zones and App Service apps (https only). Empty: https://management.azure.com.')
 param armUrl string = ''
 
@@ -273,6 +276,24 @@ param webhookFormat string = 'auto'
 ])
 param notifySuccess string = 'false'
 
+// ---- Key Vault events (infra/README.md "Key Vault events") -----------------------------------
+
+@description('Key Vaults whose certificate events (new version, near expiry, expired) reach the keyVaultEvents function, as a JSON array of {"name":"kv-certs","resourceGroup":"rg-certs"} (same subscription), with "topicName" when the vault already has an Event Grid system topic (Azure allows one per vault). Empty: none, and nothing is created.')
+param eventVaults array = []
+
+@description('true once the app\'s code (with its keyVaultEvents function) is deployed: Event Grid refuses a subscription to a function that does not exist yet. false: the system topics and roles are created, the subscriptions wait; run `azd provision` again after `azd deploy`.')
+param keyVaultEventsDeployed bool = false
+
+@description('Delivery attempts of one Key Vault event before Event Grid dead-letters it, 1..30.')
+@minValue(1)
+@maxValue(30)
+param eventMaxDeliveryAttempts int = 30
+
+@description('Minutes Event Grid keeps retrying one Key Vault event before it dead-letters it, 1..1440.')
+@minValue(1)
+@maxValue(1440)
+param eventTimeToLiveInMinutes int = 1440
+
 // ---- Alerts (docs/operations.md "Alerts") -----------------------------------------------------
 
 @description('E-mail address the alerts are sent to. Empty (and no alertWebhookUrl): no action group; the alert rules are deployed but notify nobody, as the output AZURE_ALERTS says.')
@@ -303,6 +324,12 @@ var ledgerTableName = 'certschedrenewals'
 // Must match RUN_QUEUE in shared/core/runs/run.ts and the trigger in functions/runQueuedRenewals.ts.
 var runQueueName = 'certsched-runs'
 var deploymentContainerName = 'app-package'
+// Must match RECHECK_QUEUE in shared/core/ports/vaultEvents.ts and functions/recheckVaultConsumers.ts.
+var recheckQueueName = 'certsched-vault-rechecks'
+// Where Event Grid dead-letters the Key Vault events it could not deliver.
+var deadLetterContainerName = 'eventgrid-deadletter'
+// The Event Grid trigger, as functions/keyVaultEvents.ts registers it.
+var keyVaultEventsFunction = 'keyVaultEvents'
 
 // ---- Resources ----------------------------------------------------------------------------
 
@@ -335,6 +362,8 @@ module storage 'modules/storage.bicep' = {
     deploymentContainerName: deploymentContainerName
     ledgerTableName: ledgerTableName
     runQueueName: runQueueName
+    recheckQueueName: recheckQueueName
+    deadLetterContainerName: deadLetterContainerName
   }
 }
 
@@ -418,6 +447,7 @@ var commonSettings = [
   { name: 'CERTSCHED_VERIFY_WINDOW', value: verifyWindow }
   { name: 'CERTSCHED_VERIFY_UNREACHABLE_AFTER', value: verifyUnreachableAfter }
   { name: 'CERTSCHED_SYNC_WINDOW', value: syncWindow }
+  { name: 'CERTSCHED_EVENT_RECHECK_FIRST', value: eventRecheckFirst }
   { name: 'CERTSCHED_WATCH', value: watch }
   { name: 'CERTSCHED_WATCH_CERTIFICATES', value: watchCertificates }
   { name: 'CERTSCHED_ARM_URL', value: armUrl }
@@ -465,7 +495,12 @@ module functionApp 'modules/functionApp.bicep' = {
     webhookUrl: webhookUrl
     entraClientId: entraClientId
     entraTenantId: entraTenantId
-    entraKeyOnlyPaths: map(filter(split(entraKeyOnlyPaths, ','), p => !empty(trim(p))), p => trim(p))
+    // Event Grid cannot obtain an Entra token: its trigger's path stays on its system key
+    // (eventgrid_extension) when vaults are watched.
+    entraKeyOnlyPaths: concat(
+      map(filter(split(entraKeyOnlyPaths, ','), p => !empty(trim(p))), p => trim(p)),
+      empty(eventVaults) ? [] : ['/runtime/webhooks/eventgrid']
+    )
   }
   // The app starts reading its storage and vault at once: let the roles land first.
   dependsOn: [
@@ -485,6 +520,56 @@ module alerts 'modules/alerts.bicep' = {
   }
 }
 
+// Key Vault events: per watched vault, in its resource group, the system topic (and the app's
+// right to read its certificates); in this group, the topic's right to dead-letter; then the
+// subscription to the function once the code is deployed.
+var grantCertificateRead = cloudCredential == 'managed-identity' || accountsDeclared
+
+module vaultEventTopics 'modules/vaultEventTopic.bicep' = [
+  for v in eventVaults: {
+    name: 'vaultEventTopic-${v.name}'
+    scope: resourceGroup(v.resourceGroup)
+    params: {
+      vaultName: v.name
+      topicName: contains(v, 'topicName') ? v.topicName : 'evgt-certsched-${v.name}'
+      tags: allTags
+      principalId: identity.outputs.principalId
+      grantCertificateRead: grantCertificateRead
+    }
+  }
+]
+
+module vaultEventDeadLetters 'modules/vaultEventDeadLetter.bicep' = [
+  for (v, i) in eventVaults: {
+    name: 'vaultEventDeadLetter-${v.name}'
+    params: {
+      topicPrincipalId: vaultEventTopics[i].outputs.topicPrincipalId
+      vaultId: resourceId(v.resourceGroup, 'Microsoft.KeyVault/vaults', v.name)
+      storageAccountName: storage.outputs.name
+      deadLetterContainerName: storage.outputs.deadLetterContainerName
+    }
+  }
+]
+
+module vaultEventSubscriptions 'modules/vaultEventSubscription.bicep' = [
+  for (v, i) in eventVaults: if (keyVaultEventsDeployed) {
+    name: 'vaultEventSubscription-${v.name}'
+    scope: resourceGroup(v.resourceGroup)
+    params: {
+      topicName: vaultEventTopics[i].outputs.topicName
+      functionAppId: functionApp.outputs.id
+      functionName: keyVaultEventsFunction
+      storageAccountId: resourceId('Microsoft.Storage/storageAccounts', storage.outputs.name)
+      deadLetterContainerName: storage.outputs.deadLetterContainerName
+      maxDeliveryAttempts: eventMaxDeliveryAttempts
+      eventTimeToLiveInMinutes: eventTimeToLiveInMinutes
+    }
+    dependsOn: [
+      vaultEventDeadLetters
+    ]
+  }
+]
+
 // azd stores these in the environment (.azure/<env>/.env); docs/deploy.md uses them.
 output AZURE_FUNCTION_APP_NAME string = functionApp.outputs.name
 output AZURE_FUNCTION_APP_URL string = 'https://${functionApp.outputs.defaultHostName}'
@@ -499,3 +584,8 @@ output AZURE_ALERTS string = alerts.outputs.notice
 output AZURE_ENTRA_AUTH string = empty(entraClientId)
   ? 'off: function keys alone guard the HTTP API (set AZURE_ENTRA_CLIENT_ID to turn Entra ID on; docs/deploy.md)'
   : 'on: the HTTP API requires an Entra ID token for api://${entraClientId} with an app role, plus a function key${empty(entraKeyOnlyPaths) ? '' : '; key alone on ${entraKeyOnlyPaths}'}'
+output AZURE_VAULT_EVENTS string = empty(eventVaults)
+  ? 'off: no vault is watched through Event Grid (set AZURE_EVENT_VAULTS; infra/README.md "Key Vault events")'
+  : keyVaultEventsDeployed
+      ? 'on: ${length(eventVaults)} vault(s) send their certificate events to ${keyVaultEventsFunction}'
+      : 'WAITING: ${length(eventVaults)} system topic(s) created; the subscriptions are created by the next `azd provision` after `azd deploy` (AZURE_KEY_VAULT_EVENTS_DEPLOYED=true)'

@@ -206,3 +206,4 @@ resource auth 'Microsoft.Web/sites/config@2024-04-01' = if (!empty(entraClientId
 
 output name string = app.name
 output defaultHostName string = app.properties.defaultHostName
+output id string = app.id

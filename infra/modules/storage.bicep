@@ -1,5 +1,6 @@
 // The function app's own storage account: host state (timer schedule status, locks), the
-// deployment package container, the renewal ledger table and the run queues. Shared keys are off: everything
+// deployment package container, the renewal ledger table, the run and recheck queues, and the
+// dead-letter container of the Key Vault events. Shared keys are off: everything
 // reaches it through the managed identity.
 
 @description('Name of the storage account (3-24 lowercase letters and digits, globally unique).')
@@ -21,6 +22,12 @@ param ledgerTableName string
 
 @description('Queue of the runs POST /api/renewals starts; must match RUN_QUEUE in shared/core/runs/run.ts and the queue trigger in functions/runQueuedRenewals.ts.')
 param runQueueName string
+
+@description('Queue of the rechecks of a new vault certificate version\'s consumers; must match RECHECK_QUEUE in shared/core/ports/vaultEvents.ts and the queue trigger in functions/recheckVaultConsumers.ts.')
+param recheckQueueName string
+
+@description('Blob container where Event Grid dead-letters the Key Vault events it could not deliver.')
+param deadLetterContainerName string
 
 resource storage 'Microsoft.Storage/storageAccounts@2023-05-01' = {
   name: name
@@ -58,6 +65,16 @@ resource deploymentContainer 'Microsoft.Storage/storageAccounts/blobServices/con
   }
 }
 
+// Key Vault events Event Grid could not deliver to the keyVaultEvents function after its retries
+// (vaultEventSubscription.bicep): one blob per event, written with the system topic's identity.
+resource deadLetterContainer 'Microsoft.Storage/storageAccounts/blobServices/containers@2023-05-01' = {
+  parent: blobService
+  name: deadLetterContainerName
+  properties: {
+    publicAccess: 'None'
+  }
+}
+
 resource tableService 'Microsoft.Storage/storageAccounts/tableServices@2023-05-01' = {
   parent: storage
   name: 'default'
@@ -88,8 +105,16 @@ resource runPoisonQueue 'Microsoft.Storage/storageAccounts/queueServices/queues@
   name: '${runQueueName}-poison'
 }
 
+// The rechecks of a new vault certificate version's consumers (functions/recheckVaultConsumers.ts),
+// each sent with a visibility delay. Created here so the trigger has a queue to listen on.
+resource recheckQueue 'Microsoft.Storage/storageAccounts/queueServices/queues@2023-05-01' = {
+  parent: queueService
+  name: recheckQueueName
+}
+
 output name string = storage.name
 output blobEndpoint string = storage.properties.primaryEndpoints.blob
 output tableEndpoint string = storage.properties.primaryEndpoints.table
 output queueEndpoint string = storage.properties.primaryEndpoints.queue
 output deploymentContainerName string = deploymentContainer.name
+output deadLetterContainerName string = deadLetterContainer.name

@@ -26,6 +26,8 @@ describe("infra against Azure's resource types", () => {
     expect(new Set(declared.map((r) => `${r.type}@${r.apiVersion}`))).toEqual(
       new Set([
         "Microsoft.Authorization/roleAssignments@2022-04-01",
+        "Microsoft.EventGrid/systemTopics@2025-02-15",
+        "Microsoft.EventGrid/systemTopics/eventSubscriptions@2025-02-15",
         "Microsoft.Insights/actionGroups@2023-01-01",
         "Microsoft.Insights/components@2020-02-02",
         "Microsoft.Insights/scheduledQueryRules@2023-12-01",
@@ -231,6 +233,75 @@ resource other 'Microsoft.Web/sites/config@2024-04-01' = {
     ).toEqual([
       expect.stringMatching(/^properties\.platform: unknown property 'platform'/),
       expect.stringMatching(/^name: 'nonsense' is not allowed: expected .*'authsettingsV2'/),
+    ]);
+  });
+
+  it("Event Grid (a transcribed subset): destination and dead-letter variants, names, read-only", () => {
+    const subscription = (destination: string, extra = "") => `
+resource topic 'Microsoft.EventGrid/systemTopics@2025-02-15' existing = {
+  name: 'evgt'
+}
+resource sub 'Microsoft.EventGrid/systemTopics/eventSubscriptions@2025-02-15' = {
+  parent: topic
+  name: 'certsched'
+  properties: {
+    destination: ${destination}
+    eventDeliverySchema: 'EventGridSchema'
+    filter: { includedEventTypes: ['Microsoft.KeyVault.CertificateExpired'] }
+    retryPolicy: { maxDeliveryAttempts: 30, eventTimeToLiveInMinutes: 1440 }
+    deadLetterWithResourceIdentity: {
+      identity: { type: 'SystemAssigned' }
+      deadLetterDestination: {
+        endpointType: 'StorageBlob'
+        properties: { resourceId: 'st', blobContainerName: 'dead' }
+      }
+    }${extra}
+  }
+}`;
+    const fn =
+      "{ endpointType: 'AzureFunction', properties: { resourceId: 'f', maxEventsPerBatch: 1 } }";
+    expect(check(subscription(fn))).toEqual([]);
+    // An endpoint type Azure does not have, with its property names checked nowhere.
+    expect(
+      check(subscription("{ endpointType: 'Function', properties: { resourceId: 'f' } }")),
+    ).toEqual([
+      expect.stringMatching(
+        /^properties\.destination\.endpointType: 'Function' is not allowed: expected .*'AzureFunction'/,
+      ),
+    ]);
+    // A property of another variant (WebHook's endpointUrl) on an AzureFunction destination.
+    expect(
+      check(
+        subscription("{ endpointType: 'AzureFunction', properties: { endpointUrl: 'https://x' } }"),
+      ),
+    ).toEqual([
+      expect.stringMatching(/^properties\.destination\.properties\.endpointUrl: unknown property/),
+    ]);
+    // A misspelt retry setting, and the read-only topic name.
+    expect(
+      check(
+        subscription(fn, "\n    topic: 'evgt'").replace(
+          "maxDeliveryAttempts",
+          "maxDeliveryAttempt",
+        ),
+      ),
+    ).toEqual([
+      expect.stringMatching(
+        /^properties\.retryPolicy\.maxDeliveryAttempt: unknown property .*'maxDeliveryAttempts'/,
+      ),
+      expect.stringMatching(/^properties(\.topic)?: .*read-only/),
+    ]);
+    // A system topic needs a location; its identity type is an open enum, its topicType free text.
+    expect(
+      check(`
+resource topic 'Microsoft.EventGrid/systemTopics@2025-02-15' = {
+  name: 'evgt'
+  identity: { type: 'SystemAssigned' }
+  properties: { source: 'kv', topicType: 'Microsoft.KeyVault.vaults', provisioningState: 'Succeeded' }
+}`),
+    ).toEqual([
+      expect.stringMatching(/^properties(\.provisioningState)?: .*read-only/),
+      ": missing required property 'location'",
     ]);
   });
 

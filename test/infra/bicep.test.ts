@@ -43,11 +43,11 @@ const functionAppModule = file("infra/modules/functionApp.bicep");
 const SECRET_SETTINGS = ["CERTSCHED_API_KEY", "CERTSCHED_CLIENT_SECRET", "CERTSCHED_CT_API_KEY"];
 
 /**
- * Set by the infrastructure before the code reads it: the ledger table through the managed
- * identity (shared keys are off on the storage account). Remove a name from here once the code
- * reads it; the last test of "app settings" says when.
+ * Set by the infrastructure before the code reads it: CERTSCHED_EVENT_RECHECK_FIRST (the first
+ * recheck of a new vault certificate version's consumers) comes with the verify settings. Remove a
+ * name from here once the code reads it; the last test of "app settings" says when.
  */
-const AWAITING_CODE: string[] = [];
+const AWAITING_CODE: string[] = ["CERTSCHED_EVENT_RECHECK_FIRST"];
 
 /** Host settings for the timer and telemetry, required besides the CERTSCHED_* ones. */
 const HOST_SETTINGS = [
@@ -70,11 +70,17 @@ const REFUSED_BY_FLEX = [
 
 /**
  * The roles the app's identity needs today, and no other (infra/modules/access.bicep says why
- * for each). Storage Queue Data Contributor: the run queues (docs/runs.md).
+ * for each). Storage Queue Data Contributor: the run queues (docs/runs.md). Key Vault Certificate
+ * User: each vault watched through Event Grid (infra/modules/vaultEventTopic.bicep).
  */
 const ROLES: [string, string, string][] = [
   // [role, definition id, type of the resource it is assigned on]
   ["Key Vault Secrets User", "4633458b-17de-408a-b874-0445c86b69e6", "Microsoft.KeyVault/vaults"],
+  [
+    "Key Vault Certificate User",
+    "db79e9a7-68ee-4b58-9aeb-b90e7c24fcba",
+    "Microsoft.KeyVault/vaults",
+  ],
   [
     "Storage Blob Data Owner",
     "b7e6dc6d-f1e8-4753-8033-0f276bb0955b",

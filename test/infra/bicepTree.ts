@@ -166,10 +166,19 @@ export function params(file: BicepFile): ParamDecl[] {
     });
 }
 
+/** The object a declaration assigns: `{...}`, `if (c) {...}`, `[for x in y: ...]` (possibly with `if`). */
 function bodyOf(declaration: Node): Node | undefined {
-  const last = declaration.lastNamedChild;
-  if (last?.type === "object") return last;
-  if (last?.type === "if_statement") return last.namedChildren.find((c) => c.type === "object");
+  return objectOf(declaration.lastNamedChild);
+}
+
+function objectOf(value: Node | null): Node | undefined {
+  if (value?.type === "object") return value;
+  if (value?.type === "if_statement" || value?.type === "for_statement") {
+    const inner = value.namedChildren.find(
+      (c) => c.type === "object" || c.type === "if_statement" || c.type === "for_statement",
+    );
+    return objectOf(inner ?? null);
+  }
   return undefined;
 }
 
