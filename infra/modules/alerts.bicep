@@ -433,6 +433,52 @@ resource unexpectedIssuance 'Microsoft.Insights/scheduledQueryRules@2023-12-01' 
   }
 }
 
+// Key Vault events: a vault certificate near expiry or expired that nothing will renew in time.
+resource vaultExpiry 'Microsoft.Insights/scheduledQueryRules@2023-12-01' = {
+  name: 'alert-vault-expiry-${nameSuffix}'
+  location: location
+  tags: tags
+  kind: 'LogAlert'
+  properties: {
+    displayName: 'certsched: a Key Vault certificate is expiring and nothing will renew it in time'
+    description: 'Key Vault sent CertificateNearExpiry or CertificateExpired for a certificate in a watched vault, and certsched either does not renew it (unmanaged certificate expiring: the line names its vault, subscription and resource group) or its renewal is at risk (failed, stuck, not landed, preflight says it will fail, or expired). One line per version and event type, naming the vault, certificate, version, account and why. docs/operations.md "Alerts".'
+    severity: 1
+    enabled: true
+    scopes: [
+      appInsights.id
+    ]
+    evaluationFrequency: 'PT1H'
+    windowSize: 'PT1H'
+    criteria: {
+      allOf: [
+        {
+          query: loadTextContent('../alerts/vault-expiry.kql')
+          timeAggregation: 'Count'
+          operator: 'GreaterThan'
+          threshold: 0
+          dimensions: [
+            {
+              name: 'certificate'
+              operator: 'Include'
+              values: [
+                '*'
+              ]
+            }
+          ]
+          failingPeriods: {
+            numberOfEvaluationPeriods: 1
+            minFailingPeriodsToAlert: 1
+          }
+        }
+      ]
+    }
+    autoMitigate: false
+    actions: {
+      actionGroups: actionGroups
+    }
+  }
+}
+
 // Every rule above, once: the notice counts them.
 var ruleNameList = [
   sweepFailed.name
@@ -444,6 +490,7 @@ var ruleNameList = [
   accountAlert.name
   preflightWillFail.name
   unexpectedIssuance.name
+  vaultExpiry.name
 ]
 
 // Receivers are listed by kind only: the webhook URL is a secret.

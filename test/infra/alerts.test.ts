@@ -424,6 +424,21 @@ let ctAlerts: string[];
 /** What the CLI says of issuances in each state: no alert among them. */
 const ctOthers = everyState().map((s) => `certsched ct: ${issuanceLine(s)}`);
 
+/**
+ * The keyVaultEvents function's lines as the contract of the Key Vault events writes them (one
+ * per event; the alert at error level). The use case that writes them is being written; once it
+ * is, take these from a real delivery as the lines above are.
+ */
+const vaultAlerts = [
+  'certsched vault alert: near-expiry kv-contoso/legacy-contoso-com version 3f2a9c of account "contoso": unmanaged certificate expiring: not renewed by certsched; subscription 0000-1111, resource group rg-certs, expires 2026-12-20T10:00:00Z',
+  'certsched vault alert: expired kv-fabrikam/shop version 77aa01 of account "fabrikam": expired; its last renewal request failed',
+];
+const vaultEventLines = [
+  "certsched vault event 1d6f (near-expiry kv-contoso/legacy-contoso-com version 3f2a9c): alert: unmanaged certificate expiring",
+  "certsched vault event 8b2e (new-version kv-contoso/www version 9c1e00): checked: 2 consumers, 1 serving it",
+  'certsched vault event 5a5a (expired kv-unknown/www version 9c1e00): not-watched: vault kv-unknown is not watched by account "contoso"',
+];
+
 /** Which real lines each query must find, and which it must not. */
 function cases(): Record<string, { finds: string[]; ignores: string[] }> {
   return {
@@ -478,6 +493,10 @@ function cases(): Record<string, { finds: string[]; ignores: string[] }> {
     "unexpected-issuance.kql": {
       finds: ctAlerts,
       ignores: [...ctOthers, ...preflighted, ...accountRun, ...good.lines, ...bad.lines],
+    },
+    "vault-expiry.kql": {
+      finds: vaultAlerts,
+      ignores: [...vaultEventLines, ...ctAlerts, ...preflighted, ...good.lines, ...bad.lines],
     },
     "certificate-stuck.kql": {
       finds: bad.lines.filter((l) => l.includes("certificate stuck")),
@@ -630,6 +649,32 @@ describe("unexpected-issuance.kql", () => {
       issuer: "an unknown issuer",
       notAfter: "?",
     });
+  });
+});
+
+describe("vault-expiry.kql", () => {
+  it("parses the alert line into the event kind, vault/certificate, version, account and why", () => {
+    const [pattern] = parsePatterns(tokenize(query("vault-expiry.kql")));
+    expect(pattern?.regex.exec(vaultAlerts[0] ?? "")?.groups).toEqual({
+      kind: "near-expiry",
+      certificate: "kv-contoso/legacy-contoso-com",
+      version: "3f2a9c",
+      account: "contoso",
+      detail:
+        "unmanaged certificate expiring: not renewed by certsched; subscription 0000-1111, resource group rg-certs, expires 2026-12-20T10:00:00Z",
+    });
+    expect(pattern?.regex.exec(vaultAlerts[1] ?? "")?.groups).toMatchObject({
+      kind: "expired",
+      certificate: "kv-fabrikam/shop",
+      account: "fabrikam",
+    });
+  });
+
+  it("alerts at severity 1, one alert per certificate", () => {
+    const rule = rules().find((r) => r.file === "vault-expiry.kql");
+    expect(property(rule?.body, "properties", "severity")?.text).toBe("1");
+    const dimension = property(rule?.body, "properties", "criteria", "allOf");
+    expect(dimension?.text).toMatch(/name: 'certificate'/);
   });
 });
 
