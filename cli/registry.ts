@@ -19,6 +19,7 @@ const LOADERS: Readonly<Record<string, () => Promise<Command>>> = {
   runs: async () => (await import("./commands/runs.js")).runsCommand,
   test: async () => (await import("./commands/test.js")).testCommand,
   ct: async () => (await import("./commands/ct.js")).ctCommand,
+  events: async () => (await import("./commands/events.js")).eventsCommand,
   windows: async () => (await import("./commands/windows.js")).windowsCommand,
   accounts: async () => (await import("./commands/accounts.js")).accountsCommand,
   sandbox: async () => (await import("./commands/sandbox.js")).sandboxCommand,
