@@ -527,7 +527,7 @@ var grantCertificateRead = cloudCredential == 'managed-identity' || accountsDecl
 
 module vaultEventTopics 'modules/vaultEventTopic.bicep' = [
   for v in eventVaults: {
-    name: 'vaultEventTopic-${v.name}'
+    name: 'vaultEventTopic-${v.name}-${resourceToken}'
     scope: resourceGroup(v.resourceGroup)
     params: {
       vaultName: v.name
@@ -541,7 +541,7 @@ module vaultEventTopics 'modules/vaultEventTopic.bicep' = [
 
 module vaultEventDeadLetters 'modules/vaultEventDeadLetter.bicep' = [
   for (v, i) in eventVaults: {
-    name: 'vaultEventDeadLetter-${v.name}'
+    name: 'vaultEventDeadLetter-${v.name}-${resourceToken}'
     params: {
       topicPrincipalId: vaultEventTopics[i].outputs.topicPrincipalId
       vaultId: resourceId(v.resourceGroup, 'Microsoft.KeyVault/vaults', v.name)
@@ -553,10 +553,11 @@ module vaultEventDeadLetters 'modules/vaultEventDeadLetter.bicep' = [
 
 module vaultEventSubscriptions 'modules/vaultEventSubscription.bicep' = [
   for (v, i) in eventVaults: if (keyVaultEventsDeployed) {
-    name: 'vaultEventSubscription-${v.name}'
+    name: 'vaultEventSubscription-${v.name}-${resourceToken}'
     scope: resourceGroup(v.resourceGroup)
     params: {
       topicName: vaultEventTopics[i].outputs.topicName
+      subscriptionName: 'certsched-${resourceToken}'
       functionAppId: functionApp.outputs.id
       functionName: keyVaultEventsFunction
       storageAccountId: resourceId('Microsoft.Storage/storageAccounts', storage.outputs.name)

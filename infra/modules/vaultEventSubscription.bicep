@@ -8,6 +8,11 @@
 @description('Name of the vault\'s system topic (vaultEventTopic.bicep).')
 param topicName string
 
+@description('Name of the event subscription, one per certsched deployment: two deployments may watch one vault through its one system topic.')
+@minLength(3)
+@maxLength(64)
+param subscriptionName string
+
 @description('Resource id of the function app.')
 param functionAppId string
 
@@ -36,7 +41,7 @@ resource topic 'Microsoft.EventGrid/systemTopics@2025-02-15' existing = {
 
 resource subscription 'Microsoft.EventGrid/systemTopics/eventSubscriptions@2025-02-15' = {
   parent: topic
-  name: 'certsched-key-vault-events'
+  name: subscriptionName
   properties: {
     destination: {
       endpointType: 'AzureFunction'

@@ -119,6 +119,13 @@ describe("the event subscription", () => {
     expect(call(subscriptionModule).arg("functionAppId")?.text).toBe("functionApp.outputs.id");
   });
 
+  it("is named per deployment, so two deployments watching one vault keep their own", () => {
+    expect(property(sub?.body, "name")?.text).toBe("subscriptionName");
+    expect(call(subscriptionModule).arg("subscriptionName")?.text).toBe(
+      `'certsched-\${resourceToken}'`,
+    );
+  });
+
   it("takes the three certificate event types the code reads, in a stated schema", () => {
     expect(strings(property(props, "filter", "includedEventTypes")).sort()).toEqual(
       Object.values(VAULT_EVENT_TYPES).sort(),
