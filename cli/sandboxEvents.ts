@@ -1,5 +1,4 @@
 import { createHash, randomBytes } from "node:crypto";
-import type { InvocationContext } from "@azure/functions";
 import { probeTls } from "../shared/adapters/probes/tlsProbe.js";
 import { parseConnectTo } from "../shared/core/verification/connectTo.js";
 import { contextLogger } from "../shared/edge/contextLogger.js";
@@ -53,7 +52,7 @@ function handlerWith(
   seen: { events: unknown[]; lines: string[] },
 ): { handler: EventGridHandler; close: () => Promise<void> } {
   const services = sandboxServices(sandbox);
-  const handler = async (event: unknown, context: InvocationContext) => {
+  const handler: EventGridHandler = async (event, context) => {
     seen.events.push(event);
     const run = await handleVaultEvents(services, event, contextLogger(context));
     seen.lines.push(...run.outcomes.map((o) => clean(o.line)));
@@ -166,8 +165,8 @@ export function renderSandboxEvent(
     ...part.handled.slice(0, 5).map((line) => `  ${line}`),
   ];
   const check = part.served
-    ? `  consumer check: ${part.domain} serves version ${part.version}: served the new version ${Math.max(0, Math.round((part.servedAfterMs ?? 0) / 1000))} s after it was created.`
-    : `  consumer check: ${part.domain} does not serve version ${part.version}: ${part.problem ?? "unknown"}`;
-  lines.push(...wrapToWidth(check, w));
+    ? `  consumer check: ${part.domain} serves it: served the new version ${Math.max(0, Math.round((part.servedAfterMs ?? 0) / 1000))} s after it was created.`
+    : `  consumer check: ${part.domain} does not serve it: ${part.problem ?? "unknown"}`;
+  lines.push(check);
   return lines;
 }

@@ -252,6 +252,7 @@ export function sandboxSweepDocument(sandbox: Sandbox, swept: SandboxSweep): obj
       passes: p.passes,
       counts: p.summary.counts,
       ...(p.verification ? { verificationCounts: p.verification.counts } : {}),
+      ...(p.events ? { keyVaultEvent: p.events } : {}),
       ...(p.transparency
         ? {
             issuances: p.transparency.issuances.map((seen) => issuanceView(seen, new Date())),
