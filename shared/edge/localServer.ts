@@ -17,7 +17,8 @@ const { HttpRequest, InvocationContext } = functions;
  * `/runtime/webhooks/eventgrid?functionName=<name>` with the system key (here the function key),
  * a subscription's validation answered with its code, and each event of a notification handed to
  * the function once, one after the other; 200 when every invocation resolved, 500 when one
- * threw (Event Grid delivers again).
+ * threw (Event Grid delivers again). CloudEvents' validation (OPTIONS with
+ * WebHook-Request-Origin) is answered with WebHook-Allowed-Origin.
  */
 
 export type GetHandler = (
@@ -154,8 +155,14 @@ async function serveEventGrid(
   req: IncomingMessage,
   res: ServerResponse,
 ): Promise<void> {
-  if (req.method !== "POST") return void res.writeHead(405, { allow: "POST" }).end();
+  const origin = req.headers["webhook-request-origin"];
+  const validation = req.method === "OPTIONS" && typeof origin === "string";
+  if (req.method !== "POST" && !validation) {
+    return void res.writeHead(405, { allow: "POST, OPTIONS" }).end();
+  }
   if (!keyed(options, url, req)) return void res.writeHead(401).end();
+  // CloudEvents' abuse protection: the endpoint allows the origin that asks.
+  if (validation) return void res.writeHead(200, { "webhook-allowed-origin": origin }).end();
   const name = url.searchParams.get("functionName") ?? "";
   const registered = options.eventGrid ?? {};
   const handler = Object.hasOwn(registered, name) ? registered[name] : undefined;

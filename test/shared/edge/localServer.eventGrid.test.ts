@@ -103,6 +103,27 @@ describe("the local server's Event Grid webhook", () => {
     expect(noCode.status).toBe(400);
   });
 
+  it("CloudEvents: the OPTIONS validation allows the origin that asks (with the key); a batch is handed over event by event", async () => {
+    const ask = (url: string) =>
+      fetch(url, {
+        method: "OPTIONS",
+        headers: { "webhook-request-origin": "eventgrid.azure.net" },
+      });
+    const allowed = await ask(hook());
+    const refused = await ask(hook("functionName=keyVaultEvents"));
+    expect([allowed.status, refused.status]).toEqual([200, 401]);
+    expect(allowed.headers.get("webhook-allowed-origin")).toBe("eventgrid.azure.net");
+    const batch = JSON.stringify([
+      { specversion: "1.0", id: "c1", type: "Microsoft.KeyVault.CertificateExpired" },
+      { specversion: "1.0", id: "c2", type: "Microsoft.KeyVault.CertificateExpired" },
+    ]);
+    const response = await deliver(batch, "Notification", hook(), {
+      "content-type": "application/cloudevents-batch+json; charset=utf-8",
+    });
+    expect(response.status).toBe(200);
+    expect(calls.map((c) => (c.event as { id: string }).id)).toEqual(["c1", "c2"]);
+  });
+
   it("500 when one invocation threw (Event Grid delivers again), the others still invoked", async () => {
     failOn = "b";
     const response = await deliver(events("a", "b", "c"));
