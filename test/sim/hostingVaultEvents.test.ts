@@ -149,6 +149,23 @@ describe("the simulator's vault sends Key Vault events", () => {
     expect(() => hosting.vault.addVersion("kv-events", "nope", dates)).toThrow(/no Key Vault/);
   });
 
+  it("staged versions: one event each, in order, naming each version", async () => {
+    const at = clock.now().getTime();
+    const staged = [0, 1].map((i) => ({
+      notBefore: new Date(at - (2 - i) * DAY_MS),
+      notAfter: new Date(at + (10 + i) * DAY_MS),
+      created: new Date(at - (2 - i) * DAY_MS),
+    }));
+    hosting.vault.stageVersions("kv-events", "kv-b", staged);
+    await hosting.vault.eventsSettled();
+    const all = received.flatMap((r) => r.body as { data: { Version: string; EXP: number } }[]);
+    const versions = hosting.vault.versions("kv-events", "kv-b").map((v) => v.version);
+    expect(all.map((e) => e.data.Version).sort()).toEqual([...versions].sort());
+    expect(all.map((e) => e.data.EXP).sort()).toEqual(
+      staged.map((v) => Math.floor(v.notAfter.getTime() / 1000)),
+    );
+  });
+
   it("CloudEvents 1.0 when asked: a batch, source the topic, type the event type", async () => {
     hosting.vault.setEvents({ url, schema: "cloudevents" });
     await hosting.vault.emitExpiry("kv-events", "kv-b", "near-expiry");
