@@ -1,6 +1,8 @@
 import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { probeTls } from "../../shared/adapters/probes/tlsProbe.js";
+import { parseConnectTo } from "../../shared/core/verification/connectTo.js";
 import { DAY_MS } from "../../shared/lib/time.js";
 import {
   type Hosting,
@@ -147,6 +149,28 @@ describe("the simulator's vault sends Key Vault events", () => {
     );
     expect(hosting.vault.versions("kv-events", "kv-b").at(-1)?.version).toBe(second.version);
     expect(() => hosting.vault.addVersion("kv-events", "nope", dates)).toThrow(/no Key Vault/);
+  });
+
+  it("a certificate created since start: its first version's event, at its first read", async () => {
+    sim.addCertificate({
+      certificateName: "kv-new",
+      rootDomain: "new.events.test",
+      target: "Cloud Key Vault + DNS",
+      keyVaultName: "kv-events",
+      expiryDate: new Date(clock.now().getTime() + 90 * DAY_MS),
+    });
+    const probe = await probeTls(
+      { host: "new.events.test", port: 443 },
+      { connectTo: parseConnectTo(hosting.connectTo), timeoutMs: 10_000, ca: [hosting.caPem] },
+    );
+    expect(probe.reached).toBe(true);
+    await hosting.vault.eventsSettled();
+    const [event] = events();
+    expect(event).toMatchObject({
+      subject: "kv-new",
+      eventType: "Microsoft.KeyVault.CertificateNewVersionCreated",
+      data: { Version: hosting.vault.versions("kv-events", "kv-new").at(-1)?.version },
+    });
   });
 
   it("staged versions: one event each, in order, naming each version", async () => {
