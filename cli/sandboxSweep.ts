@@ -29,6 +29,7 @@ import {
   verifySandbox,
 } from "./sandbox.js";
 import { renderSandboxAri, type SandboxAriPart, sandboxAriRenewal } from "./sandboxAri.js";
+import { renderSandboxEvent, type SandboxEventPart, sandboxEventCheck } from "./sandboxEvents.js";
 import {
   renderSandboxTransparency,
   SANDBOX_CT_ACCOUNT,
@@ -61,6 +62,8 @@ export interface SandboxAccountSweep {
   readonly passes: boolean;
   /** The ARI renewal staged in the first account, after its verification. */
   readonly ari?: SandboxAriPart;
+  /** The Key Vault event of the first account (a version added after the sweep) and its check. */
+  readonly events?: SandboxEventPart;
   /** The Certificate Transparency watch of the first account, after its verification. */
   readonly transparency?: SandboxTransparencyPart;
 }
@@ -108,6 +111,9 @@ export async function sweepSandboxAccounts(
     // One ARI renewal in the whole demo, after the verification (it renews one more certificate).
     const ari =
       summary.dryRun || parts.length > 0 ? undefined : await stagedAri(sandbox, account, summary);
+    // One Key Vault event in the whole demo, after the sweep renewed what was due.
+    const events =
+      summary.dryRun || parts.length > 0 ? undefined : await sandboxEventCheck(sandbox, account);
     // The watch reads what the verification read: contoso's, whose names the story is about.
     const transparency =
       verification && account === SANDBOX_CT_ACCOUNT
@@ -122,6 +128,7 @@ export async function sweepSandboxAccounts(
       (verification?.passes ?? true) &&
       unexpected.length === 0 &&
       (transparency?.passes ?? true) &&
+      (events?.passes ?? true) &&
       preflight.error === undefined;
     parts.push({
       account,
@@ -132,6 +139,7 @@ export async function sweepSandboxAccounts(
       stagedPreflight,
       passes,
       ...(ari ? { ari } : {}),
+      ...(events ? { events } : {}),
       ...(transparency ? { transparency } : {}),
     });
   }
@@ -244,6 +252,7 @@ export function sandboxSweepDocument(sandbox: Sandbox, swept: SandboxSweep): obj
       passes: p.passes,
       counts: p.summary.counts,
       ...(p.verification ? { verificationCounts: p.verification.counts } : {}),
+      ...(p.events ? { keyVaultEvent: p.events } : {}),
       ...(p.transparency
         ? {
             issuances: p.transparency.issuances.map((seen) => issuanceView(seen, new Date())),
@@ -313,6 +322,7 @@ export function renderAccountPart(
   lines.push(...sandboxWindowsNote(part.summary, paint, width));
   if (part.verification) lines.push(...renderSandboxVerification(part.verification, paint, width));
   if (part.ari) lines.push(...renderSandboxAri(part.ari, paint, width));
+  if (part.events) lines.push(...renderSandboxEvent(part.events, paint, width));
   if (part.transparency) lines.push(...renderSandboxTransparency(part.transparency, paint, width));
   return lines;
 }

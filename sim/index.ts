@@ -70,6 +70,12 @@ export type {
 } from "./hosting/hosting.js";
 export { HOSTING_CA_NAME } from "./hosting/hostingCa.js";
 export { HOSTING_FAULTS, type HostingFault, WRONG_NAME } from "./hosting/hostingFaults.js";
+export {
+  SIM_EVENT_RESOURCE_GROUP,
+  SIM_EVENT_SUBSCRIPTION,
+  type VaultEventDelivery,
+  type VaultEventsOptions,
+} from "./hosting/vaultEvents.js";
 export type { SimOperation } from "./operation.js";
 export type { ResolvedSimulatorOptions, SimulatorOptions } from "./options.js";
 export { meanInFlight, type RateLimitOptions, type RateLimitStats } from "./rateLimit.js";

@@ -2,6 +2,7 @@ import type { SimCertificate } from "../certificate.js";
 import type { RenewedListener } from "../state.js";
 import type { HostingChallenge } from "./challengeServer.js";
 import type { HostingFault } from "./hostingFaults.js";
+import type { VaultEventDelivery, VaultEventsOptions } from "./vaultEvents.js";
 
 /**
  * Options of the hosting side (SimulatorOptions.hosting). Setting them, even to `{}`, starts
@@ -17,6 +18,11 @@ export interface HostingOptions {
    * version, in ms on the sim clock (sim/hosting/vaultServing.ts). Default 0: at once.
    */
   vaultLag?: Readonly<Record<string, number>>;
+  /**
+   * Where the vault POSTs its Key Vault certificate events, as Event Grid delivers them to a
+   * webhook (sim/hosting/vaultEvents.ts); `vault.setEvents` changes it later. Default none.
+   */
+  events?: VaultEventsOptions;
 }
 
 /**
@@ -123,6 +129,28 @@ export interface HostingVault {
       readonly created: Date;
     }[],
   ): void;
+  /**
+   * Adds a version to one of the simulator's Key Vault certificates (by its name in the vault),
+   * created now on the sim clock: it becomes the current one, and the event of a new version is
+   * sent (as for a renewal landing, or a certificate created).
+   */
+  addVersion(
+    keyVaultName: string,
+    certificateName: string,
+    dates: { readonly notBefore: Date; readonly notAfter: Date },
+  ): HostingVaultVersion;
+  /** Sets (undefined: stops) where the vault's events go from now on. */
+  setEvents(target: VaultEventsOptions | undefined): void;
+  /** Sends CertificateNearExpiry or CertificateExpired for a certificate's current version. */
+  emitExpiry(
+    keyVaultName: string,
+    certificateName: string,
+    kind: "near-expiry" | "expired",
+  ): Promise<void>;
+  /** Every delivery of events so far, in the order answered (a failed one too). */
+  readonly deliveries: readonly VaultEventDelivery[];
+  /** Resolves once every event sent so far is delivered or failed. */
+  eventsSettled(): Promise<void>;
 }
 
 /** What the hosting side reads of the service: its certificates, and completed renewals. */

@@ -165,11 +165,13 @@ export async function startHosting(
   });
   const bound = (server.address() as AddressInfo).port;
   // The vault shares the CA and the faults; a vault that cannot start stops the endpoint too.
-  const vault = await startVault(source, host, ca, faults).catch(async (error: unknown) => {
-    stopListening();
-    await new Promise<void>((resolve) => server.close(() => resolve()));
-    throw error;
-  });
+  const vault = await startVault(source, host, ca, faults, 0, options.events).catch(
+    async (error: unknown) => {
+      stopListening();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      throw error;
+    },
+  );
   vaultSelect = vaultSelector(source, vault, lags, faults);
   const challenge = await startChallengeServer(source, host).catch(async (error: unknown) => {
     stopListening();

@@ -2,13 +2,24 @@ import { randomBytes, X509Certificate } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { createServer } from "node:https";
 import type { AddressInfo } from "node:net";
-import type { TLSSocket } from "node:tls";
-import { DAY_MS } from "../../shared/lib/time.js";
-import { KEY_VAULT_TARGET, type SimCertificate } from "../certificate.js";
+import { KEY_VAULT_TARGET } from "../certificate.js";
 import type { CertificateRenewed } from "../state.js";
 import type { HostingSource, HostingVault, VaultRequest } from "./hosting.js";
 import type { HostingCa, IssuedLeaf } from "./hostingCa.js";
 import type { HostingFaultPlan } from "./hostingFaults.js";
+import { VaultEventOutlet, type VaultEventsOptions } from "./vaultEvents.js";
+import {
+  inVault,
+  keyOf,
+  nameInVault,
+  noSuchCertificate,
+  requestOf,
+  VAULT_HOST_SUFFIX,
+  VAULT_LABEL,
+  type VaultCertificate,
+  vaultOf,
+  vaultServerCertificate,
+} from "./vaultNames.js";
 import {
   certificateBundle,
   certificateNotFound,
@@ -19,11 +30,7 @@ import {
   vaultChallenge,
 } from "./vaultProtocol.js";
 
-/** The public cloud's vault host suffix: `{vault}.vault.azure.net`. */
-export const VAULT_HOST_SUFFIX = "vault.azure.net";
-
-/** A name that may stand before `.vault.azure.net` (and in a connect-to entry). */
-const VAULT_LABEL = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/i;
+export { VAULT_HOST_SUFFIX } from "./vaultNames.js";
 
 /** The running vault: the public surface plus what the hosting side needs to drive it. */
 export interface VaultEndpoint extends HostingVault {
@@ -38,42 +45,12 @@ export interface VaultEndpoint extends HostingVault {
   close(): Promise<void>;
 }
 
-type VaultCertificate = SimCertificate & { keyVaultName: string };
-
 /** A version as kept here: its notAfter (whole seconds) known without signing it. */
 export type StoredVersion = VaultCertificateVersion & {
   readonly notAfterSeconds: number;
   /** The certificate and its key, as a consumer (App Service, a gateway) would serve them. */
   readonly leaf: IssuedLeaf;
 };
-
-function inVault(cert: SimCertificate): cert is VaultCertificate {
-  return cert.target === KEY_VAULT_TARGET && typeof cert.keyVaultName === "string";
-}
-
-/** Vault and certificate names are case-insensitive in Key Vault. */
-const keyOf = (keyVaultName: string, certificateName: string) =>
-  `${keyVaultName.toLowerCase()}/${certificateName.toLowerCase()}`;
-
-const nameInVault = (c: { keyVaultCertificateName: string | null; certificateName: string }) =>
-  c.keyVaultCertificateName || c.certificateName;
-
-/** The vault a request is for: the first label of its Host header, else of its SNI name. */
-function vaultOf(req: IncomingMessage): string | undefined {
-  const suffix = `.${VAULT_HOST_SUFFIX}`;
-  const candidates = [
-    (req.headers.host ?? "").replace(/:\d+$/, ""),
-    (req.socket as TLSSocket).servername || "",
-  ];
-  for (const candidate of candidates) {
-    const host = candidate.toLowerCase().replace(/\.$/, "");
-    if (host.endsWith(suffix)) {
-      const label = host.slice(0, -suffix.length);
-      if (VAULT_LABEL.test(label)) return label;
-    }
-  }
-  return undefined;
-}
 
 /**
  * The simulator's Key Vault: one HTTPS listener for every vault `{name}.vault.azure.net` its Key
@@ -95,8 +72,12 @@ export async function startVault(
   ca: HostingCa,
   faults: HostingFaultPlan,
   port = 0,
+  events?: VaultEventsOptions,
 ): Promise<VaultEndpoint> {
   const versions = new Map<string, StoredVersion[]>();
+  const outlet = new VaultEventOutlet(events);
+  // The versions present at start were not "created" for anyone listening.
+  let started = false;
   const requests: VaultRequest[] = [];
   const challenge = vaultChallenge(source.vaultResource ?? "https://vault.azure.net");
 
@@ -116,7 +97,7 @@ export async function startVault(
     };
     const key = keyOf(keyVaultName, name);
     const list = versions.get(key) ?? [];
-    list.push({
+    const stored: StoredVersion = {
       version: randomBytes(16).toString("hex"),
       // Signed on first read, as the hosting endpoint's: a simulator with thousands of vault
       // certificates starts without signing each one.
@@ -129,14 +110,33 @@ export async function startVault(
       },
       created: Math.floor(created.getTime() / 1000),
       notAfterSeconds: Math.floor(dates.expiryDate.getTime() / 1000),
-    });
+    };
+    list.push(stored);
     versions.set(key, list);
+    if (started) {
+      // Read after this settle is done (a renewal installs from inside one): where it lives.
+      void outlet.emit(() => {
+        const record = recordOf(keyVaultName, name);
+        return {
+          kind: "new-version",
+          vaultName: keyVaultName,
+          certificateName: name,
+          version: stored.version,
+          notBefore: dates.issueDate,
+          notAfter: dates.expiryDate,
+          subscriptionId: record?.cloudSubscriptionId,
+          resourceGroup: record?.dnsZoneResourceGroup,
+        };
+      });
+    }
+    return stored;
   };
   const installRecord = (cert: VaultCertificate) =>
     install(cert.keyVaultName, nameInVault(cert), cert.rootDomain, cert);
 
   // At start: each Key Vault certificate as the service holds it now.
   for (const cert of source.certificates()) if (inVault(cert)) installRecord(cert);
+  started = true;
 
   const stopListening = source.onRenewed((event: CertificateRenewed) => {
     if (event.target !== KEY_VAULT_TARGET || !event.keyVaultName) return;
@@ -188,22 +188,11 @@ export async function startVault(
     );
   };
 
-  // The vault's own name, valid by the real clock (OpenSSL checks it so), whatever the sim clock.
-  const now = Date.now();
-  const serverCert = ca.issue([`*.${VAULT_HOST_SUFFIX}`, VAULT_HOST_SUFFIX], {
-    notBefore: new Date(Math.floor(now / 1000) * 1000 - DAY_MS),
-    notAfter: new Date(Math.floor(now / 1000) * 1000 + 365 * DAY_MS),
-  });
+  const serverCert = vaultServerCertificate(ca);
   const server = createServer(serverCert, (req, res) => {
     req.resume();
     const vault = vaultOf(req);
-    requests.push({
-      method: req.method ?? "GET",
-      path: (req.url ?? "/").split("?")[0] ?? "/",
-      host: req.headers.host ?? "",
-      servername: (req.socket as TLSSocket).servername || undefined,
-      authorized: /^Bearer\s+\S/i.test(req.headers.authorization ?? ""),
-    });
+    requests.push(requestOf(req));
     try {
       serve(req, res, vault);
     } catch (error) {
@@ -248,17 +237,40 @@ export async function startVault(
       versions.get(keyOf(keyVaultName, certificateName)) ?? [],
     stageVersions: (keyVaultName, certificateName, staged) => {
       const record = recordOf(keyVaultName, certificateName);
-      if (record === undefined) {
-        throw new RangeError(
-          `the simulator has no Key Vault certificate ${keyVaultName}/${certificateName}`,
-        );
-      }
+      if (record === undefined) throw noSuchCertificate(keyVaultName, certificateName);
       versions.set(keyOf(keyVaultName, certificateName), []);
       for (const v of staged) {
         const dates = { issueDate: v.notBefore, expiryDate: v.notAfter };
         install(keyVaultName, certificateName, record.rootDomain, dates, v.created);
       }
     },
+    addVersion: (keyVaultName, certificateName, dates) => {
+      const record = recordOf(keyVaultName, certificateName);
+      if (record === undefined) throw noSuchCertificate(keyVaultName, certificateName);
+      if (!versions.has(keyOf(keyVaultName, certificateName))) installRecord(record);
+      const { notBefore: issueDate, notAfter: expiryDate } = dates;
+      return install(keyVaultName, certificateName, record.rootDomain, { issueDate, expiryDate });
+    },
+    setEvents: (target) => outlet.set(target),
+    emitExpiry: (keyVaultName, certificateName, kind) => {
+      const record = recordOf(keyVaultName, certificateName);
+      const current = versions.get(keyOf(keyVaultName, certificateName))?.at(-1);
+      if (record === undefined || current === undefined) {
+        throw noSuchCertificate(keyVaultName, certificateName);
+      }
+      return outlet.emit({
+        kind,
+        vaultName: keyVaultName,
+        certificateName,
+        version: current.version,
+        notBefore: record.issueDate,
+        notAfter: new Date(current.notAfterSeconds * 1000),
+        subscriptionId: record.cloudSubscriptionId,
+        resourceGroup: record.dnsZoneResourceGroup,
+      });
+    },
+    deliveries: outlet.deliveries,
+    eventsSettled: () => outlet.settled(),
     served: (keyVaultName, certificateName) => {
       const key = keyOf(keyVaultName, certificateName);
       const record = recordOf(keyVaultName, certificateName);

@@ -1,5 +1,6 @@
 import { readdir } from "node:fs/promises";
 import type {
+  EventGridFunctionOptions,
   HttpFunctionOptions,
   StorageQueueFunctionOptions,
   TimerFunctionOptions,
@@ -14,6 +15,7 @@ const registered = vi.hoisted(() => ({
   http: new Map<string, unknown>(),
   timer: new Map<string, unknown>(),
   storageQueue: new Map<string, unknown>(),
+  eventGrid: new Map<string, unknown>(),
 }));
 
 vi.mock("@azure/functions", async (importOriginal) => {
@@ -25,6 +27,7 @@ vi.mock("@azure/functions", async (importOriginal) => {
       http: (name: string, options: unknown) => registered.http.set(name, options),
       timer: (name: string, options: unknown) => registered.timer.set(name, options),
       storageQueue: (name: string, options: unknown) => registered.storageQueue.set(name, options),
+      eventGrid: (name: string, options: unknown) => registered.eventGrid.set(name, options),
     },
   };
 });
@@ -52,6 +55,8 @@ const MODULES: Record<string, () => Promise<Record<string, unknown>>> = {
   listIssuances: () => import("../../functions/listIssuances.js"),
   acknowledgeIssuance: () => import("../../functions/acknowledgeIssuance.js"),
   watchTransparency: () => import("../../functions/watchTransparency.js"),
+  keyVaultEvents: () => import("../../functions/keyVaultEvents.js"),
+  recheckVaultConsumers: () => import("../../functions/recheckVaultConsumers.js"),
 };
 
 const exported = new Map<string, unknown>();
@@ -94,11 +99,15 @@ describe("function registrations", () => {
       "verifyCertificates",
       "watchTransparency",
     ]);
-    // Every function module registers exactly one function: 22 in all (three of them preflight's,
-    // three Certificate Transparency's).
-    const total = registered.http.size + registered.timer.size + registered.storageQueue.size;
+    // Every function module registers exactly one function: 24 in all (three of them preflight's,
+    // three Certificate Transparency's, two Key Vault events').
+    const total =
+      registered.http.size +
+      registered.timer.size +
+      registered.storageQueue.size +
+      registered.eventGrid.size;
     expect(total).toBe(Object.keys(MODULES).length);
-    expect(total).toBe(22);
+    expect(total).toBe(24);
   });
 
   it("the run queue and its poison queue each have their trigger, on the host's storage", async () => {
@@ -108,6 +117,7 @@ describe("function registrations", () => {
 
     expect([...registered.storageQueue.keys()].sort()).toEqual([
       "poisonedRenewals",
+      "recheckVaultConsumers",
       "runQueuedRenewals",
     ]);
     expect(queue("runQueuedRenewals")).toMatchObject({
@@ -121,6 +131,25 @@ describe("function registrations", () => {
     expect(POISON_QUEUE).toBe("certsched-runs-poison");
     expect(queue("runQueuedRenewals")?.handler).toBe(exported.get("runQueuedRenewals"));
     expect(queue("poisonedRenewals")?.handler).toBe(exported.get("poisonedRenewals"));
+  });
+
+  it("Key Vault's events reach keyVaultEvents on an Event Grid trigger; its rechecks come back on their own queue", async () => {
+    const { RECHECK_QUEUE } = await import("../../shared/core/ports/vaultEvents.js");
+    const events = registered.eventGrid.get("keyVaultEvents") as
+      | EventGridFunctionOptions
+      | undefined;
+    const recheck = registered.storageQueue.get("recheckVaultConsumers") as
+      | StorageQueueFunctionOptions
+      | undefined;
+
+    expect([...registered.eventGrid.keys()]).toEqual(["keyVaultEvents"]);
+    expect(events?.handler).toBe(exported.get("keyVaultEvents"));
+    expect(RECHECK_QUEUE).toBe("certsched-vault-rechecks");
+    expect(recheck).toMatchObject({
+      queueName: "certsched-vault-rechecks",
+      connection: "AzureWebJobsStorage",
+    });
+    expect(recheck?.handler).toBe(exported.get("recheckVaultConsumers"));
   });
 
   it("the history cleanup runs daily at 04:30 UTC, after the default sweep, never on startup", () => {
