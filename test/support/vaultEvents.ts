@@ -1,0 +1,98 @@
+import {
+  VAULT_EVENT_TYPES,
+  type VaultEventKind,
+} from "../../shared/core/vaultEvents/vaultEvent.js";
+
+/**
+ * Key Vault certificate events as Event Grid delivers them, in its own schema and in
+ * CloudEvents 1.0, shaped like Key Vault's published samples: the topic (or source) is the
+ * vault's resource id, the subject the certificate's name, and the data carries `Id`,
+ * `VaultName`, `ObjectType`, `ObjectName`, `Version`, `NBF`, `EXP` (Unix seconds).
+ */
+
+export interface SampleEventInit {
+  readonly kind?: VaultEventKind;
+  readonly vaultName?: string;
+  readonly certificateName?: string;
+  readonly version?: string;
+  readonly subscriptionId?: string;
+  readonly resourceGroup?: string;
+  /** The event's id; a fixed GUID by default. */
+  readonly id?: string;
+  /** The payload's NBF / EXP, as dates (written as Unix seconds); null writes null. */
+  readonly notBefore?: Date | null;
+  readonly expiry?: Date | null;
+  /** When Event Grid says it happened. */
+  readonly eventTime?: Date;
+  /** Fields merged into `data` over the built ones (undefined removes a field). */
+  readonly data?: Readonly<Record<string, unknown>>;
+}
+
+export const SAMPLE_SUBSCRIPTION = "00000000-1111-2222-3333-444444444444";
+export const SAMPLE_RESOURCE_GROUP = "rg-certs";
+export const SAMPLE_VAULT = "kv-contoso";
+export const SAMPLE_CERTIFICATE = "www-contoso-example";
+export const SAMPLE_VERSION = "9f4b3c2a1d0e4f5a8b7c6d5e4f3a2b1c";
+export const SAMPLE_EVENT_ID = "6e1e3f3c-7b7a-4c0c-9d6e-2a1b0c9d8e7f";
+export const SAMPLE_NOT_BEFORE = new Date("2026-11-30T10:00:00Z");
+export const SAMPLE_EXPIRY = new Date("2027-02-28T10:00:00Z");
+export const SAMPLE_EVENT_TIME = new Date("2026-11-30T10:05:00Z");
+
+/** The vault's resource id: Event Grid's `topic`, CloudEvents' `source`. */
+export function vaultResourceId(init: SampleEventInit = {}): string {
+  const subscription = init.subscriptionId ?? SAMPLE_SUBSCRIPTION;
+  const group = init.resourceGroup ?? SAMPLE_RESOURCE_GROUP;
+  const vault = init.vaultName ?? SAMPLE_VAULT;
+  return `/subscriptions/${subscription}/resourceGroups/${group}/providers/Microsoft.KeyVault/vaults/${vault}`;
+}
+
+const unixSeconds = (at: Date | null) => (at === null ? null : Math.floor(at.getTime() / 1000));
+
+/** The `data` both schemas carry. */
+export function sampleData(init: SampleEventInit = {}): Record<string, unknown> {
+  const vault = init.vaultName ?? SAMPLE_VAULT;
+  const name = init.certificateName ?? SAMPLE_CERTIFICATE;
+  const version = init.version ?? SAMPLE_VERSION;
+  const data: Record<string, unknown> = {
+    Id: `https://${vault}.vault.azure.net/certificates/${name}/${version}`,
+    VaultName: vault,
+    ObjectType: "Certificate",
+    ObjectName: name,
+    Version: version,
+    NBF: unixSeconds(init.notBefore === undefined ? SAMPLE_NOT_BEFORE : init.notBefore),
+    EXP: unixSeconds(init.expiry === undefined ? SAMPLE_EXPIRY : init.expiry),
+  };
+  for (const [field, value] of Object.entries(init.data ?? {})) {
+    if (value === undefined) delete data[field];
+    else data[field] = value;
+  }
+  return data;
+}
+
+/** One event in Event Grid's own schema. */
+export function eventGridEvent(init: SampleEventInit = {}): Record<string, unknown> {
+  return {
+    id: init.id ?? SAMPLE_EVENT_ID,
+    topic: vaultResourceId(init),
+    subject: init.certificateName ?? SAMPLE_CERTIFICATE,
+    eventType: VAULT_EVENT_TYPES[init.kind ?? "new-version"],
+    eventTime: (init.eventTime ?? SAMPLE_EVENT_TIME).toISOString(),
+    data: sampleData(init),
+    dataVersion: "1",
+    metadataVersion: "1",
+  };
+}
+
+/** The same event in CloudEvents 1.0. */
+export function cloudEvent(init: SampleEventInit = {}): Record<string, unknown> {
+  return {
+    specversion: "1.0",
+    id: init.id ?? SAMPLE_EVENT_ID,
+    source: vaultResourceId(init),
+    subject: init.certificateName ?? SAMPLE_CERTIFICATE,
+    type: VAULT_EVENT_TYPES[init.kind ?? "new-version"],
+    time: (init.eventTime ?? SAMPLE_EVENT_TIME).toISOString(),
+    datacontenttype: "application/json",
+    data: sampleData(init),
+  };
+}
