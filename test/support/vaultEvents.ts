@@ -1,4 +1,5 @@
 import type { KeyVaultRead } from "../../shared/core/ports/probes.js";
+import type { VaultAlert } from "../../shared/core/vaultEvents/vaultAlert.js";
 import {
   VAULT_EVENT_TYPES,
   type VaultEvent,
@@ -169,5 +170,22 @@ export function vaultVersion(init: VersionInit = {}): VaultVersion {
     notBefore: read.certificate.notBefore,
     notAfter: read.certificate.notAfter,
     createdOn: read.createdOn,
+  };
+}
+
+/** An alert of the sample certificate: unmanaged, near expiry, of account contoso. */
+export function sampleAlert(fields: Partial<VaultAlert> = {}): VaultAlert {
+  return {
+    account: "contoso",
+    kind: "unmanaged",
+    event: "near-expiry",
+    vaultName: SAMPLE_VAULT,
+    certificateName: SAMPLE_CERTIFICATE,
+    version: SAMPLE_VERSION,
+    subscriptionId: SAMPLE_SUBSCRIPTION,
+    resourceGroup: SAMPLE_RESOURCE_GROUP,
+    expiresAt: SAMPLE_EXPIRY,
+    detail: `unmanaged certificate expiring: ${SAMPLE_VAULT}/${SAMPLE_CERTIFICATE} in subscription ${SAMPLE_SUBSCRIPTION}, resource group ${SAMPLE_RESOURCE_GROUP}, version ${SAMPLE_VERSION} expires at 2027-02-28T10:00:00Z (20 days)`,
+    ...fields,
   };
 }
