@@ -43,7 +43,10 @@ export function readVaultEvents(input: unknown): ReadDelivery {
     return { events: [skipped("malformed", "the delivery is not JSON")], beyond: 0 };
   }
   if (!Array.isArray(delivery)) return { events: [readEntry(delivery)], beyond: 0 };
-  const read = delivery.slice(0, MAX_EVENTS_PER_DELIVERY).map(readEntry);
+  // Index by index: a sparse array's holes are entries too (map would leave them out).
+  const read = Array.from({ length: Math.min(delivery.length, MAX_EVENTS_PER_DELIVERY) }, (_, i) =>
+    readEntry(delivery[i]),
+  );
   return { events: read, beyond: Math.max(0, delivery.length - MAX_EVENTS_PER_DELIVERY) };
 }
 

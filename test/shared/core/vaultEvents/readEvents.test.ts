@@ -383,6 +383,12 @@ describe("readVaultEvents: bounds", () => {
       "read",
     ]);
     expect(only(undefined).kind).toBe("skipped");
+    // A sparse array's holes are entries: one item each, never a hole in what is read.
+    const holed: unknown[] = [eventGridEvent()];
+    holed[2] = eventGridEvent();
+    const sparse = readVaultEvents(holed).events;
+    expect(sparse).toHaveLength(3);
+    expect(sparse.map((e) => e?.kind)).toEqual(["event", "skipped", "event"]);
     expect(only(42).kind).toBe("skipped");
   });
 });
