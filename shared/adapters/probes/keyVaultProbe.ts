@@ -1,8 +1,5 @@
 import type { TokenCredential } from "@azure/identity";
-import type {
-  CertificateClientOptions,
-  KeyVaultCertificateWithPolicy,
-} from "@azure/keyvault-certificates";
+import type { CertificateClientOptions, KeyVaultCertificate } from "@azure/keyvault-certificates";
 import type {
   KeyVaultRead,
   KeyVaultReadOptions,
@@ -26,9 +23,9 @@ import {
 import { describeCertificate } from "./tlsProbe.js";
 
 /**
- * The Key Vault read: the current version of a certificate from the customer's
- * vault, through the real CertificateClient and certsched's own vault token
- * (core/verification/vaultVerdict.ts judges it like a served certificate).
+ * The Key Vault read: the current version of a certificate from the customer's vault, or the
+ * version a Key Vault event names, through the real CertificateClient and certsched's own vault
+ * token (core/verification/vaultVerdict.ts judges it like a served certificate).
  */
 
 /**
@@ -77,9 +74,16 @@ interface VaultPlace {
 
 type ReadOptions = KeyVaultReadOptions & { readonly vault: VaultCredentials };
 
+/**
+ * What a Key Vault certificate version looks like: 32 hex digits in Azure; letters, digits and
+ * dashes up to 64 are taken (a fake or a sovereign cloud may differ), nothing that could change
+ * the request's path.
+ */
+const VERSION = /^[0-9A-Za-z-]{1,64}$/;
+
 /** What one try gave: the bundle, or the error with the token refused and the last answer. */
 type Attempt =
-  | { readonly bundle: KeyVaultCertificateWithPolicy }
+  | { readonly bundle: KeyVaultCertificate }
   | {
       readonly error: unknown;
       readonly refusedToken: string | undefined;
@@ -87,15 +91,18 @@ type Attempt =
     };
 
 /**
- * Reads the current version of the certificate. Never throws for anything the vault, the
- * network or the token source does; gives up after `settings.timeoutMs`. The vault name must
- * be checked first (core/verification/keyVaultName.ts), as it becomes part of the host.
+ * Reads the current version of the certificate, or `options.version` when set. Never throws for
+ * anything the vault, the network or the token source does; gives up after `settings.timeoutMs`.
+ * The vault name must be checked first (core/verification/keyVaultName.ts), as it becomes part
+ * of the host.
  */
 export async function readKeyVaultCertificate(
   target: VaultCertificate,
   options: ReadOptions,
 ): Promise<KeyVaultRead> {
   const place = vaultPlace(target, options);
+  const { version } = options;
+  if (version !== undefined && !VERSION.test(version)) return noSuchVersion(place, version);
   const timeout = AbortSignal.timeout(options.settings.timeoutMs);
   const signal = options.signal ? AbortSignal.any([options.signal, timeout]) : timeout;
   const where = {
@@ -110,8 +117,21 @@ export async function readKeyVaultCertificate(
     cancelled: options.signal?.aborted === true,
   });
   const outcome = await withFreshToken(() => attempt(place, options, signal), signal, options);
-  if ("error" in outcome) return failure(outcome.error, where, aborted(), outcome.answer);
-  return readOf(outcome.bundle, place, target.keyVaultName);
+  if ("error" in outcome) {
+    const failed = failure(outcome.error, where, aborted(), outcome.answer);
+    return version !== undefined && failed.failure === "not-found"
+      ? noSuchVersion(place, version, failed.status)
+      : failed;
+  }
+  return readOf(outcome.bundle, place, target.keyVaultName, version);
+}
+
+/** A version the vault does not hold (or that cannot be one): `not-found`, naming it. */
+function noSuchVersion(place: VaultPlace, version: string, status?: number): KeyVaultRead {
+  const shown = escapeControl(version.slice(0, 100));
+  const why = status === undefined ? "not a Key Vault version" : String(status);
+  const detail = `vault ${place.vault} holds no version ${shown} of certificate ${place.certificate} (${why}): the version was deleted, or never was this certificate's`;
+  return { reached: false, failure: "not-found", ...(status ? { status } : {}), detail };
 }
 
 /** Where the read of `target` goes: its vault's URL, and whether a connect-to rule moves it. */
@@ -162,7 +182,7 @@ async function withFreshToken(
   return outcome;
 }
 
-/** One try: a client of its own, one GET of the certificate. */
+/** One try: a client of its own, one GET of the certificate (its current version, or the one asked). */
 async function attempt(
   place: VaultPlace,
   options: ReadOptions,
@@ -192,9 +212,13 @@ async function attempt(
       location: raw.headers.get("location"),
     };
   };
+  const request = { abortSignal: signal, onResponse };
   try {
     return {
-      bundle: await client.getCertificate(place.name, { abortSignal: signal, onResponse }),
+      bundle:
+        options.version === undefined
+          ? await client.getCertificate(place.name, request)
+          : await client.getCertificateVersion(place.name, options.version, request),
     };
   } catch (error) {
     return { error, refusedToken: credential.lastToken, answer };
@@ -222,9 +246,10 @@ function clientOptionsOf(options: ReadOptions): CertificateClientOptions {
 
 /** The read of what the vault answered: its certificate, or why it is not this one's. */
 function readOf(
-  bundle: KeyVaultCertificateWithPolicy,
+  bundle: KeyVaultCertificate,
   place: VaultPlace,
   keyVaultName: string,
+  version: string | undefined,
 ): KeyVaultRead {
   const { vault, certificate, url, name } = place;
   const other = otherCertificate(bundle.properties.id, { url, vault: keyVaultName, name });
@@ -234,6 +259,15 @@ function readOf(
       failure: "http",
       status: 200,
       detail: `vault ${vault} answered for certificate ${certificate} with the record of another certificate (${other}): it is not read as this one's`,
+    };
+  }
+  // Versions compare without case, as Key Vault's do.
+  if (version !== undefined && bundle.properties.version?.toLowerCase() !== version.toLowerCase()) {
+    return {
+      reached: false,
+      failure: "http",
+      status: 200,
+      detail: `vault ${vault} answered for version ${escapeControl(version.slice(0, 100))} of certificate ${certificate} with another version (${escapeControl(String(bundle.properties.version).slice(0, 100))}): it is not read as the one asked`,
     };
   }
   if (!bundle.cer || bundle.cer.length === 0) {

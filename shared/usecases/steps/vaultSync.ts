@@ -18,14 +18,15 @@ import type { VerifySettings } from "../../core/verification/verifySettings.js";
 
 /**
  * `probes` whose vault reads are shared within one run: the vault check and the TLS checks of
- * the domains bound to it ask for the same certificate, and it is read once.
+ * the domains bound to it ask for the same certificate, and it is read once. A read of one
+ * version (a Key Vault event's) is another read than the current version's, shared apart.
  */
 export function sharedVaultReads(probes: Probes): Probes {
   const reads = new Map<string, Promise<KeyVaultRead>>();
   return {
     tls: (endpoint, options) => probes.tls(endpoint, options),
     keyVault: (target, options) => {
-      const key = vaultKey(target);
+      const key = `${vaultKey(target)}\n${options.version?.toLowerCase() ?? ""}`;
       let read = reads.get(key);
       if (read === undefined) {
         read = probes.keyVault(target, options);
