@@ -171,6 +171,8 @@ class NotifierOnFirstMessage implements Notifier {
     (await this.#notifier.get()).notifyPreflight(...a);
   readonly notifyIssuances = async (...a: Parameters<Notifier["notifyIssuances"]>) =>
     (await this.#notifier.get()).notifyIssuances(...a);
+  readonly notifyVaultAlerts = async (...a: Parameters<Notifier["notifyVaultAlerts"]>) =>
+    (await this.#notifier.get()).notifyVaultAlerts(...a);
   readonly close = async () => {
     const built = await this.#notifier.begun()?.catch(() => undefined);
     await built?.close();

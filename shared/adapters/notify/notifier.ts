@@ -13,6 +13,7 @@ import { preflightBody } from "./preflightMessage.js";
 import { slackMessage } from "./slackMessage.js";
 import { renewedOutside, sweepReport } from "./sweepReport.js";
 import { teamsMessage } from "./teamsMessage.js";
+import { vaultAlertBody } from "./vaultAlertMessage.js";
 import { verificationBody } from "./verificationMessage.js";
 import { resolveWebhookFormat, type WebhookFormat } from "./webhookFormat.js";
 
@@ -183,6 +184,12 @@ export function createNotifier(options: NotifierOptions): Notifier {
       const bodies = issuances.map((seen) => () => issuanceBody(seen, format, now(), named));
       return postEach(bodies, "the Certificate Transparency watch", log, post);
     },
+    async notifyVaultAlerts(alerts, log) {
+      // Every one: each event's work is done once (the event store keeps which was), and each
+      // alert was confirmed by reading the vault, so none is a forged event's.
+      const bodies = alerts.map((alert) => () => vaultAlertBody(alert, format, named));
+      return postEach(bodies, "the Key Vault event", log, post);
+    },
     close,
   };
 }
@@ -217,6 +224,11 @@ export function accountNotifier(notifier: Notifier, account: string, named = fal
     notifyPreflight: (changes, log) => notifier.notifyPreflight(changes, logOf(log)),
     // An issuance names its account already (the store keeps it with the account).
     notifyIssuances: (issuances, log) => notifier.notifyIssuances(issuances, logOf(log)),
+    notifyVaultAlerts: (alerts, log) =>
+      notifier.notifyVaultAlerts(
+        alerts.map((a) => (a.account === undefined ? { ...a, account } : a)),
+        logOf(log),
+      ),
     // The app's notifier is closed by the app, once.
     close: async () => {},
   };

@@ -2,6 +2,7 @@ import type { Logger } from "../../lib/log.js";
 import type { PreflightChange } from "../preflight/changes.js";
 import type { SweepSummary } from "../renewal/summary.js";
 import type { SeenIssuance } from "../transparency/issuance.js";
+import type { VaultAlert } from "../vaultEvents/vaultAlert.js";
 import type { InventoryResult } from "../verification/inventoryResult.js";
 import type { InventoryStatus } from "../verification/judge.js";
 
@@ -60,6 +61,13 @@ export interface Notifier {
    * only when every one was. Never throws.
    */
   notifyIssuances(issuances: readonly SeenIssuance[], log: Logger): Promise<NotifyOutcome>;
+  /**
+   * Posts one message per vault alert of a Key Vault event (vaultAlertMessage.ts): a vault
+   * certificate expiring with nothing to fix it in time, or one no account renews. Whatever
+   * CERTSCHED_NOTIFY_SUCCESS says, one after the other; "sent" only when every one was. Never
+   * throws.
+   */
+  notifyVaultAlerts(alerts: readonly VaultAlert[], log: Logger): Promise<NotifyOutcome>;
   close(): Promise<void>;
 }
 
@@ -69,5 +77,6 @@ export const noNotifier: Notifier = {
   notifyVerification: async () => "disabled",
   notifyPreflight: async () => "disabled",
   notifyIssuances: async () => "disabled",
+  notifyVaultAlerts: async () => "disabled",
   close: async () => {},
 };

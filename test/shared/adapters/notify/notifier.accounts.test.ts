@@ -169,6 +169,7 @@ describe("accountNotifier", () => {
       },
       notifyPreflight: async () => "sent",
       notifyIssuances: async () => "sent",
+      notifyVaultAlerts: async () => "sent",
       close: async () => {},
     };
     const { log } = collectingLogger();
