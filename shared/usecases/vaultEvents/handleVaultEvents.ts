@@ -45,12 +45,17 @@ type Item =
   | ReadEvent
   | { readonly kind: "duplicate"; readonly event: VaultEvent; readonly first: string };
 
-/** The delivery's items, a later copy of an event (same vault, certificate, version, kind) told as such. */
+/**
+ * The delivery's items, a later copy of an event told as such: the same vault, certificate,
+ * version and kind, from the same subscription and resource group (a forged copy naming another
+ * subscription never hides the real one: each is matched on its own).
+ */
 function deduplicated(events: readonly ReadEvent[]): Item[] {
   const first = new Map<string, string>();
   return events.map((read): Item => {
     if (read.kind !== "event") return read;
-    const key = eventKey(read.event);
+    const { subscriptionId, resourceGroup } = read.event;
+    const key = `${eventKey(read.event)}/${subscriptionId}/${resourceGroup}`.toLowerCase();
     const seen = first.get(key);
     if (seen !== undefined) return { kind: "duplicate", event: read.event, first: seen };
     first.set(key, read.event.id);

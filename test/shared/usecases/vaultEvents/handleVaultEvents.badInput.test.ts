@@ -108,7 +108,12 @@ describe("bad events in one delivery", () => {
   it("10,000 events in one batch: 100 lines and a count of the rest; the rest beyond 10,000 counted, not read; the good one handled", async () => {
     const current = w.versions("kv-www").at(-1) as string;
     const forged = Array.from({ length: 9_999 }, (_, i) =>
-      eventGridEvent({ vaultName: "kv-forged", version: current, id: `forged-${i}` }),
+      eventGridEvent({
+        vaultName: "kv-forged",
+        certificateName: `cert-${i}`,
+        version: current,
+        id: `forged-${i}`,
+      }),
     );
     const good = w.event({
       kind: "near-expiry",

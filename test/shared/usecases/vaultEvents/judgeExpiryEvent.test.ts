@@ -64,7 +64,8 @@ describe("an expiry event of a certificate certsched renews", () => {
       {
         id: 77,
         certificateName: "kv-lag",
-        expiryAtRequest: new Date(t + 20 * DAY_MS),
+        // The episode of the current version's expiry (the vault's version expires in 89 days).
+        expiryAtRequest: new Date(t + 89 * DAY_MS),
         firstRequestedAt: new Date(t - 3 * HOUR_MS),
         lastRequestedAt: new Date(t - 3 * HOUR_MS),
         outcome: "failed",
