@@ -1,6 +1,13 @@
-import type { AccountPorts } from "../../app/services.js";
 import type { CertificateEvent } from "../../core/history/events.js";
-import type { RecheckMessage, RecheckQueue } from "../../core/ports/vaultEvents.js";
+import type { Ledger } from "../../core/ports/ledger.js";
+import type { Notifier } from "../../core/ports/notifier.js";
+import type { Probes } from "../../core/ports/probes.js";
+import type {
+  RecheckMessage,
+  RecheckQueue,
+  VaultEventStore,
+} from "../../core/ports/vaultEvents.js";
+import type { Settings } from "../../core/settings.js";
 import { type ConsumerState, consumersOf, nextRecheck } from "../../core/vaultEvents/consumers.js";
 import type { VaultEventKind } from "../../core/vaultEvents/vaultEvent.js";
 import { DEFAULT_SYNC_WINDOW_MS, type VaultVersion } from "../../core/verification/syncCheck.js";
@@ -10,7 +17,7 @@ import { redact } from "../../lib/redact/redact.js";
 import { boundDetail } from "../../lib/text/boundDetail.js";
 import { escapeControl } from "../../lib/text/escapeControl.js";
 import { MINUTE_MS } from "../../lib/time.js";
-import { verifyWith } from "../verify.js";
+import { type VerifyPorts, verifyWith } from "../verify.js";
 import { type VaultEventOptions, withVaultSeam } from "./confirmWithVault.js";
 
 /**
@@ -18,6 +25,26 @@ import { type VaultEventOptions, withVaultSeam } from "./confirmWithVault.js";
  * receipt of a renewal that landed, pending and not-synced by its rules), and checked again
  * through the recheck queue until each serves it or the sync window ends.
  */
+
+/**
+ * What the Key Vault events need of one account: the verification's ports, the vault reads, the
+ * ledger's record and the alerts; the AccountPorts (shared/app/services.ts) satisfies it.
+ */
+export type EventAccountPorts = VerifyPorts & {
+  readonly probes: Probes;
+  readonly ledger: VerifyPorts["ledger"] & Pick<Ledger, "read">;
+  readonly notifier: VerifyPorts["notifier"] & Pick<Notifier, "notifyVaultAlerts">;
+  readonly settings: VerifyPorts["settings"] &
+    Pick<Settings, "watchVaults" | "verify"> &
+    Partial<Pick<Settings, "accountsDeclared">>;
+};
+
+/** What a delivery needs: the accounts, each one's ports, the event store and the recheck queue. */
+export interface VaultEventsPorts {
+  readonly accounts: readonly string[];
+  readonly app: { readonly vaultEvents: VaultEventStore; readonly recheckQueue: RecheckQueue };
+  forAccount(id?: string): EventAccountPorts;
+}
 
 /** CERTSCHED_EVENT_RECHECK_FIRST's default. */
 export const DEFAULT_RECHECK_FIRST_MS = MINUTE_MS;
@@ -66,7 +93,7 @@ export function consumersLine(state: ConsumerState): string {
  * a recheck is sent while the sync window lasts. A failed send is thrown (a redelivery sends it).
  */
 export async function checkConsumers(
-  ports: AccountPorts,
+  ports: EventAccountPorts,
   queue: RecheckQueue,
   log: Logger,
   check: ConsumerCheck,
@@ -138,7 +165,7 @@ export function historyName(
 
 /** Appends history events; a history that cannot be written is a warning, never a failed event. */
 export async function record(
-  ports: Pick<AccountPorts, "history">,
+  ports: Pick<EventAccountPorts, "history">,
   log: Logger,
   events: readonly CertificateEvent[],
 ): Promise<void> {

@@ -1,4 +1,3 @@
-import type { Services } from "../../app/services.js";
 import { eventLine } from "../../core/vaultEvents/lines.js";
 import { eventKey, type SkipReason, type VaultEvent } from "../../core/vaultEvents/vaultEvent.js";
 import { ensureError } from "../../lib/errors.js";
@@ -6,7 +5,13 @@ import type { Logger } from "../../lib/log.js";
 import { redact } from "../../lib/redact/redact.js";
 import { escapeControl } from "../../lib/text/escapeControl.js";
 import { MINUTE_MS } from "../../lib/time.js";
-import { checkConsumers, historyName, record, vaultEventOf } from "./checkConsumers.js";
+import {
+  checkConsumers,
+  historyName,
+  record,
+  type VaultEventsPorts,
+  vaultEventOf,
+} from "./checkConsumers.js";
 import { type Confirmed, confirmWithVault, type VaultEventOptions } from "./confirmWithVault.js";
 import { judgeExpiryEvent } from "./judgeExpiryEvent.js";
 import type { Watcher } from "./matchAccounts.js";
@@ -46,7 +51,7 @@ export function skipped(
 }
 
 export interface DeliveryContext {
-  readonly services: Services;
+  readonly services: VaultEventsPorts;
   readonly log: Logger;
   readonly options: VaultEventOptions;
   /** The history's run id of this delivery's events. */

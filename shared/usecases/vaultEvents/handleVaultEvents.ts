@@ -1,5 +1,4 @@
 import { randomUUID } from "node:crypto";
-import type { Services } from "../../app/services.js";
 import { eventLine, MAX_SKIP_LINES, skippedSummary } from "../../core/vaultEvents/lines.js";
 import { readVaultEvents } from "../../core/vaultEvents/readEvents.js";
 import {
@@ -14,6 +13,7 @@ import type { Logger } from "../../lib/log.js";
 import { mapWithConcurrency } from "../../lib/pool.js";
 import { redact } from "../../lib/redact/redact.js";
 import { escapeControl } from "../../lib/text/escapeControl.js";
+import type { VaultEventsPorts } from "./checkConsumers.js";
 import type { VaultEventOptions } from "./confirmWithVault.js";
 import { type EventOutcome, handleForAccount, skipped } from "./handleForAccount.js";
 import { deliveryWatchers, type Watcher } from "./matchAccounts.js";
@@ -26,6 +26,7 @@ import { deliveryWatchers, type Watcher } from "./matchAccounts.js";
  * others; every event gets one bounded, escaped line (skipped ones at most MAX_SKIP_LINES).
  */
 
+export type { VaultEventsPorts } from "./checkConsumers.js";
 export type { VaultEventOptions } from "./confirmWithVault.js";
 
 /** What one delivery of Key Vault events came to. */
@@ -65,7 +66,7 @@ function deduplicated(events: readonly ReadEvent[]): Item[] {
 
 /** Reads, confirms and acts on a delivery of Key Vault events. Never throws for an event. */
 export async function handleVaultEvents(
-  services: Services,
+  services: VaultEventsPorts,
   input: unknown,
   log: Logger,
   options: VaultEventOptions = {},

@@ -1,4 +1,3 @@
-import type { AccountPorts } from "../../app/services.js";
 import type { LedgerRecord } from "../../core/ports/ledger.js";
 import { type ExpiryVerdict, judgeExpiry } from "../../core/vaultEvents/expiryVerdict.js";
 import { alertLine } from "../../core/vaultEvents/lines.js";
@@ -10,7 +9,7 @@ import { ensureError } from "../../lib/errors.js";
 import type { Logger } from "../../lib/log.js";
 import { redact } from "../../lib/redact/redact.js";
 import { boundDetail } from "../../lib/text/boundDetail.js";
-import { historyName, record, vaultEventOf } from "./checkConsumers.js";
+import { type EventAccountPorts, historyName, record, vaultEventOf } from "./checkConsumers.js";
 
 /**
  * A near-expiry or expired event, confirmed by the vault: weighed against what certsched knows
@@ -20,7 +19,7 @@ import { historyName, record, vaultEventOf } from "./checkConsumers.js";
 
 /** The ledger's record of a certificate certsched renews; undefined when it has none or cannot read it. */
 async function ledgerRecordOf(
-  ports: Pick<AccountPorts, "ledger">,
+  ports: Pick<EventAccountPorts, "ledger">,
   certificate: WatchedCertificate | undefined,
   log: Logger,
 ): Promise<LedgerRecord | undefined> {
@@ -47,7 +46,7 @@ export interface ExpiryEvent {
 
 /** The verdict, recorded in the history; an alert when the certificate is at risk or unmanaged. */
 export async function judgeExpiryEvent(
-  ports: AccountPorts,
+  ports: EventAccountPorts,
   log: Logger,
   input: ExpiryEvent,
 ): Promise<ExpiryVerdict> {
@@ -82,7 +81,7 @@ export async function judgeExpiryEvent(
 
 /** The alert line (error level: the alert rule matches it) and the webhook message. */
 async function alert(
-  ports: Pick<AccountPorts, "notifier" | "settings">,
+  ports: Pick<EventAccountPorts, "notifier" | "settings">,
   log: Logger,
   input: ExpiryEvent,
   verdict: ExpiryVerdict,

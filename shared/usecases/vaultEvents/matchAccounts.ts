@@ -1,4 +1,5 @@
-import type { AccountPorts } from "../../app/services.js";
+import type { Inventory } from "../../core/ports/inventory.js";
+import type { Settings } from "../../core/settings.js";
 import type { VaultEvent } from "../../core/vaultEvents/vaultEvent.js";
 import {
   matchEvent,
@@ -33,10 +34,16 @@ export type Watchers =
 
 type Watched = ReadonlyMap<string, WatchedVault> | { readonly error: string };
 
+/** What one account's watches are read from. */
+export interface WatchPorts {
+  readonly inventory: Pick<Inventory, "list">;
+  readonly settings: Pick<Settings, "watchVaults">;
+}
+
 /** What reading the accounts' watches needs: the accounts and each one's ports. */
 export interface AccountsPorts {
   readonly accounts: readonly string[];
-  forAccount(id?: string): Pick<AccountPorts, "inventory" | "settings">;
+  forAccount(id?: string): WatchPorts;
 }
 
 /** The watchers of one delivery: each account's watched vaults read on first use, then kept. */
@@ -78,7 +85,7 @@ export function deliveryWatchers(
 }
 
 /** One account's watched vaults, or why its inventory could not be read. */
-async function readWatched(ports: Pick<AccountPorts, "inventory" | "settings">): Promise<Watched> {
+async function readWatched(ports: WatchPorts): Promise<Watched> {
   try {
     const { items } = await ports.inventory.list();
     return watchedVaultsOf(items, ports.settings.watchVaults);

@@ -1,5 +1,4 @@
 import { randomUUID } from "node:crypto";
-import type { Services } from "../../app/services.js";
 import type { RecheckMessage } from "../../core/ports/vaultEvents.js";
 import { isKeyVaultName } from "../../core/verification/keyVaultName.js";
 import { vaultVersionOf } from "../../core/verification/syncCheck.js";
@@ -7,7 +6,13 @@ import { CertschedError } from "../../lib/errors.js";
 import type { Logger } from "../../lib/log.js";
 import { boundDetail } from "../../lib/text/boundDetail.js";
 import { escapeControl } from "../../lib/text/escapeControl.js";
-import { checkConsumers, historyName, record, vaultEventOf } from "./checkConsumers.js";
+import {
+  checkConsumers,
+  historyName,
+  record,
+  type VaultEventsPorts,
+  vaultEventOf,
+} from "./checkConsumers.js";
 import { readVault, type VaultEventOptions, vaultTarget } from "./confirmWithVault.js";
 
 /**
@@ -85,7 +90,7 @@ export function recheckLine(message: RecheckMessage, outcome: string): string {
  * recheck cannot be sent; an account this deployment does not declare is a line, not a retry.
  */
 export async function recheckConsumers(
-  services: Services,
+  services: VaultEventsPorts,
   message: RecheckMessage,
   log: Logger,
   options: VaultEventOptions = {},
@@ -98,6 +103,10 @@ export async function recheckConsumers(
   const target = vaultTarget(message.vaultName, message.certificateName);
   const read = await readVault(ports, target, options);
   const current = vaultVersionOf(`${message.vaultName}/${message.certificateName}`, read);
+  if (!read.reached && read.failure === "not-found") {
+    log.warn(recheckLine(message, "the vault no longer holds the certificate: no more rechecks"));
+    return;
+  }
   if (!read.reached || current === undefined) {
     throw new CertschedError(
       "UPSTREAM_UNREACHABLE",
