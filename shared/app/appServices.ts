@@ -4,13 +4,22 @@ import type { Ari } from "../core/ports/ari.js";
 import { type Notifier, noNotifier } from "../core/ports/notifier.js";
 import { noTelemetry, type Telemetry } from "../core/ports/telemetry.js";
 import type { LogWatcher, TransparencyStore } from "../core/ports/transparency.js";
+import type { RecheckMessage, RecheckQueue, VaultEventStore } from "../core/ports/vaultEvents.js";
 import { nextOccurrence, parseSchedule } from "../core/schedule/ncrontab.js";
 import type { Settings } from "../core/settings.js";
 import { HttpClient } from "../lib/http/httpClient.js";
 import { LoadOnce } from "../lib/loadOnce.js";
+import type { Logger } from "../lib/log.js";
 import { type PlatformEnv, platformEnv } from "./config/platform.js";
 import { notifierOnFirstUse } from "./lazyAdapters.js";
 import { logWatcherOnFirstUse, tableTransparencyOnFirstUse } from "./lazyTransparency.js";
+import {
+  type InlineRecheck,
+  inlineRecheckQueueOnFirstSend,
+  memoryVaultEventsOnFirstUse,
+  storageRecheckQueueOnFirstUse,
+  tableVaultEventsOnFirstUse,
+} from "./lazyVaultEvents.js";
 import { buildRuns, type Runs, type RunsSeams } from "./runs.js";
 import type { OnCall, Seams } from "./seams.js";
 
@@ -52,7 +61,29 @@ export interface AppServices {
   readonly transparency: TransparencyStore;
   /** The Certificate Transparency log watcher (CERTSCHED_CT_URL), asking with this key. */
   openWatcher(apiKey: () => Promise<string | undefined>): LogWatcher;
+  /**
+   * What the Key Vault events did, for every account (each event's work once): the table
+   * certschedvaultevents in the app's storage, else in this process.
+   */
+  readonly vaultEvents: VaultEventStore;
+  /**
+   * The later checks of a vault certificate's consumers: the Storage Queue
+   * certsched-vault-rechecks when the app has a queue (as the runs' queue), else timers in this
+   * process; `settled` (in process only) resolves once every message sent has been delivered.
+   */
+  readonly recheckQueue: RecheckQueue & { settled?(): Promise<void> };
   close(): Promise<void>;
+}
+
+/**
+ * How messages of the queues kept in this process (no storage queue configured) are delivered,
+ * as the host's queue triggers would: the composition root wires them to the use cases.
+ */
+export interface AppDelivery {
+  /** Sweeps one run (the run queue's message). */
+  readonly runs: RunsSeams["deliver"];
+  /** Checks a vault certificate's consumers again (the recheck queue's message). */
+  readonly rechecks: (message: RecheckMessage, log: Logger) => Promise<void>;
 }
 
 /** When the renewal timer fires next after a moment; undefined: never. */
@@ -99,15 +130,65 @@ function transparencyOf(settings: Settings, seams: Seams): TransparencyStore {
   return storage ? tableTransparencyOnFirstUse(storage) : noTransparencyStore;
 }
 
+/** The ARI client (its DER and certificate-id code), loaded with the first question. */
+function ariOf(settings: Settings, seams: Seams, now: () => Date, onCall: OnCall | undefined) {
+  const ariClient = new LoadOnce(async () =>
+    (await import("../adapters/ari/ariClient.js")).createAriClient({
+      ...settings.ari(),
+      now,
+      ...(seams.ariCa ? { ca: seams.ariCa } : {}),
+      ...(onCall ? { onCall } : {}),
+    }),
+  );
+  const ari: Ari = {
+    ask: async (question) =>
+      (await ariClient.get()).renewalInfo({
+        certificate: { certId: question.certId },
+        issuer: question.issuer,
+      }),
+  };
+  return { ari, ariClient };
+}
+
+/** The vault events store: the seams', else one table in the app's storage, else in process. */
+function vaultEventsOf(settings: Settings, seams: Seams): VaultEventStore {
+  if (seams.vaultEvents) return seams.vaultEvents;
+  const storage = tableLocationOf(settings);
+  return storage ? tableVaultEventsOnFirstUse(storage) : memoryVaultEventsOnFirstUse();
+}
+
 /**
- * Builds the app's services from the app-wide settings. `deliver` is how the in-process run
- * queue (no storage queue configured) sweeps a run: the composition root wires it to the use
+ * The recheck queue: the seams', else the Storage Queue when the app has one
+ * (CERTSCHED_QUEUE_URI or AzureWebJobsStorage, as the runs' queue), else timers in process
+ * delivering to `deliver` (returned apart, so that closing the app drops what still waits).
+ */
+function recheckQueueOf(
+  settings: Settings,
+  seams: Seams,
+  deliver: AppDelivery["rechecks"],
+): { queue: AppServices["recheckQueue"]; inline?: InlineRecheck } {
+  if (seams.recheckQueue) return { queue: seams.recheckQueue };
+  if (settings.queueUri || settings.storageConnectionString) {
+    const queue = storageRecheckQueueOnFirstUse({
+      queueUri: settings.queueUri,
+      connectionString: settings.storageConnectionString,
+      timeoutMs: settings.httpTimeoutMs,
+    });
+    return { queue };
+  }
+  const inline = inlineRecheckQueueOnFirstSend(deliver);
+  return { queue: inline, inline };
+}
+
+/**
+ * Builds the app's services from the app-wide settings. `deliver` is how the in-process queues
+ * (no storage queue configured) deliver a message: the composition root wires it to the use
  * cases once the account exists.
  */
 export function createAppServices(
   settings: Settings,
   seams: Seams,
-  deliver: RunsSeams["deliver"],
+  deliver: AppDelivery,
   platform: PlatformEnv = platformEnv(),
 ): AppServices {
   const now = seams.now ?? (() => new Date());
@@ -142,23 +223,9 @@ export function createAppServices(
         ...(onCall ? { onCall } : {}),
       })
     : noNotifier;
-  const runs = buildRuns(settings, { ...(seams.runs ?? {}), deliver });
-  // The ARI client (its DER and certificate-id code) is loaded with the first question.
-  const ariClient = new LoadOnce(async () =>
-    (await import("../adapters/ari/ariClient.js")).createAriClient({
-      ...settings.ari(),
-      now,
-      ...(seams.ariCa ? { ca: seams.ariCa } : {}),
-      ...(onCall ? { onCall } : {}),
-    }),
-  );
-  const ari: Ari = {
-    ask: async (question) =>
-      (await ariClient.get()).renewalInfo({
-        certificate: { certId: question.certId },
-        issuer: question.issuer,
-      }),
-  };
+  const runs = buildRuns(settings, { ...(seams.runs ?? {}), deliver: deliver.runs });
+  const rechecks = recheckQueueOf(settings, seams, deliver.rechecks);
+  const { ari, ariClient } = ariOf(settings, seams, now, onCall);
   return {
     now,
     http,
@@ -174,8 +241,11 @@ export function createAppServices(
         { settings: settings.transparency, now, onCall, ca: seams.ctCa },
         apiKey,
       ),
+    vaultEvents: vaultEventsOf(settings, seams),
+    recheckQueue: rechecks.queue,
     close: async () => {
       const ariOpen = await ariClient.begun()?.catch(() => undefined);
+      await rechecks.inline?.close();
       await Promise.all([http.close(), notifier.close(), ariOpen?.close()]);
     },
   };

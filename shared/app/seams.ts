@@ -10,6 +10,7 @@ import type { RunStore } from "../core/ports/runStore.js";
 import type { SecretReader } from "../core/ports/secrets.js";
 import type { Telemetry } from "../core/ports/telemetry.js";
 import type { TransparencyStore } from "../core/ports/transparency.js";
+import type { RecheckQueue, VaultEventStore } from "../core/ports/vaultEvents.js";
 import type { HttpClient } from "../lib/http/httpClient.js";
 
 /** One value for every account, or one per account (tests with many accounts in memory). */
@@ -58,6 +59,10 @@ export interface Seams {
   readonly runs?: { readonly store?: RunStore; readonly queue?: RunQueue };
   /** Replaces the Certificate Transparency store (tests and the sandbox: in memory). */
   readonly transparency?: TransparencyStore;
+  /** Replaces the Key Vault events store (tests: on Azurite, or one shared by two apps). */
+  readonly vaultEvents?: VaultEventStore;
+  /** Replaces the recheck queue (tests: a queue on Azurite, or one that records). */
+  readonly recheckQueue?: RecheckQueue;
   /** Observer of every outbound call (benchmark); telemetry observes them too when on. */
   readonly onCall?: OnCall;
   /** Replaces the telemetry chosen from the settings (tests: in-memory OpenTelemetry). */

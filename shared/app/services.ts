@@ -1,4 +1,5 @@
 import { settingsOf } from "../core/accounts.js";
+import type { RecheckMessage } from "../core/ports/vaultEvents.js";
 import { MAX_DEQUEUE_COUNT, type RunMessage } from "../core/runs/run.js";
 import type { Env, Settings } from "../core/settings.js";
 import { ConfigError } from "../lib/errors.js";
@@ -71,7 +72,15 @@ export function createServices(settings: Settings, seams: Seams = {}): Services 
     () => app,
     () => services,
   );
-  const app = createAppServices(settings, seams, deliver);
+  // A recheck of the in-process queue runs here, as the host's queue trigger would; the use
+  // case is imported on first delivery.
+  const rechecks = async (message: RecheckMessage, log: Logger) =>
+    (await import("../usecases/vaultEvents/recheckConsumers.js")).recheckConsumers(
+      services,
+      message,
+      log,
+    );
+  const app = createAppServices(settings, seams, { runs: deliver, rechecks });
   const views = new Map<string, AccountPorts>();
   const built = accountCache(settings, names, app, seams, (id) => views.delete(id));
   const services = servicesOf(app, names, built, views);
@@ -201,11 +210,13 @@ function accountPorts(
   close: () => Promise<void>,
 ): AccountPorts {
   const { now, http, runs, telemetry, ari, onCall, renewalTimer, transparency, openWatcher } = app;
+  const { vaultEvents, recheckQueue } = app;
   const { account, settings, ledger, history, inventory, secrets, tokens, client } = one;
   const { requests, probes, notifier, concurrency, preflightProbes } = one;
   // biome-ignore format: the app's ports, then the account's, a line each
   return {
     now, http, runs, telemetry, ari, onCall, renewalTimer, transparency, openWatcher,
+    vaultEvents, recheckQueue,
     account, settings, ledger, history, inventory, secrets, tokens, client,
     requests, probes, notifier, concurrency, preflightProbes, close,
   };
