@@ -1,3 +1,5 @@
+import { inject } from "vitest";
+import { createTableVaultEventStore } from "../../../../shared/adapters/storage/tableVaultEvents.js";
 import { getServices } from "../../../../shared/app/services.js";
 import { KEY_VAULT } from "../../../../shared/core/certificate/fields.js";
 import type { CertificateEvent } from "../../../../shared/core/history/events.js";
@@ -13,7 +15,12 @@ import {
 } from "../../../../shared/usecases/vaultEvents/handleVaultEvents.js";
 import { recheckConsumers } from "../../../../shared/usecases/vaultEvents/recheckConsumers.js";
 import type { Hosting } from "../../../../sim/index.js";
-import { type AppHarness, collectingLogger, startHarness } from "../../../support/app.js";
+import {
+  type AppHarness,
+  collectingLogger,
+  startHarness,
+  uniqueTableName,
+} from "../../../support/app.js";
 import { type FakeClock, fakeClock } from "../../../support/clock.js";
 import {
   eventGridEvent,
@@ -26,7 +33,7 @@ import { type Receiver, startReceiver } from "../../../support/webhookReceiver.j
 /**
  * One world for a suite of Key Vault events: the simulator's vault and hosting endpoint (over
  * real TLS, through CERTSCHED_VERIFY_CONNECT_TO), the app's services as the function host builds
- * them, a webhook receiver, and a recording recheck queue. Vault `kv-events` holds:
+ * them, the event claims in a table on Azurite, a webhook receiver, and a recording recheck queue. Vault `kv-events` holds:
  * - `kv-www` (www.events.test), which certsched renews: two versions, its consumer at once;
  * - `kv-lag` (lag.events.test), which certsched renews: its consumer 10 min behind each version;
  * - `kv-stray`, in the same vault, that certsched does not know (unmanaged).
@@ -125,7 +132,19 @@ export async function startEventsWorld(): Promise<EventsWorld> {
       // A watched vault nothing answers for (its host reaches no vault).
       CERTSCHED_WATCH: "kv-gone/www-gone=gone.events.test",
     },
-    { now: clock.now, inventory, history, ledger, recheckQueue: recordingQueue(sent) },
+    {
+      now: clock.now,
+      inventory,
+      history,
+      ledger,
+      recheckQueue: recordingQueue(sent),
+      // The claims on Azurite, as production keeps them (a table of this world's own).
+      vaultEvents: createTableVaultEventStore({
+        connectionString: inject("azuriteTableConnectionString"),
+        tableName: uniqueTableName("ve"),
+        timeoutMs: 5_000,
+      }),
+    },
   );
   app.addSecrets("s".repeat(40));
   await inventory.upsert(
