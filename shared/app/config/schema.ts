@@ -169,6 +169,7 @@ export const KNOWN_SETTINGS: readonly string[] = [
   "CERTSCHED_VERIFY_WINDOW",
   "CERTSCHED_VERIFY_UNREACHABLE_AFTER",
   "CERTSCHED_SYNC_WINDOW",
+  "CERTSCHED_EVENT_RECHECK_FIRST",
   // The preflight timer's %CERTSCHED_PREFLIGHT_SCHEDULE%, read by the host.
   "CERTSCHED_PREFLIGHT_SCHEDULE",
   // Read by shared/app/config/preflightSettings.ts when preflight runs.

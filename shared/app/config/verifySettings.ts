@@ -3,7 +3,7 @@ import type { Env } from "../../core/settings.js";
 import { parseConnectTo } from "../../core/verification/connectTo.js";
 import type { VerifySettings } from "../../core/verification/verifySettings.js";
 import { ConfigError, type Problem } from "../../lib/errors.js";
-import { DAY_MS, MINUTE_MS } from "../../lib/time.js";
+import { DAY_MS, HOUR_MS, MINUTE_MS, SECOND_MS } from "../../lib/time.js";
 import { duration } from "./duration.js";
 
 /** The names, for KNOWN_SETTINGS and the docs. */
@@ -13,6 +13,7 @@ export const VERIFY_SETTINGS = [
   "CERTSCHED_VERIFY_WINDOW",
   "CERTSCHED_VERIFY_UNREACHABLE_AFTER",
   "CERTSCHED_SYNC_WINDOW",
+  "CERTSCHED_EVENT_RECHECK_FIRST",
 ] as const;
 
 const schema = z.object({
@@ -44,6 +45,8 @@ const schema = z.object({
   CERTSCHED_VERIFY_WINDOW: duration("2h", MINUTE_MS, 7 * DAY_MS),
   // 1 min .. 30 d: App Service picks up a new vault version "typically within 24 hours".
   CERTSCHED_SYNC_WINDOW: duration("24h", MINUTE_MS, 30 * DAY_MS),
+  // 1 s .. 1 h: after a Key Vault event, the consumers' first recheck; each next waits twice as long.
+  CERTSCHED_EVENT_RECHECK_FIRST: duration("1m", SECOND_MS, HOUR_MS, "1s to 1h"),
   // 0 (no grace) .. 30 d.
   CERTSCHED_VERIFY_UNREACHABLE_AFTER: duration("24h", 0, 30 * DAY_MS),
   // The same rule as loadSettings applies to it (shared/app/config/settings.ts).
@@ -72,6 +75,7 @@ export function loadVerifySettings(env: Env): VerifySettings {
     windowMs: s.CERTSCHED_VERIFY_WINDOW,
     unreachableAfterMs: s.CERTSCHED_VERIFY_UNREACHABLE_AFTER,
     syncWindowMs: s.CERTSCHED_SYNC_WINDOW,
+    eventRecheckFirstMs: s.CERTSCHED_EVENT_RECHECK_FIRST,
     timeoutMs: s.CERTSCHED_HTTP_TIMEOUT,
     // Node's own variable, not certsched's: read as Node read it at start (blank: none).
     ...(env.NODE_EXTRA_CA_CERTS?.trim() ? { extraCaCertsPath: env.NODE_EXTRA_CA_CERTS } : {}),

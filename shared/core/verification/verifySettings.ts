@@ -13,6 +13,12 @@ export interface VerifySettings {
    * its new version (syncCheck.ts). Default 24 h; unset here: the same default.
    */
   readonly syncWindowMs?: number | undefined;
+  /**
+   * CERTSCHED_EVENT_RECHECK_FIRST, ms: after a Key Vault event's new version, how long until its
+   * consumers are checked again; each next recheck waits twice as long, at most 1 h, and the last
+   * comes at the end of the sync window. Default 1 min (1 s .. 1 h); unset here: the same default.
+   */
+  readonly eventRecheckFirstMs?: number | undefined;
   /** CERTSCHED_VERIFY_UNREACHABLE_AFTER, ms: unreachable is an error after this. Default 24 h. */
   readonly unreachableAfterMs: number;
   /** CERTSCHED_HTTP_TIMEOUT, ms: one probe's whole time (DNS, TCP, handshake). Default 30 s. */

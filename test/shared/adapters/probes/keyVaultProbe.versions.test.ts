@@ -82,6 +82,32 @@ describe("a vault read of one version", () => {
     });
   });
 
+  it("a vault answering with another version than the one asked: not read as it", async () => {
+    const other = await startFakeKeyVault();
+    try {
+      const cer = leaf("0a03", 60).replace(/-----[A-Z ]+-----|\s/g, "");
+      const id = `${other.url}/certificates/www-contoso/${current}`;
+      other.inject({
+        status: 200,
+        body: JSON.stringify({ id, cer, attributes: { enabled: true } }),
+        times: 5,
+      });
+      const result = await probes.keyVault(TARGET, {
+        settings: { timeoutMs: 5_000 },
+        seam: { vaultUrl: () => other.url, clientOptions: other.certificateClientOptions },
+        version: older,
+      });
+      expect(result).toEqual({
+        reached: false,
+        failure: "http",
+        status: 200,
+        detail: `vault contoso-kv answered for version ${older} of certificate www-contoso with another version (${current}): it is not read as the one asked`,
+      });
+    } finally {
+      await other.close();
+    }
+  });
+
   it("a version that cannot be one (a path in it): not-found, and the vault is not asked", async () => {
     const asked = vault.requests.length;
     const result = await read("../other/x");

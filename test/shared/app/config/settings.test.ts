@@ -107,6 +107,7 @@ describe("loadSettings: defaults", () => {
       windowMs: 2 * 3_600_000,
       unreachableAfterMs: 24 * 3_600_000,
       syncWindowMs: 24 * 3_600_000,
+      eventRecheckFirstMs: 60_000,
       timeoutMs: 30_000,
     });
     const tight = loadSettings({ ...BASE, CERTSCHED_HTTP_TIMEOUT: "5s" });

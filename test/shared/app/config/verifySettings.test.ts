@@ -14,6 +14,7 @@ describe("verification settings, read without the service's", () => {
       windowMs: 2 * 3_600_000,
       unreachableAfterMs: 24 * 3_600_000,
       syncWindowMs: 24 * 3_600_000,
+      eventRecheckFirstMs: 60_000,
       timeoutMs: 30_000,
     });
   });
@@ -32,6 +33,7 @@ describe("verification settings, read without the service's", () => {
       windowMs: 90 * 60_000,
       unreachableAfterMs: 24 * 3_600_000,
       syncWindowMs: 24 * 3_600_000,
+      eventRecheckFirstMs: 60_000,
       timeoutMs: 5_000,
     });
   });
@@ -72,6 +74,37 @@ describe("verification settings, read without the service's", () => {
   it.each(["366", "7.5", "-1", "14d"])("refuses %s warning days", (days) => {
     expect(() => loadVerifySettings({ CERTSCHED_VERIFY_WARN_DAYS: days })).toThrow(ConfigError);
   });
+
+  it.each([
+    ["1s", 1_000],
+    ["90s", 90_000],
+    ["PT1H", 3_600_000],
+  ])("reads CERTSCHED_EVENT_RECHECK_FIRST %s (1s to 1h)", (text, ms) => {
+    expect(loadVerifySettings({ CERTSCHED_EVENT_RECHECK_FIRST: text }).eventRecheckFirstMs).toBe(
+      ms,
+    );
+  });
+
+  it.each(["999ms", "61m", "0", "soon"])(
+    "refuses CERTSCHED_EVENT_RECHECK_FIRST %s, naming it",
+    (text) => {
+      let error: unknown;
+      try {
+        loadVerifySettings({ CERTSCHED_EVENT_RECHECK_FIRST: text });
+      } catch (e) {
+        error = e;
+      }
+      expect((error as ConfigError).problems).toEqual([
+        {
+          name: "CERTSCHED_EVENT_RECHECK_FIRST",
+          message:
+            text === "soon"
+              ? "must be a duration like 2h, 90m, 30s or PT2H"
+              : "must be from 1s to 1h",
+        },
+      ]);
+    },
+  );
 
   it("names are known to the CLI, so it does not warn about them", () => {
     for (const name of VERIFY_SETTINGS) expect(KNOWN_SETTINGS).toContain(name);
