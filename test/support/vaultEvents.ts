@@ -1,7 +1,11 @@
+import type { KeyVaultRead } from "../../shared/core/ports/probes.js";
+import type { VaultAlert } from "../../shared/core/vaultEvents/vaultAlert.js";
 import {
   VAULT_EVENT_TYPES,
+  type VaultEvent,
   type VaultEventKind,
 } from "../../shared/core/vaultEvents/vaultEvent.js";
+import type { VaultVersion } from "../../shared/core/verification/syncCheck.js";
 
 /**
  * Key Vault certificate events as Event Grid delivers them, in its own schema and in
@@ -94,5 +98,94 @@ export function cloudEvent(init: SampleEventInit = {}): Record<string, unknown> 
     time: (init.eventTime ?? SAMPLE_EVENT_TIME).toISOString(),
     datacontenttype: "application/json",
     data: sampleData(init),
+  };
+}
+
+/** The VaultEvent readVaultEvents makes of `eventGridEvent(init)` (no dates unless given). */
+export function sampleEvent(init: SampleEventInit & Partial<VaultEvent> = {}): VaultEvent {
+  return {
+    id: init.id ?? SAMPLE_EVENT_ID,
+    kind: init.kind ?? "new-version",
+    schema: init.schema ?? "eventgrid",
+    vaultName: (init.vaultName ?? SAMPLE_VAULT).toLowerCase(),
+    certificateName: init.certificateName ?? SAMPLE_CERTIFICATE,
+    version: init.version ?? SAMPLE_VERSION,
+    subscriptionId: init.subscriptionId ?? SAMPLE_SUBSCRIPTION,
+    resourceGroup: init.resourceGroup ?? SAMPLE_RESOURCE_GROUP,
+    eventTime: init.eventTime,
+    claimedNotBefore: init.claimedNotBefore,
+    claimedExpiry: init.claimedExpiry,
+  };
+}
+
+export interface VersionInit {
+  readonly version?: string | undefined;
+  /** Upper-case hex; derived from the version by default. */
+  readonly thumbprint?: string;
+  readonly notBefore?: Date;
+  readonly notAfter?: Date;
+  readonly createdOn?: Date | undefined;
+}
+
+const thumbprintOf = (version: string) =>
+  Buffer.from(version).toString("hex").toUpperCase().padEnd(64, "0").slice(0, 64);
+
+/** A vault's read of one version, as the Key Vault probe answers it. */
+export function vaultRead(init: VersionInit = {}): KeyVaultRead {
+  const version = "version" in init ? init.version : SAMPLE_VERSION;
+  const notBefore = init.notBefore ?? SAMPLE_NOT_BEFORE;
+  return {
+    reached: true,
+    connectedTo: `${SAMPLE_VAULT}.vault.azure.net:443`,
+    certificate: {
+      notBefore,
+      notAfter: init.notAfter ?? SAMPLE_EXPIRY,
+      issuer: "CN=Test CA",
+      subject: "CN=www.contoso.example",
+      serial: "0A",
+      thumbprint: init.thumbprint ?? thumbprintOf(version ?? "none"),
+      altNames: ["DNS:www.contoso.example"],
+    },
+    chainProblem: undefined,
+    nameProblem: undefined,
+    version,
+    createdOn: "createdOn" in init ? init.createdOn : notBefore,
+  };
+}
+
+/** A read that failed (`not-found`: the vault holds no such version). */
+export const failedRead = (
+  failure: Extract<KeyVaultRead, { reached: false }>["failure"],
+  detail = failure === "not-found" ? "the vault answered 404" : `the vault read failed: ${failure}`,
+): KeyVaultRead => ({ reached: false, failure, detail });
+
+/** The VaultVersion verification makes of `vaultRead(init)`. */
+export function vaultVersion(init: VersionInit = {}): VaultVersion {
+  const read = vaultRead(init);
+  if (!read.reached) throw new Error("unreachable");
+  return {
+    name: `${SAMPLE_VAULT}/${SAMPLE_CERTIFICATE}`,
+    version: read.version,
+    thumbprint: read.certificate.thumbprint,
+    notBefore: read.certificate.notBefore,
+    notAfter: read.certificate.notAfter,
+    createdOn: read.createdOn,
+  };
+}
+
+/** An alert of the sample certificate: unmanaged, near expiry, of account contoso. */
+export function sampleAlert(fields: Partial<VaultAlert> = {}): VaultAlert {
+  return {
+    account: "contoso",
+    kind: "unmanaged",
+    event: "near-expiry",
+    vaultName: SAMPLE_VAULT,
+    certificateName: SAMPLE_CERTIFICATE,
+    version: SAMPLE_VERSION,
+    subscriptionId: SAMPLE_SUBSCRIPTION,
+    resourceGroup: SAMPLE_RESOURCE_GROUP,
+    expiresAt: SAMPLE_EXPIRY,
+    detail: `unmanaged certificate expiring: ${SAMPLE_VAULT}/${SAMPLE_CERTIFICATE} in subscription ${SAMPLE_SUBSCRIPTION}, resource group ${SAMPLE_RESOURCE_GROUP}, version ${SAMPLE_VERSION} expires at 2027-02-28T10:00:00Z (20 days)`,
+    ...fields,
   };
 }

@@ -73,7 +73,7 @@ function jsonAlert(alert: VaultAlert, report: SweepReport): unknown {
   return {
     source: "certsched",
     event: "vault-alert",
-    account: accountOf(alert.account),
+    account: escapeControl(accountOf(alert.account)),
     kind: alert.kind,
     vaultEvent: alert.event,
     vaultName: escapeControl(alert.vaultName),

@@ -12,6 +12,7 @@ import { noNotifier } from "../../../shared/core/ports/notifier.js";
 import type { SweepSummary } from "../../../shared/core/renewal/summary.js";
 import { silentLogger } from "../../../shared/lib/log.js";
 import { seenIssuance } from "../../support/seenIssuances.js";
+import { sampleAlert } from "../../support/vaultEvents.js";
 import { type Receiver, startReceiver } from "../../support/webhookReceiver.js";
 
 const FAILED: SweepSummary = {
@@ -109,6 +110,11 @@ describe("the webhook notifier built on first message", () => {
       await contoso.notifyIssuances([seenIssuance({ account: "contoso" })], silentLogger),
     ).toBe("sent");
     expect(receiver.received[1]?.json).toMatchObject({ event: "issuance", account: "contoso" });
+    // A Key Vault event's alert too, given the account it names none.
+    expect(
+      await contoso.notifyVaultAlerts([sampleAlert({ account: undefined })], silentLogger),
+    ).toBe("sent");
+    expect(receiver.received[2]?.json).toMatchObject({ event: "vault-alert", account: "contoso" });
     await app.close();
     expect(accountNotifierOnFirstUse(noNotifier, "contoso", true)).toBe(noNotifier);
   });
