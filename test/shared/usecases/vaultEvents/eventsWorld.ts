@@ -128,7 +128,7 @@ export async function startEventsWorld(): Promise<EventsWorld> {
       CERTSCHED_WEBHOOK_URL: `${receiver.baseUrl}/hook?sig=${"s".repeat(40)}`,
       CERTSCHED_WEBHOOK_FORMAT: "json",
       CERTSCHED_HTTP_TIMEOUT: "5s",
-      CERTSCHED_EVENT_RECHECK_FIRST: "1m",
+      CERTSCHED_EVENT_RECHECK_FIRST: "30s",
       // A watched vault nothing answers for (its host reaches no vault).
       CERTSCHED_WATCH: "kv-gone/www-gone=gone.events.test",
     },

@@ -106,14 +106,15 @@ describe("a consumer behind the new version", () => {
           names: ["kv-lag"],
           attempt: 1,
         }),
-        delayMs: 60_000,
+        // CERTSCHED_EVENT_RECHECK_FIRST
+        delayMs: 30_000,
       },
     ]);
     const message = w.sent[0]?.message;
     if (!message) throw new Error("no recheck sent");
 
     // Too early: still behind, the next one is sent (twice as late).
-    w.clock.advance(60_000);
+    w.clock.advance(30_000);
     const early = await w.recheck(message);
     expect(early.map((l) => l.message)).toContainEqual(
       expect.stringMatching(/attempt 1\): behind: lag\.events\.test; checking again at /),
@@ -121,7 +122,7 @@ describe("a consumer behind the new version", () => {
     expect(w.sent).toHaveLength(2);
     expect(w.sent[1]).toEqual({
       message: expect.objectContaining({ attempt: 2 }),
-      delayMs: 120_000,
+      delayMs: 60_000,
     });
 
     w.clock.advance(LAG_MS);
