@@ -93,8 +93,13 @@ export async function handleVaultEvents(
           return [skipped(event, event.id, "not-watched", found.detail)];
         if (found.kind === "unreadable") return [failedOutcome(log, event, found.detail)];
         const outcomes: EventOutcome[] = [];
+        // One account's failure (its claim not stored) never stops another's work.
         for (const watcher of found.watchers) {
-          outcomes.push(await handleForAccount(context, event, named(watcher, several)));
+          outcomes.push(
+            await handleForAccount(context, event, named(watcher, several)).catch((error) =>
+              failedOutcome(log, event, redact(ensureError(error).message)),
+            ),
+          );
         }
         return outcomes;
       } catch (error) {

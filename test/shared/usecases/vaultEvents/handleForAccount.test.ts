@@ -1,11 +1,14 @@
 import { describe, expect, it } from "vitest";
+import { KEY_VAULT } from "../../../../shared/core/certificate/fields.js";
 import { memoryHistory } from "../../../../shared/core/ports/history.js";
 import { memoryLedger } from "../../../../shared/core/ports/ledger.js";
 import type { KeyVaultRead } from "../../../../shared/core/ports/probes.js";
 import type { ClaimResult, VaultEventStore } from "../../../../shared/core/ports/vaultEvents.js";
 import type { VaultEvent } from "../../../../shared/core/vaultEvents/vaultEvent.js";
 import { handleForAccount } from "../../../../shared/usecases/vaultEvents/handleForAccount.js";
+import { handleVaultEvents } from "../../../../shared/usecases/vaultEvents/handleVaultEvents.js";
 import { collectingLogger } from "../../../support/app.js";
+import { eventGridEvent } from "../../../support/vaultEvents.js";
 
 /**
  * One event in one account: the claim makes its work happen once (a claim held or done is a
@@ -36,12 +39,13 @@ const v1 = {
   },
 } as unknown as KeyVaultRead;
 
-function world(claim: ClaimResult, completeFails = false) {
+function world(claim: ClaimResult, completeFails = false, claimFailsForA = false) {
   const calls: string[] = [];
   const store: VaultEventStore = {
     kind: "memory",
-    claim: async () => {
+    claim: async (account) => {
       calls.push("claim");
+      if (account === "a" && claimFailsForA) throw new Error("table unavailable for a");
       return claim;
     },
     complete: async () => {
@@ -61,6 +65,22 @@ function world(claim: ClaimResult, completeFails = false) {
     settings: {
       verify: () => ({ timeoutMs: 5000, connectTo: [], windowMs: 7_200_000 }),
       accountsDeclared: true,
+      watchVaults: [],
+    },
+    inventory: {
+      list: async () => ({
+        items: [
+          {
+            certificateName: "www",
+            target: KEY_VAULT,
+            keyVaultName: "kv-a",
+            source: "created",
+            firstSeen: NOW,
+            lastSeen: NOW,
+          },
+        ],
+        invalid: [],
+      }),
     },
     ledger: memoryLedger(),
     history,
@@ -83,7 +103,19 @@ function world(claim: ClaimResult, completeFails = false) {
       vault: { vaultName: "kv-a", subscriptionIds: new Set(), certificates: new Map() },
       several: true,
     });
-  return { run, calls, lines, history, alerts };
+  const deliver = () =>
+    handleVaultEvents(
+      services,
+      eventGridEvent({
+        kind: "near-expiry",
+        vaultName: "kv-a",
+        certificateName: "stray",
+        version: "v1",
+        id: "e9",
+      }),
+      log,
+    );
+  return { run, deliver, calls, lines, history, alerts };
 }
 
 describe("handleForAccount", () => {
@@ -122,5 +154,14 @@ describe("handleForAccount", () => {
     expect(outcome).toMatchObject({ id: "e1", outcome: "failed" });
     expect(outcome.line).toContain('failed: account "b": table unavailable');
     expect(w.calls).toEqual(["claim", "complete", "release"]);
+  });
+
+  it("one account's claim that cannot be stored fails the event there; the other account still does it", async () => {
+    const w = world("claimed", false, true);
+    const run = await w.deliver();
+    expect(run.outcomes.map((o) => o.outcome)).toEqual(["failed", "unmanaged"]);
+    expect(run.outcomes[0]?.line).toContain("table unavailable for a");
+    expect(run.failed).toEqual(["e9"]);
+    expect(w.alerts).toHaveLength(1);
   });
 });
