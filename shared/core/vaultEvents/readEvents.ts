@@ -42,8 +42,12 @@ export function readVaultEvents(input: unknown): ReadDelivery {
   } catch {
     return { events: [skipped("malformed", "the delivery is not JSON")], beyond: 0 };
   }
-  if (!Array.isArray(delivery)) return { events: [readEntry(delivery)], beyond: 0 };
-  const read = delivery.slice(0, MAX_EVENTS_PER_DELIVERY).map(readEntry);
+  if (!Array.isArray(delivery)) return { events: [readEntry(() => delivery)], beyond: 0 };
+  const entries = delivery;
+  // Index by index: a sparse array's holes are entries too (map would leave them out).
+  const read = Array.from({ length: Math.min(entries.length, MAX_EVENTS_PER_DELIVERY) }, (_, i) =>
+    readEntry(() => entries[i]),
+  );
   return { events: read, beyond: Math.max(0, delivery.length - MAX_EVENTS_PER_DELIVERY) };
 }
 
@@ -64,9 +68,9 @@ function skipped(
 const shownId = (id: string) => boundDetail(id, MAX_EVENT_ID);
 
 /** One entry, whatever it is; an entry that cannot even be looked at is malformed. */
-export function readEntry(entry: unknown): ReadEvent {
+function readEntry(entry: () => unknown): ReadEvent {
   try {
-    return checkEntry(entry);
+    return checkEntry(entry());
   } catch {
     // A value no JSON makes (a cycle, a BigInt, a throwing getter): refused like a bad field.
     return skipped("malformed", "the event could not be read as JSON");
@@ -88,11 +92,7 @@ function checkEntry(entry: unknown): ReadEvent {
     );
   }
   if (id === undefined || id.length > MAX_EVENT_ID) {
-    return skipped(
-      "malformed",
-      `id: must be a string of 1-${MAX_EVENT_ID} characters`,
-      id === undefined ? undefined : id,
-    );
+    return skipped("malformed", `id: must be a string of 1-${MAX_EVENT_ID} characters`, id);
   }
   const cloud = "specversion" in e;
   if (cloud && e.specversion !== "1.0") {

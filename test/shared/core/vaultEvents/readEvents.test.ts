@@ -382,7 +382,21 @@ describe("readVaultEvents: bounds", () => {
       "the event could not be read as JSON",
       "read",
     ]);
+    const trapped = [eventGridEvent()];
+    Object.defineProperty(trapped, 1, {
+      enumerable: true,
+      get() {
+        throw new Error("no");
+      },
+    });
+    expect(readVaultEvents(trapped).events.map((e) => e.kind)).toEqual(["event", "skipped"]);
     expect(only(undefined).kind).toBe("skipped");
+    // A sparse array's holes are entries: one item each, never a hole in what is read.
+    const holed: unknown[] = [eventGridEvent()];
+    holed[2] = eventGridEvent();
+    const sparse = readVaultEvents(holed).events;
+    expect(sparse).toHaveLength(3);
+    expect(sparse.map((e) => e?.kind)).toEqual(["event", "skipped", "event"]);
     expect(only(42).kind).toBe("skipped");
   });
 });
