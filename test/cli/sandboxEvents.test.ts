@@ -11,7 +11,8 @@ import { SAMPLE_EVENT_CERTIFICATE } from "../../sim/sandboxEvents.js";
 /**
  * The sandbox's event-driven check, end to end over loopback: a version added to contoso's
  * vault, the vault's Event Grid delivery to the local function host, the handler invoked once,
- * then the certificate's domain probed over TLS and found serving the new version.
+ * whose use case confirms the version with the vault and verifies the certificate's domain,
+ * finding it serving the new version.
  */
 
 let sandbox: Sandbox;
@@ -52,7 +53,9 @@ describe("the sandbox's Key Vault event", () => {
     ).join("\n");
     expect(text).toContain("Microsoft.KeyVault.CertificateNewVersionCreated");
     expect(text).toContain(`event ${part?.eventId}: version ${part?.version}, answered 200`);
-    expect(text).toMatch(/served the new version \d+ s after it was created/);
+    expect(text).toMatch(/served the new version \d+\.\d s after it was created/);
+    // certsched's own check said so: the use case's line, from the verification it ran.
+    expect(part?.handled.join("\n")).toMatch(/: done: .*consumers serve it: api\.contoso\.com/);
   });
 
   it("stops sending events when it is done: a later version reaches no one", async () => {
@@ -64,5 +67,16 @@ describe("the sandbox's Key Vault event", () => {
     });
     await vault.eventsSettled();
     expect(vault.deliveries).toHaveLength(1);
+  });
+
+  it("does not pass when the consumer lags: the check finds it behind and rechecks later", async () => {
+    const contoso = sandbox.account("contoso");
+    contoso.hosting.setVaultLag(SAMPLE_EVENT_CERTIFICATE, 86_400_000);
+    const lagging = await sandboxEventCheck(sandbox, "contoso");
+
+    expect(lagging?.deliveryStatus).toBe(200);
+    expect(lagging?.served).toBe(false);
+    expect(lagging?.passes).toBe(false);
+    expect(lagging?.handled.join("\n")).toMatch(/behind: api\.contoso\.com; checking again at /);
   });
 });
