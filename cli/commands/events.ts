@@ -57,6 +57,17 @@ export async function readReplayFile(path: string): Promise<string> {
   }
 }
 
+/** The file's JSON; an InputError (exit 2) says where it is not JSON. */
+export function parseReplay(path: string, text: string): unknown {
+  try {
+    return JSON.parse(text.replace(/^\uFEFF/, ""));
+  } catch (error) {
+    throw new InputError(
+      `the events file ${oneLine(path)} is not JSON: ${oneLine(ensureError(error).message).slice(0, 200)}`,
+    );
+  }
+}
+
 /** The file named by `events replay FILE`, or a usage error. */
 function replayPath(args: ParsedArgs): string {
   const [sub, path] = args.positionals;
@@ -88,11 +99,11 @@ export function eventsCommandWith(seams: Seams = {}): Command {
     maxPositionals: 2,
     run: async (args, io) => {
       const path = replayPath(args);
-      const text = await readReplayFile(path);
+      const delivery = parseReplay(path, await readReplayFile(path));
       const log = cliLogger(io, { verbose: args.values.verbose === true });
       const choice = { args, command: "events", scope: "each" as const };
       const run = await withServices(io, [], seams, choice, (cli) =>
-        handleVaultEvents(cli.services, text, log),
+        handleVaultEvents(cli.services, delivery, log),
       );
       write(io, run, args.values.json === true);
       for (const failure of run.failed) io.stderr.write(`certsched: ${oneLine(failure)}\n`);
