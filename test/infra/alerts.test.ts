@@ -24,6 +24,7 @@ import {
 } from "../../shared/core/renewal/summary.js";
 import type { SeenIssuance } from "../../shared/core/transparency/issuance.js";
 import { issuanceLine } from "../../shared/core/transparency/issuanceView.js";
+import { alertLine, eventLine } from "../../shared/core/vaultEvents/lines.js";
 import type { InventoryVerification } from "../../shared/core/verification/inventoryResult.js";
 import { verificationSummaryLine } from "../../shared/core/verification/verificationSummary.js";
 import { SweepFailedError, VerificationFailedError } from "../../shared/lib/errors.js";
@@ -36,6 +37,7 @@ import { collectingLogger, startHarness } from "../support/app.js";
 import { httpRequest, timer } from "../support/invoke.js";
 import { seededChecks, undecidedProbes } from "../support/preflight.js";
 import { everyState, seenIssuance } from "../support/seenIssuances.js";
+import { sampleEvent } from "../support/vaultEvents.js";
 import {
   type BicepFile,
   calls,
@@ -425,18 +427,38 @@ let ctAlerts: string[];
 const ctOthers = everyState().map((s) => `certsched ct: ${issuanceLine(s)}`);
 
 /**
- * The keyVaultEvents function's lines as the contract of the Key Vault events writes them (one
- * per event; the alert at error level). The use case that writes them is being written; once it
- * is, take these from a real delivery as the lines above are.
+ * The keyVaultEvents function's lines, made by the functions its use case writes them with
+ * (shared/core/vaultEvents/lines.ts): the alert (error level) for an unmanaged and an at-risk
+ * certificate, and the per-event lines, none of which is an alert.
  */
+const nearExpiry = sampleEvent({ kind: "near-expiry", certificateName: "legacy-contoso-com" });
+const expired = sampleEvent({ kind: "expired", vaultName: "kv-fabrikam", certificateName: "shop" });
 const vaultAlerts = [
-  'certsched vault alert: near-expiry kv-contoso/legacy-contoso-com version 3f2a9c of account "contoso": unmanaged certificate expiring: not renewed by certsched; subscription 0000-1111, resource group rg-certs, expires 2026-12-20T10:00:00Z',
-  'certsched vault alert: expired kv-fabrikam/shop version 77aa01 of account "fabrikam": expired; its last renewal request failed',
+  alertLine(
+    "contoso",
+    nearExpiry,
+    "unmanaged certificate expiring: kv-events/legacy-contoso-com in subscription 0000-1111, resource group rg-certs",
+  ),
+  alertLine(
+    "fabrikam",
+    expired,
+    "expired at 2026-12-01T10:00:00.000Z and the vault holds no later version",
+  ),
 ];
 const vaultEventLines = [
-  "certsched vault event 1d6f (near-expiry kv-contoso/legacy-contoso-com version 3f2a9c): alert: unmanaged certificate expiring",
-  "certsched vault event 8b2e (new-version kv-contoso/www version 9c1e00): checked: 2 consumers, 1 serving it",
-  'certsched vault event 5a5a (expired kv-unknown/www version 9c1e00): not-watched: vault kv-unknown is not watched by account "contoso"',
+  eventLine(nearExpiry, nearExpiry.id, "unmanaged", "unmanaged certificate expiring"),
+  eventLine(
+    sampleEvent(),
+    "8b2e",
+    "done",
+    'account "contoso": consumers serve it: www.contoso.com',
+  ),
+  eventLine(
+    expired,
+    "5a5a",
+    "skipped not-watched",
+    "vault kv-fabrikam is not watched by this account",
+  ),
 ];
 
 /** Which real lines each query must find, and which it must not. */
@@ -657,11 +679,11 @@ describe("vault-expiry.kql", () => {
     const [pattern] = parsePatterns(tokenize(query("vault-expiry.kql")));
     expect(pattern?.regex.exec(vaultAlerts[0] ?? "")?.groups).toEqual({
       kind: "near-expiry",
-      certificate: "kv-contoso/legacy-contoso-com",
-      version: "3f2a9c",
+      certificate: `${nearExpiry.vaultName}/legacy-contoso-com`,
+      version: nearExpiry.version,
       account: "contoso",
       detail:
-        "unmanaged certificate expiring: not renewed by certsched; subscription 0000-1111, resource group rg-certs, expires 2026-12-20T10:00:00Z",
+        "unmanaged certificate expiring: kv-events/legacy-contoso-com in subscription 0000-1111, resource group rg-certs",
     });
     expect(pattern?.regex.exec(vaultAlerts[1] ?? "")?.groups).toMatchObject({
       kind: "expired",

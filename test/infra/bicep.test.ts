@@ -47,7 +47,7 @@ const SECRET_SETTINGS = ["CERTSCHED_API_KEY", "CERTSCHED_CLIENT_SECRET", "CERTSC
  * recheck of a new vault certificate version's consumers) comes with the verify settings. Remove a
  * name from here once the code reads it; the last test of "app settings" says when.
  */
-const AWAITING_CODE: string[] = ["CERTSCHED_EVENT_RECHECK_FIRST"];
+const AWAITING_CODE: string[] = [];
 
 /** Host settings for the timer and telemetry, required besides the CERTSCHED_* ones. */
 const HOST_SETTINGS = [
