@@ -63,7 +63,15 @@ function isoMs(text: string): number | undefined {
   if (!m) return undefined;
   const [, y, mo, d, h, mi, s, fraction, zone] = m;
   const ms = fraction === undefined ? 0 : Number(fraction.padEnd(3, "0").slice(0, 3));
-  const local = utc(Number(y), Number(mo), Number(d), Number(h ?? 0), Number(mi ?? 0), Number(s ?? 0), ms);
+  const local = utc(
+    Number(y),
+    Number(mo),
+    Number(d),
+    Number(h ?? 0),
+    Number(mi ?? 0),
+    Number(s ?? 0),
+    ms,
+  );
   return withZone(local, zone);
 }
 
