@@ -19,6 +19,29 @@ export {
   startArm,
 } from "./arm/armServer.js";
 export {
+  type ArmEstate,
+  GRAPH_PATH,
+  type GraphAnswer,
+  queriedTypes,
+  quotaSpan,
+} from "./arm/armGraph.js";
+export {
+  appServiceCertificateRow,
+  frontDoorRows,
+  GRAPH_TYPES,
+  type GraphFault,
+  type GraphRow,
+  gatewayRow,
+  type SeedAppServiceCertificate,
+  type SeedFrontDoorDomain,
+  type SeedGateway,
+  type SeedSite,
+  type SeedSslBinding,
+  type SeedVault,
+  siteRow,
+  vaultRow,
+} from "./arm/armEstate.js";
+export {
   ARM_FAULTS,
   type ArmFault,
   type ArmSite,
