@@ -13,19 +13,6 @@ export {
   startAcme,
 } from "./acme/acmeServer.js";
 export {
-  type ArmOptions,
-  type ArmRequest,
-  type ArmSimulator,
-  startArm,
-} from "./arm/armServer.js";
-export {
-  type ArmEstate,
-  GRAPH_PATH,
-  type GraphAnswer,
-  queriedTypes,
-  quotaSpan,
-} from "./arm/armGraph.js";
-export {
   appServiceCertificateRow,
   frontDoorRows,
   GRAPH_TYPES,
@@ -41,6 +28,19 @@ export {
   siteRow,
   vaultRow,
 } from "./arm/armEstate.js";
+export {
+  type ArmEstate,
+  GRAPH_PATH,
+  type GraphAnswer,
+  queriedTypes,
+  quotaSpan,
+} from "./arm/armGraph.js";
+export {
+  type ArmOptions,
+  type ArmRequest,
+  type ArmSimulator,
+  startArm,
+} from "./arm/armServer.js";
 export {
   ARM_FAULTS,
   type ArmFault,
@@ -99,6 +99,7 @@ export {
   type VaultEventDelivery,
   type VaultEventsOptions,
 } from "./hosting/vaultEvents.js";
+export type { ForeignCertificate, VaultEstate } from "./hosting/vaultList.js";
 export type { SimOperation } from "./operation.js";
 export type { ResolvedSimulatorOptions, SimulatorOptions } from "./options.js";
 export { meanInFlight, type RateLimitOptions, type RateLimitStats } from "./rateLimit.js";
