@@ -112,6 +112,14 @@ export {
 } from "./sampleCertificates.js";
 export { SANDBOX_CREDENTIALS, sandboxSettings } from "./sandbox.js";
 export {
+  SANDBOX_ESTATE_SUBSCRIPTION,
+  SANDBOX_ESTATE_UNBOUND,
+  SANDBOX_ESTATE_UNMANAGED,
+  type SandboxEstateOptions,
+  seedSandboxEstate,
+  standInThumbprint,
+} from "./sandboxEstate.js";
+export {
   SANDBOX_NAME_SERVERS,
   SANDBOX_OTHER_CA,
   type SandboxPreflight,
