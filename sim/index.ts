@@ -36,6 +36,15 @@ export {
   quotaSpan,
 } from "./arm/armGraph.js";
 export {
+  HOSTILE_DATES,
+  HOSTILE_NAME,
+  HOSTILE_THUMBPRINT,
+  HOSTILE_THUMBPRINTS,
+  hostileEstateRows,
+  hugeRow,
+  manyCertificateRows,
+} from "./arm/armHostile.js";
+export {
   type ArmOptions,
   type ArmRequest,
   type ArmSimulator,

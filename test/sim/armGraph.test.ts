@@ -1,6 +1,15 @@
 import { request } from "undici";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { GRAPH_TYPES, quotaSpan } from "../../sim/index.js";
+import {
+  GRAPH_TYPES,
+  HOSTILE_DATES,
+  HOSTILE_NAME,
+  HOSTILE_THUMBPRINTS,
+  hostileEstateRows,
+  hugeRow,
+  manyCertificateRows,
+  quotaSpan,
+} from "../../sim/index.js";
 import { startTestArm, type TestArm } from "../support/arm.js";
 
 /** The simulator's Resource Graph, over the loopback socket, with the sim identity's token. */
@@ -273,5 +282,35 @@ describe("the simulator's Resource Graph", () => {
     const big = await graph({ query: q(GRAPH_TYPES.vault) });
     expect(t.arm.lastAnswerBytes).toBeGreaterThan(5 * 1024 * 1024);
     expect(big.json.count).toBe(1);
+  });
+});
+
+describe("the simulator's hostile estate rows", () => {
+  it("serves odd dates, odd thumbprints and hostile names as they are, a 5 MB row, and 50,000 rows over 50 subscriptions", async () => {
+    for (const row of hostileEstateRows(S1)) t.arm.estate.addRow(row);
+    const certs = await graph({ query: q(GRAPH_TYPES.appServiceCertificate) });
+    const props = certs.json.data?.map((r) => r.properties) ?? [];
+    expect(props.map((p) => p.expirationDate)).toEqual(expect.arrayContaining([...HOSTILE_DATES]));
+    expect(props.map((p) => p.thumbprint)).toEqual(
+      expect.arrayContaining([...HOSTILE_THUMBPRINTS]),
+    );
+    expect(certs.json.data?.map((r) => r.name)).toContain(HOSTILE_NAME);
+    t.arm.estate.clear();
+    t.arm.estate.addRow(hugeRow(S1));
+    await graph({ query: q(GRAPH_TYPES.vault) });
+    expect(t.arm.lastAnswerBytes).toBeGreaterThan(5 * 1024 * 1024);
+    t.arm.estate.clear();
+    const subs = Array.from(
+      { length: 50 },
+      (_, i) => `00000000-0000-0000-0000-${String(i).padStart(12, "0")}`,
+    );
+    for (const row of manyCertificateRows(50_000, subs)) t.arm.estate.addRow(row);
+    const page = await graph({
+      query: q(GRAPH_TYPES.appServiceCertificate),
+      subscriptions: subs.slice(0, 5),
+      options: { $top: 1000 },
+    });
+    expect(page.json).toMatchObject({ totalRecords: 5_000, count: 1000 });
+    expect(page.json.$skipToken).toBeDefined();
   });
 });
