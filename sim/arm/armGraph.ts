@@ -51,6 +51,17 @@ export interface GraphAnswer {
   readonly headers?: Record<string, string>;
 }
 
+/** A request body larger than this is not read as JSON (Resource Graph's queries are small). */
+export const MAX_BODY = 1024 * 1024;
+
+export function parseJson(body: Buffer | undefined): unknown {
+  try {
+    return body === undefined ? undefined : JSON.parse(body.toString("utf8"));
+  } catch {
+    return undefined;
+  }
+}
+
 const MAX_TOP = 1000;
 const DEFAULT_TOP = 100;
 

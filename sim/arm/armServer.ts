@@ -9,7 +9,7 @@ import {
   siteBody,
   zoneBody,
 } from "./armBodies.js";
-import { type ArmEstate, GRAPH_PATH, GraphState } from "./armGraph.js";
+import { type ArmEstate, GRAPH_PATH, GraphState, MAX_BODY, parseJson } from "./armGraph.js";
 import { type ArmFault, type ArmSite, ArmState, type ArmZone } from "./armState.js";
 
 /**
@@ -79,17 +79,6 @@ const BINDINGS = new RegExp(
 );
 
 const DEFAULT_PAGE_SIZE = 50;
-/** A request body larger than this is not read as JSON (Resource Graph's queries are small). */
-const MAX_BODY = 1024 * 1024;
-
-function parseJson(body: Buffer | undefined): unknown {
-  try {
-    return body === undefined ? undefined : JSON.parse(body.toString("utf8"));
-  } catch {
-    return undefined;
-  }
-}
-
 interface Answer {
   readonly status: number;
   readonly body: unknown;
