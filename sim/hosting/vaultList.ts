@@ -1,6 +1,5 @@
 import { createHash, X509Certificate } from "node:crypto";
 import type { IncomingMessage } from "node:http";
-import type { StoredVersion } from "./vault.js";
 import { keyOf, nameInVault, type VaultCertificate } from "./vaultNames.js";
 
 /**
@@ -54,7 +53,10 @@ const seconds = (d: Date | string) => Math.floor(new Date(d).getTime() / 1000);
 export function keptEntries(
   certificates: readonly VaultCertificate[],
   vault: string,
-  served: (vault: string, name: string) => readonly StoredVersion[],
+  served: (
+    vault: string,
+    name: string,
+  ) => readonly { readonly der: Buffer; readonly created: number }[],
 ): ListEntry[] {
   const entries: ListEntry[] = [];
   for (const cert of certificates) {
