@@ -13,6 +13,38 @@ export {
   startAcme,
 } from "./acme/acmeServer.js";
 export {
+  appServiceCertificateRow,
+  frontDoorRows,
+  GRAPH_TYPES,
+  type GraphFault,
+  type GraphRow,
+  gatewayRow,
+  type SeedAppServiceCertificate,
+  type SeedFrontDoorDomain,
+  type SeedGateway,
+  type SeedSite,
+  type SeedSslBinding,
+  type SeedVault,
+  siteRow,
+  vaultRow,
+} from "./arm/armEstate.js";
+export {
+  type ArmEstate,
+  GRAPH_PATH,
+  type GraphAnswer,
+  queriedTypes,
+  quotaSpan,
+} from "./arm/armGraph.js";
+export {
+  HOSTILE_DATES,
+  HOSTILE_NAME,
+  HOSTILE_THUMBPRINT,
+  HOSTILE_THUMBPRINTS,
+  hostileEstateRows,
+  hugeRow,
+  manyCertificateRows,
+} from "./arm/armHostile.js";
+export {
   type ArmOptions,
   type ArmRequest,
   type ArmSimulator,
@@ -76,6 +108,7 @@ export {
   type VaultEventDelivery,
   type VaultEventsOptions,
 } from "./hosting/vaultEvents.js";
+export type { ForeignCertificate, VaultEstate } from "./hosting/vaultList.js";
 export type { SimOperation } from "./operation.js";
 export type { ResolvedSimulatorOptions, SimulatorOptions } from "./options.js";
 export { meanInFlight, type RateLimitOptions, type RateLimitStats } from "./rateLimit.js";
@@ -87,6 +120,14 @@ export {
   sampleCertificates,
 } from "./sampleCertificates.js";
 export { SANDBOX_CREDENTIALS, sandboxSettings } from "./sandbox.js";
+export {
+  SANDBOX_ESTATE_SUBSCRIPTION,
+  SANDBOX_ESTATE_UNBOUND,
+  SANDBOX_ESTATE_UNMANAGED,
+  type SandboxEstateOptions,
+  seedSandboxEstate,
+  standInThumbprint,
+} from "./sandboxEstate.js";
 export {
   SANDBOX_NAME_SERVERS,
   SANDBOX_OTHER_CA,

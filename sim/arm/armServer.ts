@@ -9,6 +9,7 @@ import {
   siteBody,
   zoneBody,
 } from "./armBodies.js";
+import { type ArmEstate, GRAPH_PATH, GraphState, MAX_BODY, parseJson } from "./armGraph.js";
 import { type ArmFault, type ArmSite, ArmState, type ArmZone } from "./armState.js";
 
 /**
@@ -54,6 +55,8 @@ export interface ArmSimulator {
   /** Every request under `pathPrefix` (a resource id or any prefix of one) gets `fault`. */
   setFault(pathPrefix: string, fault: ArmFault | undefined): void;
   clearFaults(): void;
+  /** Resource Graph's rows (POST /providers/Microsoft.ResourceGraph/resources): seeds and faults. */
+  readonly estate: ArmEstate;
   /** Every request, in arrival order (the live array). */
   readonly requests: ArmRequest[];
   /** Body bytes of the last answer sent whole (not `hang` or `endless`). */
@@ -76,7 +79,6 @@ const BINDINGS = new RegExp(
 );
 
 const DEFAULT_PAGE_SIZE = 50;
-
 interface Answer {
   readonly status: number;
   readonly body: unknown;
@@ -151,6 +153,7 @@ function unauthorized(code: string, message: string): Answer {
 
 export async function startArm(options: ArmOptions): Promise<ArmSimulator> {
   const state = new ArmState();
+  const graph = new GraphState();
   const requests: ArmRequest[] = [];
   let pageSize = options.pageSize ?? DEFAULT_PAGE_SIZE;
   const acceptToken = options.acceptToken ?? ((token: string) => token !== "");
@@ -258,7 +261,7 @@ export async function startArm(options: ArmOptions): Promise<ArmSimulator> {
     res.end(text);
   };
 
-  const handle = (req: IncomingMessage, res: ServerResponse) => {
+  const handle = (req: IncomingMessage, res: ServerResponse, body: Buffer | undefined) => {
     const raw = req.url ?? "/";
     const q = raw.indexOf("?");
     const path = q < 0 ? raw : raw.slice(0, q);
@@ -294,6 +297,21 @@ export async function startArm(options: ArmOptions): Promise<ArmSimulator> {
       send(res, faultAnswer(fault, path, auth));
       return;
     }
+    const isGraph = path.toLowerCase().replace(/\/+$/, "") === GRAPH_PATH;
+    if (isGraph && req.method === "POST") {
+      if (!queryParam(new URLSearchParams(queryText), "api-version")) {
+        send(res, {
+          status: 400,
+          body: armError(
+            "MissingApiVersionParameter",
+            "The api-version query parameter (?api-version=) is required for all requests.",
+          ),
+        });
+        return;
+      }
+      send(res, graph.answer(parseJson(body), bearer));
+      return;
+    }
     if (req.method !== "GET") {
       send(res, {
         status: 405,
@@ -319,8 +337,13 @@ export async function startArm(options: ArmOptions): Promise<ArmSimulator> {
   };
 
   const server = createServer({ key: options.key, cert: options.cert }, (req, res) => {
-    req.resume();
-    req.on("end", () => handle(req, res));
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on("data", (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= MAX_BODY) chunks.push(chunk);
+    });
+    req.on("end", () => handle(req, res, size <= MAX_BODY ? Buffer.concat(chunks) : undefined));
   });
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
@@ -343,6 +366,7 @@ export async function startArm(options: ArmOptions): Promise<ArmSimulator> {
       return lastAnswerBytes;
     },
     endless,
+    estate: graph,
     requests,
     close: () =>
       new Promise<void>((resolve) => {

@@ -8,6 +8,7 @@ import type { HostingSource, HostingVault, VaultRequest } from "./hosting.js";
 import type { HostingCa, IssuedLeaf } from "./hostingCa.js";
 import type { HostingFaultPlan } from "./hostingFaults.js";
 import { VaultEventOutlet, type VaultEventsOptions } from "./vaultEvents.js";
+import { keptEntries, type VaultEstate, VaultListState } from "./vaultList.js";
 import {
   inVault,
   keyOf,
@@ -42,6 +43,8 @@ export interface VaultEndpoint extends HostingVault {
    * first version here, as at its first read.
    */
   served(keyVaultName: string, certificateName: string): readonly StoredVersion[];
+  /** The vault's list: certificates the service does not keep, a forbidden vault, page size. */
+  readonly estate: VaultEstate;
   close(): Promise<void>;
 }
 
@@ -79,6 +82,7 @@ export async function startVault(
   // The versions present at start were not "created" for anyone listening.
   let started = false;
   const requests: VaultRequest[] = [];
+  const estate = new VaultListState();
   const challenge = vaultChallenge(source.vaultResource ?? "https://vault.azure.net");
 
   const install = (
@@ -151,6 +155,13 @@ export async function startVault(
       .filter(inVault)
       .find((c) => keyOf(c.keyVaultName, nameInVault(c)) === keyOf(vault, name));
 
+  const served = (keyVaultName: string, certificateName: string) => {
+    const key = keyOf(keyVaultName, certificateName);
+    const record = recordOf(keyVaultName, certificateName);
+    if (record && !versions.has(key)) installRecord(record);
+    return versions.get(key) ?? [];
+  };
+
   const serve = (req: IncomingMessage, res: ServerResponse, vault: string | undefined) => {
     const bearer = /^Bearer\s+(\S+)/i.exec(req.headers.authorization ?? "")?.[1];
     const refusal =
@@ -161,6 +172,10 @@ export async function startVault(
       });
       return;
     }
+    const listed = estate.answer(req, vault, () =>
+      keptEntries(source.certificates().filter(inVault), vault ?? "", served),
+    );
+    if (listed) return sendJson(res, listed.status, listed.body);
     const wanted = certificatePath(req.method, req.url);
     if (wanted === undefined) {
       sendJson(res, 405, {
@@ -225,6 +240,7 @@ export async function startVault(
           .certificates()
           .filter(inVault)
           .map((c) => c.keyVaultName.toLowerCase())
+          .concat(estate.vaults())
           .filter((n) => VAULT_LABEL.test(n)),
       );
       return [...names]
@@ -271,12 +287,8 @@ export async function startVault(
     },
     deliveries: outlet.deliveries,
     eventsSettled: () => outlet.settled(),
-    served: (keyVaultName, certificateName) => {
-      const key = keyOf(keyVaultName, certificateName);
-      const record = recordOf(keyVaultName, certificateName);
-      if (record && !versions.has(key)) installRecord(record);
-      return versions.get(key) ?? [];
-    },
+    served,
+    estate,
     catchUp: (certificateNames) => {
       for (const cert of source.certificates().filter(inVault)) {
         if (!certificateNames.includes(cert.certificateName)) continue;
