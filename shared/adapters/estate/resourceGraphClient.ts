@@ -2,6 +2,7 @@ import type { TokenCredential } from "@azure/identity";
 import type { z } from "zod";
 import type { EstateCertificate, EstateProblem } from "../../core/estate/estate.js";
 import type { GraphFindings, ResourceGraph, VaultRef } from "../../core/ports/estate.js";
+import { registerSecret } from "../../lib/redact/redact.js";
 import {
   frontDoorCertificate,
   frontDoorRow,
@@ -46,6 +47,8 @@ export function createResourceGraphClient(options: ResourceGraphClientOptions): 
     token: async () => {
       const token = await options.credential.getToken(scope);
       if (!token) throw new Error("no management token was given");
+      // Registered on every use: an upstream that echoes it back is cleaned of it (redact).
+      registerSecret(token.token);
       return token.token;
     },
   };
