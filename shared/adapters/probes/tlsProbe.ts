@@ -76,6 +76,7 @@ export function describeCertificate(der: Uint8Array): ServedCertificate {
     subject: x509.subject.split("\n").join(", "),
     serial: x509.serialNumber.toUpperCase(),
     thumbprint: x509.fingerprint256.replaceAll(":", "").toUpperCase(),
+    sha1Thumbprint: x509.fingerprint.replaceAll(":", "").toUpperCase(),
     altNames: (x509.subjectAltName ?? "").split(", ").filter((n) => n !== ""),
     key: keyOf(x509),
     ...derFacts(der),

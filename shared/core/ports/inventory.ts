@@ -33,6 +33,8 @@ export interface VerificationRecord {
   /** The certificate's SPKI and RFC 6962 TBS hashes (64 lower-case hex): how CT issuances are matched. */
   readonly pubkeySha256?: string | undefined;
   readonly tbsSha256?: string | undefined;
+  /** SHA-1 of the DER certificate, 40 upper-case hex: the thumbprint Azure shows (estate matching). */
+  readonly sha1Thumbprint?: string | undefined;
   /** The renewal in flight and what was served before and after it (its receipt). */
   readonly receipt?: Receipt | undefined;
   /** One line for people, redacted and escaped. */

@@ -40,6 +40,8 @@ export interface ServedCertificate {
   readonly serial: string;
   /** SHA-256 of the DER certificate, upper-case hex without separators. */
   readonly thumbprint: string;
+  /** SHA-1 of the DER certificate, 40 upper-case hex: the thumbprint Azure shows (estate matching). */
+  readonly sha1Thumbprint?: string | undefined;
   /** subjectAltName entries, e.g. `DNS:www.contoso.com`, `IP Address:127.0.0.1`. */
   readonly altNames: readonly string[];
   /** The leaf's public key; undefined when Node cannot describe it (the weak check skips it). */

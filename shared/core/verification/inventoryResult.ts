@@ -35,6 +35,8 @@ export interface InventoryResult {
    */
   readonly pubkeySha256?: string;
   readonly tbsSha256?: string;
+  /** SHA-1 of the DER certificate, 40 upper-case hex: the thumbprint Azure shows. */
+  readonly sha1Thumbprint?: string;
   readonly detail: string;
   /** For `unreachable`: true once CERTSCHED_VERIFY_UNREACHABLE_AFTER has passed since the first failure. */
   readonly pastGrace?: boolean;
@@ -165,13 +167,17 @@ export function severity(r: InventoryResult): number {
   return 1 + (i === -1 ? order.length : i);
 }
 
-/** A certificate's CT hashes as a result carries them: each left out when it was not read. */
+/**
+ * A certificate's CT hashes and its SHA-1 thumbprint as a result carries them: each left out when
+ * it was not read.
+ */
 export function ctHashesOf(
-  c: Pick<ServedCertificate, "pubkeySha256" | "tbsSha256">,
-): Pick<InventoryResult, "pubkeySha256" | "tbsSha256"> {
+  c: Pick<ServedCertificate, "pubkeySha256" | "tbsSha256" | "sha1Thumbprint">,
+): Pick<InventoryResult, "pubkeySha256" | "tbsSha256" | "sha1Thumbprint"> {
   return {
     ...(c.pubkeySha256 === undefined ? {} : { pubkeySha256: c.pubkeySha256 }),
     ...(c.tbsSha256 === undefined ? {} : { tbsSha256: c.tbsSha256 }),
+    ...(c.sha1Thumbprint === undefined ? {} : { sha1Thumbprint: c.sha1Thumbprint }),
   };
 }
 
@@ -197,6 +203,7 @@ export function toRecord(
     ...(r.version === undefined ? {} : { version: r.version }),
     ...(r.pubkeySha256 === undefined ? {} : { pubkeySha256: r.pubkeySha256 }),
     ...(r.tbsSha256 === undefined ? {} : { tbsSha256: r.tbsSha256 }),
+    ...(r.sha1Thumbprint === undefined ? {} : { sha1Thumbprint: r.sha1Thumbprint }),
     ...(unreachableSince ? { unreachableSince } : {}),
   };
   return record;

@@ -76,6 +76,10 @@ export interface InventoryRow {
 
 const cut = (text: string) => (text.length > MAX_TEXT ? `${text.slice(0, MAX_TEXT - 1)}…` : text);
 
+/** A SHA-1 thumbprint as kept: 40 upper-case hex. */
+const SHA1_HEX = /^[0-9A-F]{40}$/;
+const sha1Schema = z.string().regex(SHA1_HEX).optional().catch(undefined);
+
 /** The row's `verification` property: the latest verification, dates as ISO-8601. */
 export function verificationJson(v: VerificationRecord): string {
   return JSON.stringify({
@@ -92,6 +96,9 @@ export function verificationJson(v: VerificationRecord): string {
     ...(v.notBefore ? { notBefore: v.notBefore.toISOString() } : {}),
     ...(v.version === undefined ? {} : { version: cut(v.version) }),
     ...ctHashesJson(v),
+    ...(v.sha1Thumbprint !== undefined && SHA1_HEX.test(v.sha1Thumbprint)
+      ? { sha1Thumbprint: v.sha1Thumbprint }
+      : {}),
     ...(v.receipt ? { receipt: receiptJson(v.receipt) } : {}),
     detail: cut(v.detail),
     ...(v.unreachableSince ? { unreachableSince: v.unreachableSince.toISOString() } : {}),
@@ -151,6 +158,8 @@ const verificationSchema = z.object({
   version: z.string().optional(),
   pubkeySha256: ctHashSchema,
   tbsSha256: ctHashSchema,
+  // Absent from rows written before it was kept; one that is not 40 hex reads as absent.
+  sha1Thumbprint: sha1Schema,
   // A receipt that is not right reads as absent, not as an invalid row.
   receipt: z.unknown().optional(),
   detail: z.string(),
@@ -219,6 +228,7 @@ export function fromInventoryRow(stored: Record<string, unknown>, table: string)
     ...(v.version === undefined ? {} : { version: v.version }),
     ...(v.pubkeySha256 === undefined ? {} : { pubkeySha256: v.pubkeySha256 }),
     ...(v.tbsSha256 === undefined ? {} : { tbsSha256: v.tbsSha256 }),
+    ...(v.sha1Thumbprint === undefined ? {} : { sha1Thumbprint: v.sha1Thumbprint }),
     ...receiptOf(v.receipt),
     ...(v.unreachableSince ? { unreachableSince: v.unreachableSince } : {}),
   };

@@ -139,3 +139,24 @@ describe("the served leaf's Certificate Transparency hashes, read over a real ha
     expect(r.certificate.tbsSha256).toBe(createHash("sha256").update(bytes).digest("hex"));
   });
 });
+
+describe("the served leaf's SHA-1 thumbprint (the one Azure shows), read over a real handshake", () => {
+  /** `openssl x509 -fingerprint -sha1 -noout`: "SHA1 Fingerprint=AB:CD:...". */
+  function opensslSha1(pem: string): string {
+    const out = execFileSync("openssl", ["x509", "-fingerprint", "-sha1", "-noout"], {
+      input: pem,
+    });
+    return out.toString().trim().split("=")[1]?.replaceAll(":", "") ?? "";
+  }
+
+  it("equals openssl's SHA-1 fingerprint and crypto's SHA-1 of the same DER", async () => {
+    const issued = ecCertificate("prime256v1");
+    const r = await probe(issued);
+    const der = new X509Certificate(issued.cert).raw;
+    expect(r.certificate.sha1Thumbprint).toMatch(/^[0-9A-F]{40}$/);
+    expect(r.certificate.sha1Thumbprint).toBe(opensslSha1(issued.cert));
+    expect(r.certificate.sha1Thumbprint).toBe(
+      createHash("sha1").update(der).digest("hex").toUpperCase(),
+    );
+  });
+});

@@ -22,6 +22,9 @@ const leaf = (notAfter: Date, serial = "0a") =>
   makeLeaf(ca, { names: ["www.contoso.test"], notBefore: at(-30 * DAY), notAfter, serial }).cert;
 const sha256 = (pem: string) =>
   createHash("sha256").update(new X509Certificate(pem).raw).digest("hex").toUpperCase();
+/** The thumbprint Azure shows: SHA-1 of the DER, upper-case hex. */
+const sha1 = (pem: string) =>
+  createHash("sha1").update(new X509Certificate(pem).raw).digest("hex").toUpperCase();
 /** What CT monitors hash: the key (SPKI) and the TBS, as issued here (no CT extensions). */
 function ctHashes(pem: string) {
   const hash = (bytes: Uint8Array) => createHash("sha256").update(bytes).digest("hex");
@@ -76,7 +79,7 @@ function options(overrides: Partial<KeyVaultProbeOptions> = {}): KeyVaultProbeOp
 }
 
 describe("probeKeyVault through the real CertificateClient and the HTTPS fake vault", () => {
-  it("reports the current version: ok, expiry, days left, issuer, serial, SHA-256 thumbprint", async () => {
+  it("reports the current version: ok, expiry, days left, issuer, serial, SHA-256 and SHA-1 thumbprints", async () => {
     const current = leaf(at(60 * DAY + HOUR), "0badc0de");
     vault.setCertificate("www-contoso", leaf(at(5 * DAY), "01"));
     const version = vault.setCertificate("www-contoso", current);
@@ -93,6 +96,7 @@ describe("probeKeyVault through the real CertificateClient and the HTTPS fake va
       issuer: "CN=certsched vault test CA",
       serial: "0BADC0DE",
       thumbprint: sha256(current),
+      sha1Thumbprint: sha1(current),
       // The facts a renewal's receipt records: which version, issued when.
       notBefore: at(-30 * DAY).toISOString(),
       version,

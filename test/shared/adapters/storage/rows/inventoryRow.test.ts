@@ -40,6 +40,7 @@ const verification: fc.Arbitrary<VerificationRecord> = fc.record(
     thumbprint: fc.stringMatching(/^[0-9A-F]{64}$/),
     pubkeySha256: fc.stringMatching(/^[0-9a-f]{64}$/),
     tbsSha256: fc.stringMatching(/^[0-9a-f]{64}$/),
+    sha1Thumbprint: fc.stringMatching(/^[0-9A-F]{40}$/),
     detail: text,
     unreachableSince: instant,
   },
@@ -110,5 +111,47 @@ describe("inventory rows", () => {
     });
     expect(row.rootDomain).toHaveLength(MAX_TEXT);
     expect(JSON.parse(row.sanNames ?? "[]")).toHaveLength(MAX_SAN_NAMES);
+  });
+
+  it("a row written before the SHA-1 thumbprint was kept still reads, without one", () => {
+    const at = new Date("2026-01-01T00:00:00.000Z");
+    const row = toInventoryRow({
+      certificateName: "c",
+      source: "watch",
+      firstSeen: at,
+      lastSeen: at,
+      lastVerification: { at, status: "ok", source: "tls", domain: "a.test", detail: "d" },
+    });
+    expect(JSON.parse(row.verification ?? "{}")).not.toHaveProperty("sha1Thumbprint");
+    const read = fromInventoryRow(JSON.parse(JSON.stringify(row)), "t");
+    expect(read.lastVerification).toEqual({
+      at,
+      status: "ok",
+      source: "tls",
+      domain: "a.test",
+      detail: "d",
+    });
+  });
+
+  it("a stored SHA-1 thumbprint that is not 40 upper-case hex reads as absent", () => {
+    const at = new Date("2026-01-01T00:00:00.000Z");
+    const sha1 = "AB".repeat(20);
+    const row = toInventoryRow({
+      certificateName: "c",
+      source: "watch",
+      firstSeen: at,
+      lastSeen: at,
+      lastVerification: {
+        at,
+        status: "ok",
+        source: "tls",
+        domain: "a",
+        detail: "d",
+        sha1Thumbprint: sha1,
+      },
+    });
+    expect(fromInventoryRow({ ...row }, "t").lastVerification?.sha1Thumbprint).toBe(sha1);
+    const bad = { ...row, verification: row.verification?.replace(sha1, "<b>not a print</b>") };
+    expect(fromInventoryRow(bad, "t").lastVerification).not.toHaveProperty("sha1Thumbprint");
   });
 });
