@@ -1,5 +1,4 @@
 import { app, type InvocationContext } from "@azure/functions";
-import { RECHECK_QUEUE } from "../shared/core/ports/vaultEvents.js";
 
 /**
  * The later checks a Key Vault event started: the consumers of a vault certificate's new version
@@ -14,7 +13,9 @@ export async function recheckVaultConsumers(
 }
 
 app.storageQueue("recheckVaultConsumers", {
-  queueName: RECHECK_QUEUE,
+  // Must match RECHECK_QUEUE in shared/core/ports/vaultEvents.ts and infra/modules/storage.bicep
+  // (written out: registering the functions loads nothing of shared/).
+  queueName: "certsched-vault-rechecks",
   connection: "AzureWebJobsStorage",
   handler: recheckVaultConsumers,
 });

@@ -7,7 +7,7 @@ import {
   inventoryRowKey,
   toInventoryRow,
 } from "./rows/inventoryRow.js";
-import { type LazyTable, type RowKeys, statusOf } from "./table.js";
+import { type LazyTable, odataLiteral, type RowKeys, statusOf } from "./table.js";
 import { type RowAction, submitInBatches } from "./tableBatch.js";
 
 /**
@@ -28,9 +28,6 @@ export interface WriteProblem {
   readonly error: unknown;
 }
 
-/** OData string literal: quotes doubled. */
-const literal = (text: string) => `'${text.replaceAll("'", "''")}'`;
-
 export async function batchedUpserts(
   table: LazyTable,
   tableName: string,
@@ -41,7 +38,7 @@ export async function batchedUpserts(
   const stored = new Map<string, { row: Record<string, unknown>; etag: string }>();
   try {
     const rows = client.listEntities<Record<string, unknown>>({
-      queryOptions: { filter: `PartitionKey eq ${literal(INVENTORY_PARTITION)}` },
+      queryOptions: { filter: `PartitionKey eq ${odataLiteral(INVENTORY_PARTITION)}` },
       ...table.limit(),
     });
     for await (const row of rows) {

@@ -226,3 +226,6 @@ export async function removeOld(table: LazyTable, retention: Retention): Promise
   }
   return removed;
 }
+
+/** A string as an OData literal in a table filter: quoted, its quotes doubled. */
+export const odataLiteral = (text: string) => `'${text.replaceAll("'", "''")}'`;

@@ -29,6 +29,7 @@ import {
   failureOf,
   type LazyTable,
   lazyTable,
+  odataLiteral,
   removeOld,
   statusOf,
   type TableLocation,
@@ -47,9 +48,6 @@ export interface TableHistoryOptions extends TableLocation {
 const WRITE_CONCURRENCY = 8;
 /** Deletes in flight at once during a cleanup. */
 const DELETE_CONCURRENCY = 8;
-
-/** OData string literal: quotes doubled. */
-const literal = (text: string) => `'${text.replaceAll("'", "''")}'`;
 
 /** The history in Azure Table storage; the table is created on first write. */
 export function tableHistory(options: TableHistoryOptions): History {
@@ -96,7 +94,7 @@ class TableHistory implements History {
 
   readonly requestsSince = async (since: Date): Promise<number> => {
     // Same key order as events: "at or after since" is "row key up to since's".
-    const filter = `PartitionKey eq ${literal(REQUEST_PARTITION)} and RowKey lt ${literal(`${invertedTime(since)}.`)}`;
+    const filter = `PartitionKey eq ${odataLiteral(REQUEST_PARTITION)} and RowKey lt ${odataLiteral(`${invertedTime(since)}.`)}`;
     let counted = 0;
     try {
       const rows = (await this.#table.client()).listEntities<Record<string, unknown>>({
@@ -153,11 +151,11 @@ class TableHistory implements History {
     limit: max = DEFAULT_EVENT_LIMIT,
   }: EventQuery): Promise<Read<CertificateEvent>> => {
     // Row keys hold the inverted time: "at or after since" is "row key up to since's".
-    const upTo = `RowKey lt ${literal(`${invertedTime(since)}.`)}`;
+    const upTo = `RowKey lt ${odataLiteral(`${invertedTime(since)}.`)}`;
     const partition =
       certificateName === undefined
-        ? `PartitionKey gt ${literal(EVENT_PARTITION_PREFIX)} and PartitionKey lt ${literal("cert}")}`
-        : `PartitionKey eq ${literal(eventPartition(certificateName))}`;
+        ? `PartitionKey gt ${odataLiteral(EVENT_PARTITION_PREFIX)} and PartitionKey lt ${odataLiteral("cert}")}`
+        : `PartitionKey eq ${odataLiteral(eventPartition(certificateName))}`;
     // Every certificate's: partitions come in name order, so read them all, then sort.
     const read = await this.#query(
       `${partition} and ${upTo}`,
@@ -174,14 +172,14 @@ class TableHistory implements History {
   };
 
   readonly runs = async (last: number): Promise<Read<RunRecord>> => {
-    return this.#query(`PartitionKey eq ${literal(RUN_PARTITION)}`, last, (row) =>
+    return this.#query(`PartitionKey eq ${odataLiteral(RUN_PARTITION)}`, last, (row) =>
       fromRunRow(row, this.#tableName),
     );
   };
 
   readonly removeBefore = async (cutoff: Date): Promise<number> => {
     // Older rows have larger inverted times: one range across every partition.
-    const filter = `RowKey gt ${literal(`${invertedTime(cutoff)}.`)}`;
+    const filter = `RowKey gt ${odataLiteral(`${invertedTime(cutoff)}.`)}`;
     try {
       return await removeOld(this.#table, {
         filter,

@@ -25,6 +25,7 @@ import {
   failureOf,
   type LazyTable,
   lazyTable,
+  odataLiteral,
   readRow,
   statusOf,
   type TableLocation,
@@ -51,9 +52,6 @@ const WRITE_CONCURRENCY = 8;
 const MERGE_ATTEMPTS = 8;
 /** Longest pause before trying again, in ms (random below it, so racing writers spread out). */
 const MERGE_JITTER_MS = 50;
-
-/** OData string literal: quotes doubled. */
-const literal = (text: string) => `'${text.replaceAll("'", "''")}'`;
 
 /**
  * The inventory in Azure Table storage; the table is created on first write, a missing table
@@ -158,7 +156,7 @@ class TableInventory implements Inventory {
     const invalid: string[] = [];
     try {
       const rows = (await this.#table.client()).listEntities<Record<string, unknown>>({
-        queryOptions: { filter: `PartitionKey eq ${literal(INVENTORY_PARTITION)}` },
+        queryOptions: { filter: `PartitionKey eq ${odataLiteral(INVENTORY_PARTITION)}` },
         ...this.#table.limit(),
       });
       for await (const row of rows) {

@@ -25,6 +25,7 @@ import {
   failureOf,
   type LazyTable,
   lazyTable,
+  odataLiteral,
   readRow,
   type StoredRow,
   statusOf,
@@ -60,9 +61,6 @@ const HOUR_MS = 3_600_000;
 
 /** The port's code for storage it cannot use. */
 const STORAGE_UNAVAILABLE: ErrorCode = "STORAGE_UNAVAILABLE";
-
-/** OData string literal: quotes doubled. */
-const literal = (text: string) => `'${text.replaceAll("'", "''")}'`;
 
 /**
  * The Certificate Transparency store in Azure Table storage (rows/issuanceRow.ts names the keys);
@@ -135,9 +133,9 @@ class TableTransparencyStore implements TransparencyStore {
   ): Promise<Read<SeenIssuance>> => {
     // ISO-8601 instants of one length sort as text: "first seen at or after" is one comparison.
     const since = options?.since
-      ? ` and firstSeenAt ge ${literal(options.since.toISOString())}`
+      ? ` and firstSeenAt ge ${odataLiteral(options.since.toISOString())}`
       : "";
-    const filter = `PartitionKey eq ${literal(issuancePartition(account))}${since}`;
+    const filter = `PartitionKey eq ${odataLiteral(issuancePartition(account))}${since}`;
     const newest = new Newest();
     const invalid: string[] = [];
     let unlisted = 0;

@@ -18,6 +18,7 @@ import {
   failureOf,
   type LazyTable,
   lazyTable,
+  odataLiteral,
   readRow,
   statusOf,
   type TableLocation,
@@ -43,9 +44,6 @@ const CONDITIONAL_ATTEMPTS = 8;
 const CONDITIONAL_JITTER_MS = 50;
 
 const STORAGE_UNAVAILABLE: ErrorCode = "STORAGE_UNAVAILABLE";
-
-/** OData string literal: quotes doubled. */
-const literal = (text: string) => `'${text.replaceAll("'", "''")}'`;
 
 /**
  * The Key Vault events store in Azure Table storage (rows/vaultEventRow.ts names the keys): the
@@ -110,7 +108,7 @@ class TableVaultEventStore implements VaultEventStore {
 
   readonly list = async (account: string, since: Date): Promise<Read<VaultEventRecord>> => {
     // ISO-8601 instants of one length sort as text: "claimed at or after" is one comparison.
-    const filter = `PartitionKey eq ${literal(vaultEventPartition(account))} and claimedAt ge ${literal(since.toISOString())}`;
+    const filter = `PartitionKey eq ${odataLiteral(vaultEventPartition(account))} and claimedAt ge ${odataLiteral(since.toISOString())}`;
     const items: VaultEventRecord[] = [];
     const invalid: string[] = [];
     let unlisted = 0;

@@ -15,7 +15,12 @@ import { redact } from "../../lib/redact/redact.js";
 import { escapeControl } from "../../lib/text/escapeControl.js";
 import type { VaultEventsPorts } from "./checkConsumers.js";
 import type { VaultEventOptions } from "./confirmWithVault.js";
-import { type EventOutcome, handleForAccount, skipped } from "./handleForAccount.js";
+import {
+  type DeliveryContext,
+  type EventOutcome,
+  handleForAccount,
+  skipped,
+} from "./handleForAccount.js";
 import { deliveryWatchers, type Watcher } from "./matchAccounts.js";
 
 /**
@@ -64,7 +69,14 @@ function deduplicated(events: readonly ReadEvent[]): Item[] {
   });
 }
 
-/** Reads, confirms and acts on a delivery of Key Vault events. Never throws for an event. */
+/**
+ * Reads, confirms and acts on a delivery of Key Vault events. Never throws for an event:
+ * 1. read each item (both schemas, every bound);
+ * 2. tell a copy within the delivery from its first;
+ * 3. per event (EVENT_CONCURRENCY at once): the accounts that watch its vault, then in each one
+ *    the vault's confirmation, the claim, the work and its record (handleForAccount.ts);
+ * 4. the skipped events' lines, capped, and the ids of the events a redelivery may fix.
+ */
 export async function handleVaultEvents(
   services: VaultEventsPorts,
   input: unknown,
@@ -72,40 +84,14 @@ export async function handleVaultEvents(
   options: VaultEventOptions = {},
 ): Promise<VaultEventsRun> {
   const { events, beyond } = readVaultEvents(input);
-  const watchersOf = deliveryWatchers(services);
-  const context = { services, log, options, runId: randomUUID() };
-  const several = services.accounts.length > 1;
-  const results = await mapWithConcurrency(
-    deduplicated(events),
-    EVENT_CONCURRENCY,
-    async (item): Promise<EventOutcome[]> => {
-      if (item.kind === "skipped") {
-        return [skipped(undefined, item.id, item.reason, item.detail)];
-      }
-      const { event } = item;
-      if (item.kind === "duplicate") {
-        const detail = `the same event as ${item.first} earlier in this delivery`;
-        return [skipped(event, event.id, "duplicate", detail)];
-      }
-      try {
-        const found = await watchersOf(event);
-        if (found.kind === "not-watched")
-          return [skipped(event, event.id, "not-watched", found.detail)];
-        if (found.kind === "unreadable") return [failedOutcome(log, event, found.detail)];
-        const outcomes: EventOutcome[] = [];
-        // One account's failure (its claim not stored) never stops another's work.
-        for (const watcher of found.watchers) {
-          outcomes.push(
-            await handleForAccount(context, event, named(watcher, several)).catch((error) =>
-              failedOutcome(log, event, redact(ensureError(error).message)),
-            ),
-          );
-        }
-        return outcomes;
-      } catch (error) {
-        return [failedOutcome(log, event, redact(ensureError(error).message))];
-      }
-    },
+  const items = deduplicated(events);
+  const delivery: Delivery = {
+    context: { services, log, options, runId: randomUUID() },
+    watchersOf: deliveryWatchers(services),
+    several: services.accounts.length > 1,
+  };
+  const results = await mapWithConcurrency(items, EVENT_CONCURRENCY, (item) =>
+    handleItem(delivery, item),
   );
   const outcomes = results.flat();
   reportSkipped(log, outcomes, beyond);
@@ -113,6 +99,44 @@ export async function handleVaultEvents(
     ...new Set(outcomes.filter((o) => o.outcome === "failed").map((o) => o.id ?? "?")),
   ];
   return { received: events.length + beyond, outcomes, failed };
+}
+
+/** What every event of one delivery shares. */
+interface Delivery {
+  readonly context: DeliveryContext;
+  /** The accounts watching an event's vault (each account's inventory read once per delivery). */
+  readonly watchersOf: ReturnType<typeof deliveryWatchers>;
+  readonly several: boolean;
+}
+
+/** One item: skipped as read, a copy, not watched, or handled in each account that watches it. */
+async function handleItem(delivery: Delivery, item: Item): Promise<EventOutcome[]> {
+  const { log } = delivery.context;
+  if (item.kind === "skipped") return [skipped(undefined, item.id, item.reason, item.detail)];
+  const { event } = item;
+  if (item.kind === "duplicate") {
+    const detail = `the same event as ${item.first} earlier in this delivery`;
+    return [skipped(event, event.id, "duplicate", detail)];
+  }
+  try {
+    const found = await delivery.watchersOf(event);
+    if (found.kind === "not-watched")
+      return [skipped(event, event.id, "not-watched", found.detail)];
+    if (found.kind === "unreadable") return [failedOutcome(log, event, found.detail)];
+    const outcomes: EventOutcome[] = [];
+    // One account's failure (its claim not stored) never stops another's work.
+    for (const watcher of found.watchers) {
+      const watching = named(watcher, delivery.several);
+      outcomes.push(
+        await handleForAccount(delivery.context, event, watching).catch((error) =>
+          failedOutcome(log, event, redact(ensureError(error).message)),
+        ),
+      );
+    }
+    return outcomes;
+  } catch (error) {
+    return [failedOutcome(log, event, redact(ensureError(error).message))];
+  }
 }
 
 /** The watcher, with whether lines name its account (several accounts declared). */

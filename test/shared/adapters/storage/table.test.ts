@@ -2,6 +2,7 @@ import { describe, expect, inject, it, vi } from "vitest";
 import {
   failureOf,
   lazyTable,
+  odataLiteral,
   readRow,
   removeOld,
   statusOf,
@@ -268,5 +269,14 @@ describe("removeOld", () => {
     const dead = lazyTable({ connectionString: await deadStorage() }, uniqueTableName());
     const error: unknown = await removeOld(dead, retention).catch((e: unknown) => e);
     expect(failureOf(error)).toBe("ECONNREFUSED");
+  });
+});
+
+describe("odataLiteral", () => {
+  it("quotes a string for a filter, each quote doubled, so a name cannot end the literal", () => {
+    expect(odataLiteral("contoso")).toBe("'contoso'");
+    expect(odataLiteral("o'brien")).toBe("'o''brien'");
+    expect(odataLiteral("' or PartitionKey ne '")).toBe("''' or PartitionKey ne '''");
+    expect(odataLiteral("")).toBe("''");
   });
 });
