@@ -1,4 +1,5 @@
 import type { EstateCertificate, EstateProblem } from "../estate/estate.js";
+import type { EstateReport } from "../estate/report.js";
 
 /**
  * What estate discovery reads, with the account's own identity (it sees what it may see):
@@ -44,4 +45,17 @@ export interface VaultListing {
 
 export interface VaultCertificateLister {
   list(vault: VaultRef, signal?: AbortSignal): Promise<VaultListing>;
+}
+
+/**
+ * The last estate report of each account, kept between runs so a certificate entering the
+ * unmanaged-and-expiring set is announced once. "none": no storage (nothing is kept, nothing
+ * announced as entering); "memory": one process (the sandbox, tests).
+ */
+export interface EstateStore {
+  readonly kind: "table" | "memory" | "none";
+  /** The account's last kept report; undefined when none was kept. */
+  last(account: string, signal?: AbortSignal): Promise<EstateReport | undefined>;
+  /** Keeps `report` as its account's last, replacing the one before. */
+  save(report: EstateReport, signal?: AbortSignal): Promise<void>;
 }
