@@ -1,4 +1,5 @@
 import type { AriSettings } from "./ari/ariSettings.js";
+import type { EstateSettings } from "./estate/estateSettings.js";
 import type { WatchVault } from "./inventory/watchVaults.js";
 import type { PreflightSettings } from "./preflight/preflightSettings.js";
 import type { ServiceQuota } from "./quota/serviceQuota.js";
@@ -165,6 +166,12 @@ export interface Settings {
    * bad setting fails the Certificate Transparency watch and its surfaces, nothing else.
    */
   readonly transparency: () => TransparencySettings;
+  /**
+   * CERTSCHED_ESTATE, CERTSCHED_ESTATE_EXPIRING_DAYS, CERTSCHED_ESTATE_TIMEOUT
+   * (app/config/estateSettings.ts), parsed on first call like `verify`: a bad setting fails
+   * estate discovery and its surfaces, nothing else.
+   */
+  readonly estate: () => EstateSettings;
 }
 
 /** One account: its name and its service, credentials and quota (core/accounts.ts). */

@@ -10,6 +10,7 @@ import { ARI_SETTINGS } from "./ariSettings.js";
 import { directSecret } from "./directSecret.js";
 import { duration } from "./duration.js";
 import { PREFLIGHT_SETTINGS } from "./preflightSettings.js";
+import { ESTATE_SETTINGS } from "./estateSettings.js";
 import { TRANSPARENCY_SETTINGS } from "./transparencySettings.js";
 import { upstreamUrl } from "./upstreamUrl.js";
 
@@ -180,4 +181,7 @@ export const KNOWN_SETTINGS: readonly string[] = [
   "CERTSCHED_CT_SCHEDULE",
   // Read by shared/app/config/transparencySettings.ts when the watch or its surfaces run.
   ...TRANSPARENCY_SETTINGS,
+  // Estate discovery's timer's %CERTSCHED_ESTATE_SCHEDULE%, read by the host.
+  "CERTSCHED_ESTATE_SCHEDULE",
+  ...ESTATE_SETTINGS,
 ];

@@ -1,5 +1,6 @@
 import { settingsOf } from "../../core/accounts.js";
 import type { AriSettings } from "../../core/ari/ariSettings.js";
+import type { EstateSettings } from "../../core/estate/estateSettings.js";
 import type { PreflightSettings } from "../../core/preflight/preflightSettings.js";
 import type { ServiceQuota } from "../../core/quota/serviceQuota.js";
 import type { AccountSettings, Env, Settings } from "../../core/settings.js";
@@ -16,6 +17,7 @@ import {
   SINGLE_ACCOUNT_SETTINGS,
 } from "./accounts.js";
 import { loadAriSettings } from "./ariSettings.js";
+import { loadEstateSettings } from "./estateSettings.js";
 import { loadPreflightSettings } from "./preflightSettings.js";
 import { KNOWN_SETTINGS, schema } from "./schema.js";
 import { loadTransparencySettings } from "./transparencySettings.js";
@@ -102,6 +104,15 @@ function transparencyOnce(env: Env): () => TransparencySettings {
   let parsed: TransparencySettings | undefined;
   return () => {
     parsed ??= loadTransparencySettings(env);
+    return parsed;
+  };
+}
+
+/** loadEstateSettings on first call, kept (its ConfigError is thrown again on every call). */
+function estateOnce(env: Env): () => EstateSettings {
+  let parsed: EstateSettings | undefined;
+  return () => {
+    parsed ??= loadEstateSettings(env);
     return parsed;
   };
 }
@@ -267,6 +278,7 @@ function appSettings(
     preflight: preflightOnce(env),
     ari: ariOnce(env),
     transparency: transparencyOnce(env),
+    estate: estateOnce(env),
     publicAuth: s.CERTSCHED_PUBLIC_AUTH,
     keyVaultUrl: s.CERTSCHED_KEY_VAULT_URL,
     secretCacheTtlMs: s.CERTSCHED_SECRET_CACHE_TTL,

@@ -40,7 +40,8 @@ function binding(b: EstateBinding): string {
   return `${b.kind} ${boundDetail(b.hostName ?? b.resourceId, 150)}`;
 }
 
-function bindings(certificate: EstateCertificate): string {
+/** Where a certificate is bound, in a few words: the first MAX_BINDINGS_SHOWN, the rest counted. */
+export function bindings(certificate: EstateCertificate): string {
   const all = certificate.boundTo;
   if (all.length === 0) return '"nothing"';
   const shown = all.slice(0, MAX_BINDINGS_SHOWN).map(binding).join(", ");

@@ -114,15 +114,3 @@ export function estateReport(input: EstateReportInput): EstateReport {
     truncated: input.truncated,
   };
 }
-
-/** The entries of `current` that are unmanaged and expiring and were not in `previous` (by id). */
-export function enteringExpiring(
-  previous: EstateReport | undefined,
-  current: EstateReport,
-): EstateEntry[] {
-  const expiring = (entry: EstateEntry) => entry.gaps.includes("unmanaged-expiring");
-  const before = new Set(
-    (previous?.entries ?? []).filter(expiring).map((entry) => entry.certificate.id),
-  );
-  return current.entries.filter((entry) => expiring(entry) && !before.has(entry.certificate.id));
-}

@@ -1,4 +1,5 @@
 import type { EstateCertificate, EstateProblem } from "../estate/estate.js";
+import type { KeptEstate } from "../estate/kept.js";
 import type { EstateReport } from "../estate/report.js";
 
 /**
@@ -54,8 +55,8 @@ export interface VaultCertificateLister {
  */
 export interface EstateStore {
   readonly kind: "table" | "memory" | "none";
-  /** The account's last kept report; undefined when none was kept. */
-  last(account: string, signal?: AbortSignal): Promise<EstateReport | undefined>;
-  /** Keeps `report` as its account's last, replacing the one before. */
+  /** What was kept of the account's last report; undefined when none was kept. */
+  last(account: string, signal?: AbortSignal): Promise<KeptEstate | undefined>;
+  /** Keeps what matters of `report` (core/estate/kept.ts) as its account's last, replacing the one before. */
   save(report: EstateReport, signal?: AbortSignal): Promise<void>;
 }

@@ -1,10 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { EstateCertificate } from "../../../../shared/core/estate/estate.js";
-import {
-  type EstateReport,
-  enteringExpiring,
-  estateReport,
-} from "../../../../shared/core/estate/report.js";
+import { enteringExpiring, keptOf } from "../../../../shared/core/estate/kept.js";
+import { type EstateReport, estateReport } from "../../../../shared/core/estate/report.js";
 import type { InventoryRecord } from "../../../../shared/core/ports/inventory.js";
 
 const NOW = new Date("2026-12-02T12:00:00Z");
@@ -212,14 +209,17 @@ describe("enteringExpiring", () => {
   it("answers only the entries that were not expiring before, by id", () => {
     const before = report([soon("a"), cert("b")]);
     const after = report([soon("a"), soon("b"), soon("c")]);
-    expect(enteringExpiring(before, after).map((e) => e.certificate.name)).toEqual(["b", "c"]);
-    expect(enteringExpiring(after, after)).toEqual([]);
+    expect(enteringExpiring(keptOf(before), after).map((e) => e.certificate.name)).toEqual([
+      "b",
+      "c",
+    ]);
+    expect(enteringExpiring(keptOf(after), after)).toEqual([]);
   });
 
   it("answers one that leaves the set and comes back", () => {
     const gone = report([soon("a")], [record("a")]);
-    expect(enteringExpiring(gone, report([soon("a")])).map((e) => e.certificate.name)).toEqual([
-      "a",
-    ]);
+    expect(
+      enteringExpiring(keptOf(gone), report([soon("a")])).map((e) => e.certificate.name),
+    ).toEqual(["a"]);
   });
 });
