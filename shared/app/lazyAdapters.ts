@@ -173,6 +173,8 @@ class NotifierOnFirstMessage implements Notifier {
     (await this.#notifier.get()).notifyIssuances(...a);
   readonly notifyVaultAlerts = async (...a: Parameters<Notifier["notifyVaultAlerts"]>) =>
     (await this.#notifier.get()).notifyVaultAlerts(...a);
+  readonly notifyEstate = async (...a: Parameters<Notifier["notifyEstate"]>) =>
+    (await this.#notifier.get()).notifyEstate(...a);
   readonly close = async () => {
     const built = await this.#notifier.begun()?.catch(() => undefined);
     await built?.close();

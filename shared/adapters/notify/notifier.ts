@@ -7,6 +7,7 @@ import { responseDetail } from "../../lib/http/responseDetail.js";
 import type { RetryPolicy } from "../../lib/http/retryPolicy.js";
 import type { Logger } from "../../lib/log.js";
 import { redact } from "../../lib/redact/redact.js";
+import { estateBody } from "./estateMessage.js";
 import { issuanceBody } from "./issuanceMessage.js";
 import { jsonMessage } from "./jsonMessage.js";
 import { preflightBody } from "./preflightMessage.js";
@@ -190,6 +191,10 @@ export function createNotifier(options: NotifierOptions): Notifier {
       const bodies = alerts.map((alert) => () => vaultAlertBody(alert, format, named));
       return postEach(bodies, "the Key Vault event", log, post);
     },
+    async notifyEstate(alert, log) {
+      if (alert.entries.length === 0) return "not-needed";
+      return post(estateBody(alert, format, named), "estate discovery", log);
+    },
     close,
   };
 }
@@ -227,6 +232,11 @@ export function accountNotifier(notifier: Notifier, account: string, named = fal
     notifyVaultAlerts: (alerts, log) =>
       notifier.notifyVaultAlerts(
         alerts.map((a) => (a.account === undefined ? { ...a, account } : a)),
+        logOf(log),
+      ),
+    notifyEstate: (alert, log) =>
+      notifier.notifyEstate(
+        alert.account === undefined ? { ...alert, account } : alert,
         logOf(log),
       ),
     // The app's notifier is closed by the app, once.

@@ -1,4 +1,5 @@
 import type { Logger } from "../../lib/log.js";
+import type { EstateAlert } from "../estate/estateAlert.js";
 import type { PreflightChange } from "../preflight/changes.js";
 import type { SweepSummary } from "../renewal/summary.js";
 import type { SeenIssuance } from "../transparency/issuance.js";
@@ -68,6 +69,12 @@ export interface Notifier {
    * throws.
    */
   notifyVaultAlerts(alerts: readonly VaultAlert[], log: Logger): Promise<NotifyOutcome>;
+  /**
+   * Posts one message for the certificates certsched does not keep that entered the
+   * unmanaged-and-expiring set in one estate run (estateMessage.ts), whatever
+   * CERTSCHED_NOTIFY_SUCCESS says. Never throws.
+   */
+  notifyEstate(alert: EstateAlert, log: Logger): Promise<NotifyOutcome>;
   close(): Promise<void>;
 }
 
@@ -78,5 +85,6 @@ export const noNotifier: Notifier = {
   notifyPreflight: async () => "disabled",
   notifyIssuances: async () => "disabled",
   notifyVaultAlerts: async () => "disabled",
+  notifyEstate: async () => "disabled",
   close: async () => {},
 };

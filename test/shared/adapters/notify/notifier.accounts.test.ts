@@ -3,6 +3,7 @@ import { accountNotifier, webhookBody } from "../../../../shared/adapters/notify
 import { verificationBody } from "../../../../shared/adapters/notify/verificationMessage.js";
 import { loadSettings } from "../../../../shared/app/config/settings.js";
 import { createServices, type Services } from "../../../../shared/app/services.js";
+import type { EstateAlert } from "../../../../shared/core/estate/estateAlert.js";
 import { memoryLedger } from "../../../../shared/core/ports/ledger.js";
 import type { Notifier, VerificationNotice } from "../../../../shared/core/ports/notifier.js";
 import type { SweepSummary } from "../../../../shared/core/renewal/summary.js";
@@ -154,9 +155,14 @@ describe("messages without declared accounts", () => {
 
 describe("accountNotifier", () => {
   it("fills in the account of every summary and notice, keeping one already named", async () => {
-    const seen: { summaries: SweepSummary[]; notices: VerificationNotice[] } = {
+    const seen: {
+      summaries: SweepSummary[];
+      notices: VerificationNotice[];
+      estate: EstateAlert[];
+    } = {
       summaries: [],
       notices: [],
+      estate: [],
     };
     const inner: Notifier = {
       notify: async (summary) => {
@@ -170,10 +176,18 @@ describe("accountNotifier", () => {
       notifyPreflight: async () => "sent",
       notifyIssuances: async () => "sent",
       notifyVaultAlerts: async () => "sent",
+      notifyEstate: async (alert) => {
+        seen.estate.push(alert);
+        return "sent";
+      },
       close: async () => {},
     };
     const { log } = collectingLogger();
     const notifier = accountNotifier(inner, A);
+    const estate = { entries: [], expiringDays: 30, at: new Date(0) };
+    await notifier.notifyEstate(estate, log);
+    await notifier.notifyEstate({ ...estate, account: B }, log);
+    expect(seen.estate.map((e) => e.account)).toEqual([A, B]);
     await notifier.notify(SUMMARY, log);
     await notifier.notify({ ...SUMMARY, account: B }, log);
     await notifier.notifyVerification([NOTICE, { ...NOTICE, account: B }], log);
