@@ -14,12 +14,13 @@ import { DEFAULT_RULE } from "../core/concurrency/aimd.js";
 import { fromServiceRecord } from "../core/inventory/fromRecords.js";
 import type { SharedBudget } from "../core/ports/budget.js";
 import type { ConcurrencyControl } from "../core/ports/concurrency.js";
+import type { EstateReaders } from "../core/ports/estate.js";
 import { type History, noHistory } from "../core/ports/history.js";
 import { type Inventory, noInventory } from "../core/ports/inventory.js";
 import { type Ledger, noLedger } from "../core/ports/ledger.js";
 import type { Notifier } from "../core/ports/notifier.js";
 import type { PreflightProbes } from "../core/ports/preflightProbes.js";
-import type { Probes } from "../core/ports/probes.js";
+import type { KeyVaultSeam, Probes } from "../core/ports/probes.js";
 import type { RequestLog } from "../core/ports/requestLog.js";
 import type { SecretStore } from "../core/ports/secrets.js";
 import { readRenewalNeed } from "../core/quota/renewalNeed.js";
@@ -79,6 +80,11 @@ export interface AccountServices {
    * token, the HTTP challenge. Built on first call, so the SDKs load only when preflight runs.
    */
   preflightProbes(): Promise<PreflightProbes>;
+  /**
+   * What estate discovery reads: Resource Graph and the vaults, with this account's tokens.
+   * Loaded on first call; `seam` says where vaults are and what TLS they need (tests, sandbox).
+   */
+  estateReaders(seam?: KeyVaultSeam): Promise<EstateReaders>;
   close(): Promise<void>;
 }
 
@@ -358,6 +364,10 @@ export function createAccountServices(
     requests,
     probes: new ProbesOnFirstUse(tokens, settings.vaultResource),
     preflightProbes: preflightProbesOf(seams, account, settings, tokens),
+    estateReaders: async (seam) => {
+      if (seams.estateReaders) return forAccount(seams.estateReaders, account);
+      return (await import("./estateReaders.js")).buildEstateReaders(settings, tokens, seam);
+    },
     notifier: accountNotifierOnFirstUse(app.notifier, account, settings.accountsDeclared),
     concurrency: seams.concurrency
       ? forAccount(seams.concurrency, account)

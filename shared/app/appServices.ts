@@ -1,6 +1,7 @@
 import { noTransparencyStore } from "../adapters/storage/memory/memoryTransparency.js";
 import { nextRun } from "../core/dashboard/dashboardModel.js";
 import type { Ari } from "../core/ports/ari.js";
+import type { EstateStore } from "../core/ports/estate.js";
 import { type Notifier, noNotifier } from "../core/ports/notifier.js";
 import { noTelemetry, type Telemetry } from "../core/ports/telemetry.js";
 import type { LogWatcher, TransparencyStore } from "../core/ports/transparency.js";
@@ -12,6 +13,7 @@ import { LoadOnce } from "../lib/loadOnce.js";
 import type { Logger } from "../lib/log.js";
 import { type PlatformEnv, platformEnv } from "./config/platform.js";
 import { notifierOnFirstUse } from "./lazyAdapters.js";
+import { memoryEstateOnFirstUse, tableEstateOnFirstUse } from "./lazyEstate.js";
 import { logWatcherOnFirstUse, tableTransparencyOnFirstUse } from "./lazyTransparency.js";
 import {
   type InlineRecheck,
@@ -66,6 +68,11 @@ export interface AppServices {
    * certschedvaultevents in the app's storage, else in this process.
    */
   readonly vaultEvents: VaultEventStore;
+  /**
+   * Each account's last estate (core/estate/kept.ts): the table certschedestate in the app's
+   * storage, else in this process.
+   */
+  readonly estate: EstateStore;
   /**
    * The later checks of a vault certificate's consumers: the Storage Queue
    * certsched-vault-rechecks when the app has a queue (as the runs' queue), else timers in this
@@ -148,6 +155,13 @@ function ariOf(settings: Settings, seams: Seams, now: () => Date, onCall: OnCall
       }),
   };
   return { ari, ariClient };
+}
+
+/** The estate store: the seams', else one table in the app's storage, else in process. */
+function estateOf(settings: Settings, seams: Seams): EstateStore {
+  if (seams.estate) return seams.estate;
+  const storage = tableLocationOf(settings);
+  return storage ? tableEstateOnFirstUse(storage) : memoryEstateOnFirstUse();
 }
 
 /** The vault events store: the seams', else one table in the app's storage, else in process. */
@@ -242,6 +256,7 @@ export function createAppServices(
         apiKey,
       ),
     vaultEvents: vaultEventsOf(settings, seams),
+    estate: estateOf(settings, seams),
     recheckQueue: rechecks.queue,
     close: async () => {
       const ariOpen = await ariClient.begun()?.catch(() => undefined);

@@ -1,6 +1,7 @@
 import type { CredentialLike } from "../adapters/identity/managedIdentity.js";
 import type { Trigger } from "../core/history/events.js";
 import type { ConcurrencyControl } from "../core/ports/concurrency.js";
+import type { EstateReaders, EstateStore } from "../core/ports/estate.js";
 import type { History } from "../core/ports/history.js";
 import type { Inventory } from "../core/ports/inventory.js";
 import type { Ledger } from "../core/ports/ledger.js";
@@ -46,6 +47,10 @@ export interface Seams {
    * HTTP challenge (tests of the surfaces that show results; the adapters have their own).
    */
   readonly preflightProbes?: PerAccount<PreflightProbes>;
+  /** Replaces what estate discovery reads for each account, as `ledger` (Resource Graph, vaults). */
+  readonly estateReaders?: PerAccount<EstateReaders>;
+  /** Replaces the estate store (tests and the sandbox: in memory, or on Azurite). */
+  readonly estate?: EstateStore;
   /**
    * A certificate (PEM) to trust for CERTSCHED_ARM_URL besides Node's store: the sandbox's local
    * ARM, in a process that did not start with NODE_EXTRA_CA_CERTS naming it.

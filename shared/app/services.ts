@@ -210,15 +210,15 @@ function accountPorts(
   close: () => Promise<void>,
 ): AccountPorts {
   const { now, http, runs, telemetry, ari, onCall, renewalTimer, transparency, openWatcher } = app;
-  const { vaultEvents, recheckQueue } = app;
+  const { vaultEvents, recheckQueue, estate } = app;
   const { account, settings, ledger, history, inventory, secrets, tokens, client } = one;
-  const { requests, probes, notifier, concurrency, preflightProbes } = one;
+  const { requests, probes, notifier, concurrency, preflightProbes, estateReaders } = one;
   // biome-ignore format: the app's ports, then the account's, a line each
   return {
     now, http, runs, telemetry, ari, onCall, renewalTimer, transparency, openWatcher,
-    vaultEvents, recheckQueue,
+    vaultEvents, recheckQueue, estate,
     account, settings, ledger, history, inventory, secrets, tokens, client,
-    requests, probes, notifier, concurrency, preflightProbes, close,
+    requests, probes, notifier, concurrency, preflightProbes, estateReaders, close,
   };
 }
 

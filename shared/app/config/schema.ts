@@ -9,8 +9,8 @@ import { isSecureOrLoopback } from "../../lib/url.js";
 import { ARI_SETTINGS } from "./ariSettings.js";
 import { directSecret } from "./directSecret.js";
 import { duration } from "./duration.js";
-import { PREFLIGHT_SETTINGS } from "./preflightSettings.js";
 import { ESTATE_SETTINGS } from "./estateSettings.js";
+import { PREFLIGHT_SETTINGS } from "./preflightSettings.js";
 import { TRANSPARENCY_SETTINGS } from "./transparencySettings.js";
 import { upstreamUrl } from "./upstreamUrl.js";
 

@@ -60,3 +60,9 @@ export interface EstateStore {
   /** Keeps what matters of `report` (core/estate/kept.ts) as its account's last, replacing the one before. */
   save(report: EstateReport, signal?: AbortSignal): Promise<void>;
 }
+
+/** What discovery reads for one account: Resource Graph and its vaults, with the account's identity. */
+export interface EstateReaders {
+  readonly graph: ResourceGraph;
+  readonly vaults: VaultCertificateLister;
+}
