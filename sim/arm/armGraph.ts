@@ -13,6 +13,7 @@ import {
   siteRow,
   vaultRow,
 } from "./armEstate.js";
+import { type ProjectedRow, projectRows } from "./armProject.js";
 
 /**
  * Azure Resource Graph as the simulator's Resource Manager answers it: POST
@@ -238,10 +239,14 @@ export class GraphState implements ArmEstate {
       if (!types.includes(r.type.toLowerCase())) return false;
       return named === undefined ? !this.#forbidden.has(sub) : named.includes(sub);
     });
-    return this.#page(rows, query, request?.options);
+    return this.#page(projectRows(query, rows), query, request?.options);
   }
 
-  #page(rows: GraphRow[], query: string, options: GraphRequest["options"]): GraphAnswer {
+  #page(
+    rows: readonly ProjectedRow[],
+    query: string,
+    options: GraphRequest["options"],
+  ): GraphAnswer {
     const top = Math.min(MAX_TOP, Math.max(1, Number(options?.$top) || DEFAULT_TOP));
     const queryHash = createHash("sha256").update(query).digest("hex").slice(0, 12);
     let start = 0;

@@ -1,0 +1,82 @@
+import { inject } from "vitest";
+import { memoryEstateStore } from "../../shared/adapters/storage/memory/memoryEstate.js";
+import type { AccountPorts } from "../../shared/app/services.js";
+import type { EstateStore } from "../../shared/core/ports/estate.js";
+import { memoryInventory } from "../../shared/core/ports/inventory.js";
+import type { KeyVaultSeam } from "../../shared/core/ports/probes.js";
+import {
+  type ArmSimulator,
+  type Hosting,
+  type Simulator,
+  sampleCertificates,
+  seedSandboxEstate,
+  startArm,
+  startSimulator,
+  type VaultEstate,
+} from "../../sim/index.js";
+import { runtimeFor } from "./app.js";
+
+/**
+ * The sandbox's estate for a test: the simulator with its hosting side (the vault lists its
+ * certificates), its Resource Manager answering Resource Graph over loopback TLS and accepting
+ * only the simulator's tokens, the contoso samples in the inventory as a sweep would have put
+ * them, and an app whose estate store is in memory.
+ */
+export interface EstateWorld {
+  readonly sim: Simulator;
+  readonly arm: ArmSimulator;
+  readonly vault: VaultEstate;
+  readonly runtime: AccountPorts;
+  readonly store: EstateStore;
+  /** Where the simulator's vault is and the CA it needs. */
+  readonly keyVault: KeyVaultSeam;
+  readonly now: Date;
+  close(): Promise<void>;
+}
+
+export async function startEstateWorld(
+  settings: Record<string, string> = {},
+  now = new Date(Math.floor(Date.now() / 1000) * 1000),
+): Promise<EstateWorld> {
+  const sim = await startSimulator({ hosting: {}, certificates: sampleCertificates(now) });
+  const arm = await startArm({
+    ...inject("loopbackTls"),
+    acceptToken: (token) => sim.issuedTokens().includes(token),
+  });
+  seedSandboxEstate(sim, arm, { now });
+  const store = memoryEstateStore();
+  const inventory = memoryInventory();
+  await inventory.upsert(
+    sim.certificates().map((c) => ({
+      certificateName: c.certificateName,
+      rootDomain: c.rootDomain ?? undefined,
+      keyVaultName: c.keyVaultName ?? undefined,
+      source: "due-list" as const,
+      seenAt: now,
+    })),
+  );
+  const runtime = runtimeFor(
+    sim,
+    { CERTSCHED_ARM_URL: arm.url, ...settings },
+    {
+      estate: store,
+      inventory,
+    },
+  );
+  const hosting = sim.hosting as Hosting;
+  const vault = (hosting.vault as unknown as { estate: VaultEstate }).estate;
+  return {
+    sim,
+    arm,
+    vault,
+    runtime,
+    store,
+    keyVault: { clientOptions: { tlsOptions: { ca: hosting.caPem } } },
+    now,
+    close: async () => {
+      await runtime.close();
+      await arm.close();
+      await sim.close();
+    },
+  };
+}
