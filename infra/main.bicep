@@ -276,6 +276,27 @@ param webhookFormat string = 'auto'
 ])
 param notifySuccess string = 'false'
 
+// ---- Estate discovery (docs/estate.md) ----------------------------------------------------------
+
+@description('CERTSCHED_ESTATE: the discoverEstate timer finds every certificate the app\'s identity can see (Resource Graph, each readable vault) and reports the ones certsched does not keep, true or false.')
+@allowed(['true', 'false'])
+param estate string = 'true'
+
+@description('CERTSCHED_ESTATE_SCHEDULE: six-field NCRONTAB schedule of the estate timer, UTC.')
+param estateSchedule string = '0 40 5 * * *'
+
+@description('CERTSCHED_ESTATE_EXPIRING_DAYS: an unmanaged certificate expiring within this many days is a gap and alerts once, 1..365. Empty: 30.')
+param estateExpiringDays string = ''
+
+@description('CERTSCHED_ESTATE_TIMEOUT: longest wait for one Resource Graph request or one vault\'s listing, e.g. 30s. Empty: 30s.')
+param estateTimeout string = ''
+
+@description('Subscription ids the app\'s identity may read for estate discovery (built-in Reader on each, at subscription scope), as a JSON array. Empty: it sees only what its other roles allow.')
+param estateSubscriptions array = []
+
+@description('Key Vaults whose certificates estate discovery lists (built-in Key Vault Reader on each: certificate metadata and policies, never a secret), as a JSON array of {"name":"kv-team","resourceGroup":"rg-team"} (same subscription). Empty: none.')
+param estateVaults array = []
+
 // ---- Key Vault events (infra/README.md "Key Vault events") -----------------------------------
 
 @description('Key Vaults whose certificate events (new version, near expiry, expired) reach the keyVaultEvents function, as a JSON array of {"name":"kv-certs","resourceGroup":"rg-certs"} (same subscription), with "topicName" when the vault already has an Event Grid system topic (Azure allows one per vault). Empty: none, and nothing is created.')
@@ -465,6 +486,10 @@ var commonSettings = [
   { name: 'CERTSCHED_CT_DOMAINS', value: ctDomains }
   { name: 'CERTSCHED_CT_HOURLY_ALLOWANCE', value: ctHourlyAllowance }
   { name: 'CERTSCHED_CT_COMPLETION_WINDOW', value: ctCompletionWindow }
+  { name: 'CERTSCHED_ESTATE', value: estate }
+  { name: 'CERTSCHED_ESTATE_SCHEDULE', value: estateSchedule }
+  { name: 'CERTSCHED_ESTATE_EXPIRING_DAYS', value: estateExpiringDays }
+  { name: 'CERTSCHED_ESTATE_TIMEOUT', value: estateTimeout }
   // The ledger table through the identity (the plain AzureWebJobsStorage connection string is
   // not set: shared keys are off on the account).
   { name: 'CERTSCHED_LEDGER_TABLE_URI', value: storage.outputs.tableEndpoint }
@@ -568,6 +593,30 @@ module vaultEventSubscriptions 'modules/vaultEventSubscription.bicep' = [
     dependsOn: [
       vaultEventDeadLetters
     ]
+  }
+]
+
+// Estate discovery: Reader on each named subscription (Resource Graph sees what its caller may
+// read), Key Vault Reader on each named vault (its certificates' metadata and policies). In
+// client-secret mode the app registration reads instead: grant it the same roles (docs/deploy.md).
+module estateReaders 'modules/estateReader.bicep' = [
+  for s in estateSubscriptions: {
+    name: 'estateReader-${take(s, 8)}-${resourceToken}'
+    scope: subscription(s)
+    params: {
+      principalId: identity.outputs.principalId
+    }
+  }
+]
+
+module estateVaultReaders 'modules/estateVaultReader.bicep' = [
+  for v in estateVaults: {
+    name: 'estateVaultReader-${v.name}-${resourceToken}'
+    scope: resourceGroup(v.resourceGroup)
+    params: {
+      vaultName: v.name
+      principalId: identity.outputs.principalId
+    }
   }
 ]
 

@@ -479,6 +479,52 @@ resource vaultExpiry 'Microsoft.Insights/scheduledQueryRules@2023-12-01' = {
   }
 }
 
+// Estate discovery: a certificate certsched does not keep entered the unmanaged-and-expiring set.
+resource estateExpiring 'Microsoft.Insights/scheduledQueryRules@2023-12-01' = {
+  name: 'alert-estate-expiring-${nameSuffix}'
+  location: location
+  tags: tags
+  kind: 'LogAlert'
+  properties: {
+    displayName: 'certsched: a certificate certsched does not keep is expiring'
+    description: 'Estate discovery (the discoverEstate timer) found a certificate certsched does not keep, on an App Service app, an Application Gateway listener, a Front Door domain or in a vault the app can read, expiring within CERTSCHED_ESTATE_EXPIRING_DAYS (30 by default). One line the run it enters the set, naming the certificate, where it lives, the account, its expiry and where it is bound. docs/estate.md.'
+    severity: 2
+    enabled: true
+    scopes: [
+      appInsights.id
+    ]
+    evaluationFrequency: 'PT1H'
+    windowSize: 'PT1H'
+    criteria: {
+      allOf: [
+        {
+          query: loadTextContent('../alerts/estate-expiring.kql')
+          timeAggregation: 'Count'
+          operator: 'GreaterThan'
+          threshold: 0
+          dimensions: [
+            {
+              name: 'certificate'
+              operator: 'Include'
+              values: [
+                '*'
+              ]
+            }
+          ]
+          failingPeriods: {
+            numberOfEvaluationPeriods: 1
+            minFailingPeriodsToAlert: 1
+          }
+        }
+      ]
+    }
+    autoMitigate: false
+    actions: {
+      actionGroups: actionGroups
+    }
+  }
+}
+
 // Every rule above, once: the notice counts them.
 var ruleNameList = [
   sweepFailed.name
@@ -491,6 +537,7 @@ var ruleNameList = [
   preflightWillFail.name
   unexpectedIssuance.name
   vaultExpiry.name
+  estateExpiring.name
 ]
 
 // Receivers are listed by kind only: the webhook URL is a secret.

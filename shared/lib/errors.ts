@@ -33,6 +33,7 @@ export {
 export { BodyTooLargeError, ForbiddenError, UnsupportedMediaTypeError } from "./errors/http.js";
 export { ConfigError, type Problem, ValidationError } from "./errors/input.js";
 export {
+  EstateAlertError,
   MAX_LISTED_PROBLEMS,
   SweepFailedError,
   TransparencyAlertError,

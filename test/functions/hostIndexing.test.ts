@@ -102,6 +102,7 @@ const TIMERS: Record<string, string> = {
   verifyCertificates: "%CERTSCHED_VERIFY_SCHEDULE%",
   preflightCertificates: "%CERTSCHED_PREFLIGHT_SCHEDULE%",
   watchTransparency: "%CERTSCHED_CT_SCHEDULE%",
+  discoverEstate: "%CERTSCHED_ESTATE_SCHEDULE%",
   cleanupHistory: "0 30 4 * * *",
 };
 const QUEUES: Record<string, string> = {
@@ -114,8 +115,8 @@ describe("what the Functions host indexes", () => {
   it("the @azure/functions programming model, and one function per module, each with a callback", () => {
     expect(indexed.programmingModel?.name).toBe("@azure/functions");
     expect(indexed.registered).toHaveLength(moduleCount);
-    expect(indexed.registered).toHaveLength(24);
-    expect(new Set(indexed.registered.map((r) => r.metadata.name)).size).toBe(24);
+    expect(indexed.registered).toHaveLength(26);
+    expect(new Set(indexed.registered.map((r) => r.metadata.name)).size).toBe(26);
     expect(indexed.registered.every((r) => r.callback === "function")).toBe(true);
   });
 
@@ -158,7 +159,7 @@ describe("what the Functions host indexes", () => {
     const others = indexed.registered
       .map((r) => r.metadata.name)
       .filter((n) => n !== "keyVaultEvents" && !(n in TIMERS) && !(n in QUEUES));
-    expect(others).toHaveLength(15);
+    expect(others).toHaveLength(16);
     for (const name of others) {
       const types = bindings(name).map((b) => `${b.type} ${b.direction}`);
       expect(types.sort(), name).toEqual(["http out", "httpTrigger in"]);

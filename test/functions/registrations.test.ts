@@ -57,6 +57,8 @@ const MODULES: Record<string, () => Promise<Record<string, unknown>>> = {
   watchTransparency: () => import("../../functions/watchTransparency.js"),
   keyVaultEvents: () => import("../../functions/keyVaultEvents.js"),
   recheckVaultConsumers: () => import("../../functions/recheckVaultConsumers.js"),
+  discoverEstate: () => import("../../functions/discoverEstate.js"),
+  getEstate: () => import("../../functions/getEstate.js"),
 };
 
 const exported = new Map<string, unknown>();
@@ -74,12 +76,13 @@ describe("function registrations", () => {
     expect(modules.sort()).toEqual(Object.keys(MODULES).sort());
   });
 
-  it("registers exactly the fifteen HTTP functions and the five timers", () => {
+  it("registers exactly the sixteen HTTP functions and the six timers", () => {
     expect([...registered.http.keys()].sort()).toEqual([
       "acknowledgeIssuance",
       "createCertificate",
       "dashboard",
       "getCertificate",
+      "getEstate",
       "getPreflight",
       "getRenewalRun",
       "getVerifications",
@@ -94,20 +97,21 @@ describe("function registrations", () => {
     ]);
     expect([...registered.timer.keys()].sort()).toEqual([
       "cleanupHistory",
+      "discoverEstate",
       "preflightCertificates",
       "renewDueCertificates",
       "verifyCertificates",
       "watchTransparency",
     ]);
-    // Every function module registers exactly one function: 24 in all (three of them preflight's,
-    // three Certificate Transparency's, two Key Vault events').
+    // Every function module registers exactly one function: 26 in all (three of them preflight's,
+    // three Certificate Transparency's, two Key Vault events', two the estate's).
     const total =
       registered.http.size +
       registered.timer.size +
       registered.storageQueue.size +
       registered.eventGrid.size;
     expect(total).toBe(Object.keys(MODULES).length);
-    expect(total).toBe(24);
+    expect(total).toBe(26);
   });
 
   it("the run queue and its poison queue each have their trigger, on the host's storage", async () => {
@@ -206,6 +210,18 @@ describe("function registrations", () => {
     expect(options.schedule).toBe("%CERTSCHED_PREFLIGHT_SCHEDULE%");
     expect(options.runOnStartup).not.toBe(true);
     expect(options.handler).toBe(exported.get("preflightCertificates"));
+  });
+
+  it("the estate timer runs on %CERTSCHED_ESTATE_SCHEDULE%, never on startup; GET /api/estate", () => {
+    const options = registered.timer.get("discoverEstate") as TimerFunctionOptions;
+    expect(options.schedule).toBe("%CERTSCHED_ESTATE_SCHEDULE%");
+    expect(options.runOnStartup).toBeUndefined();
+    expect(options.handler).toBe(exported.get("discoverEstate"));
+    expect(http("getEstate")).toMatchObject({
+      methods: ["GET"],
+      route: "estate",
+      authLevel: "function",
+    });
   });
 
   it("the Certificate Transparency timer runs on %CERTSCHED_CT_SCHEDULE%, never on startup", () => {

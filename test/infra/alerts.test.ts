@@ -10,6 +10,13 @@ import { memoryTransparencyStore } from "../../shared/adapters/storage/memory/me
 import { SINGLE_ACCOUNT_SETTINGS } from "../../shared/app/config/accounts.js";
 import { loadPreflightSettings } from "../../shared/app/config/preflightSettings.js";
 import { APP_SERVICE } from "../../shared/core/certificate/fields.js";
+import type { EstateCertificate } from "../../shared/core/estate/estate.js";
+import {
+  estateAlertLine,
+  estateEntryLine,
+  estateSummaryLine,
+} from "../../shared/core/estate/lines.js";
+import { estateReport } from "../../shared/core/estate/report.js";
 import { memoryHistory } from "../../shared/core/ports/history.js";
 import { memoryInventory } from "../../shared/core/ports/inventory.js";
 import { memoryLedger } from "../../shared/core/ports/ledger.js";
@@ -445,6 +452,45 @@ const vaultAlerts = [
     "expired at 2026-12-01T10:00:00.000Z and the vault holds no later version",
   ),
 ];
+const estateNow = new Date("2026-12-02T05:40:00Z");
+const gatewayCertificate: EstateCertificate = {
+  id: "/subscriptions/s/resourcegroups/rg-network/providers/microsoft.network/applicationgateways/agw-contoso/sslcertificates/portal-contoso-com",
+  kind: "application-gateway",
+  name: "portal-contoso-com",
+  subscriptionId: "00000000-0000-4000-8000-0000000e57a7",
+  resourceGroup: "rg-network",
+  expiresAt: new Date("2026-12-11T05:40:00Z"),
+  hostNames: ["portal.contoso.com"],
+  moreHostNames: 0,
+  boundTo: [
+    {
+      kind: "listener",
+      resourceId: "/x/httplisteners/https-portal",
+      hostName: "portal.contoso.com",
+    },
+  ],
+  problems: [],
+};
+const estate = estateReport({
+  account: "contoso",
+  discovered: [
+    gatewayCertificate,
+    { ...gatewayCertificate, id: "b", name: "quiet", expiresAt: new Date("2027-06-01T00:00:00Z") },
+  ],
+  records: [],
+  now: estateNow,
+  expiringDays: 30,
+  problems: [],
+  truncated: 0,
+});
+const estateAlerts = estate.entries
+  .filter((e) => e.gaps.includes("unmanaged-expiring"))
+  .map((e) => estateAlertLine("contoso", e, estateNow));
+const estateOthers = [
+  estateSummaryLine(estate),
+  ...estate.entries.map((e) => estateEntryLine("contoso", e, estateNow)),
+];
+
 const vaultEventLines = [
   eventLine(nearExpiry, nearExpiry.id, "unmanaged", "unmanaged certificate expiring"),
   eventLine(
@@ -519,6 +565,17 @@ function cases(): Record<string, { finds: string[]; ignores: string[] }> {
     "vault-expiry.kql": {
       finds: vaultAlerts,
       ignores: [...vaultEventLines, ...ctAlerts, ...preflighted, ...good.lines, ...bad.lines],
+    },
+    "estate-expiring.kql": {
+      finds: estateAlerts,
+      ignores: [
+        ...estateOthers,
+        ...vaultAlerts,
+        ...ctAlerts,
+        ...preflighted,
+        ...good.lines,
+        ...bad.lines,
+      ],
     },
     "certificate-stuck.kql": {
       finds: bad.lines.filter((l) => l.includes("certificate stuck")),
@@ -695,6 +752,27 @@ describe("vault-expiry.kql", () => {
   it("alerts at severity 1, one alert per certificate", () => {
     const rule = rules().find((r) => r.file === "vault-expiry.kql");
     expect(property(rule?.body, "properties", "severity")?.text).toBe("1");
+    const dimension = property(rule?.body, "properties", "criteria", "allOf");
+    expect(dimension?.text).toMatch(/name: 'certificate'/);
+  });
+});
+
+describe("estate-expiring.kql", () => {
+  it("parses the alert line into the certificate, where it lives, the account and the rest", () => {
+    expect(estateAlerts).toHaveLength(1);
+    const [pattern] = parsePatterns(tokenize(query("estate-expiring.kql")));
+    expect(pattern?.regex.exec(estateAlerts[0] ?? "")?.groups).toEqual({
+      certificate: "portal-contoso-com",
+      kind: "application-gateway",
+      account: "contoso",
+      detail:
+        "expires 2026-12-11T05:40:00.000Z (9 days): bound to listener portal.contoso.com; in 00000000-0000-4000-8000-0000000e57a7/rg-network",
+    });
+  });
+
+  it("alerts at severity 2, one alert per certificate", () => {
+    const rule = rules().find((r) => r.file === "estate-expiring.kql");
+    expect(property(rule?.body, "properties", "severity")?.text).toBe("2");
     const dimension = property(rule?.body, "properties", "criteria", "allOf");
     expect(dimension?.text).toMatch(/name: 'certificate'/);
   });

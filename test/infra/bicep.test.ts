@@ -55,6 +55,7 @@ const HOST_SETTINGS = [
   "CERTSCHED_VERIFY_SCHEDULE",
   "CERTSCHED_PREFLIGHT_SCHEDULE",
   "CERTSCHED_CT_SCHEDULE",
+  "CERTSCHED_ESTATE_SCHEDULE",
   "APPLICATIONINSIGHTS_CONNECTION_STRING",
 ];
 
@@ -73,9 +74,14 @@ const REFUSED_BY_FLEX = [
  * for each). Storage Queue Data Contributor: the run queues (docs/runs.md). Key Vault Certificate
  * User: each vault watched through Event Grid (infra/modules/vaultEventTopic.bicep).
  */
+/** Reader, on each subscription estate discovery may see (Resource Graph answers what it may read). */
+const READER_ROLE = ["Reader", "acdd72a7-3385-48ef-bd42-f606fba81ae7", "subscription"] as const;
+
 const ROLES: [string, string, string][] = [
   // [role, definition id, type of the resource it is assigned on]
   ["Key Vault Secrets User", "4633458b-17de-408a-b874-0445c86b69e6", "Microsoft.KeyVault/vaults"],
+  // Estate discovery lists a vault's certificates (metadata and policies, never a secret).
+  ["Key Vault Reader", "21090545-7ca7-4776-b22c-e363652d74d2", "Microsoft.KeyVault/vaults"],
   [
     "Key Vault Certificate User",
     "db79e9a7-68ee-4b58-9aeb-b90e7c24fcba",
@@ -299,6 +305,7 @@ describe("app settings", () => {
         preflight: settings.preflight(),
         ari: settings.ari(),
         transparency: settings.transparency(),
+        estate: settings.estate(),
       };
     };
     expect(parsed({ ...fromDefaults, ...required })).toEqual(parsed(required));
@@ -347,6 +354,28 @@ describe("identity and roles", () => {
     }
   });
 
+  it("assigns Reader at the scope of each subscription estate discovery names, nowhere else", () => {
+    const estateModule = file("infra/modules/estateReader.bicep");
+    expect(estateModule.root.text).toMatch(/^targetScope = 'subscription'$/m);
+    const [reader] = resources(estateModule).filter((r) =>
+      r.type.startsWith("Microsoft.Authorization/roleAssignments@"),
+    );
+    expect(property(reader?.body, "scope")).toBeUndefined();
+    expect(
+      resolveString(
+        estateModule,
+        property(reader?.body, "properties", "roleDefinitionId")?.descendantsOfType(
+          "member_expression",
+        )[0],
+      ),
+    ).toBe(READER_ROLE[1]);
+    const call = modules(main).find((m) => m.source === "modules/estateReader.bicep");
+    expect(property(call?.body, "scope")?.text).toBe("subscription(s)");
+    expect(property(call?.body, "params", "principalId")?.text).toBe(
+      "identity.outputs.principalId",
+    );
+  });
+
   it("gives the app's identity no role beyond those, none of them without a reason", () => {
     const toApp = assignments.filter(
       (a) => property(a.body, "properties", "principalId")?.text === "principalId",
@@ -358,7 +387,7 @@ describe("identity and roles", () => {
         .filter((id) => id !== undefined);
       return ids[0] ?? `unresolved: ${definition?.text}`;
     });
-    expect(assigned.sort()).toEqual(ROLES.map(([, id]) => id).sort());
+    expect(assigned.sort()).toEqual([...ROLES, READER_ROLE].map(([, id]) => id).sort());
     // Each assignment carries a comment saying why the app needs it.
     for (const a of toApp) {
       let declaration = a.body?.parent;

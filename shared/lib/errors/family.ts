@@ -48,6 +48,7 @@ export type ErrorCode =
    * ask the log watcher; `problems` names each.
    */
   | "TRANSPARENCY_ALERT"
+  | "ESTATE_ALERT"
   /** An Entra ID caller lacks the app role the operation needs (shared/edge/auth). */
   | "FORBIDDEN"
   /**
@@ -99,6 +100,7 @@ export const FAULT_OF: Readonly<Record<ErrorCode, Fault>> = {
   SWEEP_FAILED: "upstream",
   VERIFICATION_FAILED: "upstream",
   TRANSPARENCY_ALERT: "upstream",
+  ESTATE_ALERT: "upstream",
   FORBIDDEN: "caller",
   QUOTA_EXHAUSTED: "ours",
   PAYLOAD_TOO_LARGE: "caller",

@@ -74,3 +74,22 @@ export class UnstoredError extends CertschedError {
     this.certificateNames = certificateNames;
   }
 }
+
+/**
+ * Thrown by the estate timer after a run in which certificates certsched does not keep entered
+ * the unmanaged-and-expiring set, so the platform records the invocation as failed.
+ */
+export class EstateAlertError extends CertschedError {
+  readonly problems: readonly string[];
+
+  constructor(problems: readonly string[]) {
+    const listed = problems.slice(0, MAX_LISTED_PROBLEMS);
+    const more = problems.length - listed.length;
+    super(
+      "ESTATE_ALERT",
+      `certsched estate needs attention: ${listed.join("; ")}${more > 0 ? `; …and ${more} more` : ""}`,
+    );
+    this.name = "EstateAlertError";
+    this.problems = problems;
+  }
+}

@@ -53,6 +53,7 @@ describe("loadSettings: defaults", () => {
       preflight: expect.any(Function),
       ari: expect.any(Function),
       transparency: expect.any(Function),
+      estate: expect.any(Function),
       account: "default",
       accounts: [
         expect.objectContaining({ name: "default", baseUrl: "https://certs.example.com" }),

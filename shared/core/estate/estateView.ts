@@ -1,0 +1,83 @@
+import type { EstateBinding, EstateKind, EstateProblem } from "./estate.js";
+import { type CreateProposal, createProposal } from "./proposal.js";
+import type { EstateEntry, EstateReport, Gap } from "./report.js";
+
+/**
+ * The estate report as GET /api/estate and `certsched estate --json` give it: dates as ISO
+ * text, and for each certificate certsched does not keep, the create request it would send
+ * to keep it (shown, never sent). Field names are part of the public contract (docs/estate.md).
+ */
+export interface EstateEntryView {
+  readonly id: string;
+  readonly kind: EstateKind;
+  readonly name: string;
+  readonly subscriptionId: string;
+  readonly resourceGroup?: string | undefined;
+  readonly thumbprint?: string | undefined;
+  readonly notBefore?: string | undefined;
+  readonly expiresAt?: string | undefined;
+  readonly issuer?: string | undefined;
+  readonly hostNames: readonly string[];
+  readonly moreHostNames: number;
+  readonly keyVaultId?: string | undefined;
+  readonly boundTo: readonly EstateBinding[];
+  readonly autoRenew?: boolean | undefined;
+  readonly problems: readonly string[];
+  /** The certsched certificate that keeps it, and how it was matched; absent: unmanaged. */
+  readonly managedBy?: string | undefined;
+  readonly match?: string | undefined;
+  readonly gaps: readonly Gap[];
+  readonly renewedHostNames?: readonly string[] | undefined;
+  /** Unmanaged only: what certsched would send to keep it (not sent). */
+  readonly proposal?: CreateProposal | undefined;
+}
+
+export interface EstateView {
+  readonly account: string;
+  readonly at: string;
+  readonly expiringDays: number;
+  readonly counts: EstateReport["counts"];
+  readonly entries: readonly EstateEntryView[];
+  readonly problems: readonly EstateProblem[];
+  readonly truncated: number;
+}
+
+const iso = (date: Date | undefined) => date?.toISOString();
+
+function entryView(entry: EstateEntry): EstateEntryView {
+  const c = entry.certificate;
+  return {
+    id: c.id,
+    kind: c.kind,
+    name: c.name,
+    subscriptionId: c.subscriptionId,
+    resourceGroup: c.resourceGroup,
+    thumbprint: c.thumbprint,
+    notBefore: iso(c.notBefore),
+    expiresAt: iso(c.expiresAt),
+    issuer: c.issuer,
+    hostNames: c.hostNames,
+    moreHostNames: c.moreHostNames,
+    keyVaultId: c.keyVaultId,
+    boundTo: c.boundTo,
+    autoRenew: c.autoRenew,
+    problems: c.problems,
+    managedBy: entry.managedBy,
+    match: entry.match,
+    gaps: entry.gaps,
+    renewedHostNames: entry.renewedHostNames,
+    proposal: entry.managedBy === undefined ? createProposal(c) : undefined,
+  };
+}
+
+export function estateView(report: EstateReport): EstateView {
+  return {
+    account: report.account,
+    at: report.at.toISOString(),
+    expiringDays: report.expiringDays,
+    counts: report.counts,
+    entries: report.entries.map(entryView),
+    problems: report.problems,
+    truncated: report.truncated,
+  };
+}
