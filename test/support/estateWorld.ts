@@ -1,5 +1,6 @@
 import { inject } from "vitest";
 import { memoryEstateStore } from "../../shared/adapters/storage/memory/memoryEstate.js";
+import type { Seams } from "../../shared/app/seams.js";
 import type { AccountPorts } from "../../shared/app/services.js";
 import type { EstateStore } from "../../shared/core/ports/estate.js";
 import { memoryInventory } from "../../shared/core/ports/inventory.js";
@@ -9,6 +10,7 @@ import {
   type Hosting,
   type Simulator,
   sampleCertificates,
+  sandboxSettings,
   seedSandboxEstate,
   startArm,
   startSimulator,
@@ -31,6 +33,10 @@ export interface EstateWorld {
   /** Where the simulator's vault is and the CA it needs. */
   readonly keyVault: KeyVaultSeam;
   readonly now: Date;
+  /** The settings the app of a function test runs with (the simulator's, CERTSCHED_ARM_URL, `settings`). */
+  readonly settings: Record<string, string>;
+  /** The seams a function test's app needs: the world's store and inventory, readers that trust the vault. */
+  seams(): Promise<Seams>;
   close(): Promise<void>;
 }
 
@@ -55,15 +61,10 @@ export async function startEstateWorld(
       seenAt: now,
     })),
   );
-  const runtime = runtimeFor(
-    sim,
-    { CERTSCHED_ARM_URL: arm.url, ...settings },
-    {
-      estate: store,
-      inventory,
-    },
-  );
+  const appSettings = { ...sandboxSettings(sim), CERTSCHED_ARM_URL: arm.url, ...settings };
+  const runtime = runtimeFor(sim, appSettings, { estate: store, inventory });
   const hosting = sim.hosting as Hosting;
+  const keyVault: KeyVaultSeam = { clientOptions: { tlsOptions: { ca: hosting.caPem } } };
   const vault = (hosting.vault as unknown as { estate: VaultEstate }).estate;
   return {
     sim,
@@ -71,8 +72,14 @@ export async function startEstateWorld(
     vault,
     runtime,
     store,
-    keyVault: { clientOptions: { tlsOptions: { ca: hosting.caPem } } },
+    keyVault,
     now,
+    settings: appSettings,
+    seams: async () => ({
+      estate: store,
+      inventory,
+      estateReaders: await runtime.estateReaders(keyVault),
+    }),
     close: async () => {
       await runtime.close();
       await arm.close();
