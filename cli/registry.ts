@@ -20,6 +20,7 @@ const LOADERS: Readonly<Record<string, () => Promise<Command>>> = {
   test: async () => (await import("./commands/test.js")).testCommand,
   ct: async () => (await import("./commands/ct.js")).ctCommand,
   events: async () => (await import("./commands/events.js")).eventsCommand,
+  estate: async () => (await import("./commands/estate.js")).estateCommand,
   windows: async () => (await import("./commands/windows.js")).windowsCommand,
   accounts: async () => (await import("./commands/accounts.js")).accountsCommand,
   sandbox: async () => (await import("./commands/sandbox.js")).sandboxCommand,
