@@ -29,6 +29,7 @@ import { stageNotSynced } from "../sim/sandboxSync.js";
 import { renderResults } from "./commands/verify.js";
 import type { Palette } from "./output/color.js";
 import { wrapToWidth } from "./output/text.js";
+import { SANDBOX_ESTATE_ACCOUNT, seedEstate } from "./sandboxEstate.js";
 import { notSyncedNote, stagedNotSynced, verifyVaultDomains } from "./sandboxSync.js";
 import { sandboxCalendars, withCalendars } from "./sandboxWindows.js";
 
@@ -107,6 +108,13 @@ export async function startSandbox(options: { port?: number } = {}): Promise<San
     preflight = await startSandboxPreflight(
       accounts.map((a, i) => ({ sim: a.sim, seeds: specs[i]?.options.certificates ?? [] })),
     );
+    // The estate's foreign vault is seeded before the vault hosts are routed, so it is routed too.
+    const estateAt = accounts.findIndex((a) => a.name === SANDBOX_ESTATE_ACCOUNT);
+    const estateAccount = accounts[estateAt];
+    if (estateAccount) {
+      seedEstate(estateAccount, preflight.arm);
+      accounts[estateAt] = { ...estateAccount, connectTo: sandboxConnectTo(estateAccount.hosting) };
+    }
     ari = await startSandboxAri().catch(async (error: unknown) => {
       await preflight.close();
       throw error;

@@ -29,6 +29,12 @@ import {
   verifySandbox,
 } from "./sandbox.js";
 import { renderSandboxAri, type SandboxAriPart, sandboxAriRenewal } from "./sandboxAri.js";
+import {
+  renderSandboxEstate,
+  SANDBOX_ESTATE_ACCOUNT,
+  type SandboxEstatePart,
+  sandboxEstate,
+} from "./sandboxEstate.js";
 import { renderSandboxEvent, type SandboxEventPart, sandboxEventCheck } from "./sandboxEvents.js";
 import {
   renderSandboxTransparency,
@@ -66,6 +72,8 @@ export interface SandboxAccountSweep {
   readonly events?: SandboxEventPart;
   /** The Certificate Transparency watch of the first account, after its verification. */
   readonly transparency?: SandboxTransparencyPart;
+  /** The estate of the sandbox's estate account, after its sweep. */
+  readonly estate?: SandboxEstatePart;
 }
 
 /** What the sandbox sweep did, every account's part, and whether it went as staged. */
@@ -114,6 +122,10 @@ export async function sweepSandboxAccounts(
     // One Key Vault event in the whole demo, after the sweep renewed what was due.
     const events =
       summary.dryRun || parts.length > 0 ? undefined : await sandboxEventCheck(sandbox, account);
+    const estate =
+      summary.dryRun || account !== SANDBOX_ESTATE_ACCOUNT
+        ? undefined
+        : await sandboxEstate(sandbox, account);
     // The watch reads what the verification read: contoso's, whose names the story is about.
     const transparency =
       verification && account === SANDBOX_CT_ACCOUNT
@@ -129,6 +141,7 @@ export async function sweepSandboxAccounts(
       unexpected.length === 0 &&
       (transparency?.passes ?? true) &&
       (events?.passes ?? true) &&
+      (estate?.passes ?? true) &&
       preflight.error === undefined;
     parts.push({
       account,
@@ -141,6 +154,7 @@ export async function sweepSandboxAccounts(
       ...(ari ? { ari } : {}),
       ...(events ? { events } : {}),
       ...(transparency ? { transparency } : {}),
+      ...(estate ? { estate } : {}),
     });
   }
   return { parts, passes: parts.every((p) => p.passes) };
@@ -253,6 +267,7 @@ export function sandboxSweepDocument(sandbox: Sandbox, swept: SandboxSweep): obj
       counts: p.summary.counts,
       ...(p.verification ? { verificationCounts: p.verification.counts } : {}),
       ...(p.events ? { keyVaultEvent: p.events } : {}),
+      ...(p.estate ? { estate: p.estate } : {}),
       ...(p.transparency
         ? {
             issuances: p.transparency.issuances.map((seen) => issuanceView(seen, new Date())),
@@ -324,6 +339,7 @@ export function renderAccountPart(
   if (part.ari) lines.push(...renderSandboxAri(part.ari, paint, width));
   if (part.events) lines.push(...renderSandboxEvent(part.events, paint, width));
   if (part.transparency) lines.push(...renderSandboxTransparency(part.transparency, paint, width));
+  if (part.estate) lines.push(...renderSandboxEstate(part.estate, paint, width));
   return lines;
 }
 

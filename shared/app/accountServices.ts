@@ -366,7 +366,12 @@ export function createAccountServices(
     preflightProbes: preflightProbesOf(seams, account, settings, tokens),
     estateReaders: async (seam) => {
       if (seams.estateReaders) return forAccount(seams.estateReaders, account);
-      return (await import("./estateReaders.js")).buildEstateReaders(settings, tokens, seam);
+      return (await import("./estateReaders.js")).buildEstateReaders(
+        settings,
+        tokens,
+        seam,
+        seams.armCa,
+      );
     },
     notifier: accountNotifierOnFirstUse(app.notifier, account, settings.accountsDeclared),
     concurrency: seams.concurrency

@@ -18,6 +18,7 @@ export function buildEstateReaders(
   settings: Settings,
   tokens: TokenCache,
   seam?: KeyVaultSeam,
+  armCa?: string,
 ): EstateReaders {
   const { timeoutMs } = settings.estate();
   const graph = createResourceGraphClient({
@@ -25,6 +26,7 @@ export function buildEstateReaders(
     credential: tokenCredential(tokens, settings.managementResource),
     resource: settings.managementResource,
     timeoutMs,
+    ca: armCa,
   });
   const vaults = createVaultCertificateLister({
     credential: tokenCredential(tokens, settings.vaultResource),

@@ -1,3 +1,4 @@
+import tls from "node:tls";
 import type { EstateProblem } from "../../core/estate/estate.js";
 import { redact } from "../../lib/redact/redact.js";
 import { boundDetail } from "../../lib/text/boundDetail.js";
@@ -32,6 +33,11 @@ export interface GraphPagesOptions {
   readonly now?: (() => number) | undefined;
   readonly maxPages?: number | undefined;
   readonly maxAnswerBytes?: number | undefined;
+  /**
+   * A certificate (PEM) to trust for armUrl besides Node's store: the sandbox's local Resource
+   * Manager, in a process that did not start with NODE_EXTRA_CA_CERTS naming it.
+   */
+  readonly ca?: string | undefined;
 }
 
 /** Rows left in this run, shared by every query of it. */
@@ -173,17 +179,47 @@ async function send(
   try {
     const token = await options.token();
     const timeout = AbortSignal.timeout(options.timeoutMs);
-    const response = await fetch(url, {
+    const init: RequestInit = {
       method: "POST",
       headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
       body,
       signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
       redirect: "manual",
-    });
-    return { response };
+    };
+    return {
+      response: await (options.ca
+        ? fetchTrusting(options.ca, options.maxAnswerBytes ?? MAX_ANSWER_BYTES)
+        : fetch)(url, init),
+    };
   } catch (error) {
     return { problem: problem(`could not be asked: ${messageOf(error)}`) };
   }
+}
+
+/**
+ * fetch with undici's own Agent trusting `ca` (and Node's store). The body is read here, to at
+ * most `limit` bytes and one more (so a longer one is still seen as longer), as the agent
+ * closes with this call.
+ */
+function fetchTrusting(ca: string, limit: number): typeof fetch {
+  return async (url, init) => {
+    const undici = await import("undici");
+    const dispatcher = new undici.Agent({ connect: { ca: [...tls.rootCertificates, ca] } });
+    try {
+      const response = await undici.fetch(String(url), { ...(init as object), dispatcher });
+      const chunks: Uint8Array[] = [];
+      let size = 0;
+      for await (const chunk of response.body ?? []) {
+        chunks.push(chunk);
+        size += chunk.byteLength;
+        if (size > limit) break;
+      }
+      const headers = new Headers([...response.headers]);
+      return new Response(Buffer.concat(chunks), { status: response.status, headers });
+    } finally {
+      await dispatcher.destroy();
+    }
+  };
 }
 
 function messageOf(error: unknown): string {
