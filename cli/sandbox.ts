@@ -25,11 +25,11 @@ import {
 } from "../sim/index.js";
 import { sandboxAccounts, sandboxAccountsSettings, sandboxConnectTo } from "../sim/sandbox.js";
 import { type SandboxAri, startSandboxAri } from "../sim/sandboxAri.js";
+import { SANDBOX_ESTATE_ACCOUNT, seedSandboxEstate } from "../sim/sandboxEstate.js";
 import { stageNotSynced } from "../sim/sandboxSync.js";
 import { renderResults } from "./commands/verify.js";
 import type { Palette } from "./output/color.js";
 import { wrapToWidth } from "./output/text.js";
-import { SANDBOX_ESTATE_ACCOUNT, seedEstate } from "./sandboxEstate.js";
 import { notSyncedNote, stagedNotSynced, verifyVaultDomains } from "./sandboxSync.js";
 import { sandboxCalendars, withCalendars } from "./sandboxWindows.js";
 
@@ -112,7 +112,7 @@ export async function startSandbox(options: { port?: number } = {}): Promise<San
     const estateAt = accounts.findIndex((a) => a.name === SANDBOX_ESTATE_ACCOUNT);
     const estateAccount = accounts[estateAt];
     if (estateAccount) {
-      seedEstate(estateAccount, preflight.arm);
+      seedSandboxEstate(estateAccount.sim, preflight.arm);
       accounts[estateAt] = { ...estateAccount, connectTo: sandboxConnectTo(estateAccount.hosting) };
     }
     ari = await startSandboxAri().catch(async (error: unknown) => {

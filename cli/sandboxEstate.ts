@@ -4,11 +4,13 @@ import { memoryInventory } from "../shared/core/ports/inventory.js";
 import type { Logger } from "../shared/lib/log.js";
 import { boundDetail } from "../shared/lib/text/boundDetail.js";
 import { discoverEstate } from "../shared/usecases/estate/discoverEstate.js";
-import type { ArmSimulator } from "../sim/arm/armServer.js";
-import { SANDBOX_ESTATE_UNMANAGED, seedSandboxEstate } from "../sim/sandboxEstate.js";
+import { SANDBOX_ESTATE_UNMANAGED } from "../sim/sandboxEstate.js";
+
+export { SANDBOX_ESTATE_ACCOUNT } from "../sim/sandboxEstate.js";
+
 import type { Palette } from "./output/color.js";
 import { wrapToWidth } from "./output/text.js";
-import type { Sandbox, SandboxAccount } from "./sandbox.js";
+import type { Sandbox } from "./sandbox.js";
 import { sandboxServices } from "./sandbox.js";
 
 /**
@@ -17,9 +19,6 @@ import { sandboxServices } from "./sandbox.js";
  * certsched does not keep, on an Application Gateway listener, expiring in 9 days. The section
  * runs the real discovery (what `certsched estate` and the timer run) and explains that one.
  */
-
-/** The account whose estate the sandbox shows. */
-export const SANDBOX_ESTATE_ACCOUNT = "contoso";
 
 /** What the estate section found. */
 export interface SandboxEstatePart {
@@ -31,11 +30,6 @@ export interface SandboxEstatePart {
   readonly boundNowhere: readonly EstateEntryView[];
   readonly problems: readonly string[];
   readonly passes: boolean;
-}
-
-/** Seeds the account's estate before its vault hosts are routed (the foreign vault included). */
-export function seedEstate(account: SandboxAccount, arm: ArmSimulator): void {
-  seedSandboxEstate(account.sim, arm);
 }
 
 const quiet: Logger = { info: () => {}, warn: () => {}, error: () => {} };

@@ -14,6 +14,9 @@ import type { Simulator } from "./simulator.js";
  * certificate uploaded by hand that is bound nowhere.
  */
 
+/** The sandbox account whose estate `npm start` shows. */
+export const SANDBOX_ESTATE_ACCOUNT = "contoso";
+
 /** The estate's own subscription (the gateway and the team's vault live there). */
 export const SANDBOX_ESTATE_SUBSCRIPTION = "00000000-0000-4000-8000-0000000e57a7";
 

@@ -3,6 +3,7 @@ import { createResourceGraphClient } from "../adapters/estate/resourceGraphClien
 import { createVaultCertificateLister } from "../adapters/estate/vaultLister.js";
 import type { TokenCache } from "../adapters/identity/tokenCache.js";
 import { tokenCredential } from "../adapters/identity/tokenCredential.js";
+import { ConnectToAgent } from "../adapters/probes/connectToAgent.js";
 import type { EstateReaders } from "../core/ports/estate.js";
 import type { KeyVaultSeam } from "../core/ports/probes.js";
 import type { Settings } from "../core/settings.js";
@@ -35,7 +36,12 @@ export function buildEstateReaders(
     timeoutMs,
     clientOptions: seam?.clientOptions as CertificateClientOptions | undefined,
     // A seam's URL already says where the vault is; otherwise the rules move the vault's host.
-    connectTo: seam?.vaultUrl ? [] : settings.verify().connectTo,
+    agent: (tlsOptions) => {
+      const rules = seam?.vaultUrl ? [] : settings.verify().connectTo;
+      return rules.length > 0
+        ? new ConnectToAgent(rules, { keepAlive: false, ...tlsOptions })
+        : undefined;
+    },
   });
   return { graph, vaults };
 }

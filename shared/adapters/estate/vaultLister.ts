@@ -1,3 +1,4 @@
+import type { Agent } from "node:https";
 import type { TokenCredential } from "@azure/identity";
 import type {
   CertificateClient,
@@ -9,14 +10,12 @@ import type { EstateCertificate, EstateProblem } from "../../core/estate/estate.
 import { MAX_ESTATE_TEXT, MAX_HOST_NAMES } from "../../core/estate/estate.js";
 import { hostNameOf, instantOf, thumbprintOf } from "../../core/estate/normalize.js";
 import type { VaultCertificateLister, VaultListing, VaultRef } from "../../core/ports/estate.js";
-import type { ConnectToRule } from "../../core/verification/connectTo.js";
 import { untilAborted } from "../../lib/abort.js";
 import { ensureError } from "../../lib/errors.js";
 import { boundedAnswerPolicy } from "../../lib/http/boundedAnswerPolicy.js";
 import { mapWithConcurrency } from "../../lib/pool.js";
 import { redact } from "../../lib/redact/redact.js";
 import { boundDetail } from "../../lib/text/boundDetail.js";
-import { ConnectToAgent } from "../probes/connectToAgent.js";
 
 /**
  * A vault's certificates for the estate: its own list (listPropertiesOfCertificates, paged) and
@@ -35,8 +34,12 @@ export interface VaultListerOptions {
   readonly maxCertificates?: number | undefined;
   /** The SDK's options laid over ours (a fake vault's `tlsOptions: { ca }`). */
   readonly clientOptions?: CertificateClientOptions | undefined;
-  /** CERTSCHED_VERIFY_CONNECT_TO: where a vault host's connections go (the sandbox, split DNS). */
-  readonly connectTo?: readonly ConnectToRule[] | undefined;
+  /**
+   * The agent a vault's connections go through, made per listing and destroyed after it (the
+   * composition's: CERTSCHED_VERIFY_CONNECT_TO moves a vault's host in the sandbox or split DNS);
+   * undefined: the SDK's own.
+   */
+  readonly agent?: ((tlsOptions: object | undefined) => Agent | undefined) | undefined;
 }
 
 /** Certificates read of one vault by default (Key Vault allows 25 a page: 200 pages). */
@@ -99,12 +102,8 @@ async function readVault(
 async function clientFor(vault: VaultRef, options: VaultListerOptions) {
   const { CertificateClient } = await import("@azure/keyvault-certificates");
   const url = new URL(options.vaultUrlOf(vault));
-  const rules = options.connectTo ?? [];
   const seam = options.clientOptions;
-  const agent =
-    rules.length > 0
-      ? new ConnectToAgent(rules, { keepAlive: false, ...seam?.tlsOptions })
-      : undefined;
+  const agent = options.agent?.(seam?.tlsOptions);
   const client = new CertificateClient(url.origin, options.credential, {
     retryOptions: RETRY_OPTIONS,
     ...seam,

@@ -7,6 +7,7 @@ import {
   type VaultListerOptions,
 } from "../../../../shared/adapters/estate/vaultLister.js";
 import { tokenCredential } from "../../../../shared/adapters/identity/tokenCredential.js";
+import { ConnectToAgent } from "../../../../shared/adapters/probes/connectToAgent.js";
 import type { AccountPorts } from "../../../../shared/app/services.js";
 import type { VaultRef } from "../../../../shared/core/ports/estate.js";
 import { DAY_MS } from "../../../../shared/lib/time.js";
@@ -40,6 +41,16 @@ afterEach(async () => {
   sim = runtime = stalled = undefined;
 });
 
+/** An agent sending every connection to 127.0.0.1:port, as CERTSCHED_VERIFY_CONNECT_TO would. */
+const agentTo = (port: number) => (tls: object | undefined) =>
+  new ConnectToAgent(
+    [{ fromHost: undefined, fromPort: undefined, toHost: "127.0.0.1", toPort: port }],
+    {
+      keepAlive: false,
+      ...tls,
+    },
+  );
+
 const vaultRef = (name: string): VaultRef => ({
   name,
   id: `/subscriptions/${SUB}/resourcegroups/rg-kv/providers/microsoft.keyvault/vaults/${name}`,
@@ -58,9 +69,7 @@ async function start(overrides: Partial<VaultListerOptions> = {}) {
     vaultUrlOf: (vault) => `https://${vault.name}.vault.azure.net`,
     timeoutMs: 20_000,
     clientOptions: { tlsOptions: { ca: hosting.caPem } },
-    connectTo: [
-      { fromHost: undefined, fromPort: undefined, toHost: "127.0.0.1", toPort: hosting.vault.port },
-    ],
+    agent: agentTo(hosting.vault.port),
     ...overrides,
   });
   return { sim, estate, lister };
@@ -152,7 +161,7 @@ describe("a vault that cannot be listed", () => {
     const port = (stalled.address() as AddressInfo).port;
     const { lister } = await start({
       timeoutMs: 400,
-      connectTo: [{ fromHost: undefined, fromPort: undefined, toHost: "127.0.0.1", toPort: port }],
+      agent: agentTo(port),
     });
     const listing = await lister.list(vaultRef("kv-silent"));
     expect(listing.problem).toMatchObject({
