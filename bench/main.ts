@@ -5,6 +5,7 @@ import { bookkeepingBench } from "./bookkeepingBench.js";
 import { cliCommandStartBench } from "./cliCommandStart.js";
 import { cliStartBench } from "./cliStart.js";
 import { coldStartBench, type LoadVariant } from "./coldStart.js";
+import { estateBench } from "./estateBench.js";
 import { fanoutBench } from "./fanoutBench.js";
 import { httpOverheadBench } from "./httpOverhead.js";
 import { describeMachine } from "./machine.js";
@@ -102,6 +103,11 @@ export async function runBench(input: BenchInput): Promise<number> {
       }),
     );
   }
+
+  // Estate discovery at the goal's size: 10,000 certificates across 50 subscriptions.
+  const estate = await estateBench({ subscriptions: input.quick ? 10 : 50, progress });
+  sections.push(estate.section);
+  gates.push(estate.gate);
 
   const preflightLoad = await preflightLoadBench({
     root: input.root,
