@@ -30,10 +30,7 @@ export const COMMAND_LIST: readonly CommandSummary[] = [
   { name: "test", summary: "Check connectivity and credentials (--wait: until it answers)" },
   { name: "ct", summary: "List Certificate Transparency issuances of watched names (ct ack)" },
   { name: "events", summary: "Replay Key Vault events, a dead-lettered one say (events replay)" },
-  {
-    name: "estate",
-    summary: "Find every certificate in the estate; the ones certsched does not keep",
-  },
+  { name: "estate", summary: "Find every certificate the accounts can see; unmanaged first" },
   { name: "windows", summary: "Show the renewal windows and freezes ahead (--days), offline" },
   { name: "accounts", summary: "List the accounts (--account NAME on any command picks one)" },
   { name: "sandbox", summary: "Start the simulator with sample certificates; print its settings" },
