@@ -18,6 +18,8 @@ import { REPO_ROOT, sourceText, tsFilesUnder } from "../support/sourceTree.js";
  * leave the list (a test below says so).
  */
 const COVERED_ELSEWHERE: Readonly<Record<string, string>> = {
+  // The readers the use case gets from services.forAccount(), over the simulator.
+  "shared/app/estateReaders.ts": "test/shared/usecases/estate/discoverEstate.test.ts",
   // The Certificate Transparency watch's stages, through the watch's suite over the simulated
   // watcher (paging, restarts, every bad answer, the one announcement).
   "shared/usecases/transparency/announce.ts": "test/shared/usecases/watchTransparency.test.ts",
