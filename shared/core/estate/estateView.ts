@@ -1,4 +1,4 @@
-import type { EstateBinding, EstateKind, EstateProblem } from "./estate.js";
+import type { EstateCertificate, EstateProblem } from "./estate.js";
 import { type CreateProposal, createProposal } from "./proposal.js";
 import type { EstateEntry, EstateReport, Gap } from "./report.js";
 
@@ -7,22 +7,9 @@ import type { EstateEntry, EstateReport, Gap } from "./report.js";
  * text, and for each certificate certsched does not keep, the create request it would send
  * to keep it (shown, never sent). Field names are part of the public contract (docs/estate.md).
  */
-export interface EstateEntryView {
-  readonly id: string;
-  readonly kind: EstateKind;
-  readonly name: string;
-  readonly subscriptionId: string;
-  readonly resourceGroup?: string | undefined;
-  readonly thumbprint?: string | undefined;
+export type EstateEntryView = Omit<EstateCertificate, "notBefore" | "expiresAt"> & {
   readonly notBefore?: string | undefined;
   readonly expiresAt?: string | undefined;
-  readonly issuer?: string | undefined;
-  readonly hostNames: readonly string[];
-  readonly moreHostNames: number;
-  readonly keyVaultId?: string | undefined;
-  readonly boundTo: readonly EstateBinding[];
-  readonly autoRenew?: boolean | undefined;
-  readonly problems: readonly string[];
   /** The certsched certificate that keeps it, and how it was matched; absent: unmanaged. */
   readonly managedBy?: string | undefined;
   readonly match?: string | undefined;
@@ -30,7 +17,7 @@ export interface EstateEntryView {
   readonly renewedHostNames?: readonly string[] | undefined;
   /** Unmanaged only: what certsched would send to keep it (not sent). */
   readonly proposal?: CreateProposal | undefined;
-}
+};
 
 export interface EstateView {
   readonly account: string;
@@ -47,21 +34,9 @@ const iso = (date: Date | undefined) => date?.toISOString();
 function entryView(entry: EstateEntry): EstateEntryView {
   const c = entry.certificate;
   return {
-    id: c.id,
-    kind: c.kind,
-    name: c.name,
-    subscriptionId: c.subscriptionId,
-    resourceGroup: c.resourceGroup,
-    thumbprint: c.thumbprint,
+    ...c,
     notBefore: iso(c.notBefore),
     expiresAt: iso(c.expiresAt),
-    issuer: c.issuer,
-    hostNames: c.hostNames,
-    moreHostNames: c.moreHostNames,
-    keyVaultId: c.keyVaultId,
-    boundTo: c.boundTo,
-    autoRenew: c.autoRenew,
-    problems: c.problems,
     managedBy: entry.managedBy,
     match: entry.match,
     gaps: entry.gaps,

@@ -1,11 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { COMMON_OPTIONS } from "../../../cli/command.js";
 import { estateCommandWith } from "../../../cli/commands/estate.js";
-import { reportFailure } from "../../../cli/failure.js";
-import type { Io, OutputStream } from "../../../cli/io.js";
-import { parseCommandArgs } from "../../../cli/usage.js";
 import { SANDBOX_ESTATE_UNBOUND, SANDBOX_ESTATE_UNMANAGED } from "../../../sim/index.js";
 import { leaksIn } from "../../support/app.js";
+import { runCommand } from "../../support/command.js";
 import { type EstateWorld, startEstateWorld } from "../../support/estateWorld.js";
 
 /** `certsched estate` over the simulator's Resource Manager and vault: text, JSON, exit codes. */
@@ -18,42 +15,13 @@ afterAll(async () => {
   await world?.close();
 });
 
-function capture(): OutputStream & { text: string } {
-  const stream = {
-    text: "",
-    isTTY: false,
-    columns: undefined,
-    write(chunk: string) {
-      stream.text += chunk;
-    },
-  };
-  return stream;
-}
-
 async function estate(argv: readonly string[]) {
   const seams = await world.seams();
   const command = estateCommandWith(
     { estate: seams.estate, inventory: seams.inventory },
     world.keyVault,
   );
-  const stdout = capture();
-  const stderr = capture();
-  const io: Io = {
-    env: { NO_COLOR: "1", ...world.settings },
-    cwd: "/nonexistent-certsched-test-dir",
-    stdout,
-    stderr,
-    untilInterrupted: () => new Promise(() => {}),
-  };
-  let code: number;
-  try {
-    const options = { ...command.options, ...COMMON_OPTIONS };
-    const args = parseCommandArgs("estate", argv, options, command.maxPositionals);
-    code = await command.run(args, io);
-  } catch (error) {
-    code = reportFailure(error, io, { json: argv.includes("--json"), command: "estate" });
-  }
-  const ran = { code, stdout: stdout.text, stderr: stderr.text };
+  const ran = await runCommand(command, argv, world.settings);
   expect(leaksIn(world.sim, [ran.stdout, ran.stderr])).toEqual([]);
   return ran;
 }
