@@ -7,6 +7,7 @@ import { acknowledgeIssuance } from "../../../../functions/acknowledgeIssuance.j
 import { createCertificate } from "../../../../functions/createCertificate.js";
 import { dashboard } from "../../../../functions/dashboard.js";
 import { getCertificate } from "../../../../functions/getCertificate.js";
+import { getEstate } from "../../../../functions/getEstate.js";
 import { getPreflight } from "../../../../functions/getPreflight.js";
 import { getRenewalRun } from "../../../../functions/getRenewalRun.js";
 import { getVerifications } from "../../../../functions/getVerifications.js";
@@ -149,6 +150,15 @@ const ENDPOINTS: Record<string, Endpoint> = {
     role: READER,
     ok: 200,
     request: (headers) => httpRequest({ method: "GET", path: "issuances", headers }),
+  },
+  getEstate: {
+    handler: getEstate,
+    role: READER,
+    // Past the guard: the query is checked (an expiring of 0 days is refused with a 400) before
+    // anything is discovered; discovery itself is not this suite's.
+    ok: 400,
+    request: (headers) =>
+      httpRequest({ method: "GET", path: "estate", query: { expiring: "0" }, headers }),
   },
   acknowledgeIssuance: {
     handler: acknowledgeIssuance,
