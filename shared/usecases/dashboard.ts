@@ -22,6 +22,7 @@ import { ensureError } from "../lib/errors.js";
 import { mapWithConcurrency } from "../lib/pool.js";
 import { redact } from "../lib/redact/redact.js";
 import { DAY_MS } from "../lib/time.js";
+import { type EstateReader, type EstateStatus, readEstateStatus } from "./estate/lastEstate.js";
 import {
   type CalendarStatusPorts,
   type IssuanceReader,
@@ -150,21 +151,35 @@ export interface DashboardPage {
    * (a store that fails is a problem line of its own); accounts without a store are left out.
    */
   readonly issuances: readonly IssuanceStatus[];
+  /**
+   * Each account's last estate report as the estate timer kept it (never discovered for the
+   * page), read best effort; accounts without a store are left out.
+   */
+  readonly estates: readonly EstateStatus[];
 }
 
-/** What the page is judged with, and where it reads the accounts' issuances (when anywhere). */
+/**
+ * What the page is judged with, and where it reads the accounts' issuances and last estate
+ * reports (when anywhere).
+ */
 export interface DashboardPorts extends CalendarStatusPorts {
   readonly transparency?: IssuanceReader;
+  readonly estate?: EstateReader;
 }
 
-/** The accounts' issuances, side by side; those without a store have none to show. */
-async function issuancesOf(
-  parts: readonly { readonly account: string; readonly ports: DashboardPorts }[],
-): Promise<IssuanceStatus[]> {
-  const read = await Promise.all(
-    parts.map((p) => readIssuanceStatus(p.ports.transparency, p.account)),
-  );
-  return read.flatMap((s) => (s ? [s] : []));
+type PagePart = { readonly account: string; readonly ports: DashboardPorts };
+
+/** The accounts' issuances and last estates, side by side; those without a store have none. */
+async function extrasOf(
+  parts: readonly PagePart[],
+): Promise<Pick<DashboardPage, "issuances" | "estates">> {
+  const [issuances, estates] = await Promise.all([
+    Promise.all(parts.map((p) => readIssuanceStatus(p.ports.transparency, p.account))),
+    Promise.all(parts.map((p) => readEstateStatus(p.ports.estate, p.account))),
+  ]);
+  const present = <T>(items: readonly (T | undefined)[]): T[] =>
+    items.flatMap((item) => (item === undefined ? [] : [item]));
+  return { issuances: present(issuances), estates: present(estates) };
 }
 
 /**
@@ -178,11 +193,11 @@ export async function dashboard(
   account = "default",
 ): Promise<DashboardPage> {
   const options = statusOptionsFor(ports, account);
-  const [model, issuances] = await Promise.all([
+  const [model, extras] = await Promise.all([
     loadDashboard(sources, { ...options, schedule: host.schedule, timeZone: host.timeZone }),
-    issuancesOf([{ account, ports }]),
+    extrasOf([{ account, ports }]),
   ]);
-  return { model, warnDays: options.warnDays, issuances };
+  return { model, warnDays: options.warnDays, ...extras };
 }
 
 /** One account's part of the page: its name, its clock and settings, its own sources. */
@@ -207,7 +222,7 @@ export async function dashboardAcross(
   if (!first) throw new Error("a dashboard needs an account");
   if (others.length === 0) return dashboard(first.ports, first.sources, host, first.account);
   const options = statusOptionsOf(first.ports);
-  const [loaded, issuances] = await Promise.all([
+  const [loaded, extras] = await Promise.all([
     mapWithConcurrency(parts, concurrency, async (part) => ({
       account: part.account,
       ...(await loadOne(part.sources, {
@@ -216,7 +231,7 @@ export async function dashboardAcross(
         timeZone: host.timeZone,
       })),
     })),
-    issuancesOf(parts),
+    extrasOf(parts),
   ]);
   const now = options.now;
   const model = mergeAccountModels(
@@ -224,5 +239,5 @@ export async function dashboardAcross(
     now.toISOString(),
     nextRun(host.schedule, now, host.timeZone),
   );
-  return { model, warnDays: options.warnDays, issuances };
+  return { model, warnDays: options.warnDays, ...extras };
 }

@@ -31,6 +31,15 @@ export interface KeptEstate {
   readonly expiring: readonly KeptEntry[];
 }
 
+/** An account's last estate as a page shows it: what was kept, or why it could not be read. */
+export interface EstateStatus {
+  readonly account: string;
+  /** The last report kept; undefined: none yet (the timer has not run, or discovery is off). */
+  readonly kept?: KeptEstate | undefined;
+  /** Why the last report could not be read (redacted); undefined: it was. */
+  readonly problem?: string | undefined;
+}
+
 const isExpiring = (entry: EstateEntry) => entry.gaps.includes("unmanaged-expiring");
 
 /** What is kept of `report`. */

@@ -1,6 +1,7 @@
 import type { HttpResponseInit } from "@azure/functions";
 import { z } from "zod";
 import type { DashboardModel } from "../../core/dashboard/dashboardModel.js";
+import type { EstateStatus } from "../../core/estate/kept.js";
 import { STATUS_WORDS } from "../../core/status/certificateStatus.js";
 import type { IssuanceStatus } from "../../core/status/issuanceStatus.js";
 import { PREFLIGHT_FILTERS } from "../../core/status/preflightView.js";
@@ -46,6 +47,7 @@ export function dashboardResponse(
     readonly model: DashboardModel;
     readonly warnDays: number;
     readonly issuances?: readonly IssuanceStatus[];
+    readonly estates?: readonly EstateStatus[];
   },
   query: DashboardQuery,
   /** The page's URL as requested: its links to other routes start where its path does. */
@@ -65,7 +67,7 @@ export function dashboardResponse(
         warnDays: page.warnDays,
         routeBase: url === undefined ? undefined : routeBaseOf(url),
       },
-      page.issuances,
+      { issuances: page.issuances, estates: page.estates },
     ),
   };
 }

@@ -49,6 +49,9 @@ td{overflow-wrap:anywhere}
 .ct-unexpected{color:var(--bad)}.ct-pending{color:var(--info)}.ct-condition{color:var(--warn)}
 .ct-list li.ct-unexpected,.ct-list li.ct-pending{color:var(--fg)}.ct-list li.ct-unexpected{border-left:4px solid var(--bad);padding-left:8px}
 .ct-alert{border:1px solid var(--bad);border-left-width:6px;border-radius:6px;padding:8px 12px;margin:0 0 8px;color:var(--bad);font-weight:600}
+#estate{margin:0 0 16px}#estate h2{font-size:1.1rem;margin:0 0 6px}#estate h3{font-size:.95rem;margin:8px 0 4px}
+.estate-list{list-style:none;margin:0;padding:0}.estate-list li{padding:6px 0 6px 8px;border-bottom:1px solid var(--line);border-left:4px solid var(--bad);overflow-wrap:anywhere}
+.estate-alert{border:1px solid var(--bad);border-left-width:6px;border-radius:6px;padding:8px 12px;margin:0 0 8px;color:var(--bad);font-weight:600}
 .filters-label{align-self:center;color:var(--muted);font-size:.8rem;text-transform:uppercase;letter-spacing:.04em}
 nav+nav{margin-top:6px}
 details{margin-top:4px}details ul{margin:4px 0 0;padding-left:18px}summary{cursor:pointer;color:var(--info)}

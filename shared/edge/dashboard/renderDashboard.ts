@@ -4,6 +4,7 @@ import type {
   LastRun,
   NextRun,
 } from "../../core/dashboard/dashboardModel.js";
+import type { EstateStatus } from "../../core/estate/kept.js";
 import { STATUS_WORDS, type StatusWord } from "../../core/status/certificateStatus.js";
 import type { IssuanceStatus } from "../../core/status/issuanceStatus.js";
 import type { PreflightFilter } from "../../core/status/preflightView.js";
@@ -12,6 +13,7 @@ import { escapeHtml as h } from "../../lib/text/escapeHtml.js";
 import { MINUTE_MS } from "../../lib/time.js";
 import { accountsTable, filterHref, showsAccounts, summaryOf } from "./accountsSection.js";
 import { ariHtml } from "./ariCell.js";
+import { estateSection } from "./estateSection.js";
 import { issuanceSection } from "./issuanceSection.js";
 import { SCRIPT, STYLE } from "./pageAssets.js";
 import {
@@ -201,19 +203,25 @@ function filters(
   return `<nav aria-label="Filter by status"><ul class="filters">${all}${words.join("")}</ul></nav>`;
 }
 
-/**
- * The page; `issuances`: each account's Certificate Transparency issuances to show (the section
- * is left out when none needs showing).
- */
+/** What the page shows beside the certificates, each section left out when it has nothing. */
+export interface PageExtras {
+  /** Each account's Certificate Transparency issuances to show. */
+  readonly issuances?: readonly IssuanceStatus[] | undefined;
+  /** Each account's last estate report, as the estate timer kept it. */
+  readonly estates?: readonly EstateStatus[] | undefined;
+}
+
+/** The page. */
 export function renderDashboard(
   model: DashboardModel,
   options: RenderOptions,
-  issuances: readonly IssuanceStatus[] = [],
+  extras: PageExtras = {},
 ): string {
   const now = new Date(model.generatedAt);
   const accounts = showsAccounts(model);
   const account = accounts ? options.account : undefined;
-  const ct = issuanceSection(issuances, now, { account, accounts });
+  const ct = issuanceSection(extras.issuances ?? [], now, { account, accounts });
+  const estate = estateSection(extras.estates ?? [], now, { account, accounts });
   const ofAccount =
     account === undefined ? model.rows : model.rows.filter((r) => r.account === account);
   const matching = ofAccount.filter(
@@ -269,7 +277,7 @@ ${filters(model, options.status, account, options.preflight)}
 ${preflightFilters(ofAccount, filter)}
 </header>
 <main>
-${problemBox}${ct}${accountsTable(model, filter)}${body}
+${problemBox}${ct}${estate}${accountsTable(model, filter)}${body}
 </main>
 <script>${SCRIPT}</script>
 </body>
