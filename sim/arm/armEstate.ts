@@ -90,8 +90,14 @@ export interface SeedFrontDoorDomain extends Placed {
   readonly secret?:
     | {
         readonly name: string;
-        readonly keyVaultSecretId: string;
+        /**
+         * The Key Vault secret it comes from, as Azure writes it: an ARM id
+         * (`/subscriptions/…/providers/Microsoft.KeyVault/vaults/{vault}/secrets/{name}`).
+         */
+        readonly secretSourceId: string;
         readonly expiresAt?: Date | string | undefined;
+        /** SHA-1, 40 hex, as Azure shows it. */
+        readonly thumbprint?: string | undefined;
         readonly subject?: string | undefined;
         readonly subjectAlternativeNames?: readonly string[] | undefined;
       }
@@ -261,13 +267,14 @@ export function frontDoorRows(d: SeedFrontDoorDomain): GraphRow[] {
     provisioningState: "Succeeded",
     parameters: {
       type: "CustomerCertificate",
-      secretSource: { id: s.keyVaultSecretId },
+      secretSource: { id: s.secretSourceId },
       secretVersion: "",
       useLatestVersion: true,
       subject: s.subject ?? d.hostName,
       expirationDate: text(s.expiresAt) ?? null,
       certificateAuthority: "Simulated CA",
       subjectAlternativeNames: [...(s.subjectAlternativeNames ?? [d.hostName])],
+      ...(s.thumbprint === undefined ? {} : { thumbprint: s.thumbprint }),
     },
   });
   return [domain, secret];

@@ -69,6 +69,23 @@ function frontDoorDomain(row: GraphRow): ProjectedRow[] {
   ];
 }
 
+function frontDoorSecret(row: GraphRow): ProjectedRow[] {
+  const parameters = (props(row).parameters ?? {}) as Record<string, unknown>;
+  const source = (parameters.secretSource ?? {}) as Record<string, unknown>;
+  return [
+    {
+      id: row.id,
+      secretType: str(parameters.type),
+      secretSourceId: str(source.id),
+      expirationDate: str(parameters.expirationDate),
+      subject: str(parameters.subject),
+      certificateAuthority: str(parameters.certificateAuthority),
+      thumbprint: str(parameters.thumbprint),
+      subjectAlternativeNames: parameters.subjectAlternativeNames ?? null,
+    },
+  ];
+}
+
 const PROJECTIONS: Readonly<Record<string, (row: GraphRow) => ProjectedRow[]>> = {
   "microsoft.web/certificates": certificate,
   "microsoft.web/sites": siteBindings,
@@ -76,6 +93,7 @@ const PROJECTIONS: Readonly<Record<string, (row: GraphRow) => ProjectedRow[]>> =
   "microsoft.network/applicationgateways": gateway,
   "microsoft.cdn/profiles/customdomains": frontDoorDomain,
   "microsoft.cdn/profiles/afdendpoints/domains": frontDoorDomain,
+  "microsoft.cdn/profiles/secrets": frontDoorSecret,
   "microsoft.keyvault/vaults": (row) => [placed(row)],
 };
 

@@ -103,7 +103,10 @@ function seed() {
     profile: "fd",
     name: "www",
     hostName: "www.contoso.com",
-    secret: { name: "www-secret", keyVaultSecretId: "https://kv-team.vault.azure.net/secrets/www" },
+    secret: {
+      name: "www-secret",
+      secretSourceId: `/subscriptions/${S2}/resourceGroups/rg-kv/providers/Microsoft.KeyVault/vaults/kv-team/secrets/www`,
+    },
   });
   e.addVault({ subscriptionId: S2, resourceGroup: "rg-kv", name: "kv-team" });
 }

@@ -1,6 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { APPLICATION_GATEWAYS, SITE_BINDINGS } from "../../shared/adapters/estate/graphQueries.js";
-import { gatewayRow, siteRow } from "../../sim/arm/armEstate.js";
+import { frontDoorSecretRow } from "../../shared/adapters/estate/frontDoorSecrets.js";
+import {
+  APPLICATION_GATEWAYS,
+  FRONT_DOOR_SECRETS,
+  SITE_BINDINGS,
+} from "../../shared/adapters/estate/graphQueries.js";
+import { frontDoorRows, gatewayRow, siteRow } from "../../sim/arm/armEstate.js";
 import { projectRows } from "../../sim/arm/armProject.js";
 
 /** The simulator's Resource Graph answers certsched's queries with the columns they project. */
@@ -40,6 +45,34 @@ describe("projected rows", () => {
     expect(row).toMatchObject({ id: gw.id, name: "agw", subscriptionId: SUB, resourceGroup: "rg" });
     expect(row?.sslCertificates).toEqual(gw.properties.sslCertificates);
     expect(row?.properties).toBeUndefined();
+  });
+
+  it("a Front Door profile secret: its Key Vault source, expiry, issuer and thumbprint, as the adapter reads them", () => {
+    const source = `/subscriptions/${SUB}/resourceGroups/rg-kv/providers/Microsoft.KeyVault/vaults/kv/secrets/shop`;
+    const rows = frontDoorRows({
+      subscriptionId: SUB,
+      resourceGroup: "rg",
+      profile: "fd",
+      name: "shop",
+      hostName: "shop.contoso.com",
+      secret: {
+        name: "shop-secret",
+        secretSourceId: source,
+        expiresAt: "2027-01-02T03:04:05Z",
+        thumbprint: "CD".repeat(20),
+      },
+    });
+    // The secret's row (the simulator filters by type before it projects).
+    const projected = projectRows(FRONT_DOOR_SECRETS, rows.slice(1));
+    expect(projected).toHaveLength(1);
+    expect(frontDoorSecretRow.parse(projected[0])).toMatchObject({
+      id: rows[1]?.id,
+      secretType: "CustomerCertificate",
+      secretSourceId: source,
+      expirationDate: "2027-01-02T03:04:05Z",
+      thumbprint: "CD".repeat(20),
+      certificateAuthority: "Simulated CA",
+    });
   });
 
   it("no project, or one keeping `properties`: the whole rows", () => {

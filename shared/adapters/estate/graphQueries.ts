@@ -35,6 +35,17 @@ export const FRONT_DOOR_DOMAINS = `resources
   secretId = tostring(properties.tlsSettings.secret.id)
 | order by id asc`;
 
+export const FRONT_DOOR_SECRETS = `resources
+| where type =~ 'microsoft.cdn/profiles/secrets'
+| project id, secretType = tostring(properties.parameters.type),
+  secretSourceId = tostring(properties.parameters.secretSource.id),
+  expirationDate = tostring(properties.parameters.expirationDate),
+  subject = tostring(properties.parameters.subject),
+  certificateAuthority = tostring(properties.parameters.certificateAuthority),
+  thumbprint = tostring(properties.parameters.thumbprint),
+  subjectAlternativeNames = properties.parameters.subjectAlternativeNames
+| order by id asc`;
+
 export const KEY_VAULTS = `resources
 | where type =~ 'microsoft.keyvault/vaults'
 | project id, name, subscriptionId, resourceGroup

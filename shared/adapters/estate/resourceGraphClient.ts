@@ -3,6 +3,7 @@ import type { z } from "zod";
 import type { EstateCertificate, EstateProblem } from "../../core/estate/estate.js";
 import type { GraphFindings, ResourceGraph, VaultRef } from "../../core/ports/estate.js";
 import { registerSecret } from "../../lib/redact/redact.js";
+import { frontDoorSecretRow, frontDoorSecrets, withFrontDoorSecret } from "./frontDoorSecrets.js";
 import {
   frontDoorCertificate,
   frontDoorRow,
@@ -19,6 +20,7 @@ import {
   APP_SERVICE_CERTIFICATES,
   APPLICATION_GATEWAYS,
   FRONT_DOOR_DOMAINS,
+  FRONT_DOOR_SECRETS,
   KEY_VAULTS,
   SITE_BINDINGS,
 } from "./graphQueries.js";
@@ -78,6 +80,13 @@ async function findings(
   const vaults: VaultRef[] = (await read("Key Vaults", KEY_VAULTS, vaultRow)).map(vaultOf);
   const sites = await read("site bindings", SITE_BINDINGS, bindingRow);
   const bindings = bindingsByThumbprint(sites);
+  const domains = await read("Front Door domains", FRONT_DOOR_DOMAINS, frontDoorRow);
+  // Only when a domain brings its own certificate: most estates have none, and each query counts.
+  const secrets = frontDoorSecrets(
+    domains.some((d) => d.secretId)
+      ? await read("Front Door secrets", FRONT_DOOR_SECRETS, frontDoorSecretRow)
+      : [],
+  );
   const certificates: EstateCertificate[] = [
     ...(await read("App Service certificates", APP_SERVICE_CERTIFICATES, certificateRow)).map((r) =>
       appServiceCertificate(r, bindings),
@@ -85,9 +94,7 @@ async function findings(
     ...(await read("Application Gateways", APPLICATION_GATEWAYS, gatewayRow)).flatMap(
       gatewayCertificates,
     ),
-    ...(await read("Front Door domains", FRONT_DOOR_DOMAINS, frontDoorRow)).map(
-      frontDoorCertificate,
-    ),
+    ...domains.map((d) => withFrontDoorSecret(frontDoorCertificate(d), d.secretId, secrets)),
   ];
   return { certificates, vaults, problems, truncated };
 }

@@ -3,6 +3,7 @@ import {
   APP_SERVICE_CERTIFICATES,
   APPLICATION_GATEWAYS,
   FRONT_DOOR_DOMAINS,
+  FRONT_DOOR_SECRETS,
   KEY_VAULTS,
   SITE_BINDINGS,
 } from "../../../../shared/adapters/estate/graphQueries.js";
@@ -12,6 +13,7 @@ const queries = {
   SITE_BINDINGS,
   APPLICATION_GATEWAYS,
   FRONT_DOOR_DOMAINS,
+  FRONT_DOOR_SECRETS,
   KEY_VAULTS,
 } as const;
 
@@ -29,6 +31,11 @@ describe("the estate's Resource Graph queries", () => {
       ["sslCertificates", "httpListeners"],
     ],
     ["FRONT_DOOR_DOMAINS", "microsoft.cdn/profiles/customdomains", ["certificateType", "secretId"]],
+    [
+      "FRONT_DOOR_SECRETS",
+      "microsoft.cdn/profiles/secrets",
+      ["secretSource.id", "expirationDate", "thumbprint", "certificateAuthority"],
+    ],
     ["KEY_VAULTS", "microsoft.keyvault/vaults", ["subscriptionId", "resourceGroup"]],
   ] as const)(
     "%s reads %s with the columns its rows are read by, in a stable order",

@@ -193,6 +193,76 @@ describe("the Resource Graph client, over a loopback Resource Graph", () => {
     ]);
   });
 
+  it("a Front Door domain bringing its own certificate is joined to its profile secret; the secrets are asked only then", async () => {
+    const profile = `/subscriptions/${SUB}/resourceGroups/rg-edge/providers/Microsoft.Cdn/profiles/fd`;
+    const vaultSecret = `/subscriptions/${SUB}/resourceGroups/rg-kv/providers/Microsoft.KeyVault/vaults/KV-Edge/secrets/Shop-Cert`;
+    const domains = [
+      {
+        id: `${profile}/customDomains/shop`,
+        name: "shop",
+        subscriptionId: SUB,
+        hostName: "shop.contoso.test",
+        certificateType: "CustomerCertificate",
+        secretId: `${profile}/secrets/SHOP`,
+      },
+      {
+        id: `${profile}/customDomains/gone`,
+        name: "gone",
+        subscriptionId: SUB,
+        hostName: "gone.contoso.test",
+        certificateType: "CustomerCertificate",
+        secretId: `${profile}/secrets/deleted`,
+      },
+    ];
+    answer = (a, res) => {
+      if (is(a, "microsoft.cdn/profiles/customdomains")) return json(res, 200, page(domains));
+      if (is(a, "microsoft.cdn/profiles/secrets")) {
+        return json(
+          res,
+          200,
+          page([
+            {
+              id: `${profile}/secrets/shop`,
+              secretType: "CustomerCertificate",
+              secretSourceId: vaultSecret,
+              expirationDate: "2026-12-20T00:00:00+00:00",
+              subject: "shop.contoso.test",
+              certificateAuthority: "CN=Some CA",
+              thumbprint: THUMB.toLowerCase(),
+            },
+          ]),
+        );
+      }
+      return json(res, 200, page([]));
+    };
+    const found = await client().findings();
+    const [shop, gone] = found.certificates;
+    expect(shop).toMatchObject({
+      kind: "front-door",
+      hostNames: ["shop.contoso.test"],
+      expiresAt: new Date("2026-12-20T00:00:00Z"),
+      thumbprint: THUMB,
+      issuer: "CN=Some CA",
+      keyVaultId: "https://kv-edge.vault.azure.net/secrets/shop-cert",
+      problems: [],
+    });
+    expect(gone?.expiresAt).toBeUndefined();
+    expect(gone?.problems).toEqual(["its profile secret could not be read"]);
+
+    // Azure-managed certificates only: no profile secret to read, no query spent on them.
+    asked.length = 0;
+    const managed = domains.map(({ secretId: _, ...d }) => ({
+      ...d,
+      certificateType: "ManagedCertificate",
+    }));
+    answer = (a, res) =>
+      json(res, 200, page(is(a, "microsoft.cdn/profiles/customdomains") ? managed : []));
+    const quiet = await client().findings();
+    expect(quiet.certificates.map((c) => c.autoRenew)).toEqual([true, true]);
+    expect(asked.some((a) => is(a, "microsoft.cdn/profiles/secrets"))).toBe(false);
+    expect(asked.some((a) => is(a, "microsoft.cdn/profiles/customdomains"))).toBe(true);
+  });
+
   it("a skip token that repeats stops that query with a problem; the others stand", async () => {
     answer = (a, res) =>
       is(a, "microsoft.keyvault/vaults")
