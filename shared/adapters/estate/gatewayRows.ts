@@ -5,6 +5,7 @@ import {
   MAX_BINDINGS,
 } from "../../core/estate/estate.js";
 import { hostNamesOf, shown } from "./graphRows.js";
+import { certificateOfPublicData, type PublicCertificate } from "./publicCertData.js";
 
 /**
  * Application Gateway listeners' certificates and Front Door / CDN custom domains, from Resource
@@ -21,7 +22,11 @@ const sslCertificate = z.object({
   id: text,
   name: z.string().max(100_000),
   properties: z
-    .object({ keyVaultSecretId: text, publicCertData: text })
+    .object({
+      keyVaultSecretId: text,
+      // Bounded where it is read (publicCertData.ts), so an oversized one is reported, not dropped.
+      publicCertData: z.string().optional().catch(undefined),
+    })
     .optional()
     .catch(undefined),
 });
@@ -74,9 +79,14 @@ export function gatewayCertificates(row: z.infer<typeof gatewayRow>): EstateCert
       resourceId: shown(l.id?.toLowerCase()) ?? gatewayId,
       hostName: shown((l.properties?.hostName ?? l.properties?.hostNames?.[0])?.toLowerCase()),
     }));
-    const names = hostNamesOf(
+    const listened = hostNamesOf(
       using.flatMap((l) => [l.properties?.hostName, ...(l.properties?.hostNames ?? [])]),
     );
+    const data = publicDataOf(cert.properties?.publicCertData);
+    const names =
+      listened.hostNames.length === 0 && data.read
+        ? { hostNames: data.read.hostNames, more: data.read.moreHostNames }
+        : listened;
     return [
       {
         id: shown(id) ?? id.slice(0, 300),
@@ -84,14 +94,32 @@ export function gatewayCertificates(row: z.infer<typeof gatewayRow>): EstateCert
         name: shown(cert.name) ?? "",
         subscriptionId: row.subscriptionId.toLowerCase(),
         resourceGroup: shown(row.resourceGroup),
+        thumbprint: data.read?.thumbprint,
+        notBefore: data.read?.notBefore,
+        expiresAt: data.read?.expiresAt,
+        issuer: data.read?.issuer,
+        subject: data.read?.subject,
         hostNames: names.hostNames,
         moreHostNames: names.more,
         keyVaultId: vaultSecretId(cert.properties?.keyVaultSecretId),
         boundTo,
-        problems: [],
+        problems: data.problems,
       } satisfies EstateCertificate,
     ];
   });
+}
+
+/**
+ * A certificate uploaded as PFX: Resource Graph gives its public chain only, no expiry or
+ * thumbprint. Data that is there but cannot be read is a problem; none (a vault's) is not.
+ */
+function publicDataOf(value: string | undefined): {
+  read: PublicCertificate | undefined;
+  problems: string[];
+} {
+  if (value === undefined || value.trim() === "") return { read: undefined, problems: [] };
+  const read = certificateOfPublicData(value);
+  return { read, problems: read ? [] : ["its public certificate data could not be read"] };
 }
 
 /** `https://{vault}.vault.azure.net/secrets/{name}[/{version}]` -> lower-case, no version. */

@@ -1,10 +1,11 @@
-import { describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import {
   frontDoorCertificate,
   gatewayCertificates,
   gatewayRow,
   vaultSecretId,
 } from "../../../../shared/adapters/estate/gatewayRows.js";
+import { opensslBags } from "../../../support/opensslBags.js";
 
 const SUB = "00000000-0000-0000-0000-0000000000aa";
 const GW = "/subscriptions/s/resourceGroups/rg/providers/Microsoft.Network/applicationGateways/GW";
@@ -55,6 +56,73 @@ describe("Application Gateway and Front Door rows", () => {
     expect(found.every((c) => c.kind === "application-gateway" && c.subscriptionId === SUB)).toBe(
       true,
     );
+  });
+
+  describe("a certificate uploaded as PFX, known by its publicCertData only", () => {
+    const bags = opensslBags();
+    afterAll(() => bags.close());
+    const leaf = bags.selfSigned("pfx", {
+      subject: "/CN=pfx.contoso.test/O=Contoso",
+      extensions: ["subjectAltName=DNS:PFX.contoso.test,DNS:alt.contoso.test"],
+    });
+    const rowWith = (sslCertificates: unknown[]) =>
+      gatewayRow.parse({
+        id: GW,
+        subscriptionId: SUB,
+        sslCertificates,
+        httpListeners: [
+          {
+            id: `${GW}/httpListeners/L1`,
+            properties: {
+              hostName: "listened.contoso.test",
+              sslCertificate: { id: `${GW}/sslCertificates/bound` },
+            },
+          },
+        ],
+      });
+
+    it("shows the leaf's expiry, thumbprint, issuer and names (a listener's names first)", () => {
+      const data = bags.pkcs7([leaf]);
+      const [bound, idle] = gatewayCertificates(
+        rowWith([
+          { name: "bound", properties: { publicCertData: data } },
+          { name: "idle", properties: { publicCertData: data } },
+        ]),
+      );
+      const facts = {
+        thumbprint: leaf.thumbprint,
+        notBefore: leaf.notBefore,
+        expiresAt: leaf.notAfter,
+        issuer: "CN=pfx.contoso.test, O=Contoso",
+        subject: "CN=pfx.contoso.test, O=Contoso",
+        problems: [],
+      };
+      expect(bound).toMatchObject({ ...facts, hostNames: ["listened.contoso.test"] });
+      expect(idle).toMatchObject({
+        ...facts,
+        hostNames: ["pfx.contoso.test", "alt.contoso.test"],
+        moreHostNames: 0,
+      });
+    });
+
+    it("data that cannot be read is a problem; a vault's certificate without data is not", () => {
+      const found = gatewayCertificates(
+        rowWith([
+          { name: "bound", properties: { publicCertData: "bm90IGEgY2VydGlmaWNhdGU=" } },
+          { name: "huge", properties: { publicCertData: "A".repeat(200_000) } },
+          {
+            name: "vault",
+            properties: { keyVaultSecretId: "https://kv-1.vault.azure.net/secrets/www" },
+          },
+        ]),
+      );
+      expect(found.map((c) => [c.name, c.thumbprint, c.expiresAt, c.problems])).toEqual([
+        ["bound", undefined, undefined, ["its public certificate data could not be read"]],
+        ["huge", undefined, undefined, ["its public certificate data could not be read"]],
+        ["vault", undefined, undefined, []],
+      ]);
+      expect(found[0]?.hostNames).toEqual(["listened.contoso.test"]);
+    });
   });
 
   it("a vault secret id: versions dropped, anything else is none", () => {
