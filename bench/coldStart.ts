@@ -8,6 +8,8 @@ export interface LoadVariant {
   readonly key: string;
   readonly label: string;
   readonly modules: readonly string[];
+  /** Settings of each sample's process beyond PATH (asked anew for every sample). */
+  readonly env?: () => Record<string, string>;
 }
 
 export interface ColdStartOptions {
@@ -51,7 +53,7 @@ function loadOnce(root: string, variant: LoadVariant, nodePath: string): Sample 
     nodePath,
     ["--input-type=module", "-e", PROBE, ...variant.modules.map(specifier)],
     // Outside the Functions host @azure/functions warns that it runs in test mode: expected.
-    { cwd: root, encoding: "utf8", env: { PATH: process.env.PATH ?? "" } },
+    { cwd: root, encoding: "utf8", env: { PATH: process.env.PATH ?? "", ...variant.env?.() } },
   );
   const processMs = performance.now() - started;
   if (child.status !== 0) {

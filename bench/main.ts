@@ -1,8 +1,10 @@
 import { spawnSync } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
 import { writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
 import path from "node:path";
 import { bookkeepingBench } from "./bookkeepingBench.js";
-import { cliCommandStartBench } from "./cliCommandStart.js";
+import { cliCommandStartBench, type NodeUnderTest } from "./cliCommandStart.js";
 import { cliStartBench } from "./cliStart.js";
 import { coldStartBench, type LoadVariant } from "./coldStart.js";
 import { estateBench } from "./estateBench.js";
@@ -39,8 +41,32 @@ export interface BenchInput {
   readonly quick: boolean;
   /** Where the report goes (docs/performance.md; elsewhere for a quick run). */
   readonly reportPath: string;
-  /** A Node 22 binary for the second cold-start section (scripts/node22.mjs), if found. */
-  readonly node22?: string | undefined;
+  /** The Node binaries Azure runs (22, 24) for their own sections (scripts/node.mjs), if found. */
+  readonly nodes?: readonly string[] | undefined;
+}
+
+/**
+ * The bundle with Node's compile cache (NODE_COMPILE_CACHE): in an empty folder for every start,
+ * as a new Flex Consumption instance meets it (its temp folder is its own, and empty), and in a
+ * folder an earlier start filled, as a worker restarted on the same instance would.
+ */
+function compileCacheVariants(input: BenchInput, root: string): LoadVariant[] {
+  const primed = mkdtempSync(path.join(root, "primed-"));
+  let fresh = 0;
+  return [
+    {
+      key: "bundleCacheEmpty",
+      label: "esbuild bundle, compile cache in an empty folder (a new instance)",
+      modules: [input.bundleEntry],
+      env: () => ({ NODE_COMPILE_CACHE: path.join(root, `empty-${fresh++}`) }),
+    },
+    {
+      key: "bundleCachePrimed",
+      label: "esbuild bundle, compile cache filled by an earlier start (a restart)",
+      modules: [input.bundleEntry],
+      env: () => ({ NODE_COMPILE_CACHE: primed }),
+    },
+  ];
 }
 
 function progress(line: string): void {
@@ -93,15 +119,22 @@ export async function runBench(input: BenchInput): Promise<number> {
   sections.push(
     await coldStartBench({ ...coldOptions, title: `Cold start (Node ${process.version})` }),
   );
-  // Azure runs the app on Node 22: the goal must hold there too (scripts/node22.mjs).
-  if (input.node22) {
-    sections.push(
-      await coldStartBench({
-        ...coldOptions,
-        nodePath: input.node22,
-        title: `Cold start (Node ${versionOf(input.node22)})`,
-      }),
-    );
+  // Azure runs the app on Node 22 or 24: the goal must hold on both (scripts/node.mjs), and the
+  // compile cache is measured as a Flex Consumption instance would meet it.
+  const cacheRoot = mkdtempSync(path.join(tmpdir(), "certsched-bench-coldcache-"));
+  try {
+    for (const node of input.nodes ?? []) {
+      sections.push(
+        await coldStartBench({
+          ...coldOptions,
+          references: [...coldOptions.references, ...compileCacheVariants(input, cacheRoot)],
+          nodePath: node,
+          title: `Cold start (Node ${versionOf(node)})`,
+        }),
+      );
+    }
+  } finally {
+    rmSync(cacheRoot, { recursive: true, force: true });
   }
 
   // Estate discovery at the goal's size: 10,000 certificates across 50 subscriptions.
@@ -135,6 +168,12 @@ export async function runBench(input: BenchInput): Promise<number> {
       sweepCertificates: 120,
       latencyMs: 100,
       sweepRounds: input.quick ? 1 : 3,
+      nodes: [
+        { path: process.execPath, version: process.version },
+        ...(input.nodes ?? []).map(
+          (node): NodeUnderTest => ({ path: node, version: versionOf(node) }),
+        ),
+      ],
       progress,
     }),
   );

@@ -105,19 +105,21 @@ function describeLoadPath(metafile, entry) {
   ];
 }
 
-/** Node 22 for the second cold-start section (Azure's runtime); undefined when unavailable. */
-function findNode22() {
-  step("node scripts/node22.mjs (Node 22 from the npm registry, cached)");
-  const result = spawnSync(process.execPath, [path.join(ROOT, "scripts", "node22.mjs")], {
-    encoding: "utf8",
-    stdio: ["ignore", "pipe", "inherit"],
+/** Node 22 and 24 (Azure's runtimes) for their own sections; those unavailable are left out. */
+function findNodes() {
+  return ["22", "24"].flatMap((major) => {
+    step(`node scripts/node.mjs ${major} (Node ${major} from the npm registry, cached)`);
+    const result = spawnSync(process.execPath, [path.join(ROOT, "scripts", "node.mjs"), major], {
+      encoding: "utf8",
+      stdio: ["ignore", "pipe", "inherit"],
+    });
+    const node = result.stdout.trim();
+    if (result.status !== 0 || node === "") {
+      step(`Node ${major} unavailable: its sections are left out`);
+      return [];
+    }
+    return [node];
   });
-  const node22 = result.stdout.trim();
-  if (result.status !== 0 || node22 === "") {
-    step("Node 22 unavailable: the cold start is measured on this Node only");
-    return undefined;
-  }
-  return node22;
 }
 
 async function main() {
@@ -209,7 +211,7 @@ async function main() {
     deployed,
     loadPath: describeLoadPath(bundle.metafile, bundle.entry),
     quick,
-    node22: findNode22(),
+    nodes: findNodes(),
     reportPath: quick
       ? path.join(CACHE, "performance.quick.md")
       : path.join(ROOT, "docs", "performance.md"),

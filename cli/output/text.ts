@@ -14,7 +14,7 @@ const PLAIN_ASCII = /^[\x20-\x7e]*$/;
 // string-width and wrap-ansi take some 20 ms to load (their Unicode tables): required on the
 // first text that needs them (not plain ASCII, or wrapped for a terminal), so a command's
 // start-up, and its output to a pipe, never pay for them. require() of an ES module
-// is synchronous on every Node certsched supports (engines: ^20.19 || ^22.12, require(esm)).
+// is synchronous on every Node certsched runs on (engines: 22.12+, 24, and 20.19+ locally; require(esm)).
 const load = createRequire(import.meta.url);
 let widthLib: typeof import("string-width").default | undefined;
 let wrapLib: typeof import("wrap-ansi").default | undefined;
