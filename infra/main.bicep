@@ -21,12 +21,12 @@ param deployerPrincipalId string = ''
 
 // ---- Hosting ------------------------------------------------------------------------------
 
-@description('Node.js major version of the Functions worker: 22 (the Azure default, supported on Flex Consumption to 2027-04-30) or 20 (supported to 2026-04-30). CI tests both.')
+@description('Node.js major version of the Functions worker: 24 (default; generally available on Flex Consumption, supported to 2028-04-30) or 22 (supported to 2027-04-30). Node 20 is no longer supported: its support ended 2026-04-30, and azd\'s preprovision hook refuses it (scripts/checkNodeVersion.sh). CI tests both.')
 @allowed([
-  '20'
   '22'
+  '24'
 ])
-param nodeVersion string = '22'
+param nodeVersion string = '24'
 
 // Why 100 (docs/deploy.md, "Many accounts: how many instances, how long"): the queue trigger
 // sweeps at most 4 account parts at once per instance (host.json batchSize 2 + newBatchThreshold

@@ -17,12 +17,12 @@ param tags object = {}
 @description('azd service name from azure.yaml; `azd deploy` finds the app by this tag.')
 param serviceName string
 
-@description('Node.js major version of the worker: 22 (the Azure default, supported on Flex Consumption to 2027-04-30) or 20 (supported to 2026-04-30). CI tests both.')
+@description('Node.js major version of the worker: 24 (default; generally available on Flex Consumption, supported to 2028-04-30) or 22 (supported to 2027-04-30). Node 20\'s support ended 2026-04-30. CI tests both.')
 @allowed([
-  '20'
   '22'
+  '24'
 ])
-param nodeVersion string = '22'
+param nodeVersion string = '24'
 
 // Why 100 (docs/deploy.md, "Many accounts: how many instances, how long"): the queue trigger
 // sweeps at most 4 account parts at once per instance (host.json batchSize 2 + newBatchThreshold
