@@ -23,7 +23,7 @@ export function compileCacheFolder(env: Env, home: () => string = homedir): stri
 }
 
 /** Turns the cache on when this Node has one; says whether it is on. */
-export function enableCompileCache(env: Env = process.env): boolean {
+export function enableCompileCache(env: Env): boolean {
   const enable = (module as { enableCompileCache?: (dir?: string) => { status: number } })
     .enableCompileCache;
   if (typeof enable !== "function" || env.NODE_DISABLE_COMPILE_CACHE) return false;

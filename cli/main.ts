@@ -8,7 +8,7 @@
  */
 import { enableCompileCache } from "./compileCache.js";
 
-enableCompileCache();
+enableCompileCache(process.env);
 const [{ processIo }, { run }] = await Promise.all([import("./io.js"), import("./run.js")]);
 
 // exitCode, not process.exit(): stdout may be a pipe still flushing the JSON document.
