@@ -13,9 +13,10 @@ import { boundDetail } from "../../lib/text/boundDetail.js";
  * CAA is read with `resolveCaa`. It reports each record as `{ critical, <tag>: value }`:
  * `critical` is the whole flags octet (RFC 8659 bit 128 is the issuer-critical flag, read by
  * core/preflight/caa.ts), the tag is a property name (case kept) and the value a one-byte string.
- * Three corners of RFC 8659 do not survive that shape, and none is allowed to become a wrong
- * answer: a record whose tag is `critical` overwrites the flags, a tag `__proto__` disappears
- * (both → `unknown`: the set cannot be read whole), and c-ares refuses a record with an empty
+ * Node 24 adds `type: "CAA"` to each. Four corners of RFC 8659 do not survive that shape, and
+ * none is allowed to become a wrong answer: a record whose tag is `critical` overwrites the
+ * flags, one whose tag is `type` loses it on Node 24, a tag `__proto__` disappears (each →
+ * `unknown`: the set cannot be read whole), and c-ares refuses a record with an empty
  * value (a legal "no CA", `0 issue ""`) with EBADRESP → `unknown`. Values are turned back into
  * their UTF-8 bytes. A raw query would read those corners too, at the price of our own DNS client
  * (UDP, TCP for long answers, alias chains, the system's servers): not worth it for records
@@ -65,8 +66,12 @@ function caaAnswer(raw: readonly object[]): Mapped<CaaRecord> {
   if (raw.length > MAX_DNS_RECORDS) return tooMany(raw.length);
   const records: CaaRecord[] = [];
   for (const entry of raw) {
-    const { critical, ...tags } = entry as Record<string, unknown>;
-    const properties = Object.entries(tags);
+    const { critical, ...fields } = entry as Record<string, unknown>;
+    // Node 24 names the record's type beside its tag (`type: "CAA"`): not a tag. A record whose
+    // tag is `type` is then left without one, and so unknown, as with `critical`.
+    const properties = Object.entries(fields).filter(
+      ([name, value]) => !(name === "type" && value === "CAA"),
+    );
     if (typeof critical !== "number") {
       return { kind: "problem", what: "a CAA record with the tag 'critical' hides its flags" };
     }

@@ -125,11 +125,18 @@ describe("dnsLookups: CAA", () => {
       "critical.test": [caa(128, "critical", "x"), caa(0, "issue", "letsencrypt.org")],
       "proto.test": [caa(128, "__proto__", "x")],
       "empty.test": [caa(0, "issue", "")],
+      "type.test": [caa(0, "type", "x")],
     });
     const lookups = lookupsFor(server);
     expect(expectUnknown(await lookups.caa("critical.test"))).toContain("hides its flags");
     expect(expectUnknown(await lookups.caa("proto.test"))).toContain("tag could not be read");
     expect(expectUnknown(await lookups.caa("empty.test"))).toContain("EBADRESP");
+    // A tag named `type` (Node 24 names each record's type `type: "CAA"`, and the tag's value
+    // wins): read whole on every Node.
+    expect(await lookups.caa("type.test")).toEqual({
+      kind: "records",
+      records: [{ flags: 0, tag: "type", value: "x" }],
+    });
   });
 });
 
