@@ -1,3 +1,4 @@
+import { generateKeyPairSync } from "node:crypto";
 import forge from "node-forge";
 import type { Issued } from "./certificates.js";
 
@@ -8,7 +9,17 @@ import type { Issued } from "./certificates.js";
  * ASN.1 (the time field replaced in the to-be-signed part), not hand-written DER.
  */
 export function certificateWithUnreadableExpiry(name: string): Issued {
-  const keys = forge.pki.rsa.generateKeyPair({ bits: 1024, e: 0x10001 });
+  // 2048 bits, made by Node (quick): OpenSSL 3.5 (Node 24) refuses to serve a 1024-bit key.
+  const { privateKey: pem } = generateKeyPairSync("rsa", {
+    modulusLength: 2048,
+    privateKeyEncoding: { type: "pkcs8", format: "pem" },
+    publicKeyEncoding: { type: "spki", format: "pem" },
+  });
+  const privateKey = forge.pki.privateKeyFromPem(pem) as forge.pki.rsa.PrivateKey;
+  const keys = {
+    privateKey,
+    publicKey: forge.pki.setRsaPublicKey(privateKey.n, privateKey.e),
+  };
   const cert = forge.pki.createCertificate();
   cert.publicKey = keys.publicKey;
   cert.serialNumber = "0bad";

@@ -1,8 +1,9 @@
+import { X509Certificate } from "node:crypto";
 import { BlockList, isIP } from "node:net";
 import tls from "node:tls";
 import type { ChainProblem } from "../../core/ports/probes.js";
-import { isWeakSignature } from "../../core/verification/browserChecks.js";
-import { signatureOf } from "./certificateFacts.js";
+import { isWeakSignature, weakKeyReason } from "../../core/verification/browserChecks.js";
+import { keyOf, signatureOf } from "./certificateFacts.js";
 import { chainAnchored } from "./trustAnchor.js";
 
 /**
@@ -15,10 +16,25 @@ import { chainAnchored } from "./trustAnchor.js";
 const TIME_ERRORS: ReadonlySet<string> = new Set(["CERT_HAS_EXPIRED", "CERT_NOT_YET_VALID"]);
 
 /**
- * What OpenSSL 3 reports for a SHA-1 signature at Node's security level (UNSPECIFIED from its
- * signature-level check, or CA_MD_TOO_WEAK): reported last, it may hide an untrusted chain too.
+ * What OpenSSL reports when a leaf falls under its security level: a SHA-1 signature (OpenSSL 3:
+ * UNSPECIFIED from its signature-level check, or CA_MD_TOO_WEAK) or, on OpenSSL 3.5 (Node 24),
+ * an RSA key under 2048 bits too (UNSPECIFIED, or EE_KEY_TOO_SMALL); OpenSSL 3.0 (Node 22) lets
+ * a 1024-bit key through. Reported last, it may hide an untrusted chain too.
  */
-const DIGEST_ERRORS: ReadonlySet<string> = new Set(["UNSPECIFIED", "CA_MD_TOO_WEAK"]);
+const LEVEL_ERRORS: ReadonlySet<string> = new Set([
+  "UNSPECIFIED",
+  "CA_MD_TOO_WEAK",
+  "EE_KEY_TOO_SMALL",
+]);
+
+/** Whether the leaf's own key is one the judge calls `weak`. */
+function weakKey(raw: Buffer): boolean {
+  try {
+    return weakKeyReason(keyOf(new X509Certificate(raw))) !== undefined;
+  } catch {
+    return false;
+  }
+}
 
 /**
  * The chain's verdict. OpenSSL reports one error, the last it met: an expired leaf from an
@@ -35,9 +51,11 @@ export function chainVerdict(
   if (socket.authorized || error === null || error === undefined) return undefined;
   const code =
     typeof error === "string" ? error : ((error as { code?: string }).code ?? String(error));
-  // A SHA-1 leaf is the judge's `weak` (docs/contracts/verify.md): only a chain that fails for
-  // another reason too is untrusted, so it is asked again without OpenSSL's digest rule.
-  const weakLeaf = DIGEST_ERRORS.has(code) && isWeakSignature(signatureOf(peer.raw)?.oid);
+  // A SHA-1 leaf, or one with a small key, is the judge's `weak` (docs/contracts/verify.md):
+  // only a chain that fails for another reason too is untrusted, so it is asked again without
+  // OpenSSL's digest and key-size rules.
+  const weakLeaf =
+    LEVEL_ERRORS.has(code) && (isWeakSignature(signatureOf(peer.raw)?.oid) || weakKey(peer.raw));
   if (TIME_ERRORS.has(code) || weakLeaf) {
     const anchored = chainAnchored(peer, ca, Date.now(), extraCaCertsPath);
     // The leaf's own dates are judged by the judge, with its clock; any other time error stays.

@@ -76,19 +76,24 @@ export function incompleteChain(
   };
 }
 
+/** Why a key is `weak` (RSA under 2048 bits, EC under 256 bits); undefined: it is not. */
+export function weakKeyReason(key: ServedCertificate["key"]): string | undefined {
+  if (key?.bits === undefined) return undefined;
+  if ((key.type === "rsa" || key.type === "rsa-pss") && key.bits < MIN_RSA_BITS) {
+    return `an RSA key of ${key.bits} bits, under ${MIN_RSA_BITS}`;
+  }
+  if (key.type === "ec" && key.bits < MIN_EC_BITS) {
+    const curve = key.curve === undefined ? "" : ` (${escapeControl(key.curve)})`;
+    return `an EC key of ${key.bits} bits${curve}, under P-256`;
+  }
+  return undefined;
+}
+
 /** `weak`: RSA under 2048 bits, EC under 256 bits, or a SHA-1 (or older) signature. */
 export function weak(certificate: ServedCertificate): BrowserFinding | undefined {
-  const key = certificate.key;
   const reasons: string[] = [];
-  if (key?.bits !== undefined) {
-    if ((key.type === "rsa" || key.type === "rsa-pss") && key.bits < MIN_RSA_BITS) {
-      reasons.push(`an RSA key of ${key.bits} bits, under ${MIN_RSA_BITS}`);
-    }
-    if (key.type === "ec" && key.bits < MIN_EC_BITS) {
-      const curve = key.curve === undefined ? "" : ` (${escapeControl(key.curve)})`;
-      reasons.push(`an EC key of ${key.bits} bits${curve}, under P-256`);
-    }
-  }
+  const keyReason = weakKeyReason(certificate.key);
+  if (keyReason !== undefined) reasons.push(keyReason);
   if (isWeakSignature(certificate.signature?.oid)) {
     reasons.push(`a ${escapeControl(certificate.signature?.name ?? "")} signature`);
   }
