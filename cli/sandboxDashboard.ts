@@ -11,8 +11,10 @@ import { type GetHandler, type LocalServer, startLocalServer } from "../shared/e
 import { parseQuery } from "../shared/edge/parseQuery.js";
 import { silentLogger as quiet } from "../shared/lib/log.js";
 import { dashboard } from "../shared/usecases/dashboard.js";
+import { discoverEstate } from "../shared/usecases/estate/discoverEstate.js";
 import { verifyInventory } from "../shared/usecases/steps/verifyInventory.js";
 import { sweep } from "../shared/usecases/sweep/sweep.js";
+import { SANDBOX_ESTATE_ACCOUNT } from "../sim/sandboxEstate.js";
 import type { Sandbox, SandboxAccount } from "./sandbox.js";
 
 /**
@@ -20,7 +22,8 @@ import type { Sandbox, SandboxAccount } from "./sandbox.js";
  * a loopback port, one page per sandbox account (`/api/accounts/<name>/dashboard`). One sweep
  * and one verification of each account run first (in memory), so each page shows what certsched
  * knows of that account after a run: the inventory, the ledger's renewals, the staged refusal and the
- * certificate that has not landed yet.
+ * certificate that has not landed yet. The estate account's discovery runs as its timer does
+ * (the report kept, in memory), so its page's Estate section shows the gateway's certificate.
  */
 
 /** The schedule the sample settings and the infra use: the page's "next scheduled run". */
@@ -69,6 +72,13 @@ async function fill(runtime: AccountPorts, account: SandboxAccount): Promise<voi
     ca: [account.hosting.caPem],
     keyVault: { clientOptions: { tlsOptions: { ca: account.hosting.caPem } } },
   });
+  if (account.name === SANDBOX_ESTATE_ACCOUNT) {
+    await discoverEstate(runtime, quiet, {
+      trigger: "cli",
+      keep: true,
+      keyVault: { clientOptions: { tlsOptions: { ca: account.hosting.caPem } } },
+    });
+  }
 }
 
 /** The path of one account's page. */
@@ -90,6 +100,8 @@ export async function serveSandboxDashboard(
     ledger: (name) => ledgerOf(name).ledger,
     history: () => memoryHistory(),
     inventory: () => memoryInventory(),
+    // The sandbox's Resource Manager (Resource Graph): this process did not start trusting its CA.
+    armCa: sandbox.preflight.caPem,
   });
   // A throwaway key, checked as the host checks function keys: other local users and pages
   // cannot read the page without the URL printed to whoever started the sandbox.
@@ -112,7 +124,12 @@ export async function serveSandboxDashboard(
       routes[accountDashboardPath(account.name)] = (request, context) =>
         handle(context, async () => {
           const query = parseQuery(request, dashboardQuery);
-          const page = await dashboard(runtime, sources, { schedule: SAMPLE_SCHEDULE });
+          const page = await dashboard(
+            runtime,
+            sources,
+            { schedule: SAMPLE_SCHEDULE },
+            account.name,
+          );
           return dashboardResponse(page, query, request.url);
         });
     }

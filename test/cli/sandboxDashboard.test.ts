@@ -5,7 +5,7 @@ import { run } from "../../cli/run.js";
 import { type Sandbox, sandboxBanner, startSandbox } from "../../cli/sandbox.js";
 import { type SandboxDashboard, serveSandboxDashboard } from "../../cli/sandboxDashboard.js";
 import { escapeHtml } from "../../shared/lib/text/escapeHtml.js";
-import { SAMPLE_NOT_LANDED } from "../../sim/index.js";
+import { SAMPLE_NOT_LANDED, SANDBOX_ESTATE_UNMANAGED } from "../../sim/index.js";
 import { SAMPLE_SHARED_NAME } from "../../sim/sandbox.js";
 
 /**
@@ -77,6 +77,14 @@ describe("the sandbox's dashboard", () => {
     expect(contoso).toMatch(/<dd id="last-run"><span class="badge st-failed">failed<\/span>/);
     expect(fabrikam).not.toContain('data-status="failed"');
     expect(fabrikam).not.toMatch(/<dd id="last-run"><span class="badge st-failed">/);
+    // The estate: contoso's discovery kept as its timer keeps it, so its page shows the
+    // gateway's certificate nobody keeps; fabrikam's estate was never discovered.
+    const estateOf = (html: string) => html.slice(html.indexOf('<section id="estate"'));
+    expect(estateOf(contoso)).toContain(
+      `<span class="name estate-name">${SANDBOX_ESTATE_UNMANAGED.certificate}</span>`,
+    );
+    expect(estateOf(contoso)).toContain(`(in ${SANDBOX_ESTATE_UNMANAGED.days} days)`);
+    expect(estateOf(fabrikam)).toContain("Not discovered yet");
   });
 
   it("answers 401 without its key, as the host would", async () => {

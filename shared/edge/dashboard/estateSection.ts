@@ -30,7 +30,7 @@ function expiryHtml(at: Date | undefined, now: Date): string {
 }
 
 function entryHtml(entry: KeptEntry, now: Date): string {
-  return `<li class="estate-expiring" data-estate="${text(entry.id)}"><span class="name">${text(entry.name)}</span> <span class="badge">${text(entry.kind)}</span><span class="sub">${expiryHtml(entry.expiresAt, now)} · bound to ${text(entry.boundTo)}</span><span class="sub">subscription ${text(entry.subscriptionId)}</span></li>`;
+  return `<li class="estate-expiring" data-estate="${text(entry.id)}"><span class="name estate-name">${text(entry.name)}</span> <span class="badge">${text(entry.kind)}</span><span class="sub">${expiryHtml(entry.expiresAt, now)} · bound to ${text(entry.boundTo)}</span><span class="sub">subscription ${text(entry.subscriptionId)}</span></li>`;
 }
 
 function countsHtml(kept: KeptEstate): string {

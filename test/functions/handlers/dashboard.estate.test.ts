@@ -51,7 +51,7 @@ describe("the dashboard's Estate section", () => {
     expect(graphQueries()).toBe(before);
     const section = html.slice(html.indexOf('<section id="estate"'));
     expect(section).toContain(
-      `<span class="name">${SANDBOX_ESTATE_UNMANAGED.certificate}</span> <span class="badge">application-gateway</span>`,
+      `<span class="name estate-name">${SANDBOX_ESTATE_UNMANAGED.certificate}</span> <span class="badge">application-gateway</span>`,
     );
     expect(section).toContain(`(in ${SANDBOX_ESTATE_UNMANAGED.days} days)`);
     expect(section).toContain(SANDBOX_ESTATE_UNMANAGED.hostName);
